@@ -1,0 +1,94 @@
+// Package cli holds the commands of the sudocode binaries. It is the only
+// place that turns errors into exit codes.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sudocode/sudocode/internal/fault"
+)
+
+// IO is where a command reads and writes; tests swap it.
+type IO struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// StdIO is the process's own streams.
+func StdIO() IO { return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr} }
+
+// Exit codes, stable for scripts.
+const (
+	exitOK          = 0
+	exitError       = 1 // internal or unexpected
+	exitInvalid     = 2 // bad usage or bad input
+	exitNotFound    = 3
+	exitConflict    = 4
+	exitUnavailable = 5 // a store or server cannot be reached
+)
+
+// Main runs the sudocode binary with args (without the program name).
+func Main(args []string, stdio IO) int {
+	return run(newRootCmd(stdio), args, stdio)
+}
+
+// MainRulesetServer runs mcp-ruleset-server: `sudocode mcp rulesets` under
+// the name the ruleset server's users know.
+func MainRulesetServer(args []string, stdio IO) int {
+	cmd := newMCPRulesetsCmd(stdio)
+	cmd.Use = "mcp-ruleset-server"
+	return run(cmd, args, stdio)
+}
+
+func run(cmd *cobra.Command, args []string, stdio IO) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cmd.SetArgs(args)
+	cmd.SetIn(stdio.In)
+	cmd.SetOut(stdio.Out)
+	cmd.SetErr(stdio.Err)
+	cmd.SilenceErrors = true
+	cmd.SilenceUsage = true
+	err := cmd.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(stdio.Err, "error:", err)
+	if hint := fault.HintOf(err); hint != "" {
+		fmt.Fprintln(stdio.Err, "hint:", hint)
+	}
+	return exitCode(err)
+}
+
+// usageError marks a mistake in the command line itself.
+type usageError struct{ error }
+
+func exitCode(err error) int {
+	var ue usageError
+	if errors.As(err, &ue) {
+		return exitInvalid
+	}
+	var fe *fault.Error
+	if !errors.As(err, &fe) {
+		return exitError
+	}
+	switch fe.Code {
+	case fault.Invalid:
+		return exitInvalid
+	case fault.NotFound:
+		return exitNotFound
+	case fault.Conflict:
+		return exitConflict
+	case fault.Unavailable:
+		return exitUnavailable
+	}
+	return exitError
+}

@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	mcprulesets "github.com/sudocode/sudocode/internal/mcpserver/rulesets"
+	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/rulesets"
+)
+
+type mcpRulesetsOptions struct {
+	transport transportFlags
+	store     storeFlags
+}
+
+func newMCPRulesetsCmd(stdio IO) *cobra.Command {
+	opts := &mcpRulesetsOptions{}
+	cmd := &cobra.Command{
+		Use:   "rulesets",
+		Short: "Serve the MCP Ruleset Server: a shared library of AI-editor rulesets",
+		Long: `Serve the MCP Ruleset Server (tools upsert_ruleset, get_ruleset, delete_ruleset,
+list_rulesets, search_rulesets; resource ruleset://{name}).
+
+Storage: Valkey when VALKEY_HOST, VALKEY_PORT or VALKEY_URL (or a --valkey-* flag)
+is set, with VALKEY_USERNAME and VALKEY_PASSWORD for credentials; otherwise an
+embedded store under the user data dir (or --store DIR) that needs no setup.
+A configured Valkey that cannot be reached stops the server with
+"failed to connect to Valkey: …" and a non-zero exit.
+
+Transport: stdio by default; --http ADDR serves Streamable HTTP at /mcp.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runMCPRulesets(cmd, opts, stdio)
+		},
+	}
+	opts.transport.register(cmd.Flags())
+	opts.store.register(cmd.Flags())
+	return cmd
+}
+
+func runMCPRulesets(cmd *cobra.Command, opts *mcpRulesetsOptions, stdio IO) error {
+	ctx := cmd.Context()
+	logger := mcpx.NewLogger(stdio.Err, opts.transport.level())
+	store, err := opts.store.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	server := mcprulesets.New(rulesets.Library{Store: store}, logger)
+	return mcpx.Serve(ctx, server, opts.transport.transport(), logger)
+}

@@ -1,0 +1,214 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sudocode/sudocode/internal/rulesets"
+)
+
+// rulesetsOptions are shared by the "sudocode rulesets" commands.
+type rulesetsOptions struct {
+	store storeFlags
+	json  bool
+}
+
+func newRulesetsCmd(stdio IO) *cobra.Command {
+	opts := &rulesetsOptions{}
+	cmd := &cobra.Command{
+		Use:   "rulesets",
+		Short: "Manage the ruleset library from the shell (same store and texts as the MCP server)",
+		Args:  exactArgs(0),
+	}
+	opts.store.register(cmd.PersistentFlags())
+	cmd.PersistentFlags().BoolVar(&opts.json, "json", false, "print JSON instead of text")
+	cmd.AddCommand(
+		newRulesetsListCmd(opts, stdio),
+		newRulesetsSearchCmd(opts, stdio),
+		newRulesetsGetCmd(opts, stdio),
+		newRulesetsPutCmd(opts, stdio),
+		newRulesetsCreateCmd(opts, stdio),
+		newRulesetsDeleteCmd(opts, stdio),
+	)
+	return cmd
+}
+
+// withLibrary opens the store for one command.
+func (o *rulesetsOptions) withLibrary(cmd *cobra.Command, fn func(rulesets.Library) error) error {
+	store, err := o.store.open(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	return fn(rulesets.Library{Store: store})
+}
+
+// print writes v as indented JSON with --json, else text.
+func (o *rulesetsOptions) print(w io.Writer, v any, text string) error {
+	if !o.json {
+		_, err := io.WriteString(w, text)
+		return err
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func newRulesetsListCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List every ruleset (no markdown), sorted by name",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.withLibrary(cmd, func(lib rulesets.Library) error {
+				items, err := lib.List(cmd.Context())
+				if err != nil {
+					return err
+				}
+				return o.print(stdio.Out, items, rulesets.FormatList(items)+"\n")
+			})
+		},
+	}
+}
+
+func newRulesetsSearchCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
+	return &cobra.Command{
+		Use:   "search PATTERN",
+		Short: "List the rulesets whose names match a glob ('*' any sequence, '?' one character)",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.withLibrary(cmd, func(lib rulesets.Library) error {
+				items, err := lib.Search(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				return o.print(stdio.Out, items, rulesets.FormatSearch(args[0], items)+"\n")
+			})
+		},
+	}
+}
+
+func newRulesetsGetCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
+	return &cobra.Command{
+		Use:   "get NAME",
+		Short: "Print a ruleset: front matter, then its markdown",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.withLibrary(cmd, func(lib rulesets.Library) error {
+				r, err := lib.Get(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				return o.print(stdio.Out, r, rulesets.FormatDocument(r)+"\n")
+			})
+		},
+	}
+}
+
+// contentFlags are the fields put and create take.
+type contentFlags struct {
+	description, file string
+	tags              []string
+}
+
+func (c *contentFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&c.description, "description", "d", "", "one-line description")
+	cmd.Flags().StringVarP(&c.file, "file", "f", "", "read the markdown from `FILE` ('-' for standard input)")
+	cmd.Flags().StringSliceVarP(&c.tags, "tags", "t", nil, "comma-separated tags; replaces the current ones (--tags= clears them)")
+}
+
+func (c *contentFlags) markdown(in io.Reader) (string, error) {
+	switch c.file {
+	case "":
+		return "", nil
+	case "-":
+		b, err := io.ReadAll(io.LimitReader(in, rulesets.MaxMarkdownLen+1))
+		return string(b), err
+	default:
+		b, err := os.ReadFile(c.file)
+		return string(b), err
+	}
+}
+
+func newRulesetsPutCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
+	var c contentFlags
+	cmd := &cobra.Command{
+		Use:   "put NAME",
+		Short: "Create a ruleset, or change only the given fields of an existing one (upsert)",
+		Example: `  sudocode rulesets put python_style_guide -d "Python style" -t python,style -f python.md
+  sudocode rulesets put python_style_guide -d "Python style, PEP 8"`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			md, err := c.markdown(stdio.In)
+			if err != nil {
+				return usageError{err}
+			}
+			p := rulesets.Patch{Name: args[0], SetTags: cmd.Flags().Changed("tags"), Tags: c.tags}
+			if p.SetTags && p.Tags == nil {
+				p.Tags = []string{}
+			}
+			if c.description != "" {
+				p.Description = &c.description
+			}
+			if md != "" {
+				p.Markdown = &md
+			}
+			return o.withLibrary(cmd, func(lib rulesets.Library) error {
+				created, err := lib.Upsert(cmd.Context(), p)
+				if err != nil {
+					return err
+				}
+				return o.print(stdio.Out, map[string]any{"name": p.Name, "created": created},
+					fmt.Sprintf("Successfully upserted ruleset '%s'\n", p.Name))
+			})
+		},
+	}
+	c.register(cmd)
+	return cmd
+}
+
+func newRulesetsCreateCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
+	var c contentFlags
+	cmd := &cobra.Command{
+		Use:   "create NAME",
+		Short: "Create a ruleset; fails if the name is taken",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			md, err := c.markdown(stdio.In)
+			if err != nil {
+				return usageError{err}
+			}
+			r := rulesets.Ruleset{Name: args[0], Description: c.description, Markdown: md, Tags: c.tags}
+			return o.withLibrary(cmd, func(lib rulesets.Library) error {
+				if err := lib.Create(cmd.Context(), r); err != nil {
+					return err
+				}
+				return o.print(stdio.Out, map[string]any{"name": r.Name, "created": true},
+					fmt.Sprintf("Successfully created ruleset '%s'\n", r.Name))
+			})
+		},
+	}
+	c.register(cmd)
+	return cmd
+}
+
+func newRulesetsDeleteCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete a ruleset",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.withLibrary(cmd, func(lib rulesets.Library) error {
+				if err := lib.Delete(cmd.Context(), args[0]); err != nil {
+					return err
+				}
+				return o.print(stdio.Out, map[string]any{"name": args[0], "deleted": true},
+					fmt.Sprintf("Successfully deleted ruleset '%s'\n", args[0]))
+			})
+		},
+	}
+}

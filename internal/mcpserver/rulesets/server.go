@@ -1,0 +1,54 @@
+// Package rulesets is the MCP Ruleset Server: five tools and the
+// ruleset://{name} resource template over a rulesets.Library, with every
+// text and error as the specification prints it.
+package rulesets
+
+import (
+	_ "embed"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/rulesets"
+)
+
+// Name and Version are the server's identity in the initialize result.
+const (
+	Name    = "MCP Ruleset Server"
+	Version = "1.0.0"
+)
+
+//go:embed instructions.md
+var instructions string
+
+// handlers carries what every tool needs.
+type handlers struct {
+	lib    rulesets.Library
+	logger *slog.Logger
+}
+
+// New returns the server over lib.
+func New(lib rulesets.Library, logger *slog.Logger) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: Name, Version: Version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       mcpx.SDKLogger(logger),
+		Capabilities: &mcp.ServerCapabilities{
+			Logging:   &mcp.LoggingCapabilities{},
+			Resources: &mcp.ResourceCapabilities{},
+			Tools:     &mcp.ToolCapabilities{},
+		},
+	})
+	h := handlers{lib: lib, logger: logger}
+	mcpx.AddTools(s,
+		h.upsertRuleset(),
+		h.getRuleset(),
+		h.deleteRuleset(),
+		h.listRulesets(),
+		h.searchRulesets(),
+	)
+	s.AddResourceTemplate(resourceTemplate, h.readRuleset)
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,87 @@
+package mcpx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Transport says how a server is reached: stdio when HTTPAddr is empty.
+type Transport struct {
+	HTTPAddr       string   // host:port for Streamable HTTP; port 0 picks a free one
+	Token          string   // bearer token; required before any non-loopback bind
+	AllowedOrigins []string // browser origins allowed besides loopback ones
+	MaxBodyBytes   int64    // cap on a request body; 0 is DefaultMaxBodyBytes
+}
+
+// DefaultMaxBodyBytes caps an HTTP request body.
+const DefaultMaxBodyBytes = 4 << 20
+
+func (t Transport) bodyLimit() int64 {
+	if t.MaxBodyBytes > 0 {
+		return t.MaxBodyBytes
+	}
+	return DefaultMaxBodyBytes
+}
+
+// Path is where the Streamable HTTP endpoint is served.
+const Path = "/mcp"
+
+// Serve runs s until ctx ends (SIGINT/SIGTERM in the binaries) or, on
+// stdio, until the client closes standard input.
+func Serve(ctx context.Context, s *mcp.Server, t Transport, logger *slog.Logger) error {
+	if t.HTTPAddr == "" {
+		err := s.Run(ctx, &mcp.StdioTransport{})
+		if errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
+			return nil
+		}
+		return err
+	}
+	ln, err := Listen(t)
+	if err != nil {
+		return err
+	}
+	logger.Info("serving MCP over Streamable HTTP", "url", "http://"+ln.Addr().String()+Path)
+	return ServeHTTP(ctx, ln, Handler(s, t, logger), logger)
+}
+
+// Listen checks the bind against the security defaults and opens it.
+func Listen(t Transport) (net.Listener, error) {
+	if err := CheckBind(t.HTTPAddr, t.Token); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", t.HTTPAddr)
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on %s: %w", t.HTTPAddr, err)
+	}
+	return ln, nil
+}
+
+// ServeHTTP serves h on ln until ctx ends, then drains requests for a few
+// seconds before closing.
+func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger) error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		srv.Close()
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+// Package mcpx is the MCP plumbing every server shares: tool registration
+// with strict argument decoding, error mapping, and the stdio and Streamable
+// HTTP transports with their hardening.
+package mcpx
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/fault"
+)
+
+// Tool is a tool definition bound to its handler: a value a server lists in
+// its registration order.
+type Tool struct {
+	Def     *mcp.Tool
+	Handler mcp.ToolHandler
+}
+
+// AddTools registers tools in order.
+func AddTools(s *mcp.Server, tools ...Tool) {
+	for _, t := range tools {
+		s.AddTool(t.Def, t.Handler)
+	}
+}
+
+// NewTool binds a typed handler to a definition. The input schema is derived
+// from In when the definition has none. Arguments are decoded strictly
+// (unknown or mistyped parameters are a -32602 error naming the parameter),
+// so the handler sees only well-formed input and words its own errors.
+func NewTool[In any](def *mcp.Tool, h func(context.Context, *mcp.CallToolRequest, In) (*mcp.CallToolResult, error)) Tool {
+	if def.InputSchema == nil {
+		s, err := jsonschema.For[In](nil)
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: %v", def.Name, err))
+		}
+		def.InputSchema = s
+	}
+	return Tool{Def: def, Handler: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in In
+		if err := DecodeArgs(req.Params.Arguments, &in); err != nil {
+			return nil, err
+		}
+		return h(ctx, req, in)
+	}}
+}
+
+// DecodeArgs decodes tool arguments into v, refusing what v does not
+// declare. Its errors are JSON-RPC invalid-params errors.
+func DecodeArgs(raw json.RawMessage, v any) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		raw = []byte("{}")
+	}
+	if raw[0] != '{' {
+		return InvalidParams("arguments must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, err = dec.Token(); err != io.EOF {
+			return InvalidParams("arguments must be a single JSON object")
+		}
+		return nil
+	}
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typeErr):
+		return InvalidParams(fmt.Sprintf("invalid parameter '%s': expected %s, got %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return InvalidParams(fmt.Sprintf("unknown parameter '%s'", field))
+	default:
+		return InvalidParams("malformed arguments: " + err.Error())
+	}
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "slice", "array":
+		return "array"
+	case "struct", "map":
+		return "object"
+	case "bool":
+		return "boolean"
+	case "string":
+		return "string"
+	default:
+		return "number"
+	}
+}
+
+// InvalidParams is a JSON-RPC -32602 error.
+func InvalidParams(msg string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
+}
+
+// MissingParam is the error for an absent required parameter.
+func MissingParam(name, details string) error {
+	return InvalidParams(fmt.Sprintf("missing required parameter '%s': %s", name, details))
+}
+
+// InternalError is a JSON-RPC -32603 error.
+func InternalError(msg string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}
+}
+
+// ProtocolError maps a failure to a JSON-RPC error for places that have no
+// tool result to carry it (resources): invalid input is -32602, anything
+// else -32603. The message is prefix, ": ", and the error's text.
+func ProtocolError(prefix string, err error) error {
+	msg := prefix + ": " + err.Error()
+	if fault.CodeOf(err) == fault.Invalid {
+		return InvalidParams(msg)
+	}
+	return InternalError(msg)
+}
+
+// Text is a successful tool result holding one text.
+func Text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// ToolError is a tool result with isError set, whose text is prefix, ": ",
+// and the error's text.
+func ToolError(prefix string, err error) *mcp.CallToolResult {
+	r := Text(prefix + ": " + err.Error())
+	r.IsError = true
+	return r
+}

@@ -1,0 +1,71 @@
+package rulesets
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The texts below are fixed by the MCP Ruleset Server specification,
+// including its two spellings of a tag list: "[a b]" in tool results and
+// "[a, b]" in the resource's front matter.
+
+const displayLayout = "2006-01-02 15:04:05"
+
+// Display is the time format of every text result.
+func Display(t time.Time) string { return t.UTC().Format(displayLayout) }
+
+// FormatDocument renders a ruleset as get_ruleset returns it.
+func FormatDocument(r Ruleset) string {
+	return formatDocument(r, fmt.Sprintf("%v", r.Tags))
+}
+
+// FormatResource renders a ruleset as the ruleset://{name} resource returns it.
+func FormatResource(r Ruleset) string {
+	return formatDocument(r, "["+strings.Join(r.Tags, ", ")+"]")
+}
+
+func formatDocument(r Ruleset, tags string) string {
+	var b strings.Builder
+	b.Grow(len(r.Markdown) + 256)
+	b.WriteString("---\nname: ")
+	b.WriteString(r.Name)
+	b.WriteString("\ndescription: ")
+	b.WriteString(r.Description)
+	b.WriteString("\ntags: ")
+	b.WriteString(tags)
+	b.WriteString("\ncreated_at: ")
+	b.WriteString(Display(r.CreatedAt))
+	b.WriteString("\nlast_modified: ")
+	b.WriteString(Display(r.LastModified))
+	b.WriteString("\n---\n\n")
+	b.WriteString(r.Markdown)
+	return b.String()
+}
+
+// FormatList renders list_rulesets' result.
+func FormatList(items []Summary) string {
+	if len(items) == 0 {
+		return "No rulesets found"
+	}
+	return formatItems(fmt.Sprintf("Found %d ruleset(s):\n\n", len(items)), items)
+}
+
+// FormatSearch renders search_rulesets' result.
+func FormatSearch(pattern string, items []Summary) string {
+	if len(items) == 0 {
+		return fmt.Sprintf("No rulesets found matching pattern '%s'", pattern)
+	}
+	return formatItems(fmt.Sprintf("Found %d ruleset(s) matching '%s':\n\n", len(items), pattern), items)
+}
+
+func formatItems(header string, items []Summary) string {
+	var b strings.Builder
+	b.Grow(len(header) + len(items)*160)
+	b.WriteString(header)
+	for _, s := range items {
+		fmt.Fprintf(&b, "- **%s**: %s\n  Tags: %v\n  Created: %s, Modified: %s\n\n",
+			s.Name, s.Description, s.Tags, Display(s.CreatedAt), Display(s.LastModified))
+	}
+	return b.String()
+}

@@ -1,0 +1,165 @@
+package rulesets
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sudocode/sudocode/internal/fault"
+)
+
+// Library applies the specification's rules on top of a Store: it validates
+// input before anything is stored and words every error as the specification
+// does. The MCP server and the CLI both use it.
+type Library struct {
+	Store Store
+}
+
+// Get returns one ruleset.
+func (l Library) Get(ctx context.Context, name string) (Ruleset, error) {
+	if err := ValidateName(name); err != nil {
+		return Ruleset{}, err
+	}
+	return l.Store.Get(ctx, name)
+}
+
+// Upsert creates or updates a ruleset; see Patch.
+func (l Library) Upsert(ctx context.Context, p Patch) (created bool, err error) {
+	// An empty text is treated as absent: it can never blank a stored field,
+	// and on a create it is reported as the missing field it is.
+	if p.Description != nil && *p.Description == "" {
+		p.Description = nil
+	}
+	if p.Markdown != nil && *p.Markdown == "" {
+		p.Markdown = nil
+	}
+	if err := validatePatch(p); err != nil {
+		return false, err
+	}
+	return l.Store.Upsert(ctx, p, Now())
+}
+
+// Create stores a new ruleset and refuses a name that is taken.
+func (l Library) Create(ctx context.Context, r Ruleset) error {
+	if err := ValidateName(r.Name); err != nil {
+		return err
+	}
+	if r.Description == "" {
+		return errDescriptionRequired
+	}
+	if r.Markdown == "" {
+		return errMarkdownRequired
+	}
+	if err := validatePatch(Patch{Name: r.Name, Description: &r.Description, Markdown: &r.Markdown, Tags: r.Tags}); err != nil {
+		return err
+	}
+	if r.Tags == nil {
+		r.Tags = []string{}
+	}
+	r.CreatedAt, r.LastModified = Now(), Now()
+	err := l.Store.Create(ctx, r)
+	if fault.Is(err, fault.Conflict) {
+		names, lerr := l.Store.Names(ctx)
+		if lerr != nil {
+			return lerr
+		}
+		return fault.New(fault.Conflict, "ruleset '%s' already exists. Please choose a different name. Existing rulesets: [%s]", r.Name, nameList(names)).
+			WithHint("use upsert_ruleset to change an existing ruleset")
+	}
+	return err
+}
+
+// Delete removes a ruleset; when it is absent the error lists what exists.
+func (l Library) Delete(ctx context.Context, name string) error {
+	if err := ValidateName(name); err != nil {
+		return err
+	}
+	err := l.Store.Delete(ctx, name)
+	if fault.Is(err, fault.NotFound) {
+		names, lerr := l.Store.Names(ctx)
+		if lerr != nil {
+			return lerr
+		}
+		return fault.New(fault.NotFound, "ruleset '%s' not found. Existing rulesets: [%s]", name, nameList(names))
+	}
+	return err
+}
+
+// List returns every ruleset's summary, sorted by name.
+func (l Library) List(ctx context.Context) ([]Summary, error) {
+	return l.Store.Search(ctx, "*")
+}
+
+// Search returns the summaries whose names match pattern (only '*' and '?'
+// are special), sorted by name.
+func (l Library) Search(ctx context.Context, pattern string) ([]Summary, error) {
+	if len(pattern) > 4*MaxNameLen {
+		return nil, fault.New(fault.Invalid, "pattern is too long (%d bytes; the limit is %d)", len(pattern), 4*MaxNameLen)
+	}
+	return l.Store.Search(ctx, pattern)
+}
+
+var (
+	errDescriptionRequired = fault.New(fault.Invalid, "description is required for new rulesets").
+				WithHint("a new ruleset needs name, description and markdown")
+	errMarkdownRequired = fault.New(fault.Invalid, "markdown is required for new rulesets").
+				WithHint("a new ruleset needs name, description and markdown")
+)
+
+// Errors the stores return when a create lacks a field.
+var (
+	ErrDescriptionRequired error = errDescriptionRequired
+	ErrMarkdownRequired    error = errMarkdownRequired
+)
+
+func validatePatch(p Patch) error {
+	if err := ValidateName(p.Name); err != nil {
+		return err
+	}
+	if p.Description != nil {
+		if err := checkText("description", *p.Description, MaxDescriptionLen); err != nil {
+			return err
+		}
+		if strings.ContainsAny(*p.Description, "\r\n") {
+			return fault.New(fault.Invalid, "description must be a single line").
+				WithHint("put longer text in the markdown")
+		}
+	}
+	if p.Markdown != nil {
+		if err := checkText("markdown", *p.Markdown, MaxMarkdownLen); err != nil {
+			return err
+		}
+	}
+	if len(p.Tags) > MaxTags {
+		return fault.New(fault.Invalid, "too many tags (%d; the limit is %d)", len(p.Tags), MaxTags)
+	}
+	for _, t := range p.Tags {
+		if t == "" || strings.TrimSpace(t) != t || len(t) > MaxTagLen || strings.ContainsAny(t, "\r\n") {
+			return fault.New(fault.Invalid, "invalid tag %q: tags are non-empty single words or phrases of at most %d bytes, without surrounding spaces", t, MaxTagLen)
+		}
+	}
+	return nil
+}
+
+// checkText refuses text that is not UTF-8 or is over the limit.
+func checkText(field, s string, limit int) error {
+	switch {
+	case len(s) > limit:
+		return fault.New(fault.Invalid, "%s is too large (%d bytes; the limit is %d)", field, len(s), limit)
+	case !utf8.ValidString(s):
+		return fault.New(fault.Invalid, "%s is not valid UTF-8", field)
+	}
+	return nil
+}
+
+// maxListedNames caps the names an error lists, so that an error on a large
+// library stays small.
+const maxListedNames = 100
+
+func nameList(names []string) string {
+	if len(names) <= maxListedNames {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s, ... and %d more", strings.Join(names[:maxListedNames], ", "), len(names)-maxListedNames)
+}

@@ -1,0 +1,98 @@
+// Package rulesets is the domain of the ruleset library: a named markdown
+// document with a description and tags that AI editors share. It holds the
+// types, the validation rules and message texts of the MCP Ruleset Server
+// specification, and the Store interface that the adapters implement.
+package rulesets
+
+import (
+	"context"
+	"regexp"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/fault"
+)
+
+// Ruleset is one stored ruleset. Times are UTC with second precision.
+type Ruleset struct {
+	Name         string    `json:"name"`
+	Description  string    `json:"description"`
+	Tags         []string  `json:"tags"`
+	Markdown     string    `json:"markdown"`
+	CreatedAt    time.Time `json:"created_at"`
+	LastModified time.Time `json:"last_modified"`
+}
+
+// Summary is a ruleset without its markdown, as lists show it.
+type Summary struct {
+	Name         string    `json:"name"`
+	Description  string    `json:"description"`
+	Tags         []string  `json:"tags"`
+	CreatedAt    time.Time `json:"created_at"`
+	LastModified time.Time `json:"last_modified"`
+}
+
+// Summary drops the markdown.
+func (r Ruleset) Summary() Summary {
+	return Summary{Name: r.Name, Description: r.Description, Tags: r.Tags, CreatedAt: r.CreatedAt, LastModified: r.LastModified}
+}
+
+// Patch is an upsert: nil fields are left as they are on an update and are
+// required (description, markdown) on a create.
+type Patch struct {
+	Name        string
+	Description *string
+	Markdown    *string
+	Tags        []string // nil: unchanged (empty on create)
+	SetTags     bool     // Tags was given, even if empty
+}
+
+// Store keeps rulesets. Implementations must make Upsert atomic per name:
+// when two upserts race on a missing name, one creates it and the other
+// updates what the first created.
+type Store interface {
+	// Get returns ErrNotFound's code when the name is absent.
+	Get(ctx context.Context, name string) (Ruleset, error)
+	// Upsert creates or updates; now stamps last_modified (and created_at on create).
+	// It reports whether the ruleset was created.
+	Upsert(ctx context.Context, p Patch, now time.Time) (created bool, err error)
+	// Create stores r only if its name is free; otherwise a Conflict.
+	Create(ctx context.Context, r Ruleset) error
+	// Delete removes a ruleset; a NotFound when it is absent.
+	Delete(ctx context.Context, name string) error
+	// Search returns the summaries whose names match a glob in which only
+	// '*' and '?' are special, sorted by name. "*" lists everything.
+	Search(ctx context.Context, pattern string) ([]Summary, error)
+	// Names returns every name, sorted.
+	Names(ctx context.Context) ([]string, error)
+	Close() error
+}
+
+// Limits that keep one ruleset from exhausting a store or a model's context.
+const (
+	MaxNameLen        = 128
+	MaxDescriptionLen = 4 << 10
+	MaxMarkdownLen    = 1 << 20
+	MaxTags           = 64
+	MaxTagLen         = 64
+)
+
+var snakeCase = regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*$`)
+
+// ValidateName enforces the snake_case rule: lowercase letters, digits and
+// single underscores, not at either end.
+func ValidateName(name string) error {
+	if len(name) > MaxNameLen || !snakeCase.MatchString(name) {
+		return fault.New(fault.Invalid, "invalid ruleset name '%s': must use snake_case (lowercase letters, numbers, and underscores only)", name).
+			WithHint("use a name like python_style_guide")
+	}
+	return nil
+}
+
+// NotFound is the error for an absent ruleset.
+func NotFound(name string) *fault.Error {
+	return fault.New(fault.NotFound, "ruleset '%s' not found", name).
+		WithHint("use list_rulesets to see the available names")
+}
+
+// Now is the current time at the precision rulesets store.
+func Now() time.Time { return time.Now().UTC().Truncate(time.Second) }

@@ -1,0 +1,216 @@
+// Package sqlitestore keeps rulesets in one SQLite file: the embedded store
+// that serves when no Valkey is configured. WAL mode and immediate
+// transactions make it safe for several server processes at once.
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/rulesets"
+)
+
+// FileName is the database file inside a store directory.
+const FileName = "rulesets.db"
+
+const schema = `CREATE TABLE IF NOT EXISTS rulesets (
+	name          TEXT PRIMARY KEY,
+	description   TEXT NOT NULL,
+	tags          TEXT NOT NULL, -- JSON array, as in the Valkey layout
+	markdown      TEXT NOT NULL,
+	created_at    TEXT NOT NULL, -- RFC3339 UTC
+	last_modified TEXT NOT NULL
+) WITHOUT ROWID`
+
+// Store is a rulesets.Store on SQLite.
+type Store struct {
+	db  *sql.DB
+	get *sql.Stmt
+}
+
+var _ rulesets.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the store in dir.
+func Open(ctx context.Context, dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fault.Wrap(fault.Unavailable, err, "failed to open the ruleset store")
+	}
+	path := filepath.Join(dir, FileName)
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fault.Wrap(fault.Unavailable, err, "failed to open the ruleset store")
+	}
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(4)
+	db.SetConnMaxIdleTime(0)
+	if _, err := db.ExecContext(ctx, schema); err != nil {
+		db.Close()
+		return nil, fault.Wrap(fault.Unavailable, err, "failed to open the ruleset store at "+path)
+	}
+	get, err := db.PrepareContext(ctx, `SELECT description, tags, markdown, created_at, last_modified FROM rulesets WHERE name = ?`)
+	if err != nil {
+		db.Close()
+		return nil, fault.Wrap(fault.Internal, err, "failed to prepare the ruleset store")
+	}
+	return &Store{db: db, get: get}, nil
+}
+
+// Close releases the database.
+func (s *Store) Close() error {
+	s.get.Close()
+	return s.db.Close()
+}
+
+// Get implements rulesets.Store.
+func (s *Store) Get(ctx context.Context, name string) (rulesets.Ruleset, error) {
+	var tags, created, modified string
+	r := rulesets.Ruleset{Name: name}
+	err := s.get.QueryRowContext(ctx, name).Scan(&r.Description, &tags, &r.Markdown, &created, &modified)
+	if errors.Is(err, sql.ErrNoRows) {
+		return rulesets.Ruleset{}, rulesets.NotFound(name)
+	}
+	if err != nil {
+		return rulesets.Ruleset{}, storeErr(err)
+	}
+	if err := (rulesets.Record{Tags: tags, CreatedAt: created, LastModified: modified}).DecodeRuleset(&r); err != nil {
+		return rulesets.Ruleset{}, err
+	}
+	return r, nil
+}
+
+// Upsert implements rulesets.Store in one immediate transaction, so that a
+// racing create is serialised behind it and becomes an update.
+func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bool, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, storeErr(err)
+	}
+	defer tx.Rollback()
+	var one int
+	err = tx.QueryRowContext(ctx, `SELECT 1 FROM rulesets WHERE name = ?`, p.Name).Scan(&one)
+	exists := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, storeErr(err)
+	}
+	ts := rulesets.Timestamp(now)
+	if !exists {
+		if p.Description == nil {
+			return false, rulesets.ErrDescriptionRequired
+		}
+		if p.Markdown == nil {
+			return false, rulesets.ErrMarkdownRequired
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO rulesets VALUES (?, ?, ?, ?, ?, ?)`,
+			p.Name, *p.Description, rulesets.EncodeTags(p.Tags), *p.Markdown, ts, ts)
+	} else {
+		sets, args := []string{"last_modified = ?"}, []any{ts}
+		if p.Description != nil {
+			sets, args = append(sets, "description = ?"), append(args, *p.Description)
+		}
+		if p.Markdown != nil {
+			sets, args = append(sets, "markdown = ?"), append(args, *p.Markdown)
+		}
+		if p.SetTags {
+			sets, args = append(sets, "tags = ?"), append(args, rulesets.EncodeTags(p.Tags))
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE rulesets SET `+strings.Join(sets, ", ")+` WHERE name = ?`, append(args, p.Name)...)
+	}
+	if err != nil {
+		return false, storeErr(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, storeErr(err)
+	}
+	return !exists, nil
+}
+
+// Create implements rulesets.Store.
+func (s *Store) Create(ctx context.Context, r rulesets.Ruleset) error {
+	res, err := s.db.ExecContext(ctx, `INSERT INTO rulesets VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		r.Name, r.Description, rulesets.EncodeTags(r.Tags), r.Markdown, rulesets.Timestamp(r.CreatedAt), rulesets.Timestamp(r.LastModified))
+	if err != nil {
+		return storeErr(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fault.New(fault.Conflict, "ruleset '%s' already exists", r.Name)
+	}
+	return nil
+}
+
+// Delete implements rulesets.Store.
+func (s *Store) Delete(ctx context.Context, name string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM rulesets WHERE name = ?`, name)
+	if err != nil {
+		return storeErr(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return rulesets.NotFound(name)
+	}
+	return nil
+}
+
+// Search implements rulesets.Store with SQLite's GLOB, in which '[' is the
+// only other special character; it is escaped so that it matches itself.
+func (s *Store) Search(ctx context.Context, pattern string) ([]rulesets.Summary, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT name, description, tags, created_at, last_modified FROM rulesets WHERE name GLOB ? ORDER BY name`,
+		strings.ReplaceAll(pattern, "[", "[[]"))
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	defer rows.Close()
+	out := []rulesets.Summary{}
+	for rows.Next() {
+		var r rulesets.Summary
+		var tags, created, modified string
+		if err := rows.Scan(&r.Name, &r.Description, &tags, &created, &modified); err != nil {
+			return nil, storeErr(err)
+		}
+		if err := (rulesets.Record{Tags: tags, CreatedAt: created, LastModified: modified}).Decode(&r); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, storeErr(err)
+	}
+	return out, nil
+}
+
+// Names implements rulesets.Store.
+func (s *Store) Names(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT name FROM rulesets ORDER BY name`)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	defer rows.Close()
+	names := []string{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, storeErr(err)
+		}
+		names = append(names, n)
+	}
+	return names, storeErr(rows.Err())
+}
+
+func storeErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fault.Wrap(fault.Unavailable, err, "ruleset store")
+}

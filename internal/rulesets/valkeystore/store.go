@@ -1,0 +1,259 @@
+// Package valkeystore keeps rulesets in Valkey (or Redis, or a Valkey
+// Cluster) in the specification's layout: one hash per ruleset at
+// "ruleset:{name}" with the fields description, tags (a JSON array),
+// markdown, created_at and last_modified (RFC3339 UTC).
+package valkeystore
+
+import (
+	"context"
+	_ "embed"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/valkey-io/valkey-go"
+
+	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/rulesets"
+)
+
+// KeyPrefix starts every ruleset key.
+const KeyPrefix = "ruleset:"
+
+var (
+	//go:embed upsert.lua
+	upsertSrc string
+	//go:embed create.lua
+	createSrc string
+
+	upsertScript = valkey.NewLuaScript(upsertSrc)
+	createScript = valkey.NewLuaScript(createSrc)
+)
+
+// scanCount is SCAN's COUNT hint: large enough that 10,000 keys take a few
+// round trips, small enough not to stall the server.
+const scanCount = 1000
+
+// Store is a rulesets.Store on Valkey.
+type Store struct {
+	c valkey.Client
+}
+
+var _ rulesets.Store = (*Store)(nil)
+
+// Config says how to reach Valkey. URL, when set, wins over Addr.
+type Config struct {
+	URL      string // redis://, rediss://, valkey:// or unix:// URL
+	Addr     string // host:port
+	Username string
+	Password string
+}
+
+// Open connects and checks the server answers. Its error text is the
+// specification's "failed to connect to Valkey: …".
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	opt := valkey.ClientOption{InitAddress: []string{cfg.Addr}}
+	if cfg.URL != "" {
+		u := cfg.URL
+		if rest, ok := strings.CutPrefix(u, "valkey://"); ok {
+			u = "redis://" + rest
+		}
+		var err error
+		if opt, err = valkey.ParseURL(u); err != nil {
+			return nil, fault.Wrap(fault.Invalid, err, "failed to connect to Valkey")
+		}
+	}
+	if cfg.Username != "" {
+		opt.Username = cfg.Username
+	}
+	if cfg.Password != "" {
+		opt.Password = cfg.Password
+	}
+	opt.DisableCache = true
+	opt.ConnWriteTimeout = 10 * time.Second
+	c, err := valkey.NewClient(opt)
+	if err != nil {
+		return nil, fault.Wrap(fault.Unavailable, err, "failed to connect to Valkey")
+	}
+	if err := c.Do(ctx, c.B().Ping().Build()).Error(); err != nil {
+		c.Close()
+		return nil, fault.Wrap(fault.Unavailable, err, "failed to connect to Valkey")
+	}
+	return &Store{c: c}, nil
+}
+
+// Close disconnects.
+func (s *Store) Close() error {
+	s.c.Close()
+	return nil
+}
+
+// Get implements rulesets.Store.
+func (s *Store) Get(ctx context.Context, name string) (rulesets.Ruleset, error) {
+	vals, err := s.c.Do(ctx, s.c.B().Hmget().Key(KeyPrefix+name).
+		Field("description", "tags", "markdown", "created_at", "last_modified").Build()).ToArray()
+	if err != nil {
+		return rulesets.Ruleset{}, storeErr(err)
+	}
+	f, ok := hashFields(vals)
+	if !ok {
+		return rulesets.Ruleset{}, rulesets.NotFound(name)
+	}
+	r := rulesets.Ruleset{Name: name, Description: f[0], Markdown: f[2]}
+	if err := (rulesets.Record{Tags: f[1], CreatedAt: f[3], LastModified: f[4]}).DecodeRuleset(&r); err != nil {
+		return rulesets.Ruleset{}, err
+	}
+	return r, nil
+}
+
+// Upsert implements rulesets.Store with one Lua script, so the check for
+// existence and the write are atomic.
+func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bool, error) {
+	args := []string{rulesets.Timestamp(now), "0", "", "0", "", "0", ""}
+	if p.Description != nil {
+		args[1], args[2] = "1", *p.Description
+	}
+	if p.Markdown != nil {
+		args[3], args[4] = "1", *p.Markdown
+	}
+	if p.SetTags {
+		args[5], args[6] = "1", rulesets.EncodeTags(p.Tags)
+	}
+	n, err := upsertScript.Exec(ctx, s.c, []string{KeyPrefix + p.Name}, args).AsInt64()
+	if err != nil {
+		return false, storeErr(err)
+	}
+	switch n {
+	case -1:
+		return false, rulesets.ErrDescriptionRequired
+	case -2:
+		return false, rulesets.ErrMarkdownRequired
+	}
+	return n == 1, nil
+}
+
+// Create implements rulesets.Store.
+func (s *Store) Create(ctx context.Context, r rulesets.Ruleset) error {
+	n, err := createScript.Exec(ctx, s.c, []string{KeyPrefix + r.Name}, []string{
+		r.Description, rulesets.EncodeTags(r.Tags), r.Markdown, rulesets.Timestamp(r.CreatedAt), rulesets.Timestamp(r.LastModified),
+	}).AsInt64()
+	if err != nil {
+		return storeErr(err)
+	}
+	if n == 0 {
+		return fault.New(fault.Conflict, "ruleset '%s' already exists", r.Name)
+	}
+	return nil
+}
+
+// Delete implements rulesets.Store.
+func (s *Store) Delete(ctx context.Context, name string) error {
+	n, err := s.c.Do(ctx, s.c.B().Del().Key(KeyPrefix+name).Build()).AsInt64()
+	if err != nil {
+		return storeErr(err)
+	}
+	if n == 0 {
+		return rulesets.NotFound(name)
+	}
+	return nil
+}
+
+// Search implements rulesets.Store: the server filters keys with SCAN MATCH,
+// then one pipelined HMGET per match fetches the summaries.
+func (s *Store) Search(ctx context.Context, pattern string) ([]rulesets.Summary, error) {
+	names, err := s.scan(ctx, KeyPrefix+EscapeGlob(pattern))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]rulesets.Summary, 0, len(names))
+	if len(names) == 0 {
+		return out, nil
+	}
+	cmds := make(valkey.Commands, len(names))
+	for i, n := range names {
+		cmds[i] = s.c.B().Hmget().Key(KeyPrefix+n).Field("description", "tags", "created_at", "last_modified").Build()
+	}
+	for i, res := range s.c.DoMulti(ctx, cmds...) {
+		vals, err := res.ToArray()
+		if err != nil {
+			if _, isReply := valkey.IsValkeyErr(err); isReply { // e.g. WRONGTYPE: a foreign key under our prefix
+				continue
+			}
+			return nil, storeErr(err)
+		}
+		f, ok := hashFields(vals)
+		if !ok {
+			continue // deleted between SCAN and HMGET
+		}
+		r := rulesets.Summary{Name: names[i], Description: f[0]}
+		if err := (rulesets.Record{Tags: f[1], CreatedAt: f[2], LastModified: f[3]}).Decode(&r); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// Names implements rulesets.Store.
+func (s *Store) Names(ctx context.Context) ([]string, error) {
+	return s.scan(ctx, KeyPrefix+"*")
+}
+
+// scan runs SCAN MATCH on every node (every primary of a cluster; replicas'
+// duplicates are dropped) and returns the sorted ruleset names.
+func (s *Store) scan(ctx context.Context, match string) ([]string, error) {
+	seen := map[string]struct{}{}
+	for _, node := range s.c.Nodes() {
+		var cursor uint64
+		for {
+			e, err := node.Do(ctx, node.B().Scan().Cursor(cursor).Match(match).Count(scanCount).Build()).AsScanEntry()
+			if err != nil {
+				return nil, storeErr(err)
+			}
+			for _, k := range e.Elements {
+				name := strings.TrimPrefix(k, KeyPrefix)
+				if rulesets.ValidateName(name) == nil {
+					seen[name] = struct{}{}
+				}
+			}
+			if cursor = e.Cursor; cursor == 0 {
+				break
+			}
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// EscapeGlob escapes the characters that Valkey's glob treats as special
+// beyond '*' and '?', so that they match themselves.
+func EscapeGlob(pattern string) string {
+	var b strings.Builder
+	for _, r := range pattern {
+		if r == '[' || r == ']' || r == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// hashFields reads an HMGET reply; ok is false when the hash does not exist
+// (every field nil).
+func hashFields(vals []valkey.ValkeyMessage) (f []string, ok bool) {
+	f = make([]string, len(vals))
+	for i, v := range vals {
+		if s, err := v.ToString(); err == nil {
+			f[i], ok = s, true
+		}
+	}
+	return f, ok
+}
+
+func storeErr(err error) error {
+	return fault.Wrap(fault.Unavailable, err, "Valkey")
+}

@@ -1,0 +1,22 @@
+-- Creates or updates one ruleset hash atomically.
+-- KEYS[1]: ruleset:{name}
+-- ARGV: now, has_description, description, has_markdown, markdown, has_tags, tags_json
+-- Returns 1 when created, 0 when updated, -1 when a create lacks the
+-- description, -2 when it lacks the markdown.
+local key = KEYS[1]
+local now = ARGV[1]
+if redis.call('EXISTS', key) == 0 then
+  if ARGV[2] ~= '1' then return -1 end
+  if ARGV[4] ~= '1' then return -2 end
+  local tags = '[]'
+  if ARGV[6] == '1' then tags = ARGV[7] end
+  redis.call('HSET', key, 'description', ARGV[3], 'tags', tags, 'markdown', ARGV[5],
+    'created_at', now, 'last_modified', now)
+  return 1
+end
+local fields = {'last_modified', now}
+if ARGV[2] == '1' then table.insert(fields, 'description'); table.insert(fields, ARGV[3]) end
+if ARGV[4] == '1' then table.insert(fields, 'markdown'); table.insert(fields, ARGV[5]) end
+if ARGV[6] == '1' then table.insert(fields, 'tags'); table.insert(fields, ARGV[7]) end
+redis.call('HSET', key, unpack(fields))
+return 0
