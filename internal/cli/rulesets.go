@@ -61,7 +61,7 @@ func (o *rulesetsOptions) print(w io.Writer, v any, text string) error {
 func newRulesetsListCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
-		Short: "List every ruleset (no markdown), sorted by name",
+		Short: "List every ruleset (no markdown), oldest first",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.withLibrary(cmd, func(lib rulesets.Library) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -14,6 +15,14 @@ import (
 // does. The MCP server and the CLI both use it.
 type Library struct {
 	Store Store
+	Clock func() time.Time // nil: Now
+}
+
+func (l Library) now() time.Time {
+	if l.Clock != nil {
+		return l.Clock().UTC().Truncate(time.Second)
+	}
+	return Now()
 }
 
 // Get returns one ruleset.
@@ -37,7 +46,7 @@ func (l Library) Upsert(ctx context.Context, p Patch) (created bool, err error) 
 	if err := validatePatch(p); err != nil {
 		return false, err
 	}
-	return l.Store.Upsert(ctx, p, Now())
+	return l.Store.Upsert(ctx, p, l.now())
 }
 
 // Create stores a new ruleset and refuses a name that is taken.
@@ -57,7 +66,8 @@ func (l Library) Create(ctx context.Context, r Ruleset) error {
 	if r.Tags == nil {
 		r.Tags = []string{}
 	}
-	r.CreatedAt, r.LastModified = Now(), Now()
+	r.CreatedAt = l.now()
+	r.LastModified = r.CreatedAt
 	err := l.Store.Create(ctx, r)
 	if fault.Is(err, fault.Conflict) {
 		names, lerr := l.Store.Names(ctx)
@@ -86,13 +96,13 @@ func (l Library) Delete(ctx context.Context, name string) error {
 	return err
 }
 
-// List returns every ruleset's summary, sorted by name.
+// List returns every ruleset's summary, oldest first.
 func (l Library) List(ctx context.Context) ([]Summary, error) {
 	return l.Store.Search(ctx, "*")
 }
 
 // Search returns the summaries whose names match pattern (only '*' and '?'
-// are special), sorted by name.
+// are special), oldest first.
 func (l Library) Search(ctx context.Context, pattern string) ([]Summary, error) {
 	if len(pattern) > 4*MaxNameLen {
 		return nil, fault.New(fault.Invalid, "pattern is too long (%d bytes; the limit is %d)", len(pattern), 4*MaxNameLen)

@@ -7,6 +7,8 @@ package rulesets
 import (
 	"context"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -60,11 +62,23 @@ type Store interface {
 	// Delete removes a ruleset; a NotFound when it is absent.
 	Delete(ctx context.Context, name string) error
 	// Search returns the summaries whose names match a glob in which only
-	// '*' and '?' are special, sorted by name. "*" lists everything.
+	// '*' and '?' are special, oldest first (then by name). "*" lists
+	// everything.
 	Search(ctx context.Context, pattern string) ([]Summary, error)
 	// Names returns every name, sorted.
 	Names(ctx context.Context) ([]string, error)
 	Close() error
+}
+
+// SortSummaries orders summaries as lists show them: oldest first, then by
+// name, so a library reads in the order it was built.
+func SortSummaries(items []Summary) {
+	slices.SortFunc(items, func(a, b Summary) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
 }
 
 // Limits that keep one ruleset from exhausting a store or a model's context.

@@ -15,7 +15,7 @@ func (h handlers) listRulesets() mcpx.Tool {
 	return mcpx.NewTool(&mcp.Tool{
 		Name:        "list_rulesets",
 		Title:       "List rulesets",
-		Description: "List all available rulesets with metadata (name, description, tags, times; no markdown), sorted by name.",
+		Description: "List all available rulesets with metadata (name, description, tags, times; no markdown), oldest first.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ listIn) (*mcp.CallToolResult, error) {
 		items, err := h.lib.List(ctx)

@@ -166,7 +166,7 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 // Search implements rulesets.Store with SQLite's GLOB, in which '[' is the
 // only other special character; it is escaped so that it matches itself.
 func (s *Store) Search(ctx context.Context, pattern string) ([]rulesets.Summary, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, description, tags, created_at, last_modified FROM rulesets WHERE name GLOB ? ORDER BY name`,
+	rows, err := s.db.QueryContext(ctx, `SELECT name, description, tags, created_at, last_modified FROM rulesets WHERE name GLOB ? ORDER BY created_at, name`,
 		strings.ReplaceAll(pattern, "[", "[[]"))
 	if err != nil {
 		return nil, storeErr(err)

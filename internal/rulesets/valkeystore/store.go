@@ -191,6 +191,7 @@ func (s *Store) Search(ctx context.Context, pattern string) ([]rulesets.Summary,
 		}
 		out = append(out, r)
 	}
+	rulesets.SortSummaries(out)
 	return out, nil
 }
 
