@@ -9,7 +9,9 @@ import (
 	"github.com/sudocode/sudocode/internal/rulesets/storetest"
 )
 
-func open(t *testing.T, dir string) *sqlitestore.Store {
+func openB(t testing.TB) *sqlitestore.Store { return open(t, t.TempDir()) }
+
+func open(t testing.TB, dir string) *sqlitestore.Store {
 	t.Helper()
 	s, err := sqlitestore.Open(context.Background(), dir)
 	if err != nil {
