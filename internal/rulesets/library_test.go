@@ -31,19 +31,14 @@ func TestValidateName(t *testing.T) {
 // the rest, so that the error stays small.
 func TestDeleteErrorListIsCapped(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlitestore.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	lib := rulesets.Library{Store: store}
+	lib := newLibrary(t)
 	for i := range 105 {
 		d, m := "d", "m"
 		if _, err := lib.Upsert(ctx, rulesets.Patch{Name: fmt.Sprintf("r%03d", i), Description: &d, Markdown: &m}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	err = lib.Delete(ctx, "absent")
+	err := lib.Delete(ctx, "absent")
 	msg := err.Error()
 	if !strings.HasPrefix(msg, "ruleset 'absent' not found. Existing rulesets: [r000, r001, ") ||
 		!strings.HasSuffix(msg, "r099, ... and 5 more]") {
@@ -53,17 +48,12 @@ func TestDeleteErrorListIsCapped(t *testing.T) {
 
 func TestCreateRefusesTakenName(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlitestore.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	lib := rulesets.Library{Store: store}
+	lib := newLibrary(t)
 	r := rulesets.Ruleset{Name: "go_conventions", Description: "d", Markdown: "m"}
 	if err := lib.Create(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	err = lib.Create(ctx, r)
+	err := lib.Create(ctx, r)
 	want := "ruleset 'go_conventions' already exists. Please choose a different name. Existing rulesets: [go_conventions]"
 	if err == nil || err.Error() != want || !fault.Is(err, fault.Conflict) {
 		t.Fatalf("err = %v", err)
@@ -71,4 +61,13 @@ func TestCreateRefusesTakenName(t *testing.T) {
 	if err := lib.Create(ctx, rulesets.Ruleset{Name: "x", Markdown: "m"}); err == nil || err.Error() != "description is required for new rulesets" {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+func newLibrary(t *testing.T) rulesets.Library {
+	store, err := sqlitestore.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return rulesets.Library{Store: store}
 }
