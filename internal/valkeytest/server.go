@@ -21,9 +21,10 @@ import (
 
 // Server is a running server process.
 type Server struct {
-	Addr string // 127.0.0.1:port
-	cmd  *exec.Cmd
-	dir  string
+	Addr    string // 127.0.0.1:port
+	cmd     *exec.Cmd
+	dir     string
+	busPort int // cluster nodes only
 }
 
 // Binaries are the server programs tried, in order.
@@ -67,8 +68,15 @@ func start(bin string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no", "--loglevel", "warning")
+	return launch(bin, dir, port)
+}
+
+// launch runs bin on port with its files in dir (removed on failure or
+// Stop) and waits until it answers PING.
+func launch(bin, dir string, port int, extra ...string) (*Server, error) {
+	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no", "--loglevel", "warning"}, extra...)
+	cmd := exec.Command(bin, args...)
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(dir)
@@ -123,16 +131,25 @@ func do(addr string, args ...string) (string, error) {
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Write(encode(args)); err != nil {
+		return "", err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	line = strings.TrimRight(line, "\r\n")
+	if err == nil && strings.HasPrefix(line, "-") {
+		err = fmt.Errorf("%s: %s", strings.Join(args, " "), line[1:])
+	}
+	return line, err
+}
+
+// encode writes a command in RESP.
+func encode(args []string) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "*%d\r\n", len(args))
 	for _, a := range args {
 		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
 	}
-	if _, err := c.Write([]byte(b.String())); err != nil {
-		return "", err
-	}
-	line, err := bufio.NewReader(c).ReadString('\n')
-	return strings.TrimRight(line, "\r\n"), err
+	return []byte(b.String())
 }
 
 func freePort() (int, error) {

@@ -121,3 +121,25 @@ func TestEscapeGlob(t *testing.T) {
 		}
 	}
 }
+
+// TestCluster runs the contract on a real three-primary cluster: keys land
+// on different nodes, and search scans every one of them.
+func TestCluster(t *testing.T) {
+	valkeytest.Shared(t) // skips or fails like every Valkey test when no server binary exists
+	cluster, err := valkeytest.StartCluster(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Stop()
+	storetest.Run(t, func(t *testing.T) rulesets.Store {
+		if err := cluster.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		s, err := valkeystore.Open(context.Background(), valkeystore.Config{Addr: cluster.Addrs()[0]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
