@@ -13,7 +13,8 @@ func newMCPCmd(stdio IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Run an MCP server (stdio by default, Streamable HTTP with --http)",
-		Args:  exactArgs(0),
+		Args:  groupArgs,
+		RunE:  groupHelp,
 	}
 	cmd.AddCommand(newMCPRulesetsCmd(stdio))
 	return cmd

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 )
 
@@ -14,6 +16,8 @@ Servers:
   sudocode mcp rulesets   a shared library of AI-editor rulesets (stdio, or --http ADDR)
 
 Manage the ruleset library from the shell with "sudocode rulesets".`,
+		Args: groupArgs,
+		RunE: groupHelp,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newMCPCmd(stdio), newRulesetsCmd(stdio))
@@ -29,3 +33,17 @@ func exactArgs(n int) cobra.PositionalArgs {
 		return nil
 	}
 }
+
+// groupArgs is the Args of a command that only groups subcommands: an
+// unknown subcommand is a usage error (exit 2). Without it cobra prints the
+// help and exits 0 below the root, hiding a typo from a script, and fails
+// at the root with an error that is not a usage error (exit 1).
+func groupArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	return usageError{fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())}
+}
+
+// groupHelp runs a command that only groups subcommands: it prints the help.
+func groupHelp(cmd *cobra.Command, _ []string) error { return cmd.Help() }

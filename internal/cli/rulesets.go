@@ -22,7 +22,8 @@ func newRulesetsCmd(stdio IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rulesets",
 		Short: "Manage the ruleset library from the shell (same store and texts as the MCP server)",
-		Args:  exactArgs(0),
+		Args:  groupArgs,
+		RunE:  groupHelp,
 	}
 	opts.store.register(cmd.PersistentFlags())
 	cmd.PersistentFlags().BoolVar(&opts.json, "json", false, "print JSON instead of text")

@@ -64,13 +64,18 @@ func Listen(t Transport) (net.Listener, error) {
 }
 
 // ServeHTTP serves h on ln until ctx ends, then drains requests for a few
-// seconds before closing.
+// seconds before closing. Streams a client holds open with GET (the
+// standalone SSE stream) never drain by themselves: they are ended as soon
+// as the shutdown starts, so a connected client does not delay it.
 func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger) error {
+	streams, endStreams := context.WithCancel(context.Background())
+	defer endStreams()
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           endGETOn(streams, h),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	srv.RegisterOnShutdown(endStreams)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -84,4 +89,19 @@ func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, logger *slo
 		srv.Close()
 	}
 	return nil
+}
+
+// endGETOn cancels the context of every GET request served by h when stop
+// ends; other requests keep theirs, so that they can complete.
+func endGETOn(stop context.Context, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			h.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		defer context.AfterFunc(stop, cancel)()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
 }

@@ -13,7 +13,8 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver; its errors carry the SQLite code
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/rulesets"
@@ -57,7 +58,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(4)
 	db.SetConnMaxIdleTime(0)
-	if _, err := db.ExecContext(ctx, schema); err != nil {
+	if err := createSchema(ctx, db); err != nil {
 		db.Close()
 		return nil, fault.Wrap(fault.Unavailable, err, "failed to open the ruleset store at "+path)
 	}
@@ -67,6 +68,27 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		return nil, fault.Wrap(fault.Internal, err, "failed to prepare the ruleset store")
 	}
 	return &Store{db: db, get: get}, nil
+}
+
+// createSchema opens the first connection and creates the table. When
+// several processes create a store at once, a new database's switch to WAL
+// (which needs an exclusive lock) and the CREATE TABLE can fail at once with
+// SQLITE_BUSY instead of waiting out busy_timeout, so they are retried for
+// as long as busy_timeout would have waited.
+func createSchema(ctx context.Context, db *sql.DB) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := db.ExecContext(ctx, schema)
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // Close releases the database.
