@@ -7,17 +7,14 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"modernc.org/sqlite" // registers the "sqlite" driver; its errors carry the SQLite code
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/rulesets"
+	"github.com/sudocode/sudocode/internal/sqlitex"
 )
 
 // FileName is the database file inside a store directory.
@@ -46,20 +43,8 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		return nil, fault.Wrap(fault.Unavailable, err, "failed to open the ruleset store")
 	}
 	path := filepath.Join(dir, FileName)
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := sqlitex.Open(ctx, path, 4, schema)
 	if err != nil {
-		return nil, fault.Wrap(fault.Unavailable, err, "failed to open the ruleset store")
-	}
-	db.SetMaxOpenConns(4)
-	db.SetMaxIdleConns(4)
-	db.SetConnMaxIdleTime(0)
-	if err := createSchema(ctx, db); err != nil {
-		db.Close()
 		return nil, fault.Wrap(fault.Unavailable, err, "failed to open the ruleset store at "+path)
 	}
 	get, err := db.PrepareContext(ctx, `SELECT description, tags, markdown, created_at, last_modified FROM rulesets WHERE name = ?`)
@@ -68,27 +53,6 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		return nil, fault.Wrap(fault.Internal, err, "failed to prepare the ruleset store")
 	}
 	return &Store{db: db, get: get}, nil
-}
-
-// createSchema opens the first connection and creates the table. When
-// several processes create a store at once, a new database's switch to WAL
-// (which needs an exclusive lock) and the CREATE TABLE can fail at once with
-// SQLITE_BUSY instead of waiting out busy_timeout, so they are retried for
-// as long as busy_timeout would have waited.
-func createSchema(ctx context.Context, db *sql.DB) error {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		_, err := db.ExecContext(ctx, schema)
-		var se *sqlite.Error
-		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
 }
 
 // Close releases the database.
