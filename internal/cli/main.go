@@ -57,19 +57,54 @@ func run(cmd *cobra.Command, args []string, stdio IO) int {
 	cmd.SetErr(stdio.Err)
 	cmd.SilenceErrors = true
 	cmd.SilenceUsage = true
-	err := cmd.ExecuteContext(ctx)
+	ran, err := cmd.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(stdio.Err, "error:", err)
-	if hint := fault.HintOf(err); hint != "" {
-		fmt.Fprintln(stdio.Err, "hint:", hint)
+	var se silentError
+	if errors.As(err, &se) {
+		return se.code
+	}
+	if asJSON, _ := ran.Flags().GetBool("json"); asJSON {
+		writeJSON(stdio.Err, jsonError(err))
+	} else {
+		fmt.Fprintln(stdio.Err, "error:", err)
+		if hint := fault.HintOf(err); hint != "" {
+			fmt.Fprintln(stdio.Err, "hint:", hint)
+		}
 	}
 	return exitCode(err)
 }
 
+// jsonError is an error as --json prints it on stderr.
+func jsonError(err error) any {
+	code := fault.CodeOf(err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		code = fault.Invalid
+	}
+	var hint *string
+	if h := fault.HintOf(err); h != "" {
+		hint = &h
+	}
+	type body struct {
+		Code    fault.Code `json:"code"`
+		Message string     `json:"message"`
+		Hint    *string    `json:"hint"`
+	}
+	return struct {
+		Error body `json:"error"`
+	}{body{code, err.Error(), hint}}
+}
+
 // usageError marks a mistake in the command line itself.
 type usageError struct{ error }
+
+// silentError ends a command with an exit code after it has already
+// reported what went wrong (e.g. some ids of a close failed).
+type silentError struct{ code int }
+
+func (e silentError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func exitCode(err error) int {
 	var ue usageError

@@ -12,15 +12,25 @@ func newRootCmd(stdio IO) *cobra.Command {
 		Short: "A workbench of MCP servers for AI coding agents",
 		Long: `sudocode gives AI coding agents MCP servers to plan, share rules, act and delegate.
 
+Tracker: git-native specs, issues, relationships and anchored feedback, kept in
+.sudocode/ (found by walking up from the working directory, like .git):
+  sudocode init | issue … | spec … | link | unlink | feedback … | ready | blocked | stats | status
+
 Servers:
   sudocode mcp rulesets   a shared library of AI-editor rulesets (stdio, or --http ADDR)
 
-Manage the ruleset library from the shell with "sudocode rulesets".`,
+Manage the ruleset library from the shell with "sudocode rulesets".
+Every command takes --json; errors are then JSON on stderr too.`,
 		Args: groupArgs,
 		RunE: groupHelp,
 	}
+	g := &globalOptions{}
+	root.PersistentFlags().BoolVar(&g.json, "json", false, "print JSON instead of text (errors too, on stderr)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newMCPCmd(stdio), newRulesetsCmd(stdio))
+	tc := trackerCmd{g: g, stdio: stdio}
+	root.AddCommand(newMCPCmd(stdio), newRulesetsCmd(g, stdio),
+		newInitCmd(tc), newIssueCmd(tc), newSpecCmd(tc), newLinkCmd(tc), newUnlinkCmd(tc), newFeedbackCmd(tc),
+		newReadyCmd(tc), newBlockedCmd(tc), newStatsCmd(tc), newStatusCmd(tc))
 	return root
 }
 

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,11 +13,11 @@ import (
 // rulesetsOptions are shared by the "sudocode rulesets" commands.
 type rulesetsOptions struct {
 	store storeFlags
-	json  bool
+	g     *globalOptions
 }
 
-func newRulesetsCmd(stdio IO) *cobra.Command {
-	opts := &rulesetsOptions{}
+func newRulesetsCmd(g *globalOptions, stdio IO) *cobra.Command {
+	opts := &rulesetsOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "rulesets",
 		Short: "Manage the ruleset library from the shell (same store and texts as the MCP server)",
@@ -26,7 +25,6 @@ func newRulesetsCmd(stdio IO) *cobra.Command {
 		RunE:  groupHelp,
 	}
 	opts.store.register(cmd.PersistentFlags())
-	cmd.PersistentFlags().BoolVar(&opts.json, "json", false, "print JSON instead of text")
 	cmd.AddCommand(
 		newRulesetsListCmd(opts, stdio),
 		newRulesetsSearchCmd(opts, stdio),
@@ -50,13 +48,11 @@ func (o *rulesetsOptions) withLibrary(cmd *cobra.Command, fn func(rulesets.Libra
 
 // print writes v as indented JSON with --json, else text.
 func (o *rulesetsOptions) print(w io.Writer, v any, text string) error {
-	if !o.json {
+	if !o.g.json {
 		_, err := io.WriteString(w, text)
 		return err
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return writeJSON(w, v)
 }
 
 func newRulesetsListCmd(o *rulesetsOptions, stdio IO) *cobra.Command {

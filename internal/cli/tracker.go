@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/store"
+)
+
+// globalOptions are the root's persistent flags.
+type globalOptions struct {
+	json bool
+}
+
+// trackerCmd carries what every tracker command needs.
+type trackerCmd struct {
+	g     *globalOptions
+	stdio IO
+}
+
+// actor is who a change is recorded as: SUDOCODE_ACTOR, else the user.
+func actor() string {
+	if a := os.Getenv("SUDOCODE_ACTOR"); a != "" {
+		return a
+	}
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return "unknown"
+}
+
+// withRepo finds and opens the tracker for one command.
+func (tc trackerCmd) withRepo(ctx context.Context, fn func(*store.Repo) error) error {
+	dir, err := store.Find(".")
+	if err != nil {
+		return err
+	}
+	r, err := store.Open(ctx, dir, actor())
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return fn(r)
+}
+
+// print writes v as JSON with --json, else what human writes.
+func (tc trackerCmd) print(v any, human func(w io.Writer)) error {
+	if tc.g.json {
+		return writeJSON(tc.stdio.Out, v)
+	}
+	tw := tabwriter.NewWriter(tc.stdio.Out, 0, 4, 2, ' ', 0)
+	human(tw)
+	return tw.Flush()
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// intFlag returns the flag's value when it was given.
+func intFlag(cmd *cobra.Command, name string) *int {
+	if !cmd.Flags().Changed(name) {
+		return nil
+	}
+	v, _ := cmd.Flags().GetInt(name)
+	return &v
+}
+
+// stringFlag returns the flag's value when it was given.
+func stringFlag(cmd *cobra.Command, name string) *string {
+	if !cmd.Flags().Changed(name) {
+		return nil
+	}
+	v, _ := cmd.Flags().GetString(name)
+	return &v
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func orDash(s *string) string {
+	if s == nil || *s == "" {
+		return "-"
+	}
+	return *s
+}
+
+// compactTable prints list items as a table.
+func compactTable(w io.Writer, items []tracker.Compact) {
+	if len(items) == 0 {
+		fmt.Fprintln(w, "(none)")
+		return
+	}
+	fmt.Fprintln(w, "ID\tP\tSTATUS\tTYPE\tTITLE")
+	for _, c := range items {
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\n", c.ID, c.Priority, c.Status, c.Type, c.Title)
+	}
+}
+
+func footer(w io.Writer, total, shown int, hint *string) {
+	if hint != nil {
+		fmt.Fprintf(w, "\n%s\n", *hint)
+	} else if total > 0 {
+		fmt.Fprintf(w, "\n%d total\n", total)
+	}
+}
+
+func relLines(w io.Writer, d tracker.Relationships) {
+	for _, r := range d.Outgoing {
+		fmt.Fprintf(w, "  → %s %s\n", r.Type, r.To)
+	}
+	for _, r := range d.Incoming {
+		fmt.Fprintf(w, "  ← %s %s\n", r.Type, r.From)
+	}
+}
+
+func joinTags(tags []string) string {
+	if len(tags) == 0 {
+		return "-"
+	}
+	return strings.Join(tags, ", ")
+}
+
+// relHelp explains the relationship directions, which readers guess wrong.
+const relHelp = `Relationship types (from → to):
+  blocks           from waits until to is done (to blocks from)
+  depends-on       the same direction: from depends on to, so waits for it
+  parent-child     from is the parent, to the child; a parent's unfinished
+                   blockers pass down to its children
+  implements, references, discovered-from, related   never block
+
+Done means: an issue closed; a spec approved or deprecated.`

@@ -1,0 +1,180 @@
+package tracker
+
+import "unicode/utf8"
+
+// Relationships are an item's links, both ways.
+type Relationships struct {
+	Outgoing []Relationship `json:"outgoing"`
+	Incoming []Relationship `json:"incoming"`
+}
+
+// IssueDetail is show's result for an issue.
+type IssueDetail struct {
+	Issue
+	Relationships Relationships `json:"relationships"`
+	BlockedBy     []Blocker     `json:"blocked_by"`
+	Feedback      []Feedback    `json:"feedback"` // feedback this issue gave
+}
+
+// SpecDetail is show's result for a spec.
+type SpecDetail struct {
+	Spec
+	Content       string        `json:"content"`
+	Relationships Relationships `json:"relationships"`
+	Feedback      []Feedback    `json:"feedback"` // feedback this spec received
+}
+
+// FeedbackLocation is where an anchor points in the spec as it is now.
+type FeedbackLocation struct {
+	LineNumber     int     `json:"line_number"`
+	LineText       string  `json:"line_text"`
+	SectionHeading *string `json:"section_heading"`
+}
+
+// FeedbackDetail is show's result for feedback; Location is null when the
+// anchor is stale or its line is gone.
+type FeedbackDetail struct {
+	Feedback
+	Location *FeedbackLocation `json:"location"`
+}
+
+// Compact is a list item: enough to choose, small enough for a model's
+// context.
+type Compact struct {
+	ID          string `json:"id"`
+	Title       string `json:"title"`
+	Status      string `json:"status"`
+	Priority    int    `json:"priority"`
+	Type        string `json:"type"`
+	Description string `json:"description"`
+}
+
+// CompactLen is the longest description in a compact item, in characters.
+const CompactLen = 120
+
+// Shorten cuts s to CompactLen characters, marking the cut with "…".
+func Shorten(s string) string {
+	if utf8.RuneCountInString(s) <= CompactLen {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:CompactLen-1]) + "…"
+}
+
+// BlockedItem is an item of blocked's result.
+type BlockedItem struct {
+	Compact
+	BlockedBy []Blocker `json:"blocked_by"`
+}
+
+// CloseResult is one id's outcome in a close of several.
+type CloseResult struct {
+	ID      string  `json:"id"`
+	Success bool    `json:"success"`
+	Error   *string `json:"error"`
+}
+
+// LinkResult is link's result.
+type LinkResult struct {
+	From    string  `json:"from"`
+	To      string  `json:"to"`
+	Type    RelType `json:"type"`
+	Success bool    `json:"success"`
+}
+
+// InitResult is init's result.
+type InitResult struct {
+	Success bool   `json:"success"`
+	Path    string `json:"path"`
+	Prefix  string `json:"prefix"`
+}
+
+// Stats is the stats command's result, in seed 001's shape.
+type Stats struct {
+	Specs struct {
+		Total    int            `json:"total"`
+		ByStatus map[string]int `json:"by_status"`
+		ByType   map[string]int `json:"by_type"`
+		Ready    int            `json:"ready"`
+	} `json:"specs"`
+	Issues struct {
+		Total    int            `json:"total"`
+		ByStatus map[string]int `json:"by_status"`
+		ByType   map[string]int `json:"by_type"`
+		Ready    int            `json:"ready"`
+		Blocked  int            `json:"blocked"`
+	} `json:"issues"`
+	Relationships struct {
+		Total  int            `json:"total"`
+		ByType map[string]int `json:"by_type"`
+	} `json:"relationships"`
+	RecentActivity struct {
+		SpecsUpdated  int `json:"specs_updated"`
+		IssuesUpdated int `json:"issues_updated"`
+		IssuesCreated int `json:"issues_created"`
+		IssuesClosed  int `json:"issues_closed"`
+	} `json:"recent_activity"`
+}
+
+// Status is the status command's result: a smaller Stats.
+type Status struct {
+	Specs struct {
+		Total    int            `json:"total"`
+		ByStatus map[string]int `json:"by_status"`
+	} `json:"specs"`
+	Issues struct {
+		Total      int            `json:"total"`
+		ByStatus   map[string]int `json:"by_status"`
+		Ready      int            `json:"ready"`
+		Blocked    int            `json:"blocked"`
+		ReadyIDs   []string       `json:"ready_ids,omitempty"`
+		BlockedIDs []string       `json:"blocked_ids,omitempty"`
+	} `json:"issues"`
+}
+
+// CompactFeedback is a feedback list item.
+type CompactFeedback struct {
+	ID           string         `json:"id"`
+	IssueID      string         `json:"issue_id"`
+	SpecID       string         `json:"spec_id"`
+	Type         FeedbackType   `json:"type"`
+	Status       FeedbackStatus `json:"status"`
+	AnchorStatus AnchorStatus   `json:"anchor_status"`
+	LineNumber   int            `json:"line_number"`
+	Content      string         `json:"content"`
+}
+
+// IssueList, SpecList and FeedbackList are the list commands' results:
+// the items, how many matched, and when cut, a hint to narrow the query.
+type IssueList struct {
+	Issues    []Compact `json:"issues"`
+	Total     int       `json:"total"`
+	Truncated bool      `json:"truncated"`
+	Hint      *string   `json:"hint"`
+}
+
+type SpecList struct {
+	Specs     []Compact `json:"specs"`
+	Total     int       `json:"total"`
+	Truncated bool      `json:"truncated"`
+	Hint      *string   `json:"hint"`
+}
+
+type FeedbackList struct {
+	Feedback  []CompactFeedback `json:"feedback"`
+	Total     int               `json:"total"`
+	Truncated bool              `json:"truncated"`
+	Hint      *string           `json:"hint"`
+}
+
+// ReadyResult is ready's result; a list is present only when asked for.
+type ReadyResult struct {
+	Issues *[]Compact `json:"issues,omitempty"`
+	Specs  *[]Compact `json:"specs,omitempty"`
+}
+
+// BlockedResult is blocked's result; a list is present only when asked for.
+type BlockedResult struct {
+	Issues *[]BlockedItem `json:"issues,omitempty"`
+	Specs  *[]BlockedItem `json:"specs,omitempty"`
+}

@@ -1,0 +1,75 @@
+// Package store keeps a tracker: the JSONL and markdown files under
+// .sudocode/ (the truth, tracked in git) and cache.db, a SQLite index of
+// them that is rebuilt whenever the files differ from what it was built
+// from. Every change takes an exclusive lock, updates the index in a
+// transaction and rewrites the changed files atomically, so that several
+// processes can work at once and a crash never leaves a truncated file.
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/sudocode/sudocode/internal/fault"
+)
+
+// DirName is the tracker's directory in a project.
+const DirName = ".sudocode"
+
+// Files under DirName.
+const (
+	ConfigFile   = "config.json"
+	IssuesFile   = "issues.jsonl"
+	SpecsFile    = "specs.jsonl"
+	FeedbackFile = "feedback.jsonl"
+	SpecsDir     = "specs"
+	CacheFile    = "cache.db"
+	LockFile     = ".lock"
+)
+
+// Find returns the .sudocode directory for a command: SUDOCODE_DB (the
+// cache file or the directory itself) when set, else the first .sudocode
+// found walking up from SUDOCODE_WORKING_DIR (or start), as git finds .git.
+func Find(start string) (string, error) {
+	if db := os.Getenv("SUDOCODE_DB"); db != "" {
+		dir := db
+		if filepath.Base(db) != DirName {
+			dir = filepath.Dir(db)
+		}
+		if isTracker(dir) {
+			return filepath.Abs(dir)
+		}
+		return "", noTracker(db)
+	}
+	if wd := os.Getenv("SUDOCODE_WORKING_DIR"); wd != "" {
+		start = wd
+	}
+	abs, err := filepath.Abs(start)
+	if err != nil {
+		return "", fault.Wrap(fault.Invalid, err, "bad working directory")
+	}
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if isTracker(filepath.Join(dir, DirName)) {
+			return filepath.Join(dir, DirName), nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", noTracker(abs)
+		}
+	}
+}
+
+func isTracker(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ConfigFile))
+	return err == nil
+}
+
+// ErrNoTracker is in the chain of Find's error when there is no .sudocode.
+var ErrNoTracker = errors.New("no tracker")
+
+func noTracker(where string) error {
+	e := fault.New(fault.NotFound, "no .sudocode found in %s or any parent directory", where).
+		WithHint("run `sudocode init` (the init tool) in the project's root first")
+	e.Err = ErrNoTracker
+	return e
+}

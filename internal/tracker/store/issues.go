@@ -1,0 +1,253 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+
+	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/tracker"
+)
+
+// IssueInput is a new issue. Empty Type and nil Priority take the defaults.
+type IssueInput struct {
+	Title, Description string
+	Type               string
+	Priority           *int
+	Assignee           *string
+	Parent             *string
+	Tags               []string
+	Estimate           *int
+}
+
+// CreateIssue adds an issue; with a parent, also the parent-child link.
+func (r *Repo) CreateIssue(ctx context.Context, in IssueInput) (tracker.Issue, error) {
+	title, err := tracker.CleanTitle(in.Title)
+	if err != nil {
+		return tracker.Issue{}, err
+	}
+	typ := tracker.DefaultIssueType
+	if in.Type != "" {
+		if typ, err = tracker.ParseEnum("type", in.Type, tracker.IssueTypes); err != nil {
+			return tracker.Issue{}, err
+		}
+	}
+	prio := tracker.DefaultPriority
+	if in.Priority != nil {
+		prio = *in.Priority
+	}
+	if err := tracker.CheckPriority(prio); err != nil {
+		return tracker.Issue{}, err
+	}
+	if in.Estimate != nil {
+		if err := tracker.CheckEstimate(*in.Estimate); err != nil {
+			return tracker.Issue{}, err
+		}
+	}
+	var out tracker.Issue
+	err = r.Update(ctx, func(t *Tx) error {
+		id, uuid, err := t.newID("issues", func(h string) string { return tracker.IssueID(r.Config.Prefix, h) })
+		if err != nil {
+			return err
+		}
+		rec := tracker.IssueRecord{Issue: tracker.Issue{
+			ID: id, UUID: uuid, Title: title, Description: in.Description, Status: tracker.IssueOpen,
+			Type: typ, Priority: prio, Assignee: nonEmpty(in.Assignee), Estimate: in.Estimate,
+			Tags: tracker.CleanTags(in.Tags), CreatedAt: t.now, UpdatedAt: t.now, CreatedBy: r.Actor,
+		}}
+		if in.Parent != nil && *in.Parent != "" {
+			if _, err := t.issue(*in.Parent); err != nil {
+				return parentErr(err, *in.Parent)
+			}
+			rec.ParentID = in.Parent
+			if err := t.putIssue(&rec); err != nil {
+				return err
+			}
+			if _, err := t.link(*in.Parent, id, tracker.RelParentChild); err != nil {
+				return err
+			}
+			rec, err = t.issue(id)
+			out = rec.Issue
+			return err
+		}
+		out = rec.Issue
+		return t.putIssue(&rec)
+	})
+	return out, err
+}
+
+func parentErr(err error, parent string) error {
+	if fault.Is(err, fault.NotFound) {
+		return fault.New(fault.NotFound, "parent %s not found", parent).WithHint("a parent must be an existing id; check it with list")
+	}
+	return err
+}
+
+// newID draws a fresh uuid and the shortest free id for it.
+func (t *Tx) newID(table string, form func(hash string) string) (id, uuid string, err error) {
+	var n int
+	if err := t.tx.QueryRowContext(t.ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil {
+		return "", "", cacheErr(err)
+	}
+	uuid = tracker.NewUUID()
+	for l := tracker.HashLen(n); l <= 25; l++ {
+		id = form(tracker.Hash(uuid, l))
+		var one int
+		err := t.tx.QueryRowContext(t.ctx, `SELECT 1 FROM `+table+` WHERE id = ?`, id).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return id, uuid, nil
+		}
+		if err != nil {
+			return "", "", cacheErr(err)
+		}
+	}
+	return "", "", fault.New(fault.Internal, "no free id for %s", uuid)
+}
+
+func nonEmpty(s *string) *string {
+	if s == nil || strings.TrimSpace(*s) == "" {
+		return nil
+	}
+	v := strings.TrimSpace(*s)
+	return &v
+}
+
+// IssuePatch changes the non-nil fields of an issue. An empty Assignee
+// clears it.
+type IssuePatch struct {
+	Title, Description, Status, Type, Assignee *string
+	Priority, Estimate                         *int
+	Tags                                       *[]string
+}
+
+// UpdateIssue applies a patch and returns the issue.
+func (r *Repo) UpdateIssue(ctx context.Context, id string, p IssuePatch) (tracker.Issue, error) {
+	var out tracker.Issue
+	err := r.Update(ctx, func(t *Tx) error {
+		rec, err := t.issue(id)
+		if err != nil {
+			return err
+		}
+		if err := applyIssuePatch(&rec.Issue, p, t); err != nil {
+			return err
+		}
+		rec.UpdatedAt = t.now
+		out = rec.Issue
+		return t.putIssue(&rec)
+	})
+	return out, err
+}
+
+func applyIssuePatch(i *tracker.Issue, p IssuePatch, t *Tx) error {
+	if p.Title != nil {
+		title, err := tracker.CleanTitle(*p.Title)
+		if err != nil {
+			return err
+		}
+		i.Title = title
+	}
+	if p.Description != nil {
+		i.Description = *p.Description
+	}
+	if p.Type != nil {
+		typ, err := tracker.ParseEnum("type", *p.Type, tracker.IssueTypes)
+		if err != nil {
+			return err
+		}
+		i.Type = typ
+	}
+	if p.Priority != nil {
+		if err := tracker.CheckPriority(*p.Priority); err != nil {
+			return err
+		}
+		i.Priority = *p.Priority
+	}
+	if p.Estimate != nil {
+		if err := tracker.CheckEstimate(*p.Estimate); err != nil {
+			return err
+		}
+		i.Estimate = p.Estimate
+	}
+	if p.Assignee != nil {
+		i.Assignee = nonEmpty(p.Assignee)
+	}
+	if p.Tags != nil {
+		i.Tags = tracker.CleanTags(*p.Tags)
+	}
+	if p.Status != nil {
+		st, err := tracker.ParseEnum("status", *p.Status, tracker.IssueStatuses)
+		if err != nil {
+			return err
+		}
+		setIssueStatus(i, st, nil, t)
+	}
+	return nil
+}
+
+// setIssueStatus keeps closed_at and close_reason true to the status.
+func setIssueStatus(i *tracker.Issue, st tracker.IssueStatus, reason *string, t *Tx) {
+	switch {
+	case st == tracker.IssueClosed && i.Status != tracker.IssueClosed:
+		now := t.now
+		i.ClosedAt = &now
+		i.CloseReason = reason
+	case st != tracker.IssueClosed:
+		i.ClosedAt, i.CloseReason = nil, nil
+	}
+	i.Status = st
+}
+
+// CloseIssues closes each id, reporting per id; one unknown id does not
+// stop the others. Closing a closed issue succeeds and changes nothing.
+func (r *Repo) CloseIssues(ctx context.Context, ids []string, reason string) ([]tracker.CloseResult, error) {
+	if len(ids) == 0 {
+		return nil, fault.New(fault.Invalid, "no issue ids to close")
+	}
+	if strings.TrimSpace(reason) == "" {
+		reason = tracker.DefaultCloseReason
+	}
+	out := make([]tracker.CloseResult, 0, len(ids))
+	err := r.Update(ctx, func(t *Tx) error {
+		out = out[:0]
+		for _, id := range ids {
+			rec, err := t.issue(id)
+			if err != nil {
+				if !fault.Is(err, fault.NotFound) {
+					return err
+				}
+				msg := err.Error()
+				out = append(out, tracker.CloseResult{ID: id, Error: &msg})
+				continue
+			}
+			if rec.Status != tracker.IssueClosed {
+				setIssueStatus(&rec.Issue, tracker.IssueClosed, &reason, t)
+				rec.UpdatedAt = t.now
+				if err := t.putIssue(&rec); err != nil {
+					return err
+				}
+			}
+			out = append(out, tracker.CloseResult{ID: id, Success: true})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ShowIssue returns an issue with its links, blockers and the feedback it gave.
+func (r *Repo) ShowIssue(ctx context.Context, id string) (tracker.IssueDetail, error) {
+	v := r.view(ctx)
+	rec, err := v.issue(id)
+	if err != nil {
+		return tracker.IssueDetail{}, err
+	}
+	d := tracker.IssueDetail{Issue: rec.Issue, Relationships: tracker.Relationships{Outgoing: rec.Relationships}}
+	if d.Relationships.Incoming, err = v.incoming(id); err != nil {
+		return d, err
+	}
+	if d.BlockedBy, err = tracker.Blockers(v, id); err != nil {
+		return d, err
+	}
+	d.Feedback, err = v.feedbackWhere(`issue_id = ?`, id)
+	return d, err
+}

@@ -1,0 +1,202 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/sqlitex"
+)
+
+// Config is .sudocode/config.json.
+type Config struct {
+	Prefix  string `json:"prefix"`
+	Version int    `json:"version"`
+}
+
+// Repo is an open tracker.
+type Repo struct {
+	Dir    string // the .sudocode directory
+	Config Config
+	Actor  string           // recorded as created_by on every change
+	Clock  func() time.Time // nil: time.Now
+	db     *sql.DB
+}
+
+// Open opens the tracker in dir (a .sudocode directory) and brings its
+// cache up to date with the files.
+func Open(ctx context.Context, dir, actor string) (*Repo, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		return nil, fault.Wrap(fault.Unavailable, err, "cannot read the tracker's config")
+	}
+	var cfg Config
+	if err := json.Unmarshal(raw, &cfg); err != nil || cfg.Prefix == "" {
+		return nil, fault.New(fault.Invalid, "%s is not a valid tracker config", filepath.Join(dir, ConfigFile)).
+			WithHint(`it must hold {"prefix": "...", "version": 1}`)
+	}
+	db, err := sqlitex.Open(ctx, filepath.Join(dir, CacheFile), 1, schema)
+	if err != nil {
+		return nil, fault.Wrap(fault.Unavailable, err, "cannot open the tracker cache")
+	}
+	r := &Repo{Dir: dir, Config: cfg, Actor: actor, db: db}
+	if err := r.refresh(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// Close releases the cache.
+func (r *Repo) Close() error { return r.db.Close() }
+
+// Root is the project directory, the parent of .sudocode.
+func (r *Repo) Root() string { return filepath.Dir(r.Dir) }
+
+func (r *Repo) now() time.Time {
+	t := time.Now()
+	if r.Clock != nil {
+		t = r.Clock()
+	}
+	return t.UTC().Truncate(time.Millisecond)
+}
+
+// refresh rebuilds what is stale: the whole cache when a JSONL file changed
+// behind it, and the anchors of a spec whose markdown changed.
+func (r *Repo) refresh(ctx context.Context) error {
+	stale, err := r.stale(ctx, r.db)
+	if err != nil || !stale {
+		return err
+	}
+	return r.Update(ctx, nil)
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// stale reports whether the cache differs from the files.
+func (r *Repo) stale(ctx context.Context, q querier) (bool, error) {
+	jsonl, err := r.jsonlStale(ctx, q)
+	if err != nil || jsonl {
+		return jsonl, err
+	}
+	bodies, err := r.changedBodies(ctx, q)
+	return len(bodies) > 0, err
+}
+
+func (r *Repo) jsonlStale(ctx context.Context, q querier) (bool, error) {
+	want := map[string]string{"schema": schemaVersion}
+	for _, f := range []string{IssuesFile, SpecsFile, FeedbackFile} {
+		want["stat:"+f] = fileStat(filepath.Join(r.Dir, f))
+	}
+	rows, err := q.QueryContext(ctx, `SELECT key, value FROM meta`)
+	if err != nil {
+		return false, cacheErr(err)
+	}
+	defer rows.Close()
+	have := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return false, cacheErr(err)
+		}
+		have[k] = v
+	}
+	for k, v := range want {
+		if have[k] != v {
+			return true, nil
+		}
+	}
+	return false, rows.Err()
+}
+
+// bodyChange is a spec whose markdown file differs from the cache's view.
+type bodyChange struct {
+	id, path, stat string
+}
+
+func (r *Repo) changedBodies(ctx context.Context, q querier) ([]bodyChange, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id, file_path, body_stat FROM specs`)
+	if err != nil {
+		return nil, cacheErr(err)
+	}
+	defer rows.Close()
+	var out []bodyChange
+	for rows.Next() {
+		var c bodyChange
+		var old string
+		if err := rows.Scan(&c.id, &c.path, &old); err != nil {
+			return nil, cacheErr(err)
+		}
+		if c.stat = fileStat(r.specPath(c.path)); c.stat != old {
+			out = append(out, c)
+		}
+	}
+	return out, rows.Err()
+}
+
+// fileStat identifies a file's version cheaply: size and modification time.
+func fileStat(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "absent"
+	}
+	return fmt.Sprintf("%d:%d", fi.Size(), fi.ModTime().UnixNano())
+}
+
+// specPath is the absolute path of a spec body's file_path.
+func (r *Repo) specPath(rel string) string { return filepath.Join(r.Dir, filepath.FromSlash(rel)) }
+
+// readLines parses a JSONL file into records, naming the line of any
+// malformed one. An absent file is empty.
+func readLines[T any](path string) ([]T, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fault.Wrap(fault.Unavailable, err, "cannot read "+filepath.Base(path))
+	}
+	return parseLines[T](filepath.Base(path), data)
+}
+
+func parseLines[T any](name string, data []byte) ([]T, error) {
+	var out []T
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var v T
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&v); err != nil {
+			return nil, fault.New(fault.Invalid, "%s line %d is not a valid record: %v", name, n, err).
+				WithHint("fix or remove the line (a leftover merge conflict?), then run the command again")
+		}
+		out = append(out, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fault.Wrap(fault.Invalid, err, name)
+	}
+	return out, nil
+}
+
+func cacheErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fault.Wrap(fault.Unavailable, err, "tracker cache")
+}

@@ -1,0 +1,161 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/tracker"
+)
+
+// The put functions store a record in the cache (row, relationship rows
+// and canonical line) and mark its file for rewriting.
+
+func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
+	rec.Canonical()
+	line, err := tracker.MarshalLine(rec)
+	if err != nil {
+		return fault.Wrap(fault.Internal, err, "encode issue")
+	}
+	i := rec.Issue
+	_, err = t.tx.ExecContext(t.ctx, `INSERT OR REPLACE INTO issues VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		i.ID, i.UUID, i.Title, i.Description, i.Status, i.Type, i.Priority, i.Assignee, i.ParentID,
+		i.CreatedAt.UnixNano(), i.UpdatedAt.UnixNano(), nanos(i.ClosedAt), line)
+	if err != nil {
+		return cacheErr(err)
+	}
+	t.dirty[IssuesFile] = true
+	return t.putRels(i.ID, rec.Relationships)
+}
+
+func (t *Tx) putSpec(rec *tracker.SpecRecord) error {
+	rec.Canonical()
+	line, err := tracker.MarshalLine(rec)
+	if err != nil {
+		return fault.Wrap(fault.Internal, err, "encode spec")
+	}
+	s := rec.Spec
+	// Keep the body's stat and hash across a rewrite of the row.
+	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO specs (id, uuid, title, description, status, type, priority, file_path, parent_id, created_ns, updated_ns, line)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT (id) DO UPDATE SET uuid=excluded.uuid, title=excluded.title, description=excluded.description,
+			status=excluded.status, type=excluded.type, priority=excluded.priority, file_path=excluded.file_path,
+			parent_id=excluded.parent_id, created_ns=excluded.created_ns, updated_ns=excluded.updated_ns, line=excluded.line`,
+		s.ID, s.UUID, s.Title, s.Description, s.Status, s.Type, s.Priority, s.FilePath, s.ParentID,
+		s.CreatedAt.UnixNano(), s.UpdatedAt.UnixNano(), line)
+	if err != nil {
+		return cacheErr(err)
+	}
+	t.dirty[SpecsFile] = true
+	return t.putRels(s.ID, rec.Relationships)
+}
+
+func (t *Tx) putRels(from string, rels []tracker.Relationship) error {
+	if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM rels WHERE from_id = ?`, from); err != nil {
+		return cacheErr(err)
+	}
+	for _, r := range rels {
+		if _, err := t.tx.ExecContext(t.ctx, `INSERT OR REPLACE INTO rels VALUES (?,?,?,?,?,?,?)`,
+			r.From, r.To, r.Type, r.FromType, r.ToType, r.CreatedAt.UnixNano(), r.CreatedBy); err != nil {
+			return cacheErr(err)
+		}
+	}
+	return nil
+}
+
+func (t *Tx) putFeedback(f *tracker.Feedback) error {
+	line, err := tracker.MarshalLine(f)
+	if err != nil {
+		return fault.Wrap(fault.Internal, err, "encode feedback")
+	}
+	_, err = t.tx.ExecContext(t.ctx, `INSERT OR REPLACE INTO feedback VALUES (?,?,?,?,?,?,?,?)`,
+		f.ID, f.IssueID, f.SpecID, f.Type, f.Status, f.Anchor.AnchorStatus, f.CreatedAt.UnixNano(), line)
+	if err != nil {
+		return cacheErr(err)
+	}
+	t.dirty[FeedbackFile] = true
+	return nil
+}
+
+func nanos(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UnixNano()
+}
+
+// decodeLine reads a record from its cached line.
+func decodeLine[T any](line []byte) (T, error) {
+	var v T
+	if err := json.Unmarshal(line, &v); err != nil {
+		return v, fault.Wrap(fault.Internal, err, "corrupt cache line")
+	}
+	return v, nil
+}
+
+// view reads the cache: within a change (q is its transaction) or alone
+// (q is the database; reads take no lock).
+type view struct {
+	ctx context.Context
+	r   *Repo
+	q   querier
+}
+
+// View returns a reader of the cache outside any change.
+func (r *Repo) view(ctx context.Context) view { return view{ctx: ctx, r: r, q: r.db} }
+
+// lineOf reads one record's line; a NotFound naming kind when absent.
+func lineOf[T any](v view, table, kind, id string) (T, error) {
+	var line []byte
+	err := v.q.QueryRowContext(v.ctx, `SELECT line FROM `+table+` WHERE id = ?`, id).Scan(&line)
+	if errors.Is(err, sql.ErrNoRows) {
+		var zero T
+		return zero, tracker.NotFound(kind, id)
+	}
+	if err != nil {
+		var zero T
+		return zero, cacheErr(err)
+	}
+	return decodeLine[T](line)
+}
+
+func (v view) issue(id string) (tracker.IssueRecord, error) {
+	return lineOf[tracker.IssueRecord](v, "issues", "issue", id)
+}
+
+func (v view) spec(id string) (tracker.SpecRecord, error) {
+	return lineOf[tracker.SpecRecord](v, "specs", "spec", id)
+}
+
+func (v view) feedback(id string) (tracker.Feedback, error) {
+	return lineOf[tracker.Feedback](v, "feedback", "feedback", id)
+}
+
+// feedbackWhere returns the feedback matching a SQL condition, oldest first.
+func (v view) feedbackWhere(cond string, args ...any) ([]tracker.Feedback, error) {
+	return linesWhere[tracker.Feedback](v, "feedback", cond+" ORDER BY created_ns, id", args...)
+}
+
+func linesWhere[T any](v view, table, cond string, args ...any) ([]T, error) {
+	rows, err := v.q.QueryContext(v.ctx, `SELECT line FROM `+table+` WHERE `+cond, args...)
+	if err != nil {
+		return nil, cacheErr(err)
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		var line []byte
+		if err := rows.Scan(&line); err != nil {
+			return nil, cacheErr(err)
+		}
+		rec, err := decodeLine[T](line)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	return out, cacheErr(rows.Err())
+}

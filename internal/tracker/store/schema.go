@@ -1,0 +1,41 @@
+package store
+
+// schemaVersion changes whenever the cache's tables change; a cache of
+// another version is dropped and rebuilt from the files.
+const schemaVersion = "1"
+
+const schema = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS issues (
+	id TEXT PRIMARY KEY, uuid TEXT NOT NULL, title TEXT NOT NULL, description TEXT NOT NULL,
+	status TEXT NOT NULL, type TEXT NOT NULL, priority INTEGER NOT NULL, assignee TEXT, parent_id TEXT,
+	created_ns INTEGER NOT NULL, updated_ns INTEGER NOT NULL, closed_ns INTEGER,
+	line TEXT NOT NULL -- the record's canonical JSONL line
+);
+CREATE INDEX IF NOT EXISTS issues_by_status ON issues (status, priority, created_ns);
+CREATE TABLE IF NOT EXISTS specs (
+	id TEXT PRIMARY KEY, uuid TEXT NOT NULL, title TEXT NOT NULL, description TEXT,
+	status TEXT NOT NULL, type TEXT NOT NULL, priority INTEGER NOT NULL, file_path TEXT NOT NULL, parent_id TEXT,
+	created_ns INTEGER NOT NULL, updated_ns INTEGER NOT NULL,
+	line TEXT NOT NULL,
+	body_stat TEXT NOT NULL DEFAULT '', body_hash TEXT NOT NULL DEFAULT '' -- of the markdown file when last read
+);
+CREATE INDEX IF NOT EXISTS specs_by_status ON specs (status, priority, created_ns);
+CREATE TABLE IF NOT EXISTS rels (
+	from_id TEXT NOT NULL, to_id TEXT NOT NULL, type TEXT NOT NULL,
+	from_type TEXT NOT NULL, to_type TEXT NOT NULL, created_ns INTEGER NOT NULL, created_by TEXT NOT NULL,
+	PRIMARY KEY (from_id, type, to_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS rels_to ON rels (to_id, type);
+CREATE INDEX IF NOT EXISTS rels_type ON rels (type, from_id);
+CREATE TABLE IF NOT EXISTS feedback (
+	id TEXT PRIMARY KEY, issue_id TEXT NOT NULL, spec_id TEXT NOT NULL, type TEXT NOT NULL,
+	status TEXT NOT NULL, anchor_status TEXT NOT NULL, created_ns INTEGER NOT NULL, line TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS feedback_by_spec ON feedback (spec_id);
+CREATE INDEX IF NOT EXISTS feedback_by_issue ON feedback (issue_id);
+`
+
+const dropAll = `
+DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS issues; DROP TABLE IF EXISTS specs;
+DROP TABLE IF EXISTS rels; DROP TABLE IF EXISTS feedback;`

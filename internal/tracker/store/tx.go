@@ -1,0 +1,227 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/anchor"
+)
+
+// Tx is one change to the tracker, made under the exclusive lock. Changes
+// go to the cache's transaction; at commit the changed files are rewritten
+// from it (spec bodies first, then JSONL), and the transaction records
+// what the files now are.
+type Tx struct {
+	view
+	tx     *sql.Tx
+	now    time.Time
+	dirty  map[string]bool   // JSONL files to rewrite
+	bodies map[string][]byte // spec file_path → new markdown
+}
+
+// Update runs fn as one change. fn nil only brings the cache up to date.
+func (r *Repo) Update(ctx context.Context, fn func(*Tx) error) error {
+	unlock, err := lockFile(filepath.Join(r.Dir, LockFile))
+	if err != nil {
+		return fault.Wrap(fault.Unavailable, err, "cannot lock the tracker")
+	}
+	defer unlock()
+	sqlTx, err := r.db.BeginTx(ctx, nil)
+	if err != nil {
+		return cacheErr(err)
+	}
+	defer sqlTx.Rollback()
+	t := &Tx{view: view{ctx: ctx, r: r, q: sqlTx}, tx: sqlTx, now: r.now(), dirty: map[string]bool{}, bodies: map[string][]byte{}}
+	if err := t.sync(); err != nil {
+		return err
+	}
+	if fn != nil {
+		if err := fn(t); err != nil {
+			return err
+		}
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	return cacheErr(sqlTx.Commit())
+}
+
+// sync rebuilds the cache when a JSONL file changed behind it, then
+// relocates the anchors on every spec whose markdown changed.
+func (t *Tx) sync() error {
+	stale, err := t.r.jsonlStale(t.ctx, t.tx)
+	if err != nil {
+		return err
+	}
+	if stale {
+		if err := t.rebuild(); err != nil {
+			return err
+		}
+	}
+	changes, err := t.r.changedBodies(t.ctx, t.tx)
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		body, _ := os.ReadFile(t.r.specPath(c.path)) // a deleted body reads as empty: its anchors go stale
+		if err := t.bodyChanged(c.id, body, c.stat); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rebuild replaces the cache's content with the files'.
+func (t *Tx) rebuild() error {
+	issues, err := readLines[tracker.IssueRecord](filepath.Join(t.r.Dir, IssuesFile))
+	if err != nil {
+		return err
+	}
+	specs, err := readLines[tracker.SpecRecord](filepath.Join(t.r.Dir, SpecsFile))
+	if err != nil {
+		return err
+	}
+	feedback, err := readLines[tracker.Feedback](filepath.Join(t.r.Dir, FeedbackFile))
+	if err != nil {
+		return err
+	}
+	if _, err := t.tx.ExecContext(t.ctx, dropAll+schema); err != nil {
+		return cacheErr(err)
+	}
+	for i := range issues {
+		if err := t.putIssue(&issues[i]); err != nil {
+			return err
+		}
+	}
+	for i := range specs {
+		if err := t.putSpec(&specs[i]); err != nil {
+			return err
+		}
+	}
+	for i := range feedback {
+		if err := t.putFeedback(&feedback[i]); err != nil {
+			return err
+		}
+	}
+	if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO meta VALUES ('schema', ?)`, schemaVersion); err != nil {
+		return cacheErr(err)
+	}
+	for _, f := range []string{IssuesFile, SpecsFile, FeedbackFile} {
+		if err := t.recordStat(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bodyChanged relocates the anchors on spec id, whose markdown is now
+// body, and records the file's new stat and hash. An anchor is rewritten
+// only when more than its verification time changed, so that a read never
+// causes a spurious diff.
+func (t *Tx) bodyChanged(specID string, body []byte, stat string) error {
+	sum := sha256.Sum256(body)
+	hash := hex.EncodeToString(sum[:])
+	var oldHash string
+	if err := t.tx.QueryRowContext(t.ctx, `SELECT body_hash FROM specs WHERE id = ?`, specID).Scan(&oldHash); err != nil {
+		return cacheErr(err)
+	}
+	if oldHash != hash {
+		fbs, err := t.feedbackWhere(`spec_id = ?`, specID)
+		if err != nil {
+			return err
+		}
+		for i := range fbs {
+			moved := anchor.Relocate(string(body), fbs[i].Anchor, t.now)
+			if sameAnchor(moved, fbs[i].Anchor) {
+				continue
+			}
+			fbs[i].Anchor = moved
+			if err := t.putFeedback(&fbs[i]); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := t.tx.ExecContext(t.ctx, `UPDATE specs SET body_stat = ?, body_hash = ? WHERE id = ?`, stat, hash, specID)
+	return cacheErr(err)
+}
+
+func sameAnchor(a, b tracker.Anchor) bool {
+	a.LastVerifiedAt, b.LastVerifiedAt = time.Time{}, time.Time{}
+	x, _ := tracker.MarshalLine(a)
+	y, _ := tracker.MarshalLine(b)
+	return bytes.Equal(x, y)
+}
+
+// setBody schedules spec id's markdown to be written at commit, and
+// relocates its anchors against it now.
+func (t *Tx) setBody(specID, filePath string, body []byte) error {
+	t.bodies[filePath] = body
+	return t.bodyChanged(specID, body, "")
+}
+
+// flush writes the changed files and records their stats.
+func (t *Tx) flush() error {
+	paths := make([]string, 0, len(t.bodies))
+	for p := range t.bodies {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if err := writeAtomic(t.r.specPath(p), t.bodies[p]); err != nil {
+			return fault.Wrap(fault.Unavailable, err, "cannot write "+p)
+		}
+		if _, err := t.tx.ExecContext(t.ctx, `UPDATE specs SET body_stat = ? WHERE file_path = ?`, fileStat(t.r.specPath(p)), p); err != nil {
+			return cacheErr(err)
+		}
+	}
+	for _, f := range []string{SpecsFile, IssuesFile, FeedbackFile} {
+		if !t.dirty[f] {
+			continue
+		}
+		data, err := t.dump(f)
+		if err != nil {
+			return err
+		}
+		if err := writeAtomic(filepath.Join(t.r.Dir, f), data); err != nil {
+			return fault.Wrap(fault.Unavailable, err, "cannot write "+f)
+		}
+		if err := t.recordStat(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var tableOf = map[string]string{IssuesFile: "issues", SpecsFile: "specs", FeedbackFile: "feedback"}
+
+// dump is a JSONL file's content: the records' lines in id order.
+func (t *Tx) dump(file string) ([]byte, error) {
+	rows, err := t.tx.QueryContext(t.ctx, `SELECT line FROM `+tableOf[file]+` ORDER BY id`)
+	if err != nil {
+		return nil, cacheErr(err)
+	}
+	defer rows.Close()
+	var b bytes.Buffer
+	for rows.Next() {
+		var line []byte
+		if err := rows.Scan(&line); err != nil {
+			return nil, cacheErr(err)
+		}
+		b.Write(line)
+	}
+	return b.Bytes(), cacheErr(rows.Err())
+}
+
+func (t *Tx) recordStat(file string) error {
+	_, err := t.tx.ExecContext(t.ctx, `INSERT OR REPLACE INTO meta VALUES (?, ?)`, "stat:"+file, fileStat(filepath.Join(t.r.Dir, file)))
+	return cacheErr(err)
+}
