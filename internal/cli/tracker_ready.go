@@ -47,8 +47,8 @@ func newReadyCmd(tc trackerCmd) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ready",
 		Short: "Work ready to start: open, nothing unfinished blocking it (directly or through a parent)",
-		Long: "List open issues (and, with --specs, draft or review specs) that nothing unfinished blocks, directly or through a parent: highest priority (0) first, then oldest.\n\n" + relHelp,
-		Args: exactArgs(0),
+		Long:  "List open issues (and, with --specs, draft or review specs) that nothing unfinished blocks, directly or through a parent: highest priority (0) first, then oldest.\n\n" + relHelp,
+		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Priority = intFlag(cmd, "priority")
 			o.Specs, o.Issues = specs, issues || !specs
