@@ -6,10 +6,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// Version is the binary's version; release builds set it with
+// -ldflags "-X github.com/sudocode/sudocode/internal/cli.Version=v1.2.3".
+var Version = "0.1.0-dev"
+
 func newRootCmd(stdio IO) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "sudocode",
-		Short: "A workbench of MCP servers for AI coding agents",
+		Use:     "sudocode",
+		Version: Version,
+		Short:   "A workbench of MCP servers for AI coding agents",
 		Long: `sudocode gives AI coding agents MCP servers to plan, share rules, act and delegate.
 
 Tracker: git-native specs, issues, relationships and anchored feedback, kept in

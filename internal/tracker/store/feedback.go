@@ -113,7 +113,10 @@ func (r *Repo) RelocateFeedback(ctx context.Context, id string, line int) (track
 
 // ShowFeedback returns feedback with where its anchor points now.
 func (r *Repo) ShowFeedback(ctx context.Context, id string) (tracker.FeedbackDetail, error) {
-	v := r.view(ctx)
+	v, err := r.read(ctx)
+	if err != nil {
+		return tracker.FeedbackDetail{}, err
+	}
 	f, err := v.feedback(id)
 	if err != nil {
 		return tracker.FeedbackDetail{}, err

@@ -236,7 +236,10 @@ func (r *Repo) CloseIssues(ctx context.Context, ids []string, reason string) ([]
 
 // ShowIssue returns an issue with its links, blockers and the feedback it gave.
 func (r *Repo) ShowIssue(ctx context.Context, id string) (tracker.IssueDetail, error) {
-	v := r.view(ctx)
+	v, err := r.read(ctx)
+	if err != nil {
+		return tracker.IssueDetail{}, err
+	}
 	rec, err := v.issue(id)
 	if err != nil {
 		return tracker.IssueDetail{}, err

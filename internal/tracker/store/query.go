@@ -13,13 +13,11 @@ import (
 // its own (a blocks or depends-on target that is not done) or inherited
 // from an ancestor through parent-child.
 const blockedCTE = `WITH RECURSIVE
-undone(id) AS (
-	SELECT id FROM issues WHERE status != 'closed'
-	UNION ALL SELECT id FROM specs WHERE status NOT IN ('approved', 'deprecated')),
 blocked(id) AS (
-	SELECT r.from_id FROM rels r JOIN undone u ON u.id = r.to_id WHERE r.type IN ('blocks', 'depends-on')
+	SELECT from_id FROM rels WHERE type IN ('blocks', 'depends-on') AND to_done = 0
 	UNION
-	SELECT r.to_id FROM rels r JOIN blocked b ON r.from_id = b.id WHERE r.type = 'parent-child')
+	-- CROSS JOIN keeps blocked outermost, so each step is an index lookup
+	SELECT r.to_id FROM blocked b CROSS JOIN rels r ON r.from_id = b.id AND r.type = 'parent-child')
 `
 
 // where builds a conjunction of conditions with their arguments.
@@ -103,7 +101,10 @@ func (r *Repo) ListIssues(ctx context.Context, f IssueFilter) (tracker.IssueList
 		w.add("assignee = ?", f.Assignee)
 	}
 	limit := listLimit(f.Limit)
-	v := r.view(ctx)
+	v, err := r.read(ctx)
+	if err != nil {
+		return tracker.IssueList{}, err
+	}
 	total, err := v.count(`SELECT count(*) FROM issues WHERE `+w.sql(), w.args...)
 	if err != nil {
 		return tracker.IssueList{}, err
@@ -141,7 +142,10 @@ func (r *Repo) ListSpecs(ctx context.Context, f SpecFilter) (tracker.SpecList, e
 		return tracker.SpecList{}, err
 	}
 	limit := listLimit(f.Limit)
-	v := r.view(ctx)
+	v, err := r.read(ctx)
+	if err != nil {
+		return tracker.SpecList{}, err
+	}
 	total, err := v.count(`SELECT count(*) FROM specs WHERE `+w.sql(), w.args...)
 	if err != nil {
 		return tracker.SpecList{}, err
@@ -185,7 +189,10 @@ func (r *Repo) ListFeedback(ctx context.Context, f FeedbackFilter) (tracker.Feed
 		w.add("anchor_status = 'stale'")
 	}
 	limit := listLimit(f.Limit)
-	v := r.view(ctx)
+	v, err := r.read(ctx)
+	if err != nil {
+		return tracker.FeedbackList{}, err
+	}
 	total, err := v.count(`SELECT count(*) FROM feedback WHERE `+w.sql(), w.args...)
 	if err != nil {
 		return tracker.FeedbackList{}, err
@@ -250,7 +257,10 @@ func (r *Repo) Ready(ctx context.Context, o ReadyOptions) (tracker.ReadyResult, 
 	if err := addPriority(&w, o.Priority); err != nil {
 		return tracker.ReadyResult{}, err
 	}
-	v := r.view(ctx)
+	v, err := r.read(ctx)
+	if err != nil {
+		return tracker.ReadyResult{}, err
+	}
 	var res tracker.ReadyResult
 	if o.Issues {
 		iw := w
@@ -289,7 +299,10 @@ type BlockedOptions struct {
 // explains it.
 func (r *Repo) Blocked(ctx context.Context, o BlockedOptions) (tracker.BlockedResult, error) {
 	limit := listLimit(o.Limit)
-	v := r.view(ctx)
+	v, err := r.read(ctx)
+	if err != nil {
+		return tracker.BlockedResult{}, err
+	}
 	var res tracker.BlockedResult
 	load := func(query string) (*[]tracker.BlockedItem, error) {
 		items, err := v.compacts(query, limit)
@@ -306,7 +319,6 @@ func (r *Repo) Blocked(ctx context.Context, o BlockedOptions) (tracker.BlockedRe
 		}
 		return &out, nil
 	}
-	var err error
 	if o.Issues {
 		if res.Issues, err = load(blockedCTE + `SELECT ` + compactCols + ` FROM issues WHERE status != 'closed'
 			AND (status = 'blocked' OR id IN (SELECT id FROM blocked)) ORDER BY priority, created_ns, id LIMIT ?`); err != nil {
@@ -362,9 +374,11 @@ const (
 
 // Stats counts everything, with activity over the last 7 days.
 func (r *Repo) Stats(ctx context.Context) (tracker.Stats, error) {
-	v := r.view(ctx)
+	v, err := r.read(ctx)
+	if err != nil {
+		return tracker.Stats{}, err
+	}
 	var s tracker.Stats
-	var err error
 	if s.Specs.ByStatus, s.Specs.Total, err = v.countBy("specs", "status", names(tracker.SpecStatuses)); err != nil {
 		return s, err
 	}
@@ -409,9 +423,11 @@ func (r *Repo) Stats(ctx context.Context) (tracker.Stats, error) {
 
 // Status is a short summary; verbose adds the ready and blocked ids.
 func (r *Repo) Status(ctx context.Context, verbose bool) (tracker.Status, error) {
-	v := r.view(ctx)
+	v, err := r.read(ctx)
+	if err != nil {
+		return tracker.Status{}, err
+	}
 	var s tracker.Status
-	var err error
 	if s.Specs.ByStatus, s.Specs.Total, err = v.countBy("specs", "status", names(tracker.SpecStatuses)); err != nil {
 		return s, err
 	}

@@ -29,10 +29,11 @@ type Repo struct {
 	Actor  string           // recorded as created_by on every change
 	Clock  func() time.Time // nil: time.Now
 	db     *sql.DB
+	fresh  bool // the cache was checked against the files by this Repo
 }
 
-// Open opens the tracker in dir (a .sudocode directory) and brings its
-// cache up to date with the files.
+// Open opens the tracker in dir (a .sudocode directory). The cache is
+// brought up to date with the files by the first read or change.
 func Open(ctx context.Context, dir, actor string) (*Repo, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, ConfigFile))
 	if err != nil {
@@ -43,12 +44,12 @@ func Open(ctx context.Context, dir, actor string) (*Repo, error) {
 		return nil, fault.New(fault.Invalid, "%s is not a valid tracker config", filepath.Join(dir, ConfigFile)).
 			WithHint(`it must hold {"prefix": "...", "version": 1}`)
 	}
-	db, err := sqlitex.Open(ctx, filepath.Join(dir, CacheFile), 1, schema)
+	db, err := sqlitex.Open(ctx, filepath.Join(dir, CacheFile), 1, "SELECT 1")
 	if err != nil {
 		return nil, fault.Wrap(fault.Unavailable, err, "cannot open the tracker cache")
 	}
 	r := &Repo{Dir: dir, Config: cfg, Actor: actor, db: db}
-	if err := r.refresh(ctx); err != nil {
+	if err := r.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -67,6 +68,37 @@ func (r *Repo) now() time.Time {
 		t = r.Clock()
 	}
 	return t.UTC().Truncate(time.Millisecond)
+}
+
+// migrate gives a new cache, or one made by another version, the current
+// tables (empty: the refresh that follows fills them from the files).
+func (r *Repo) migrate(ctx context.Context) error {
+	if r.schemaCurrent(ctx, r.db) {
+		return nil
+	}
+	unlock, err := lockFile(filepath.Join(r.Dir, LockFile))
+	if err != nil {
+		return fault.Wrap(fault.Unavailable, err, "cannot lock the tracker")
+	}
+	defer unlock()
+	tx, err := r.db.BeginTx(ctx, nil)
+	if err != nil {
+		return cacheErr(err)
+	}
+	defer tx.Rollback()
+	if r.schemaCurrent(ctx, tx) {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, dropAll+schema); err != nil {
+		return cacheErr(err)
+	}
+	return cacheErr(tx.Commit())
+}
+
+func (r *Repo) schemaCurrent(ctx context.Context, q querier) bool {
+	var v string
+	err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema'`).Scan(&v)
+	return err == nil && v == schemaVersion
 }
 
 // refresh rebuilds what is stale: the whole cache when a JSONL file changed
@@ -125,8 +157,10 @@ type bodyChange struct {
 	id, path, stat string
 }
 
+// Only specs that have feedback are checked: a body matters to the cache
+// only through the anchors on it (show reads the file itself).
 func (r *Repo) changedBodies(ctx context.Context, q querier) ([]bodyChange, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, file_path, body_stat FROM specs`)
+	rows, err := q.QueryContext(ctx, `SELECT id, file_path, body_stat FROM specs WHERE id IN (SELECT spec_id FROM feedback)`)
 	if err != nil {
 		return nil, cacheErr(err)
 	}

@@ -27,7 +27,10 @@ func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
 	if err != nil {
 		return cacheErr(err)
 	}
-	t.dirty[IssuesFile] = true
+	t.changed(IssuesFile, i.ID, line)
+	if err := t.markDone(i.ID, i.Status.Done()); err != nil {
+		return err
+	}
 	return t.putRels(i.ID, rec.Relationships)
 }
 
@@ -49,7 +52,10 @@ func (t *Tx) putSpec(rec *tracker.SpecRecord) error {
 	if err != nil {
 		return cacheErr(err)
 	}
-	t.dirty[SpecsFile] = true
+	t.changed(SpecsFile, s.ID, line)
+	if err := t.markDone(s.ID, s.Status.Done()); err != nil {
+		return err
+	}
 	return t.putRels(s.ID, rec.Relationships)
 }
 
@@ -58,12 +64,21 @@ func (t *Tx) putRels(from string, rels []tracker.Relationship) error {
 		return cacheErr(err)
 	}
 	for _, r := range rels {
-		if _, err := t.tx.ExecContext(t.ctx, `INSERT OR REPLACE INTO rels VALUES (?,?,?,?,?,?,?)`,
+		if _, err := t.tx.ExecContext(t.ctx, `INSERT OR REPLACE INTO rels VALUES (?,?,?,?,?,?,?,
+			coalesce((SELECT status = 'closed' FROM issues WHERE id = ?2),
+			         (SELECT status IN ('approved', 'deprecated') FROM specs WHERE id = ?2), 0))`,
 			r.From, r.To, r.Type, r.FromType, r.ToType, r.CreatedAt.UnixNano(), r.CreatedBy); err != nil {
 			return cacheErr(err)
 		}
 	}
 	return nil
+}
+
+// markDone records on the links to id whether id is done, which is what
+// readiness asks of them.
+func (t *Tx) markDone(id string, done bool) error {
+	_, err := t.tx.ExecContext(t.ctx, `UPDATE rels SET to_done = ? WHERE to_id = ? AND to_done != ?`, done, id, done)
+	return cacheErr(err)
 }
 
 func (t *Tx) putFeedback(f *tracker.Feedback) error {
@@ -76,8 +91,16 @@ func (t *Tx) putFeedback(f *tracker.Feedback) error {
 	if err != nil {
 		return cacheErr(err)
 	}
-	t.dirty[FeedbackFile] = true
+	t.changed(FeedbackFile, f.ID, line)
 	return nil
+}
+
+// changed records a record's new line for the file rewrite at commit.
+func (t *Tx) changed(file, id string, line []byte) {
+	if t.lines[file] == nil {
+		t.lines[file] = map[string][]byte{}
+	}
+	t.lines[file][id] = line
 }
 
 func nanos(t *time.Time) any {
@@ -104,8 +127,17 @@ type view struct {
 	q   querier
 }
 
-// View returns a reader of the cache outside any change.
-func (r *Repo) view(ctx context.Context) view { return view{ctx: ctx, r: r, q: r.db} }
+// read returns a reader of the cache outside any change, first bringing
+// the cache up to date (once per Repo: a command is short).
+func (r *Repo) read(ctx context.Context) (view, error) {
+	if !r.fresh {
+		if err := r.refresh(ctx); err != nil {
+			return view{}, err
+		}
+		r.fresh = true
+	}
+	return view{ctx: ctx, r: r, q: r.db}, nil
+}
 
 // lineOf reads one record's line; a NotFound naming kind when absent.
 func lineOf[T any](v view, table, kind, id string) (T, error) {

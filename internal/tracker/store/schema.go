@@ -2,7 +2,7 @@ package store
 
 // schemaVersion changes whenever the cache's tables change; a cache of
 // another version is dropped and rebuilt from the files.
-const schemaVersion = "1"
+const schemaVersion = "3"
 
 const schema = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -24,8 +24,10 @@ CREATE INDEX IF NOT EXISTS specs_by_status ON specs (status, priority, created_n
 CREATE TABLE IF NOT EXISTS rels (
 	from_id TEXT NOT NULL, to_id TEXT NOT NULL, type TEXT NOT NULL,
 	from_type TEXT NOT NULL, to_type TEXT NOT NULL, created_ns INTEGER NOT NULL, created_by TEXT NOT NULL,
+	to_done INTEGER NOT NULL, -- whether to_id is done (closed; approved or deprecated), kept current on every write
 	PRIMARY KEY (from_id, type, to_id)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS rels_blocking ON rels (type, to_done, from_id);
 CREATE INDEX IF NOT EXISTS rels_to ON rels (to_id, type);
 CREATE INDEX IF NOT EXISTS rels_type ON rels (type, from_id);
 CREATE TABLE IF NOT EXISTS feedback (

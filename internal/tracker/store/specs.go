@@ -175,7 +175,10 @@ func (r *Repo) UpdateSpec(ctx context.Context, id string, p SpecPatch) (tracker.
 
 // ShowSpec returns a spec with its markdown, links and the feedback it received.
 func (r *Repo) ShowSpec(ctx context.Context, id string) (tracker.SpecDetail, error) {
-	v := r.view(ctx)
+	v, err := r.read(ctx)
+	if err != nil {
+		return tracker.SpecDetail{}, err
+	}
 	rec, err := v.spec(id)
 	if err != nil {
 		return tracker.SpecDetail{}, err

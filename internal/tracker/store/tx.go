@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -22,10 +23,11 @@ import (
 // what the files now are.
 type Tx struct {
 	view
-	tx     *sql.Tx
-	now    time.Time
-	dirty  map[string]bool   // JSONL files to rewrite
-	bodies map[string][]byte // spec file_path → new markdown
+	tx      *sql.Tx
+	now     time.Time
+	lines   map[string]map[string][]byte // JSONL file → id → its record's new line
+	rebuilt bool                         // the files were read whole: rewrite them whole
+	bodies  map[string][]byte            // spec file_path → new markdown
 }
 
 // Update runs fn as one change. fn nil only brings the cache up to date.
@@ -40,7 +42,7 @@ func (r *Repo) Update(ctx context.Context, fn func(*Tx) error) error {
 		return cacheErr(err)
 	}
 	defer sqlTx.Rollback()
-	t := &Tx{view: view{ctx: ctx, r: r, q: sqlTx}, tx: sqlTx, now: r.now(), dirty: map[string]bool{}, bodies: map[string][]byte{}}
+	t := &Tx{view: view{ctx: ctx, r: r, q: sqlTx}, tx: sqlTx, now: r.now(), lines: map[string]map[string][]byte{}, bodies: map[string][]byte{}}
 	if err := t.sync(); err != nil {
 		return err
 	}
@@ -52,7 +54,11 @@ func (r *Repo) Update(ctx context.Context, fn func(*Tx) error) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
-	return cacheErr(sqlTx.Commit())
+	if err := sqlTx.Commit(); err != nil {
+		return cacheErr(err)
+	}
+	r.fresh = true
+	return nil
 }
 
 // sync rebuilds the cache when a JSONL file changed behind it, then
@@ -66,6 +72,7 @@ func (t *Tx) sync() error {
 		if err := t.rebuild(); err != nil {
 			return err
 		}
+		t.rebuilt = true
 	}
 	changes, err := t.r.changedBodies(t.ctx, t.tx)
 	if err != nil {
@@ -184,14 +191,10 @@ func (t *Tx) flush() error {
 		}
 	}
 	for _, f := range []string{SpecsFile, IssuesFile, FeedbackFile} {
-		if !t.dirty[f] {
+		if len(t.lines[f]) == 0 {
 			continue
 		}
-		data, err := t.dump(f)
-		if err != nil {
-			return err
-		}
-		if err := writeAtomic(filepath.Join(t.r.Dir, f), data); err != nil {
+		if err := t.writeJSONL(f); err != nil {
 			return fault.Wrap(fault.Unavailable, err, "cannot write "+f)
 		}
 		if err := t.recordStat(f); err != nil {
@@ -202,6 +205,28 @@ func (t *Tx) flush() error {
 }
 
 var tableOf = map[string]string{IssuesFile: "issues", SpecsFile: "specs", FeedbackFile: "feedback"}
+
+// writeJSONL rewrites a changed JSONL file. The file on disk is the one
+// this cache last wrote (else sync rebuilt from it), so the changed lines
+// are spliced into it; after a rebuild, or when the file is not in
+// canonical form, it is dumped whole from the cache.
+func (t *Tx) writeJSONL(file string) error {
+	path := filepath.Join(t.r.Dir, file)
+	if !t.rebuilt {
+		if src, err := os.Open(path); err == nil {
+			err = writeAtomicFunc(path, func(dst *os.File) error { return spliceFile(src, t.lines[file], dst) })
+			src.Close()
+			if !errors.Is(err, errNotCanonical) {
+				return err
+			}
+		}
+	}
+	data, err := t.dump(file)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, data)
+}
 
 // dump is a JSONL file's content: the records' lines in id order.
 func (t *Tx) dump(file string) ([]byte, error) {
