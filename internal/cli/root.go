@@ -20,6 +20,7 @@ func newRootCmd(stdio IO) *cobra.Command {
 Tracker: git-native specs, issues, relationships and anchored feedback, kept in
 .sudocode/ (found by walking up from the working directory, like .git):
   sudocode init | issue … | spec … | link | unlink | feedback … | ready | blocked | stats | status
+  sudocode export | import | merge-driver    (moving and merging tracker data)
 
 Servers:
   sudocode mcp rulesets   a shared library of AI-editor rulesets (stdio, or --http ADDR)
@@ -35,7 +36,8 @@ Every command takes --json; errors are then JSON on stderr too.`,
 	tc := trackerCmd{g: g, stdio: stdio}
 	root.AddCommand(newMCPCmd(stdio), newRulesetsCmd(g, stdio),
 		newInitCmd(tc), newIssueCmd(tc), newSpecCmd(tc), newLinkCmd(tc), newUnlinkCmd(tc), newFeedbackCmd(tc),
-		newReadyCmd(tc), newBlockedCmd(tc), newStatsCmd(tc), newStatusCmd(tc))
+		newReadyCmd(tc), newBlockedCmd(tc), newStatsCmd(tc), newStatusCmd(tc),
+		newExportCmd(tc), newImportCmd(tc), newMergeDriverCmd(tc))
 	return root
 }
 

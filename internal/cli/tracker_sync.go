@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sudocode/sudocode/internal/tracker/merge"
+	"github.com/sudocode/sudocode/internal/tracker/store"
+)
+
+func newExportCmd(tc trackerCmd) *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "export --dir DIR",
+		Short: "Write the tracker's JSONL files and spec bodies into DIR",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir == "" {
+				return usageError{fmt.Errorf("--dir is required")}
+			}
+			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
+				res, err := r.Export(cmd.Context(), dir)
+				if err != nil {
+					return err
+				}
+				return tc.print(res, func(w io.Writer) {
+					fmt.Fprintf(w, "Exported %d issues, %d specs, %d feedback to %s\n", res.Issues, res.Specs, res.Feedback, res.Dir)
+				})
+			})
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "directory to write into (created if needed)")
+	return cmd
+}
+
+func newImportCmd(tc trackerCmd) *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "import --dir DIR",
+		Short: "Merge an export (or another clone's .sudocode) into this tracker",
+		Long: `Merge the JSONL files and spec bodies in DIR into this tracker. Records match on
+their uuid (feedback on its id); of two edits of one field the later wins; tags and
+links are united; nothing is deleted. An incoming id that collides with a different
+record here is renamed and reported. Every file is checked first: a malformed line
+stops the import with its file and line, and nothing changes.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir == "" {
+				return usageError{fmt.Errorf("--dir is required")}
+			}
+			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
+				res, err := r.Import(cmd.Context(), dir)
+				if err != nil {
+					return err
+				}
+				return tc.print(res, func(w io.Writer) {
+					fmt.Fprintf(w, "Imported from %s: now %d issues, %d specs, %d feedback\n", res.Dir, res.Issues, res.Specs, res.Feedback)
+					for _, rn := range res.Renamed {
+						fmt.Fprintf(w, "renamed %s to %s (it collided with a different record)\n", rn.Old, rn.New)
+					}
+				})
+			})
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "directory holding issues.jsonl, specs.jsonl, feedback.jsonl and spec bodies")
+	return cmd
+}
+
+// newMergeDriverCmd is git's merge driver for the JSONL files, registered
+// by init: merge.sudocode.driver = sudocode merge-driver %O %A %B %P.
+func newMergeDriverCmd(tc trackerCmd) *cobra.Command {
+	return &cobra.Command{
+		Use:   "merge-driver BASE OURS THEIRS [PATH]",
+		Short: "git merge driver for .sudocode/*.jsonl (init registers it)",
+		Long: `Merge three versions of a tracker JSONL file for git: records match on their uuid,
+edits of different fields both survive, the later edit of one field wins, lists are
+united, a deletion wins only over an unchanged record. The result is written to OURS.
+On malformed input OURS is left as it is and the exit status is 1, so git reports a
+conflict. Registered by "sudocode init" as:
+  git config merge.sudocode.driver "sudocode merge-driver %O %A %B %P"`,
+		Hidden: false,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 3 || len(args) > 4 {
+				return usageError{fmt.Errorf("want BASE OURS THEIRS [PATH]")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := args[1]
+			if len(args) == 4 {
+				name = args[3]
+			}
+			kind, err := merge.KindOf(name)
+			if err != nil {
+				return usageError{err}
+			}
+			var sides [3][]byte
+			for i := range sides {
+				if sides[i], err = os.ReadFile(args[i]); err != nil {
+					return err
+				}
+			}
+			out, renames, err := merge.ThreeWay(kind, sides[0], sides[1], sides[2])
+			if err != nil {
+				return err
+			}
+			for _, rn := range renames {
+				fmt.Fprintf(tc.stdio.Err, "sudocode: %s: renamed %s to %s (the id collided); update references to it in other files\n", filepath.Base(name), rn.Old, rn.New)
+			}
+			tmp := args[1] + ".sudocode-merge"
+			if err := os.WriteFile(tmp, out, 0o644); err != nil {
+				return err
+			}
+			return os.Rename(tmp, args[1])
+		},
+	}
+}
