@@ -65,7 +65,7 @@ func run(cmd *cobra.Command, args []string, stdio IO) int {
 	if errors.As(err, &se) {
 		return se.code
 	}
-	if asJSON, _ := ran.Flags().GetBool("json"); asJSON {
+	if asJSON, _ := ran.Flags().GetBool("json"); asJSON || wantsJSON(args) {
 		writeJSON(stdio.Err, jsonError(err))
 	} else {
 		fmt.Fprintln(stdio.Err, "error:", err)
@@ -74,6 +74,21 @@ func run(cmd *cobra.Command, args []string, stdio IO) int {
 		}
 	}
 	return exitCode(err)
+}
+
+// wantsJSON reports whether the command line asks for --json. The flag is
+// not parsed yet when parsing stops at an earlier bad flag (an unknown one,
+// a value of the wrong type), and that error must be JSON too.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true":
+			return true
+		}
+	}
+	return false
 }
 
 // jsonError is an error as --json prints it on stderr.

@@ -1,5 +1,7 @@
 package tracker
 
+import "encoding/json"
+
 // Blocker is an unfinished item that keeps another from being ready. Via
 // names the ancestor whose blocker it is, when the block is inherited
 // through parent-child; it is empty for a direct blocker.
@@ -8,7 +10,21 @@ type Blocker struct {
 	Title  string `json:"title"`
 	Status string `json:"status"`
 	Type   string `json:"type"`
-	Via    string `json:"via,omitempty"`
+	Via    string `json:"via"`
+}
+
+// MarshalJSON writes an empty Via as null: absent optional values are
+// null in every result.
+func (b Blocker) MarshalJSON() ([]byte, error) {
+	type plain Blocker
+	var via *string
+	if b.Via != "" {
+		via = &b.Via
+	}
+	return json.Marshal(struct {
+		plain
+		Via *string `json:"via"`
+	}{plain(b), via})
 }
 
 // BlockGraph answers the questions readiness asks of the stored graph.

@@ -127,8 +127,8 @@ type Status struct {
 		ByStatus   map[string]int `json:"by_status"`
 		Ready      int            `json:"ready"`
 		Blocked    int            `json:"blocked"`
-		ReadyIDs   []string       `json:"ready_ids,omitempty"`
-		BlockedIDs []string       `json:"blocked_ids,omitempty"`
+		ReadyIDs   []string       `json:"ready_ids,omitzero"` // verbose only; then a list, even empty
+		BlockedIDs []string       `json:"blocked_ids,omitzero"`
 	} `json:"issues"`
 }
 

@@ -206,6 +206,7 @@ func readLines[T any](path string) ([]T, error) {
 
 func parseLines[T any](name string, data []byte) ([]T, error) {
 	var out []T
+	seen := map[string]int{} // id → line
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -216,10 +217,19 @@ func parseLines[T any](name string, data []byte) ([]T, error) {
 		var v T
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(&v); err != nil {
+		err := dec.Decode(&v)
+		var id string
+		if err == nil {
+			id, err = checkRecord(&v)
+		}
+		if err == nil && seen[id] > 0 {
+			err = fmt.Errorf("duplicate id %s (also on line %d)", id, seen[id])
+		}
+		if err != nil {
 			return nil, fault.New(fault.Invalid, "%s line %d is not a valid record: %v", name, n, err).
 				WithHint("fix or remove the line (a leftover merge conflict?), then run the command again")
 		}
+		seen[id] = n
 		out = append(out, v)
 	}
 	if err := sc.Err(); err != nil {

@@ -63,10 +63,13 @@ func (t *Tx) putRels(from string, rels []tracker.Relationship) error {
 	if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM rels WHERE from_id = ?`, from); err != nil {
 		return cacheErr(err)
 	}
+	// A target that is not (or not yet) in the cache counts as done: an
+	// unknown item blocks nothing (see tracker.Blockers), and when it is put
+	// later in a rebuild, markDone sets the flag from its status.
 	for _, r := range rels {
 		if _, err := t.tx.ExecContext(t.ctx, `INSERT OR REPLACE INTO rels VALUES (?,?,?,?,?,?,?,
 			coalesce((SELECT status = 'closed' FROM issues WHERE id = ?2),
-			         (SELECT status IN ('approved', 'deprecated') FROM specs WHERE id = ?2), 0))`,
+			         (SELECT status IN ('approved', 'deprecated') FROM specs WHERE id = ?2), 1))`,
 			r.From, r.To, r.Type, r.FromType, r.ToType, r.CreatedAt.UnixNano(), r.CreatedBy); err != nil {
 			return cacheErr(err)
 		}

@@ -2,7 +2,7 @@ package store
 
 // schemaVersion changes whenever the cache's tables change; a cache of
 // another version is dropped and rebuilt from the files.
-const schemaVersion = "3"
+const schemaVersion = "4"
 
 const schema = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;

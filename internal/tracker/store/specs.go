@@ -100,7 +100,21 @@ func (r *Repo) cleanSpecPath(p string) (string, error) {
 	if strings.HasPrefix(clean, "../") && strings.HasPrefix(strings.TrimPrefix(clean, "../"), DirName+"/") {
 		clean = strings.TrimPrefix(clean, "../"+DirName+"/")
 	}
+	if reservedPath(clean) {
+		return "", fault.New(fault.Invalid, "invalid file path %q: %s is one of the tracker's own files", p, clean).
+			WithHint("put spec bodies under specs/ (the default) or elsewhere in the project")
+	}
 	return clean, nil
+}
+
+// reservedPath reports whether a cleaned file_path names one of the
+// tracker's own files or folders, which a spec body must never overwrite.
+func reservedPath(clean string) bool {
+	switch clean {
+	case ConfigFile, IssuesFile, SpecsFile, FeedbackFile, LockFile, SpecsDir, ".gitignore", ".gitattributes", "..", "../" + DirName:
+		return true
+	}
+	return strings.HasPrefix(clean, CacheFile)
 }
 
 func (t *Tx) refuseTakenPath(fp, self string) error {

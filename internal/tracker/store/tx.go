@@ -37,6 +37,7 @@ func (r *Repo) Update(ctx context.Context, fn func(*Tx) error) error {
 		return fault.Wrap(fault.Unavailable, err, "cannot lock the tracker")
 	}
 	defer unlock()
+	r.removeOrphans()
 	sqlTx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
 		return cacheErr(err)
@@ -133,7 +134,10 @@ func (t *Tx) rebuild() error {
 // bodyChanged relocates the anchors on spec id, whose markdown is now
 // body, and records the file's new stat and hash. An anchor is rewritten
 // only when more than its verification time changed, so that a read never
-// causes a spurious diff.
+// causes a spurious diff. When the cache does not know which body the
+// anchors were last verified on (it was just rebuilt from the files), an
+// anchor still in place is left as the files have it: a rebuild must not
+// turn a relocated anchor back to valid, or rewrite its contexts.
 func (t *Tx) bodyChanged(specID string, body []byte, stat string) error {
 	sum := sha256.Sum256(body)
 	hash := hex.EncodeToString(sum[:])
@@ -147,8 +151,13 @@ func (t *Tx) bodyChanged(specID string, body []byte, stat string) error {
 			return err
 		}
 		for i := range fbs {
-			moved := anchor.Relocate(string(body), fbs[i].Anchor, t.now)
-			if sameAnchor(moved, fbs[i].Anchor) {
+			old := fbs[i].Anchor
+			moved := anchor.Relocate(string(body), old, t.now)
+			if sameAnchor(moved, old) {
+				continue
+			}
+			if oldHash == "" && old.AnchorStatus != tracker.AnchorStale &&
+				moved.AnchorStatus == tracker.AnchorValid && moved.LineNumber == old.LineNumber {
 				continue
 			}
 			fbs[i].Anchor = moved
@@ -249,4 +258,16 @@ func (t *Tx) dump(file string) ([]byte, error) {
 func (t *Tx) recordStat(file string) error {
 	_, err := t.tx.ExecContext(t.ctx, `INSERT OR REPLACE INTO meta VALUES (?, ?)`, "stat:"+file, fileStat(filepath.Join(t.r.Dir, file)))
 	return cacheErr(err)
+}
+
+// removeOrphans deletes the temporary files of writers that were killed
+// before their rename. Under the lock no writer is mid-write, so every
+// temporary file left is an orphan.
+func (r *Repo) removeOrphans() {
+	for _, pattern := range []string{filepath.Join(r.Dir, ".*.tmp-*"), filepath.Join(r.Dir, SpecsDir, ".*.tmp-*")} {
+		orphans, _ := filepath.Glob(pattern)
+		for _, o := range orphans {
+			os.Remove(o)
+		}
+	}
 }

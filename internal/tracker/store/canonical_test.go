@@ -1,0 +1,159 @@
+package store_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/store"
+)
+
+// TestJSONLStaysCanonical makes random changes of every kind and checks
+// after each batch that every JSONL file is canonical (each line the
+// canonical encoding of its record, sorted by id, a final newline) and
+// holds what the cache holds; at the end, a cache rebuilt from the files
+// shows the same. Past 500 issues new ids grow a character, so ids of two
+// lengths are mixed in one file.
+func TestJSONLStaysCanonical(t *testing.T) {
+	n := 900
+	if testing.Short() {
+		n = 250
+	}
+	e := newEnv(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var issues, specs, fbs []string
+	type link struct{ from, to, typ string }
+	var links []link
+	pick := func(ids []string) string { return ids[rng.IntN(len(ids))] }
+	word := func() string { return strings.Repeat("x", rng.IntN(40)) }
+	body := func() string {
+		ls := []string{"# Title", "", "## Section A", "alpha", "beta", "", "## Section B", "gamma", "delta"}
+		rng.Shuffle(len(ls), func(i, j int) { ls[i], ls[j] = ls[j], ls[i] })
+		return lines(ls...)
+	}
+	// The first issues come in bulk: enough that later ids are longer.
+	bulk := 0
+	if !testing.Short() {
+		bulk = 510
+	}
+	for i := range bulk {
+		issues = append(issues, e.issue(fmt.Sprintf("bulk %d", i), store.IssueInput{}))
+	}
+	for i := range n {
+		var err error
+		switch op := rng.IntN(10); {
+		case op <= 1 || len(issues) < 3:
+			in := store.IssueInput{Title: "issue " + word(), Type: string(tracker.IssueTypes[rng.IntN(5)]), Priority: ptr(rng.IntN(5))}
+			if len(issues) > 0 && rng.IntN(4) == 0 {
+				in.Parent = ptr(pick(issues))
+			}
+			var is tracker.Issue
+			if is, err = e.r.CreateIssue(e.ctx, in); err == nil {
+				issues = append(issues, is.ID)
+			}
+		case op == 2:
+			_, err = e.r.UpdateIssue(e.ctx, pick(issues), store.IssuePatch{Title: ptr("updated " + word()),
+				Status: ptr(string(tracker.IssueStatuses[rng.IntN(4)])), Tags: &[]string{word()}})
+		case op == 3:
+			_, err = e.r.CloseIssues(e.ctx, []string{pick(issues), pick(issues)}, "")
+		case op == 4 || op == 5:
+			all := append(append([]string{}, issues...), specs...)
+			l := link{pick(all), pick(all), string(tracker.RelTypes[rng.IntN(7)])}
+			if _, err = e.r.Link(e.ctx, l.from, l.to, l.typ); err == nil {
+				links = append(links, l)
+			} else if c := fault.CodeOf(err); c == fault.Conflict || c == fault.Invalid {
+				err = nil // a cycle or a self link
+			}
+		case op == 6 && len(links) > 0:
+			k := rng.IntN(len(links))
+			l := links[k]
+			if _, err = e.r.Unlink(e.ctx, l.from, l.to, l.typ); fault.CodeOf(err) == fault.NotFound {
+				err = nil // linked twice, unlinked once already
+			}
+			links = append(links[:k], links[k+1:]...)
+		case op == 7 || len(specs) == 0:
+			var s tracker.Spec
+			if s, err = e.r.CreateSpec(e.ctx, store.SpecInput{Title: "spec " + word(), Design: body()}); err == nil {
+				specs = append(specs, s.ID)
+			}
+		case op == 8:
+			if rng.IntN(2) == 0 {
+				_, err = e.r.UpdateSpec(e.ctx, pick(specs), store.SpecPatch{Content: ptr(body()), Status: ptr(string(tracker.SpecStatuses[rng.IntN(4)]))})
+			} else if len(fbs) > 0 {
+				_, err = e.r.SetFeedbackStatus(e.ctx, pick(fbs), tracker.FeedbackStatuses[rng.IntN(4)], ptr(word()))
+			}
+		default:
+			var f tracker.Feedback
+			if f, err = e.r.AddFeedback(e.ctx, store.FeedbackInput{IssueID: pick(issues), SpecID: pick(specs),
+				Content: "fb " + word(), Line: ptr(1 + rng.IntN(9))}); err == nil {
+				fbs = append(fbs, f.ID)
+			}
+		}
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if i%50 == 49 || i == n-1 {
+			e.checkCanonical(fmt.Sprintf("after step %d", i), len(issues), len(specs), len(fbs))
+			if t.Failed() {
+				return
+			}
+		}
+	}
+	e.next()
+	files, views := e.snapshot(), e.views()
+	e.r.Close()
+	e.r = nil
+	removeCache(t, e.dir)
+	e.next()
+	if got := e.views(); !reflect.DeepEqual(got, views) {
+		t.Errorf("the views differ after rebuilding the cache")
+	}
+	sameSnapshot(t, "rebuilding the cache", files, e.snapshot())
+}
+
+// checkCanonical checks the three JSONL files are canonical and hold the
+// counts expected, as the cache does.
+func (e *env) checkCanonical(when string, nIssues, nSpecs, nFeedback int) {
+	e.t.Helper()
+	canon := func(file string, recs int, line func(i int) []byte) {
+		e.t.Helper()
+		data, _ := os.ReadFile(filepath.Join(e.dir, file))
+		var want bytes.Buffer
+		for i := range recs {
+			want.Write(line(i))
+		}
+		if !bytes.Equal(data, want.Bytes()) {
+			e.t.Errorf("%s: %s is not canonical", when, file)
+		}
+	}
+	is := readJSONL[tracker.IssueRecord](e.t, filepath.Join(e.dir, store.IssuesFile))
+	canon(store.IssuesFile, len(is), func(i int) []byte { is[i].Canonical(); b, _ := tracker.MarshalLine(is[i]); return b })
+	ss := readJSONL[tracker.SpecRecord](e.t, filepath.Join(e.dir, store.SpecsFile))
+	canon(store.SpecsFile, len(ss), func(i int) []byte { ss[i].Canonical(); b, _ := tracker.MarshalLine(ss[i]); return b })
+	fs := readJSONL[tracker.Feedback](e.t, filepath.Join(e.dir, store.FeedbackFile))
+	canon(store.FeedbackFile, len(fs), func(i int) []byte { b, _ := tracker.MarshalLine(fs[i]); return b })
+	if len(is) != nIssues || len(ss) != nSpecs || len(fs) != nFeedback {
+		e.t.Errorf("%s: the files hold %d issues, %d specs, %d feedback; want %d, %d, %d", when, len(is), len(ss), len(fs), nIssues, nSpecs, nFeedback)
+	}
+	il, err1 := e.r.ListIssues(e.ctx, store.IssueFilter{Limit: 1 << 20})
+	sl, err2 := e.r.ListSpecs(e.ctx, store.SpecFilter{Limit: 1 << 20})
+	fl, err3 := e.r.ListFeedback(e.ctx, store.FeedbackFilter{Limit: 1 << 20})
+	if err1 != nil || err2 != nil || err3 != nil || il.Total != nIssues || sl.Total != nSpecs || fl.Total != nFeedback {
+		e.t.Errorf("%s: the cache holds %d issues, %d specs, %d feedback (%v %v %v)", when, il.Total, sl.Total, fl.Total, err1, err2, err3)
+	}
+	// Each issue's record in the file is the one the cache shows.
+	for _, rec := range is {
+		d, err := e.r.ShowIssue(e.ctx, rec.ID)
+		if err != nil || !reflect.DeepEqual(d.Issue, rec.Issue) || !reflect.DeepEqual(d.Relationships.Outgoing, rec.Relationships) {
+			e.t.Errorf("%s: issue %s differs between the file and the cache (%v)", when, rec.ID, err)
+			return
+		}
+	}
+}

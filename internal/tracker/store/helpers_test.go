@@ -1,0 +1,296 @@
+package store_test
+
+// Tests of the store on real files in a temporary directory: what the
+// tracker's commands do, seen through the Repo methods they call, and what
+// ends up in the .sudocode files.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/store"
+)
+
+// t0 is the fake clock's start.
+var t0 = time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
+
+const day = 24 * time.Hour
+
+func ptr[T any](v T) *T { return &v }
+
+// clock is a fake time source that advances by one second at every read,
+// so that every change gets a distinct, increasing time.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(time.Second)
+	return c.now
+}
+
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+// env is a project with a tracker, and the Repo of the command running now.
+type env struct {
+	t    *testing.T
+	ctx  context.Context
+	root string // the project
+	dir  string // root/.sudocode
+	clk  *clock
+	r    *store.Repo
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	root := t.TempDir()
+	res, err := store.Init(root, "tt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, ctx: context.Background(), root: root, dir: res.Path, clk: &clock{now: t0}}
+	e.r = e.open()
+	t.Cleanup(func() {
+		if e.r != nil {
+			e.r.Close()
+		}
+	})
+	return e
+}
+
+// open opens the tracker as a new command does.
+func (e *env) open() *store.Repo {
+	e.t.Helper()
+	r, err := store.Open(e.ctx, e.dir, "tester")
+	if err != nil {
+		e.t.Fatalf("open: %v", err)
+	}
+	r.Clock = e.clk.Now
+	return r
+}
+
+// next ends the current command and starts the next: the Repo is closed
+// and the tracker opened again, which is when a command notices files
+// changed behind the cache.
+func (e *env) next() {
+	e.t.Helper()
+	if e.r != nil {
+		e.r.Close()
+		e.r = nil
+	}
+	e.r = e.open()
+}
+
+func (e *env) issue(title string, in store.IssueInput) string {
+	e.t.Helper()
+	in.Title = title
+	i, err := e.r.CreateIssue(e.ctx, in)
+	if err != nil {
+		e.t.Fatalf("create issue %q: %v", title, err)
+	}
+	return i.ID
+}
+
+func (e *env) spec(title string, in store.SpecInput) string {
+	e.t.Helper()
+	in.Title = title
+	s, err := e.r.CreateSpec(e.ctx, in)
+	if err != nil {
+		e.t.Fatalf("create spec %q: %v", title, err)
+	}
+	return s.ID
+}
+
+func (e *env) link(from, to, typ string) {
+	e.t.Helper()
+	if _, err := e.r.Link(e.ctx, from, to, typ); err != nil {
+		e.t.Fatalf("link %s %s %s: %v", from, typ, to, err)
+	}
+}
+
+func (e *env) feedback(issue, spec string, line int, text string) tracker.Feedback {
+	e.t.Helper()
+	in := store.FeedbackInput{IssueID: issue, SpecID: spec, Content: "note on " + spec, Agent: "agent"}
+	if text != "" {
+		in.Text = &text
+	} else {
+		in.Line = &line
+	}
+	f, err := e.r.AddFeedback(e.ctx, in)
+	if err != nil {
+		e.t.Fatalf("add feedback: %v", err)
+	}
+	return f
+}
+
+func (e *env) showFeedback(id string) tracker.FeedbackDetail {
+	e.t.Helper()
+	d, err := e.r.ShowFeedback(e.ctx, id)
+	if err != nil {
+		e.t.Fatalf("show feedback %s: %v", id, err)
+	}
+	return d
+}
+
+// snapshot is every file under .sudocode except the cache and the lock,
+// by path relative to .sudocode.
+func (e *env) snapshot() map[string]string {
+	e.t.Helper()
+	return snapshotDir(e.t, e.dir)
+}
+
+func snapshotDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if strings.HasPrefix(rel, store.CacheFile) || rel == store.LockFile {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		out[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// sameSnapshot reports the files that differ between two snapshots.
+func sameSnapshot(t *testing.T, what string, before, after map[string]string) {
+	t.Helper()
+	var paths []string
+	for p := range before {
+		paths = append(paths, p)
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		b, inBefore := before[p]
+		a, inAfter := after[p]
+		switch {
+		case !inBefore:
+			t.Errorf("%s: created %s:\n%s", what, p, a)
+		case !inAfter:
+			t.Errorf("%s: removed %s", what, p)
+		case a != b:
+			t.Errorf("%s: changed %s\nbefore:\n%s\nafter:\n%s", what, p, b, a)
+		}
+	}
+}
+
+// readJSONL parses a .sudocode JSONL file strictly, one record a line, and
+// checks it is canonical: sorted by id, one line each, a final newline.
+func readJSONL[T any](t *testing.T, path string) []T {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		t.Errorf("%s does not end with a newline", filepath.Base(path))
+	}
+	var out []T
+	var prev string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		var v T
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("%s line %d: %v\n%s", filepath.Base(path), n, err, sc.Bytes())
+		}
+		var id struct {
+			ID string `json:"id"`
+		}
+		json.Unmarshal(sc.Bytes(), &id)
+		if id.ID <= prev {
+			t.Errorf("%s line %d: id %q after %q: not sorted", filepath.Base(path), n, id.ID, prev)
+		}
+		prev = id.ID
+		out = append(out, v)
+	}
+	return out
+}
+
+// fileFeedback is feedback id as feedback.jsonl holds it.
+func (e *env) fileFeedback(id string) tracker.Feedback {
+	e.t.Helper()
+	for _, f := range readJSONL[tracker.Feedback](e.t, filepath.Join(e.dir, store.FeedbackFile)) {
+		if f.ID == id {
+			return f
+		}
+	}
+	e.t.Fatalf("feedback %s is not in %s", id, store.FeedbackFile)
+	return tracker.Feedback{}
+}
+
+// wantCode checks err is a fault with code.
+func wantCode(t *testing.T, what string, err error, code fault.Code) {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s: no error, want %s", what, code)
+		return
+	}
+	if got := fault.CodeOf(err); got != code {
+		t.Errorf("%s: error %q has code %s, want %s", what, err, got, code)
+	}
+}
+
+// lines joins lines into a markdown body with a final newline.
+func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+
+// writeBody replaces a spec's markdown by hand, as an editor would, and
+// moves its modification time on so that no clock granularity hides it.
+func (e *env) writeBody(specID, body string) {
+	e.t.Helper()
+	d, err := e.r.ShowSpec(e.ctx, specID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	p := filepath.Join(e.dir, filepath.FromSlash(d.FilePath))
+	fi, err := os.Stat(p)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	bump(e.t, p, fi.ModTime())
+}
+
+// bump sets path's modification time to a second after old.
+func bump(t *testing.T, path string, old time.Time) {
+	t.Helper()
+	later := old.Add(time.Second)
+	if err := os.Chtimes(path, later, later); err != nil {
+		t.Fatal(err)
+	}
+}
