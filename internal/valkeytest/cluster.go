@@ -1,9 +1,7 @@
 package valkeytest
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"strconv"
@@ -88,7 +86,7 @@ func StartCluster(n int) (*Cluster, error) {
 // ready reports whether every node sees the whole cluster as ok.
 func (c *Cluster) ready() bool {
 	for _, s := range c.Nodes {
-		info, err := bulk(s.Addr, "CLUSTER", "INFO")
+		info, err := s.Do("CLUSTER", "INFO")
 		if err != nil || !strings.Contains(info, "cluster_state:ok") ||
 			!strings.Contains(info, fmt.Sprintf("cluster_known_nodes:%d", len(c.Nodes))) {
 			return false
@@ -121,32 +119,4 @@ func startClusterNode(bin string) (*Server, error) {
 		lastErr = err
 	}
 	return nil, lastErr
-}
-
-// bulk sends a command whose reply is a bulk string and returns it.
-func bulk(addr string, args ...string) (string, error) {
-	c, err := net.DialTimeout("tcp", addr, time.Second)
-	if err != nil {
-		return "", err
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := c.Write(encode(args)); err != nil {
-		return "", err
-	}
-	r := bufio.NewReader(c)
-	head, err := r.ReadString('\n')
-	if err != nil {
-		return "", err
-	}
-	if !strings.HasPrefix(head, "$") {
-		return "", fmt.Errorf("%s: %s", strings.Join(args, " "), strings.TrimSpace(head))
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(head[1:]))
-	if err != nil || n < 0 {
-		return "", fmt.Errorf("%s: bad reply %q", strings.Join(args, " "), head)
-	}
-	buf := make([]byte, n)
-	_, err = io.ReadFull(r, buf)
-	return string(buf), err
 }

@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -110,8 +111,9 @@ func (s *Server) Stop() {
 	os.RemoveAll(s.dir)
 }
 
-// Do sends one inline command and returns the first line of the reply; it
-// is enough for FLUSHALL and PING without a client library.
+// Do sends one command and returns its reply: a status line, or a bulk
+// string's content. It is enough for FLUSHALL, PING and CLUSTER without a
+// client library.
 func (s *Server) Do(args ...string) (string, error) {
 	return do(s.Addr, args...)
 }
@@ -134,12 +136,24 @@ func do(addr string, args ...string) (string, error) {
 	if _, err := c.Write(encode(args)); err != nil {
 		return "", err
 	}
-	line, err := bufio.NewReader(c).ReadString('\n')
+	r := bufio.NewReader(c)
+	line, err := r.ReadString('\n')
 	line = strings.TrimRight(line, "\r\n")
-	if err == nil && strings.HasPrefix(line, "-") {
-		err = fmt.Errorf("%s: %s", strings.Join(args, " "), line[1:])
+	switch {
+	case err != nil:
+		return "", err
+	case strings.HasPrefix(line, "-"):
+		return line, fmt.Errorf("%s: %s", strings.Join(args, " "), line[1:])
+	case strings.HasPrefix(line, "$"): // a bulk string: return its content
+		n, err := strconv.Atoi(line[1:])
+		if err != nil || n < 0 {
+			return "", fmt.Errorf("%s: bad reply %q", strings.Join(args, " "), line)
+		}
+		buf := make([]byte, n)
+		_, err = io.ReadFull(r, buf)
+		return string(buf), err
 	}
-	return line, err
+	return line, nil
 }
 
 // encode writes a command in RESP.
