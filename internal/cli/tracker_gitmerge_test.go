@@ -1,0 +1,88 @@
+package cli_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGitMergeOfTwoBranches runs the real thing: a git repository whose
+// tracker init registered `sudocode merge-driver` (found on PATH), two
+// branches that both create and edit issues, and a git merge that must
+// finish without conflict, losing and duplicating nothing.
+func TestGitMergeOfTwoBranches(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is required:", err)
+	}
+	path := filepath.Dir(sudocodeBin) + string(os.PathListSeparator) + os.Getenv("PATH")
+	p := newBareProj(t, "PATH="+path, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = p.root, p.env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	git("init", "-q", "-b", "main")
+	p.ok("init")
+	if got := strings.TrimSpace(git("config", "merge.sudocode.driver")); got != "sudocode merge-driver %O %A %B %P" {
+		t.Fatalf("driver = %q", got)
+	}
+	shared := p.js("issue", "create", "Shared issue", "--json").str("id")
+	other := p.js("issue", "create", "Other issue", "--json").str("id")
+	git("add", "-A")
+	git("commit", "-qm", "base")
+
+	git("checkout", "-qb", "left")
+	left := p.js("issue", "create", "Made on the left", "--json").str("id")
+	p.ok("issue", "update", shared, "--priority", "0")
+	p.ok("link", left, shared, "--type", "blocks")
+	git("add", "-A")
+	git("commit", "-qm", "left")
+
+	git("checkout", "-q", "main")
+	right := p.js("issue", "create", "Made on the right", "--json").str("id")
+	p.ok("issue", "update", shared, "--assignee", "bob")
+	p.ok("issue", "close", other)
+	git("add", "-A")
+	git("commit", "-qm", "right")
+
+	out := git("merge", "-q", "--no-edit", "left")
+	if strings.Contains(out, "CONFLICT") {
+		t.Fatalf("merge conflicted:\n%s", out)
+	}
+	if st := git("status", "--porcelain", "--untracked-files=no"); st != "" {
+		t.Fatalf("work tree not clean after merge:\n%s", st)
+	}
+
+	list := p.js("issue", "list", "--json")
+	if n := list.num("total"); n != 4 {
+		t.Fatalf("%d issues after merge, want 4:\n%s", n, p.ok("issue", "list"))
+	}
+	for _, id := range []string{shared, other, left, right} {
+		p.ok("issue", "show", id)
+	}
+	s := p.js("issue", "show", shared, "--json")
+	if s.num("priority") != 0 || s.str("assignee") != "bob" {
+		t.Fatalf("edits of both branches should survive: priority %d assignee %q", s.num("priority"), s.str("assignee"))
+	}
+	if p.js("issue", "show", other, "--json").str("status") != "closed" {
+		t.Fatal("the close on main was lost")
+	}
+	if bs := p.js("issue", "show", left, "--json").list("blocked_by"); len(bs) != 1 {
+		t.Fatalf("the left branch's link was lost: blocked_by %v", bs)
+	}
+	data, err := os.ReadFile(filepath.Join(p.dir, "issues.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n != 4 {
+		t.Fatalf("issues.jsonl has %d lines, want 4 (nothing duplicated)", n)
+	}
+}
