@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -41,24 +42,7 @@ func (w *where) sql() string {
 // compacts runs a query whose columns are id, title, status, priority,
 // type, description.
 func (v view) compacts(query string, args ...any) ([]tracker.Compact, error) {
-	rows, err := v.q.QueryContext(v.ctx, query, args...)
-	if err != nil {
-		return nil, cacheErr(err)
-	}
-	defer rows.Close()
-	out := []tracker.Compact{}
-	for rows.Next() {
-		var c tracker.Compact
-		var desc *string
-		if err := rows.Scan(&c.ID, &c.Title, &c.Status, &c.Priority, &c.Type, &desc); err != nil {
-			return nil, cacheErr(err)
-		}
-		if desc != nil {
-			c.Description = tracker.Shorten(*desc)
-		}
-		out = append(out, c)
-	}
-	return out, cacheErr(rows.Err())
+	return v.firstCompacts(query, args, nil, math.MaxInt)
 }
 
 func (v view) count(query string, args ...any) (int, error) {
@@ -261,6 +245,11 @@ func (r *Repo) Ready(ctx context.Context, o ReadyOptions) (tracker.ReadyResult, 
 	if err != nil {
 		return tracker.ReadyResult{}, err
 	}
+	blocked, err := v.blockedSet()
+	if err != nil {
+		return tracker.ReadyResult{}, err
+	}
+	unblocked := func(id string) bool { return !blocked[id] }
 	var res tracker.ReadyResult
 	if o.Issues {
 		iw := w
@@ -268,8 +257,8 @@ func (r *Repo) Ready(ctx context.Context, o ReadyOptions) (tracker.ReadyResult, 
 		if o.Assignee != "" {
 			iw.add("assignee = ?", o.Assignee)
 		}
-		items, err := v.compacts(blockedCTE+`SELECT `+compactCols+` FROM issues WHERE `+iw.sql()+
-			` AND id NOT IN (SELECT id FROM blocked) ORDER BY priority, created_ns, id LIMIT ?`, append(iw.args, limit)...)
+		items, err := v.firstCompacts(`SELECT `+compactCols+` FROM issues WHERE `+iw.sql()+
+			` ORDER BY priority, created_ns, id`, iw.args, unblocked, limit)
 		if err != nil {
 			return res, err
 		}
@@ -278,14 +267,65 @@ func (r *Repo) Ready(ctx context.Context, o ReadyOptions) (tracker.ReadyResult, 
 	if o.Specs {
 		sw := w
 		sw.add("status IN ('draft', 'review')")
-		items, err := v.compacts(blockedCTE+`SELECT `+compactCols+` FROM specs WHERE `+sw.sql()+
-			` AND id NOT IN (SELECT id FROM blocked) ORDER BY priority, created_ns, id LIMIT ?`, append(sw.args, limit)...)
+		items, err := v.firstCompacts(`SELECT `+compactCols+` FROM specs WHERE `+sw.sql()+
+			` ORDER BY priority, created_ns, id`, sw.args, unblocked, limit)
 		if err != nil {
 			return res, err
 		}
 		res.Specs = &items
 	}
 	return res, nil
+}
+
+// blockedSet is the set of blocked ids (see blockedCTE), computed once per
+// cache generation.
+func (v view) blockedSet() (map[string]bool, error) {
+	var gen string
+	if err := v.q.QueryRowContext(v.ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'gen'), '')`).Scan(&gen); err != nil {
+		return nil, cacheErr(err)
+	}
+	m := &v.r.memo
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.set != nil && m.gen == gen {
+		return m.set, nil
+	}
+	ids, err := v.ids(blockedCTE + `SELECT id FROM blocked`)
+	if err != nil {
+		return nil, err
+	}
+	set := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		set[id] = true
+	}
+	m.gen, m.set = gen, set
+	return set, nil
+}
+
+// firstCompacts streams a compact query's rows and returns the first limit
+// whose id keep accepts (every row when keep is nil).
+func (v view) firstCompacts(query string, args []any, keep func(string) bool, limit int) ([]tracker.Compact, error) {
+	rows, err := v.q.QueryContext(v.ctx, query, args...)
+	if err != nil {
+		return nil, cacheErr(err)
+	}
+	defer rows.Close()
+	out := []tracker.Compact{}
+	for len(out) < limit && rows.Next() {
+		var c tracker.Compact
+		var desc *string
+		if err := rows.Scan(&c.ID, &c.Title, &c.Status, &c.Priority, &c.Type, &desc); err != nil {
+			return nil, cacheErr(err)
+		}
+		if keep != nil && !keep(c.ID) {
+			continue
+		}
+		if desc != nil {
+			c.Description = tracker.Shorten(*desc)
+		}
+		out = append(out, c)
+	}
+	return out, cacheErr(rows.Err())
 }
 
 // BlockedOptions select blocked work.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -30,7 +31,21 @@ type Repo struct {
 	Clock  func() time.Time // nil: time.Now
 	db     *sql.DB
 	fresh  bool // the cache was checked against the files by this Repo
+	memo   blockedMemo
 }
+
+// blockedMemo keeps the blocked set computed at a cache generation, so a
+// long-lived Repo (an MCP server) answers ready again without recomputing.
+type blockedMemo struct {
+	mu  sync.Mutex
+	gen string
+	set map[string]bool
+}
+
+// Recheck makes the next read compare the cache with the files again: a
+// long-lived Repo calls it before each request, so that hand edits and git
+// operations between requests are seen.
+func (r *Repo) Recheck() { r.fresh = false }
 
 // Open opens the tracker in dir (a .sudocode directory). The cache is
 // brought up to date with the files by the first read or change.

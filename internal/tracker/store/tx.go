@@ -55,6 +55,10 @@ func (r *Repo) Update(ctx context.Context, fn func(*Tx) error) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
+	// Every change moves the generation, which memos of derived data key on.
+	if _, err := sqlTx.ExecContext(ctx, `INSERT INTO meta VALUES ('gen', '1') ON CONFLICT (key) DO UPDATE SET value = value + 1`); err != nil {
+		return cacheErr(err)
+	}
 	if err := sqlTx.Commit(); err != nil {
 		return cacheErr(err)
 	}
