@@ -6,16 +6,36 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	mcptracker "github.com/sudocode/sudocode/internal/mcpserver/tracker"
 	"github.com/sudocode/sudocode/internal/mcpx"
 )
 
 func newMCPCmd(stdio IO) *cobra.Command {
+	var tf transportFlags
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Run an MCP server (stdio by default, Streamable HTTP with --http)",
-		Args:  groupArgs,
-		RunE:  groupHelp,
+		Short: "Run the tracker's MCP server; mcp rulesets runs the ruleset server",
+		Long: `Serve the tracker over MCP (stdio by default, Streamable HTTP with --http):
+the tools of "sudocode ready", "issue", "spec", "link", "feedback", "stats",
+"status" and "init", plus search and batch create/update, the resources
+sudocode://quickstart and sudocode://workflow, and the prompts start_next_task
+and review_spec. The tools run in-process on the same code as the CLI and
+return what its --json prints.
+
+The tracker is the .sudocode found from SUDOCODE_WORKING_DIR (or SUDOCODE_DB, or
+the working directory), looked up at each call, so the server can start before
+init. SUDOCODE_ACTOR (default $USER) is recorded on changes. SUDOCODE_PATH is
+accepted for compatibility and unused: nothing is spawned.
+
+  claude mcp add sudocode -- sudocode mcp`,
+		Args: groupArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			logger := mcpx.NewLogger(stdio.Err, tf.level())
+			server := mcptracker.New(mcptracker.Options{Version: Version, Actor: actor(), Logger: logger})
+			return mcpx.Serve(cmd.Context(), server, tf.transport(), logger)
+		},
 	}
+	tf.register(cmd.Flags())
 	cmd.AddCommand(newMCPRulesetsCmd(stdio))
 	return cmd
 }

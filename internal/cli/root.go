@@ -20,10 +20,11 @@ func newRootCmd(stdio IO) *cobra.Command {
 Tracker: git-native specs, issues, relationships and anchored feedback, kept in
 .sudocode/ (found by walking up from the working directory, like .git):
   sudocode init | issue … | spec … | link | unlink | feedback … | ready | blocked | stats | status
-  sudocode export | import | merge-driver    (moving and merging tracker data)
+  sudocode search | export | import | merge-driver
 
-Servers:
-  sudocode mcp rulesets   a shared library of AI-editor rulesets (stdio, or --http ADDR)
+Servers (stdio, or Streamable HTTP with --http ADDR):
+  sudocode mcp            the tracker, for agents
+  sudocode mcp rulesets   a shared library of AI-editor rulesets
 
 Manage the ruleset library from the shell with "sudocode rulesets".
 Every command takes --json; errors are then JSON on stderr too.`,
@@ -37,7 +38,7 @@ Every command takes --json; errors are then JSON on stderr too.`,
 	root.AddCommand(newMCPCmd(stdio), newRulesetsCmd(g, stdio),
 		newInitCmd(tc), newIssueCmd(tc), newSpecCmd(tc), newLinkCmd(tc), newUnlinkCmd(tc), newFeedbackCmd(tc),
 		newReadyCmd(tc), newBlockedCmd(tc), newStatsCmd(tc), newStatusCmd(tc),
-		newExportCmd(tc), newImportCmd(tc), newMergeDriverCmd(tc))
+		newSearchCmd(tc), newExportCmd(tc), newImportCmd(tc), newMergeDriverCmd(tc))
 	return root
 }
 

@@ -17,7 +17,8 @@ func newIssueCmd(tc trackerCmd) *cobra.Command {
 		Args:  groupArgs,
 		RunE:  groupHelp,
 	}
-	cmd.AddCommand(newIssueCreateCmd(tc), newIssueListCmd(tc), newIssueShowCmd(tc), newIssueUpdateCmd(tc), newIssueCloseCmd(tc))
+	cmd.AddCommand(newIssueCreateCmd(tc), newIssueListCmd(tc), newIssueShowCmd(tc), newIssueUpdateCmd(tc), newIssueCloseCmd(tc),
+		newIssueCreateBatchCmd(tc), newIssueUpdateBatchCmd(tc))
 	return cmd
 }
 

@@ -138,3 +138,74 @@ func ToolError(prefix string, err error) *mcp.CallToolResult {
 	r.IsError = true
 	return r
 }
+
+// Schema derives a tool's input schema from In and sets the given
+// defaults and enumerations on its properties, so that a model sees them.
+func Schema[In any](defaults map[string]any, enums map[string][]string) *jsonschema.Schema {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(err)
+	}
+	for name, v := range defaults {
+		p := s.Properties[name]
+		if p == nil {
+			panic("schema default for unknown property " + name)
+		}
+		raw, _ := json.Marshal(v)
+		p.Default = raw
+	}
+	for name, values := range enums {
+		p := s.Properties[name]
+		if p == nil {
+			panic("schema enum for unknown property " + name)
+		}
+		target := p
+		if p.Items != nil {
+			target = p.Items
+		}
+		for _, v := range values {
+			target.Enum = append(target.Enum, v)
+		}
+	}
+	return s
+}
+
+// JSON is a successful tool result holding v: its JSON as the text (what
+// the CLI's --json prints) and as structured content. A value that is not
+// a JSON object (a list) is structured as {"results": v}, since structured
+// content must be an object.
+func JSON(v any) (*mcp.CallToolResult, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, InternalError("encode result: " + err.Error())
+	}
+	text := bytes.TrimRight(b.Bytes(), "\n")
+	var structured any = json.RawMessage(text)
+	if len(text) == 0 || text[0] != '{' {
+		structured = map[string]json.RawMessage{"results": json.RawMessage(text)}
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: structured}, nil
+}
+
+// FaultResult is a tool error for err: its message and hint as text, and
+// {"error": {"code", "message", "hint"}} as structured content.
+func FaultResult(err error) *mcp.CallToolResult {
+	type body struct {
+		Code    fault.Code `json:"code"`
+		Message string     `json:"message"`
+		Hint    *string    `json:"hint"`
+	}
+	b := body{Code: fault.CodeOf(err), Message: err.Error()}
+	text := b.Message
+	if h := fault.HintOf(err); h != "" {
+		b.Hint = &h
+		text += "\nHint: " + h
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: map[string]any{"error": b},
+		IsError:           true,
+	}
+}

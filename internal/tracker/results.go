@@ -178,3 +178,19 @@ type BlockedResult struct {
 	Issues *[]BlockedItem `json:"issues,omitempty"`
 	Specs  *[]BlockedItem `json:"specs,omitempty"`
 }
+
+// SearchHit is one search result: a compact item, what kind it is, and the
+// text around the first match.
+type SearchHit struct {
+	Kind Kind `json:"kind"`
+	Compact
+	Snippet string `json:"snippet"`
+}
+
+// SearchResult is search's result.
+type SearchResult struct {
+	Results   []SearchHit `json:"results"`
+	Total     int         `json:"total"`
+	Truncated bool        `json:"truncated"`
+	Hint      *string     `json:"hint"`
+}

@@ -85,12 +85,12 @@ func CleanTags(tags []string) []string {
 
 // NotFound is the error for an unknown id.
 func NotFound(kind, id string) *fault.Error {
-	hint := "check the id with `sudocode issue list`"
+	hint := "check the id with list_issues (CLI: `sudocode issue list`)"
 	switch kind {
 	case "spec":
-		hint = "check the id with `sudocode spec list`"
+		hint = "check the id with list_specs (CLI: `sudocode spec list`)"
 	case "feedback":
-		hint = "check the id with `sudocode feedback list`"
+		hint = "check the id with list_feedback (CLI: `sudocode feedback list`)"
 	}
 	return fault.New(fault.NotFound, "%s %s not found", kind, id).WithHint(hint)
 }

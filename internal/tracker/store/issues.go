@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"database/sql"
 	"errors"
 	"strings"
@@ -23,6 +24,45 @@ type IssueInput struct {
 
 // CreateIssue adds an issue; with a parent, also the parent-child link.
 func (r *Repo) CreateIssue(ctx context.Context, in IssueInput) (tracker.Issue, error) {
+	out, err := r.CreateIssues(ctx, []IssueInput{in})
+	if err != nil {
+		return tracker.Issue{}, err
+	}
+	return out[0], nil
+}
+
+// CreateIssues adds several issues in one change: all or none. An error
+// names the input by its position.
+func (r *Repo) CreateIssues(ctx context.Context, ins []IssueInput) ([]tracker.Issue, error) {
+	if len(ins) == 0 {
+		return nil, fault.New(fault.Invalid, "no issues to create")
+	}
+	out := make([]tracker.Issue, 0, len(ins))
+	err := r.Update(ctx, func(t *Tx) error {
+		out = out[:0]
+		for i, in := range ins {
+			issue, err := t.createIssue(in)
+			if err != nil {
+				return batchErr(err, i, len(ins))
+			}
+			out = append(out, issue)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// batchErr prefixes an error with the position of the failing item when
+// there are several.
+func batchErr(err error, i, n int) error {
+	if n == 1 {
+		return err
+	}
+	fe := &fault.Error{Code: fault.CodeOf(err), Msg: fmt.Sprintf("item %d: %v (nothing was changed)", i+1, err), Hint: fault.HintOf(err), Err: err}
+	return fe
+}
+
+func (t *Tx) createIssue(in IssueInput) (tracker.Issue, error) {
 	title, err := tracker.CleanTitle(in.Title)
 	if err != nil {
 		return tracker.Issue{}, err
@@ -45,36 +85,30 @@ func (r *Repo) CreateIssue(ctx context.Context, in IssueInput) (tracker.Issue, e
 			return tracker.Issue{}, err
 		}
 	}
-	var out tracker.Issue
-	err = r.Update(ctx, func(t *Tx) error {
-		id, uuid, err := t.newID("issues", func(h string) string { return tracker.IssueID(r.Config.Prefix, h) })
-		if err != nil {
-			return err
-		}
-		rec := tracker.IssueRecord{Issue: tracker.Issue{
-			ID: id, UUID: uuid, Title: title, Description: in.Description, Status: tracker.IssueOpen,
-			Type: typ, Priority: prio, Assignee: nonEmpty(in.Assignee), Estimate: in.Estimate,
-			Tags: tracker.CleanTags(in.Tags), CreatedAt: t.now, UpdatedAt: t.now, CreatedBy: r.Actor,
-		}}
-		if in.Parent != nil && *in.Parent != "" {
-			if _, err := t.issue(*in.Parent); err != nil {
-				return parentErr(err, *in.Parent)
-			}
-			rec.ParentID = in.Parent
-			if err := t.putIssue(&rec); err != nil {
-				return err
-			}
-			if _, err := t.link(*in.Parent, id, tracker.RelParentChild); err != nil {
-				return err
-			}
-			rec, err = t.issue(id)
-			out = rec.Issue
-			return err
-		}
-		out = rec.Issue
-		return t.putIssue(&rec)
-	})
-	return out, err
+	id, uuid, err := t.newID("issues", func(h string) string { return tracker.IssueID(t.r.Config.Prefix, h) })
+	if err != nil {
+		return tracker.Issue{}, err
+	}
+	rec := tracker.IssueRecord{Issue: tracker.Issue{
+		ID: id, UUID: uuid, Title: title, Description: in.Description, Status: tracker.IssueOpen,
+		Type: typ, Priority: prio, Assignee: nonEmpty(in.Assignee), Estimate: in.Estimate,
+		Tags: tracker.CleanTags(in.Tags), CreatedAt: t.now, UpdatedAt: t.now, CreatedBy: t.r.Actor,
+	}}
+	if in.Parent == nil || *in.Parent == "" {
+		return rec.Issue, t.putIssue(&rec)
+	}
+	if _, err := t.issue(*in.Parent); err != nil {
+		return tracker.Issue{}, parentErr(err, *in.Parent)
+	}
+	rec.ParentID = in.Parent
+	if err := t.putIssue(&rec); err != nil {
+		return tracker.Issue{}, err
+	}
+	if _, err := t.link(*in.Parent, id, tracker.RelParentChild); err != nil {
+		return tracker.Issue{}, err
+	}
+	rec, err = t.issue(id)
+	return rec.Issue, err
 }
 
 func parentErr(err error, parent string) error {
@@ -123,18 +157,42 @@ type IssuePatch struct {
 
 // UpdateIssue applies a patch and returns the issue.
 func (r *Repo) UpdateIssue(ctx context.Context, id string, p IssuePatch) (tracker.Issue, error) {
-	var out tracker.Issue
+	out, err := r.UpdateIssues(ctx, []IssueUpdate{{ID: id, Patch: p}})
+	if err != nil {
+		return tracker.Issue{}, err
+	}
+	return out[0], nil
+}
+
+// IssueUpdate is one issue's patch in a batch.
+type IssueUpdate struct {
+	ID    string
+	Patch IssuePatch
+}
+
+// UpdateIssues applies several patches in one change: all or none.
+func (r *Repo) UpdateIssues(ctx context.Context, ups []IssueUpdate) ([]tracker.Issue, error) {
+	if len(ups) == 0 {
+		return nil, fault.New(fault.Invalid, "no issues to update")
+	}
+	out := make([]tracker.Issue, 0, len(ups))
 	err := r.Update(ctx, func(t *Tx) error {
-		rec, err := t.issue(id)
-		if err != nil {
-			return err
+		out = out[:0]
+		for i, u := range ups {
+			rec, err := t.issue(u.ID)
+			if err == nil {
+				err = applyIssuePatch(&rec.Issue, u.Patch, t)
+			}
+			if err != nil {
+				return batchErr(err, i, len(ups))
+			}
+			rec.UpdatedAt = t.now
+			if err := t.putIssue(&rec); err != nil {
+				return err
+			}
+			out = append(out, rec.Issue)
 		}
-		if err := applyIssuePatch(&rec.Issue, p, t); err != nil {
-			return err
-		}
-		rec.UpdatedAt = t.now
-		out = rec.Issue
-		return t.putIssue(&rec)
+		return nil
 	})
 	return out, err
 }

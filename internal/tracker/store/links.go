@@ -151,7 +151,7 @@ func (v view) kindOf(id string) (tracker.Kind, error) {
 		return "", cacheErr(err)
 	}
 	return "", fault.New(fault.NotFound, "%s not found: no issue or spec has this id", id).
-		WithHint("check the id with `sudocode issue list` or `sudocode spec list`")
+		WithHint("check the id with list_issues or list_specs (CLI: `sudocode issue list`, `sudocode spec list`)")
 }
 
 // incoming returns the relationships pointing at id.

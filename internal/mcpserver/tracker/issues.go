@@ -1,0 +1,209 @@
+package tracker
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/store"
+)
+
+var (
+	issueStatuses = names(tracker.IssueStatuses)
+	issueTypes    = names(tracker.IssueTypes)
+)
+
+func names[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
+
+type readyIn struct {
+	Limit      *int    `json:"limit,omitempty" jsonschema:"Max items to return per list"`
+	Priority   *int    `json:"priority,omitempty" jsonschema:"Only this priority, 0 (highest) to 4"`
+	Assignee   *string `json:"assignee,omitempty" jsonschema:"Only issues assigned to this person"`
+	ShowSpecs  *bool   `json:"show_specs,omitempty" jsonschema:"Include ready specs (draft or review, nothing blocking)"`
+	ShowIssues *bool   `json:"show_issues,omitempty" jsonschema:"Include ready issues"`
+}
+
+func (s *server) ready() mcpx.Tool {
+	return mcpx.NewTool(&mcp.Tool{
+		Name:  "ready",
+		Title: "Ready work",
+		Description: "Find issues (and optionally specs) ready to work on: open, with no unfinished blocker, direct or inherited " +
+			"from a parent. Highest priority (0) first, then oldest. Returns compact items; read one with show_issue.",
+		InputSchema: mcpx.Schema[readyIn](map[string]any{"limit": store.DefaultReadyLimit, "show_specs": false, "show_issues": true}, nil),
+		Annotations: readOnly,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in readyIn) (*mcp.CallToolResult, error) {
+		o := store.ReadyOptions{Limit: deref(in.Limit), Priority: in.Priority, Assignee: deref(in.Assignee),
+			Specs: deref(in.ShowSpecs), Issues: in.ShowIssues == nil || *in.ShowIssues}
+		return s.call(ctx, func(r *store.Repo) (any, error) { return r.Ready(ctx, o) })
+	})
+}
+
+type listIssuesIn struct {
+	Status   *string `json:"status,omitempty" jsonschema:"Only this status"`
+	Type     *string `json:"type,omitempty" jsonschema:"Only this type"`
+	Priority *int    `json:"priority,omitempty" jsonschema:"Only this priority, 0 (highest) to 4"`
+	Assignee *string `json:"assignee,omitempty" jsonschema:"Only this assignee"`
+	Limit    *int    `json:"limit,omitempty" jsonschema:"Max results"`
+}
+
+func (s *server) listIssues() mcpx.Tool {
+	return mcpx.NewTool(&mcp.Tool{
+		Name:  "list_issues",
+		Title: "List issues",
+		Description: "List issues with optional filters, highest priority then oldest first, as compact items " +
+			"(id, title, status, priority, type, short description) with the total; narrow with filters when truncated.",
+		InputSchema: mcpx.Schema[listIssuesIn](map[string]any{"limit": store.DefaultListLimit},
+			map[string][]string{"status": issueStatuses, "type": issueTypes}),
+		Annotations: readOnly,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listIssuesIn) (*mcp.CallToolResult, error) {
+		f := store.IssueFilter{Status: deref(in.Status), Type: deref(in.Type), Priority: in.Priority, Assignee: deref(in.Assignee), Limit: deref(in.Limit)}
+		return s.call(ctx, func(r *store.Repo) (any, error) {
+			list, err := r.ListIssues(ctx, f)
+			if err != nil {
+				return nil, err
+			}
+			all := list.Issues
+			if kept := s.fit(&list, len(all), func(n int) { list.Issues = all[:n] }); kept < len(all) {
+				list.Truncated, list.Hint = true, budgetHint(kept, list.Total, "status, type, priority or assignee")
+			}
+			return list, nil
+		})
+	})
+}
+
+type issueIDIn struct {
+	IssueID string `json:"issue_id" jsonschema:"Issue ID (e.g. sudocode-a1b2)"`
+}
+
+func (s *server) showIssue() mcpx.Tool {
+	return mcpx.NewTool(&mcp.Tool{
+		Name:        "show_issue",
+		Title:       "Show an issue",
+		Description: "Show an issue in full: fields, tags, relationships both ways, what blocks it (with the ancestor a blocker is inherited through), and the feedback it gave on specs.",
+		Annotations: readOnly,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in issueIDIn) (*mcp.CallToolResult, error) {
+		if in.IssueID == "" {
+			return nil, mcpx.MissingParam("issue_id", "the id of the issue to show, e.g. from ready or list_issues")
+		}
+		return s.call(ctx, func(r *store.Repo) (any, error) { return r.ShowIssue(ctx, in.IssueID) })
+	})
+}
+
+type createIssueIn struct {
+	Title       string   `json:"title" jsonschema:"Issue title"`
+	Description string   `json:"description,omitempty" jsonschema:"Description (markdown)"`
+	Type        *string  `json:"type,omitempty" jsonschema:"Issue type"`
+	Priority    *int     `json:"priority,omitempty" jsonschema:"Priority 0 (highest) to 4"`
+	Assignee    *string  `json:"assignee,omitempty" jsonschema:"Assignee username"`
+	Parent      *string  `json:"parent,omitempty" jsonschema:"Parent issue ID; makes a parent-child link, so the parent's blockers also block this issue"`
+	Tags        []string `json:"tags,omitempty" jsonschema:"Tags"`
+	Estimate    *int     `json:"estimate,omitempty" jsonschema:"Estimated minutes"`
+}
+
+func (in createIssueIn) input() store.IssueInput {
+	return store.IssueInput{Title: in.Title, Description: in.Description, Type: deref(in.Type), Priority: in.Priority,
+		Assignee: in.Assignee, Parent: in.Parent, Tags: in.Tags, Estimate: in.Estimate}
+}
+
+var createIssueDefaults = map[string]any{"description": "", "type": string(tracker.DefaultIssueType), "priority": tracker.DefaultPriority}
+
+func (s *server) createIssue() mcpx.Tool {
+	return mcpx.NewTool(&mcp.Tool{
+		Name:        "create_issue",
+		Title:       "Create an issue",
+		Description: "Create a new issue (status open) and return it. Link it to specs or other issues with link.",
+		InputSchema: mcpx.Schema[createIssueIn](createIssueDefaults, map[string][]string{"type": issueTypes}),
+		Annotations: creates,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in createIssueIn) (*mcp.CallToolResult, error) {
+		if in.Title == "" {
+			return nil, mcpx.MissingParam("title", "a one-line title for the issue")
+		}
+		return s.call(ctx, func(r *store.Repo) (any, error) { return r.CreateIssue(ctx, in.input()) })
+	})
+}
+
+type updateIssueIn struct {
+	IssueID     string  `json:"issue_id" jsonschema:"Issue ID"`
+	Status      *string `json:"status,omitempty" jsonschema:"New status; closed sets closed_at (prefer close_issue, which records a reason)"`
+	Priority    *int    `json:"priority,omitempty" jsonschema:"New priority, 0 (highest) to 4"`
+	Assignee    *string `json:"assignee,omitempty" jsonschema:"New assignee (empty clears it)"`
+	Type        *string `json:"type,omitempty" jsonschema:"New type"`
+	Title       *string `json:"title,omitempty" jsonschema:"New title"`
+	Description *string `json:"description,omitempty" jsonschema:"New description"`
+}
+
+func (in updateIssueIn) patch() store.IssuePatch {
+	return store.IssuePatch{Title: in.Title, Description: in.Description, Status: in.Status, Type: in.Type, Assignee: in.Assignee, Priority: in.Priority}
+}
+
+func (s *server) updateIssue() mcpx.Tool {
+	return mcpx.NewTool(&mcp.Tool{
+		Name:  "update_issue",
+		Title: "Update an issue",
+		Description: "Change the given fields of an issue and return it; fields left out stay. " +
+			"Claim work with status=in_progress and your assignee name.",
+		InputSchema: mcpx.Schema[updateIssueIn](nil, map[string][]string{"status": issueStatuses, "type": issueTypes}),
+		Annotations: changes,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in updateIssueIn) (*mcp.CallToolResult, error) {
+		if in.IssueID == "" {
+			return nil, mcpx.MissingParam("issue_id", "the id of the issue to change")
+		}
+		return s.call(ctx, func(r *store.Repo) (any, error) { return r.UpdateIssue(ctx, in.IssueID, in.patch()) })
+	})
+}
+
+type closeIssueIn struct {
+	IssueIDs []string `json:"issue_ids" jsonschema:"Issue IDs to close"`
+	Reason   *string  `json:"reason,omitempty" jsonschema:"Reason for closing"`
+}
+
+func (s *server) closeIssue() mcpx.Tool {
+	return mcpx.NewTool(&mcp.Tool{
+		Name:  "close_issue",
+		Title: "Close issues",
+		Description: "Close one or more issues with a reason. Returns one result per id ({id, success, error}); " +
+			"an unknown id fails alone. Closing an issue unblocks what waits on it.",
+		InputSchema: mcpx.Schema[closeIssueIn](map[string]any{"reason": tracker.DefaultCloseReason}, nil),
+		Annotations: changes,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in closeIssueIn) (*mcp.CallToolResult, error) {
+		if len(in.IssueIDs) == 0 {
+			return nil, mcpx.MissingParam("issue_ids", "a list of one or more issue ids")
+		}
+		return s.call(ctx, func(r *store.Repo) (any, error) { return r.CloseIssues(ctx, in.IssueIDs, deref(in.Reason)) })
+	})
+}
+
+type blockedIn struct {
+	ShowSpecs  *bool `json:"show_specs,omitempty" jsonschema:"Include blocked specs"`
+	ShowIssues *bool `json:"show_issues,omitempty" jsonschema:"Include blocked issues"`
+}
+
+func (s *server) blockedIssues() mcpx.Tool {
+	return mcpx.NewTool(&mcp.Tool{
+		Name:  "blocked_issues",
+		Title: "Blocked work",
+		Description: "List unfinished issues (and optionally specs) that something blocks, each with blocked_by: " +
+			"the unfinished items it waits on ({id, title, status, type, via}; via names the parent a blocker is inherited through).",
+		InputSchema: mcpx.Schema[blockedIn](map[string]any{"show_specs": false, "show_issues": true}, nil),
+		Annotations: readOnly,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in blockedIn) (*mcp.CallToolResult, error) {
+		o := store.BlockedOptions{Specs: deref(in.ShowSpecs), Issues: in.ShowIssues == nil || *in.ShowIssues}
+		return s.call(ctx, func(r *store.Repo) (any, error) { return r.Blocked(ctx, o) })
+	})
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

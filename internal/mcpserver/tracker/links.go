@@ -1,0 +1,63 @@
+package tracker
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/store"
+)
+
+type linkIn struct {
+	FromID string  `json:"from_id" jsonschema:"Source entity ID (issue or spec)"`
+	ToID   string  `json:"to_id" jsonschema:"Target entity ID (issue or spec)"`
+	Type   *string `json:"type,omitempty" jsonschema:"Relationship type. blocks: from_id waits until to_id is done. depends-on: the same direction. parent-child: from_id is the parent. implements, references, discovered-from, related never block."`
+}
+
+func (in linkIn) check() error {
+	if in.FromID == "" {
+		return mcpx.MissingParam("from_id", "the source issue or spec id")
+	}
+	if in.ToID == "" {
+		return mcpx.MissingParam("to_id", "the target issue or spec id")
+	}
+	return nil
+}
+
+func (s *server) link() mcpx.Tool {
+	return mcpx.NewTool(&mcp.Tool{
+		Name:  "link",
+		Title: "Link two items",
+		Description: "Create a relationship from_id → to_id. Direction matters: `A blocks B` and `A depends-on B` both mean A waits until B is done " +
+			"(closed issue; approved or deprecated spec); parent-child goes from parent to child and passes the parent's blockers down. " +
+			"Unknown ids, self-links and links that would make a blocking cycle are refused.",
+		InputSchema: mcpx.Schema[linkIn](map[string]any{"type": string(tracker.DefaultRelType)}, map[string][]string{"type": names(tracker.RelTypes)}),
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in linkIn) (*mcp.CallToolResult, error) {
+		if err := in.check(); err != nil {
+			return nil, err
+		}
+		return s.call(ctx, func(r *store.Repo) (any, error) { return r.Link(ctx, in.FromID, in.ToID, deref(in.Type)) })
+	})
+}
+
+func (s *server) unlink() mcpx.Tool {
+	return mcpx.NewTool(&mcp.Tool{
+		Name:        "unlink",
+		Title:       "Remove a link",
+		Description: "Remove the relationship from_id → to_id of the given type.",
+		InputSchema: mcpx.Schema[linkIn](map[string]any{"type": string(tracker.DefaultRelType)}, map[string][]string{"type": names(tracker.RelTypes)}),
+		Annotations: changes,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in linkIn) (*mcp.CallToolResult, error) {
+		if err := in.check(); err != nil {
+			return nil, err
+		}
+		typ := deref(in.Type)
+		if typ == "" {
+			typ = string(tracker.DefaultRelType)
+		}
+		return s.call(ctx, func(r *store.Repo) (any, error) { return r.Unlink(ctx, in.FromID, in.ToID, typ) })
+	})
+}

@@ -1,0 +1,45 @@
+package tracker
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/tracker/store"
+)
+
+type searchIn struct {
+	Query      string `json:"query" jsonschema:"Words to find; every word must appear (case-insensitive)"`
+	ShowIssues *bool  `json:"show_issues,omitempty" jsonschema:"Search issues"`
+	ShowSpecs  *bool  `json:"show_specs,omitempty" jsonschema:"Search specs (titles, descriptions and markdown content)"`
+	Limit      *int   `json:"limit,omitempty" jsonschema:"Max results"`
+}
+
+func (s *server) search() mcpx.Tool {
+	return mcpx.NewTool(&mcp.Tool{
+		Name:  "search",
+		Title: "Search issues and specs",
+		Description: "Full-text search over issue titles and descriptions and spec titles, descriptions and markdown content. " +
+			"Title matches first, then priority. Returns compact items with kind (issue or spec) and a snippet around the match.",
+		InputSchema: mcpx.Schema[searchIn](map[string]any{"show_issues": true, "show_specs": true, "limit": store.DefaultListLimit}, nil),
+		Annotations: readOnly,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, error) {
+		if in.Query == "" {
+			return nil, mcpx.MissingParam("query", "one or more words to search for")
+		}
+		o := store.SearchOptions{Query: in.Query, Issues: in.ShowIssues == nil || *in.ShowIssues,
+			Specs: in.ShowSpecs == nil || *in.ShowSpecs, Limit: deref(in.Limit)}
+		return s.call(ctx, func(r *store.Repo) (any, error) {
+			res, err := r.Search(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			all := res.Results
+			if kept := s.fit(&res, len(all), func(n int) { res.Results = all[:n] }); kept < len(all) {
+				res.Truncated, res.Hint = true, budgetHint(kept, res.Total, "more words")
+			}
+			return res, nil
+		})
+	})
+}

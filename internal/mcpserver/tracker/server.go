@@ -1,0 +1,155 @@
+// Package tracker is the tracker's MCP server (seed 001): the tools,
+// resources and prompts an agent uses to plan work in .sudocode, running
+// in-process on the same store code as the sudocode CLI, with results in
+// the shapes the CLI's --json prints.
+package tracker
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/tracker/store"
+)
+
+// Options configure the server.
+type Options struct {
+	// Dir is where the tracker is looked for, walking up (and where init
+	// creates it); empty is SUDOCODE_WORKING_DIR or the working directory.
+	Dir     string
+	Version string
+	Actor   string // recorded as created_by
+	Logger  *slog.Logger
+	// Budget caps a list result's JSON, in bytes; 0 is DefaultBudget.
+	Budget int
+}
+
+// DefaultBudget keeps a list result to a few thousand tokens.
+const DefaultBudget = 24 << 10
+
+// server holds the open tracker between calls. Calls are serialised: they
+// are short, and the store's cache connection is single anyway.
+type server struct {
+	opts Options
+	mu   sync.Mutex
+	repo *store.Repo
+}
+
+// New returns the tracker server. The tracker is found at each call (from
+// SUDOCODE_WORKING_DIR, SUDOCODE_DB or the working directory), so the
+// server can start before `init`.
+func New(opts Options) *mcp.Server {
+	if opts.Budget == 0 {
+		opts.Budget = DefaultBudget
+	}
+	s := &server{opts: opts}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "sudocode", Title: "Sudocode tracker", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       mcpx.SDKLogger(opts.Logger),
+		Capabilities: &mcp.ServerCapabilities{
+			Logging:   &mcp.LoggingCapabilities{},
+			Resources: &mcp.ResourceCapabilities{},
+			Tools:     &mcp.ToolCapabilities{},
+			Prompts:   &mcp.PromptCapabilities{},
+		},
+	})
+	mcpx.AddTools(srv, s.tools()...)
+	s.addResources(srv)
+	s.addPrompts(srv)
+	return srv
+}
+
+// tools is the server's tool list, in the seed's order, then the extras.
+func (s *server) tools() []mcpx.Tool {
+	return []mcpx.Tool{
+		s.ready(), s.listIssues(), s.showIssue(), s.createIssue(), s.updateIssue(), s.closeIssue(), s.blockedIssues(),
+		s.listSpecs(), s.showSpec(), s.createSpec(),
+		s.link(),
+		s.addFeedback(), s.listFeedback(), s.showFeedback(), s.acknowledgeFeedback(), s.resolveFeedback(),
+		s.wontfixFeedback(), s.staleFeedback(), s.relocateFeedback(),
+		s.stats(), s.status(), s.init(),
+		s.search(), s.updateSpec(), s.unlink(), s.createIssues(), s.updateIssues(),
+	}
+}
+
+// call runs fn on the tracker and returns its value as the tool's result,
+// or its error as a tool error that says what to do.
+func (s *server) call(ctx context.Context, fn func(*store.Repo) (any, error)) (*mcp.CallToolResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.open(ctx)
+	if err != nil {
+		return mcpx.FaultResult(err), nil
+	}
+	v, err := fn(r)
+	if err != nil {
+		return mcpx.FaultResult(err), nil
+	}
+	return mcpx.JSON(v)
+}
+
+// open returns the tracker, opening it on first use, and makes it compare
+// its cache with the files again (another process or a git pull may have
+// changed them since the last call).
+func (s *server) open(ctx context.Context) (*store.Repo, error) {
+	if s.repo == nil {
+		dir, err := store.Find(s.dir())
+		if err != nil {
+			return nil, err
+		}
+		r, err := store.Open(ctx, dir, s.opts.Actor)
+		if err != nil {
+			return nil, err
+		}
+		s.repo = r
+	}
+	s.repo.Recheck()
+	return s.repo, nil
+}
+
+// fit cuts a list to the byte budget: it keeps the longest prefix whose
+// JSON fits, and returns how many items it kept. set(n) must make v hold
+// the first n items.
+func (s *server) fit(v any, n int, set func(int)) int {
+	size := func() int { b, _ := json.Marshal(v); return len(b) }
+	if size() <= s.opts.Budget {
+		return n
+	}
+	lo, hi := 0, n // lo fits
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		set(mid)
+		if size() <= s.opts.Budget {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	set(lo)
+	return lo
+}
+
+// dir is where the tracker is looked for and created.
+func (s *server) dir() string {
+	if s.opts.Dir != "" {
+		return s.opts.Dir
+	}
+	if d := os.Getenv("SUDOCODE_WORKING_DIR"); d != "" {
+		return d
+	}
+	return "."
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Annotations of the tool families.
+var (
+	readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}
+	creates  = &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)}
+	changes  = &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}
+)

@@ -1,0 +1,132 @@
+package tracker
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/store"
+)
+
+var (
+	specStatuses = names(tracker.SpecStatuses)
+	specTypes    = names(tracker.SpecTypes)
+)
+
+// budgetHint is the note on a list cut to fit the response budget.
+func budgetHint(kept, total int, filters string) *string {
+	h := fmt.Sprintf("showing %d of %d (the rest would overflow the response); narrow with %s, or a lower limit", kept, total, filters)
+	return &h
+}
+
+type listSpecsIn struct {
+	Status   *string `json:"status,omitempty" jsonschema:"Only this status"`
+	Type     *string `json:"type,omitempty" jsonschema:"Only this type"`
+	Priority *int    `json:"priority,omitempty" jsonschema:"Only this priority, 0 (highest) to 4"`
+	Limit    *int    `json:"limit,omitempty" jsonschema:"Max results"`
+}
+
+func (s *server) listSpecs() mcpx.Tool {
+	return mcpx.NewTool(&mcp.Tool{
+		Name:        "list_specs",
+		Title:       "List specs",
+		Description: "List specs with optional filters as compact items (no markdown) with the total; read one with show_spec.",
+		InputSchema: mcpx.Schema[listSpecsIn](map[string]any{"limit": store.DefaultListLimit},
+			map[string][]string{"status": specStatuses, "type": specTypes}),
+		Annotations: readOnly,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listSpecsIn) (*mcp.CallToolResult, error) {
+		f := store.SpecFilter{Status: deref(in.Status), Type: deref(in.Type), Priority: in.Priority, Limit: deref(in.Limit)}
+		return s.call(ctx, func(r *store.Repo) (any, error) {
+			list, err := r.ListSpecs(ctx, f)
+			if err != nil {
+				return nil, err
+			}
+			all := list.Specs
+			if kept := s.fit(&list, len(all), func(n int) { list.Specs = all[:n] }); kept < len(all) {
+				list.Truncated, list.Hint = true, budgetHint(kept, list.Total, "status, type or priority")
+			}
+			return list, nil
+		})
+	})
+}
+
+type specIDIn struct {
+	SpecID string `json:"spec_id" jsonschema:"Spec ID (e.g. sudocode-spec-a1b2)"`
+}
+
+func (s *server) showSpec() mcpx.Tool {
+	return mcpx.NewTool(&mcp.Tool{
+		Name:  "show_spec",
+		Title: "Show a spec",
+		Description: "Show a spec in full: fields, its markdown content, relationships both ways, and the feedback it received " +
+			"(with each anchor's line and status). Line numbers for add_feedback count from 1 in content.",
+		Annotations: readOnly,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in specIDIn) (*mcp.CallToolResult, error) {
+		if in.SpecID == "" {
+			return nil, mcpx.MissingParam("spec_id", "the id of the spec to show, e.g. from list_specs")
+		}
+		return s.call(ctx, func(r *store.Repo) (any, error) { return r.ShowSpec(ctx, in.SpecID) })
+	})
+}
+
+type createSpecIn struct {
+	Title       string   `json:"title" jsonschema:"Spec title"`
+	Type        *string  `json:"type,omitempty" jsonschema:"Spec type"`
+	Priority    *int     `json:"priority,omitempty" jsonschema:"Priority 0 (highest) to 4"`
+	Description *string  `json:"description,omitempty" jsonschema:"Short description"`
+	Design      *string  `json:"design,omitempty" jsonschema:"Design notes: the spec's markdown content"`
+	FilePath    *string  `json:"file_path,omitempty" jsonschema:"Custom file path for the markdown, relative to .sudocode (default: specs/{id}.md)"`
+	Parent      *string  `json:"parent,omitempty" jsonschema:"Parent spec ID"`
+	Tags        []string `json:"tags,omitempty" jsonschema:"Tags"`
+}
+
+func (s *server) createSpec() mcpx.Tool {
+	return mcpx.NewTool(&mcp.Tool{
+		Name:        "create_spec",
+		Title:       "Create a spec",
+		Description: "Create a new spec (status draft) with its markdown file and return it.",
+		InputSchema: mcpx.Schema[createSpecIn](map[string]any{"type": string(tracker.DefaultSpecType), "priority": tracker.DefaultPriority},
+			map[string][]string{"type": specTypes}),
+		Annotations: creates,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in createSpecIn) (*mcp.CallToolResult, error) {
+		if in.Title == "" {
+			return nil, mcpx.MissingParam("title", "a one-line title for the spec")
+		}
+		si := store.SpecInput{Title: in.Title, Type: deref(in.Type), Priority: in.Priority, Description: in.Description,
+			Design: deref(in.Design), FilePath: deref(in.FilePath), Parent: in.Parent, Tags: in.Tags}
+		return s.call(ctx, func(r *store.Repo) (any, error) { return r.CreateSpec(ctx, si) })
+	})
+}
+
+type updateSpecIn struct {
+	SpecID      string   `json:"spec_id" jsonschema:"Spec ID"`
+	Title       *string  `json:"title,omitempty" jsonschema:"New title"`
+	Status      *string  `json:"status,omitempty" jsonschema:"New status; approved or deprecated counts as done and unblocks what waits on the spec"`
+	Type        *string  `json:"type,omitempty" jsonschema:"New type"`
+	Priority    *int     `json:"priority,omitempty" jsonschema:"New priority, 0 (highest) to 4"`
+	Description *string  `json:"description,omitempty" jsonschema:"New short description"`
+	Content     *string  `json:"content,omitempty" jsonschema:"New markdown content; the feedback anchored on the spec is relocated"`
+	Tags        []string `json:"tags,omitempty" jsonschema:"Replace the tags"`
+}
+
+func (s *server) updateSpec() mcpx.Tool {
+	return mcpx.NewTool(&mcp.Tool{
+		Name:        "update_spec",
+		Title:       "Update a spec",
+		Description: "Change the given fields of a spec, including its markdown content, and return it. Feedback anchors follow the text they point at; lost ones become stale.",
+		InputSchema: mcpx.Schema[updateSpecIn](nil, map[string][]string{"status": specStatuses, "type": specTypes}),
+		Annotations: changes,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in updateSpecIn) (*mcp.CallToolResult, error) {
+		if in.SpecID == "" {
+			return nil, mcpx.MissingParam("spec_id", "the id of the spec to change")
+		}
+		p := store.SpecPatch{Title: in.Title, Status: in.Status, Type: in.Type, Priority: in.Priority, Description: in.Description, Content: in.Content}
+		if in.Tags != nil {
+			p.Tags = &in.Tags
+		}
+		return s.call(ctx, func(r *store.Repo) (any, error) { return r.UpdateSpec(ctx, in.SpecID, p) })
+	})
+}
