@@ -2,9 +2,9 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/sudocode/sudocode/internal/fault"
