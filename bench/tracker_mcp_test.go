@@ -1,0 +1,63 @@
+package bench_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/tracker/trackergen"
+)
+
+// BenchmarkTrackerMCP measures tool-call round trips to `sudocode mcp` over
+// stdio, as an agent's client makes them, on the generated repository of
+// 10,000 issues; it reports the median (p50-ms) beside the mean, with a
+// bare ping over the same pipe as the peer.
+func BenchmarkTrackerMCP(b *testing.B) {
+	bin := buildSudocode(b)
+	dir := b.TempDir()
+	if err := trackergen.Generate(dir, trackergen.Benchmark); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(bin, "mcp")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SUDOCODE_ACTOR=bench")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer in.Close()
+	c := &rawClient{in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	c.roundTrip(b, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	list := string(c.roundTrip(b, "tools/call", `{"name":"list_issues","arguments":{"limit":1}}`)) // builds the cache
+	id := strings.SplitN(strings.SplitN(list, `\"id\":\"`, 2)[1], `\"`, 2)[0]
+	for _, bc := range []struct{ name, method, params string }{
+		{"ready", "tools/call", `{"name":"ready","arguments":{}}`},
+		{"show_issue", "tools/call", fmt.Sprintf(`{"name":"show_issue","arguments":{"issue_id":%q}}`, id)},
+		{"peer_ping", "ping", ""},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var lat []time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				c.roundTrip(b, bc.method, bc.params)
+				lat = append(lat, time.Since(t0))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+		})
+	}
+}
