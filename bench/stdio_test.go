@@ -67,15 +67,9 @@ func (c *rawClient) roundTrip(b *testing.B, method, params string) []byte {
 	return line
 }
 
-// BenchmarkStdio measures round trips to the built binary over stdio, as a
-// client such as Claude Code talks to it, with 10,000 rulesets stored:
-// get_ruleset, and ping as the peer (the transport's floor).
-func BenchmarkStdio(b *testing.B) {
-	bin := buildServer(b)
-	dir := b.TempDir()
-	seedEmbedded(b, dir, 10_000)
-	cmd := exec.Command(bin, "--store", dir)
-	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+b.TempDir())
+// startStdio starts an MCP server process and initialises a session with
+// it; the process ends when the benchmark does.
+func startStdio(b *testing.B, cmd *exec.Cmd) *rawClient {
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -87,11 +81,23 @@ func BenchmarkStdio(b *testing.B) {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	defer cmd.Wait()
-	defer in.Close()
+	b.Cleanup(func() { in.Close(); cmd.Wait() })
 	c := &rawClient{in: in, out: bufio.NewReaderSize(out, 1<<20)}
 	c.roundTrip(b, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`)
 	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return c
+}
+
+// BenchmarkStdio measures round trips to the built binary over stdio, as a
+// client such as Claude Code talks to it, with 10,000 rulesets stored:
+// get_ruleset, and ping as the peer (the transport's floor).
+func BenchmarkStdio(b *testing.B) {
+	bin := buildServer(b)
+	dir := b.TempDir()
+	seedEmbedded(b, dir, 10_000)
+	cmd := exec.Command(bin, "--store", dir)
+	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+b.TempDir())
+	c := startStdio(b, cmd)
 	b.Run("get_ruleset", func(b *testing.B) {
 		for b.Loop() {
 			c.roundTrip(b, "tools/call", `{"name":"get_ruleset","arguments":{"name":"ruleset_04242"}}`)

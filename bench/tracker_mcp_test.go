@@ -1,7 +1,6 @@
 package bench_test
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -26,22 +25,7 @@ func BenchmarkTrackerMCP(b *testing.B) {
 	cmd := exec.Command(bin, "mcp")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SUDOCODE_ACTOR=bench")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer cmd.Wait()
-	defer in.Close()
-	c := &rawClient{in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	c.roundTrip(b, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`)
-	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c := startStdio(b, cmd)
 	list := string(c.roundTrip(b, "tools/call", `{"name":"list_issues","arguments":{"limit":1}}`)) // builds the cache
 	id := strings.SplitN(strings.SplitN(list, `\"id\":\"`, 2)[1], `\"`, 2)[0]
 	for _, bc := range []struct{ name, method, params string }{
