@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -43,6 +44,7 @@ func NewTool[In any](def *mcp.Tool, h func(context.Context, *mcp.CallToolRequest
 		if err != nil {
 			panic(fmt.Sprintf("tool %s: %v", def.Name, err))
 		}
+		requiredNotNull(s)
 		def.InputSchema = s
 	}
 	return Tool{Def: def, Handler: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -146,6 +148,7 @@ func Schema[In any](defaults map[string]any, enums map[string][]string) *jsonsch
 	if err != nil {
 		panic(err)
 	}
+	requiredNotNull(s)
 	for name, v := range defaults {
 		p := s.Properties[name]
 		if p == nil {
@@ -168,6 +171,24 @@ func Schema[In any](defaults map[string]any, enums map[string][]string) *jsonsch
 		}
 	}
 	return s
+}
+
+// requiredNotNull drops "null" from the types of s's required properties:
+// a Go slice or pointer derives as nullable, but a required parameter must
+// be given a value (the handler refuses null as missing).
+func requiredNotNull(s *jsonschema.Schema) {
+	for _, name := range s.Required {
+		p := s.Properties[name]
+		if p == nil || len(p.Types) == 0 {
+			continue
+		}
+		types := slices.DeleteFunc(slices.Clone(p.Types), func(t string) bool { return t == "null" })
+		if len(types) == 1 {
+			p.Type, p.Types = types[0], nil
+		} else {
+			p.Types = types
+		}
+	}
 }
 
 // JSON is a successful tool result holding v: its JSON as the text (what

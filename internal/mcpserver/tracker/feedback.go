@@ -80,10 +80,7 @@ func (s *server) feedbackList(ctx context.Context, r *store.Repo, f store.Feedba
 	if err != nil {
 		return nil, err
 	}
-	all := list.Feedback
-	if kept := s.fit(&list, len(all), func(n int) { list.Feedback = all[:n] }); kept < len(all) {
-		list.Truncated, list.Hint = true, budgetHint(kept, list.Total, "issue_id, spec_id, type or status")
-	}
+	fitList(s, &list, &list.Feedback, list.Total, &list.Truncated, &list.Hint, "issue_id, spec_id, type or status")
 	return list, nil
 }
 

@@ -70,10 +70,7 @@ func (s *server) listIssues() mcpx.Tool {
 			if err != nil {
 				return nil, err
 			}
-			all := list.Issues
-			if kept := s.fit(&list, len(all), func(n int) { list.Issues = all[:n] }); kept < len(all) {
-				list.Truncated, list.Hint = true, budgetHint(kept, list.Total, "status, type, priority or assignee")
-			}
+			fitList(s, &list, &list.Issues, list.Total, &list.Truncated, &list.Hint, "status, type, priority or assignee")
 			return list, nil
 		})
 	})

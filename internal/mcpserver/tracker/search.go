@@ -35,10 +35,7 @@ func (s *server) search() mcpx.Tool {
 			if err != nil {
 				return nil, err
 			}
-			all := res.Results
-			if kept := s.fit(&res, len(all), func(n int) { res.Results = all[:n] }); kept < len(all) {
-				res.Truncated, res.Hint = true, budgetHint(kept, res.Total, "more words")
-			}
+			fitList(s, &res, &res.Results, res.Total, &res.Truncated, &res.Hint, "more words")
 			return res, nil
 		})
 	})

@@ -20,11 +20,12 @@ import (
 // Options configure the server.
 type Options struct {
 	// Dir is where the tracker is looked for, walking up (and where init
-	// creates it); empty is SUDOCODE_WORKING_DIR or the working directory.
+	// creates it), whatever SUDOCODE_WORKING_DIR and SUDOCODE_DB say; empty
+	// is SUDOCODE_DB, SUDOCODE_WORKING_DIR or the working directory.
 	Dir     string
 	Version string
-	Actor   string // recorded as created_by
-	Logger  *slog.Logger
+	Actor   string       // recorded as created_by
+	Logger  *slog.Logger // nil discards
 	// Budget caps a list result's JSON, in bytes; 0 is DefaultBudget.
 	Budget int
 }
@@ -46,6 +47,9 @@ type server struct {
 func New(opts Options) *mcp.Server {
 	if opts.Budget == 0 {
 		opts.Budget = DefaultBudget
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &server{opts: opts}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "sudocode", Title: "Sudocode tracker", Version: opts.Version}, &mcp.ServerOptions{
@@ -98,7 +102,11 @@ func (s *server) call(ctx context.Context, fn func(*store.Repo) (any, error)) (*
 // changed them since the last call).
 func (s *server) open(ctx context.Context) (*store.Repo, error) {
 	if s.repo == nil {
-		dir, err := store.Find(s.dir())
+		find := store.Find // the environment's choice
+		if s.opts.Dir != "" {
+			find = store.FindFrom // the caller's, which init also uses
+		}
+		dir, err := find(s.dir())
 		if err != nil {
 			return nil, err
 		}
@@ -114,7 +122,7 @@ func (s *server) open(ctx context.Context) (*store.Repo, error) {
 
 // fit cuts a list to the byte budget: it keeps the longest prefix whose
 // JSON fits, and returns how many items it kept. set(n) must make v hold
-// the first n items.
+// the first n items, and the note of the cut when n is not all of them.
 func (s *server) fit(v any, n int, set func(int)) int {
 	size := func() int { b, _ := json.Marshal(v); return len(b) }
 	if size() <= s.opts.Budget {

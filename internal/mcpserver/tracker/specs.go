@@ -18,8 +18,21 @@ var (
 
 // budgetHint is the note on a list cut to fit the response budget.
 func budgetHint(kept, total int, filters string) *string {
-	h := fmt.Sprintf("showing %d of %d (the rest would overflow the response); narrow with %s, or a lower limit", kept, total, filters)
+	h := fmt.Sprintf("showing %d of %d; %d left out to fit the response: narrow with %s, or a lower limit", kept, total, total-kept, filters)
 	return &h
+}
+
+// fitList cuts a list result v to the budget: *items to the longest
+// prefix that fits together with the note of the cut (truncated and a
+// hint), which is measured with it.
+func fitList[T any](s *server, v any, items *[]T, total int, truncated *bool, hint **string, filters string) {
+	all, wasTruncated, wasHint := *items, *truncated, *hint
+	s.fit(v, len(all), func(n int) {
+		*items, *truncated, *hint = all[:n], wasTruncated, wasHint
+		if n < len(all) {
+			*truncated, *hint = true, budgetHint(n, total, filters)
+		}
+	})
 }
 
 type listSpecsIn struct {
@@ -44,10 +57,7 @@ func (s *server) listSpecs() mcpx.Tool {
 			if err != nil {
 				return nil, err
 			}
-			all := list.Specs
-			if kept := s.fit(&list, len(all), func(n int) { list.Specs = all[:n] }); kept < len(all) {
-				list.Truncated, list.Hint = true, budgetHint(kept, list.Total, "status, type or priority")
-			}
+			fitList(s, &list, &list.Specs, list.Total, &list.Truncated, &list.Hint, "status, type or priority")
 			return list, nil
 		})
 	})

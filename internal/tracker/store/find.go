@@ -45,6 +45,12 @@ func Find(start string) (string, error) {
 	if wd := os.Getenv("SUDOCODE_WORKING_DIR"); wd != "" {
 		start = wd
 	}
+	return FindFrom(start)
+}
+
+// FindFrom returns the first .sudocode found walking up from start,
+// whatever the environment says.
+func FindFrom(start string) (string, error) {
 	abs, err := filepath.Abs(start)
 	if err != nil {
 		return "", fault.Wrap(fault.Invalid, err, "bad working directory")

@@ -1,0 +1,73 @@
+package tracker_test
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"testing"
+
+	mcptracker "github.com/sudocode/sudocode/internal/mcpserver/tracker"
+)
+
+// seedTools are the 22 tools of seed 001, in its order.
+var seedTools = []string{
+	"ready", "list_issues", "show_issue", "create_issue", "update_issue", "close_issue", "blocked_issues",
+	"list_specs", "show_spec", "create_spec",
+	"link",
+	"add_feedback", "list_feedback", "show_feedback", "acknowledge_feedback", "resolve_feedback",
+	"wontfix_feedback", "stale_feedback", "relocate_feedback",
+	"stats", "status", "init",
+}
+
+// extraTools are the tools beyond the seed's.
+var extraTools = []string{"search", "update_spec", "unlink", "create_issues", "update_issues"}
+
+// TestToolsGolden pins tools/list: a change of a name, description, schema
+// or annotation is a visible diff of testdata/tools.golden.json. Refresh it
+// with: go test ./internal/mcpserver/tracker -run TestToolsGolden -update
+func TestToolsGolden(t *testing.T) {
+	f := connect(t, mcptracker.Options{})
+	tools := f.tools()
+	got, err := json.MarshalIndent(tools, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	const path = "testdata/tools.golden.json"
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("tools/list drifted from %s; if intended, rerun with -update and commit the diff.\ngot:\n%s", path, got)
+	}
+
+	var names []string
+	for _, tool := range tools {
+		names = append(names, tool.Name)
+		if tool.Title == "" || tool.Description == "" {
+			t.Errorf("%s: title and description required", tool.Name)
+		}
+		a := tool.Annotations
+		if a == nil || a.OpenWorldHint == nil || *a.OpenWorldHint {
+			t.Errorf("%s: explicit annotations with openWorldHint false required, got %+v", tool.Name, a)
+			continue
+		}
+		if !a.ReadOnlyHint && a.DestructiveHint == nil {
+			t.Errorf("%s: a tool that changes things must say whether it is destructive", tool.Name)
+		}
+	}
+	for _, n := range append(slices.Clone(seedTools), extraTools...) {
+		if !slices.Contains(names, n) {
+			t.Errorf("tools/list lacks %s", n)
+		}
+	}
+	if len(names) != len(seedTools)+len(extraTools) {
+		t.Errorf("tools/list = %v: %d tools, want %d", names, len(names), len(seedTools)+len(extraTools))
+	}
+}
