@@ -36,7 +36,7 @@ accepted for compatibility and unused: nothing is spawned.
 		},
 	}
 	tf.register(cmd.Flags())
-	cmd.AddCommand(newMCPRulesetsCmd(stdio))
+	cmd.AddCommand(newMCPRulesetsCmd(stdio), newMCPCodingCmd(stdio))
 	return cmd
 }
 

@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/workspace"
+)
+
+type mcpCodingOptions struct {
+	workspace, host, authToken string
+	port                       int
+	stdio, viewImage, danger   bool
+}
+
+// MainCodingTools runs coding-tools-mcp: "sudocode mcp coding" under the
+// name its users know.
+func MainCodingTools(args []string, stdio IO) int {
+	cmd := newMCPCodingCmd(stdio)
+	cmd.Use = "coding-tools-mcp"
+	return run(cmd, args, stdio)
+}
+
+func newMCPCodingCmd(stdio IO) *cobra.Command {
+	o := &mcpCodingOptions{}
+	cmd := &cobra.Command{
+		Use:   "coding",
+		Short: "Serve the coding tools over one workspace (profile coding-tools-mcp-v0.1)",
+		Long: `Serve read_file, list_dir, list_files, search_text, apply_patch, exec_command,
+write_stdin, kill_session, git_status, git_diff, request_permissions and view_image
+over one workspace directory. Every path is confined to the workspace.
+
+Transport: Streamable HTTP at http://HOST:PORT/mcp (JSON responses), or --stdio.
+A --host that is not loopback needs a bearer token (--auth-token).
+
+Environment: CODING_TOOLS_MCP_WORKSPACE (the workspace; --workspace wins),
+CODING_TOOLS_MCP_AUTH_TOKEN, CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE=0 (drops view_image),
+CODING_TOOLS_MCP_EXEC_ALLOW_ROOTS (extra read/exec dirs for commands, ':'-separated),
+CODING_TOOLS_MCP_TRACE=1 (one JSON line per tool call on stderr).`,
+		Example: `  coding-tools-mcp --workspace ~/src/project --port 8765
+  coding-tools-mcp --workspace . --stdio`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error { return runMCPCoding(cmd, o, stdio) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.workspace, "workspace", "", "the workspace `DIR` (env CODING_TOOLS_MCP_WORKSPACE; default the current directory)")
+	f.BoolVar(&o.stdio, "stdio", false, "speak newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
+	f.StringVar(&o.host, "host", "127.0.0.1", "HTTP bind host; non-loopback needs --auth-token")
+	f.IntVar(&o.port, "port", 8000, "HTTP port (0 picks a free one)")
+	f.BoolVar(&o.viewImage, "enable-view-image", true, "list the view_image tool (env CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE=0 disables)")
+	f.BoolVar(&o.danger, "dangerously-skip-all-permissions", false, "let commands the policy gates run (never workspace escapes or setuid programs)")
+	f.StringVar(&o.authToken, "auth-token", "", "bearer `TOKEN` every HTTP request must carry (env CODING_TOOLS_MCP_AUTH_TOKEN)")
+	return cmd
+}
+
+func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
+	dir := o.workspace
+	if dir == "" {
+		dir = os.Getenv("CODING_TOOLS_MCP_WORKSPACE")
+	}
+	if dir == "" {
+		dir = "."
+	}
+	root, err := workspace.Open(dir)
+	if err != nil {
+		return usageError{err}
+	}
+	token := orEnv(o.authToken, "CODING_TOOLS_MCP_AUTH_TOKEN")
+	viewImage := o.viewImage
+	if !cmd.Flags().Changed("enable-view-image") && os.Getenv("CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE") == "0" {
+		viewImage = false
+	}
+	var allow []string
+	for _, d := range filepath.SplitList(os.Getenv("CODING_TOOLS_MCP_EXEC_ALLOW_ROOTS")) {
+		if d != "" {
+			allow = append(allow, d)
+		}
+	}
+	logger := mcpx.NewLogger(stdio.Err, "info")
+	if o.danger {
+		fmt.Fprintln(stdio.Err, "WARNING: --dangerously-skip-all-permissions: gated commands run without asking; only workspace escapes and setuid programs stay refused")
+	}
+	s := coding.New(root, coding.Options{Version: Version, ViewImage: viewImage, Dangerous: o.danger,
+		Trace: os.Getenv("CODING_TOOLS_MCP_TRACE") == "1", AuthToken: token, ExecAllowRoots: allow, Logger: logger})
+	defer s.Close(cmd.Context())
+	if o.stdio {
+		return s.ServeStdio(cmd.Context(), stdio.In, stdio.Out)
+	}
+	if token == "" && !mcpx.IsLoopback(o.host) {
+		return usageError{errors.New("refusing to listen on " + o.host + " without a bearer token: use --auth-token (or CODING_TOOLS_MCP_AUTH_TOKEN), or bind 127.0.0.1")}
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(strings.Trim(o.host, "[]"), strconv.Itoa(o.port)))
+	if err != nil {
+		return err
+	}
+	logger.Info("serving coding tools", "url", "http://"+ln.Addr().String()+"/mcp", "workspace", root.Path)
+	return mcpx.ServeHTTP(cmd.Context(), ln, s.HTTPHandler(), logger)
+}
+

@@ -1,0 +1,137 @@
+package coding
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// MaxBodyBytes is the largest request body the HTTP transport reads.
+const MaxBodyBytes = 1 << 20
+
+// HTTPHandler serves the profile's Streamable HTTP transport at /mcp: POST
+// only, JSON responses, one process-wide session id, and the profile's
+// pre-dispatch checks in its order.
+func (s *Server) HTTPHandler() http.Handler {
+	sessionID := newSessionID()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Mcp-Session-Id", sessionID)
+		fail := func(status, code int, msg string, data any) {
+			h.Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			w.Write(mustMarshal(errorResponse(nil, code, msg, data)))
+		}
+		if r.Method != http.MethodPost {
+			h.Set("Allow", "POST")
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		if p := path.Clean("/" + r.URL.Path); p != "/mcp" {
+			fail(http.StatusNotFound, codeNoMethod, "Unknown endpoint", nil)
+			return
+		}
+		if s.opts.AuthToken != "" && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+s.opts.AuthToken)) != 1 {
+			h.Set("WWW-Authenticate", `Bearer realm="coding-tools-mcp"`)
+			fail(http.StatusUnauthorized, codeUnauthorized, "Unauthorized", nil)
+			return
+		}
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			fail(http.StatusUnsupportedMediaType, codeInvalidRequest, "Unsupported Content-Type: send application/json", nil)
+			return
+		}
+		if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !versionOK(v) {
+			fail(http.StatusBadRequest, codeInvalidRequest, "Unsupported MCP protocol version",
+				map[string]any{"supported": []string{ProtocolVersion}, "received": v})
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !originAllowed(o) {
+			fail(http.StatusForbidden, codeInvalidRequest, "Origin denied", nil)
+			return
+		}
+		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && sid != sessionID {
+			fail(http.StatusNotFound, codeUnknownSession, "Unknown MCP session", nil)
+			return
+		}
+		cl := r.Header.Get("Content-Length")
+		if cl == "" {
+			fail(http.StatusLengthRequired, codeInvalidRequest, "Content-Length is required", nil)
+			return
+		}
+		n, err := strconv.ParseInt(cl, 10, 64)
+		if err != nil || n < 0 {
+			fail(http.StatusBadRequest, codeInvalidRequest, "Invalid Content-Length", nil)
+			return
+		}
+		if n > MaxBodyBytes {
+			h.Set("Connection", "close")
+			fail(http.StatusRequestEntityTooLarge, codeInvalidRequest, "Request body too large", map[string]any{"max_bytes": MaxBodyBytes})
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, n))
+		if err != nil {
+			fail(http.StatusBadRequest, codeParse, "Parse error", nil)
+			return
+		}
+		resp, status := s.handleHTTPBody(r, body)
+		if resp == nil {
+			w.WriteHeader(status)
+			return
+		}
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(resp)
+	})
+}
+
+// handleHTTPBody applies the body checks (11–13) and dispatches.
+func (s *Server) handleHTTPBody(r *http.Request, body []byte) ([]byte, int) {
+	resp := s.handleMessage(r.Context(), &s.http, body)
+	if resp == nil {
+		return nil, http.StatusAccepted
+	}
+	// A parse error, an empty or oversized batch, or a message that is
+	// neither object nor array is a 400 (its id is null).
+	var probe struct {
+		ID    any `json:"id"`
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	trimmed := strings.TrimSpace(string(body))
+	isBatch := strings.HasPrefix(trimmed, "[")
+	if len(resp) > 0 && resp[0] == '{' && unmarshalOK(resp, &probe) && probe.Error != nil && probe.ID == nil &&
+		(probe.Error.Code == codeParse || (probe.Error.Code == codeInvalidRequest && (isBatch || !strings.HasPrefix(trimmed, "{")))) {
+		return resp, http.StatusBadRequest
+	}
+	return resp, http.StatusOK
+}
+
+// originAllowed accepts only http(s) origins on loopback hosts.
+func originAllowed(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	switch u.Hostname() {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
+}
+
+func newSessionID() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func unmarshalOK(b []byte, v any) bool { return json.Unmarshal(b, v) == nil }

@@ -1,0 +1,70 @@
+// Package coding is the coding-tools MCP server (seed 003 and its profile,
+// coding-tools-mcp-v0.1): read, list, search, patch, run and inspect one
+// workspace.
+//
+// The profile fixes wire rules the MCP SDK does not follow (HTTP status
+// codes and their check order, one process-wide session id, JSON bodies
+// and never SSE, negotiating down to 2025-06-18 rather than to older
+// revisions, -32002 before initialize, -32602 with reasons for arguments
+// that fail the schema). So this server speaks JSON-RPC itself, in
+// protocol.go, with the profile's transports in http.go and stdio.go; the
+// SDK's client is what the tests talk to it with.
+package coding
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/patch"
+)
+
+// Options configure the server.
+type Options struct {
+	Version        string
+	ViewImage      bool   // list and serve view_image (P1)
+	Dangerous      bool   // --dangerously-skip-all-permissions
+	Trace          bool   // one JSON line per tool call on stderr
+	AuthToken      string // bearer token required on HTTP when set
+	ExecAllowRoots []string
+	Logger         *slog.Logger
+}
+
+// Server serves one workspace.
+type Server struct {
+	opts   Options
+	root   *workspace.Root
+	tools  []tool
+	byName map[string]tool
+	http   conn // the process-wide HTTP session
+	// patcher serialises apply_patch and remembers first-seen contents
+	// for git_diff's fallback outside a repository.
+	patcher *patch.Patcher
+	// cancelSession ends an exec session named by notifications/cancelled.
+	cancelSession func(id string)
+}
+
+// New returns the server for root.
+func New(root *workspace.Root, opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{opts: opts, root: root, byName: map[string]tool{}, patcher: patch.NewPatcher()}
+	s.tools = []tool{
+		s.readFile(), s.listDir(), s.listFiles(), s.searchText(), s.applyPatch(),
+		s.execCommand(), s.writeStdin(), s.killSession(),
+		s.gitStatus(), s.gitDiff(), s.requestPermissions(),
+	}
+	if opts.ViewImage {
+		s.tools = append(s.tools, s.viewImage())
+	}
+	for _, t := range s.tools {
+		s.byName[t.Name] = t
+	}
+	return s
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+// Close ends what the server started (exec sessions).
+func (s *Server) Close(context.Context) {}

@@ -1,0 +1,195 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Root is the one workspace directory the tools may touch, canonical
+// (absolute, symlinks resolved).
+type Root struct {
+	Path string
+	// FS does the file operations: anchored at the root, it refuses any
+	// path that resolves outside it, even through a symlink swapped in
+	// after the checks below (they pick the profile's error codes; FS is
+	// what makes an escape impossible).
+	FS *os.Root
+}
+
+// Open canonicalises dir and refuses what cannot be a workspace: a missing
+// path, a file, the filesystem root and the user's home directory.
+func Open(dir string) (*Root, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	canon, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, errorf("workspace %s does not exist", dir)
+	}
+	fi, err := os.Stat(canon)
+	if err != nil || !fi.IsDir() {
+		return nil, errorf("workspace %s is not a directory", dir)
+	}
+	if canon == string(filepath.Separator) {
+		return nil, errorf("refusing the filesystem root as the workspace")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		if h, err := filepath.EvalSymlinks(home); err == nil && h == canon {
+			return nil, errorf("refusing the home directory %s as the workspace: pass a project directory", canon)
+		}
+	}
+	fsys, err := os.OpenRoot(canon)
+	if err != nil {
+		return nil, err
+	}
+	return &Root{Path: canon, FS: fsys}, nil
+}
+
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// Resolved is a path inside the workspace.
+type Resolved struct {
+	Rel string // canonical workspace-relative POSIX path; "." for the root
+	Abs string // absolute path on disk
+}
+
+// lexical applies the profile's lexical checks (§5.1) and returns the
+// cleaned relative path ("." for the root).
+func lexical(p string) (string, error) {
+	if p == "" || strings.ContainsRune(p, 0) {
+		return "", Errorf("INVALID_ARGUMENT", map[string]any{"path": p}, "invalid path: it must be a non-empty workspace-relative path without NUL bytes")
+	}
+	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || isDrive(p) {
+		return "", Errorf("ABSOLUTE_PATH_DENIED", map[string]any{"path": p}, "absolute path denied; use a workspace-relative path")
+	}
+	var parts []string
+	for _, seg := range strings.Split(p, "/") {
+		switch seg {
+		case "", ".":
+			continue
+		case "..":
+			return "", Errorf("PATH_OUTSIDE_WORKSPACE", map[string]any{"path": p}, "path escapes the workspace: '..' segments are denied")
+		}
+		parts = append(parts, seg)
+	}
+	if len(parts) == 0 {
+		return ".", nil
+	}
+	return strings.Join(parts, "/"), nil
+}
+
+func isDrive(p string) bool {
+	return len(p) >= 3 && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z')) && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
+}
+
+// rel returns the workspace-relative POSIX form of a canonical absolute
+// path, and whether it lies inside the root.
+func (r *Root) rel(canon string) (string, bool) {
+	if canon == r.Path {
+		return ".", true
+	}
+	rel, err := filepath.Rel(r.Path, canon)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// Existing resolves a path that must exist (§5.2): missing is NOT_FOUND,
+// a canonical form outside the root is SYMLINK_ESCAPE.
+func (r *Root) Existing(p string) (Resolved, error) {
+	clean, err := lexical(p)
+	if err != nil {
+		return Resolved{}, err
+	}
+	joined := filepath.Join(r.Path, filepath.FromSlash(clean))
+	canon, err := filepath.EvalSymlinks(joined)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// A dangling symlink whose target is outside is still an escape.
+			if t, lerr := os.Readlink(joined); lerr == nil && r.escapes(joined, t) {
+				return Resolved{}, symlinkEscape(p)
+			}
+			return Resolved{}, Errorf("NOT_FOUND", map[string]any{"path": clean}, "not found: %s", clean)
+		}
+		return Resolved{}, Errorf("NOT_FOUND", map[string]any{"path": clean}, "cannot resolve %s: %v", clean, err)
+	}
+	rel, ok := r.rel(canon)
+	if !ok {
+		return Resolved{}, symlinkEscape(p)
+	}
+	return Resolved{Rel: rel, Abs: canon}, nil
+}
+
+func (r *Root) escapes(link, target string) bool {
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(link), target)
+	}
+	_, ok := r.rel(filepath.Clean(target))
+	return !ok
+}
+
+func symlinkEscape(p string) error {
+	return Errorf("SYMLINK_ESCAPE", map[string]any{"path": p}, "symlink escape denied: %s resolves outside the workspace", p)
+}
+
+// WriteTarget resolves a path that may not exist yet (§5.3). The result's
+// Abs is the lexical target under the canonical root (its parents may be
+// missing); its nearest existing ancestor is inside the root.
+func (r *Root) WriteTarget(p string) (Resolved, error) {
+	clean, err := lexical(p)
+	if err != nil {
+		return Resolved{}, err
+	}
+	if clean == "." {
+		return Resolved{}, Errorf("INVALID_ARGUMENT", map[string]any{"path": p}, "invalid path: the workspace root is not a file")
+	}
+	target := filepath.Join(r.Path, filepath.FromSlash(clean))
+	if _, err := os.Lstat(target); err == nil {
+		canon, err := filepath.EvalSymlinks(target)
+		if err != nil { // a dangling link
+			if t, lerr := os.Readlink(target); lerr == nil && r.escapes(target, t) {
+				return Resolved{}, symlinkEscape(p)
+			}
+			canon = target
+		}
+		if _, ok := r.rel(canon); !ok {
+			return Resolved{}, symlinkEscape(p)
+		}
+		// The parent directory chain must itself be inside (a symlinked parent).
+		pc, err := filepath.EvalSymlinks(filepath.Dir(target))
+		if err == nil {
+			if _, ok := r.rel(pc); !ok {
+				return Resolved{}, symlinkEscape(p)
+			}
+		}
+		return Resolved{Rel: clean, Abs: target}, nil
+	}
+	for dir := filepath.Dir(target); ; dir = filepath.Dir(dir) {
+		if _, err := os.Lstat(dir); err == nil {
+			canon, err := filepath.EvalSymlinks(dir)
+			if err != nil {
+				return Resolved{}, Errorf("PATH_OUTSIDE_WORKSPACE", map[string]any{"path": p}, "path escapes the workspace: %s cannot be resolved", p)
+			}
+			if _, ok := r.rel(canon); !ok {
+				return Resolved{}, Errorf("PATH_OUTSIDE_WORKSPACE", map[string]any{"path": p}, "path escapes the workspace: %s", p)
+			}
+			return Resolved{Rel: clean, Abs: target}, nil
+		}
+		if dir == r.Path || dir == filepath.Dir(dir) {
+			return Resolved{Rel: clean, Abs: target}, nil
+		}
+	}
+}
+
+// Join is the absolute path of a relative POSIX path under the root,
+// without checks; for paths the walkers produced themselves.
+func (r *Root) Join(rel string) string {
+	return filepath.Join(r.Path, filepath.FromSlash(path.Clean(rel)))
+}
