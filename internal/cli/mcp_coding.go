@@ -105,4 +105,3 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 	logger.Info("serving coding tools", "url", "http://"+ln.Addr().String()+"/mcp", "workspace", root.Path)
 	return mcpx.ServeHTTP(cmd.Context(), ln, s.HTTPHandler(), logger)
 }
-
