@@ -111,11 +111,13 @@ func (r *Root) Existing(p string) (Resolved, error) {
 	joined := filepath.Join(r.Path, filepath.FromSlash(clean))
 	canon, err := filepath.EvalSymlinks(joined)
 	if err != nil {
+		// Missing, or a dangling symlink (chain): where it would lead
+		// decides between an escape and NOT_FOUND, so that a link to
+		// the outside can neither be used nor probe what exists there.
+		if end, lerr := resolveLenient(joined); lerr == nil && !r.inside(end) {
+			return Resolved{}, symlinkEscape(p)
+		}
 		if errors.Is(err, fs.ErrNotExist) {
-			// A dangling symlink whose target is outside is still an escape.
-			if t, lerr := os.Readlink(joined); lerr == nil && r.escapes(joined, t) {
-				return Resolved{}, symlinkEscape(p)
-			}
 			return Resolved{}, Errorf("NOT_FOUND", map[string]any{"path": clean}, "not found: %s", clean)
 		}
 		return Resolved{}, Errorf("NOT_FOUND", map[string]any{"path": clean}, "cannot resolve %s: %v", clean, err)
@@ -127,12 +129,56 @@ func (r *Root) Existing(p string) (Resolved, error) {
 	return Resolved{Rel: rel, Abs: canon}, nil
 }
 
-func (r *Root) escapes(link, target string) bool {
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(filepath.Dir(link), target)
+func (r *Root) inside(canon string) bool {
+	_, ok := r.rel(canon)
+	return ok
+}
+
+// resolveLenient resolves an absolute path like filepath.EvalSymlinks,
+// but from the first component that cannot be looked up (missing, not a
+// directory, not searchable: the kernel cannot go through it either) the
+// rest is taken lexically. A dangling symlink is so followed, through any
+// chain of links, to where it ends. It fails only on a symlink loop or an
+// unreadable link.
+func resolveLenient(abs string) (string, error) {
+	const maxLinks = 255
+	sep := string(filepath.Separator)
+	vol := filepath.VolumeName(abs)
+	resolved := vol + sep
+	todo := strings.Split(abs[len(vol):], sep)
+	for links := 0; len(todo) > 0; {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := filepath.Join(resolved, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return filepath.Join(append([]string{next}, todo...)...), nil
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		if links++; links > maxLinks {
+			return "", fmt.Errorf("%s: too many levels of symbolic links", abs)
+		}
+		t, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(t) {
+			vol = filepath.VolumeName(t)
+			resolved, t = vol+sep, t[len(vol):]
+		}
+		todo = append(strings.Split(t, sep), todo...)
 	}
-	_, ok := r.rel(filepath.Clean(target))
-	return !ok
+	return resolved, nil
 }
 
 func symlinkEscape(p string) error {
@@ -151,41 +197,32 @@ func (r *Root) WriteTarget(p string) (Resolved, error) {
 		return Resolved{}, Errorf("INVALID_ARGUMENT", map[string]any{"path": p}, "invalid path: the workspace root is not a file")
 	}
 	target := filepath.Join(r.Path, filepath.FromSlash(clean))
-	if _, err := os.Lstat(target); err == nil {
-		canon, err := filepath.EvalSymlinks(target)
-		if err != nil { // a dangling link
-			if t, lerr := os.Readlink(target); lerr == nil && r.escapes(target, t) {
-				return Resolved{}, symlinkEscape(p)
-			}
-			canon = target
+	_, lerr := os.Lstat(target)
+	exists := lerr == nil // a symlink counts, even a dangling one
+	end, err := resolveLenient(target)
+	if err != nil { // a symlink loop: nothing shows it stays inside
+		if exists {
+			return Resolved{}, Errorf("SYMLINK_ESCAPE", map[string]any{"path": p}, "symlink denied: %s cannot be resolved (%v)", p, err)
 		}
-		if _, ok := r.rel(canon); !ok {
-			return Resolved{}, symlinkEscape(p)
-		}
-		// The parent directory chain must itself be inside (a symlinked parent).
-		pc, err := filepath.EvalSymlinks(filepath.Dir(target))
-		if err == nil {
-			if _, ok := r.rel(pc); !ok {
-				return Resolved{}, symlinkEscape(p)
-			}
+		return Resolved{}, Errorf("PATH_OUTSIDE_WORKSPACE", map[string]any{"path": p}, "path escapes the workspace: %s cannot be resolved (%v)", p, err)
+	}
+	if !exists {
+		// end is the canonical nearest existing ancestor (a dangling
+		// link followed) with the missing rest appended.
+		if !r.inside(end) {
+			return Resolved{}, Errorf("PATH_OUTSIDE_WORKSPACE", map[string]any{"path": p}, "path escapes the workspace: %s", p)
 		}
 		return Resolved{Rel: clean, Abs: target}, nil
 	}
-	for dir := filepath.Dir(target); ; dir = filepath.Dir(dir) {
-		if _, err := os.Lstat(dir); err == nil {
-			canon, err := filepath.EvalSymlinks(dir)
-			if err != nil {
-				return Resolved{}, Errorf("PATH_OUTSIDE_WORKSPACE", map[string]any{"path": p}, "path escapes the workspace: %s cannot be resolved", p)
-			}
-			if _, ok := r.rel(canon); !ok {
-				return Resolved{}, Errorf("PATH_OUTSIDE_WORKSPACE", map[string]any{"path": p}, "path escapes the workspace: %s", p)
-			}
-			return Resolved{Rel: clean, Abs: target}, nil
-		}
-		if dir == r.Path || dir == filepath.Dir(dir) {
-			return Resolved{Rel: clean, Abs: target}, nil
-		}
+	if !r.inside(end) {
+		return Resolved{}, symlinkEscape(p)
 	}
+	// The parent directory chain must itself be inside (a symlinked
+	// parent pointing out, whose entry links back in).
+	if pc, err := resolveLenient(filepath.Dir(target)); err != nil || !r.inside(pc) {
+		return Resolved{}, symlinkEscape(p)
+	}
+	return Resolved{Rel: clean, Abs: target}, nil
 }
 
 // Join is the absolute path of a relative POSIX path under the root,

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // ProtocolVersion is the one MCP revision the profile speaks; clients
@@ -70,7 +71,9 @@ func versionOK(v string) bool { return dateRE.MatchString(v) && v >= ProtocolVer
 // returns nil when nothing is to be sent (notifications only).
 func (s *Server) handleMessage(ctx context.Context, c *conn, raw []byte) []byte {
 	raw = bytes.TrimSpace(raw)
-	if !json.Valid(raw) {
+	// encoding/json takes invalid UTF-8 in strings (it substitutes
+	// U+FFFD); the profile wants UTF-8 JSON, so that is a parse error too.
+	if !utf8.Valid(raw) || !json.Valid(raw) {
 		return mustMarshal(errorResponse(nil, codeParse, "Parse error", nil))
 	}
 	if len(raw) > 0 && raw[0] == '[' {
@@ -202,15 +205,16 @@ func (s *Server) call(ctx context.Context, c *conn, method string, params json.R
 	switch method {
 	case "logging/setLevel":
 		var p struct {
-			Level string `json:"level"`
+			Level any `json:"level"`
 		}
-		json.Unmarshal(params, &p)
-		if !slices.Contains(logLevels, p.Level) {
+		json.Unmarshal(orEmpty(params), &p)
+		level, _ := p.Level.(string)
+		if !slices.Contains(logLevels, level) {
 			return nil, errorResponse(nil, codeInvalidParams, "Invalid params: unsupported logging level",
 				map[string]any{"supported": logLevels, "received": p.Level})
 		}
 		c.mu.Lock()
-		c.logLevel = p.Level
+		c.logLevel = level
 		c.mu.Unlock()
 		return map[string]any{}, nil
 	case "tools/list":
@@ -230,14 +234,18 @@ func (s *Server) call(ctx context.Context, c *conn, method string, params json.R
 
 func (s *Server) initialize(c *conn, params json.RawMessage) (any, *response) {
 	var p struct {
-		ProtocolVersion *string `json:"protocolVersion"`
+		ProtocolVersion any `json:"protocolVersion"`
 	}
 	if err := json.Unmarshal(orEmpty(params), &p); err != nil {
 		return nil, errorResponse(nil, codeInvalidParams, "Invalid params: "+err.Error(), nil)
 	}
-	if p.ProtocolVersion != nil && !versionOK(*p.ProtocolVersion) {
-		return nil, errorResponse(nil, codeInvalidParams, "Unsupported MCP protocol version",
-			map[string]any{"supported": []string{ProtocolVersion}, "received": *p.ProtocolVersion})
+	// Absent (or null) is accepted; anything but a supported YYYY-MM-DD
+	// string, a number included, is an unsupported version.
+	if p.ProtocolVersion != nil {
+		if v, ok := p.ProtocolVersion.(string); !ok || !versionOK(v) {
+			return nil, errorResponse(nil, codeInvalidParams, "Unsupported MCP protocol version",
+				map[string]any{"supported": []string{ProtocolVersion}, "received": p.ProtocolVersion})
+		}
 	}
 	c.initialized.Store(true)
 	return map[string]any{
@@ -262,19 +270,23 @@ func (s *Server) callTool(ctx context.Context, params json.RawMessage) (any, *re
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	json.Unmarshal(orEmpty(params), &p)
+	// null unmarshals into a string without error: only a JSON string
+	// names a tool.
 	var name string
-	if json.Unmarshal(p.Name, &name) != nil {
+	if raw := bytes.TrimSpace(p.Name); len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &name) != nil {
 		return nil, errorResponse(nil, codeInvalidParams, "Invalid params: tools/call needs a string name", nil)
 	}
-	t, ok := s.byName[name]
-	if !ok {
-		return nil, errorResponse(nil, codeInvalidParams, "Unknown tool: "+name, map[string]any{"reason": "unknown_tool", "name": name})
-	}
+	// The shape of arguments is checked before the name is looked up
+	// (profile §4.1, steps 1 and 2).
 	args := map[string]any{}
 	if raw := bytes.TrimSpace(p.Arguments); len(raw) > 0 && string(raw) != "null" {
 		if raw[0] != '{' || json.Unmarshal(raw, &args) != nil {
 			return nil, errorResponse(nil, codeInvalidParams, "Invalid params: arguments must be an object", nil)
 		}
+	}
+	t, ok := s.byName[name]
+	if !ok {
+		return nil, errorResponse(nil, codeInvalidParams, "Unknown tool: "+name, map[string]any{"reason": "unknown_tool", "name": name})
 	}
 	if err := t.InputSchema.validate(args); err != nil {
 		return nil, errorResponse(nil, codeInvalidParams, "Invalid arguments for "+name+": "+err.Error(),

@@ -1,0 +1,448 @@
+package coding_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+)
+
+// profileTools is the catalog of §1 in its order, with the §6.0 titles and
+// hints: readOnly, destructive, idempotent, openWorld.
+var profileTools = []struct {
+	name, title string
+	hints       [4]bool
+}{
+	{"read_file", "Read file", [4]bool{true, false, true, false}},
+	{"list_dir", "List directory", [4]bool{true, false, true, false}},
+	{"list_files", "List files", [4]bool{true, false, true, false}},
+	{"search_text", "Search text", [4]bool{true, false, true, false}},
+	{"apply_patch", "Apply patch", [4]bool{false, true, false, false}},
+	{"exec_command", "Execute command", [4]bool{false, true, false, true}},
+	{"write_stdin", "Write stdin", [4]bool{false, false, false, false}},
+	{"kill_session", "Kill session", [4]bool{false, true, false, false}},
+	{"git_status", "Git status", [4]bool{true, false, true, false}},
+	{"git_diff", "Git diff", [4]bool{true, false, true, false}},
+	{"request_permissions", "Request permissions", [4]bool{true, false, false, false}},
+	{"view_image", "View image", [4]bool{true, false, true, false}},
+}
+
+func profileNames(viewImage bool) []string {
+	var names []string
+	for _, p := range profileTools {
+		if p.name != "view_image" || viewImage {
+			names = append(names, p.name)
+		}
+	}
+	return names
+}
+
+func sdkClient() *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "coding-test", Version: "1"}, nil)
+}
+
+// connectHTTP connects the SDK's Streamable HTTP client to a fresh server.
+func connectHTTP(t *testing.T, opts coding.Options, sessOpts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
+	_, url := newHTTP(t, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := sdkClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, sessOpts)
+	if err != nil {
+		t.Fatalf("SDK client over HTTP: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// connectBinary starts the built binary on stdio over a fresh workspace
+// and connects the SDK client to it. It returns the session and the
+// workspace directory.
+func connectBinary(t *testing.T, env []string, args ...string) (*mcp.ClientSession, string, *lockedBuffer) {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command(binPath, append([]string{"--stdio", "--workspace", dir}, args...)...)
+	cmd.Env = childEnv(env...)
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := sdkClient().Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("SDK client over the binary's stdio: %v\nstderr: %s", err, stderr)
+	}
+	t.Cleanup(func() {
+		if err := cs.Close(); err != nil {
+			t.Errorf("closing the stdio session: %v\nstderr: %s", err, stderr)
+		}
+		if cmd.ProcessState == nil || !cmd.ProcessState.Success() {
+			t.Errorf("binary did not exit cleanly at EOF: %v\nstderr: %s", cmd.ProcessState, stderr)
+		}
+	})
+	return cs, dir, stderr
+}
+
+// sdkTransports runs f over the SDK client on HTTP and on the binary.
+func sdkTransports(t *testing.T, dangerous bool, f func(t *testing.T, cs *mcp.ClientSession)) {
+	t.Run("http", func(t *testing.T) {
+		t.Parallel()
+		f(t, connectHTTP(t, coding.Options{ViewImage: true, Dangerous: dangerous}, nil))
+	})
+	t.Run("binary", func(t *testing.T) {
+		t.Parallel()
+		var args []string
+		if dangerous {
+			args = append(args, "--dangerously-skip-all-permissions")
+		}
+		cs, _, _ := connectBinary(t, nil, args...)
+		f(t, cs)
+	})
+}
+
+func TestSDKInitialize(t *testing.T) {
+	t.Parallel()
+	check := func(t *testing.T, cs *mcp.ClientSession) {
+		r := cs.InitializeResult()
+		if r == nil || r.ProtocolVersion != "2025-06-18" {
+			t.Fatalf("negotiated %+v, want 2025-06-18", r)
+		}
+		if r.ServerInfo == nil || r.ServerInfo.Name != "coding-tools-mcp" || r.ServerInfo.Title != "Coding Tools MCP" {
+			t.Fatalf("serverInfo %+v", r.ServerInfo)
+		}
+		c := r.Capabilities
+		if c == nil || c.Tools == nil || c.Tools.ListChanged || c.Logging == nil ||
+			c.Prompts != nil || c.Resources != nil || c.Completions != nil {
+			t.Fatalf("capabilities %+v", c)
+		}
+		if err := cs.Ping(context.Background(), nil); err != nil {
+			t.Fatalf("ping: %v", err)
+		}
+		if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+			t.Fatalf("logging/setLevel: %v", err)
+		}
+		if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "loud"}); err == nil {
+			t.Fatal("logging/setLevel loud accepted")
+		}
+		if _, err := cs.ListPrompts(context.Background(), nil); err == nil {
+			t.Fatal("prompts/list answered")
+		}
+	}
+	t.Run("http", func(t *testing.T) {
+		t.Parallel()
+		check(t, connectHTTP(t, coding.Options{}, nil))
+	})
+	t.Run("http asking 2025-06-18", func(t *testing.T) {
+		t.Parallel()
+		check(t, connectHTTP(t, coding.Options{}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"}))
+	})
+	t.Run("binary", func(t *testing.T) {
+		t.Parallel()
+		cs, _, stderr := connectBinary(t, nil)
+		check(t, cs)
+		if s := stderr.String(); strings.Contains(s, `"jsonrpc"`) {
+			t.Fatalf("JSON-RPC on stderr: %s", s)
+		}
+	})
+}
+
+// TestSDKToolsList: the catalog's names, order, titles, hints and schema
+// shapes, as an off-the-shelf client sees them.
+func TestSDKToolsList(t *testing.T) {
+	t.Parallel()
+	sdkTransports(t, false, func(t *testing.T, cs *mcp.ClientSession) { checkCatalog(t, cs, true) })
+	t.Run("http without view_image", func(t *testing.T) {
+		t.Parallel()
+		checkCatalog(t, connectHTTP(t, coding.Options{ViewImage: false}, nil), false)
+	})
+	t.Run("binary with CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE=0", func(t *testing.T) {
+		t.Parallel()
+		cs, _, _ := connectBinary(t, []string{"CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE=0"})
+		checkCatalog(t, cs, false)
+	})
+	t.Run("binary with --enable-view-image=false", func(t *testing.T) {
+		t.Parallel()
+		cs, _, _ := connectBinary(t, nil, "--enable-view-image=false")
+		checkCatalog(t, cs, false)
+	})
+	t.Run("binary: the flag wins over the environment", func(t *testing.T) {
+		t.Parallel()
+		cs, _, _ := connectBinary(t, []string{"CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE=0"}, "--enable-view-image")
+		checkCatalog(t, cs, true)
+	})
+}
+
+func checkCatalog(t *testing.T, cs *mcp.ClientSession, viewImage bool) {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.NextCursor != "" {
+		t.Fatalf("nextCursor %q", res.NextCursor)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	if want := profileNames(viewImage); !slices.Equal(names, want) {
+		t.Fatalf("tools = %v\nwant    %v", names, want)
+	}
+	for i, tl := range res.Tools {
+		p := profileTools[i]
+		if tl.Title != p.title || tl.Annotations == nil || tl.Annotations.Title != p.title {
+			t.Errorf("%s: title %q, annotations %+v, want %q", tl.Name, tl.Title, tl.Annotations, p.title)
+			continue
+		}
+		a := tl.Annotations
+		if a.DestructiveHint == nil || a.OpenWorldHint == nil {
+			t.Errorf("%s: destructiveHint/openWorldHint not explicit", tl.Name)
+			continue
+		}
+		if got := [4]bool{a.ReadOnlyHint, *a.DestructiveHint, a.IdempotentHint, *a.OpenWorldHint}; got != p.hints {
+			t.Errorf("%s: hints (readOnly, destructive, idempotent, openWorld) = %v, want %v", tl.Name, got, p.hints)
+		}
+		if d := strings.TrimSpace(tl.Description); d == "" || strings.Contains(d, "\n") {
+			t.Errorf("%s: description %q is not one sentence", tl.Name, tl.Description)
+		}
+		in := asMap(t, tl.InputSchema)
+		if in["type"] != "object" || in["additionalProperties"] != false {
+			t.Errorf("%s: inputSchema type %v, additionalProperties %v", tl.Name, in["type"], in["additionalProperties"])
+		}
+		req, hasReq := in["required"].([]any)
+		if !hasReq {
+			t.Errorf("%s: inputSchema.required missing (%#v)", tl.Name, in["required"])
+		}
+		props, _ := in["properties"].(map[string]any)
+		if props == nil {
+			t.Errorf("%s: inputSchema has no properties", tl.Name)
+		}
+		for _, r := range req {
+			if _, ok := props[r.(string)]; !ok {
+				t.Errorf("%s: required %v is not a property", tl.Name, r)
+			}
+		}
+		out := asMap(t, tl.OutputSchema)
+		if out["type"] != "object" {
+			t.Errorf("%s: outputSchema type %v", tl.Name, out["type"])
+		}
+		if oreq, _ := out["required"].([]any); !slices.Contains(oreq, any("ok")) {
+			t.Errorf("%s: outputSchema.required %v lacks ok", tl.Name, out["required"])
+		}
+		if _, has := out["additionalProperties"]; has {
+			t.Errorf("%s: outputSchema sets additionalProperties", tl.Name)
+		}
+		oprops, _ := out["properties"].(map[string]any)
+		for _, k := range []string{"ok", "warnings", "error"} {
+			if _, has := oprops[k]; !has {
+				t.Errorf("%s: outputSchema does not declare %s", tl.Name, k)
+			}
+		}
+	}
+}
+
+func asMap(t *testing.T, v any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("schema %s: %v", b, err)
+	}
+	return m
+}
+
+// TestSDKRequestPermissions: §9 through the SDK client.
+func TestSDKRequestPermissions(t *testing.T) {
+	t.Parallel()
+	args := map[string]any{"tool_name": "apply_patch", "permission": "write_generated_or_ignored",
+		"reason": "regenerate", "arguments": map[string]any{"patch": "*** Begin Patch"}, "scope": "session", "ttl_seconds": 60}
+	wantRequested := map[string]any{"tool_name": "apply_patch", "permission": "write_generated_or_ignored",
+		"reason": "regenerate", "arguments": map[string]any{"patch": "*** Begin Patch"}, "scope": "session", "ttl_seconds": 60.0}
+	t.Run("default", func(t *testing.T) {
+		t.Parallel()
+		sdkTransports(t, false, func(t *testing.T, cs *mcp.ClientSession) {
+			sc := sdkCall(t, cs, "request_permissions", args)
+			if sc["ok"] != false || sc["status"] != "unsupported" || sc["grant_id"] != nil || sc["expires_at"] != nil {
+				t.Fatalf("result %v", sc)
+			}
+			e := sc["error"].(map[string]any)
+			if e["code"] != "ELICITATION_UNSUPPORTED" || e["category"] != "permission" || e["retryable"] != false {
+				t.Fatalf("error %v", e)
+			}
+			if got := e["details"].(map[string]any)["requested"]; !reflect.DeepEqual(got, wantRequested) {
+				t.Fatalf("details.requested = %v, want %v", got, wantRequested)
+			}
+		})
+	})
+	t.Run("dangerous", func(t *testing.T) {
+		t.Parallel()
+		sdkTransports(t, true, func(t *testing.T, cs *mcp.ClientSession) {
+			sc := sdkCall(t, cs, "request_permissions", args)
+			if sc["ok"] != true || sc["status"] != "granted" || sc["grant_id"] != "dangerously-skip-all-permissions" || sc["expires_at"] != nil {
+				t.Fatalf("result %v", sc)
+			}
+			cons := sc["constraints"].(map[string]any)
+			if cons["mode"] != "dangerously_skip_all_permissions" || !reflect.DeepEqual(cons["requested"], wantRequested) {
+				t.Fatalf("constraints %v", cons)
+			}
+			if len(sc["warnings"].([]any)) == 0 {
+				t.Fatal("no warning in dangerous mode")
+			}
+		})
+	})
+	t.Run("schema violation is a protocol error", func(t *testing.T) {
+		t.Parallel()
+		sdkTransports(t, false, func(t *testing.T, cs *mcp.ClientSession) {
+			_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "request_permissions",
+				Arguments: map[string]any{"tool_name": "exec_command"}})
+			if err == nil || !strings.Contains(err.Error(), "permission") {
+				t.Fatalf("err = %v, want a -32602 naming the argument", err)
+			}
+			if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "nope"}); err == nil {
+				t.Fatal("unknown tool accepted")
+			}
+		})
+	})
+}
+
+// sdkCall calls a tool and checks the result invariants (mirror, isError,
+// warnings); it returns structuredContent.
+func sdkCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r toolResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	// The SDK omits isError when false.
+	if r.IsError == nil {
+		f := false
+		r.IsError = &f
+	}
+	checkResult(t, r)
+	if res.IsError != (r.StructuredContent["ok"] == false) {
+		t.Fatalf("isError %v with ok %v", res.IsError, r.StructuredContent["ok"])
+	}
+	return r.StructuredContent
+}
+
+// TestBinaryWorkspaceFlagWins: --workspace beats CODING_TOOLS_MCP_WORKSPACE
+// and the root is canonical (seen through the dangerous grant's
+// constraints).
+func TestBinaryWorkspaceFlagWins(t *testing.T) {
+	t.Parallel()
+	other := t.TempDir()
+	cs, dir, stderr := connectBinary(t, []string{"CODING_TOOLS_MCP_WORKSPACE=" + other}, "--dangerously-skip-all-permissions")
+	sc := sdkCall(t, cs, "request_permissions", map[string]any{"tool_name": "exec_command", "permission": "network",
+		"reason": "r", "arguments": map[string]any{}})
+	canon, _ := filepath.EvalSymlinks(dir)
+	if ws := sc["constraints"].(map[string]any)["workspace"]; ws != canon {
+		t.Fatalf("workspace %v, want %s", ws, canon)
+	}
+	if !strings.Contains(stderr.String(), "dangerously-skip-all-permissions") {
+		t.Fatalf("dangerous mode printed no warning on stderr: %q", stderr)
+	}
+
+	// Without the flag the environment's workspace is used.
+	cmd := exec.Command(binPath, "--stdio", "--dangerously-skip-all-permissions")
+	cmd.Env = childEnv("CODING_TOOLS_MCP_WORKSPACE=" + other)
+	cmd.Dir = dir
+	cs2, err := sdkClient().Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs2.Close()
+	sc = sdkCall(t, cs2, "request_permissions", map[string]any{"tool_name": "exec_command", "permission": "network",
+		"reason": "r", "arguments": map[string]any{}})
+	canonOther, _ := filepath.EvalSymlinks(other)
+	if ws := sc["constraints"].(map[string]any)["workspace"]; ws != canonOther {
+		t.Fatalf("workspace %v, want %s from the environment", ws, canonOther)
+	}
+}
+
+// TestToolsGolden pins tools/list as the wire carries it: a change of a
+// name, description, schema or annotation is a visible diff of
+// testdata/tools.golden.json. Refresh it with:
+//
+//	go test ./internal/mcpserver/coding -run TestToolsGolden -update
+func TestToolsGolden(t *testing.T) {
+	t.Parallel()
+	_, url := newHTTP(t, coding.Options{ViewImage: true})
+	c := &httpClient{url: url}
+	initialize(t, c)
+	var res struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(call(t, c, "tools/list", nil).Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	// Every hint is an explicit boolean on the wire.
+	for _, raw := range res.Tools {
+		var tl struct {
+			Name        string                     `json:"name"`
+			Annotations map[string]json.RawMessage `json:"annotations"`
+		}
+		json.Unmarshal(raw, &tl)
+		for _, h := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
+			if v := string(tl.Annotations[h]); v != "true" && v != "false" {
+				t.Errorf("%s: annotations.%s = %q, want an explicit boolean", tl.Name, h, v)
+			}
+		}
+	}
+	got, err := json.MarshalIndent(res.Tools, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	const path = "testdata/tools.golden.json"
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("tools/list drifted from %s; if intended, rerun with -update and commit the diff.\ngot:\n%s", path, got)
+	}
+	// The binary lists the same catalog.
+	cs, _, _ := connectBinary(t, nil)
+	bres, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bres.Tools) != len(res.Tools) {
+		t.Fatalf("binary lists %d tools, the server %d", len(bres.Tools), len(res.Tools))
+	}
+	for i, tl := range bres.Tools {
+		var w map[string]any
+		json.Unmarshal(res.Tools[i], &w)
+		if !reflect.DeepEqual(asMap(t, tl.InputSchema), w["inputSchema"]) || !reflect.DeepEqual(asMap(t, tl.OutputSchema), w["outputSchema"]) {
+			t.Fatalf("%s: the binary's schemas differ from the server's", tl.Name)
+		}
+	}
+}

@@ -1,0 +1,33 @@
+//go:build !linux
+
+package workspace
+
+import (
+	"io"
+	"os"
+)
+
+// readDirents reads a directory's entries (the portable way).
+func readDirents(f *os.File) ([]dirent, error) {
+	des, err := f.ReadDir(-1)
+	out := make([]dirent, len(des))
+	for i, de := range des {
+		out[i] = dirent{name: de.Name(), typ: de.Type()}
+	}
+	return out, err
+}
+
+// openInDir opens the regular file name in the directory d for reading,
+// through its anchored os.Root.
+func openInDir(d *dirRef, name string) (io.ReadCloser, int64, bool) {
+	f, err := d.root.OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, 0, false
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, false
+	}
+	return f, fi.Size(), true
+}

@@ -1,0 +1,234 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Visibility filters for recursive listing and search (profile §5.4), and
+// the sorted directory reading the walkers share.
+//
+// Filters apply to the entries below the directory the caller named (the
+// named path itself is never filtered out): a name starting with "." is
+// hidden; a name in defaultExcluded, or a path git reports as ignored, is
+// ignored. include_ignored lifts both kinds of ignored; hidden names also
+// need include_hidden. Excluded directories are pruned before descent.
+
+// defaultExcluded are the directory (or file) names the profile leaves out
+// of listings and searches unless include_ignored is set.
+var defaultExcluded = map[string]bool{
+	".git": true, ".reference": true, "node_modules": true, "target": true, "dist": true, "build": true,
+	".venv": true, "venv": true, ".tox": true, ".mypy_cache": true, ".pytest_cache": true, ".ruff_cache": true,
+	"__pycache__": true,
+}
+
+// visibility decides which entries below one base directory are shown.
+type visibility struct {
+	includeHidden, includeIgnored bool
+	// gitIgnored holds the paths, relative to the base directory, that git
+	// reports as ignored (a directory stands for everything below it); nil
+	// when git is missing or the base is not in a work tree.
+	gitIgnored map[string]bool
+}
+
+// visible reports whether the entry name at relToBase (its path relative
+// to the base, "/"-separated) is shown, and whether it counts as ignored
+// (is_ignored: shown only because include_ignored is set). parentIgnored
+// is the ignored state of its directory, which descendants inherit.
+func (v *visibility) visible(relToBase, name string, parentIgnored bool) (show, ignored bool) {
+	if !v.includeHidden && strings.HasPrefix(name, ".") {
+		return false, false
+	}
+	ignored = parentIgnored || defaultExcluded[name] || v.gitIgnored[relToBase]
+	if ignored && !v.includeIgnored {
+		return false, true
+	}
+	return true, ignored
+}
+
+// newVisibility prepares the filters for a walk of the directory baseRel.
+// withGit asks for git's ignore list even when include_ignored is set
+// (list_dir reports is_ignored); warnings collects what the caller should
+// pass on.
+func newVisibility(ctx context.Context, r *Root, baseRel string, includeHidden, includeIgnored, withGit bool, warnings *[]string) (*visibility, error) {
+	v := &visibility{includeHidden: includeHidden, includeIgnored: includeIgnored}
+	if includeIgnored && !withGit {
+		return v, nil
+	}
+	ign, warn, err := ignoredByGit(ctx, r.Join(baseRel))
+	if err != nil {
+		return nil, err
+	}
+	if warn != "" {
+		*warnings = append(*warnings, warn)
+	}
+	v.gitIgnored = ign
+	return v, nil
+}
+
+// ignoreGitTimeout bounds the one git process a walk runs; a variable so
+// tests can shorten it.
+var ignoreGitTimeout = 10 * time.Second
+
+// ignoreGitBinary names the git executable used for ignore rules; tests
+// point it at a missing one.
+var ignoreGitBinary = "git"
+
+// ignoredByGit asks git, in one process, which paths under dir are
+// ignored: untracked files and directories matching .gitignore, the
+// repository's info/exclude and the user's global excludes file. Tracked
+// files are never ignored (git's own rule). With --directory a wholly
+// ignored directory is reported once, so its contents are pruned with it.
+// Returns nil (no filtering) when git is missing or dir is not in a work
+// tree; a warning when git fails otherwise; TIMEOUT when it runs too long.
+func ignoredByGit(ctx context.Context, dir string) (map[string]bool, string, error) {
+	bin, err := exec.LookPath(ignoreGitBinary)
+	if err != nil {
+		return nil, "", nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, ignoreGitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin,
+		"--no-optional-locks",
+		"-c", "core.fsmonitor=false",
+		"-c", "core.hooksPath="+os.DevNull,
+		"-C", dir,
+		"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+	cmd.Env = ignoreGitEnv()
+	cmd.WaitDelay = time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	if ctx.Err() == context.DeadlineExceeded {
+		return nil, "", Errorf("TIMEOUT", map[string]any{"seconds": ignoreGitTimeout.Seconds()},
+			"git took longer than %s to list ignored paths; retry, or pass include_ignored", ignoreGitTimeout)
+	}
+	if err != nil {
+		if cerr := context.Cause(ctx); cerr != nil {
+			return nil, "", cerr
+		}
+		msg := strings.TrimSpace(stderr.String())
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && (strings.Contains(msg, "not a git repository") || strings.Contains(msg, "must be run in a work tree")) {
+			return nil, "", nil
+		}
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, "git ignore rules not applied: " + msg, nil
+	}
+	out := stdout.Bytes()
+	ign := make(map[string]bool, bytes.Count(out, []byte{0}))
+	for len(out) > 0 {
+		i := bytes.IndexByte(out, 0)
+		if i < 0 {
+			i = len(out)
+		}
+		p := strings.TrimSuffix(string(out[:i]), "/")
+		out = out[min(i+1, len(out)):]
+		// "./" is the base itself: named explicitly, it is not filtered,
+		// and neither is what it holds on its account.
+		if p != "" && p != "." {
+			ign[p] = true
+		}
+	}
+	return ign, "", nil
+}
+
+// ignoreGitEnv is the server's environment without the GIT_* variables
+// that could point git at another repository or change its behaviour, and
+// with prompts and optional locks off.
+func ignoreGitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GIT_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
+}
+
+// dirent is one directory entry as the walkers see it: the type comes from
+// the directory read itself (no stat).
+type dirent struct {
+	name string
+	typ  fs.FileMode // fs.ModeDir, fs.ModeSymlink, 0 for a regular file, other type bits
+}
+
+func (d dirent) isDir() bool     { return d.typ&fs.ModeDir != 0 }
+func (d dirent) isSymlink() bool { return d.typ&fs.ModeSymlink != 0 }
+func (d dirent) isRegular() bool { return d.typ&fs.ModeType == 0 }
+
+// readDirSorted reads the directory d (anchored: it can only be inside the
+// workspace) and returns its entries in path order: sorted by name, a
+// directory's name compared as if followed by "/", so that a depth-first
+// walk yields paths in plain byte order ("a-b" before "a/x").
+func readDirSorted(d *os.Root) ([]dirent, error) {
+	f, err := d.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readDirFileSorted(f)
+}
+
+// readDirFileSorted is readDirSorted on an open directory.
+func readDirFileSorted(f *os.File) ([]dirent, error) {
+	out, err := readDirents(f)
+	if err != nil && len(out) == 0 {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b dirent) int { return comparePathKey(a.name, a.isDir(), b.name, b.isDir()) })
+	return out, nil
+}
+
+// comparePathKey compares a and b as name+"/" for directories and name for
+// everything else, without building the strings.
+func comparePathKey(a string, aDir bool, b string, bDir bool) int {
+	n := min(len(a), len(b))
+	if c := strings.Compare(a[:n], b[:n]); c != 0 {
+		return c
+	}
+	next := func(s string, dir bool) int {
+		if len(s) > n {
+			return int(s[n])
+		}
+		if dir {
+			return '/'
+		}
+		return -1
+	}
+	ca, cb := next(a, aDir), next(b, bDir)
+	switch {
+	case ca < cb:
+		return -1
+	case ca > cb:
+		return 1
+	}
+	if len(a) != len(b) { // one is the other plus "/..." where the other is a dir
+		if len(a) < len(b) {
+			return -1
+		}
+		return 1
+	}
+	return 0
+}
+
+// joinRel joins a workspace-relative directory and a name.
+func joinRel(dir, name string) string {
+	if dir == "." || dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}

@@ -1,0 +1,387 @@
+package workspace
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// DiffOptions are git_diff's inputs. Originals maps workspace-relative
+// paths to their first-seen content (nil: the file did not exist) for the
+// fallback diff outside a repository.
+type DiffOptions struct {
+	Paths                  []string
+	Staged, Unstaged       bool
+	ContextLines, MaxBytes int
+	Originals              map[string]*string
+}
+
+const (
+	diffMaxLines      = 2000 // fixed per-call line cap of the diff text
+	diffDefaultBytes  = 262144
+	diffUTF8Margin    = utf8.UTFMax // bytes read past max_bytes to cut on a rune boundary
+	warnDiffTruncated = "diff truncated"
+	warnFallback      = "non-git diff fallback"
+)
+
+// diffMaxFiles is the most files[] entries reported (a variable for
+// tests).
+var diffMaxFiles = 10000
+
+// diffFile is one files[] entry.
+type diffFile struct {
+	path, oldPath, status string
+	binary                bool
+}
+
+func (f diffFile) out() map[string]any {
+	m := map[string]any{"path": f.path, "status": f.status, "binary": f.binary}
+	if f.oldPath != "" {
+		m["old_path"] = f.oldPath
+	}
+	return m
+}
+
+// diffText accumulates the diff text of every part, reading no more than
+// the limits need.
+type diffText struct {
+	buf      []byte
+	lines    int
+	maxBytes int
+	cut      bool // output was left unread
+}
+
+// full reports whether enough text is held to decide the truncation.
+func (d *diffText) full() bool {
+	return len(d.buf) > d.maxBytes+diffUTF8Margin || d.lines > diffMaxLines
+}
+
+// readFrom appends r's content until the limits are met; errGitEnough
+// when it stopped before the end.
+func (d *diffText) readFrom(r io.Reader) error {
+	chunk := make([]byte, 32<<10)
+	for {
+		if d.full() {
+			d.cut = true
+			return errGitEnough
+		}
+		n, err := r.Read(chunk)
+		if n > 0 {
+			d.buf = append(d.buf, chunk[:n]...)
+			for _, c := range chunk[:n] {
+				if c == '\n' {
+					d.lines++
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// append adds generated text (the fallback's), bounded like readFrom.
+func (d *diffText) append(s string) {
+	if d.full() {
+		d.cut = true
+		return
+	}
+	d.buf = append(d.buf, s...)
+	d.lines += strings.Count(s, "\n")
+}
+
+// GitDiff diffs the workspace (git_diff, profile §6.10): in a work tree
+// the unstaged then the staged unified diff, filtered by o.Paths; outside
+// one, the server's own changes (o.Originals) against the current files.
+func GitDiff(ctx context.Context, r *Root, o DiffOptions) (map[string]any, error) {
+	var specs []string
+	seen := map[string]bool{}
+	for _, p := range o.Paths {
+		t, err := r.WriteTarget(p)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[t.Rel] {
+			seen[t.Rel] = true
+			specs = append(specs, t.Rel)
+		}
+	}
+	if o.ContextLines < 0 {
+		o.ContextLines = 3
+	}
+	if o.MaxBytes < 1 {
+		o.MaxBytes = diffDefaultBytes
+	}
+	text := &diffText{maxBytes: o.MaxBytes}
+	var files []diffFile
+	var warnings []string
+	if !o.Staged && !o.Unstaged {
+		return diffResult(text, files, false, warnings), nil
+	}
+	repo, err := gitOpen(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if repo == nil {
+		files, warnings = fallbackDiff(r, o, specs, text)
+		return diffResult(text, files, false, append([]string{warnFallback}, warnings...)), nil
+	}
+	var parts [][]diffFile
+	filesCut := false
+	for _, staged := range []bool{false, true} {
+		if staged && !o.Staged || !staged && !o.Unstaged {
+			continue
+		}
+		fs, more, err := repo.diffPart(ctx, staged, o.ContextLines, specs, text)
+		if err != nil {
+			return nil, err
+		}
+		filesCut = filesCut || more
+		parts = append(parts, fs)
+	}
+	files = mergeDiffFiles(parts)
+	if len(files) > diffMaxFiles {
+		files, filesCut = files[:diffMaxFiles], true
+	}
+	if filesCut {
+		warnings = append(warnings, fmt.Sprintf("file list truncated to %d files", diffMaxFiles))
+	}
+	return diffResult(text, files, filesCut, warnings), nil
+}
+
+// diffPart diffs one side (the index against the work tree, or with
+// staged HEAD against the index) in two processes: the files (raw and
+// numstat records, read in full) and the patch (read only as far as the
+// limits need). One process cannot do both: for unmerged paths git
+// switches to a combined diff, which prints the raw records and drops the
+// patch. It returns the files and whether more than diffMaxFiles existed.
+func (g *gitRepo) diffPart(ctx context.Context, staged bool, contextLines int, specs []string, text *diffText) ([]diffFile, bool, error) {
+	common := []string{"--no-ext-diff", "--no-textconv", "--no-color", "--find-renames", "--submodule=short", "--ignore-submodules=dirty"}
+	if g.prefix != "" {
+		common = append(common, "--relative")
+	}
+	if staged {
+		common = append(common, "--cached")
+	}
+	tail := append([]string{"--"}, specs...)
+
+	var raws, nums []diffFile
+	more := false
+	consume := func(r *bufio.Reader) error {
+		for {
+			rec, err := readZ(r)
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			switch {
+			case rec == "":
+				continue
+			case rec[0] == ':':
+				// ":mode mode sha sha STATUS" then the path (two for a
+				// rename or copy); "::…" is a combined (unmerged) record.
+				f := strings.Fields(rec)
+				code := f[len(f)-1]
+				d := diffFile{status: diffStatus(code[0])}
+				if strings.HasPrefix(rec, "::") {
+					d.status = "modified"
+				}
+				src, err := readZ(r)
+				if err != nil {
+					return fmt.Errorf("git diff: raw record without a path")
+				}
+				d.path = src
+				if !strings.HasPrefix(rec, "::") && (code[0] == 'R' || code[0] == 'C') {
+					dst, err := readZ(r)
+					if err != nil {
+						return fmt.Errorf("git diff: rename record without its destination")
+					}
+					d.path, d.oldPath = dst, src
+					if code[0] == 'C' {
+						d.oldPath = "" // a copy adds a file
+					}
+				}
+				if len(raws) < diffMaxFiles {
+					raws = append(raws, d)
+				} else {
+					more = true
+				}
+			default: // numstat: added TAB deleted TAB path (empty for a rename: src NUL dst follow)
+				f := strings.SplitN(rec, "\t", 3)
+				if len(f) < 3 {
+					return fmt.Errorf("unexpected git diff numstat record %q", rec)
+				}
+				d := diffFile{path: f[2], binary: f[0] == "-" && f[1] == "-"}
+				if f[2] == "" {
+					if _, err := readZ(r); err != nil {
+						return fmt.Errorf("git diff: numstat rename without paths")
+					}
+					dst, err := readZ(r)
+					if err != nil {
+						return fmt.Errorf("git diff: numstat rename without its destination")
+					}
+					d.path = dst
+				}
+				if len(nums) < diffMaxFiles {
+					nums = append(nums, d)
+				}
+			}
+		}
+	}
+	args := append(append([]string{"diff", "--raw", "--numstat", "-z"}, common...), tail...)
+	if err := runGit(ctx, g.root.Path, g.env, consume, args...); err != nil {
+		return nil, false, gitFailure(err)
+	}
+	// Raw and numstat records come in the same order.
+	for i := range raws {
+		if i < len(nums) && nums[i].path == raws[i].path {
+			raws[i].binary = nums[i].binary
+		}
+	}
+	if len(raws) == 0 {
+		return raws, more, nil // no patch either
+	}
+	if text.full() {
+		text.cut = true
+		return raws, more, nil
+	}
+	args = append(append([]string{"diff", "--patch", "--unified=" + strconv.Itoa(contextLines),
+		"--src-prefix=a/", "--dst-prefix=b/"}, common...), tail...)
+	if err := runGit(ctx, g.root.Path, g.env, func(r *bufio.Reader) error { return text.readFrom(r) }, args...); err != nil {
+		return nil, false, gitFailure(err)
+	}
+	return raws, more, nil
+}
+
+func diffStatus(c byte) string {
+	switch c {
+	case 'A', 'C':
+		return "added"
+	case 'D':
+		return "deleted"
+	case 'R':
+		return "renamed"
+	default: // M, T (type change), U (unmerged), X
+		return "modified"
+	}
+}
+
+// mergeDiffFiles lists each file once, in the order of the text (unstaged
+// part first). A file in both parts takes the staged status (HEAD against
+// the index) unless the work tree deleted it since.
+func mergeDiffFiles(parts [][]diffFile) []diffFile {
+	var out []diffFile
+	at := map[string]int{}
+	for pi, part := range parts {
+		for _, f := range part {
+			i, ok := at[f.path]
+			if !ok {
+				at[f.path] = len(out)
+				out = append(out, f)
+				continue
+			}
+			prev := out[i]
+			merged := f
+			if pi > 0 { // f is the staged side, prev the unstaged one
+				if prev.status == "deleted" {
+					merged = diffFile{path: f.path, status: "deleted"}
+				}
+			}
+			merged.binary = prev.binary || f.binary
+			out[i] = merged
+		}
+	}
+	return out
+}
+
+// diffResult cuts the text (head, on line boundaries, to max_bytes and
+// 2000 lines) and builds the result; filesCut: files[] was capped.
+func diffResult(text *diffText, files []diffFile, filesCut bool, warnings []string) map[string]any {
+	raw := text.buf
+	if text.cut {
+		// The read stopped anywhere: drop an incomplete trailing rune.
+		raw = trimPartialRune(raw)
+	}
+	s := strings.ToValidUTF8(string(raw), "\uFFFD")
+	out, by, lines, firstCut := headCut(s, text.maxBytes, diffMaxLines)
+	if warnings == nil {
+		warnings = []string{}
+	}
+	var tb any
+	if by != "" {
+		tb = by
+		warnings = append(warnings, warnDiffTruncated)
+		if firstCut {
+			warnings = append(warnings, fmt.Sprintf("the first diff line exceeds max_bytes (%d): it is cut", text.maxBytes))
+		}
+	}
+	fl := make([]map[string]any, 0, len(files))
+	for _, f := range files {
+		fl = append(fl, f.out())
+	}
+	return map[string]any{
+		"diff": out, "files": fl, "truncated": by != "" || filesCut, "truncated_by": tb,
+		"output_lines": lines, "output_bytes": len(out), "warnings": warnings,
+	}
+}
+
+func trimPartialRune(b []byte) []byte {
+	for i := 1; i <= utf8.UTFMax && i <= len(b); i++ {
+		c := b[len(b)-i]
+		if c < utf8.RuneSelf {
+			return b // ASCII: nothing pending
+		}
+		if utf8.RuneStart(c) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			return b
+		}
+	}
+	return b
+}
+
+// headCut keeps whole lines from the start while their count stays within
+// maxLines and their bytes within maxBytes. by names the limit that
+// stopped it ("" when all fits); a first line longer than maxBytes is cut
+// to its longest UTF-8-safe prefix (firstCut).
+func headCut(s string, maxBytes, maxLines int) (out, by string, lines int, firstCut bool) {
+	pos := 0
+	for pos < len(s) {
+		end := len(s)
+		if i := strings.IndexByte(s[pos:], '\n'); i >= 0 {
+			end = pos + i + 1
+		}
+		if lines == maxLines {
+			by = "lines"
+			break
+		}
+		if end > maxBytes {
+			by = "bytes"
+			break
+		}
+		pos = end
+		lines++
+	}
+	if by == "bytes" && lines == 0 {
+		cut := maxBytes
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		if cut > 0 {
+			return s[:cut], by, 1, true
+		}
+		return "", by, 0, true
+	}
+	return s[:pos], by, lines, false
+}

@@ -1,0 +1,156 @@
+package workspace
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// GitStatus reports the work tree status of the workspace, scoped to path
+// (git_status, profile §6.9). Outside a work tree it succeeds with
+// is_repo false; the git binary missing is GIT_ERROR.
+func GitStatus(ctx context.Context, r *Root, path string, untracked bool, maxEntries int) (map[string]any, error) {
+	if path == "" {
+		path = "."
+	}
+	scope, err := r.Existing(path)
+	if err != nil {
+		return nil, err
+	}
+	if maxEntries < 1 {
+		maxEntries = 1000
+	}
+	out := map[string]any{
+		"is_repo": false, "branch": "", "head": "", "upstream": "", "ahead": 0, "behind": 0,
+		"clean": true, "entries": []map[string]any{}, "truncated": false, "warnings": []string{},
+	}
+	repo, err := gitOpen(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if repo == nil {
+		out["warnings"] = []string{"not inside a git work tree"}
+		return out, nil
+	}
+	out["is_repo"] = true
+
+	mode := "--untracked-files=no"
+	if untracked {
+		mode = "--untracked-files=all"
+	}
+	st := statusParse{repo: repo, max: maxEntries, entries: []map[string]any{}}
+	err = runGit(ctx, r.Path, repo.env, st.consume,
+		"status", "--porcelain=v2", "-z", "--branch", mode, "--find-renames", "--ignore-submodules=dirty",
+		"--", scope.Rel)
+	if err != nil {
+		return nil, gitFailure(err)
+	}
+	out["branch"] = st.branch
+	out["head"] = st.head
+	out["upstream"] = st.upstream
+	out["ahead"] = st.ahead
+	out["behind"] = st.behind
+	out["entries"] = st.entries
+	out["clean"] = len(st.entries) == 0
+	out["truncated"] = st.truncated
+	if st.truncated {
+		out["warnings"] = []string{fmt.Sprintf("status truncated to %d entries", maxEntries)}
+	}
+	return out, nil
+}
+
+// statusParse reads `git status --porcelain=v2 -z --branch`.
+type statusParse struct {
+	repo                   *gitRepo
+	max                    int
+	branch, head, upstream string
+	ahead, behind          int
+	entries                []map[string]any
+	truncated              bool
+}
+
+func (s *statusParse) consume(r *bufio.Reader) error {
+	for {
+		rec, err := readZ(r)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(rec, "# ") {
+			s.header(rec[2:])
+			continue
+		}
+		var e map[string]any
+		switch {
+		case strings.HasPrefix(rec, "1 "):
+			f := strings.SplitN(rec, " ", 9)
+			if len(f) < 9 {
+				return fmt.Errorf("unexpected git status record %q", rec)
+			}
+			e = s.entry(f[1], f[8])
+		case strings.HasPrefix(rec, "2 "):
+			f := strings.SplitN(rec, " ", 10)
+			if len(f) < 10 {
+				return fmt.Errorf("unexpected git status record %q", rec)
+			}
+			orig, err := readZ(r)
+			if err != nil {
+				return fmt.Errorf("git status: rename record without its original path")
+			}
+			e = s.entry(f[1], f[9])
+			e["original_path"] = s.repo.rel(orig)
+		case strings.HasPrefix(rec, "u "):
+			f := strings.SplitN(rec, " ", 11)
+			if len(f) < 11 {
+				return fmt.Errorf("unexpected git status record %q", rec)
+			}
+			e = s.entry(f[1], f[10])
+		case strings.HasPrefix(rec, "? "):
+			e = s.entry("??", rec[2:])
+		default: // "! " ignored entries (not requested) and anything newer
+			continue
+		}
+		if len(s.entries) == s.max {
+			s.truncated = true
+			return errGitEnough
+		}
+		s.entries = append(s.entries, e)
+	}
+}
+
+func (s *statusParse) entry(xy, path string) map[string]any {
+	code := func(c byte) string {
+		if c == '.' {
+			return " "
+		}
+		return string(c)
+	}
+	if len(xy) < 2 {
+		xy += ".."
+	}
+	return map[string]any{"path": s.repo.rel(path), "index_status": code(xy[0]), "worktree_status": code(xy[1])}
+}
+
+func (s *statusParse) header(h string) {
+	key, val, _ := strings.Cut(h, " ")
+	switch key {
+	case "branch.oid":
+		if val != "(initial)" {
+			s.head = val
+		}
+	case "branch.head":
+		s.branch = val
+	case "branch.upstream":
+		s.upstream = val
+	case "branch.ab":
+		a, b, _ := strings.Cut(val, " ")
+		s.ahead, _ = strconv.Atoi(strings.TrimPrefix(a, "+"))
+		s.behind, _ = strconv.Atoi(strings.TrimPrefix(b, "-"))
+	}
+}

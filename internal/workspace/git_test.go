@@ -1,0 +1,294 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// gitT runs git for a test's setup (never hardened: it is the user's git).
+func gitT(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	full := append([]string{"-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main",
+		"-c", "commit.gpgsign=false", "-c", "protocol.file.allow=always"}, args...)
+	out, err := gitExec(dir, full...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// gitExec is a plain git command for test setup, isolated from the
+// user's and the system's configuration.
+func gitExec(dir string, args ...string) *exec.Cmd {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=" + os.DevNull, "LC_ALL=C", "GIT_TERMINAL_PROMPT=0"}
+	return cmd
+}
+
+// gitNewRepo makes a repository with one commit holding files.
+func gitNewRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	gitT(t, dir, "init", "-q")
+	if len(files) > 0 {
+		gitWriteFiles(t, dir, files)
+		gitT(t, dir, "add", "-A")
+		gitT(t, dir, "commit", "-q", "-m", "initial")
+	}
+	return dir
+}
+
+func gitWriteFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func gitOpenRoot(t *testing.T, dir string) *Root {
+	t.Helper()
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.FS.Close() })
+	return r
+}
+
+func gitHeadSHA(t *testing.T, dir string) string {
+	return strings.TrimSpace(gitT(t, dir, "rev-parse", "HEAD"))
+}
+
+// gitWantCode asserts err is a *Error with code.
+func gitWantCode(t *testing.T, err error, code string) *Error {
+	t.Helper()
+	var we *Error
+	if !errors.As(err, &we) {
+		t.Fatalf("error %v (%T), want code %s", err, err, code)
+	}
+	if we.Code != code {
+		t.Fatalf("error code %s (%s), want %s", we.Code, we.Message, code)
+	}
+	if we.Details == nil {
+		t.Fatalf("error %s without details", code)
+	}
+	return we
+}
+
+func setGitVar[T any](t *testing.T, v *T, val T) {
+	old := *v
+	*v = val
+	t.Cleanup(func() { *v = old })
+}
+
+func gitWriteScript(t *testing.T, path, body string) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestGitMissingBinary(t *testing.T) {
+	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
+	plain := t.TempDir()
+	setGitVar(t, &gitBinary, filepath.Join(t.TempDir(), "no-such-git"))
+	for _, dir := range []string{repo, plain} {
+		r := gitOpenRoot(t, dir)
+		_, err := GitStatus(context.Background(), r, ".", true, 100)
+		e := gitWantCode(t, err, "GIT_ERROR")
+		if e.Category != CatRuntime || e.Retryable {
+			t.Fatalf("GIT_ERROR category %s retryable %v", e.Category, e.Retryable)
+		}
+		_, err = GitDiff(context.Background(), r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 1000})
+		gitWantCode(t, err, "GIT_ERROR")
+	}
+}
+
+func TestGitMissingFromPath(t *testing.T) {
+	// The same through PATH: an empty directory holds no git.
+	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
+	r := gitOpenRoot(t, repo)
+	t.Setenv("PATH", t.TempDir())
+	_, err := GitStatus(context.Background(), r, ".", true, 100)
+	gitWantCode(t, err, "GIT_ERROR")
+}
+
+func TestGitTimeout(t *testing.T) {
+	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
+	r := gitOpenRoot(t, repo)
+	// A git that hangs, with a grandchild holding stdout open.
+	fake := gitWriteScript(t, filepath.Join(t.TempDir(), "git"), "sleep 30\n")
+	setGitVar(t, &gitBinary, fake)
+	setGitVar(t, &gitTimeout, 300*time.Millisecond)
+	setGitVar(t, &gitWaitDelay, 200*time.Millisecond)
+	start := time.Now()
+	_, err := GitStatus(context.Background(), r, ".", true, 100)
+	e := gitWantCode(t, err, "TIMEOUT")
+	if !e.Retryable || e.Category != CatRuntime {
+		t.Fatalf("TIMEOUT retryable %v category %s", e.Retryable, e.Category)
+	}
+	_, err = GitDiff(context.Background(), r, DiffOptions{Unstaged: true, MaxBytes: 100})
+	gitWantCode(t, err, "TIMEOUT")
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("timeouts took %s", d)
+	}
+}
+
+func TestGitDiffBoundedRead(t *testing.T) {
+	repo := t.TempDir()
+	r := gitOpenRoot(t, repo)
+	// A git whose diff never ends: it must be read only as far as needed.
+	fake := gitWriteScript(t, filepath.Join(t.TempDir(), "git"), `case "$*" in
+*rev-parse*) printf 'true\n\n' ;;
+*config*) exit 1 ;;
+*--raw*) printf ':100644 100644 0000000 0000000 M\000big.txt\000'
+   printf '1\t1\tbig.txt\000' ;;
+*--patch*) yes 'diff line diff line diff line' ;;
+esac
+`)
+	setGitVar(t, &gitBinary, fake)
+	start := time.Now()
+	res, err := GitDiff(context.Background(), r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("bounded read took %s", d)
+	}
+	if res["truncated"] != true || res["truncated_by"] != "bytes" || res["output_bytes"].(int) > 1000 {
+		t.Fatalf("result %v", res)
+	}
+	files := res["files"].([]map[string]any)
+	if len(files) != 1 || files[0]["path"] != "big.txt" || files[0]["status"] != "modified" {
+		t.Fatalf("files %v", files)
+	}
+	// By lines: 2000 of them.
+	res, err = GitDiff(context.Background(), r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res["truncated_by"] != "lines" || res["output_lines"] != 2000 {
+		t.Fatalf("lines: %v %v", res["truncated_by"], res["output_lines"])
+	}
+}
+
+// TestGitHostileConfig: a repository whose configuration would run
+// programs (fsmonitor hook, external diff, textconv, filters, pager,
+// hooks) runs none of them under git_status and git_diff.
+func TestGitHostileConfig(t *testing.T) {
+	repo := gitNewRepo(t, map[string]string{"a.txt": "hello\n", "b.txt": "world\n", "c.txt": "third\n", "d.md": "plain\n"})
+	bin := t.TempDir()
+	markers := t.TempDir()
+	script := func(name, body string) string {
+		marker := strings.ReplaceAll(name, "/", "-")
+		return gitWriteScript(t, filepath.Join(bin, filepath.FromSlash(name)), "touch '"+markers+"/"+marker+"'\n"+body)
+	}
+	// Staged and unstaged changes of the same size (git must hash them).
+	gitWriteFiles(t, repo, map[string]string{"b.txt": "WORLD\n"})
+	gitT(t, repo, "add", "b.txt")
+	time.Sleep(20 * time.Millisecond)
+	gitWriteFiles(t, repo, map[string]string{"a.txt": "HELLO\n", "c.txt": "THIRD\n", "d.md": "PLAIN\n", ".gitattributes": "*.txt diff=evil filter=evil\n"})
+
+	hooks := filepath.Join(bin, "hooks")
+	if err := os.MkdirAll(hooks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"post-index-change", "pre-commit", "post-checkout", "reference-transaction", "fsmonitor-watchman"} {
+		script("hooks/"+h, "")
+	}
+	for _, kv := range [][2]string{
+		{"core.fsmonitor", script("fsmonitor", "exit 0\n")},
+		{"diff.external", script("external", "exit 0\n")},
+		{"core.pager", script("pager", "cat\n")},
+		{"pager.status", script("pager-status", "cat\n")},
+		{"pager.diff", script("pager-diff", "cat\n")},
+		{"diff.evil.textconv", script("textconv", "cat \"$1\"\n")},
+		{"diff.evil.command", script("diffcommand", "exit 0\n")},
+		{"filter.evil.clean", script("clean", "cat\n")},
+		{"filter.evil.smudge", script("smudge", "cat\n")},
+		{"filter.evil.required", "true"},
+		{"core.hooksPath", hooks},
+		{"status.submoduleSummary", "true"},
+	} {
+		gitT(t, repo, "config", kv[0], kv[1])
+	}
+	// Control: the same repository does run them under a plain git.
+	plain := func(args ...string) { _ = gitExec(repo, args...).Run() }
+	plain("--no-optional-locks", "status", "--porcelain")
+	plain("--no-optional-locks", "diff")
+	for _, m := range []string{"fsmonitor", "clean", "external", "diffcommand"} {
+		if _, err := os.Stat(filepath.Join(markers, m)); err != nil {
+			t.Fatalf("control: plain git did not run %s, the test proves nothing", m)
+		}
+	}
+	os.RemoveAll(markers)
+	if err := os.MkdirAll(markers, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	r := gitOpenRoot(t, repo)
+	st, err := GitStatus(context.Background(), r, ".", true, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range st["entries"].([]map[string]any) {
+		got = append(got, e["path"].(string)+":"+e["index_status"].(string)+e["worktree_status"].(string))
+	}
+	if strings.Join(got, ",") != "a.txt: M,b.txt:M ,c.txt: M,d.md: M,.gitattributes:??" {
+		t.Fatalf("status entries %v", got)
+	}
+	d, err := GitDiff(context.Background(), r, DiffOptions{Staged: true, Unstaged: true, ContextLines: 3, MaxBytes: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff := d["diff"].(string)
+	for _, want := range []string{"-hello\n+HELLO\n", "-world\n+WORLD\n", "-third\n+THIRD\n", "-plain\n+PLAIN\n"} {
+		if !strings.Contains(diff, want) {
+			t.Fatalf("diff lacks %q:\n%s", want, diff)
+		}
+	}
+	if !(strings.Index(diff, "a/a.txt") < strings.Index(diff, "a/c.txt") && strings.Index(diff, "a/c.txt") < strings.Index(diff, "a/b.txt")) {
+		t.Fatalf("unstaged part must precede the staged one:\n%s", diff)
+	}
+	ents, _ := os.ReadDir(markers)
+	if len(ents) != 0 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("hostile configuration ran: %v", names)
+	}
+}
+
+func TestGitRelPath(t *testing.T) {
+	g := &gitRepo{prefix: "sub/dir/"}
+	for in, want := range map[string]string{
+		"sub/dir/a.txt": "a.txt",
+		"sub/b.txt":     "../b.txt",
+		"c.txt":         "../../c.txt",
+		"other/x/y":     "../../other/x/y",
+	} {
+		if got := g.rel(in); got != want {
+			t.Errorf("rel(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := (&gitRepo{}).rel("a/b"); got != "a/b" {
+		t.Errorf("top-level rel %q", got)
+	}
+}
