@@ -33,8 +33,6 @@ type ListDirEntry struct {
 	SizeBytes     int64  `json:"size_bytes"`
 	SymlinkTarget string `json:"symlink_target,omitempty"`
 	Type          string `json:"type"`
-
-	mtime time.Time
 }
 
 // ListDirOptions are list_dir's inputs.
@@ -153,7 +151,9 @@ func ListDir(ctx context.Context, r *Root, o ListDirOptions) (map[string]any, er
 
 	entries := make([]ListDirEntry, 0, len(cands))
 	for _, c := range cands {
-		entries = append(entries, r.listDirEntry(c))
+		if e, ok := r.listDirEntry(c); ok {
+			entries = append(entries, e)
+		}
 	}
 	if truncated {
 		warnings = append(warnings, "entry limit reached: "+strconv.Itoa(o.MaxEntries)+" entries returned; narrow the path or raise max_entries")
@@ -209,19 +209,20 @@ func entryType(m fs.FileMode) string {
 
 // listDirEntry stats a candidate (lstat: a symlink is described, never
 // followed) and fills its entry. A symlink's raw target text is given
-// unless it resolves outside the workspace.
-func (r *Root) listDirEntry(c listCandidate) ListDirEntry {
-	e := ListDirEntry{Name: c.name, Path: c.rel, Type: entryType(c.typ), IsHidden: c.hidden, IsIgnored: c.ignored}
+// unless it resolves outside the workspace. An entry that vanished since
+// the directory was read is dropped.
+func (r *Root) listDirEntry(c listCandidate) (ListDirEntry, bool) {
+	e := ListDirEntry{Name: c.name, Path: c.rel, IsHidden: c.hidden, IsIgnored: c.ignored}
 	fi := c.info
 	if fi == nil {
-		fi, _ = r.FS.Lstat(c.rel)
+		var err error
+		if fi, err = r.FS.Lstat(c.rel); err != nil {
+			return e, false
+		}
 	}
-	if fi != nil {
-		e.Type = entryType(fi.Mode())
-		e.SizeBytes = fi.Size()
-		e.mtime = fi.ModTime()
-		e.Modified = formatTime(fi.ModTime())
-	}
+	e.Type = entryType(fi.Mode())
+	e.SizeBytes = fi.Size()
+	e.Modified = formatTime(fi.ModTime())
 	if e.Type == "symlink" {
 		if t, err := r.FS.Readlink(c.rel); err == nil {
 			if _, err := r.Existing(c.rel); !isCode(err, "SYMLINK_ESCAPE") {
@@ -229,7 +230,7 @@ func (r *Root) listDirEntry(c listCandidate) ListDirEntry {
 			}
 		}
 	}
-	return e
+	return e, true
 }
 
 // formatTime is RFC 3339 in UTC with a "Z", with the fraction when there

@@ -130,6 +130,8 @@ func SearchText(ctx context.Context, r *Root, o SearchOptions) (map[string]any, 
 		if (len(include) == 0 || include.match(res.Rel)) && !exclude.match(res.Rel) {
 			s.searchNamed(ctx, res.Rel)
 		}
+	default:
+		s.warnings = append(s.warnings, "skipped "+res.Rel+": not a regular file")
 	}
 
 	matches := s.col.collect()
@@ -144,7 +146,7 @@ func SearchText(ctx context.Context, r *Root, o SearchOptions) (map[string]any, 
 		s.warnings = append(s.warnings, "search time limit reached: the results are partial and total_matches is a lower bound")
 	}
 	if n := s.longLines.Load(); n > 0 {
-		s.warnings = append(s.warnings, "skipped "+strconv.Itoa(int(n))+" file(s) with a line longer than 64 MiB")
+		s.warnings = append(s.warnings, "skipped "+strconv.Itoa(int(n))+" file(s) with a line longer than "+strconv.Itoa(searchMaxLine>>10)+" KiB")
 	}
 	return map[string]any{"query": o.Query, "matches": matches, "total_matches": total, "truncated": truncated, "warnings": s.warnings}, nil
 }

@@ -22,7 +22,7 @@ func (s *Server) listFiles() tool {
 		hints("List files", true, false, true, false),
 		object(nil,
 			"path", str("Workspace-relative directory to search under").def("."),
-			"patterns", strList("Glob patterns; a file is listed if it matches any (default **/*)").def([]string{"**/*"}),
+			"patterns", strList("Glob patterns; a file is listed if it matches any (default **/*)").implicitDef([]string{"**/*"}),
 			"glob", str("A single glob pattern, used when patterns is empty"),
 			"exclude_patterns", strList("Glob patterns of files (or directories) to leave out").def([]string{}),
 			"include_hidden", boolean("Include names starting with a dot").def(false),

@@ -26,6 +26,10 @@ type schema struct {
 	// values of a map (env).
 	AdditionalProperties any `json:"additionalProperties,omitempty"`
 	order                []string
+	// implicit: Default is published but not filled in, because the tool
+	// derives it from other arguments (list_files' patterns falls back to
+	// glob before **/*).
+	implicit bool
 }
 
 // object is a tool input schema: props in declaration order (name, schema
@@ -72,6 +76,7 @@ func stringMap(desc string) *schema {
 }
 
 func (s *schema) def(v any) *schema         { s.Default = v; return s }
+func (s *schema) implicitDef(v any) *schema { s.Default, s.implicit = v, true; return s }
 func (s *schema) nonEmpty() *schema         { one := 1; s.MinLength = &one; return s }
 func (s *schema) oneOf(v ...string) *schema { s.Enum = v; return s }
 
@@ -92,7 +97,7 @@ func (s *schema) validate(args map[string]any) error {
 		p := s.Properties[name]
 		v, ok := args[name]
 		if !ok || v == nil {
-			if p.Default != nil {
+			if p.Default != nil && !p.implicit {
 				args[name] = p.Default
 			} else {
 				delete(args, name)

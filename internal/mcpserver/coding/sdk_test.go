@@ -3,6 +3,7 @@ package coding_test
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 // profileTools is the catalog of §1 in its order, with the §6.0 titles and
@@ -55,6 +57,30 @@ func sdkClient() *mcp.Client {
 func connectHTTP(t *testing.T, opts coding.Options, sessOpts *mcp.ClientSessionOptions) *mcp.ClientSession {
 	t.Helper()
 	_, url := newHTTP(t, opts)
+	return connectSDKHTTP(t, url, sessOpts)
+}
+
+// connectHTTPAt serves the workspace dir over HTTP and connects the SDK's
+// Streamable HTTP client to it.
+func connectHTTPAt(t *testing.T, dir string, opts coding.Options) *mcp.ClientSession {
+	t.Helper()
+	root, err := workspace.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.FS.Close() })
+	if opts.Version == "" {
+		opts.Version = testVersion
+	}
+	s := coding.New(root, opts)
+	t.Cleanup(func() { s.Close(context.Background()) })
+	srv := httptest.NewServer(s.HTTPHandler())
+	t.Cleanup(srv.Close)
+	return connectSDKHTTP(t, srv.URL+"/mcp", nil)
+}
+
+func connectSDKHTTP(t *testing.T, url string, sessOpts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cs, err := sdkClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, sessOpts)
@@ -71,6 +97,14 @@ func connectHTTP(t *testing.T, opts coding.Options, sessOpts *mcp.ClientSessionO
 func connectBinary(t *testing.T, env []string, args ...string) (*mcp.ClientSession, string, *lockedBuffer) {
 	t.Helper()
 	dir := t.TempDir()
+	cs, stderr := connectBinaryAt(t, dir, env, args...)
+	return cs, dir, stderr
+}
+
+// connectBinaryAt starts the built binary on stdio over the workspace dir
+// and connects the SDK client to it.
+func connectBinaryAt(t *testing.T, dir string, env []string, args ...string) (*mcp.ClientSession, *lockedBuffer) {
+	t.Helper()
 	cmd := exec.Command(binPath, append([]string{"--stdio", "--workspace", dir}, args...)...)
 	cmd.Env = childEnv(env...)
 	stderr := &lockedBuffer{}
@@ -89,7 +123,7 @@ func connectBinary(t *testing.T, env []string, args ...string) (*mcp.ClientSessi
 			t.Errorf("binary did not exit cleanly at EOF: %v\nstderr: %s", cmd.ProcessState, stderr)
 		}
 	})
-	return cs, dir, stderr
+	return cs, stderr
 }
 
 // sdkTransports runs f over the SDK client on HTTP and on the binary.

@@ -1,0 +1,46 @@
+package workspace
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// BenchmarkSearchText searches the Go distribution's source tree
+// ($(go env GOROOT)/src, ~11,000 files, ~150 MB) in process: a literal
+// and a regex, case-insensitive (the default) and case-sensitive.
+// bench/search.sh compares the server with ripgrep on the same queries.
+func BenchmarkSearchText(b *testing.B) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skip("go env GOROOT:", err)
+	}
+	r, err := Open(filepath.Join(strings.TrimSpace(string(out)), "src"))
+	if err != nil {
+		b.Skip(err)
+	}
+	defer r.FS.Close()
+	for _, c := range []struct {
+		name string
+		o    SearchOptions
+	}{
+		{"literal", SearchOptions{Query: "func main"}},
+		{"literal_case", SearchOptions{Query: "func main", CaseSensitive: true}},
+		{"regex", SearchOptions{Query: `func \w+Handler`, Regex: true}},
+		{"regex_case", SearchOptions{Query: `func \w+Handler`, Regex: true, CaseSensitive: true}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var total int64
+			for b.Loop() {
+				res, err := SearchText(context.Background(), r, c.o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				total = res["total_matches"].(int64)
+			}
+			b.ReportMetric(float64(total), "matches")
+		})
+	}
+}
