@@ -90,7 +90,7 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 		fmt.Fprintln(stdio.Err, "WARNING: --dangerously-skip-all-permissions: gated commands run without asking; only workspace escapes and setuid programs stay refused")
 	}
 	s := coding.New(root, coding.Options{Version: Version, ViewImage: viewImage, Dangerous: o.danger,
-		Trace: os.Getenv("CODING_TOOLS_MCP_TRACE") == "1", AuthToken: token, ExecAllowRoots: allow, Logger: logger})
+		Trace: os.Getenv("CODING_TOOLS_MCP_TRACE") == "1", TraceOut: stdio.Err, AuthToken: token, ExecAllowRoots: allow, Logger: logger})
 	defer s.Close(cmd.Context())
 	if o.stdio {
 		return s.ServeStdio(cmd.Context(), stdio.In, stdio.Out)

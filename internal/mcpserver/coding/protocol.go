@@ -8,7 +8,10 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
+
+	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 // ProtocolVersion is the one MCP revision the profile speaks; clients
@@ -293,5 +296,36 @@ func (s *Server) callTool(ctx context.Context, params json.RawMessage) (any, *re
 			map[string]any{"reason": "invalid_arguments", "code": "INVALID_ARGUMENT"})
 	}
 	raw, _ := json.Marshal(args)
-	return callResult(ctx, t, raw), nil
+	start := time.Now()
+	res := callResult(ctx, t, raw)
+	if s.opts.Trace && s.opts.TraceOut != nil {
+		s.trace(name, args, res, time.Since(start))
+	}
+	return res, nil
+}
+
+// trace writes one JSON line about a tool call, its arguments redacted.
+func (s *Server) trace(name string, args map[string]any, res map[string]any, took time.Duration) {
+	var out struct {
+		OK        bool    `json:"ok"`
+		Status    *string `json:"status"`
+		SessionID *string `json:"session_id"`
+		Truncated bool    `json:"truncated"`
+		Error     *struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	json.Unmarshal(res["structuredContent"].(json.RawMessage), &out)
+	line := map[string]any{
+		"event": "tool_call", "timestamp": time.Now().UTC().Format(time.RFC3339Nano), "tool": name, "ok": out.OK,
+		"status": out.Status, "error_code": nil, "duration_ms": took.Milliseconds(), "session_id": out.SessionID,
+		"truncated": out.Truncated, "args": workspace.Redact(map[string]any(args)),
+	}
+	if out.Error != nil {
+		line["error_code"] = out.Error.Code
+	}
+	b, _ := marshalCompact(line)
+	s.traceMu.Lock()
+	s.opts.TraceOut.Write(append(b, '\n'))
+	s.traceMu.Unlock()
 }

@@ -13,7 +13,9 @@ package coding
 
 import (
 	"context"
+	"io"
 	"log/slog"
+	"sync"
 
 	"github.com/sudocode/sudocode/internal/workspace"
 	"github.com/sudocode/sudocode/internal/workspace/patch"
@@ -22,10 +24,11 @@ import (
 // Options configure the server.
 type Options struct {
 	Version        string
-	ViewImage      bool   // list and serve view_image (P1)
-	Dangerous      bool   // --dangerously-skip-all-permissions
-	Trace          bool   // one JSON line per tool call on stderr
-	AuthToken      string // bearer token required on HTTP when set
+	ViewImage      bool      // list and serve view_image (P1)
+	Dangerous      bool      // --dangerously-skip-all-permissions
+	Trace          bool      // one JSON line per tool call on TraceOut
+	TraceOut       io.Writer // stderr in the binaries
+	AuthToken      string    // bearer token required on HTTP when set
 	ExecAllowRoots []string
 	Logger         *slog.Logger
 }
@@ -40,6 +43,7 @@ type Server struct {
 	// patcher serialises apply_patch and remembers first-seen contents
 	// for git_diff's fallback outside a repository.
 	patcher *patch.Patcher
+	traceMu sync.Mutex
 	// cancelSession ends an exec session named by notifications/cancelled.
 	cancelSession func(id string)
 }

@@ -1,0 +1,62 @@
+package coding_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+	"github.com/sudocode/sudocode/internal/workspace"
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// With tracing on, every tool call leaves one JSON line with its outcome
+// and its arguments, secrets redacted.
+func TestTraceLines(t *testing.T) {
+	root, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := &syncBuffer{}
+	s := coding.New(root, coding.Options{Version: "test", Trace: true, TraceOut: trace})
+	var out bytes.Buffer
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"request_permissions","arguments":{"tool_name":"exec_command","permission":"network","reason":"token ghp_abcdefghijklmnopqrstuv","arguments":{"password":"hunter2","url":"x"}}}}` + "\n"
+	if err := s.ServeStdio(context.Background(), io.MultiReader(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`+"\n"), strings.NewReader(call)), &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(trace.String()), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("trace lines: %q", trace.String())
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["event"] != "tool_call" || got["tool"] != "request_permissions" || got["ok"] != false ||
+		got["error_code"] != "ELICITATION_UNSUPPORTED" || got["status"] != "unsupported" {
+		t.Fatalf("trace = %v", got)
+	}
+	for _, k := range []string{"timestamp", "duration_ms", "session_id", "truncated", "args"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("trace lacks %s", k)
+		}
+	}
+	if strings.Contains(lines[0], "hunter2") || strings.Contains(lines[0], "ghp_") {
+		t.Fatalf("a secret reached the trace: %s", lines[0])
+	}
+}
