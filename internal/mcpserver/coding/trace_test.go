@@ -1,6 +1,7 @@
 package coding_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -34,9 +35,22 @@ func TestTraceLines(t *testing.T) {
 	}
 	trace := &syncBuffer{}
 	s := coding.New(root, coding.Options{Version: "test", Trace: true, TraceOut: trace})
-	var out bytes.Buffer
-	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"request_permissions","arguments":{"tool_name":"exec_command","permission":"network","reason":"token ghp_abcdefghijklmnopqrstuv","arguments":{"password":"hunter2","url":"x"}}}}` + "\n"
-	if err := s.ServeStdio(context.Background(), io.MultiReader(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`+"\n"), strings.NewReader(call)), &out); err != nil {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStdio(context.Background(), inR, outW); outW.Close() }()
+	replies := bufio.NewReader(outR)
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"request_permissions","arguments":{"tool_name":"exec_command","permission":"network","reason":"token ghp_abcdefghijklmnopqrstuv","arguments":{"password":"hunter2","url":"x"}}}}`,
+	} {
+		io.WriteString(inW, msg+"\n")
+		if _, err := replies.ReadBytes('\n'); err != nil { // one at a time: the call must follow initialize
+			t.Fatal(err)
+		}
+	}
+	inW.Close()
+	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(trace.String()), "\n")
