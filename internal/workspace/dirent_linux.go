@@ -94,6 +94,10 @@ func modeType(m uint32) fs.FileMode {
 	return fs.ModeDevice
 }
 
+// filesOpenByFD: openInDir needs only the directory's descriptor, not its
+// os.Root.
+const filesOpenByFD = true
+
 // openInDir opens the regular file name in the directory d for reading
 // with one openat on the directory's descriptor: a single path component
 // with O_NOFOLLOW, so nothing outside the directory (which was itself

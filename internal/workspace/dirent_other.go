@@ -17,6 +17,10 @@ func readDirents(f *os.File) ([]dirent, error) {
 	return out, err
 }
 
+// filesOpenByFD: openInDir opens through the directory's os.Root, which
+// stays open while files of the directory are queued.
+const filesOpenByFD = false
+
 // openInDir opens the regular file name in the directory d for reading,
 // through its anchored os.Root.
 func openInDir(d *dirRef, name string) (io.ReadCloser, int64, bool) {

@@ -107,10 +107,14 @@ func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (map[stri
 		if s.partial {
 			warnings = append(warnings, "first line exceeds max_bytes: returned its first "+strconv.Itoa(len(content))+" bytes")
 		}
+		limit := "max_bytes (" + strconv.Itoa(maxBytes) + ")"
 		if s.truncatedBy == "lines" {
-			warnings = append(warnings, "content truncated at the 2000-line limit; continue with start_line "+strconv.Itoa(endLine+1))
+			limit = "the " + strconv.Itoa(readMaxLines) + "-line limit"
+		}
+		if nextStart != nil {
+			warnings = append(warnings, "content truncated at "+limit+"; continue with start_line "+strconv.Itoa(endLine+1))
 		} else {
-			warnings = append(warnings, "content truncated at max_bytes ("+strconv.Itoa(maxBytes)+"); continue with start_line "+strconv.Itoa(endLine+1))
+			warnings = append(warnings, "content truncated at "+limit)
 		}
 	}
 	return map[string]any{

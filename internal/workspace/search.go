@@ -169,7 +169,10 @@ func (s *searcher) warn(w string) {
 }
 
 // dirRef is an open directory shared by the jobs of its files; the last
-// release closes it.
+// release closes it. root, through which the walker opens subdirectories,
+// is closed as soon as the walker is done with the directory, so open
+// descriptors stay few: two per level being walked, one per directory
+// with queued files.
 type dirRef struct {
 	root *os.Root
 	dir  *os.File // the directory itself: its entries and files are read through it
@@ -197,8 +200,18 @@ func openDirRef(parent *os.Root, name string) (*dirRef, error) {
 func (d *dirRef) release() {
 	if d.refs.Add(-1) == 0 {
 		d.dir.Close()
+		if !filesOpenByFD {
+			d.root.Close()
+		}
+	}
+}
+
+// done is the walker's release: it no longer opens subdirectories.
+func (d *dirRef) done() {
+	if filesOpenByFD {
 		d.root.Close()
 	}
+	d.release()
 }
 
 // fileJob is one file to search: seq is its place in path order.
@@ -217,7 +230,7 @@ func (s *searcher) searchTree(ctx context.Context, vis *visibility, base string)
 		return
 	}
 
-	jobs := make(chan fileJob, 512)
+	jobs := make(chan fileJob, 256)
 	var wg sync.WaitGroup
 	for range max(searchWorkers, 1) {
 		wg.Add(1)
@@ -277,7 +290,7 @@ func (s *searcher) searchTree(ctx context.Context, vis *visibility, base string)
 					continue
 				}
 				more := walk(sd, child, childBase)
-				sd.release()
+				sd.done()
 				if !more {
 					return false
 				}
@@ -302,7 +315,7 @@ func (s *searcher) searchTree(ctx context.Context, vis *visibility, base string)
 		return true
 	}
 	walk(top, base, "")
-	top.release()
+	top.done()
 	close(jobs)
 	wg.Wait()
 }
