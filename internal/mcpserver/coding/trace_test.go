@@ -2,29 +2,15 @@ package coding_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // With tracing on, every tool call leaves one JSON line with its outcome
 // and its arguments, secrets redacted.
@@ -33,7 +19,7 @@ func TestTraceLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trace := &syncBuffer{}
+	trace := &lockedBuffer{}
 	s := coding.New(root, coding.Options{Version: "test", Trace: true, TraceOut: trace})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
