@@ -2,6 +2,9 @@ package coding
 
 import (
 	"context"
+	"encoding/base64"
+
+	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 type viewImageIn struct {
@@ -27,6 +30,20 @@ func (s *Server) viewImage() tool {
 		map[string]any{"path": tString, "mime_type": tString, "bytes": tInt, "width": tInt, "height": tInt, "resized": tBool,
 			"original": tObject, "data_url": tString},
 		func(ctx context.Context, in viewImageIn) (map[string]any, error) {
-			return nil, notYet("view_image")
+			fields, data, err := workspace.ViewImage(s.root, workspace.ImageOptions{Path: in.Path, MaxBytes: in.MaxBytes,
+				MaxWidth: in.MaxWidth, MaxHeight: in.MaxHeight, AutoResize: in.AutoResize})
+			if err != nil {
+				return nil, err
+			}
+			b64 := base64.StdEncoding.EncodeToString(data)
+			mime, _ := fields["mime_type"].(string)
+			if in.Output == "data_url" {
+				fields["data_url"] = "data:" + mime + ";base64," + b64
+			} else {
+				// The image item goes before the text mirror; data_url
+				// is left out so as not to ship the image twice.
+				fields["_content"] = []any{map[string]any{"type": "image", "data": b64, "mimeType": mime}}
+			}
+			return fields, nil
 		})
 }
