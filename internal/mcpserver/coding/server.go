@@ -19,6 +19,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/workspace"
 	"github.com/sudocode/sudocode/internal/workspace/patch"
+	"github.com/sudocode/sudocode/internal/workspace/procs"
 )
 
 // Options configure the server.
@@ -44,6 +45,8 @@ type Server struct {
 	// for git_diff's fallback outside a repository.
 	patcher *patch.Patcher
 	traceMu sync.Mutex
+	// procs runs exec_command's commands and keeps their sessions.
+	procs *procs.Manager
 	// cancelSession ends an exec session named by notifications/cancelled.
 	cancelSession func(id string)
 }
@@ -53,7 +56,9 @@ func New(root *workspace.Root, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, root: root, byName: map[string]tool{}, patcher: patch.NewPatcher()}
+	s := &Server{opts: opts, root: root, byName: map[string]tool{}, patcher: patch.NewPatcher(),
+		procs: procs.New(procs.Options{Root: root.Path, AllowRoots: opts.ExecAllowRoots, Dangerous: opts.Dangerous})}
+	s.cancelSession = func(id string) { s.procs.Cancel(id) }
 	s.tools = []tool{
 		s.readFile(), s.listDir(), s.listFiles(), s.searchText(), s.applyPatch(),
 		s.execCommand(), s.writeStdin(), s.killSession(),
@@ -70,5 +75,7 @@ func New(root *workspace.Root, opts Options) *Server {
 
 const maxInt = int(^uint(0) >> 1)
 
-// Close ends what the server started (exec sessions).
-func (s *Server) Close(context.Context) {}
+// Close ends what the server started: the process group of every exec
+// command still running (or that left processes behind), SIGTERM then
+// SIGKILL a second later.
+func (s *Server) Close(context.Context) { s.procs.Close() }

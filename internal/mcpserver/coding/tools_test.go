@@ -1212,32 +1212,3 @@ func TestToolsGit(t *testing.T) {
 		})
 	})
 }
-
-// TestToolsNotYetLanded: the tools whose implementations have not landed
-// answer a clear tool error, not a crash or a protocol error.
-func TestToolsNotYetLanded(t *testing.T) {
-	t.Parallel()
-	runToolCases(t, freshDir(map[string]string{"a.txt": "a\n"}), []toolCase{
-		{"exec_command", func(t *testing.T, s *toolSession) {
-			sc := s.call(t, "exec_command", map[string]any{"cmd": "echo hi"})
-			if sc["status"] != "rejected" {
-				t.Fatalf("status %v", sc["status"])
-			}
-			e := wantToolError(t, sc, "INTERNAL_ERROR")
-			if !strings.Contains(e["message"].(string), "not available") {
-				t.Fatalf("message %q", e["message"])
-			}
-		}},
-		{"write_stdin, kill_session", func(t *testing.T, s *toolSession) {
-			for name, args := range map[string]map[string]any{
-				"write_stdin":  {"session_id": "abc", "chars": "x"},
-				"kill_session": {"session_id": "abc"},
-			} {
-				e := s.fail(t, name, args, "INTERNAL_ERROR")
-				if !strings.Contains(e["message"].(string), "not available") {
-					t.Fatalf("%s: message %q", name, e["message"])
-				}
-			}
-		}},
-	})
-}

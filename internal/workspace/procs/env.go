@@ -1,0 +1,77 @@
+package procs
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sudocode/sudocode/internal/workspace"
+)
+
+// inherited are the only server variables a command sees (§5.5).
+var inherited = []string{"PATH", "LANG", "LC_ALL"}
+
+// loaderKeys inject code into whatever starts next; never passed outside
+// dangerous mode.
+var loaderKeys = []string{"LD_PRELOAD", "LD_LIBRARY_PATH", "BASH_ENV", "ENV", "PYTHONPATH", "PYTHONSTARTUP",
+	"RUBYLIB", "RUBYOPT", "PERL5OPT", "NODE_OPTIONS"}
+
+// LoaderKey reports whether an environment variable name is a loader or
+// startup injection key (LD_PRELOAD, DYLD_*, BASH_ENV, …).
+func LoaderKey(name string) bool {
+	return slices.Contains(loaderKeys, name) || strings.HasPrefix(name, "DYLD_")
+}
+
+// TmpDir is the commands' TMPDIR: <root>/.tmp, created on demand.
+func TmpDir(root string) string { return filepath.Join(root, ".tmp") }
+
+// environ is a command's environment: PATH, LANG and LC_ALL from the
+// server, HOME the workspace, TMPDIR its .tmp, then the caller's
+// variables. Outside dangerous mode sensitive names, loader keys and
+// secret-looking values are dropped again, whoever set them (the policy
+// has refused such caller variables already: this is defence in depth).
+// Names that cannot be passed (empty, with '=' or NUL) are dropped.
+func environ(root string, caller map[string]string, dangerous bool, getenv func(string) (string, bool)) (env []string, warnings []string) {
+	vars := map[string]string{}
+	for _, k := range inherited {
+		if v, ok := getenv(k); ok {
+			vars[k] = v
+		}
+	}
+	vars["HOME"] = root
+	vars["TMPDIR"] = TmpDir(root)
+	var dropped []string
+	for k, v := range caller {
+		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
+			warnings = append(warnings, fmt.Sprintf("environment variable %q was not passed: names must be non-empty without '=' or NUL, values without NUL", k))
+			continue
+		}
+		vars[k] = v
+	}
+	for k, v := range vars {
+		if !dangerous && (workspace.SensitiveKey(k) || LoaderKey(k) || workspace.SecretValue(v)) {
+			delete(vars, k)
+			dropped = append(dropped, k)
+		}
+	}
+	if len(dropped) > 0 {
+		slices.Sort(dropped)
+		warnings = append(warnings, fmt.Sprintf("environment variables withheld from the command (sensitive or loader keys, or secret-looking values): %s", strings.Join(dropped, ", ")))
+	}
+	for k, v := range vars {
+		env = append(env, k+"="+v)
+	}
+	slices.Sort(env)
+	return env, warnings
+}
+
+// ensureTmp creates the TMPDIR if it is missing.
+func ensureTmp(root string) {
+	dir := TmpDir(root)
+	if fi, err := os.Lstat(dir); err == nil || fi != nil {
+		return // whatever is there stays: a symlink is not followed to create anything
+	}
+	os.Mkdir(dir, 0o700)
+}
