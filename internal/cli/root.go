@@ -25,6 +25,8 @@ Tracker: git-native specs, issues, relationships and anchored feedback, kept in
 Servers (stdio, or Streamable HTTP with --http ADDR):
   sudocode mcp            the tracker, for agents
   sudocode mcp rulesets   a shared library of AI-editor rulesets
+  sudocode mcp coding     safe file, search, patch, exec and git tools over one workspace
+                          (also as coding-tools-mcp; HTTP on --host/--port, or --stdio)
 
 Manage the ruleset library from the shell with "sudocode rulesets".
 Every command takes --json; errors are then JSON on stderr too.`,
