@@ -1,0 +1,230 @@
+package orchestrator
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+)
+
+// stderrTail is how much of an agent's stderr is kept for error messages.
+const stderrTail = 64 << 10
+
+// envAllow lists the server environment variables an agent inherits
+// (exact names, or prefixes ending in '_'). Everything else — notably
+// GIT_DIR and friends, which would point git at the user's checkout — is
+// dropped; the adapter's Invocation.Env and PWD are added on top.
+var envAllow = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TMPDIR", "TZ",
+	"LC_", "XDG_",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS",
+	"ANTHROPIC_", "CLAUDE_", "GEMINI_", "GOOGLE_", "OPENAI_", "CODEX_", "OPENCODE_",
+}
+
+func scrubbedEnv(extra []string, dir string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		for _, a := range envAllow {
+			if k == a || (strings.HasSuffix(a, "_") && strings.HasPrefix(k, a)) {
+				env = append(env, kv)
+				break
+			}
+		}
+	}
+	env = append(env, extra...)
+	return append(env, "PWD="+dir)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if over := len(t.b) - t.max; over > 0 {
+		t.b = append(t.b[:0], t.b[over:]...)
+	}
+	return len(p), nil
+}
+
+// outcome is how a run ended.
+type outcome struct {
+	exitCode   int
+	startErr   error
+	cancelled  bool
+	stderr     string
+	completion *agent.Event // the last completion event, if any
+	lastText   string       // the last message text
+	waiting    bool         // the agent asked for input
+	sessionID  string
+}
+
+// run is one agent process.
+type run struct {
+	cmd      *exec.Cmd
+	pgid     int
+	done     chan struct{} // closed when the run is fully finished
+	mu       sync.Mutex
+	cancel   bool
+	killOnce sync.Once
+}
+
+// startProcess starts inv in dir with stdout and stderr on pipes. The
+// process leads its own process group.
+func startProcess(inv agent.Invocation, dir string) (*exec.Cmd, *os.File, *os.File, error) {
+	if len(inv.Argv) == 0 {
+		return nil, nil, nil, errors.New("the adapter returned an empty command line")
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, nil, nil, err
+	}
+	cmd := exec.Command(inv.Argv[0], inv.Argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = scrubbedEnv(inv.Env, dir)
+	cmd.Stdin = strings.NewReader(inv.Stdin) // written, then closed
+	cmd.Stdout, cmd.Stderr = outW, errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return nil, nil, nil, err
+	}
+	return cmd, outR, errR, nil
+}
+
+// terminate ends the run's whole process group: SIGTERM, then SIGKILL
+// after grace. It returns once the run finished.
+func (r *run) terminate(grace time.Duration) {
+	r.mu.Lock()
+	r.cancel = true
+	r.mu.Unlock()
+	r.killOnce.Do(func() {
+		_ = syscall.Kill(-r.pgid, syscall.SIGTERM)
+		select {
+		case <-r.done:
+			return
+		case <-time.After(grace):
+		}
+		_ = syscall.Kill(-r.pgid, syscall.SIGKILL)
+	})
+	<-r.done
+}
+
+func (r *run) cancelled() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cancel
+}
+
+// execute reads the started process to its end: stdout lines go through
+// the parser, events to emit (in order, from this goroutine only); stderr
+// is drained into a tail. Once the leader exits, what is left of its
+// process group is terminated so that no orphan holds the pipes open.
+func (r *run) execute(outR, errR *os.File, parser agent.Parser, grace time.Duration, emit func([]agent.Event)) outcome {
+	var o outcome
+	tail := &tailBuffer{max: stderrTail}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, _ = io.Copy(tail, errR)
+	}()
+	waitErr := make(chan error, 1)
+	leaderDone := make(chan struct{})
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		waitErr <- r.cmd.Wait()
+		close(leaderDone)
+	}()
+	// Once the leader exited, what is left of its group (a dev server, a
+	// shell) gets SIGTERM, and SIGKILL if it still holds the pipes after grace.
+	go func() {
+		<-leaderDone
+		_ = syscall.Kill(-r.pgid, syscall.SIGTERM)
+		select {
+		case <-finished:
+		case <-time.After(grace):
+			_ = syscall.Kill(-r.pgid, syscall.SIGKILL)
+		}
+	}()
+	observe := func(evs []agent.Event) {
+		for i := range evs {
+			e := &evs[i]
+			switch e.Kind {
+			case agent.KindCompletion:
+				c := *e
+				o.completion = &c
+				if w, ok := e.Data["waiting_for_input"].(bool); ok && w {
+					o.waiting = true
+				}
+			case agent.KindMessage:
+				if e.Text != "" {
+					o.lastText = e.Text
+				}
+			}
+		}
+		if len(evs) > 0 {
+			emit(evs)
+		}
+	}
+	br := bufio.NewReaderSize(outR, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if n := len(line); n > 0 {
+			if line[n-1] == '\n' {
+				line = line[:n-1]
+				if m := len(line); m > 0 && line[m-1] == '\r' {
+					line = line[:m-1]
+				}
+				observe(parser.Line(line, time.Now()))
+			} else if !r.cancelled() {
+				// A last line without newline from a process that was not
+				// killed is complete; after a kill it is truncated: drop it.
+				observe(parser.Line(line, time.Now()))
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	outR.Close()
+	wg.Wait()
+	errR.Close()
+	werr := <-waitErr
+	o.exitCode = 0
+	if werr != nil {
+		var ee *exec.ExitError
+		if errors.As(werr, &ee) {
+			o.exitCode = ee.ExitCode() // -1 when killed by a signal
+		} else {
+			o.exitCode = -1
+		}
+	}
+	o.cancelled = r.cancelled()
+	o.stderr = string(tail.b)
+	observe(parser.Finish(o.exitCode, time.Now()))
+	o.sessionID = parser.SessionID()
+	return o
+}

@@ -1,0 +1,115 @@
+// Package orchestrator runs coding agents as tasks: each task gets its own
+// git worktree on its own branch, a headless agent process (through an
+// agent.Adapter) whose event stream becomes the task's stored log, and a
+// status that survives a restart of the server.
+package orchestrator
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Status is a task's lifecycle state:
+// pending → in_progress → waiting | completed | failed | cancelled.
+type Status string
+
+const (
+	StatusPending    Status = "pending"     // created, agent not started yet
+	StatusInProgress Status = "in_progress" // an agent process is running
+	StatusWaiting    Status = "waiting"     // the agent stopped and asked for input
+	StatusCompleted  Status = "completed"
+	StatusFailed     Status = "failed"
+	StatusCancelled  Status = "cancelled" // ended by end_task while running
+)
+
+// Valid reports whether s is one of the known statuses.
+func (s Status) Valid() bool {
+	switch s {
+	case StatusPending, StatusInProgress, StatusWaiting, StatusCompleted, StatusFailed, StatusCancelled:
+		return true
+	}
+	return false
+}
+
+// TaskError is why a task failed, in seed 004's {type, details} shape.
+type TaskError struct {
+	Type    string `json:"type"`
+	Details any    `json:"details,omitempty"`
+}
+
+// Error types recorded on tasks.
+const (
+	ErrTypeServerStopped = "server_stopped" // the server exited while the agent ran
+	ErrTypeStart         = "start_failed"   // the agent process could not be started
+	ErrTypeExit          = "agent_exit"     // the agent exited non-zero
+	ErrTypeAgent         = "agent_error"    // the agent reported failure
+)
+
+// Task is one delegated unit of work.
+type Task struct {
+	ID           string          `json:"id"`
+	Tool         string          `json:"tool"`
+	Description  string          `json:"description"`
+	Instructions string          `json:"instructions"`
+	Branch       string          `json:"branch"`
+	WorktreePath string          `json:"worktree_path,omitempty"` // empty once the worktree was removed
+	BaseSHA      string          `json:"base_sha"`                // the commit the branch started from
+	Config       json.RawMessage `json:"config,omitempty"`
+	Status       Status          `json:"status"`
+	Result       json.RawMessage `json:"result,omitempty"`
+	Error        *TaskError      `json:"error,omitempty"`
+	SessionID    string          `json:"session_id,omitempty"` // the agent's session, for resume
+	PID          int             `json:"pid,omitempty"`        // the agent's process (group) while running
+	OwnerPID     int             `json:"owner_pid,omitempty"`  // the server process running the agent
+	Actor        string          `json:"actor,omitempty"`
+	CreatedAt    time.Time       `json:"created_at"`
+	UpdatedAt    time.Time       `json:"updated_at"`
+}
+
+// Running reports whether the task's status says an agent is running.
+func (t Task) Running() bool { return t.Status == StatusInProgress }
+
+const idAlphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+// newID returns a short random id (8 base-36 characters, ~41 bits).
+func newID() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	for i := range b {
+		b[i] = idAlphabet[int(b[i])%len(idAlphabet)]
+	}
+	return string(b[:])
+}
+
+// slug turns s into a short lower-case, dash-separated branch component.
+func slug(s string, max int) string {
+	var sb strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			if dash && sb.Len() > 0 {
+				sb.WriteByte('-')
+			}
+			dash = false
+			sb.WriteRune(r)
+			if sb.Len() >= max {
+				break
+			}
+			continue
+		}
+		dash = true
+	}
+	return strings.Trim(sb.String(), "-")
+}
+
+// defaultBranch names a task's branch: sudocode/<slug-of-description>-<id>.
+func defaultBranch(description, id string) string {
+	if s := slug(description, 40); s != "" {
+		return "sudocode/" + s + "-" + id
+	}
+	return "sudocode/task-" + id
+}

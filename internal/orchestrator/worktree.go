@@ -1,0 +1,231 @@
+package orchestrator
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/sudocode/sudocode/internal/fault"
+)
+
+// Worktrees creates and removes the task worktrees of one git repository.
+// Every git operation that takes locks in the shared .git runs under one
+// mutex. The user's own checkout is never modified: worktrees are added
+// from HEAD's commit, outside the checkout (under the git directory by
+// default).
+type Worktrees struct {
+	repo string // the directory the user gave (any directory inside the repo)
+	dir  string // where worktrees go; empty means <git-common-dir>/sudocode-worktrees
+	mu   sync.Mutex
+}
+
+// NewWorktrees returns a manager for the repository containing repo;
+// worktrees go under dir (empty for <repo>/.git/sudocode-worktrees).
+func NewWorktrees(repo, dir string) *Worktrees {
+	return &Worktrees{repo: repo, dir: dir}
+}
+
+// gitEnv is the environment for git commands: the server's, minus
+// variables that would point git at another repository or index.
+func gitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+}
+
+// git runs git in dir and returns its trimmed stdout; a failure's error
+// carries git's stderr.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = gitEnv()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return strings.TrimSpace(out.String()), &gitError{args: args, msg: msg, err: err}
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+type gitError struct {
+	args []string
+	msg  string
+	err  error
+}
+
+func (e *gitError) Error() string { return "git " + strings.Join(e.args, " ") + ": " + e.msg }
+func (e *gitError) Unwrap() error { return e.err }
+
+// repoInfo is what Add needs to know about the repository.
+type repoInfo struct {
+	top, commonDir, head string
+}
+
+func (w *Worktrees) info(ctx context.Context) (repoInfo, error) {
+	if st, err := os.Stat(w.repo); err != nil || !st.IsDir() {
+		return repoInfo{}, fault.New(fault.Invalid, "project directory %s does not exist", w.repo)
+	}
+	top, err := git(ctx, w.repo, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return repoInfo{}, fault.New(fault.Invalid, "%s is not a git repository", w.repo).
+			WithHint("run `git init` and commit, or start the server in a git checkout")
+	}
+	common, err := git(ctx, w.repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return repoInfo{}, fault.Wrap(fault.Internal, err, "failed to locate the git directory")
+	}
+	head, err := git(ctx, w.repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil || head == "" {
+		return repoInfo{}, fault.New(fault.Invalid, "repository %s has no commit yet", top).
+			WithHint("commit something first; tasks branch off the current HEAD")
+	}
+	return repoInfo{top: top, commonDir: common, head: head}, nil
+}
+
+// checkBranch validates a branch name and refuses one that exists.
+func (w *Worktrees) checkBranch(ctx context.Context, branch string) error {
+	if branch == "" || strings.HasPrefix(branch, "-") {
+		return fault.New(fault.Invalid, "invalid branch name %q", branch)
+	}
+	if _, err := git(ctx, w.repo, "check-ref-format", "--branch", branch); err != nil {
+		return fault.New(fault.Invalid, "invalid branch name %q", branch)
+	}
+	if _, err := git(ctx, w.repo, "show-ref", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
+		if at := w.checkedOutAt(ctx, branch); at != "" {
+			return fault.New(fault.Conflict, "branch %q is already checked out at %s", branch, at).
+				WithHint("omit branch to get a new one, or choose another name")
+		}
+		return fault.New(fault.Conflict, "branch %q already exists", branch).
+			WithHint("omit branch to get a new one, or choose another name")
+	}
+	return nil
+}
+
+// checkedOutAt returns the worktree where branch is checked out, if any.
+func (w *Worktrees) checkedOutAt(ctx context.Context, branch string) string {
+	out, err := git(ctx, w.repo, "worktree", "list", "--porcelain")
+	if err != nil {
+		return ""
+	}
+	var path string
+	for line := range strings.SplitSeq(out, "\n") {
+		if p, ok := strings.CutPrefix(line, "worktree "); ok {
+			path = p
+		}
+		if line == "branch refs/heads/"+branch {
+			return path
+		}
+	}
+	return ""
+}
+
+// Add creates a worktree for task id on a new branch from the current
+// HEAD commit. It returns the worktree path and the base commit. On any
+// failure nothing is left behind: no branch, no directory.
+func (w *Worktrees) Add(ctx context.Context, id, branch string) (path, base string, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ri, err := w.info(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	if err := w.checkBranch(ctx, branch); err != nil {
+		return "", "", err
+	}
+	dir := w.dir
+	if dir == "" {
+		dir = filepath.Join(ri.commonDir, "sudocode-worktrees")
+	}
+	path = filepath.Join(dir, id)
+	if _, err := os.Lstat(path); err == nil {
+		return "", "", fault.New(fault.Conflict, "worktree path %s already exists", path)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", fault.Wrap(fault.Unavailable, err, "failed to create the worktree directory")
+	}
+	if _, err := git(ctx, w.repo, "worktree", "add", "-b", branch, path, ri.head); err != nil {
+		// A failed add -b can leave the new branch and a partial directory.
+		_, _ = git(context.WithoutCancel(ctx), w.repo, "worktree", "remove", "--force", path)
+		_ = os.RemoveAll(path)
+		_, _ = git(context.WithoutCancel(ctx), w.repo, "worktree", "prune")
+		_, _ = git(context.WithoutCancel(ctx), w.repo, "branch", "-D", branch)
+		return "", "", fault.Wrap(fault.Conflict, err, "failed to create the task worktree")
+	}
+	return path, ri.head, nil
+}
+
+// Removal reports what Remove did.
+type Removal struct {
+	// Discarded lists the worktree's uncommitted changes (git status
+	// --porcelain lines) that were thrown away. They are the agent's, never
+	// the user's: the worktree was created for the task.
+	Discarded     []string `json:"discarded,omitempty"`
+	BranchDeleted bool     `json:"branch_deleted"`
+}
+
+// Remove removes a task worktree and, unless keepBranch, its branch. A
+// worktree that is already gone is pruned.
+func (w *Worktrees) Remove(ctx context.Context, path, branch string, keepBranch bool) (Removal, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var r Removal
+	if path != "" {
+		if _, err := os.Stat(path); err == nil {
+			if st, err := git(ctx, path, "status", "--porcelain"); err == nil && st != "" {
+				r.Discarded = strings.Split(st, "\n")
+			}
+			args := []string{"worktree", "remove", path}
+			if len(r.Discarded) > 0 {
+				args = []string{"worktree", "remove", "--force", "--force", path}
+			}
+			if _, err := git(ctx, w.repo, args...); err != nil {
+				// Last resort for a broken worktree: it holds only the task's files.
+				if _, err2 := git(ctx, w.repo, "worktree", "remove", "--force", "--force", path); err2 != nil {
+					return r, fault.Wrap(fault.Internal, err, "failed to remove the task worktree")
+				}
+			}
+		}
+		_, _ = git(ctx, w.repo, "worktree", "prune")
+	}
+	if !keepBranch && branch != "" {
+		if _, err := git(ctx, w.repo, "show-ref", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
+			if _, err := git(ctx, w.repo, "branch", "-D", branch); err != nil {
+				return r, fault.Wrap(fault.Conflict, err, "failed to delete the task branch")
+			}
+			r.BranchDeleted = true
+		}
+	}
+	return r, nil
+}
+
+// CommitsAhead counts the commits on branch since base.
+func (w *Worktrees) CommitsAhead(ctx context.Context, base, branch string) (int, error) {
+	out, err := git(ctx, w.repo, "rev-list", "--count", base+".."+"refs/heads/"+branch)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, c := range out {
+		if c < '0' || c > '9' {
+			return 0, errors.New("unexpected rev-list output: " + out)
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, nil
+}
