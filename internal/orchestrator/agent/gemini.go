@@ -1,0 +1,147 @@
+package agent
+
+import (
+	"strings"
+	"time"
+)
+
+// GeminiPromptFlag is the short -p text: the real prompt goes on stdin and
+// Gemini appends the -p text to it. -p also keeps the run headless and is
+// required with --resume.
+const GeminiPromptFlag = "Carry out the instructions above."
+
+// Gemini is the Gemini CLI adapter (GEMINI):
+//
+//	gemini -p <short> --output-format stream-json --approval-mode yolo --skip-trust [-m M] [--resume ID] [args…]  < prompt
+//
+// Config: "model", "approval_mode" (default yolo), "args" (extra flags).
+type Gemini struct{}
+
+func (Gemini) Kind() string { return ToolGemini }
+
+func (Gemini) Check(RunSpec) error { return checkBinary("gemini", "@google/gemini-cli") }
+
+func (Gemini) Invocation(spec RunSpec) (Invocation, error) {
+	extra, err := extraArgs(spec)
+	if err != nil {
+		return Invocation{}, err
+	}
+	mode := configString(spec.Config, "approval_mode")
+	if mode == "" {
+		mode = "yolo"
+	}
+	argv := []string{"gemini", "-p", GeminiPromptFlag, "--output-format", "stream-json", "--approval-mode", mode, "--skip-trust"}
+	if m := configString(spec.Config, "model"); m != "" {
+		argv = append(argv, "-m", m)
+	}
+	if spec.ResumeSession != "" {
+		argv = append(argv, "--resume", spec.ResumeSession)
+	}
+	argv = append(argv, extra...)
+	env := append(pwdEnv(spec), "GEMINI_CLI_TRUST_WORKSPACE=true")
+	return Invocation{Argv: argv, Env: env, Stdin: spec.Instructions}, nil
+}
+
+func (Gemini) NewParser() Parser { return &geminiParser{tools: map[string]string{}} }
+
+// geminiFileTools are Gemini's tools that write files [U names].
+var geminiFileTools = map[string]bool{"write_file": true, "replace": true, "edit": true}
+
+type geminiParser struct {
+	base
+	tools map[string]string // tool_id → tool_name
+	text  strings.Builder   // the assistant text of the turn (chunks concatenated)
+}
+
+func (p *geminiParser) Line(line []byte, now time.Time) []Event {
+	if len(strings.TrimSpace(string(line))) == 0 {
+		return nil
+	}
+	m, ok := decode(line)
+	if !ok {
+		return p.rawLog(line, now)
+	}
+	var out []Event
+	switch str(m, "type") {
+	case "init":
+		out = p.setSession(str(m, "session_id"), now)
+		if len(out) > 0 {
+			out[0].Data["model"] = str(m, "model")
+		}
+	case "message":
+		if str(m, "role") != "assistant" {
+			return nil
+		}
+		e := p.ev(now, KindMessage)
+		e.Text = str(m, "content")
+		p.text.WriteString(e.Text)
+		if boolean(m, "delta") {
+			e.Data = map[string]any{"delta": true}
+		}
+		out = append(out, e)
+	case "tool_use":
+		name, id := str(m, "tool_name"), str(m, "tool_id")
+		p.tools[id] = name
+		e := p.ev(now, KindToolCall)
+		e.Tool = name
+		e.Data = map[string]any{"id": id, "input": m["parameters"]}
+		out = append(out, e)
+		if geminiFileTools[name] {
+			if files := filePaths(obj(m, "parameters")); len(files) > 0 {
+				f := p.ev(now, KindFileChange)
+				f.Tool, f.Files = name, files
+				f.Data = map[string]any{"id": id}
+				out = append(out, f)
+			}
+		}
+	case "tool_result":
+		id := str(m, "tool_id")
+		isErr := str(m, "status") == "error"
+		e := p.ev(now, KindToolResult)
+		e.Tool = p.tools[id]
+		e.Text = textOf(m["output"])
+		if isErr && e.Text == "" {
+			e.Text = str(obj(m, "error"), "message")
+		}
+		e.Data = map[string]any{"id": id, "is_error": isErr}
+		out = append(out, e)
+	case "error":
+		e := p.ev(now, KindError)
+		e.Text = str(m, "message")
+		e.Data = map[string]any{"severity": str(m, "severity"), "fatal": false}
+		out = append(out, e)
+	case "result":
+		success := str(m, "status") == "success"
+		var tokens *Tokens
+		if stats := obj(m, "stats"); stats != nil {
+			u := p.ev(now, KindUsage)
+			u.Tokens = &Tokens{Input: i64(stats, "input_tokens"), Output: i64(stats, "output_tokens"), CacheRead: i64(stats, "cached")}
+			u.Data = map[string]any{"cumulative": true, "total_tokens": i64(stats, "total_tokens")}
+			if tc, ok := num(stats, "tool_calls"); ok {
+				u.Data["tool_calls"] = int64(tc)
+			}
+			out = append(out, u)
+			tokens = u.Tokens
+		}
+		text := p.text.String() // the final answer on success
+		p.text.Reset()
+		if er := obj(m, "error"); er != nil || !success {
+			text = str(er, "message")
+			if text == "" {
+				text = "result status " + str(m, "status")
+			}
+			e := p.ev(now, KindError)
+			e.Text = text
+			e.Data = map[string]any{"fatal": true, "type": str(er, "type")}
+			out = append(out, e)
+		}
+		c := p.complete(now, success, text, map[string]any{"status": str(m, "status")})
+		c.Tokens = tokens
+		out = append(out, c)
+	default:
+		out = p.rawLog(line, now)
+	}
+	return out
+}
+
+func (p *geminiParser) Finish(exitCode int, now time.Time) []Event { return p.finish(exitCode, now) }
