@@ -290,6 +290,23 @@ func requireIDs(id, uuid string, byUUID bool) error {
 	return nil
 }
 
+// renameLinked is the rename of a record kind that has an id, a parent and
+// relationships (issues and specs): fields reaches them, norm restores the
+// canonical form afterwards.
+func renameLinked[T any](fields func(*T) (*string, **string, []tracker.Relationship), norm func(T) T) func(r, base *T, m, inherited map[string]string) {
+	return func(r, base *T, m, inherited map[string]string) {
+		var bp *string
+		var br []tracker.Relationship
+		if base != nil {
+			_, p, rels := fields(base)
+			bp, br = *p, rels
+		}
+		id, parent, rels := fields(r)
+		renameRefs(id, parent, rels, bp, br, m, inherited)
+		*r = norm(*r)
+	}
+}
+
 var issueSpec = &spec[tracker.IssueRecord]{
 	kind:      Issues,
 	byUUID:    true,
@@ -298,15 +315,9 @@ var issueSpec = &spec[tracker.IssueRecord]{
 	check:     func(r *tracker.IssueRecord) error { return requireIDs(r.ID, r.UUID, true) },
 	normalize: normIssue,
 	merge:     mergeIssue,
-	rename: func(r, base *tracker.IssueRecord, m, inherited map[string]string) {
-		var bp *string
-		var br []tracker.Relationship
-		if base != nil {
-			bp, br = base.ParentID, base.Relationships
-		}
-		renameRefs(&r.ID, &r.ParentID, r.Relationships, bp, br, m, inherited)
-		*r = normIssue(*r)
-	},
+	rename: renameLinked(func(r *tracker.IssueRecord) (*string, **string, []tracker.Relationship) {
+		return &r.ID, &r.ParentID, r.Relationships
+	}, normIssue),
 }
 
 var specSpec = &spec[tracker.SpecRecord]{
@@ -317,15 +328,9 @@ var specSpec = &spec[tracker.SpecRecord]{
 	check:     func(r *tracker.SpecRecord) error { return requireIDs(r.ID, r.UUID, true) },
 	normalize: normSpec,
 	merge:     mergeSpec,
-	rename: func(r, base *tracker.SpecRecord, m, inherited map[string]string) {
-		var bp *string
-		var br []tracker.Relationship
-		if base != nil {
-			bp, br = base.ParentID, base.Relationships
-		}
-		renameRefs(&r.ID, &r.ParentID, r.Relationships, bp, br, m, inherited)
-		*r = normSpec(*r)
-	},
+	rename: renameLinked(func(r *tracker.SpecRecord) (*string, **string, []tracker.Relationship) {
+		return &r.ID, &r.ParentID, r.Relationships
+	}, normSpec),
 }
 
 var feedbackSpec = &spec[tracker.Feedback]{

@@ -499,6 +499,16 @@ func (a *analysis) shell(c *call, args []string, depth int) {
 	a.fedInline(c, depth)
 }
 
+// scriptAfter handles an interpreter's "--": the next word is the script
+// (a path argument); with none, the code comes from stdin.
+func (a *analysis) scriptAfter(c *call, rest []string) {
+	if len(rest) > 0 {
+		a.addPath(rest[0])
+		return
+	}
+	a.fedInline(c, 0)
+}
+
 // python handles python, python3 and python3.X: -c and - are inline;
 // -m runs a module (never inline, even from a heredoc); otherwise the
 // first operand is the script.
@@ -510,11 +520,7 @@ func (a *analysis) python(c *call, args []string) {
 			c.inline = w
 			return
 		case w == "--":
-			if i+1 < len(args) {
-				a.addPath(args[i+1])
-				return
-			}
-			a.fedInline(c, 0)
+			a.scriptAfter(c, args[i+1:])
 			return
 		case strings.HasPrefix(w, "--"):
 			if w == "--check-hash-based-pycs" {
@@ -555,11 +561,7 @@ func (a *analysis) node(c *call, args []string) {
 			c.inline = w
 			return
 		case w == "--":
-			if i+1 < len(args) {
-				a.addPath(args[i+1])
-				return
-			}
-			a.fedInline(c, 0)
+			a.scriptAfter(c, args[i+1:])
 			return
 		case strings.HasPrefix(w, "--"):
 			name, _, eq := strings.Cut(w, "=")
@@ -597,11 +599,7 @@ func (a *analysis) interp(c *call, args []string, inline, valued, next string) {
 			c.inline = w
 			return
 		case w == "--":
-			if i+1 < len(args) {
-				a.addPath(args[i+1])
-				return
-			}
-			a.fedInline(c, 0)
+			a.scriptAfter(c, args[i+1:])
 			return
 		case strings.HasPrefix(w, "--"):
 			// long options take their values after =
