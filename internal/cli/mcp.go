@@ -14,7 +14,7 @@ func newMCPCmd(stdio IO) *cobra.Command {
 	var tf transportFlags
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Run the tracker's MCP server; mcp rulesets and mcp coding run the others",
+		Short: "Run the tracker's MCP server; mcp rulesets, mcp coding and mcp agent run the others",
 		Long: `Serve the tracker over MCP (stdio by default, Streamable HTTP with --http):
 the tools of "sudocode ready", "issue", "spec", "link", "feedback", "stats",
 "status" and "init", plus search and batch create/update, the resources
@@ -36,7 +36,7 @@ accepted for compatibility and unused: nothing is spawned.
 		},
 	}
 	tf.register(cmd.Flags())
-	cmd.AddCommand(newMCPRulesetsCmd(stdio), newMCPCodingCmd(stdio))
+	cmd.AddCommand(newMCPRulesetsCmd(stdio), newMCPCodingCmd(stdio), newMCPAgentCmd(stdio))
 	return cmd
 }
 

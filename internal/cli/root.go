@@ -27,6 +27,11 @@ Servers (stdio, or Streamable HTTP with --http ADDR):
   sudocode mcp rulesets   a shared library of AI-editor rulesets
   sudocode mcp coding     safe file, search, patch, exec and git tools over one workspace
                           (also as coding-tools-mcp; HTTP on --host/--port, or --stdio)
+  sudocode mcp agent      coding agents (Claude Code, Gemini, Codex, OpenCode, any command)
+                          on their own git worktrees and branches
+
+All of them over HTTP on one port, with a live web dashboard:
+  sudocode serve          http://127.0.0.1:7474/ (MCP at /mcp/tracker, /mcp/rulesets, …)
 
 Manage the ruleset library from the shell with "sudocode rulesets".
 Every command takes --json; errors are then JSON on stderr too.`,
@@ -40,7 +45,8 @@ Every command takes --json; errors are then JSON on stderr too.`,
 	root.AddCommand(newMCPCmd(stdio), newRulesetsCmd(g, stdio),
 		newInitCmd(tc), newIssueCmd(tc), newSpecCmd(tc), newLinkCmd(tc), newUnlinkCmd(tc), newFeedbackCmd(tc),
 		newReadyCmd(tc), newBlockedCmd(tc), newStatsCmd(tc), newStatusCmd(tc),
-		newSearchCmd(tc), newExportCmd(tc), newImportCmd(tc), newMergeDriverCmd(tc))
+		newSearchCmd(tc), newExportCmd(tc), newImportCmd(tc), newMergeDriverCmd(tc),
+		newServeCmd(g, stdio))
 	return root
 }
 

@@ -19,7 +19,7 @@ import (
 )
 
 // fakeAdapter runs config.script with /bin/sh -c. Its parser understands
-// "SESSION <id>", "DONE ok|fail <text>" and "WAIT"; other lines are logs.
+// "SESSION <id>" and "DONE ok|fail <text>"; other lines are logs.
 type fakeAdapter struct {
 	mu    sync.Mutex
 	specs []agent.RunSpec
@@ -66,10 +66,6 @@ func (p *fakeParser) Line(line []byte, now time.Time) []agent.Event {
 			e.Text = f[2]
 		}
 		return []agent.Event{e}
-	case s == "WAIT":
-		p.done = true
-		ok := true
-		return []agent.Event{{Time: now, Kind: agent.KindCompletion, Success: &ok, Text: "which one?", Data: map[string]any{"waiting_for_input": true}}}
 	}
 	return []agent.Event{{Time: now, Kind: agent.KindLog, Text: s}}
 }
@@ -119,7 +115,9 @@ type fixture struct {
 	changes []Change
 }
 
-func newFixture(t *testing.T, repo string) *fixture {
+// newFixture opens an orchestrator on repo with a fresh store; its tools
+// are FAKE and the real adapters. edit adjusts the options.
+func newFixture(t *testing.T, repo string, edit ...func(*Options)) *fixture {
 	t.Helper()
 	f := &fixture{repo: repo, data: t.TempDir(), ad: &fakeAdapter{}}
 	s, err := OpenStore(context.Background(), f.data)
@@ -127,12 +125,17 @@ func newFixture(t *testing.T, repo string) *fixture {
 		t.Fatal(err)
 	}
 	f.store = s
+	opts := Options{Repo: repo, Grace: 500 * time.Millisecond, FlushEvery: 10 * time.Millisecond, Actor: "tester"}
+	for _, e := range edit {
+		e(&opts)
+	}
 	f.o = New(s, func(kind string) (agent.Adapter, bool) {
 		if kind == "FAKE" {
 			return f.ad, true
 		}
-		return nil, false
-	}, Options{Repo: repo, Grace: 500 * time.Millisecond, FlushEvery: 10 * time.Millisecond, Actor: "tester"})
+		a, err := agent.Lookup(kind)
+		return a, err == nil
+	}, opts)
 	f.o.Subscribe(func(c Change) {
 		f.mu.Lock()
 		f.changes = append(f.changes, c)
@@ -172,7 +175,11 @@ git -c user.name=Agent -c user.email=agent@example.com commit -qm "agent work"
 echo DONE ok all done
 `
 
-func TestCreateRunCompleted(t *testing.T) {
+func noPool(o *Options) { o.NoPool = true }
+
+// A run that succeeds with a session waits for more instructions; ending
+// it keeps the branch and completes it.
+func TestCreateRunWaiting(t *testing.T) {
 	repo := newRepo(t)
 	// Uncommitted work in the user's checkout must survive.
 	os.WriteFile(filepath.Join(repo, "README"), []byte("user edit\n"), 0o644)
@@ -190,7 +197,7 @@ func TestCreateRunCompleted(t *testing.T) {
 		t.Fatalf("spec: %+v", spec)
 	}
 	task = f.wait(t, task.ID)
-	if task.Status != StatusCompleted || task.SessionID != "s1" || task.Error != nil {
+	if task.Status != StatusWaiting || task.SessionID != "s1" || task.Error != nil || task.StartedAt == nil || task.FinishedAt == nil {
 		t.Fatalf("task after run: %+v", task)
 	}
 	var res map[string]any
@@ -204,10 +211,11 @@ func TestCreateRunCompleted(t *testing.T) {
 		t.Fatalf("prompt on stdin: %q", got)
 	}
 	evs, err := f.o.Logs(ctx, task.ID, 0, 0)
-	if err != nil || len(evs) != 2 || evs[0].Seq != 1 || evs[1].Event.Kind != agent.KindCompletion {
+	if err != nil || len(evs) != 3 || evs[0].Seq != 1 || evs[1].Event.Kind != agent.KindCompletion ||
+		evs[2].Event.Kind != agent.KindFileChange || strings.Join(evs[2].Event.Files, ",") != "prompt.txt,work.txt" {
 		t.Fatalf("events %+v (%v)", evs, err)
 	}
-	if later, _ := f.o.Logs(ctx, task.ID, 1, 0); len(later) != 1 || later[0].Seq != 2 {
+	if later, _ := f.o.Logs(ctx, task.ID, 1, 0); len(later) != 2 || later[0].Seq != 2 {
 		t.Fatalf("since 1: %+v", later)
 	}
 	// The user's checkout is untouched.
@@ -230,7 +238,7 @@ func TestCreateRunCompleted(t *testing.T) {
 		t.Fatalf("changes %v", kinds)
 	}
 
-	end, err := f.o.End(ctx, task.ID, true)
+	end, err := f.o.End(ctx, task.ID, EndInput{KeepBranch: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +312,7 @@ func groupMembers(pgid int) []int {
 
 func TestEndKillsProcessGroup(t *testing.T) {
 	repo := newRepo(t)
-	f := newFixture(t, repo)
+	f := newFixture(t, repo, noPool)
 	ctx := context.Background()
 	script := `sh -c 'trap "" TERM; while :; do sleep 1; done' &
 sleep 300 &
@@ -333,7 +341,7 @@ wait`
 	if _, err := f.o.Update(ctx, task.ID, UpdateInput{Instructions: "more"}); !fault.Is(err, fault.Conflict) {
 		t.Fatalf("instructions while running: %v", err)
 	}
-	end, err := f.o.End(ctx, task.ID, false)
+	end, err := f.o.End(ctx, task.ID, EndInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +360,7 @@ wait`
 	if got := run1(t, repo, "git", "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
 		t.Fatalf("worktrees left: %s", got)
 	}
-	if again, err := f.o.End(ctx, task.ID, false); err != nil || again.Task.Status != StatusCancelled {
+	if again, err := f.o.End(ctx, task.ID, EndInput{Status: StatusCompleted}); err != nil || again.Task.Status != StatusCancelled {
 		t.Fatalf("second end: %+v %v", again, err)
 	}
 }
@@ -420,7 +428,8 @@ func TestRestartRecovery(t *testing.T) {
 func TestBadInputsLeaveNothing(t *testing.T) {
 	ctx := context.Background()
 	t.Run("not a repo", func(t *testing.T) {
-		f := newFixture(t, t.TempDir())
+		dir := t.TempDir()
+		f := newFixture(t, dir)
 		_, err := f.o.Create(ctx, CreateInput{Tool: "FAKE", Description: "x", Config: cfg("true")})
 		if !fault.Is(err, fault.Invalid) || !strings.Contains(err.Error(), "not a git repository") {
 			t.Fatalf("err %v", err)
@@ -428,56 +437,76 @@ func TestBadInputsLeaveNothing(t *testing.T) {
 		if l, _ := f.o.List(ctx); len(l) != 0 {
 			t.Fatalf("tasks %v", l)
 		}
+		f.o.Close()
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Fatalf("left in %s: %v", dir, ents)
+		}
 	})
-	repo := newRepo(t)
-	run1(t, repo, "git", "branch", "taken")
-	other := filepath.Join(t.TempDir(), "other")
-	run1(t, repo, "git", "worktree", "add", "-q", "-b", "elsewhere", other)
-	before := run1(t, repo, "git", "for-each-ref", "--format=%(refname)", "refs/heads")
-	wtBefore := run1(t, repo, "git", "worktree", "list", "--porcelain")
-	f := newFixture(t, repo)
-	cases := []struct {
-		name string
-		in   CreateInput
-		code fault.Code
-		msg  string
-	}{
-		{"existing branch", CreateInput{Tool: "FAKE", Description: "x", Branch: "taken"}, fault.Conflict, "already exists"},
-		{"checked out here", CreateInput{Tool: "FAKE", Description: "x", Branch: "main"}, fault.Conflict, "already checked out"},
-		{"checked out elsewhere", CreateInput{Tool: "FAKE", Description: "x", Branch: "elsewhere"}, fault.Conflict, "already checked out at " + other},
-		{"bad branch name", CreateInput{Tool: "FAKE", Description: "x", Branch: "a..b"}, fault.Invalid, "invalid branch"},
-		{"unknown tool", CreateInput{Tool: "NOPE", Description: "x"}, fault.Invalid, "unknown tool"},
-		{"no tool", CreateInput{Description: "x"}, fault.Invalid, "tool is required"},
-		{"no description", CreateInput{Tool: "FAKE"}, fault.Invalid, "description is required"},
-		{"bad config", CreateInput{Tool: "FAKE", Description: "x", Config: json.RawMessage(`[1]`)}, fault.Invalid, "config"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := f.o.Create(ctx, c.in)
-			var fe *fault.Error
-			if !errors.As(err, &fe) || fe.Code != c.code || !strings.Contains(err.Error(), c.msg) {
-				t.Fatalf("err %v", err)
+	for _, pooled := range []bool{false, true} {
+		t.Run("pool="+strconv.FormatBool(pooled), func(t *testing.T) {
+			repo := newRepo(t)
+			run1(t, repo, "git", "branch", "taken")
+			other := filepath.Join(t.TempDir(), "other")
+			run1(t, repo, "git", "worktree", "add", "-q", "-b", "elsewhere", other)
+			before := run1(t, repo, "git", "for-each-ref", "--format=%(refname)", "refs/heads")
+			wtBefore := run1(t, repo, "git", "worktree", "list", "--porcelain")
+			f := newFixture(t, repo, func(o *Options) { o.NoPool = !pooled })
+			if pooled {
+				waitPool(t, f.o)
+			}
+			cases := []struct {
+				name string
+				in   CreateInput
+				code fault.Code
+				msg  string
+			}{
+				{"existing branch", CreateInput{Tool: "FAKE", Description: "x", Branch: "taken"}, fault.Conflict, "already exists"},
+				{"checked out here", CreateInput{Tool: "FAKE", Description: "x", Branch: "main"}, fault.Conflict, "already checked out"},
+				{"checked out elsewhere", CreateInput{Tool: "FAKE", Description: "x", Branch: "elsewhere"}, fault.Conflict, "already checked out at " + other},
+				{"bad branch name", CreateInput{Tool: "FAKE", Description: "x", Branch: "a..b"}, fault.Invalid, "invalid branch"},
+				{"unknown tool", CreateInput{Tool: "NOPE", Description: "x"}, fault.Invalid, "unknown tool"},
+				{"no tool", CreateInput{Description: "x"}, fault.Invalid, "tool is required"},
+				{"no description", CreateInput{Tool: "FAKE"}, fault.Invalid, "description is required"},
+				{"bad config", CreateInput{Tool: "FAKE", Description: "x", Config: json.RawMessage(`[1]`)}, fault.Invalid, "config"},
+				{"command missing", CreateInput{Tool: "COMMAND", Description: "x", Config: json.RawMessage(`{"command":["/no/such/bin"]}`)}, fault.Unavailable, "not usable"},
+			}
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					_, err := f.o.Create(ctx, c.in)
+					var fe *fault.Error
+					if !errors.As(err, &fe) || fe.Code != c.code || !strings.Contains(err.Error(), c.msg) {
+						t.Fatalf("err %v", err)
+					}
+				})
+			}
+			if l, _ := f.o.List(ctx); len(l) != 0 {
+				t.Fatalf("tasks %v", l)
+			}
+			if pooled { // a bad branch gives the pooled worktree back
+				if w := f.o.takePooled(); w == nil {
+					t.Fatal("pooled worktree lost")
+				} else {
+					f.o.giveBack(*w)
+				}
+			}
+			f.o.Close() // removes the pooled worktree
+			if got := run1(t, repo, "git", "for-each-ref", "--format=%(refname)", "refs/heads"); got != before {
+				t.Fatalf("branches changed:\n%s\nwas\n%s", got, before)
+			}
+			if got := run1(t, repo, "git", "worktree", "list", "--porcelain"); got != wtBefore {
+				t.Fatalf("worktrees changed:\n%s", got)
+			}
+			if ents, _ := os.ReadDir(filepath.Join(repo, ".git", "sudocode-worktrees")); len(ents) != 0 {
+				t.Fatalf("worktree dirs left: %v", ents)
 			}
 		})
-	}
-	if got := run1(t, repo, "git", "for-each-ref", "--format=%(refname)", "refs/heads"); got != before {
-		t.Fatalf("branches changed:\n%s\nwas\n%s", got, before)
-	}
-	if got := run1(t, repo, "git", "worktree", "list", "--porcelain"); got != wtBefore {
-		t.Fatalf("worktrees changed:\n%s", got)
-	}
-	if ents, _ := os.ReadDir(filepath.Join(repo, ".git", "sudocode-worktrees")); len(ents) != 0 {
-		t.Fatalf("worktree dirs left: %v", ents)
-	}
-	if l, _ := f.o.List(ctx); len(l) != 0 {
-		t.Fatalf("tasks %v", l)
 	}
 }
 
 func TestUpdateResumesSession(t *testing.T) {
 	f := newFixture(t, newRepo(t))
 	ctx := context.Background()
-	script := `if [ -z "$FAKE_RESUME" ]; then echo SESSION s42; echo WAIT; else echo "resumed:$FAKE_RESUME:$(cat)"; echo DONE ok; fi`
+	script := `if [ -z "$FAKE_RESUME" ]; then echo SESSION s42; echo DONE ok which one?; else echo "resumed:$FAKE_RESUME:$(cat)"; echo DONE ok; fi`
 	task, err := f.o.Create(ctx, CreateInput{Tool: "FAKE", Description: "ask", Config: cfg(script)})
 	if err != nil {
 		t.Fatal(err)
@@ -497,7 +526,7 @@ func TestUpdateResumesSession(t *testing.T) {
 		t.Fatalf("spec %+v", spec)
 	}
 	task = f.wait(t, task.ID)
-	if task.Status != StatusCompleted || task.SessionID != "s42" {
+	if task.Status != StatusWaiting || task.SessionID != "s42" {
 		t.Fatalf("task %+v", task)
 	}
 	evs, _ := f.o.Logs(ctx, task.ID, 0, 0)
@@ -517,30 +546,14 @@ func TestUpdateResumesSession(t *testing.T) {
 	if err != nil || task.Status != StatusFailed || string(task.Result) != `{"note":1}` {
 		t.Fatalf("manual update %+v %v", task, err)
 	}
-	if _, err := f.o.Update(ctx, task.ID, UpdateInput{Status: StatusInProgress}); !fault.Is(err, fault.Invalid) {
+	if _, err := f.o.Update(ctx, task.ID, UpdateInput{Status: StatusInProgress}); !fault.Is(err, fault.Conflict) ||
+		!strings.Contains(fault.HintOf(err), "instructions") {
 		t.Fatalf("manual in_progress: %v", err)
+	}
+	if _, err := f.o.Update(ctx, task.ID, UpdateInput{Status: StatusCancelled}); !fault.Is(err, fault.Invalid) {
+		t.Fatalf("manual cancelled: %v", err)
 	}
 	if _, err := f.o.Update(ctx, "nope", UpdateInput{Log: "x"}); !fault.Is(err, fault.NotFound) {
 		t.Fatalf("missing task: %v", err)
-	}
-}
-
-func BenchmarkIngest(b *testing.B) {
-	s, err := OpenStore(context.Background(), b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	evs := make([]agent.Event, 100000)
-	now := time.Now()
-	for i := range evs {
-		evs[i] = agent.Event{Time: now, Kind: agent.KindLog, Text: "line " + strconv.Itoa(i) + " of some typical agent output"}
-	}
-	n := 0
-	for b.Loop() {
-		n++
-		if _, err := s.AppendEvents(context.Background(), "task"+strconv.Itoa(n), evs); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

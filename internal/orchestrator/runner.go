@@ -61,12 +61,10 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 // outcome is how a run ended.
 type outcome struct {
 	exitCode   int
-	startErr   error
 	cancelled  bool
 	stderr     string
 	completion *agent.Event // the last completion event, if any
 	lastText   string       // the last message text
-	waiting    bool         // the agent asked for input
 	sessionID  string
 }
 
@@ -176,9 +174,6 @@ func (r *run) execute(outR, errR *os.File, parser agent.Parser, grace time.Durat
 			case agent.KindCompletion:
 				c := *e
 				o.completion = &c
-				if w, ok := e.Data["waiting_for_input"].(bool); ok && w {
-					o.waiting = true
-				}
 			case agent.KindMessage:
 				if e.Text != "" {
 					o.lastText = e.Text

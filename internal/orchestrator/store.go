@@ -38,7 +38,9 @@ const schema = `CREATE TABLE IF NOT EXISTS tasks (
 	owner_pid    INTEGER NOT NULL,
 	actor        TEXT NOT NULL,
 	created_at   TEXT NOT NULL, -- RFC3339Nano UTC
-	updated_at   TEXT NOT NULL
+	updated_at   TEXT NOT NULL,
+	started_at   TEXT NOT NULL DEFAULT '', -- RFC3339Nano UTC or ''
+	finished_at  TEXT NOT NULL DEFAULT ''
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tasks_created ON tasks(created_at);
 CREATE TABLE IF NOT EXISTS events (
@@ -75,11 +77,57 @@ func OpenStore(ctx context.Context, dir string) (*Store, error) {
 		return nil, fault.Wrap(fault.Unavailable, err, "failed to open the task store at "+path)
 	}
 	s := &Store{db: db}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fault.Wrap(fault.Unavailable, err, "failed to upgrade the task store at "+path)
+	}
 	if err := s.recover(ctx, time.Now()); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// addedColumns are the tasks columns added after the first schema, with
+// their definitions; migrate adds those a database made earlier lacks.
+var addedColumns = [][2]string{
+	{"started_at", "TEXT NOT NULL DEFAULT ''"},
+	{"finished_at", "TEXT NOT NULL DEFAULT ''"},
+}
+
+// migrate adds missing columns inside one immediate transaction, so that
+// two servers opening an old database at once do not both add them.
+func (s *Store) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT name FROM pragma_table_info('tasks')`)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return err
+		}
+		have[name] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, c := range addedColumns {
+		if !have[c[0]] {
+			if _, err := tx.ExecContext(ctx, `ALTER TABLE tasks ADD COLUMN `+c[0]+` `+c[1]); err != nil {
+				return err
+			}
+		}
+	}
+	return tx.Commit()
 }
 
 // Close closes the database.
@@ -130,6 +178,7 @@ func (s *Store) recover(ctx context.Context, now time.Time) error {
 		t.Error = &TaskError{Type: ErrTypeServerStopped, Details: details}
 		t.PID, t.OwnerPID = 0, 0
 		t.UpdatedAt = now
+		t.FinishedAt = &now
 		if err := s.Put(ctx, t); err != nil {
 			return err
 		}
@@ -155,24 +204,40 @@ func (s *Store) Put(ctx context.Context, t Task) error {
 		errJSON = string(b)
 	}
 	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO tasks
-		(id, tool, description, instructions, branch, worktree, base_sha, config, status, result, error, session_id, pid, owner_pid, actor, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		(`+taskCols+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.Tool, t.Description, t.Instructions, t.Branch, t.WorktreePath, t.BaseSHA, nullJSON(t.Config),
 		string(t.Status), nullJSON(t.Result), errJSON, t.SessionID, t.PID, t.OwnerPID, t.Actor,
-		t.CreatedAt.UTC().Format(time.RFC3339Nano), t.UpdatedAt.UTC().Format(time.RFC3339Nano))
+		t.CreatedAt.UTC().Format(time.RFC3339Nano), t.UpdatedAt.UTC().Format(time.RFC3339Nano),
+		formatTime(t.StartedAt), formatTime(t.FinishedAt))
 	if err != nil {
 		return fault.Wrap(fault.Unavailable, err, "failed to save task "+t.ID)
 	}
 	return nil
 }
 
-const taskCols = `id, tool, description, instructions, branch, worktree, base_sha, config, status, result, error, session_id, pid, owner_pid, actor, created_at, updated_at`
+const taskCols = `id, tool, description, instructions, branch, worktree, base_sha, config, status, result, error, session_id, pid, owner_pid, actor, created_at, updated_at, started_at, finished_at`
+
+func formatTime(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func parseTime(s string) *time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return nil
+	}
+	return &t
+}
 
 func scanTask(sc interface{ Scan(...any) error }) (Task, error) {
 	var t Task
-	var cfg, status, result, errJSON, created, updated string
+	var cfg, status, result, errJSON, created, updated, started, finished string
 	if err := sc.Scan(&t.ID, &t.Tool, &t.Description, &t.Instructions, &t.Branch, &t.WorktreePath, &t.BaseSHA,
-		&cfg, &status, &result, &errJSON, &t.SessionID, &t.PID, &t.OwnerPID, &t.Actor, &created, &updated); err != nil {
+		&cfg, &status, &result, &errJSON, &t.SessionID, &t.PID, &t.OwnerPID, &t.Actor, &created, &updated, &started, &finished); err != nil {
 		return Task{}, err
 	}
 	t.Status = Status(status)
@@ -190,6 +255,7 @@ func scanTask(sc interface{ Scan(...any) error }) (Task, error) {
 	}
 	t.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
 	t.UpdatedAt, _ = time.Parse(time.RFC3339Nano, updated)
+	t.StartedAt, t.FinishedAt = parseTime(started), parseTime(finished)
 	return t, nil
 }
 

@@ -2,6 +2,15 @@
 // git worktree on its own branch, a headless agent process (through an
 // agent.Adapter) whose event stream becomes the task's stored log, and a
 // status that survives a restart of the server.
+//
+// A run that succeeds leaves the task waiting when the agent has a session
+// to resume (Update with instructions resumes it), completed when it has
+// none (COMMAND); only End completes a waiting task. At the end of every
+// run the changes are read from git (commits on the branch since BaseSHA
+// plus uncommitted and untracked files), logged as one file_change event
+// and kept in the result, whose outcome is succeeded, noop (no commit, no
+// diff), failed or cancelled. One worktree is kept checked out ahead (see
+// pool) so that a task starts in milliseconds on a large repository.
 package orchestrator
 
 import (
@@ -18,7 +27,7 @@ type Status string
 const (
 	StatusPending    Status = "pending"     // created, agent not started yet
 	StatusInProgress Status = "in_progress" // an agent process is running
-	StatusWaiting    Status = "waiting"     // the agent stopped and asked for input
+	StatusWaiting    Status = "waiting"     // the agent's run succeeded and its session can be resumed with new instructions
 	StatusCompleted  Status = "completed"
 	StatusFailed     Status = "failed"
 	StatusCancelled  Status = "cancelled" // ended by end_task while running
@@ -66,10 +75,22 @@ type Task struct {
 	Actor        string          `json:"actor,omitempty"`
 	CreatedAt    time.Time       `json:"created_at"`
 	UpdatedAt    time.Time       `json:"updated_at"`
+	StartedAt    *time.Time      `json:"started_at,omitempty"`  // the first agent start
+	FinishedAt   *time.Time      `json:"finished_at,omitempty"` // the last run's end, or end_task; nil while running
 }
 
 // Running reports whether the task's status says an agent is running.
 func (t Task) Running() bool { return t.Status == StatusInProgress }
+
+// Ended reports whether end_task already ended t: its worktree is gone and
+// its status is final.
+func (t Task) Ended() bool {
+	switch t.Status {
+	case StatusCompleted, StatusFailed, StatusCancelled:
+		return t.WorktreePath == ""
+	}
+	return false
+}
 
 const idAlphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -48,9 +49,15 @@ func gitEnv() []string {
 // git runs git in dir and returns its trimmed stdout; a failure's error
 // carries git's stderr.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
+	return gitWith(ctx, dir, nil, args...)
+}
+
+// gitWith is git with extra environment variables (they win over the
+// server's).
+func gitWith(ctx context.Context, dir string, env []string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
-	cmd.Env = gitEnv()
+	cmd.Env = append(gitEnv(), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -98,6 +105,14 @@ func (w *Worktrees) info(ctx context.Context) (repoInfo, error) {
 	return repoInfo{top: top, commonDir: common, head: head}, nil
 }
 
+// dirFor is where worktrees go in the repository described by ri.
+func (w *Worktrees) dirFor(ri repoInfo) string {
+	if w.dir != "" {
+		return w.dir
+	}
+	return filepath.Join(ri.commonDir, "sudocode-worktrees")
+}
+
 // checkBranch validates a branch name and refuses one that exists.
 func (w *Worktrees) checkBranch(ctx context.Context, branch string) error {
 	if branch == "" || strings.HasPrefix(branch, "-") {
@@ -135,9 +150,9 @@ func (w *Worktrees) checkedOutAt(ctx context.Context, branch string) string {
 	return ""
 }
 
-// Add creates a worktree for task id on a new branch from the current
-// HEAD commit. It returns the worktree path and the base commit. On any
-// failure nothing is left behind: no branch, no directory.
+// Add creates a fresh worktree for task id on a new branch from the
+// current HEAD commit. It returns the worktree path and the base commit. On
+// any failure nothing is left behind: no branch, no directory.
 func (w *Worktrees) Add(ctx context.Context, id, branch string) (path, base string, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -148,10 +163,7 @@ func (w *Worktrees) Add(ctx context.Context, id, branch string) (path, base stri
 	if err := w.checkBranch(ctx, branch); err != nil {
 		return "", "", err
 	}
-	dir := w.dir
-	if dir == "" {
-		dir = filepath.Join(ri.commonDir, "sudocode-worktrees")
-	}
+	dir := w.dirFor(ri)
 	path = filepath.Join(dir, id)
 	if _, err := os.Lstat(path); err == nil {
 		return "", "", fault.New(fault.Conflict, "worktree path %s already exists", path)
@@ -161,13 +173,43 @@ func (w *Worktrees) Add(ctx context.Context, id, branch string) (path, base stri
 	}
 	if _, err := git(ctx, w.repo, "worktree", "add", "-b", branch, path, ri.head); err != nil {
 		// A failed add -b can leave the new branch and a partial directory.
-		_, _ = git(context.WithoutCancel(ctx), w.repo, "worktree", "remove", "--force", path)
-		_ = os.RemoveAll(path)
-		_, _ = git(context.WithoutCancel(ctx), w.repo, "worktree", "prune")
+		w.unregister(context.WithoutCancel(ctx), path)
 		_, _ = git(context.WithoutCancel(ctx), w.repo, "branch", "-D", branch)
 		return "", "", fault.Wrap(fault.Conflict, err, "failed to create the task worktree")
 	}
 	return path, ri.head, nil
+}
+
+// unregister removes the worktree at path, whatever state it is in
+// (registered or not, complete or not). The caller holds w.mu.
+func (w *Worktrees) unregister(ctx context.Context, path string) {
+	_, _ = git(ctx, w.repo, "worktree", "remove", "--force", "--force", path)
+	_ = os.RemoveAll(path)
+	_, _ = git(ctx, w.repo, "worktree", "prune")
+}
+
+// removeTree removes the worktree at path. The files go first without the
+// lock (only this worktree's files and index are touched, and on a large
+// repository that takes most of the time); git then drops the nearly empty
+// worktree and its registration under the lock.
+func (w *Worktrees) removeTree(ctx context.Context, path string) error {
+	if ents, err := os.ReadDir(path); err == nil {
+		for _, e := range ents {
+			if e.Name() != ".git" {
+				_ = os.RemoveAll(filepath.Join(path, e.Name()))
+			}
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := git(ctx, w.repo, "worktree", "remove", "--force", "--force", path); err != nil {
+		// Last resort for a broken worktree: it holds only the task's files.
+		if err2 := os.RemoveAll(path); err2 != nil {
+			return fault.Wrap(fault.Internal, err, "failed to remove the task worktree")
+		}
+	}
+	_, _ = git(ctx, w.repo, "worktree", "prune")
+	return nil
 }
 
 // Removal reports what Remove did.
@@ -175,35 +217,48 @@ type Removal struct {
 	// Discarded lists the worktree's uncommitted changes (git status
 	// --porcelain lines) that were thrown away. They are the agent's, never
 	// the user's: the worktree was created for the task.
-	Discarded     []string `json:"discarded,omitempty"`
-	BranchDeleted bool     `json:"branch_deleted"`
+	Discarded []string `json:"discarded,omitempty"`
+	// SavedCommit is the commit that saved the worktree's uncommitted and
+	// untracked files onto the kept branch.
+	SavedCommit   string `json:"saved_commit,omitempty"`
+	BranchDeleted bool   `json:"branch_deleted"`
 }
 
-// Remove removes a task worktree and, unless keepBranch, its branch. A
-// worktree that is already gone is pruned.
-func (w *Worktrees) Remove(ctx context.Context, path, branch string, keepBranch bool) (Removal, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+// saveIdent is the author and committer of the commits sudocode makes.
+var saveIdent = []string{
+	"GIT_AUTHOR_NAME=sudocode", "GIT_AUTHOR_EMAIL=sudocode@localhost",
+	"GIT_COMMITTER_NAME=sudocode", "GIT_COMMITTER_EMAIL=sudocode@localhost",
+}
+
+// Remove removes task id's worktree and, unless keepBranch, its branch.
+// With keepBranch, uncommitted and untracked files are first committed
+// onto the branch so that nothing the agent did is lost; without it they
+// are discarded and listed. A worktree that is already gone is pruned.
+func (w *Worktrees) Remove(ctx context.Context, id, path, branch string, keepBranch bool) (Removal, error) {
 	var r Removal
 	if path != "" {
 		if _, err := os.Stat(path); err == nil {
-			if st, err := git(ctx, path, "status", "--porcelain"); err == nil && st != "" {
+			if keepBranch && branch != "" {
+				sha, err := w.save(ctx, id, path, branch)
+				if err != nil {
+					return r, err
+				}
+				r.SavedCommit = sha
+			} else if st, err := git(ctx, path, "--no-optional-locks", "status", "--porcelain"); err == nil && st != "" {
 				r.Discarded = strings.Split(st, "\n")
 			}
-			args := []string{"worktree", "remove", path}
-			if len(r.Discarded) > 0 {
-				args = []string{"worktree", "remove", "--force", "--force", path}
+			if err := w.removeTree(ctx, path); err != nil {
+				return r, err
 			}
-			if _, err := git(ctx, w.repo, args...); err != nil {
-				// Last resort for a broken worktree: it holds only the task's files.
-				if _, err2 := git(ctx, w.repo, "worktree", "remove", "--force", "--force", path); err2 != nil {
-					return r, fault.Wrap(fault.Internal, err, "failed to remove the task worktree")
-				}
-			}
+		} else {
+			w.mu.Lock()
+			_, _ = git(ctx, w.repo, "worktree", "prune")
+			w.mu.Unlock()
 		}
-		_, _ = git(ctx, w.repo, "worktree", "prune")
 	}
 	if !keepBranch && branch != "" {
+		w.mu.Lock()
+		defer w.mu.Unlock()
 		if _, err := git(ctx, w.repo, "show-ref", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
 			if _, err := git(ctx, w.repo, "branch", "-D", branch); err != nil {
 				return r, fault.Wrap(fault.Conflict, err, "failed to delete the task branch")
@@ -214,18 +269,73 @@ func (w *Worktrees) Remove(ctx context.Context, path, branch string, keepBranch 
 	return r, nil
 }
 
+// save commits the worktree at path as it is (tracked, modified and
+// untracked files; not ignored ones) onto branch, through a copy of the
+// index, and returns the new commit, or "" when there was nothing to save.
+// The commit goes onto the branch even if the agent left the worktree on
+// another HEAD.
+func (w *Worktrees) save(ctx context.Context, id, path, branch string) (string, error) {
+	var tree string
+	err := withTempIndex(ctx, path, func(env []string) error {
+		var err error
+		tree, err = gitWith(ctx, path, env, "write-tree")
+		return err
+	})
+	if err != nil {
+		return "", fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
+	}
+	ref := "refs/heads/" + branch
+	parent, old := "", ""
+	if tip, err := git(ctx, path, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err == nil {
+		parent, old = tip, tip
+	} else if parent, err = git(ctx, path, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+		return "", fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
+	}
+	if ptree, err := git(ctx, path, "rev-parse", parent+"^{tree}"); err == nil && ptree == tree {
+		return "", nil
+	}
+	msg := "sudocode: save uncommitted work of task " + id
+	sha, err := gitWith(ctx, path, saveIdent, "-c", "user.name=sudocode", "-c", "user.email=sudocode@localhost",
+		"commit-tree", "--no-gpg-sign", tree, "-p", parent, "-m", msg)
+	if err != nil {
+		return "", fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := git(ctx, w.repo, "update-ref", "-m", msg, ref, sha, old); err != nil {
+		return "", fault.Wrap(fault.Conflict, err, "failed to save the uncommitted work of task "+id)
+	}
+	return sha, nil
+}
+
 // CommitsAhead counts the commits on branch since base.
 func (w *Worktrees) CommitsAhead(ctx context.Context, base, branch string) (int, error) {
 	out, err := git(ctx, w.repo, "rev-list", "--count", base+".."+"refs/heads/"+branch)
 	if err != nil {
 		return 0, err
 	}
-	n := 0
-	for _, c := range out {
-		if c < '0' || c > '9' {
-			return 0, errors.New("unexpected rev-list output: " + out)
-		}
-		n = n*10 + int(c-'0')
+	n, err := strconv.Atoi(out)
+	if err != nil {
+		return 0, errors.New("unexpected rev-list output: " + out)
 	}
 	return n, nil
+}
+
+// Dir returns the directory the task worktrees go in.
+func (w *Worktrees) Dir(ctx context.Context) (string, error) {
+	if w.dir != "" {
+		return w.dir, nil
+	}
+	common, err := git(ctx, w.repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return "", fault.New(fault.Invalid, "%s is not a git repository", w.repo)
+	}
+	return w.dirFor(repoInfo{commonDir: common}), nil
+}
+
+// prune drops git's registrations of worktrees whose directory is gone.
+func (w *Worktrees) prune(ctx context.Context) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, _ = git(ctx, w.repo, "worktree", "prune")
 }

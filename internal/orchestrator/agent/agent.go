@@ -33,7 +33,10 @@ type Event struct {
 
 // Tokens are usage counts.
 type Tokens struct {
-	Input, Output, CacheRead, CacheWrite int64
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	CacheRead  int64 `json:"cache_read"`
+	CacheWrite int64 `json:"cache_write"`
 }
 
 // RunSpec is one run of an agent in a task's worktree.

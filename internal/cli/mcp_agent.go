@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sudocode/sudocode/internal/fault"
+	mcpagent "github.com/sudocode/sudocode/internal/mcpserver/agent"
+	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+)
+
+type mcpAgentOptions struct {
+	transport transportFlags
+	project   string
+	data      string
+}
+
+func newMCPAgentCmd(stdio IO) *cobra.Command {
+	opts := &mcpAgentOptions{}
+	cmd := &cobra.Command{
+		Use:   "agent",
+		Short: "Serve the agent orchestrator: coding agents working on their own branches",
+		Long: `Serve the agent orchestrator over MCP: the tools create_task, update_task,
+end_task and report_task, and the resources agent://status, task://list,
+task://{id}, task://{id}/logs, task://{id}/result, session://, branch://,
+project:// and log://.
+
+Each task runs a real agent CLI headless (CLAUDECODE: claude, GEMINI: gemini,
+CODEX: codex, OPENCODE: opencode) or any command (COMMAND) in its own git
+worktree on a new branch from HEAD, so the checkout you work in is never
+touched. Tasks and their logs are kept in SQLite and survive a restart; a task
+whose agent was running when the server stopped is marked failed.
+
+The project is the git repository of --project (env SUDOCODE_AGENT_PROJECT;
+default the working directory). Worktrees go under <git dir>/sudocode-worktrees,
+the task database under <git dir>/sudocode (or --data DIR, env SUDOCODE_AGENT_DATA).
+Stopping the server stops every running agent and its whole process group.
+
+Transport: stdio by default; --http ADDR serves Streamable HTTP at /mcp.`,
+		Example: `  claude mcp add sudocode-agent -- sudocode mcp agent
+  sudocode mcp agent --project ~/src/app --http 127.0.0.1:8766`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error { return runMCPAgent(cmd, opts, stdio) },
+	}
+	opts.transport.register(cmd.Flags())
+	cmd.Flags().StringVar(&opts.project, "project", "", "the project `DIR`, inside a git repository (env SUDOCODE_AGENT_PROJECT; default the working directory)")
+	cmd.Flags().StringVar(&opts.data, "data", "", "`DIR` of the task database (env SUDOCODE_AGENT_DATA; default <git dir>/sudocode)")
+	return cmd
+}
+
+func runMCPAgent(cmd *cobra.Command, opts *mcpAgentOptions, stdio IO) error {
+	ctx := cmd.Context()
+	logger := mcpx.NewLogger(stdio.Err, opts.transport.level())
+	orch, closeOrch, err := openOrchestrator(ctx, orEnv(opts.project, "SUDOCODE_AGENT_PROJECT"), orEnv(opts.data, "SUDOCODE_AGENT_DATA"))
+	if err != nil {
+		return err
+	}
+	defer closeOrch()
+	server := mcpagent.New(orch, mcpagent.Options{Version: Version, Logger: logger})
+	return mcpx.Serve(ctx, server, opts.transport.transport(), logger)
+}
+
+// openOrchestrator opens the orchestrator of the project in dir (default
+// the working directory) with its task store in dataDir (default
+// <git common dir>/sudocode, or a per-project directory in the user cache
+// when dir is not in a git repository: the server still starts, and
+// create_task explains). Leftover worktrees of an earlier run are swept.
+// closeFn stops every running agent and closes the store.
+func openOrchestrator(ctx context.Context, dir, dataDir string) (o *orchestrator.Orchestrator, closeFn func(), err error) {
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return nil, nil, fault.Wrap(fault.Unavailable, err, "cannot find the working directory")
+		}
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return nil, nil, fault.Wrap(fault.Invalid, err, "invalid project directory")
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, nil, fault.New(fault.Invalid, "project %s is not a directory", dir)
+	}
+	if dataDir == "" {
+		dataDir = defaultAgentData(ctx, dir)
+	}
+	return orchestrator.Open(ctx, dir, dataDir, actor())
+}
+
+// defaultAgentData is <git common dir>/sudocode, or outside a repository
+// a directory in the user cache named after dir.
+func defaultAgentData(ctx context.Context, dir string) string {
+	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--path-format=absolute", "--git-common-dir")
+	cmd.Dir = dir
+	if out, err := cmd.Output(); err == nil {
+		return filepath.Join(strings.TrimSpace(string(out)), "sudocode")
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	sum := sha256.Sum256([]byte(dir))
+	return filepath.Join(base, "sudocode", "agent", hex.EncodeToString(sum[:8]))
+}

@@ -1,0 +1,94 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+	orchagent "github.com/sudocode/sudocode/internal/orchestrator/agent"
+)
+
+type createIn struct {
+	Tool         string         `json:"tool" jsonschema:"The agent to run: CLAUDECODE (Claude Code), GEMINI (Gemini CLI), CODEX (Codex), OPENCODE (OpenCode), or COMMAND (any command line, given as config.command)"`
+	Description  string         `json:"description" jsonschema:"Short description of the task; it also names the branch when none is given"`
+	Instructions string         `json:"instructions,omitempty" jsonschema:"Detailed instructions for the agent, sent as its prompt (default: the description)"`
+	Branch       string         `json:"branch,omitempty" jsonschema:"Name of the new git branch for the task (default: sudocode/<description>-<id>); it must not exist yet"`
+	Config       map[string]any `json:"config,omitempty" jsonschema:"Agent options: model; args (extra CLI flags); permission_mode (CLAUDECODE, default acceptEdits), approval_mode (GEMINI, default yolo), sandbox (CODEX, default workspace-write), agent (OPENCODE); command (COMMAND: the argv array, which gets the instructions on stdin and in SUDOCODE_TASK_INSTRUCTIONS)"`
+}
+
+// createdResult is create_task's result.
+type createdResult struct {
+	TaskID string      `json:"taskId"`
+	Task   taskSummary `json:"task"`
+}
+
+func (h *handlers) createTask() mcpx.Tool {
+	return mcpx.NewTool(&mcp.Tool{
+		Name:  "create_task",
+		Title: "Start an agent on a task",
+		Description: "Create a task and start a coding agent on it, in its own git worktree on a new branch from HEAD. " +
+			"Returns the taskId as soon as the agent runs; follow it with report_task or the task:// resources. " +
+			"With a progress token the call instead stays open until the agent stops, sending progress notifications.",
+		InputSchema: mcpx.Schema[createIn](nil, map[string][]string{"tool": orchagent.Kinds()}),
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in createIn) (*mcp.CallToolResult, error) {
+		if strings.TrimSpace(in.Tool) == "" {
+			return invalid("tool is required: one of %s", strings.Join(orchagent.Kinds(), ", "))
+		}
+		if _, err := orchagent.Lookup(in.Tool); err != nil {
+			return invalid("%v", err)
+		}
+		if strings.TrimSpace(in.Description) == "" {
+			return invalid("description is required")
+		}
+		var cfg json.RawMessage
+		if in.Config != nil {
+			b, err := json.Marshal(in.Config)
+			if err != nil {
+				return invalid("config must be a JSON object: %v", err)
+			}
+			cfg = b
+		}
+		t, err := h.orch.Create(ctx, orchestrator.CreateInput{
+			Tool: strings.ToUpper(strings.TrimSpace(in.Tool)), Description: in.Description,
+			Instructions: in.Instructions, Branch: in.Branch, Config: cfg,
+		})
+		if err != nil {
+			return failure(err)
+		}
+		if token := req.Params.GetProgressToken(); token != nil && t.Running() {
+			t = h.follow(ctx, req.Session, token, t)
+		}
+		return taskResult(t, createdMessage(t))
+	})
+}
+
+func createdMessage(t orchestrator.Task) string {
+	if t.Running() {
+		return "Task " + t.ID + " created: " + t.Tool + " is working on branch " + t.Branch
+	}
+	return "Task " + t.ID + " created on branch " + t.Branch + "; it is " + string(t.Status)
+}
+
+// taskResult answers with t. A task that failed (its agent could not
+// start, or stopped with an error while the call followed it) is an error
+// result carrying the task and why, so the caller needs no other call.
+func taskResult(t orchestrator.Task, message string) (*mcp.CallToolResult, error) {
+	result := createdResult{TaskID: t.ID, Task: summarize(t)}
+	if t.Status != orchestrator.StatusFailed || t.Error == nil {
+		return success(message, result)
+	}
+	r, err := mcpx.JSON(response{
+		Status: "error", Message: "Task " + t.ID + " failed: " + t.Error.Type,
+		Result: result, Error: &errorBody{Type: t.Error.Type, Details: t.Error.Details},
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.IsError = true
+	return r, nil
+}

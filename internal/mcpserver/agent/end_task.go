@@ -1,0 +1,82 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+)
+
+type endIn struct {
+	TaskID     string `json:"taskId" jsonschema:"Task identifier"`
+	Status     string `json:"status,omitempty" jsonschema:"Final status (default: completed for a waiting task, cancelled for a running one, otherwise unchanged)"`
+	Result     any    `json:"result,omitempty" jsonschema:"Result data to record (any JSON)"`
+	KeepBranch *bool  `json:"keepBranch,omitempty" jsonschema:"Keep the task's branch, with uncommitted work saved on it as a commit (default true); false deletes the branch and discards the work"`
+}
+
+// endResult is end_task's result.
+type endResult struct {
+	TaskID  string               `json:"taskId"`
+	Task    taskSummary          `json:"task"`
+	Removal orchestrator.Removal `json:"removal"`
+}
+
+func (h *handlers) endTask() mcpx.Tool {
+	return mcpx.NewTool(&mcp.Tool{
+		Name:  "end_task",
+		Title: "End a task",
+		Description: "End a task: stop its agent if it runs (its whole process group), remove its worktree, and keep its branch " +
+			"(uncommitted work is committed onto it first) unless keepBranch is false. Ending an ended task changes nothing.",
+		InputSchema: endSchema(),
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in endIn) (*mcp.CallToolResult, error) {
+		if strings.TrimSpace(in.TaskID) == "" {
+			return invalid("taskId is required")
+		}
+		switch in.Status {
+		case "", "completed", "failed":
+		default:
+			return invalid("status must be completed or failed, not %q", in.Status)
+		}
+		end := orchestrator.EndInput{Status: orchestrator.Status(in.Status), KeepBranch: in.KeepBranch == nil || *in.KeepBranch}
+		if in.Result != nil {
+			b, err := json.Marshal(in.Result)
+			if err != nil {
+				return invalid("result is not JSON: %v", err)
+			}
+			end.Result = b
+		}
+		res, err := h.orch.End(ctx, in.TaskID, end)
+		if err != nil {
+			return failure(err)
+		}
+		return success(endedMessage(res), endResult{TaskID: res.Task.ID, Task: summarize(res.Task), Removal: res.Removal})
+	})
+}
+
+// endSchema is endIn's schema; keepBranch is a pointer only to tell
+// "absent" (true) from false, so it is published as a plain boolean.
+func endSchema() *jsonschema.Schema {
+	s := mcpx.Schema[endIn](map[string]any{"keepBranch": true}, map[string][]string{"status": {"completed", "failed"}})
+	s.Properties["keepBranch"].Types, s.Properties["keepBranch"].Type = nil, "boolean"
+	return s
+}
+
+func endedMessage(r orchestrator.EndResult) string {
+	msg := "Task " + r.Task.ID + " ended (" + string(r.Task.Status) + ")"
+	switch {
+	case r.Removal.BranchDeleted:
+		msg += "; branch " + r.Task.Branch + " deleted"
+	case r.Removal.SavedCommit != "":
+		msg += "; uncommitted work saved on branch " + r.Task.Branch
+	default:
+		msg += "; branch " + r.Task.Branch + " kept"
+	}
+	return msg
+}

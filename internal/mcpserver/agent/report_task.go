@@ -1,0 +1,33 @@
+package agent
+
+import (
+	"context"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/mcpx"
+)
+
+type reportIn struct {
+	TaskID string `json:"taskId" jsonschema:"Task identifier"`
+}
+
+func (h *handlers) reportTask() mcpx.Tool {
+	return mcpx.NewTool(&mcp.Tool{
+		Name:  "report_task",
+		Title: "Report on a task",
+		Description: "Report on a task: status and timings, the agent's final answer, cost and tokens when the CLI reports them, " +
+			"the files changed and a diff stat of its branch against the commit it started from.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in reportIn) (*mcp.CallToolResult, error) {
+		if strings.TrimSpace(in.TaskID) == "" {
+			return invalid("taskId is required")
+		}
+		rep, err := h.orch.Report(ctx, in.TaskID)
+		if err != nil {
+			return failure(err)
+		}
+		return success("Report for task "+rep.ID+" ("+string(rep.Status)+")", rep)
+	})
+}

@@ -1,0 +1,174 @@
+package agent_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestResourceLists(t *testing.T) {
+	f := newFixture(t)
+	rs, err := f.cs.ListResources(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range rs.Resources {
+		uris = append(uris, r.URI)
+	}
+	slices.Sort(uris)
+	if got := fmt.Sprint(uris); got != "[agent://status agent://tasks task://list]" {
+		t.Errorf("resources = %s", got)
+	}
+	ts, err := f.cs.ListResourceTemplates(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tmpls []string
+	for _, r := range ts.ResourceTemplates {
+		tmpls = append(tmpls, r.URITemplate)
+	}
+	slices.Sort(tmpls)
+	want := "[branch://{branchName}/tasks log://{logType}/{date} project://{projectPath}/status session://{sessionType}/{sessionId} task://{id} task://{id}/logs task://{id}/result]"
+	if got := fmt.Sprint(tmpls); got != want {
+		t.Errorf("templates = %s", got)
+	}
+}
+
+func decode[T any](t *testing.T, text string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		t.Fatalf("%v: %s", err, text)
+	}
+	return v
+}
+
+// Every resource and template returns the real state of a finished task.
+func TestReadResources(t *testing.T) {
+	f := newFixture(t)
+	c := f.command("Print lines", `echo "line one"; echo "line two"; echo "multi
+line"`, map[string]any{"branch": "feature/print"})
+	f.wait(c.TaskID)
+
+	text, mime := f.read("agent://status")
+	st := decode[struct {
+		Server, Project string
+		Overview        struct {
+			Active   int            `json:"active"`
+			ByStatus map[string]int `json:"by_status"`
+			Kinds    []struct {
+				Kind      string `json:"kind"`
+				Available bool   `json:"available"`
+			} `json:"kinds"`
+		} `json:"overview"`
+	}](t, text)
+	if mime != "application/json" || st.Project != f.repo || st.Overview.Active != 0 || len(st.Overview.Kinds) != 5 {
+		t.Errorf("agent://status = %s", text)
+	}
+
+	list, _ := f.read("task://list")
+	same, _ := f.read("agent://tasks")
+	tl := decode[struct {
+		Count int
+		Tasks []struct{ ID, Status, Branch string }
+	}](t, list)
+	if list != same || tl.Count != 1 || tl.Tasks[0].ID != c.TaskID || tl.Tasks[0].Status != "completed" {
+		t.Errorf("task://list = %s\nagent://tasks = %s", list, same)
+	}
+
+	text, _ = f.read("task://" + c.TaskID)
+	tv := decode[struct {
+		Task struct {
+			ID, Instructions string
+		}
+		Report    struct{ Status string }
+		RecentLog []string `json:"recent_log"`
+	}](t, text)
+	if tv.Task.ID != c.TaskID || tv.Report.Status != "completed" || len(tv.RecentLog) < 3 {
+		t.Errorf("task://{id} = %s", text)
+	}
+
+	logs, mime := f.read("task://" + c.TaskID + "/logs")
+	if mime != "text/plain" || !strings.Contains(logs, "log: line one\n") || !strings.Contains(logs, "log: line two\n") {
+		t.Errorf("task://{id}/logs (%s) = %s", mime, logs)
+	}
+	if !strings.HasPrefix(logs, "# task "+c.TaskID+" (completed) on feature/print: ") {
+		t.Errorf("logs header: %s", logs)
+	}
+
+	text, _ = f.read("task://" + c.TaskID + "/result")
+	rv := decode[struct {
+		TaskID, Status string
+		Result         struct {
+			ExitCode *int `json:"exit_code"`
+		}
+	}](t, text)
+	if rv.TaskID != c.TaskID || rv.Status != "completed" || rv.Result.ExitCode == nil || *rv.Result.ExitCode != 0 {
+		t.Errorf("task://{id}/result = %s", text)
+	}
+
+	text, _ = f.read("branch://" + url.PathEscape("feature/print") + "/tasks")
+	bv := decode[struct {
+		Branch string
+		Tasks  []struct{ ID string }
+	}](t, text)
+	if bv.Branch != "feature/print" || len(bv.Tasks) != 1 || bv.Tasks[0].ID != c.TaskID {
+		t.Errorf("branch:// = %s", text)
+	}
+	text, _ = f.read("branch://none/tasks")
+	if !strings.Contains(text, `"tasks": []`) {
+		t.Errorf("branch://none/tasks = %s", text)
+	}
+
+	writeFile(t, f.repo+"/dirty.txt", "x")
+	text, _ = f.read("project://" + url.PathEscape(f.repo) + "/status")
+	pv := decode[struct {
+		Project, Head, Branch string
+		CheckoutChanges       int `json:"checkout_changes"`
+		Tasks                 []struct{ ID string }
+	}](t, text)
+	if pv.Project != f.repo || pv.Head != git(t, f.repo, "rev-parse", "HEAD") || pv.Branch != "main" || pv.CheckoutChanges != 1 || len(pv.Tasks) != 1 {
+		t.Errorf("project:// = %s", text)
+	}
+
+	today := time.Now().UTC().Format(time.DateOnly)
+	for _, uri := range []string{"log://all/today", "log://log/" + today} {
+		text, _ = f.read(uri)
+		if !strings.Contains(text, c.TaskID+" ") || !strings.Contains(text, "line two") {
+			t.Errorf("%s = %s", uri, text)
+		}
+	}
+	text, _ = f.read("log://usage/today")
+	if strings.Contains(text, c.TaskID) {
+		t.Errorf("log://usage/today lists a COMMAND's lines: %s", text)
+	}
+	text, _ = f.read("log://all/2001-01-01")
+	if strings.Contains(text, c.TaskID) {
+		t.Errorf("log of 2001: %s", text)
+	}
+
+	for uri, code := range map[string]int64{
+		"task://nope":               mcp.CodeResourceNotFound,
+		"task://nope/logs":          mcp.CodeResourceNotFound,
+		"session://claudecode/none": mcp.CodeResourceNotFound,
+		"session://copilot/x":       jsonrpc.CodeInvalidParams,
+		"project://" + url.PathEscape("/elsewhere") + "/status": mcp.CodeResourceNotFound,
+		"log://bogus/today":    jsonrpc.CodeInvalidParams,
+		"log://all/2026-13-45": jsonrpc.CodeInvalidParams,
+	} {
+		_, err := f.cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
+		var rpcErr *jsonrpc.Error
+		if !errors.As(err, &rpcErr) || rpcErr.Code != code {
+			t.Errorf("%s: %v, want code %d", uri, err, code)
+		}
+	}
+}

@@ -1,0 +1,66 @@
+// Package agent is the agent orchestrator's MCP server: the tools
+// create_task, update_task, end_task and report_task, and the agent://,
+// task://, session://, branch://, project:// and log:// resources over an
+// orchestrator.Orchestrator. Every tool answers in one shape,
+// {status, message, result, error{type, details}}, as structured content
+// with the same JSON as text.
+package agent
+
+import (
+	_ "embed"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+)
+
+// Name is the server's name in the initialize result.
+const Name = "sudocode-agent"
+
+//go:embed instructions.md
+var instructions string
+
+// Options configure the server.
+type Options struct {
+	Version string
+	Logger  *slog.Logger
+}
+
+// handlers carries what every tool and resource needs.
+type handlers struct {
+	orch   *orchestrator.Orchestrator
+	logger *slog.Logger
+	opts   Options
+}
+
+// New returns the server over orch. It follows orch's task changes for the
+// lifetime of orch, sending notifications/resources/updated to clients
+// that subscribed to an affected resource.
+func New(orch *orchestrator.Orchestrator, opts Options) *mcp.Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	h := &handlers{orch: orch, logger: opts.Logger, opts: opts}
+	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Sudocode agent orchestrator", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions:       instructions,
+		Logger:             mcpx.SDKLogger(opts.Logger),
+		SubscribeHandler:   h.subscribe,
+		UnsubscribeHandler: h.unsubscribe,
+		Capabilities: &mcp.ServerCapabilities{
+			Logging:   &mcp.LoggingCapabilities{},
+			Resources: &mcp.ResourceCapabilities{Subscribe: true},
+			Tools:     &mcp.ToolCapabilities{},
+		},
+	})
+	mcpx.AddTools(s, h.createTask(), h.updateTask(), h.endTask(), h.reportTask())
+	h.addResources(s)
+	watch(orch, s)
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }

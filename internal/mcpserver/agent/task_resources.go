@@ -1,0 +1,115 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/orchestrator"
+)
+
+// statusView is agent://status.
+type statusView struct {
+	Server   string                `json:"server"`
+	Version  string                `json:"version"`
+	Project  string                `json:"project"`
+	Overview orchestrator.Overview `json:"overview"`
+}
+
+func (h *handlers) status(ctx context.Context) (statusView, error) {
+	ov, err := h.orch.Status(ctx)
+	return statusView{Server: Name, Version: h.opts.Version, Project: h.orch.Repo(), Overview: ov}, err
+}
+
+// taskListView is task://list and agent://tasks.
+type taskListView struct {
+	Count int           `json:"count"`
+	Tasks []taskSummary `json:"tasks"`
+}
+
+func (h *handlers) taskList(ctx context.Context) (taskListView, error) {
+	ts, err := h.orch.List(ctx)
+	return taskListView{Count: len(ts), Tasks: summarizeAll(ts)}, err
+}
+
+// recentEvents is how many log lines task://{id} shows.
+const recentEvents = 20
+
+// taskView is task://{id}: the task, its report (timing, outcome, changes)
+// and the tail of its log.
+type taskView struct {
+	Task      orchestrator.Task   `json:"task"`
+	Report    orchestrator.Report `json:"report"`
+	RecentLog []string            `json:"recent_log"`
+}
+
+func (h *handlers) task(ctx context.Context, id string) (taskView, error) {
+	t, err := h.orch.Get(ctx, id)
+	if err != nil {
+		return taskView{}, err
+	}
+	rep, err := h.orch.Report(ctx, id)
+	if err != nil {
+		return taskView{}, err
+	}
+	lines, _, err := h.tail(ctx, id, recentEvents)
+	return taskView{Task: t, Report: rep, RecentLog: lines}, err
+}
+
+// tail returns the last n log lines of task id and how many came before.
+func (h *handlers) tail(ctx context.Context, id string, n int64) ([]string, int64, error) {
+	last, err := h.orch.LastSeq(ctx, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	since := max(last-n, 0)
+	evs, err := h.orch.Logs(ctx, id, since, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	lines := make([]string, len(evs))
+	for i, ev := range evs {
+		lines[i] = logLine(ev)
+	}
+	return lines, since, nil
+}
+
+// maxLogLines bounds task://{id}/logs: the newest entries are kept.
+const maxLogLines = 1000
+
+func (h *handlers) logs(ctx context.Context, id string) (string, error) {
+	t, err := h.orch.Get(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	lines, omitted, err := h.tail(ctx, id, maxLogLines)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# task %s (%s) on %s: %d log entries\n", t.ID, t.Status, t.Branch, omitted+int64(len(lines)))
+	if omitted > 0 {
+		fmt.Fprintf(&b, "# %d earlier entries omitted\n", omitted)
+	}
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String(), nil
+}
+
+// resultView is task://{id}/result.
+type resultView struct {
+	TaskID     string                  `json:"taskId"`
+	Status     orchestrator.Status     `json:"status"`
+	FinishedAt *time.Time              `json:"finished_at,omitempty"`
+	Result     json.RawMessage         `json:"result,omitempty"`
+	Error      *orchestrator.TaskError `json:"error,omitempty"`
+}
+
+func (h *handlers) result(ctx context.Context, id string) (resultView, error) {
+	t, err := h.orch.Get(ctx, id)
+	return resultView{TaskID: t.ID, Status: t.Status, FinishedAt: t.FinishedAt, Result: t.Result, Error: t.Error}, err
+}

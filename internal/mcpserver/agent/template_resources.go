@@ -1,0 +1,200 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/orchestrator"
+	orchagent "github.com/sudocode/sudocode/internal/orchestrator/agent"
+)
+
+// sessionView is session://{sessionType}/{sessionId}.
+type sessionView struct {
+	SessionType string        `json:"sessionType"`
+	SessionID   string        `json:"sessionId"`
+	Resumable   bool          `json:"resumable"` // a task of it is waiting in its worktree
+	Tasks       []taskSummary `json:"tasks"`
+}
+
+func (h *handlers) session(ctx context.Context, kind, id string) (sessionView, error) {
+	kind = strings.ToUpper(kind)
+	if _, err := orchagent.Lookup(kind); err != nil {
+		return sessionView{}, badVar("unknown session type %q: want one of %s", strings.ToLower(kind), strings.ToLower(strings.Join(orchagent.Kinds(), ", ")))
+	}
+	ts, err := h.orch.List(ctx)
+	if err != nil {
+		return sessionView{}, err
+	}
+	v := sessionView{SessionType: strings.ToLower(kind), SessionID: id, Tasks: []taskSummary{}}
+	for _, t := range ts {
+		if t.Tool == kind && t.SessionID == id {
+			v.Tasks = append(v.Tasks, summarize(t))
+			v.Resumable = v.Resumable || (t.Status == orchestrator.StatusWaiting && t.WorktreePath != "")
+		}
+	}
+	if len(v.Tasks) == 0 {
+		return v, notFound("no task has session %s", id)
+	}
+	return v, nil
+}
+
+// branchView is branch://{branchName}/tasks.
+type branchView struct {
+	Branch string        `json:"branch"`
+	Tasks  []taskSummary `json:"tasks"`
+}
+
+func (h *handlers) branch(ctx context.Context, name string) (branchView, error) {
+	ts, err := h.orch.List(ctx)
+	if err != nil {
+		return branchView{}, err
+	}
+	v := branchView{Branch: name, Tasks: []taskSummary{}}
+	for _, t := range ts {
+		if t.Branch == name {
+			v.Tasks = append(v.Tasks, summarize(t))
+		}
+	}
+	return v, nil
+}
+
+// projectView is project://{projectPath}/status.
+type projectView struct {
+	Project string `json:"project"`
+	Head    string `json:"head,omitempty"`
+	Branch  string `json:"branch,omitempty"` // empty on a detached HEAD
+	// CheckoutChanges counts the uncommitted changes of the user's own
+	// checkout, which tasks never touch.
+	CheckoutChanges int                   `json:"checkout_changes"`
+	Overview        orchestrator.Overview `json:"overview"`
+	Tasks           []taskSummary         `json:"tasks"`
+}
+
+func (h *handlers) project(ctx context.Context, path string) (projectView, error) {
+	if !samePath(path, h.orch.Repo()) {
+		return projectView{}, notFound("this server orchestrates %s, not %s", h.orch.Repo(), path)
+	}
+	ov, err := h.orch.Status(ctx)
+	if err != nil {
+		return projectView{}, err
+	}
+	ts, err := h.orch.List(ctx)
+	if err != nil {
+		return projectView{}, err
+	}
+	v := projectView{Project: h.orch.Repo(), Overview: ov, Tasks: summarizeAll(ts)}
+	v.Head = gitOut(ctx, v.Project, "rev-parse", "--verify", "-q", "HEAD")
+	v.Branch = gitOut(ctx, v.Project, "symbolic-ref", "-q", "--short", "HEAD")
+	if st := gitOut(ctx, v.Project, "status", "--porcelain", "--untracked-files=normal"); st != "" {
+		v.CheckoutChanges = strings.Count(st, "\n") + 1
+	}
+	return v, nil
+}
+
+// samePath reports whether a and b name the same directory.
+func samePath(a, b string) bool {
+	if !filepath.IsAbs(a) {
+		return false
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return ra == rb
+}
+
+// gitOut runs a read-only git command in the user's checkout: no
+// fsmonitor hook, no optional locks; "" on failure.
+func gitOut(ctx context.Context, dir string, args ...string) string {
+	args = append([]string{"-c", "core.fsmonitor=false", "--no-optional-locks"}, args...)
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// maxHistoryLines bounds a log:// resource: the newest lines are kept.
+const maxHistoryLines = 2000
+
+// history is log://{logType}/{date}: the log entries of every task on one
+// UTC day, oldest first, each line prefixed with its task id.
+func (h *handlers) history(ctx context.Context, logType, date string) (string, error) {
+	if !validLogType(logType) {
+		return "", badVar("unknown log type %q: want all, message, tool_call, tool_result, file_change, usage, error, completion or log", logType)
+	}
+	day, err := parseDay(date)
+	if err != nil {
+		return "", err
+	}
+	next := day.AddDate(0, 0, 1)
+	ts, err := h.orch.List(ctx)
+	if err != nil {
+		return "", err
+	}
+	type entry struct {
+		at   time.Time
+		line string
+	}
+	var entries []entry
+	for _, t := range ts {
+		if t.CreatedAt.After(next) || t.UpdatedAt.Before(day) {
+			continue
+		}
+		evs, err := h.orch.Logs(ctx, t.ID, 0, 0)
+		if err != nil {
+			return "", err
+		}
+		for _, ev := range evs {
+			e := ev.Event
+			if e.Time.Before(day) || !e.Time.Before(next) || (logType != "all" && e.Kind != logType) {
+				continue
+			}
+			entries = append(entries, entry{e.Time, t.ID + " " + logLine(ev)})
+		}
+	}
+	// Tasks interleave: order their entries by time.
+	slices.SortStableFunc(entries, func(a, b entry) int { return a.at.Compare(b.at) })
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s log entries of %s (UTC): task seq time entry\n", logType, day.Format(time.DateOnly))
+	if n := len(entries); n > maxHistoryLines {
+		fmt.Fprintf(&b, "# %d earlier entries omitted\n", n-maxHistoryLines)
+		entries = entries[n-maxHistoryLines:]
+	}
+	for _, e := range entries {
+		b.WriteString(e.line)
+		b.WriteByte('\n')
+	}
+	return b.String(), nil
+}
+
+func validLogType(t string) bool {
+	switch t {
+	case "all", orchagent.KindMessage, orchagent.KindToolCall, orchagent.KindToolResult, orchagent.KindFileChange,
+		orchagent.KindUsage, orchagent.KindError, orchagent.KindCompletion, orchagent.KindLog:
+		return true
+	}
+	return false
+}
+
+func parseDay(date string) (time.Time, error) {
+	if date == "today" {
+		now := time.Now().UTC()
+		return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC), nil
+	}
+	d, err := time.ParseInLocation(time.DateOnly, date, time.UTC)
+	if err != nil {
+		return time.Time{}, badVar("invalid date %q: want YYYY-MM-DD or today", date)
+	}
+	return d, nil
+}

@@ -1,0 +1,63 @@
+package agent
+
+import (
+	"context"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/orchestrator"
+)
+
+// watch turns orch's task changes into notifications/resources/updated
+// for every resource a change affects. The orchestrator calls back
+// synchronously, so changes only mark URIs here; one goroutine sends them,
+// coalescing a burst of log batches into one update per URI. The SDK sends
+// each update only to the sessions subscribed to that URI.
+func watch(orch *orchestrator.Orchestrator, s *mcp.Server) {
+	w := &watcher{project: projectURI(orch.Repo()), pending: map[string]struct{}{}, wake: make(chan struct{}, 1)}
+	orch.Subscribe(w.changed)
+	go w.send(s)
+}
+
+type watcher struct {
+	project string // this project's project://…/status
+	mu      sync.Mutex
+	pending map[string]struct{}
+	wake    chan struct{}
+}
+
+func (w *watcher) changed(c orchestrator.Change) {
+	t := c.Task
+	uris := []string{taskURI(t.ID)}
+	if c.Kind == orchestrator.ChangeLog {
+		uris = append(uris, logsURI(t.ID))
+	} else {
+		uris = append(uris, resultURI(t.ID), uriTaskList, uriTasks, uriStatus, w.project, branchURI(t.Branch))
+		if t.SessionID != "" {
+			uris = append(uris, sessionURI(t.Tool, t.SessionID))
+		}
+	}
+	w.mu.Lock()
+	for _, u := range uris {
+		w.pending[u] = struct{}{}
+	}
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (w *watcher) send(s *mcp.Server) {
+	ctx := context.Background()
+	for range w.wake {
+		w.mu.Lock()
+		batch := w.pending
+		w.pending = make(map[string]struct{}, len(batch))
+		w.mu.Unlock()
+		for uri := range batch {
+			_ = s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/sudocode/sudocode/internal/fault"
+)
+
+// Ending with KeepBranch commits what the agent left uncommitted onto the
+// branch, as sudocode; the worktree goes.
+func TestEndKeepBranchSavesWork(t *testing.T) {
+	repo := newRepo(t)
+	f := newFixture(t, repo)
+	ctx := context.Background()
+	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "half done", Config: shell(
+		`echo one > one.txt && git add one.txt && ` + agentCommit + ` one && echo two > two.txt && echo edited >> README`)}).ID)
+	end, err := f.o.End(ctx, task.ID, EndInput{KeepBranch: true, Result: json.RawMessage(`{"summary":"kept"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end.Removal.SavedCommit == "" || end.Removal.BranchDeleted || len(end.Removal.Discarded) != 0 ||
+		end.Task.Status != StatusCompleted || string(end.Task.Result) != `{"summary":"kept"}` || end.Task.FinishedAt == nil {
+		t.Fatalf("end %+v", end)
+	}
+	if got := run1(t, repo, "git", "rev-parse", task.Branch); got != end.Removal.SavedCommit {
+		t.Fatalf("branch at %s, saved %s", got, end.Removal.SavedCommit)
+	}
+	if got := run1(t, repo, "git", "log", "-1", "--format=%an <%ae>|%cn <%ce>|%s", task.Branch); got !=
+		"sudocode <sudocode@localhost>|sudocode <sudocode@localhost>|sudocode: save uncommitted work of task "+task.ID {
+		t.Fatalf("saved commit %q", got)
+	}
+	if got := run1(t, repo, "git", "log", "--format=%s", task.BaseSHA+".."+task.Branch); got != "sudocode: save uncommitted work of task "+task.ID+"\none" {
+		t.Fatalf("branch log %q", got)
+	}
+	if got := run1(t, repo, "git", "diff", "--name-only", task.BaseSHA, task.Branch); got != "README\none.txt\ntwo.txt" {
+		t.Fatalf("branch files %q", got)
+	}
+	if _, err := os.Stat(task.WorktreePath); !os.IsNotExist(err) {
+		t.Fatalf("worktree left: %v", err)
+	}
+	// Ending again is a no-op.
+	again, err := f.o.End(ctx, task.ID, EndInput{Status: StatusFailed})
+	if err != nil || again.Task.Status != StatusCompleted || again.Removal.BranchDeleted {
+		t.Fatalf("second end %+v %v", again, err)
+	}
+	run1(t, repo, "git", "rev-parse", "--verify", "refs/heads/"+task.Branch)
+
+	// Nothing uncommitted: no save commit.
+	clean := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "clean", Config: shell(`true`)}).ID)
+	end, err = f.o.End(ctx, clean.ID, EndInput{KeepBranch: true})
+	if err != nil || end.Removal.SavedCommit != "" || run1(t, repo, "git", "rev-parse", clean.Branch) != clean.BaseSHA {
+		t.Fatalf("clean end %+v %v", end, err)
+	}
+}
+
+// Ending without KeepBranch discards the work and deletes the branch; an
+// explicit status wins; a bad one is refused.
+func TestEndDeletesBranch(t *testing.T) {
+	repo := newRepo(t)
+	f := newFixture(t, repo)
+	ctx := context.Background()
+	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "throwaway", Config: shell(
+		`echo x > x.txt && git add x.txt && ` + agentCommit + ` x && echo y > y.txt`)}).ID)
+	for _, bad := range []Status{StatusWaiting, StatusCancelled, StatusInProgress, "done"} {
+		if _, err := f.o.End(ctx, task.ID, EndInput{Status: bad}); !fault.Is(err, fault.Invalid) {
+			t.Fatalf("status %q: %v", bad, err)
+		}
+	}
+	if _, err := f.o.End(ctx, task.ID, EndInput{Result: json.RawMessage(`{nope`)}); !fault.Is(err, fault.Invalid) {
+		t.Fatalf("bad result: %v", err)
+	}
+	if _, err := f.o.End(ctx, "nope", EndInput{}); !fault.Is(err, fault.NotFound) {
+		t.Fatalf("unknown task: %v", err)
+	}
+	end, err := f.o.End(ctx, task.ID, EndInput{Status: StatusFailed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !end.Removal.BranchDeleted || end.Removal.SavedCommit != "" || strings.Join(end.Removal.Discarded, "|") != "?? y.txt" || end.Task.Status != StatusFailed {
+		t.Fatalf("end %+v", end)
+	}
+	if err := exec.Command("git", "-C", repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+task.Branch).Run(); err == nil {
+		t.Fatal("branch kept")
+	}
+	// The report falls back to what the run stored.
+	rep, err := f.o.Report(ctx, task.ID)
+	if err != nil || rep.Commits != 1 || strings.Join(rep.FilesChanged, ",") != "x.txt,y.txt" || rep.DiffStat.Files != 2 || rep.Outcome != OutcomeSucceeded {
+		t.Fatalf("report %+v %v", rep, err)
+	}
+}

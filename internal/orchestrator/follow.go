@@ -1,0 +1,172 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+)
+
+// Outcomes of a run, in its result's "outcome".
+const (
+	OutcomeSucceeded = "succeeded"
+	OutcomeNoop      = "noop" // succeeded, but with no new commit and an empty diff
+	OutcomeFailed    = "failed"
+	OutcomeCancelled = "cancelled"
+)
+
+// runResult is the result a run leaves on its task.
+type runResult struct {
+	Outcome      string        `json:"outcome"`
+	ExitCode     int           `json:"exit_code"`
+	Success      *bool         `json:"success,omitempty"` // the agent's own verdict, if it gave one
+	Message      string        `json:"message,omitempty"` // the final answer
+	CostUSD      *float64      `json:"cost_usd,omitempty"`
+	Tokens       *agent.Tokens `json:"tokens,omitempty"`
+	Commits      int           `json:"commits"`
+	FilesChanged []string      `json:"files_changed"`
+	DiffStat     *DiffStat     `json:"diff_stat,omitempty"`
+	SessionID    string        `json:"session_id,omitempty"`
+}
+
+// follow runs in its own goroutine for each run: it stores the run's
+// events in batches, reads the run's file changes from git and records how
+// the run ended.
+func (o *Orchestrator) follow(id string, r *run, outR, errR *os.File, parser agent.Parser) {
+	ctx := context.Background()
+	defer close(r.done)
+	evCh := make(chan []agent.Event, 64)
+	flushed := make(chan struct{})
+	go o.storeEvents(ctx, id, evCh, flushed)
+	var session string
+	out := r.execute(outR, errR, parser, o.opts.Grace, func(evs []agent.Event) {
+		for _, e := range evs {
+			if e.SessionID != "" {
+				session = e.SessionID
+			}
+		}
+		evCh <- evs
+	})
+	if out.sessionID != "" {
+		session = out.sessionID
+	}
+	// Tool events miss edits made through shell commands: git has them
+	// all. This runs before done closes, so End cannot remove the
+	// worktree meanwhile.
+	var ch *changes
+	if t, err := o.store.Get(ctx, id); err == nil {
+		if c, ok, err := o.wt.taskChanges(ctx, t); err == nil && ok {
+			ch = &c
+			evCh <- []agent.Event{changeEvent(c, time.Now().UTC())}
+		}
+	}
+	close(evCh)
+	<-flushed
+
+	unlock := o.lockTask(id)
+	defer unlock()
+	o.mu.Lock()
+	delete(o.running, id)
+	o.mu.Unlock()
+	t, err := o.store.Get(ctx, id)
+	if err != nil {
+		return
+	}
+	if session != "" {
+		t.SessionID = session
+	}
+	now := time.Now().UTC()
+	t.PID, t.OwnerPID = 0, 0
+	t.UpdatedAt, t.FinishedAt = now, &now
+	res := runResult{ExitCode: out.exitCode, Message: out.lastText, SessionID: t.SessionID, FilesChanged: []string{}}
+	if c := out.completion; c != nil {
+		res.Success, res.CostUSD, res.Tokens = c.Success, c.CostUSD, c.Tokens
+		if c.Text != "" {
+			res.Message = c.Text
+		}
+	}
+	if ch != nil {
+		res.Commits, res.FilesChanged, res.DiffStat = ch.Commits, ch.Files, &ch.Stat
+	}
+	switch {
+	case out.cancelled:
+		t.Status, res.Outcome = StatusCancelled, OutcomeCancelled
+	case out.exitCode != 0:
+		t.Status, res.Outcome = StatusFailed, OutcomeFailed
+		t.Error = &TaskError{Type: ErrTypeExit, Details: map[string]any{"exit_code": out.exitCode, "stderr": out.stderr}}
+	case res.Success != nil && !*res.Success:
+		t.Status, res.Outcome = StatusFailed, OutcomeFailed
+		d := map[string]any{"message": res.Message}
+		if out.stderr != "" {
+			d["stderr"] = out.stderr
+		}
+		t.Error = &TaskError{Type: ErrTypeAgent, Details: d}
+	default:
+		// A resumable session waits for more instructions; only end_task
+		// completes it. Without one (COMMAND) there is nothing to resume.
+		t.Status = StatusCompleted
+		if t.SessionID != "" {
+			t.Status = StatusWaiting
+		}
+		res.Outcome = OutcomeSucceeded
+		if ch != nil && ch.noop() {
+			res.Outcome = OutcomeNoop
+		}
+	}
+	if b, err := json.Marshal(res); err == nil {
+		t.Result = b
+	}
+	if err := o.store.Put(ctx, t); err == nil {
+		o.notify(Change{Kind: ChangeUpdated, Task: t})
+	}
+}
+
+// changeEvent is the file_change event of a run's git changes.
+func changeEvent(c changes, now time.Time) agent.Event {
+	text := "no changes"
+	if c.Stat.Files > 0 || c.Commits > 0 {
+		text = fmt.Sprintf("%d files changed, %d insertions(+), %d deletions(-), %d commits", c.Stat.Files, c.Stat.Insertions, c.Stat.Deletions, c.Commits)
+	}
+	return agent.Event{Time: now, Kind: agent.KindFileChange, Text: text, Files: c.Files, Data: map[string]any{
+		"source": "git", "commits": c.Commits, "insertions": c.Stat.Insertions, "deletions": c.Stat.Deletions,
+	}}
+}
+
+// storeEvents stores the batches received on evCh, at least every
+// FlushEvery and every 1000 events, notifying subscribers of each flush;
+// it closes flushed once evCh is closed and drained.
+func (o *Orchestrator) storeEvents(ctx context.Context, id string, evCh <-chan []agent.Event, flushed chan<- struct{}) {
+	defer close(flushed)
+	var buf []agent.Event
+	tick := time.NewTicker(o.opts.FlushEvery)
+	defer tick.Stop()
+	flush := func() {
+		if len(buf) == 0 {
+			return
+		}
+		if seq, err := o.store.AppendEvents(ctx, id, buf); err == nil {
+			if t, err := o.store.Get(ctx, id); err == nil {
+				o.notify(Change{Kind: ChangeLog, Task: t, LastSeq: seq})
+			}
+		}
+		buf = buf[:0]
+	}
+	for {
+		select {
+		case evs, ok := <-evCh:
+			if !ok {
+				flush()
+				return
+			}
+			buf = append(buf, evs...)
+			if len(buf) >= 1000 {
+				flush()
+			}
+		case <-tick.C:
+			flush()
+		}
+	}
+}

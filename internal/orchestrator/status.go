@@ -1,0 +1,56 @@
+package orchestrator
+
+import (
+	"context"
+
+	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+)
+
+// Overview is agent://status: the tasks by status and the tool kinds.
+type Overview struct {
+	Repo     string         `json:"repo"`
+	Total    int            `json:"total"`
+	ByStatus map[Status]int `json:"by_status"` // every status, zeros included
+	Active   int            `json:"active"`    // agents running in this server
+	Kinds    []KindInfo     `json:"kinds"`
+}
+
+// KindInfo says whether a create_task tool kind can run here.
+type KindInfo struct {
+	Kind      string `json:"kind"`
+	Available bool   `json:"available"`
+	Problem   string `json:"problem,omitempty"` // why not, e.g. what to install
+}
+
+// Status returns the overview of the tasks and tool kinds.
+func (o *Orchestrator) Status(ctx context.Context) (Overview, error) {
+	tasks, err := o.store.List(ctx)
+	if err != nil {
+		return Overview{}, err
+	}
+	ov := Overview{Repo: o.opts.Repo, Total: len(tasks), ByStatus: map[Status]int{}, Kinds: []KindInfo{}}
+	for _, s := range []Status{StatusPending, StatusInProgress, StatusWaiting, StatusCompleted, StatusFailed, StatusCancelled} {
+		ov.ByStatus[s] = 0
+	}
+	for _, t := range tasks {
+		ov.ByStatus[t.Status]++
+	}
+	o.mu.Lock()
+	ov.Active = len(o.running)
+	o.mu.Unlock()
+	for _, k := range agent.Kinds() {
+		ki := KindInfo{Kind: k, Available: true}
+		ad, ok := o.lookup(k)
+		switch {
+		case !ok:
+			ki.Available, ki.Problem = false, "not enabled on this server"
+		case k == agent.ToolCommand: // any command given in config: nothing to check ahead
+		default:
+			if err := ad.Check(agent.RunSpec{}); err != nil {
+				ki.Available, ki.Problem = false, err.Error()
+			}
+		}
+		ov.Kinds = append(ov.Kinds, ki)
+	}
+	return ov, nil
+}

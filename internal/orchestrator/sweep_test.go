@@ -1,0 +1,69 @@
+package orchestrator
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Sweep removes what no task owns under the worktree directory (a leftover
+// pooled worktree, a plain directory), keeps task worktrees and this
+// server's pool, touches nothing outside, and forgets vanished worktrees.
+func TestSweep(t *testing.T) {
+	repo := newRepo(t)
+	ctx := context.Background()
+	wtDir := filepath.Join(repo, ".git", "sudocode-worktrees")
+	// A previous server's pool worktree and a half-created directory.
+	leftover := filepath.Join(wtDir, "oldpool1")
+	run1(t, repo, "git", "worktree", "add", "-q", "--detach", leftover, "HEAD")
+	partial := filepath.Join(wtDir, "partial2")
+	os.MkdirAll(filepath.Join(partial, "sub"), 0o755)
+	os.WriteFile(filepath.Join(partial, "sub", "f"), []byte("x"), 0o644)
+	outside := filepath.Join(repo, "keep.txt")
+	os.WriteFile(outside, []byte("mine\n"), 0o644)
+
+	f := newFixture(t, repo)
+	pool := waitPool(t, f.o)
+	kept := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "kept", Config: shell(`true`)}).ID)
+	vanished := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "vanished", Config: shell(`true`)}).ID)
+	os.RemoveAll(vanished.WorktreePath)
+
+	removed, err := f.o.Sweep(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(removed)
+	if want := []string{leftover, partial}; !slices.Equal(removed, want) {
+		t.Fatalf("removed %v, want %v", removed, want)
+	}
+	for _, p := range []string{kept.WorktreePath, outside} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(leftover); !os.IsNotExist(err) {
+		t.Fatalf("leftover: %v", err)
+	}
+	// The pool may have been claimed and refilled meanwhile; what it holds stays.
+	if w := waitPool(t, f.o); w.id == pool.id {
+		if _, err := os.Stat(pool.path); err != nil {
+			t.Fatalf("pooled worktree swept: %v", err)
+		}
+	}
+	wl := run1(t, repo, "git", "worktree", "list", "--porcelain")
+	if strings.Contains(wl, leftover) || strings.Contains(wl, vanished.WorktreePath) || !strings.Contains(wl, kept.WorktreePath) {
+		t.Fatalf("worktrees:\n%s", wl)
+	}
+	if got, _ := f.o.Get(ctx, vanished.ID); got.WorktreePath != "" {
+		t.Fatalf("vanished task %+v", got)
+	}
+	if got, _ := f.o.Get(ctx, kept.ID); got.WorktreePath != kept.WorktreePath {
+		t.Fatalf("kept task %+v", got)
+	}
+	if again, err := f.o.Sweep(ctx); err != nil || len(again) != 0 {
+		t.Fatalf("second sweep %v %v", again, err)
+	}
+}
