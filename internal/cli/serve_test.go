@@ -1,0 +1,217 @@
+package cli_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// serveRepo makes a git repository with one commit.
+func serveRepo(t *testing.T) string {
+	t.Helper()
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# served\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "README.md"}, {"commit", "-q", "-m", "initial"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+// serveProc is a running `sudocode serve`.
+type serveProc struct {
+	cmd    *exec.Cmd
+	stderr *lockedBuffer
+	exited chan struct{}
+}
+
+// startServe starts `sudocode serve args…` and returns its first stdout
+// output: the JSON document with --json, else the first line.
+func startServe(t *testing.T, env []string, asJSON bool, args ...string) (*serveProc, string) {
+	t.Helper()
+	p := &serveProc{cmd: exec.Command(sudocodeBin, append([]string{"serve"}, args...)...), stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p.cmd.Env = env
+	p.cmd.Stderr = p.stderr
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan string, 1)
+	go func() {
+		r := bufio.NewReader(out)
+		if asJSON {
+			var raw json.RawMessage
+			if json.NewDecoder(r).Decode(&raw) == nil {
+				first <- string(raw)
+			}
+		} else if line, err := r.ReadString('\n'); err == nil {
+			first <- line
+		}
+		io.Copy(io.Discard, r)
+		p.cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.exited
+	})
+	select {
+	case s := <-first:
+		return p, s
+	case <-p.exited:
+		t.Fatalf("sudocode serve exited: %v\nstderr:\n%s", p.cmd.ProcessState, p.stderr)
+	case <-time.After(20 * time.Second):
+		t.Fatalf("sudocode serve printed nothing within 20s\nstderr:\n%s", p.stderr)
+	}
+	return nil, ""
+}
+
+// TestServeRefusesNonLoopback: any other bind needs a token, before the
+// port is opened.
+func TestServeRefusesNonLoopback(t *testing.T) {
+	env := childEnv(t)
+	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
+		r := runCmd(t, env, "", sudocodeBin, "serve", "--addr", addr, "--dir", t.TempDir())
+		if r.code != 2 || !strings.Contains(r.stderr, "refusing to listen on "+addr+" without a bearer token") {
+			t.Errorf("serve --addr %s: exit %d, stderr %q; want 2 and a refusal", addr, r.code, r.stderr)
+		}
+	}
+	r := runCmd(t, env, "", sudocodeBin, "serve", "--addr", "0.0.0.0:0", "--json")
+	var e struct {
+		Error struct{ Code, Message string }
+	}
+	if r.code != 2 || json.Unmarshal([]byte(r.stderr), &e) != nil || e.Error.Code != "invalid_argument" {
+		t.Errorf("serve --json with a refused bind: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := runCmd(t, env, "", sudocodeBin, "serve", "--addr", "nonsense"); r.code != 2 {
+		t.Errorf("serve --addr nonsense: exit %d, want 2 (%s)", r.code, r.stderr)
+	}
+}
+
+var serveLine = regexp.MustCompile(`^sudocode serve: (http://127\.0\.0\.1:\d+/) \(MCP at /mcp/tracker, /mcp/rulesets, /mcp/coding, /mcp/agent\)\n$`)
+
+func TestServePrintsItsAddress(t *testing.T) {
+	dir := serveRepo(t)
+	_, line := startServe(t, childEnv(t), false, "--addr", "127.0.0.1:0", "--dir", dir)
+	m := serveLine.FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("first line %q", line)
+	}
+	resp, err := http.Get(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "<title>Sudocode</title>") {
+		t.Errorf("GET %s: %d %.200s", m[1], resp.StatusCode, body)
+	}
+}
+
+// TestServeWithToken: --json prints the endpoints; every endpoint needs the
+// token (SUDOCODE_TOKEN here) and refuses a foreign Origin; SIGTERM stops
+// the server cleanly even with a client connected.
+func TestServeWithToken(t *testing.T) {
+	dir := serveRepo(t)
+	p, doc := startServe(t, childEnv(t, "SUDOCODE_TOKEN=tok3n"), true, "--addr", "127.0.0.1:0", "--dir", dir, "--json")
+	var info struct {
+		URL         string            `json:"url"`
+		Dir         string            `json:"dir"`
+		MCP         map[string]string `json:"mcp"`
+		Unavailable map[string]string `json:"unavailable"`
+		Auth        bool              `json:"auth"`
+	}
+	if err := json.Unmarshal([]byte(doc), &info); err != nil {
+		t.Fatalf("%v: %s", err, doc)
+	}
+	if !info.Auth || info.Dir != dir || len(info.MCP) != 4 || info.MCP["tracker"] != strings.TrimSuffix(info.URL, "/")+"/mcp/tracker" {
+		t.Errorf("info %+v", info)
+	}
+	do := func(url string, header map[string]string) int {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for name, url := range info.MCP {
+		if code := do(url, nil); code != http.StatusUnauthorized {
+			t.Errorf("%s without the token: %d, want 401", name, code)
+		}
+		if code := do(url, map[string]string{"Authorization": "Bearer tok3n", "Origin": "https://evil.example"}); code != http.StatusForbidden {
+			t.Errorf("%s from a foreign origin: %d, want 403", name, code)
+		}
+	}
+	resp, err := http.Get(info.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the dashboard without the token: %d, want 401", resp.StatusCode)
+	}
+	session := connectHTTP(t, info.MCP["tracker"], map[string]string{"Authorization": "Bearer tok3n"})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "init", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	events, err := http.NewRequest("GET", info.URL+"api/events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events.Header.Set("Authorization", "Bearer tok3n")
+	stream, err := http.DefaultClient.Do(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	if stream.StatusCode != 200 {
+		t.Fatalf("/api/events with the token: %d", stream.StatusCode)
+	}
+
+	start := time.Now()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("serve did not exit within 10s of SIGTERM\nstderr:\n%s", p.stderr)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("serve took %v to stop with a client and an event stream open", d)
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit code after SIGTERM = %d\nstderr:\n%s", code, p.stderr)
+	}
+}

@@ -1,0 +1,424 @@
+package dashboard_test
+
+// Browser tests: the dashboard in headless Chromium (Debian's chromium
+// package), driven by chromedp, against `sudocode serve` running in-process
+// on a free loopback port. Changes are made through MCP (the SDK's
+// Streamable HTTP client) and the orchestrator, and must show up on the page
+// without a reload. Under CI=true a missing Chromium fails the test.
+//
+// SUDOCODE_SCREENSHOTS=DIR keeps the screenshots the test takes.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/serve"
+)
+
+// chromium finds a Chromium or Chrome binary: a skip on a developer machine
+// without one, a failure in CI.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("no Chromium on PATH; the browser tests need it: apt-get install -y chromium")
+	}
+	t.Skip("no Chromium on PATH (apt-get install -y chromium); CI runs these tests")
+	return ""
+}
+
+// startServe runs `sudocode serve` in-process over f and returns its base URL.
+func startServe(t *testing.T, f *fixture) (string, *serve.Server) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := serve.New(ctx, serve.Options{Dir: f.dir, Rulesets: f.rules, Version: "test", Actor: "tester"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		srv.Close()
+	})
+	return "http://" + ln.Addr().String(), srv
+}
+
+// browser starts a headless Chromium and collects its console messages.
+type browser struct {
+	ctx      context.Context
+	mu       sync.Mutex
+	messages []chromedp.ConsoleMessage
+}
+
+const viewW, viewH = 1280, 800
+
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	exe := chromium(t)
+	ctx, cancel := chromedp.NewContext(context.Background(), chromedp.WithAllocatorOptions(
+		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(viewW, viewH)))
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(func() {
+		cancelT()
+		cancel()
+	})
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(viewW, viewH)); err != nil {
+		t.Fatalf("starting %s: %v", exe, err)
+	}
+	b := &browser{ctx: ctx}
+	msgs := chromedp.Console(ctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.messages = append(b.messages, m)
+			b.mu.Unlock()
+		}
+	}()
+	return b
+}
+
+func (b *browser) do(t *testing.T, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(b.ctx, steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// eval runs a JavaScript expression in the page and decodes its value.
+func eval[T any](t *testing.T, b *browser, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
+}
+
+// waitFor polls a boolean expression until it is true. It evaluates
+// through DevTools (never through the page's eval, which the page's CSP
+// forbids).
+func (b *browser) waitFor(t *testing.T, what, expr string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool]("!!("+expr+")"))
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			main, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.getElementById('main') ? document.getElementById('main').innerText : ''`))
+			t.Fatalf("waiting for %s (%s): %v; the page shows:\n%s", what, expr, err, main)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// errors returns the console errors and uncaught exceptions so far.
+func (b *browser) errors() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for _, m := range b.messages {
+		if m.Type == chromedp.ConsoleError || m.IsException() {
+			out = append(out, m.String()+" at "+m.URL)
+		}
+	}
+	return out
+}
+
+// screenshot captures the viewport, checks it and keeps it when asked.
+func (b *browser) screenshot(t *testing.T, name string) {
+	t.Helper()
+	buf, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(buf))
+	if err != nil {
+		t.Fatalf("screenshot %s is not a PNG: %v", name, err)
+	}
+	if r := img.Bounds(); r.Dx() != viewW || r.Dy() != viewH {
+		t.Errorf("screenshot %s is %dx%d, want %dx%d", name, r.Dx(), r.Dy(), viewW, viewH)
+	}
+	colors := map[uint32]bool{}
+	for y := 0; y < img.Bounds().Dy(); y += 7 {
+		for x := 0; x < img.Bounds().Dx(); x += 7 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colors[(r>>8)<<16|(g>>8)<<8|bl>>8] = true
+		}
+	}
+	if len(colors) < 20 {
+		t.Errorf("screenshot %s has %d colours: an empty page?", name, len(colors))
+	}
+	if dir := os.Getenv("SUDOCODE_SCREENSHOTS"); dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// connectMCP connects the SDK's Streamable HTTP client to url.
+func connectMCP(t *testing.T, url string) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := mcp.NewClient(&mcp.Implementation{Name: "browser-test", Version: "0"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", url, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// call calls a tool that must succeed and returns its text.
+func call(t *testing.T, s *mcp.ClientSession, tool string, args map[string]any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	text := ""
+	if len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			text = tc.Text
+		}
+	}
+	if res.IsError {
+		t.Fatalf("%s failed: %s", tool, text)
+	}
+	return text
+}
+
+// js quotes s as a JavaScript string.
+func js(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+const evilMarkdown = "# Evil ruleset\n\nSome **bold** and `code`.\n\n<script>window.__pwned = 1</script>\n\n" +
+	"<img src=x onerror=\"window.__pwned = 2\">\n\n[click](javascript:window.__pwned=3) [data](data:text/html,hi) [safe](https://go.dev/)\n\n" +
+	"![pic](https://example.com/x.png)\n\n| a | b |\n|---|---|\n| <b>1</b> | 2 |\n"
+
+func TestBrowserDashboard(t *testing.T) {
+	b := newBrowser(t)
+	f := newFixture(t)
+	base, srv := startServe(t, f)
+	if srv.Orchestrator == nil {
+		t.Fatalf("tasks unavailable: %s", srv.TasksUnavailable)
+	}
+
+	// The board: one column per status, ready and blocked issues marked.
+	b.do(t, chromedp.Navigate(base+"/"))
+	b.waitFor(t, "the board", `document.querySelectorAll('#board .column').length === 4`)
+	cols := eval[[]string](t, b, `Array.from(document.querySelectorAll('#board .column')).map(c => c.dataset.status)`)
+	if strings.Join(cols, ",") != "open,in_progress,blocked,closed" {
+		t.Errorf("columns %v", cols)
+	}
+	card := func(id string) string { return `document.querySelector('.card[data-id=` + js(id) + `]')` }
+	if !eval[bool](t, b, card(f.open)+`.querySelector('.badge.ready') !== null && `+card(f.open)+`.closest('.column').dataset.status === 'open'`) {
+		t.Error("the ready issue is not marked ready in the open column")
+	}
+	if !eval[bool](t, b, card(f.waiting)+`.querySelector('.badge.blocked') !== null && `+card(f.waiting)+`.textContent.includes(`+js(f.open)+`)`) {
+		t.Error("the blocked issue is not marked blocked, with its blocker")
+	}
+	if got := eval[string](t, b, card(f.progress)+`.querySelector('.card-title').textContent`); got != "Write <script>alert(1)</script> docs" {
+		t.Errorf("a title with markup shows as %q, want the text itself", got)
+	}
+	if n := eval[int](t, b, `document.querySelectorAll('main script').length`); n != 0 {
+		t.Errorf("%d script elements in the page's content", n)
+	}
+	b.waitFor(t, "the live indicator", `document.getElementById('live').textContent === 'live'`)
+	b.screenshot(t, "board")
+	// Reading does not count as a change: an idle page is not redrawn.
+	before := eval[string](t, b, `document.body.dataset.rendered`)
+	time.Sleep(time.Second)
+	if after := eval[string](t, b, `document.body.dataset.rendered`); after != before {
+		t.Errorf("the idle board was redrawn (render %s, then %s)", before, after)
+	}
+
+	// An issue created through MCP appears without a reload.
+	eval[bool](t, b, `(window.__sameDocument = true)`)
+	tracker := connectMCP(t, base+serve.PathTracker)
+	var created struct{ ID string }
+	if err := json.Unmarshal([]byte(call(t, tracker, "create_issue", map[string]any{"title": "Created through MCP", "priority": 0})), &created); err != nil || created.ID == "" {
+		t.Fatalf("create_issue: %v %+v", err, created)
+	}
+	b.waitFor(t, "the new issue on the board", card(created.ID)+` !== null && `+card(created.ID)+`.closest('.column').dataset.status === 'open'`)
+	call(t, tracker, "update_issue", map[string]any{"issue_id": created.ID, "status": "in_progress"})
+	b.waitFor(t, "the issue in the in_progress column", card(created.ID)+` !== null && `+card(created.ID)+`.closest('.column').dataset.status === 'in_progress'`)
+	if !eval[bool](t, b, `window.__sameDocument === true`) {
+		t.Error("the page was reloaded")
+	}
+
+	// A spec with its feedback at the anchored lines, the stale one flagged.
+	eval[string](t, b, `location.hash = `+js("#/spec/"+f.spec))
+	b.waitFor(t, "the spec", `document.getElementById('spec-source') !== null`)
+	if !eval[bool](t, b, `(() => { const l = document.querySelector('#spec-source .line[data-line="8"]');
+		return l && l.textContent.includes('Refresh tokens rotate') && l.nextElementSibling.classList.contains('line-fb') &&
+		l.nextElementSibling.querySelector('.feedback[data-id=`+js(f.fbValid)+`]') !== null })()`) {
+		t.Error("the feedback is not shown under line 8, where its anchor is now")
+	}
+	if !eval[bool](t, b, `document.querySelector('#stale-anchors .feedback[data-id=`+js(f.fbStale)+`] .badge.anchor-stale') !== null`) {
+		t.Error("the stale anchor is not flagged")
+	}
+	if n := eval[int](t, b, `document.querySelectorAll('#spec-source .feedback').length`); n != 1 {
+		t.Errorf("%d feedback cards among the lines, want 1 (the stale one is listed apart)", n)
+	}
+	b.screenshot(t, "spec")
+
+	// Rulesets: one upserted through MCP appears, its markdown rendered
+	// safely.
+	eval[string](t, b, `location.hash = '#/rulesets'`)
+	b.waitFor(t, "the ruleset list", `document.querySelector('.ruleset-card[data-name="go_style"]') !== null`)
+	rules := connectMCP(t, base+serve.PathRulesets)
+	call(t, rules, "upsert_ruleset", map[string]any{"name": "evil_md", "description": "tries <b>markup</b>", "markdown": evilMarkdown, "tags": []string{"test"}})
+	b.waitFor(t, "the new ruleset in the list", `document.querySelector('.ruleset-card[data-name="evil_md"]') !== null`)
+	eval[string](t, b, `location.hash = '#/ruleset/evil_md'`)
+	b.waitFor(t, "the rendered ruleset", `document.querySelector('.ruleset-body h1') !== null`)
+	checks := map[string]string{
+		"a heading":               `document.querySelector('.ruleset-body h1').textContent === 'Evil ruleset'`,
+		"bold and code":           `document.querySelector('.ruleset-body strong') !== null && document.querySelector('.ruleset-body code') !== null`,
+		"a table":                 `document.querySelectorAll('.ruleset-body table td').length === 2`,
+		"the script as text":      `document.querySelector('.ruleset-body').textContent.includes('<script>window.__pwned = 1</script>')`,
+		"no script or img":        `document.querySelectorAll('main script, main img, main iframe').length === 0`,
+		"no javascript: or data:": `Array.from(document.querySelectorAll('main a[href]')).every(a => /^(https?:|mailto:|#)/.test(a.getAttribute('href')))`,
+		"the safe link":           `document.querySelector('.ruleset-body a[href="https://go.dev/"]') !== null`,
+		"no handler attributes":   `Array.from(document.querySelectorAll('main *')).every(e => Array.from(e.attributes).every(a => !a.name.startsWith('on')))`,
+		"nothing ran":             `window.__pwned === undefined`,
+	}
+	for what, expr := range checks {
+		if !eval[bool](t, b, expr) {
+			t.Errorf("ruleset markdown: want %s (%s)", what, expr)
+		}
+	}
+	b.screenshot(t, "ruleset")
+
+	// Tasks: a new task appears in the list, then its log streams as the
+	// command prints; the command waits for a file the test creates once the
+	// first line is on the page, so the later lines can only arrive live.
+	eval[string](t, b, `location.hash = '#/tasks'`)
+	b.waitFor(t, "the task list", `document.querySelector('main h1') && document.querySelector('main h1').textContent === 'Tasks'`)
+	script := `echo line 1; while [ ! -e go.flag ]; do sleep 0.05; done; for i in 2 3; do echo line $i; sleep 0.2; done; echo hello > f.txt; git add f.txt; git -c user.name=t -c user.email=t@example.com commit -q -m add-f`
+	cfg, _ := json.Marshal(map[string]any{"command": []string{"sh", "-c", script}})
+	task, err := srv.Orchestrator.Create(context.Background(), orchestrator.CreateInput{Tool: "COMMAND", Description: "Print three lines", Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.waitFor(t, "the task in the list", `document.querySelector('#task-list tr[data-id=`+js(task.ID)+`]') !== null`)
+	eval[string](t, b, `location.hash = `+js("#/task/"+task.ID))
+	line := func(n int) string {
+		return `Array.from(document.querySelectorAll('#task-log .log-line .text')).some(e => e.textContent === 'line ` + fmt.Sprint(n) + `')`
+	}
+	b.waitFor(t, "line 1 in the log", line(1))
+	if eval[bool](t, b, line(2)) {
+		t.Fatal("line 2 is on the page before the command could print it")
+	}
+	if err := os.WriteFile(filepath.Join(task.WorktreePath, "go.flag"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.waitFor(t, "line 2", line(2))
+	b.waitFor(t, "line 3", line(3))
+	b.waitFor(t, "the completed status", `document.querySelector('#task-status .badge').textContent === 'completed'`)
+	b.screenshot(t, "task-log")
+	eval[bool](t, b, `(document.getElementById('tab-diff').click(), true)`)
+	b.waitFor(t, "the branch diff", `document.querySelector('#task-diff pre.diff') !== null && document.querySelector('#task-diff pre.diff').textContent.includes('+hello')`)
+	if !eval[bool](t, b, `document.querySelector('#task-diff .dl.add') !== null`) {
+		t.Error("added lines are not marked")
+	}
+	b.screenshot(t, "task-diff")
+	if !eval[bool](t, b, `window.__sameDocument === true`) {
+		t.Error("the page was reloaded")
+	}
+
+	// Nothing went wrong in the page: no console error, no exception, no
+	// CSP violation, no failed load.
+	time.Sleep(200 * time.Millisecond)
+	if errs := b.errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// TestBrowserUnavailableParts: outside a git repository and before init,
+// the page says what is missing and why, with no console errors.
+func TestBrowserUnavailableParts(t *testing.T) {
+	b := newBrowser(t)
+	f := newFixture(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := serve.New(ctx, serve.Options{Dir: dir, Rulesets: f.rules, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	defer func() {
+		cancel()
+		<-done
+		srv.Close()
+	}()
+	base := "http://" + ln.Addr().String()
+	b.do(t, chromedp.Navigate(base+"/#/tasks"))
+	b.waitFor(t, "the tasks problem", `document.querySelector('main .problem') !== null`)
+	if got := eval[string](t, b, `document.querySelector('main .problem').textContent`); !strings.Contains(got, "not in a git repository") {
+		t.Errorf("tasks problem %q", got)
+	}
+	eval[string](t, b, `location.hash = '#/board'`)
+	b.waitFor(t, "the tracker problem", `document.querySelector('main .problem') !== null && document.querySelector('main .problem').textContent.includes('.sudocode')`)
+	// init through MCP: the board appears by itself.
+	tracker := connectMCP(t, base+serve.PathTracker)
+	call(t, tracker, "init", map[string]any{})
+	b.waitFor(t, "the board after init", `document.getElementById('board') !== null`)
+	b.screenshot(t, "unavailable")
+	// The 4xx/5xx answers the page handles are logged by Chromium as
+	// failed loads; nothing else may be.
+	for _, e := range b.errors() {
+		if !strings.Contains(e, "status of 503") && !strings.Contains(e, "status of 404") {
+			t.Errorf("console error: %s", e)
+		}
+	}
+	if resp, err := http.Get(base + serve.PathAgent); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable {
+			t.Errorf("GET %s: %d, want 503", serve.PathAgent, resp.StatusCode)
+		}
+	}
+}

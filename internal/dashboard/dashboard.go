@@ -1,0 +1,409 @@
+// Package dashboard is the web page of `sudocode serve`: a read-only view
+// of the tracker (a board of issues by status, specs with their anchored
+// feedback), the ruleset library, and the orchestrator's tasks with their
+// live logs and branch diffs. The page is vanilla JS and CSS embedded in
+// the binary (no CDN, no build step); it reads JSON under /api/ and is
+// pushed changes over Server-Sent Events (/api/events, and one stream per
+// task for its log).
+//
+// The dashboard has no write actions: every change goes through MCP or the
+// CLI. It escapes everything it shows (the page builds DOM nodes with
+// textContent, never HTML strings) and answers with a strict
+// Content-Security-Policy.
+package dashboard
+
+import (
+	"context"
+	"crypto/subtle"
+	"embed"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/rulesets"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Options configure a Dashboard.
+type Options struct {
+	// Dir is the project: the tracker is the .sudocode found walking up
+	// from it, and task diffs run git there.
+	Dir     string
+	Actor   string
+	Version string
+	// Rulesets is the ruleset library; a nil Store shows rulesets as
+	// unavailable.
+	Rulesets rulesets.Library
+	// Tasks is the orchestrator; nil shows tasks as unavailable, with
+	// TasksUnavailable as the reason.
+	Tasks            *orchestrator.Orchestrator
+	TasksUnavailable string
+	// Token, when set, is required of every request: as a bearer header, or
+	// as the cookie that opening /?token=TOKEN sets.
+	Token string
+	// AllowedOrigins are browser origins allowed besides loopback ones and
+	// the page's own.
+	AllowedOrigins []string
+	// Endpoints are the MCP endpoints shown on the page; SetEndpoints
+	// changes them.
+	Endpoints []Endpoint
+	Logger    *slog.Logger
+	// TrackerPoll and RulesetsPoll are how often the tracker's files and
+	// the ruleset library are checked for changes made by other processes;
+	// 0 means 300ms and 2s.
+	TrackerPoll, RulesetsPoll time.Duration
+}
+
+// Endpoint is an MCP endpoint the page lists.
+type Endpoint struct {
+	Name      string `json:"name"`
+	Path      string `json:"path"`
+	Available bool   `json:"available"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// Dashboard serves the page and its APIs.
+type Dashboard struct {
+	opts    Options
+	logger  *slog.Logger
+	mux     *http.ServeMux
+	hub     *hub
+	tracker *trackerReader
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
+	unsub   func()
+
+	epMu      sync.Mutex
+	endpoints []Endpoint
+}
+
+// CookieName is the cookie that carries the token for a browser.
+const CookieName = "sudocode_token"
+
+// New returns the dashboard and starts its watchers; Close stops them.
+func New(opts Options) *Dashboard {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.TrackerPoll <= 0 {
+		opts.TrackerPoll = 300 * time.Millisecond
+	}
+	if opts.RulesetsPoll <= 0 {
+		opts.RulesetsPoll = 2 * time.Second
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	d := &Dashboard{opts: opts, logger: opts.Logger, hub: newHub(), tracker: newTrackerReader(opts.Dir, opts.Actor), stop: stop,
+		endpoints: opts.Endpoints}
+	d.routes()
+	d.wg.Add(2)
+	go d.watchTracker(ctx)
+	go d.watchRulesets(ctx)
+	if opts.Tasks != nil {
+		d.unsub = opts.Tasks.Subscribe(func(c orchestrator.Change) {
+			if c.Kind == orchestrator.ChangeLog {
+				return // the task's own stream carries its log
+			}
+			d.hub.publish(event{Name: TopicTasks, Data: taskEvent{ID: c.Task.ID, Kind: c.Kind, Status: string(c.Task.Status)}})
+		})
+	}
+	return d
+}
+
+// Topics of /api/events.
+const (
+	TopicTracker  = "tracker"
+	TopicRulesets = "rulesets"
+	TopicTasks    = "tasks"
+)
+
+type taskEvent struct {
+	ID     string `json:"id"`
+	Kind   string `json:"kind"`
+	Status string `json:"status"`
+}
+
+// Changed pushes a change of topic to every open page now, without waiting
+// for the next poll (serve calls it when a ruleset changes through MCP).
+func (d *Dashboard) Changed(topic string) {
+	d.hub.publish(event{Name: topic, Data: map[string]string{"source": "push"}})
+}
+
+// SetEndpoints replaces the MCP endpoints the page lists.
+func (d *Dashboard) SetEndpoints(eps []Endpoint) {
+	d.epMu.Lock()
+	defer d.epMu.Unlock()
+	d.endpoints = append([]Endpoint(nil), eps...)
+}
+
+// Close stops the watchers, ends every open event stream and closes the
+// tracker.
+func (d *Dashboard) Close() {
+	if d.unsub != nil {
+		d.unsub()
+	}
+	d.stop()
+	d.hub.close()
+	d.wg.Wait()
+	d.tracker.close()
+}
+
+func (d *Dashboard) routes() {
+	m := http.NewServeMux()
+	static, _ := fs.Sub(assets, "assets")
+	files := http.FileServerFS(static)
+	m.Handle("GET /assets/", http.StripPrefix("/assets/", files))
+	m.HandleFunc("GET /{$}", d.index)
+	m.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/assets/favicon.svg", http.StatusMovedPermanently)
+	})
+	m.HandleFunc("GET /api/info", d.info)
+	m.HandleFunc("GET /api/events", d.events)
+	m.HandleFunc("GET /api/issues", d.issues)
+	m.HandleFunc("GET /api/issues/{id}", d.issue)
+	m.HandleFunc("GET /api/specs", d.specs)
+	m.HandleFunc("GET /api/specs/{id}", d.spec)
+	m.HandleFunc("GET /api/rulesets", d.rulesetList)
+	m.HandleFunc("GET /api/rulesets/{name}", d.ruleset)
+	m.HandleFunc("GET /api/tasks", d.tasks)
+	m.HandleFunc("GET /api/tasks/{id}", d.task)
+	m.HandleFunc("GET /api/tasks/{id}/logs", d.taskLogs)
+	m.HandleFunc("GET /api/tasks/{id}/stream", d.taskStream)
+	m.HandleFunc("GET /api/tasks/{id}/diff", d.taskDiff)
+	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET")
+			writeError(w, http.StatusMethodNotAllowed, fault.New(fault.Invalid, "the dashboard's API is read-only").
+				WithHint("change things through MCP or the sudocode CLI"))
+			return
+		}
+		writeError(w, http.StatusNotFound, fault.New(fault.NotFound, "no such API: %s", r.URL.Path))
+	})
+	d.mux = m
+}
+
+// ContentSecurityPolicy is sent with every response: only the page's own
+// scripts, styles and images, no framing, no forms, no plugins.
+const ContentSecurityPolicy = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// ServeHTTP serves the page and the APIs.
+func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", ContentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	if rebound(r) {
+		http.Error(w, "forbidden: invalid Host header "+r.Host, http.StatusForbidden)
+		return
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !d.originAllowed(origin, r.Host) {
+		http.Error(w, "forbidden: origin "+origin+" is not allowed", http.StatusForbidden)
+		return
+	}
+	if r.ContentLength > maxBody {
+		http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	if !d.authorized(w, r) {
+		return
+	}
+	d.mux.ServeHTTP(w, r)
+}
+
+// maxBody caps a request body: the dashboard's API only reads.
+const maxBody = 64 << 10
+
+// originAllowed accepts the page's own origin, loopback origins and the
+// configured ones.
+func (d *Dashboard) originAllowed(origin, host string) bool {
+	if slices.Contains(d.opts.AllowedOrigins, origin) {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	return u.Host == host || isLoopback(u.Hostname())
+}
+
+// rebound reports a request that reached a loopback address under a name
+// that is not loopback: a DNS-rebinding page reading the dashboard.
+func rebound(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil {
+		return false
+	}
+	lhost, _, err := net.SplitHostPort(local.String())
+	if err != nil || !isLoopback(lhost) {
+		return false
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return !isLoopback(host)
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	if ip == nil && len(host) > 2 && host[0] == '[' {
+		ip = net.ParseIP(host[1 : len(host)-1])
+	}
+	return ip != nil && ip.IsLoopback()
+}
+
+// authorized checks the token (when one is set). A browser opens
+// /?token=TOKEN once; the answer stores the token in an HttpOnly,
+// SameSite=Strict cookie and redirects to /, so the token leaves the
+// address bar and every later request (fetch, EventSource) carries it.
+func (d *Dashboard) authorized(w http.ResponseWriter, r *http.Request) bool {
+	tok := d.opts.Token
+	if tok == "" {
+		return true
+	}
+	same := func(s string) bool { return subtle.ConstantTimeCompare([]byte(s), []byte(tok)) == 1 }
+	if same(bearer(r.Header.Get("Authorization"))) {
+		return true
+	}
+	if c, err := r.Cookie(CookieName); err == nil && same(c.Value) {
+		return true
+	}
+	if r.URL.Path == "/" && r.URL.Query().Has("token") && same(r.URL.Query().Get("token")) {
+		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return false
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="sudocode"`)
+	http.Error(w, "unauthorized: send Authorization: Bearer <token>, or open /?token=<token> once in the browser", http.StatusUnauthorized)
+	return false
+}
+
+func bearer(h string) string {
+	const p = "Bearer "
+	if len(h) > len(p) && h[:len(p)] == p {
+		return h[len(p):]
+	}
+	return ""
+}
+
+func (d *Dashboard) index(w http.ResponseWriter, r *http.Request) {
+	page, err := assets.ReadFile("assets/index.html")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Write(page)
+}
+
+// Info is /api/info: what the page can show.
+type Info struct {
+	Version   string     `json:"version"`
+	Dir       string     `json:"dir"`
+	Endpoints []Endpoint `json:"endpoints"`
+	Tracker   Avail      `json:"tracker"`
+	Rulesets  Avail      `json:"rulesets"`
+	Tasks     Avail      `json:"tasks"`
+	ReadOnly  bool       `json:"read_only"`
+}
+
+// Avail says whether a part is available, and why not.
+type Avail struct {
+	Available bool   `json:"available"`
+	Reason    string `json:"reason,omitempty"`
+	Hint      string `json:"hint,omitempty"`
+}
+
+func (d *Dashboard) info(w http.ResponseWriter, r *http.Request) {
+	d.epMu.Lock()
+	eps := append([]Endpoint{}, d.endpoints...)
+	d.epMu.Unlock()
+	in := Info{Version: d.opts.Version, Dir: d.opts.Dir, Endpoints: eps, ReadOnly: true,
+		Rulesets: Avail{Available: d.opts.Rulesets.Store != nil, Reason: "no ruleset store"},
+		Tasks:    Avail{Available: d.opts.Tasks != nil, Reason: d.opts.TasksUnavailable}}
+	if err := d.tracker.check(); err != nil {
+		in.Tracker = Avail{Reason: err.Error(), Hint: fault.HintOf(err)}
+	} else {
+		in.Tracker.Available = true
+	}
+	if in.Rulesets.Available {
+		in.Rulesets.Reason = ""
+	}
+	if in.Tasks.Available {
+		in.Tasks.Reason = ""
+	}
+	writeJSON(w, http.StatusOK, in)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(b)
+	w.Write([]byte("\n"))
+}
+
+// apiError is the body of an API error: the CLI's --json error shape.
+type apiError struct {
+	Error struct {
+		Code    fault.Code `json:"code"`
+		Message string     `json:"message"`
+		Hint    *string    `json:"hint"`
+	} `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, status int, err error) {
+	var e apiError
+	e.Error.Code, e.Error.Message = fault.CodeOf(err), err.Error()
+	if h := fault.HintOf(err); h != "" {
+		e.Error.Hint = &h
+	}
+	b, _ := json.Marshal(e)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(b)
+	w.Write([]byte("\n"))
+}
+
+// fail answers err with the status its code maps to.
+func fail(w http.ResponseWriter, err error) {
+	status := http.StatusInternalServerError
+	switch fault.CodeOf(err) {
+	case fault.NotFound:
+		status = http.StatusNotFound
+	case fault.Invalid:
+		status = http.StatusBadRequest
+	case fault.Conflict:
+		status = http.StatusConflict
+	case fault.Unavailable:
+		status = http.StatusServiceUnavailable
+	}
+	if errors.Is(err, context.Canceled) {
+		status = 499
+	}
+	writeError(w, status, err)
+}

@@ -1,0 +1,302 @@
+// Package serve wires `sudocode serve`: the four MCP servers over
+// Streamable HTTP on one port, each at its own path under /mcp/, and the
+// dashboard at /, all behind the same hardening as a single server
+// (internal/mcpx: loopback unless a token is set, bearer token, Origin
+// checks, body caps, DNS-rebinding protection).
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/dashboard"
+	mcpagent "github.com/sudocode/sudocode/internal/mcpserver/agent"
+	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+	mcprulesets "github.com/sudocode/sudocode/internal/mcpserver/rulesets"
+	mcptracker "github.com/sudocode/sudocode/internal/mcpserver/tracker"
+	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/rulesets"
+	"github.com/sudocode/sudocode/internal/workspace"
+)
+
+// The MCP endpoints.
+const (
+	PathTracker  = "/mcp/tracker"
+	PathRulesets = "/mcp/rulesets"
+	PathCoding   = "/mcp/coding"
+	PathAgent    = "/mcp/agent"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Dir is the project: the tracker is found walking up from it, it is
+	// the coding tools' workspace, and the orchestrator's repository.
+	Dir string
+	// Rulesets is the ruleset store; the caller closes it after Close.
+	Rulesets       rulesets.Store
+	Token          string   // bearer token; required before any non-loopback bind
+	AllowedOrigins []string // browser origins allowed besides loopback ones
+	Version        string
+	Actor          string
+	Logger         *slog.Logger
+}
+
+// Server is everything `sudocode serve` runs.
+type Server struct {
+	// Orchestrator runs tasks; nil when the project is not in a git
+	// repository (TasksUnavailable says why).
+	Orchestrator     *orchestrator.Orchestrator
+	TasksUnavailable string
+	Dashboard        *dashboard.Dashboard
+
+	dir        string
+	logger     *slog.Logger
+	transport  mcpx.Transport
+	mux        *http.ServeMux
+	handler    http.Handler
+	endpoints  []dashboard.Endpoint
+	coding     *coding.Server
+	closeTasks func()
+}
+
+// New builds the servers and the dashboard over o.Dir. Parts that cannot
+// run there (the orchestrator outside a git repository, the coding tools
+// in a directory they refuse) answer 503 with the reason; the rest serve.
+func New(ctx context.Context, o Options) (*Server, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Rulesets == nil {
+		return nil, errors.New("serve: no ruleset store")
+	}
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	logger := o.Logger
+	s := &Server{dir: dir, logger: logger, mux: http.NewServeMux(),
+		transport: mcpx.Transport{Token: o.Token, AllowedOrigins: o.AllowedOrigins}}
+
+	s.Orchestrator, s.closeTasks, s.TasksUnavailable = OpenTasks(ctx, dir, o.Actor)
+	if s.Orchestrator == nil {
+		logger.Warn("tasks are unavailable", "reason", s.TasksUnavailable)
+	}
+
+	// Rulesets changed through this process are pushed to the dashboard at
+	// once; changes from elsewhere are polled.
+	notify := &notifyingStore{Store: o.Rulesets}
+	s.Dashboard = dashboard.New(dashboard.Options{
+		Dir: dir, Actor: o.Actor, Version: o.Version,
+		Rulesets:         rulesets.Library{Store: notify},
+		Tasks:            s.Orchestrator,
+		TasksUnavailable: s.TasksUnavailable,
+		Token:            o.Token,
+		AllowedOrigins:   o.AllowedOrigins,
+		Logger:           logger,
+	})
+	notify.changed = func() { s.Dashboard.Changed(dashboard.TopicRulesets) }
+
+	s.mountSDK(PathTracker, mcptracker.New(mcptracker.Options{Dir: dir, Version: o.Version, Actor: o.Actor, Logger: logger}))
+	s.mountSDK(PathRulesets, mcprulesets.New(rulesets.Library{Store: notify}, logger))
+
+	if root, err := workspace.Open(dir); err != nil {
+		s.unavailable(PathCoding, "the coding tools cannot serve "+dir+": "+err.Error())
+	} else {
+		s.coding = coding.New(root, coding.Options{Version: o.Version, ViewImage: true, AuthToken: o.Token, Logger: logger})
+		// The coding server checks its own path (/mcp), token, Origin and
+		// body size, per its profile; the shared guard runs first.
+		s.mount(PathCoding, mcpx.Guard(at(mcpx.Path, s.coding.HTTPHandler()), s.transport), "")
+	}
+
+	if s.Orchestrator != nil {
+		s.mountSDK(PathAgent, mcpagent.New(s.Orchestrator, mcpagent.Options{Version: o.Version, Logger: logger}))
+	} else {
+		s.unavailable(PathAgent, s.TasksUnavailable)
+	}
+
+	s.mux.Handle("/mcp/", mcpx.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no MCP server at "+r.URL.Path+"; the servers are at "+strings.Join(Paths(), ", "), http.StatusNotFound)
+	}), s.transport))
+	s.mux.Handle("/", s.Dashboard)
+	s.handler = s.mux
+	return s, nil
+}
+
+// Paths are the MCP endpoints in the order they are listed.
+func Paths() []string { return []string{PathTracker, PathRulesets, PathCoding, PathAgent} }
+
+// mountSDK serves an SDK server at path with mcpx's handler: the same
+// hardening and transport options as `sudocode mcp --http`.
+func (s *Server) mountSDK(path string, srv *mcp.Server) {
+	s.mount(path, at(mcpx.Path, mcpx.Handler(srv, s.transport, s.logger)), "")
+}
+
+// mount serves h at path and lists the endpoint; a reason marks it
+// unavailable on the dashboard.
+func (s *Server) mount(path string, h http.Handler, reason string) {
+	s.mux.Handle(path, h)
+	s.endpoints = append(s.endpoints, dashboard.Endpoint{Name: strings.TrimPrefix(path, "/mcp/"), Path: path, Available: reason == "", Reason: reason})
+	s.Dashboard.SetEndpoints(s.sortedEndpoints())
+}
+
+// unavailable answers path with 503 and the reason (after the shared
+// checks, so it says nothing to a caller without the token).
+func (s *Server) unavailable(path, reason string) {
+	s.mount(path, mcpx.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "60")
+		http.Error(w, "unavailable: "+reason, http.StatusServiceUnavailable)
+	}), s.transport), reason)
+}
+
+func (s *Server) sortedEndpoints() []dashboard.Endpoint {
+	out := make([]dashboard.Endpoint, 0, len(s.endpoints))
+	for _, p := range Paths() {
+		for _, e := range s.endpoints {
+			if e.Path == p {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// Endpoints lists the MCP endpoints, with the reason of any unavailable one.
+func (s *Server) Endpoints() []dashboard.Endpoint { return s.sortedEndpoints() }
+
+// Dir is the project directory, absolute.
+func (s *Server) Dir() string { return s.dir }
+
+// Handler is the whole site: the MCP endpoints and the dashboard.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Serve serves on ln until ctx ends, then shuts down gracefully (open event
+// streams are ended at once; requests in flight get a few seconds).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	return mcpx.ServeHTTP(ctx, ln, s.handler, s.logger)
+}
+
+// Close stops the dashboard, ends the coding tools' commands and the
+// running agents (their tasks are marked failed, as after a crash), and
+// closes the task store.
+func (s *Server) Close() {
+	s.Dashboard.Close()
+	if s.coding != nil {
+		s.coding.Close(context.Background())
+	}
+	if s.closeTasks != nil {
+		s.closeTasks()
+	}
+}
+
+// at serves h as if every request were for path: the servers each answer
+// at their own fixed path (/mcp), and are mounted here under another.
+func at(path string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r2 := new(http.Request)
+		*r2 = *r
+		u := *r.URL
+		u.Path, u.RawPath = path, ""
+		r2.URL = &u
+		h.ServeHTTP(w, r2)
+	})
+}
+
+// OpenTasks opens the orchestrator of the git repository containing dir,
+// with its store in <git common dir>/sudocode. Outside a git repository it
+// returns nil and the reason.
+func OpenTasks(ctx context.Context, dir, actor string) (*orchestrator.Orchestrator, func(), string) {
+	common, err := GitCommonDir(ctx, dir)
+	if err != nil {
+		return nil, nil, err.Error()
+	}
+	o, closeFn, err := orchestrator.Open(ctx, dir, filepath.Join(common, "sudocode"), actor)
+	if err != nil {
+		return nil, nil, err.Error()
+	}
+	return o, closeFn, ""
+}
+
+// GitCommonDir is `git rev-parse --git-common-dir` in dir, made absolute:
+// the .git directory shared by every worktree of the repository.
+func GitCommonDir(ctx context.Context, dir string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--git-common-dir")
+	cmd.Dir = dir
+	cmd.Env = gitEnv()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		if strings.Contains(msg, "not a git repository") {
+			return "", fmt.Errorf("%s is not in a git repository (tasks need one: run `git init`)", dir)
+		}
+		return "", fmt.Errorf("git rev-parse --git-common-dir in %s: %s", dir, msg)
+	}
+	common := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(dir, common)
+	}
+	return filepath.Clean(common), nil
+}
+
+// gitEnv is the server's environment without the variables that would
+// point git at another repository.
+func gitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1")
+}
+
+// notifyingStore reports every successful change of the ruleset library.
+type notifyingStore struct {
+	rulesets.Store
+	changed func()
+}
+
+func (n *notifyingStore) done(err error) {
+	if err == nil && n.changed != nil {
+		n.changed()
+	}
+}
+
+func (n *notifyingStore) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bool, error) {
+	created, err := n.Store.Upsert(ctx, p, now)
+	n.done(err)
+	return created, err
+}
+
+func (n *notifyingStore) Create(ctx context.Context, r rulesets.Ruleset) error {
+	err := n.Store.Create(ctx, r)
+	n.done(err)
+	return err
+}
+
+func (n *notifyingStore) Delete(ctx context.Context, name string) error {
+	err := n.Store.Delete(ctx, name)
+	n.done(err)
+	return err
+}

@@ -1,0 +1,313 @@
+package serve_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/rulesets/sqlitestore"
+	"github.com/sudocode/sudocode/internal/serve"
+	"github.com/sudocode/sudocode/internal/tracker/store"
+)
+
+// project makes a git repository with one commit and a tracker.
+func project(t *testing.T) string {
+	t.Helper()
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	for _, args := range [][]string{{"init", "-q"}, {"add", "README.md"}, {"commit", "-q", "-m", "initial"}} {
+		if args[0] == "add" {
+			if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# hello\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if _, err := store.Init(dir, "demo"); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// start serves dir on a loopback test server.
+func start(t *testing.T, dir string, o serve.Options) (*httptest.Server, *serve.Server) {
+	t.Helper()
+	rs, err := sqlitestore.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Dir, o.Rulesets, o.Version = dir, rs, "test"
+	srv, err := serve.New(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		ts.CloseClientConnections()
+		srv.Close()
+		ts.Close()
+		rs.Close()
+	})
+	return ts, srv
+}
+
+type headerTransport struct {
+	header map[string]string
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h.header {
+		r.Header.Set(k, v)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func connect(t *testing.T, url string, header map[string]string) (*mcp.ClientSession, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "0"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: headerTransport{header}}, MaxRetries: -1}, nil)
+	if err == nil {
+		t.Cleanup(func() { s.Close() })
+	}
+	return s, err
+}
+
+func toolNames(t *testing.T, s *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}
+
+func TestEndpoints(t *testing.T) {
+	dir := project(t)
+	ts, srv := start(t, dir, serve.Options{})
+	if srv.Orchestrator == nil {
+		t.Fatalf("no orchestrator: %s", srv.TasksUnavailable)
+	}
+	for path, tool := range map[string]string{serve.PathTracker: "ready", serve.PathRulesets: "list_rulesets", serve.PathCoding: "read_file"} {
+		s, err := connect(t, ts.URL+path, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if names := toolNames(t, s); !slices.Contains(names, tool) {
+			t.Errorf("%s lists %v, want %s among them", path, names, tool)
+		}
+	}
+	// The coding tools work on the project directory.
+	s, _ := connect(t, ts.URL+serve.PathCoding, nil)
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": "README.md"}})
+	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "# hello") {
+		t.Errorf("read_file README.md: %v %+v", err, res)
+	}
+	// The tracker server uses the project's tracker.
+	tr, _ := connect(t, ts.URL+serve.PathTracker, nil)
+	res, err = tr.CallTool(context.Background(), &mcp.CallToolParams{Name: "create_issue", Arguments: map[string]any{"title": "over serve"}})
+	if err != nil || res.IsError {
+		t.Fatalf("create_issue: %v %+v", err, res)
+	}
+	r, err := store.Open(context.Background(), filepath.Join(dir, store.DirName), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if l, err := r.ListIssues(context.Background(), store.IssueFilter{}); err != nil || l.Total != 1 || l.Issues[0].Title != "over serve" {
+		t.Errorf("issues in the project: %+v %v", l, err)
+	}
+	resp, err := http.Post(ts.URL+"/mcp/nothing", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("/mcp/nothing: %d, want 404", resp.StatusCode)
+	}
+	eps := srv.Endpoints()
+	if len(eps) != 4 || eps[0].Path != serve.PathTracker || eps[3].Path != serve.PathAgent {
+		t.Errorf("endpoints %+v", eps)
+	}
+}
+
+func post(t *testing.T, url string, header map[string]string) int {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestSecurity: with a token, every endpoint answers 401 without it; a
+// foreign Origin is 403 with or without it; the token and a good origin
+// get through.
+func TestSecurity(t *testing.T) {
+	dir := project(t)
+	ts, _ := start(t, dir, serve.Options{Token: "s3cret"})
+	good := map[string]string{"Authorization": "Bearer s3cret"}
+	for _, path := range serve.Paths() {
+		if code := post(t, ts.URL+path, nil); code != http.StatusUnauthorized {
+			t.Errorf("%s without the token: %d, want 401", path, code)
+		}
+		if code := post(t, ts.URL+path, map[string]string{"Authorization": "Bearer wrong"}); code != http.StatusUnauthorized {
+			t.Errorf("%s with a wrong token: %d, want 401", path, code)
+		}
+		if code := post(t, ts.URL+path, map[string]string{"Authorization": "Bearer s3cret", "Origin": "https://evil.example"}); code != http.StatusForbidden {
+			t.Errorf("%s from a foreign origin: %d, want 403", path, code)
+		}
+		if code := post(t, ts.URL+path, map[string]string{"Origin": "https://evil.example"}); code != http.StatusForbidden {
+			t.Errorf("%s from a foreign origin without the token: %d, want 403", path, code)
+		}
+	}
+	for _, path := range []string{serve.PathTracker, serve.PathRulesets, serve.PathCoding} {
+		s, err := connect(t, ts.URL+path, good)
+		if err != nil {
+			t.Errorf("%s with the token: %v", path, err)
+			continue
+		}
+		toolNames(t, s)
+		if _, err := connect(t, ts.URL+path, map[string]string{"Authorization": "Bearer s3cret", "Origin": "http://localhost:3000"}); err != nil {
+			t.Errorf("%s from a loopback origin: %v", path, err)
+		}
+	}
+	// The dashboard too needs the token.
+	for _, path := range []string{"/", "/api/issues", "/api/events"} {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s without the token: %d, want 401", path, resp.StatusCode)
+		}
+	}
+	// Bodies are capped.
+	req, _ := http.NewRequest("POST", ts.URL+serve.PathTracker, strings.NewReader(strings.Repeat("x", 5<<20)))
+	req.Header.Set("Authorization", "Bearer s3cret")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("a 5 MiB body: %d, want 413", resp.StatusCode)
+	}
+}
+
+// TestOutsideGit: outside a git repository the servers that can run do, and
+// tasks say why they cannot.
+func TestOutsideGit(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	ts, srv := start(t, dir, serve.Options{})
+	if srv.Orchestrator != nil || !strings.Contains(srv.TasksUnavailable, "not in a git repository") {
+		t.Fatalf("orchestrator %v, reason %q", srv.Orchestrator, srv.TasksUnavailable)
+	}
+	resp, err := http.Post(ts.URL+serve.PathAgent, "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "not in a git repository") {
+		t.Errorf("%s: %d %s", serve.PathAgent, resp.StatusCode, body)
+	}
+	s, err := connect(t, ts.URL+serve.PathTracker, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "init", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("init: %v %+v", err, res)
+	}
+	if _, err := os.Stat(filepath.Join(dir, store.DirName, store.ConfigFile)); err != nil {
+		t.Errorf("init did not create the tracker in the project: %v", err)
+	}
+}
+
+// TestRulesetChangesArePushed: an upsert through /mcp/rulesets reaches an
+// open dashboard at once, not at the next poll.
+func TestRulesetChangesArePushed(t *testing.T) {
+	dir := project(t)
+	ts, _ := start(t, dir, serve.Options{})
+	resp, err := http.Get(ts.URL + "/api/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if name, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+				got <- name
+			}
+		}
+	}()
+	s, err := connect(t, ts.URL+serve.PathRulesets, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "upsert_ruleset",
+		Arguments: map[string]any{"name": "pushed", "description": "d", "markdown": "# m"}})
+	if err != nil || res.IsError {
+		t.Fatalf("upsert: %v %+v", err, res)
+	}
+	for {
+		select {
+		case name := <-got:
+			if name == "rulesets" {
+				if d := time.Since(start); d > time.Second {
+					t.Errorf("the change took %v to reach the page", d)
+				}
+				return
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("no rulesets event")
+		}
+	}
+}
+
+func TestGitCommonDir(t *testing.T) {
+	dir := project(t)
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err := serve.GitCommonDir(context.Background(), sub)
+	if err != nil || got != filepath.Join(dir, ".git") {
+		t.Errorf("GitCommonDir(sub) = %q, %v; want %s", got, err, filepath.Join(dir, ".git"))
+	}
+}
