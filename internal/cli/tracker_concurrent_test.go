@@ -259,6 +259,10 @@ func TestTrackerKilledWriters(t *testing.T) {
 	for w := range loops {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(w), 11))
+			// The machine's load changes how long a change takes: the
+			// window follows it, shrinking after a process finished
+			// first and growing after one was killed.
+			lo, span := from, window
 			for i := range kills {
 				title := fmt.Sprintf("loop %d item %d", w, i)
 				var args []string
@@ -278,14 +282,16 @@ func TestTrackerKilledWriters(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				time.Sleep(from + time.Duration(rng.Int64N(int64(window))))
+				time.Sleep(lo + time.Duration(rng.Int64N(int64(span))))
 				cmd.Process.Signal(syscall.SIGKILL)
 				cmd.Wait()
 				ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 				mu.Lock()
 				if ws.Signaled() {
 					killed++
+					lo, span = min(lo*11/10, from), min(span*11/10, window)
 				} else {
+					lo, span = lo*4/5, max(span*4/5, time.Millisecond)
 					finished++
 					if !cmd.ProcessState.Success() {
 						t.Errorf("%v (not killed) failed: %v", args, cmd.ProcessState)

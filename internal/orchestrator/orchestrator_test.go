@@ -16,6 +16,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/proctest"
 )
 
 // fakeAdapter runs config.script with /bin/sh -c. Its parser understands
@@ -287,29 +288,6 @@ func TestFailure(t *testing.T) {
 	}
 }
 
-// groupMembers lists the processes in process group pgid.
-func groupMembers(pgid int) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-		// fields: state ppid pgrp …; zombies have exited already.
-		if len(fields) > 2 && fields[2] == strconv.Itoa(pgid) && fields[0] != "Z" {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
 func TestEndKillsProcessGroup(t *testing.T) {
 	repo := newRepo(t)
 	f := newFixture(t, repo, noPool)
@@ -326,7 +304,7 @@ wait`
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		evs, _ := f.o.Logs(ctx, task.ID, 0, 0)
-		if len(evs) > 0 && len(groupMembers(task.PID)) >= 3 {
+		if len(evs) > 0 && len(proctest.GroupMembers(task.PID)) >= 3 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -351,7 +329,7 @@ wait`
 	if end.Task.Status != StatusCancelled || !end.Removal.BranchDeleted || len(end.Removal.Discarded) == 0 {
 		t.Fatalf("end %+v", end)
 	}
-	if m := groupMembers(task.PID); len(m) != 0 {
+	if m := proctest.GroupMembers(task.PID); len(m) != 0 {
 		t.Fatalf("orphans left in group %d: %v", task.PID, m)
 	}
 	if _, err := exec.Command("git", "-C", repo, "rev-parse", "--verify", "refs/heads/"+task.Branch).Output(); err == nil {

@@ -6,6 +6,7 @@ package proctest
 
 import (
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -37,4 +38,24 @@ func GroupMembers(pgid int) []int {
 		}
 	}
 	return out
+}
+
+// WithArg counts the live (not zombie) processes that have arg as one of
+// their command-line arguments.
+func WithArg(arg string) int {
+	n := 0
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !slices.Contains(strings.Split(string(b), "\x00"), arg) {
+			continue
+		}
+		if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
+			if i := strings.LastIndexByte(string(st), ')'); i > 0 && strings.HasPrefix(string(st[i+1:]), " Z") {
+				continue
+			}
+		}
+		n++
+	}
+	return n
 }

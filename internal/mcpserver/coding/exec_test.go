@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+	"github.com/sudocode/sudocode/internal/proctest"
 )
 
 // The exec tools end to end (§6.6–§6.8, §8): the SDK client over HTTP (an
@@ -33,26 +33,6 @@ func init() {
 // marker is a unique sleep argument, to find a command's processes.
 func marker() string { return fmt.Sprintf("300.%d", rand.IntN(1e9)) }
 
-// procsWith counts live (non-zombie) processes with arg among their
-// arguments.
-func procsWith(arg string) int {
-	n := 0
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !slices.Contains(strings.Split(string(b), "\x00"), arg) {
-			continue
-		}
-		if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
-			if i := strings.LastIndexByte(string(st), ')'); i > 0 && strings.HasPrefix(string(st[i+1:]), " Z") {
-				continue
-			}
-		}
-		n++
-	}
-	return n
-}
-
 func eventually(d time.Duration, cond func() bool) bool {
 	end := time.Now().Add(d)
 	for !cond() {
@@ -66,15 +46,15 @@ func eventually(d time.Duration, cond func() bool) bool {
 
 func wantProcs(t *testing.T, arg string, n int) {
 	t.Helper()
-	if !eventually(5*time.Second, func() bool { return procsWith(arg) >= n }) {
-		t.Fatalf("want %d processes with %s, have %d", n, arg, procsWith(arg))
+	if !eventually(5*time.Second, func() bool { return proctest.WithArg(arg) >= n }) {
+		t.Fatalf("want %d processes with %s, have %d", n, arg, proctest.WithArg(arg))
 	}
 }
 
 func wantNoProcs(t *testing.T, arg string, d time.Duration) {
 	t.Helper()
-	if !eventually(d, func() bool { return procsWith(arg) == 0 }) {
-		t.Fatalf("%d processes with %s left after %v", procsWith(arg), arg, d)
+	if !eventually(d, func() bool { return proctest.WithArg(arg) == 0 }) {
+		t.Fatalf("%d processes with %s left after %v", proctest.WithArg(arg), arg, d)
 	}
 }
 

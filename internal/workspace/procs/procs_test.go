@@ -16,6 +16,7 @@ import (
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 
+	"github.com/sudocode/sudocode/internal/proctest"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
@@ -80,38 +81,17 @@ func wantCode(t *testing.T, err error, code string) *workspace.Error {
 // marker is a unique sleep argument, to find a command's processes.
 func marker() string { return fmt.Sprintf("300.%d", rand.IntN(1e9)) }
 
-// procsWith counts live (non-zombie) processes whose command line has
-// arg as an argument.
-func procsWith(arg string) int {
-	n := 0
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !slices.Contains(strings.Split(string(b), "\x00"), arg) {
-			continue
-		}
-		if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
-			if i := strings.LastIndexByte(string(st), ')'); i > 0 && strings.HasPrefix(string(st[i+1:]), " Z") {
-				continue
-			}
-		}
-		n++
-	}
-	return n
-}
-
-// waitGone waits up to d for the processes with arg to disappear.
 func waitGone(t *testing.T, arg string, d time.Duration) {
 	t.Helper()
-	if !poll(d, func() bool { return procsWith(arg) == 0 }) {
-		t.Fatalf("%d processes with %s still running after %v", procsWith(arg), arg, d)
+	if !poll(d, func() bool { return proctest.WithArg(arg) == 0 }) {
+		t.Fatalf("%d processes with %s still running after %v", proctest.WithArg(arg), arg, d)
 	}
 }
 
 func waitRunning(t *testing.T, arg string, n int) {
 	t.Helper()
-	if !poll(5*time.Second, func() bool { return procsWith(arg) >= n }) {
-		t.Fatalf("want %d processes with %s, have %d", n, arg, procsWith(arg))
+	if !poll(5*time.Second, func() bool { return proctest.WithArg(arg) >= n }) {
+		t.Fatalf("want %d processes with %s, have %d", n, arg, proctest.WithArg(arg))
 	}
 }
 
