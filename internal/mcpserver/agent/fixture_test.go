@@ -3,7 +3,6 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,8 +17,6 @@ import (
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
 
 // git runs git in dir and returns its trimmed output.
 func git(t testing.TB, dir string, args ...string) string {

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sudocode/sudocode/internal/goldentest"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/proctest"
 )
@@ -30,24 +31,7 @@ func TestToolsGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := json.MarshalIndent(res.Tools, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	const path = "testdata/tools.golden.json"
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(got) != string(want) {
-		t.Fatalf("tools/list drifted from %s; if intended, rerun with -update and commit the diff.\ngot:\n%s", path, got)
-	}
+	goldentest.JSON(t, "testdata/tools.golden.json", res.Tools)
 	var names []string
 	for _, tool := range res.Tools {
 		names = append(names, tool.Name)

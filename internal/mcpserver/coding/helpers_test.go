@@ -23,8 +23,6 @@ import (
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/tools.golden.json")
-
 // binPath is the coding-tools-mcp binary built once for the package.
 var binPath string
 

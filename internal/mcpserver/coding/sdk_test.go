@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sudocode/sudocode/internal/goldentest"
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
@@ -442,27 +442,7 @@ func TestToolsGolden(t *testing.T) {
 			}
 		}
 	}
-	got, err := json.MarshalIndent(res.Tools, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	const path = "testdata/tools.golden.json"
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(got) != string(want) {
-		t.Fatalf("tools/list drifted from %s; if intended, rerun with -update and commit the diff.\ngot:\n%s", path, got)
-	}
+	goldentest.JSON(t, "testdata/tools.golden.json", res.Tools)
 	// The binary lists the same catalog.
 	cs, _, _ := connectBinary(t, nil)
 	bres, err := cs.ListTools(context.Background(), nil)

@@ -3,7 +3,6 @@ package rulesets_test
 import (
 	"context"
 	"errors"
-	"flag"
 	"io"
 	"log/slog"
 	"os"
@@ -20,8 +19,6 @@ import (
 	"github.com/sudocode/sudocode/internal/rulesets/valkeystore"
 	"github.com/sudocode/sudocode/internal/valkeytest"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/tools.golden.json")
 
 func TestMain(m *testing.M) { os.Exit(valkeytest.Main(m)) }
 

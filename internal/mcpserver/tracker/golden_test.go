@@ -1,11 +1,10 @@
 package tracker_test
 
 import (
-	"encoding/json"
-	"os"
 	"slices"
 	"testing"
 
+	"github.com/sudocode/sudocode/internal/goldentest"
 	mcptracker "github.com/sudocode/sudocode/internal/mcpserver/tracker"
 )
 
@@ -28,24 +27,7 @@ var extraTools = []string{"search", "update_spec", "unlink", "create_issues", "u
 func TestToolsGolden(t *testing.T) {
 	f := connect(t, mcptracker.Options{})
 	tools := f.tools()
-	got, err := json.MarshalIndent(tools, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	const path = "testdata/tools.golden.json"
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(got) != string(want) {
-		t.Fatalf("tools/list drifted from %s; if intended, rerun with -update and commit the diff.\ngot:\n%s", path, got)
-	}
+	goldentest.JSON(t, "testdata/tools.golden.json", tools)
 
 	var names []string
 	for _, tool := range tools {

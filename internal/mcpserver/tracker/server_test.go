@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io"
 	"log/slog"
 	"reflect"
@@ -17,8 +16,6 @@ import (
 
 	mcptracker "github.com/sudocode/sudocode/internal/mcpserver/tracker"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/tools.golden.json")
 
 // fixture is a client session on a tracker server whose Dir is dir.
 type fixture struct {
