@@ -33,18 +33,19 @@ type cliForm struct {
 
 var toolCLI = map[string]cliForm{
 	"ready": {[]string{"ready"}, map[string]string{"limit": "--limit", "priority": "--priority", "assignee": "--assignee",
-		"show_specs": "--specs", "show_issues": "--issues"}},
+		"show_specs": "--specs", "show_issues": "--issues", "cursor": "--cursor"}},
 	"list_issues": {[]string{"issue", "list"}, map[string]string{"status": "--status", "type": "--type", "priority": "--priority",
-		"assignee": "--assignee", "limit": "--limit"}},
+		"assignee": "--assignee", "limit": "--limit", "cursor": "--cursor"}},
 	"show_issue": {[]string{"issue", "show"}, map[string]string{"issue_id": "$1"}},
 	"create_issue": {[]string{"issue", "create"}, map[string]string{"title": "$1", "description": "--description", "type": "--type",
 		"priority": "--priority", "assignee": "--assignee", "parent": "--parent", "tags": "--tags", "estimate": "--estimate"}},
 	"update_issue": {[]string{"issue", "update"}, map[string]string{"issue_id": "$1", "status": "--status", "priority": "--priority",
 		"assignee": "--assignee", "type": "--type", "title": "--title", "description": "--description"}},
-	"close_issue":    {[]string{"issue", "close"}, map[string]string{"issue_ids": "$@", "reason": "--reason"}},
-	"blocked_issues": {[]string{"blocked"}, map[string]string{"show_specs": "--specs", "show_issues": "--issues"}},
+	"close_issue": {[]string{"issue", "close"}, map[string]string{"issue_ids": "$@", "reason": "--reason"}},
+	"blocked_issues": {[]string{"blocked"}, map[string]string{"show_specs": "--specs", "show_issues": "--issues", "limit": "--limit",
+		"cursor": "--cursor"}},
 	"list_specs": {[]string{"spec", "list"}, map[string]string{"status": "--status", "type": "--type", "priority": "--priority",
-		"limit": "--limit"}},
+		"limit": "--limit", "cursor": "--cursor"}},
 	"show_spec": {[]string{"spec", "show"}, map[string]string{"spec_id": "$1"}},
 	"create_spec": {[]string{"spec", "create"}, map[string]string{"title": "$1", "type": "--type", "priority": "--priority",
 		"description": "--description", "design": "--design", "file_path": "--file-path", "parent": "--parent", "tags": "--tags"}},
@@ -52,18 +53,18 @@ var toolCLI = map[string]cliForm{
 	"add_feedback": {[]string{"feedback", "add"}, map[string]string{"issue_id": "$1", "spec_id": "$2", "content": "--content",
 		"type": "--type", "line": "--line", "text": "--text", "agent": "--agent"}},
 	"list_feedback": {[]string{"feedback", "list"}, map[string]string{"issue_id": "--issue", "spec_id": "--spec", "type": "--type",
-		"status": "--status", "limit": "--limit"}},
+		"status": "--status", "limit": "--limit", "cursor": "--cursor"}},
 	"show_feedback":        {[]string{"feedback", "show"}, map[string]string{"feedback_id": "$1"}},
 	"acknowledge_feedback": {[]string{"feedback", "acknowledge"}, map[string]string{"feedback_id": "$1"}},
 	"resolve_feedback":     {[]string{"feedback", "resolve"}, map[string]string{"feedback_id": "$1", "comment": "--comment"}},
 	"wontfix_feedback":     {[]string{"feedback", "wont-fix"}, map[string]string{"feedback_id": "$1", "reason": "--reason"}},
-	"stale_feedback":       {[]string{"feedback", "stale"}, map[string]string{}},
+	"stale_feedback":       {[]string{"feedback", "stale"}, map[string]string{"limit": "--limit", "cursor": "--cursor"}},
 	"relocate_feedback":    {[]string{"feedback", "relocate"}, map[string]string{"feedback_id": "$1", "line": "--line"}},
 	"stats":                {[]string{"stats"}, map[string]string{}},
 	"status":               {[]string{"status"}, map[string]string{"verbose": "--verbose"}},
 	"init":                 {[]string{"init"}, map[string]string{"prefix": "--prefix"}},
 	"search": {[]string{"search"}, map[string]string{"query": "$@", "show_issues": "--issues", "show_specs": "--specs",
-		"limit": "--limit"}},
+		"limit": "--limit", "cursor": "--cursor"}},
 	"update_spec": {[]string{"spec", "update"}, map[string]string{"spec_id": "$1", "title": "--title", "status": "--status",
 		"type": "--type", "priority": "--priority", "description": "--description", "content": "--content", "tags": "--tags"}},
 	"unlink":        {[]string{"unlink"}, map[string]string{"from_id": "$1", "to_id": "$2", "type": "--type"}},
@@ -419,6 +420,29 @@ func (e *equiv) twin(tool string, args map[string]any, name string) (m, c outcom
 	return m, c
 }
 
+// walk compares a list and its command page by page, following
+// next_cursor until it is null, and returns the number of pages.
+func (e *equiv) walk(tool string, args map[string]any) int {
+	e.t.Helper()
+	for pages := 1; ; pages++ {
+		m := e.same(tool, args)
+		var v struct {
+			NextCursor *string `json:"next_cursor"`
+		}
+		if err := json.Unmarshal(m.raw, &v); err != nil || !m.ok {
+			e.t.Fatalf("%s(%v): %s", tool, args, m.raw)
+		}
+		if v.NextCursor == nil {
+			return pages
+		}
+		if pages > 100 {
+			e.t.Fatalf("%s(%v): no end after %d pages", tool, args, pages)
+		}
+		args = maps.Clone(args)
+		args["cursor"] = *v.NextCursor
+	}
+}
+
 // partialClose is close_issue with an unknown id: the tool succeeds with
 // the per-id results, the command prints them and exits non-zero.
 func partialClose(tool string, m, c outcome) bool {
@@ -613,6 +637,26 @@ func TestMCPToolsMatchCLI(t *testing.T) {
 	e.same("stats", map[string]any{})
 	e.same("status", map[string]any{})
 	e.same("status", map[string]any{"verbose": true})
+
+	// Every list, page by page: the cursors and pages are the same.
+	for _, c := range []struct {
+		tool  string
+		args  map[string]any
+		pages int // at least
+	}{
+		{"list_issues", map[string]any{"limit": 1}, 5},
+		{"list_issues", map[string]any{"status": "open", "limit": 2}, 2},
+		{"list_specs", map[string]any{"limit": 1}, 3},
+		{"list_feedback", map[string]any{"limit": 1}, 3},
+		{"stale_feedback", map[string]any{"limit": 1}, 1},
+		{"ready", map[string]any{"limit": 1, "show_specs": true}, 2},
+		{"blocked_issues", map[string]any{"limit": 1, "show_specs": true}, 1},
+		{"search", map[string]any{"query": "login", "limit": 1}, 2},
+	} {
+		if pages := e.walk(c.tool, c.args); pages < c.pages {
+			t.Errorf("%s(%v): %d pages, want at least %d", c.tool, c.args, pages, c.pages)
+		}
+	}
 
 	for name := range e.tools {
 		if !e.called[name] {

@@ -117,13 +117,24 @@ func compactTable(w io.Writer, items []tracker.Compact) {
 	}
 }
 
-func footer(w io.Writer, total, shown int, hint *string) {
+func footer(w io.Writer, total, shown int, hint, next *string) {
 	if hint != nil {
 		fmt.Fprintf(w, "\n%s\n", *hint)
 	} else if total > 0 {
 		fmt.Fprintf(w, "\n%d total\n", total)
 	}
+	nextLine(w, next)
 }
+
+// nextLine prints the cursor of the next page, if there is one.
+func nextLine(w io.Writer, next *string) {
+	if next != nil {
+		fmt.Fprintf(w, "next page: --cursor %s\n", *next)
+	}
+}
+
+// cursorHelp describes every list command's --cursor.
+const cursorHelp = "continue after the page whose next_cursor this is (same filters)"
 
 func relLines(w io.Writer, d tracker.Relationships) {
 	for _, r := range d.Outgoing {

@@ -90,7 +90,7 @@ func newFeedbackListCmd(tc trackerCmd) *cobra.Command {
 				}
 				return tc.print(list, func(w io.Writer) {
 					feedbackTable(w, list.Feedback)
-					footer(w, list.Total, len(list.Feedback), list.Hint)
+					footer(w, list.Total, len(list.Feedback), list.Hint, list.NextCursor)
 				})
 			})
 		},
@@ -101,29 +101,32 @@ func newFeedbackListCmd(tc trackerCmd) *cobra.Command {
 	fs.StringVarP(&f.Type, "type", "t", "", "ambiguity, missing_requirement, technical_constraint, suggestion or question")
 	fs.StringVarP(&f.Status, "status", "s", "", "open, acknowledged, resolved or wont_fix")
 	fs.IntVarP(&f.Limit, "limit", "n", store.DefaultListLimit, "most items to return")
+	fs.StringVar(&f.Cursor, "cursor", "", cursorHelp)
 	return cmd
 }
 
 func newFeedbackStaleCmd(tc trackerCmd) *cobra.Command {
 	var limit int
+	var next string
 	cmd := &cobra.Command{
 		Use:   "stale",
 		Short: "List feedback whose anchor was lost when its spec changed",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				list, err := r.ListFeedback(cmd.Context(), store.FeedbackFilter{Stale: true, Limit: limit})
+				list, err := r.ListFeedback(cmd.Context(), store.FeedbackFilter{Stale: true, Limit: limit, Cursor: next})
 				if err != nil {
 					return err
 				}
 				return tc.print(list, func(w io.Writer) {
 					feedbackTable(w, list.Feedback)
-					footer(w, list.Total, len(list.Feedback), list.Hint)
+					footer(w, list.Total, len(list.Feedback), list.Hint, list.NextCursor)
 				})
 			})
 		},
 	}
 	cmd.Flags().IntVarP(&limit, "limit", "n", store.DefaultListLimit, "most items to return")
+	cmd.Flags().StringVar(&next, "cursor", "", cursorHelp)
 	return cmd
 }
 

@@ -33,7 +33,7 @@ func TestTrackerFeedbackCommands(t *testing.T) {
 	spec := p.js("spec", "create", "Login", "--design", loginSpec).str("id")
 
 	empty := p.js("feedback", "list")
-	empty.keys("feedback", "total", "truncated", "hint")
+	empty.keys("feedback", "total", "truncated", "hint", "next_cursor")
 	if !strings.Contains(string(empty.raw), `"feedback": []`) {
 		t.Errorf("empty feedback list: %s", empty.raw)
 	}
@@ -143,7 +143,7 @@ func TestTrackerFeedbackCommands(t *testing.T) {
 
 	// stale: nothing yet; then the anchored text goes, by hand.
 	st := p.js("feedback", "stale")
-	st.keys("feedback", "total", "truncated", "hint")
+	st.keys("feedback", "total", "truncated", "hint", "next_cursor")
 	st.eq([]any{}, "feedback")
 	bodyPath := filepath.Join(p.dir, "specs", spec+".md")
 	fi, _ := os.Stat(bodyPath)

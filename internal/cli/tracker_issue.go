@@ -76,7 +76,7 @@ func newIssueListCmd(tc trackerCmd) *cobra.Command {
 				}
 				return tc.print(list, func(w io.Writer) {
 					compactTable(w, list.Issues)
-					footer(w, list.Total, len(list.Issues), list.Hint)
+					footer(w, list.Total, len(list.Issues), list.Hint, list.NextCursor)
 				})
 			})
 		},
@@ -87,6 +87,7 @@ func newIssueListCmd(tc trackerCmd) *cobra.Command {
 	fs.IntP("priority", "p", 0, "0 (highest) to 4")
 	fs.StringVarP(&f.Assignee, "assignee", "a", "", "assignee")
 	fs.IntVarP(&f.Limit, "limit", "n", store.DefaultListLimit, "most items to return")
+	fs.StringVar(&f.Cursor, "cursor", "", cursorHelp)
 	return cmd
 }
 

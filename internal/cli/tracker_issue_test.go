@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -64,7 +65,7 @@ func TestTrackerIssueCommands(t *testing.T) {
 
 	// An empty list is a list.
 	empty := p.js("issue", "list")
-	empty.keys("issues", "total", "truncated", "hint")
+	empty.keys("issues", "total", "truncated", "hint", "next_cursor")
 	if len(empty.list("issues")) != 0 || !strings.Contains(string(empty.raw), `"issues": []`) {
 		t.Errorf("empty issue list: %s", empty.raw)
 	}
@@ -111,7 +112,7 @@ func TestTrackerIssueCommands(t *testing.T) {
 
 	// list: compact items, highest priority then oldest first, filters, limit.
 	l := p.js("issue", "list")
-	l.keys("issues", "total", "truncated", "hint")
+	l.keys("issues", "total", "truncated", "hint", "next_cursor")
 	items := l.list("issues")
 	if len(items) != 3 {
 		t.Fatalf("issue list: %s", l.raw)
@@ -150,8 +151,25 @@ func TestTrackerIssueCommands(t *testing.T) {
 	}
 	cut.eq(3, "total")
 	cut.eq(true, "truncated")
-	if h := cut.str("hint"); !strings.Contains(h, "--limit") {
+	if h := cut.str("hint"); !strings.Contains(h, "--limit") || !strings.Contains(h, "--cursor") {
 		t.Errorf("hint %q does not say how to see more", h)
+	}
+	// --cursor continues after the page: the third issue, and no more.
+	rest := p.js("issue", "list", "--limit", "2", "--cursor", cut.str("next_cursor"))
+	if got := append(ids(cut.list("issues")), ids(rest.list("issues"))...); len(got) != 3 || len(slices.Compact(slices.Sorted(slices.Values(got)))) != 3 {
+		t.Errorf("issue list in pages of 2: %q", got)
+	}
+	rest.eq(false, "truncated")
+	rest.null("next_cursor")
+	rest.null("hint")
+	for _, bad := range []string{"garbage", cut.str("next_cursor") + "x"} {
+		if r := p.run("issue", "list", "--limit", "2", "--cursor", bad, "--json"); r.code != 2 || !strings.Contains(r.stderr, "invalid cursor") {
+			t.Errorf("issue list --cursor %q: exit %d, stderr %q; want 2 and invalid cursor", bad, r.code, r.stderr)
+		}
+	}
+	// A cursor is bound to its filters.
+	if r := p.run("issue", "list", "--status", "open", "--cursor", cut.str("next_cursor"), "--json"); r.code != 2 || !strings.Contains(r.stderr, "other filters") {
+		t.Errorf("issue list with another filter's cursor: exit %d, stderr %q", r.code, r.stderr)
 	}
 
 	// show: the issue, its links both ways, blockers and feedback given.

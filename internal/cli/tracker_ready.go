@@ -66,6 +66,7 @@ func newReadyCmd(tc trackerCmd) *cobra.Command {
 						fmt.Fprintln(w, "Ready specs:")
 						compactTable(w, *res.Specs)
 					}
+					nextLine(w, res.NextCursor)
 				})
 			})
 		},
@@ -76,6 +77,7 @@ func newReadyCmd(tc trackerCmd) *cobra.Command {
 	f.StringVarP(&o.Assignee, "assignee", "a", "", "only issues assigned to this person")
 	f.BoolVar(&specs, "specs", false, "include ready specs")
 	f.BoolVar(&issues, "issues", false, "include ready issues (the default unless --specs alone is given)")
+	f.StringVar(&o.Cursor, "cursor", "", cursorHelp)
 	return cmd
 }
 
@@ -113,6 +115,7 @@ func newBlockedCmd(tc trackerCmd) *cobra.Command {
 							}
 						}
 					}
+					nextLine(w, res.NextCursor)
 				})
 			})
 		},
@@ -121,6 +124,7 @@ func newBlockedCmd(tc trackerCmd) *cobra.Command {
 	f.BoolVar(&specs, "specs", false, "include blocked specs")
 	f.BoolVar(&issues, "issues", false, "include blocked issues (the default unless --specs alone is given)")
 	f.IntVarP(&o.Limit, "limit", "n", store.DefaultListLimit, "most items per list")
+	f.StringVar(&o.Cursor, "cursor", "", cursorHelp)
 	return cmd
 }
 

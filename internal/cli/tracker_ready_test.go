@@ -37,7 +37,7 @@ func TestTrackerLinkReadyBlocked(t *testing.T) {
 
 	// ready: only issues by default, priority then age; nothing blocked.
 	r := p.js("ready")
-	r.keys("issues")
+	r.keys("issues", "next_cursor")
 	if got := ids(r.list("issues")); strings.Join(got, ",") != free+","+blocker {
 		t.Errorf("ready = %q, want [Free Blocker]", got)
 	}
@@ -45,12 +45,12 @@ func TestTrackerLinkReadyBlocked(t *testing.T) {
 		it.keys(compactKeys...)
 	}
 	r = p.js("ready", "--specs")
-	r.keys("specs")
+	r.keys("specs", "next_cursor")
 	if got := ids(r.list("specs")); strings.Join(got, ",") != spec {
 		t.Errorf("ready --specs = %q, want [%s]", got, spec)
 	}
 	r = p.js("ready", "--specs", "--issues")
-	r.keys("issues", "specs")
+	r.keys("issues", "specs", "next_cursor")
 	if got := ids(p.js("ready", "--assignee", "ann").list("issues")); strings.Join(got, ",") != free {
 		t.Errorf("ready --assignee ann = %q", got)
 	}
@@ -63,7 +63,7 @@ func TestTrackerLinkReadyBlocked(t *testing.T) {
 
 	// blocked: each item with its blockers; inherited ones name the ancestor.
 	b := p.js("blocked")
-	b.keys("issues")
+	b.keys("issues", "next_cursor")
 	items := b.list("issues")
 	if got := ids(items); strings.Join(got, ",") != grand+","+epic+","+child {
 		t.Fatalf("blocked = %q, want [Grandchild Epic Child]", got)
@@ -80,11 +80,11 @@ func TestTrackerLinkReadyBlocked(t *testing.T) {
 	items[0].eq(epic, "blocked_by", "0", "via")
 	items[2].eq(epic, "blocked_by", "0", "via")
 	bs := p.js("blocked", "--specs")
-	bs.keys("specs")
+	bs.keys("specs", "next_cursor")
 	if got := bs.list("specs"); len(got) != 1 || got[0].str("id") != spec2 || got[0].str("blocked_by", "0", "id") != spec {
 		t.Errorf("blocked --specs: %s", bs.raw)
 	}
-	p.js("blocked", "--specs", "--issues").keys("issues", "specs")
+	p.js("blocked", "--specs", "--issues").keys("issues", "specs", "next_cursor")
 
 	// Done releases: a closed issue, an approved spec.
 	p.js("issue", "close", blocker)
@@ -92,7 +92,7 @@ func TestTrackerLinkReadyBlocked(t *testing.T) {
 	if got := ids(p.js("ready").list("issues")); strings.Join(got, ",") != grand+","+epic+","+child+","+free {
 		t.Errorf("ready after closing the blocker = %q", got)
 	}
-	p.js("blocked", "--specs", "--issues").eq(map[string]any{"issues": []any{}, "specs": []any{}})
+	p.js("blocked", "--specs", "--issues").eq(map[string]any{"issues": []any{}, "specs": []any{}, "next_cursor": nil})
 	if got := ids(p.js("ready", "--specs").list("specs")); strings.Join(got, ",") != spec2 {
 		t.Errorf("ready --specs after approving = %q", got)
 	}

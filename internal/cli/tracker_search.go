@@ -41,7 +41,7 @@ func newSearchCmd(tc trackerCmd) *cobra.Command {
 					for _, h := range res.Results {
 						fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", h.ID, h.Kind, h.Title, h.Snippet)
 					}
-					footer(w, res.Total, len(res.Results), res.Hint)
+					footer(w, res.Total, len(res.Results), res.Hint, res.NextCursor)
 				})
 			})
 		},
@@ -49,6 +49,7 @@ func newSearchCmd(tc trackerCmd) *cobra.Command {
 	cmd.Flags().BoolVar(&o.Issues, "issues", false, "search issues (default: issues and specs)")
 	cmd.Flags().BoolVar(&o.Specs, "specs", false, "search specs (default: issues and specs)")
 	cmd.Flags().IntVarP(&o.Limit, "limit", "n", store.DefaultListLimit, "most results")
+	cmd.Flags().StringVar(&o.Cursor, "cursor", "", cursorHelp)
 	return cmd
 }
 

@@ -95,7 +95,7 @@ func newSpecListCmd(tc trackerCmd) *cobra.Command {
 				}
 				return tc.print(list, func(w io.Writer) {
 					compactTable(w, list.Specs)
-					footer(w, list.Total, len(list.Specs), list.Hint)
+					footer(w, list.Total, len(list.Specs), list.Hint, list.NextCursor)
 				})
 			})
 		},
@@ -105,6 +105,7 @@ func newSpecListCmd(tc trackerCmd) *cobra.Command {
 	fs.StringVarP(&f.Type, "type", "t", "", "architecture, api, database, feature or research")
 	fs.IntP("priority", "p", 0, "0 (highest) to 4")
 	fs.IntVarP(&f.Limit, "limit", "n", store.DefaultListLimit, "most items to return")
+	fs.StringVar(&f.Cursor, "cursor", "", cursorHelp)
 	return cmd
 }
 

@@ -29,7 +29,7 @@ func TestTrackerSpecCommands(t *testing.T) {
 	p := newProj(t)
 
 	empty := p.js("spec", "list")
-	empty.keys("specs", "total", "truncated", "hint")
+	empty.keys("specs", "total", "truncated", "hint", "next_cursor")
 	if !strings.Contains(string(empty.raw), `"specs": []`) {
 		t.Errorf("empty spec list: %s", empty.raw)
 	}

@@ -273,7 +273,12 @@ func (s *Store) Get(ctx context.Context, id string) (Task, error) {
 
 // List returns every task, oldest first.
 func (s *Store) List(ctx context.Context) ([]Task, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+taskCols+` FROM tasks ORDER BY created_at, id`)
+	return s.query(ctx, `SELECT `+taskCols+` FROM tasks ORDER BY created_at, id`)
+}
+
+// query returns the tasks a query of the columns taskCols selects.
+func (s *Store) query(ctx context.Context, query string, args ...any) ([]Task, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fault.Wrap(fault.Unavailable, err, "failed to list tasks")
 	}

@@ -104,8 +104,8 @@ func (l Library) List(ctx context.Context) ([]Summary, error) {
 // Search returns the summaries whose names match pattern (only '*' and '?'
 // are special), oldest first.
 func (l Library) Search(ctx context.Context, pattern string) ([]Summary, error) {
-	if len(pattern) > 4*MaxNameLen {
-		return nil, fault.New(fault.Invalid, "pattern is too long (%d bytes; the limit is %d)", len(pattern), 4*MaxNameLen)
+	if err := checkPattern(pattern); err != nil {
+		return nil, err
 	}
 	return l.Store.Search(ctx, pattern)
 }

@@ -65,6 +65,10 @@ type Store interface {
 	// '*' and '?' are special, oldest first (then by name). "*" lists
 	// everything.
 	Search(ctx context.Context, pattern string) ([]Summary, error)
+	// SearchPage is a page of Search's result: up to limit summaries (limit
+	// is at least 1) after the position after (nil: from the start), with
+	// the number of matches in all and whether more follow the page.
+	SearchPage(ctx context.Context, pattern string, after *PageKey, limit int) (Page, error)
 	// Names returns every name, sorted.
 	Names(ctx context.Context) ([]string, error)
 	Close() error

@@ -145,38 +145,59 @@ type CompactFeedback struct {
 }
 
 // IssueList, SpecList and FeedbackList are the list commands' results:
-// the items, how many matched, and when cut, a hint to narrow the query.
+// one page of items, how many matched in all, whether more follow the
+// page, and then a hint to narrow the query and the cursor that continues
+// it (null on the last page).
 type IssueList struct {
-	Issues    []Compact `json:"issues"`
-	Total     int       `json:"total"`
-	Truncated bool      `json:"truncated"`
-	Hint      *string   `json:"hint"`
+	Issues     []Compact `json:"issues"`
+	Total      int       `json:"total"`
+	Truncated  bool      `json:"truncated"`
+	Hint       *string   `json:"hint"`
+	NextCursor *string   `json:"next_cursor"`
+	Page       Page      `json:"-"`
 }
 
 type SpecList struct {
-	Specs     []Compact `json:"specs"`
-	Total     int       `json:"total"`
-	Truncated bool      `json:"truncated"`
-	Hint      *string   `json:"hint"`
+	Specs      []Compact `json:"specs"`
+	Total      int       `json:"total"`
+	Truncated  bool      `json:"truncated"`
+	Hint       *string   `json:"hint"`
+	NextCursor *string   `json:"next_cursor"`
+	Page       Page      `json:"-"`
 }
 
 type FeedbackList struct {
-	Feedback  []CompactFeedback `json:"feedback"`
-	Total     int               `json:"total"`
-	Truncated bool              `json:"truncated"`
-	Hint      *string           `json:"hint"`
+	Feedback   []CompactFeedback `json:"feedback"`
+	Total      int               `json:"total"`
+	Truncated  bool              `json:"truncated"`
+	Hint       *string           `json:"hint"`
+	NextCursor *string           `json:"next_cursor"`
+	Page       Page              `json:"-"`
+}
+
+// Page is what a page of a list knows beyond its JSON: the cursor that
+// continues the list after each of its items (so that a caller showing
+// only the first n items, to fit a budget, continues after the n-th), and
+// how many items of the list came before the page.
+type Page struct {
+	After   []string
+	Skipped int
 }
 
 // ReadyResult is ready's result; a list is present only when asked for.
+// NextCursor continues both lists (null when neither has more).
 type ReadyResult struct {
-	Issues *[]Compact `json:"issues,omitempty"`
-	Specs  *[]Compact `json:"specs,omitempty"`
+	Issues     *[]Compact `json:"issues,omitempty"`
+	Specs      *[]Compact `json:"specs,omitempty"`
+	NextCursor *string    `json:"next_cursor"`
 }
 
 // BlockedResult is blocked's result; a list is present only when asked for.
+// NextCursor continues both lists (null when neither has more).
 type BlockedResult struct {
-	Issues *[]BlockedItem `json:"issues,omitempty"`
-	Specs  *[]BlockedItem `json:"specs,omitempty"`
+	Issues     *[]BlockedItem `json:"issues,omitempty"`
+	Specs      *[]BlockedItem `json:"specs,omitempty"`
+	NextCursor *string        `json:"next_cursor"`
 }
 
 // SearchHit is one search result: a compact item, what kind it is, and the
@@ -187,10 +208,12 @@ type SearchHit struct {
 	Snippet string `json:"snippet"`
 }
 
-// SearchResult is search's result.
+// SearchResult is search's result, paged as the lists are.
 type SearchResult struct {
-	Results   []SearchHit `json:"results"`
-	Total     int         `json:"total"`
-	Truncated bool        `json:"truncated"`
-	Hint      *string     `json:"hint"`
+	Results    []SearchHit `json:"results"`
+	Total      int         `json:"total"`
+	Truncated  bool        `json:"truncated"`
+	Hint       *string     `json:"hint"`
+	NextCursor *string     `json:"next_cursor"`
+	Page       Page        `json:"-"`
 }

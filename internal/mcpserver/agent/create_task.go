@@ -55,7 +55,7 @@ func (h *handlers) createTask() mcpx.Tool {
 		}
 		t, err := h.orch.Create(ctx, orchestrator.CreateInput{
 			Tool: strings.ToUpper(strings.TrimSpace(in.Tool)), Description: in.Description,
-			Instructions: in.Instructions, Branch: in.Branch, Config: cfg,
+			Instructions: in.Instructions, Branch: in.Branch, Config: cfg, Actor: mcpx.CallerFrom(ctx),
 		})
 		if err != nil {
 			return failure(err)

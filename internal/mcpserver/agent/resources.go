@@ -21,7 +21,7 @@ func (h *handlers) addResources(s *mcp.Server) {
 		{URI: uriStatus, Name: "agent-status", Title: "Agent Status", MIMEType: mimeJSON,
 			Description: "Orchestrator status: active task count, tasks by status, and which agent CLIs are available"},
 		{URI: uriTaskList, Name: "task-list", Title: "Task List", MIMEType: mimeJSON,
-			Description: "All tasks, oldest first: id, description, tool, status, branch"},
+			Description: "All tasks, oldest first: id, description, tool, status, branch (the newest 1,000 when there are more: page through every task with the list_tasks tool)"},
 		{URI: uriTasks, Name: "agent-tasks", Title: "Agent Tasks", MIMEType: mimeJSON,
 			Description: "The same list as task://list"},
 	} {

@@ -1,7 +1,7 @@
 // Package agent is the agent orchestrator's MCP server: the tools
-// create_task, update_task, end_task and report_task, and the agent://,
-// task://, session://, branch://, project:// and log:// resources over an
-// orchestrator.Orchestrator. Every tool answers in one shape,
+// create_task, update_task, end_task, report_task and list_tasks, and the
+// agent://, task://, session://, branch://, project:// and log://
+// resources over an orchestrator.Orchestrator. Every tool answers in one shape,
 // {status, message, result, error{type, details}}, as structured content
 // with the same JSON as text.
 package agent
@@ -26,6 +26,10 @@ var instructions string
 type Options struct {
 	Version string
 	Logger  *slog.Logger
+	// PageSize is how many tools, resources or resource templates a list
+	// request returns at most (mcp.ServerOptions.PageSize); 0 is the SDK's
+	// default (1,000), far above the server's few of each.
+	PageSize int
 }
 
 // handlers carries what every tool and resource needs.
@@ -49,6 +53,7 @@ func New(orch *orchestrator.Orchestrator, opts Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Sudocode agent orchestrator", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions:       instructions,
 		Logger:             mcpx.SDKLogger(opts.Logger),
+		PageSize:           opts.PageSize,
 		SubscribeHandler:   h.subscribe,
 		UnsubscribeHandler: h.unsubscribe,
 		Capabilities: &mcp.ServerCapabilities{
@@ -57,7 +62,7 @@ func New(orch *orchestrator.Orchestrator, opts Options) *mcp.Server {
 			Tools:     &mcp.ToolCapabilities{},
 		},
 	})
-	mcpx.AddTools(s, h.createTask(), h.updateTask(), h.endTask(), h.reportTask())
+	mcpx.AddTools(s, h.createTask(), h.updateTask(), h.endTask(), h.reportTask(), h.listTasks())
 	h.addResources(s)
 	watch(orch, s)
 	return s

@@ -23,15 +23,37 @@ func (h *handlers) status(ctx context.Context) (statusView, error) {
 	return statusView{Server: Name, Version: h.opts.Version, Project: h.orch.Repo(), Overview: ov}, err
 }
 
-// taskListView is task://list and agent://tasks.
+// taskListView is task://list and agent://tasks: every task, oldest first,
+// up to maxListedTasks. A resource takes no parameters beyond its URI, so
+// it cannot be paged; a longer list keeps its newest tasks (the ones an
+// agent follows), says how many older ones it left out, and points to the
+// list_tasks tool, which pages through all of them with cursors.
 type taskListView struct {
-	Count int           `json:"count"`
-	Tasks []taskSummary `json:"tasks"`
+	Count   int           `json:"count"` // tasks in all
+	Tasks   []taskSummary `json:"tasks"`
+	Omitted int           `json:"omitted,omitempty"` // older tasks left out
+	Hint    string        `json:"hint,omitempty"`
+}
+
+// maxListedTasks bounds the task lists of resources.
+const maxListedTasks = 1000
+
+// listedTasks is the newest maxListedTasks tasks, oldest first, the total
+// and how many older ones are left out, with the hint to page them.
+func (h *handlers) listedTasks(ctx context.Context) (tasks []taskSummary, total, omitted int, hint string, err error) {
+	ts, total, err := h.orch.Newest(ctx, maxListedTasks)
+	if err != nil {
+		return nil, 0, 0, "", err
+	}
+	if omitted = total - len(ts); omitted > 0 {
+		hint = fmt.Sprintf("the newest %d of %d tasks; page through all of them with the list_tasks tool", len(ts), total)
+	}
+	return summarizeAll(ts), total, omitted, hint, nil
 }
 
 func (h *handlers) taskList(ctx context.Context) (taskListView, error) {
-	ts, err := h.orch.List(ctx)
-	return taskListView{Count: len(ts), Tasks: summarizeAll(ts)}, err
+	tasks, total, omitted, hint, err := h.listedTasks(ctx)
+	return taskListView{Count: total, Tasks: tasks, Omitted: omitted, Hint: hint}, err
 }
 
 // recentEvents is how many log lines task://{id} shows.

@@ -73,7 +73,9 @@ type projectView struct {
 	// checkout, which tasks never touch.
 	CheckoutChanges int                   `json:"checkout_changes"`
 	Overview        orchestrator.Overview `json:"overview"`
-	Tasks           []taskSummary         `json:"tasks"`
+	Tasks           []taskSummary         `json:"tasks"`                   // the newest maxListedTasks, oldest first
+	OmittedTasks    int                   `json:"omitted_tasks,omitempty"` // older tasks left out
+	Hint            string                `json:"hint,omitempty"`
 }
 
 func (h *handlers) project(ctx context.Context, path string) (projectView, error) {
@@ -84,11 +86,11 @@ func (h *handlers) project(ctx context.Context, path string) (projectView, error
 	if err != nil {
 		return projectView{}, err
 	}
-	ts, err := h.orch.List(ctx)
+	tasks, _, omitted, hint, err := h.listedTasks(ctx)
 	if err != nil {
 		return projectView{}, err
 	}
-	v := projectView{Project: h.orch.Repo(), Overview: ov, Tasks: summarizeAll(ts)}
+	v := projectView{Project: h.orch.Repo(), Overview: ov, Tasks: tasks, OmittedTasks: omitted, Hint: hint}
 	v.Head = gitOut(ctx, v.Project, "rev-parse", "--verify", "-q", "HEAD")
 	v.Branch = gitOut(ctx, v.Project, "symbolic-ref", "-q", "--short", "HEAD")
 	if st := gitOut(ctx, v.Project, "status", "--porcelain", "--untracked-files=normal"); st != "" {

@@ -39,7 +39,7 @@ func TestToolsGolden(t *testing.T) {
 			t.Errorf("%s: title and explicit annotations required", tool.Name)
 		}
 	}
-	if want := "[create_task end_task report_task update_task]"; fmt.Sprint(names) != want {
+	if want := "[create_task end_task list_tasks report_task update_task]"; fmt.Sprint(names) != want {
 		t.Fatalf("tools = %v, want %s", names, want)
 	}
 }

@@ -44,7 +44,11 @@ func TestBadInput(t *testing.T) {
 		f.protocolError("upsert_ruleset", map[string]any{"name": "python_style_guide", "tags": []any{1, 2}}, -32602, "invalid parameter 'tags': expected string, got number")
 		f.protocolError("upsert_ruleset", map[string]any{"name": "python_style_guide", "description": true}, -32602, "invalid parameter 'description': expected string, got bool")
 		f.protocolError("upsert_ruleset", map[string]any{"name": "python_style_guide", "desc": "x"}, -32602, "unknown parameter 'desc'")
-		f.protocolError("list_rulesets", map[string]any{"limit": 3}, -32602, "unknown parameter 'limit'")
+		f.protocolError("list_rulesets", map[string]any{"page": 3}, -32602, "unknown parameter 'page'")
+		f.protocolError("list_rulesets", map[string]any{"limit": "3"}, -32602, "invalid parameter 'limit': expected number, got string")
+		f.protocolError("list_rulesets", map[string]any{"limit": 1001}, -32602, "invalid parameter 'limit': must be between 1 and 1000 (default 100)")
+		f.protocolError("search_rulesets", map[string]any{"pattern": "*", "limit": -1}, -32602, "invalid parameter 'limit': must be between 1 and 1000 (default 100)")
+		f.protocolError("list_rulesets", map[string]any{"cursor": 7}, -32602, "invalid parameter 'cursor': expected string, got number")
 		f.protocolError("no_such_tool", map[string]any{}, -32602, "")
 
 		// Content limits.

@@ -10,23 +10,30 @@ import (
 )
 
 type searchIn struct {
-	Pattern string `json:"pattern" jsonschema:"Glob pattern matched against the full name: * matches any sequence, ? one character (e.g., *python*, style_*, *_guide)"`
+	Pattern string  `json:"pattern" jsonschema:"Glob pattern matched against the full name: * matches any sequence, ? one character (e.g., *python*, style_*, *_guide)"`
+	Cursor  *string `json:"cursor,omitempty" jsonschema:"The cursor after 'Next cursor:' at the end of a previous page of the same list: continues it"`
+	Limit   *int    `json:"limit,omitempty" jsonschema:"Most rulesets per page, 1 to 1000"`
 }
 
 func (h handlers) searchRulesets() mcpx.Tool {
 	return mcpx.NewTool(&mcp.Tool{
-		Name:        "search_rulesets",
-		Title:       "Search rulesets by name",
-		Description: "Search for rulesets by name pattern using glob syntax ('*' any sequence, '?' one character, matched against the full name). Returns metadata without markdown; '*' lists everything.",
+		Name:  "search_rulesets",
+		Title: "Search rulesets by name",
+		Description: "Search for rulesets by name pattern using glob syntax ('*' any sequence, '?' one character, matched against the full name). " +
+			"Returns metadata without markdown, oldest first; '*' lists everything." + pageDescription,
+		InputSchema: pagedSchema[searchIn](),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, error) {
 		if in.Pattern == "" {
 			return nil, mcpx.MissingParam("pattern", "a glob pattern such as '*python*' ('*' matches every ruleset)")
 		}
-		items, err := h.lib.Search(ctx, in.Pattern)
-		if err != nil {
-			return mcpx.ToolError("failed to search rulesets", err), nil
+		if err := rulesets.CheckLimit(deref(in.Limit)); err != nil {
+			return nil, mcpx.InvalidParams(err.Error())
 		}
-		return mcpx.Text(rulesets.FormatSearch(in.Pattern, items)), nil
+		res, err := h.lib.SearchPage(ctx, in.Pattern, deref(in.Cursor), deref(in.Limit))
+		if err != nil {
+			return pageError("failed to search rulesets", err)
+		}
+		return pageResult(rulesets.FormatSearchPage(in.Pattern, res), res, in.Cursor != nil), nil
 	})
 }

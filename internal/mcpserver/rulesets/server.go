@@ -28,11 +28,30 @@ type handlers struct {
 	logger *slog.Logger
 }
 
+// Options configure the server beyond its library.
+type Options struct {
+	Logger *slog.Logger // nil discards
+	// PageSize is how many tools or resource templates a list request
+	// returns at most (mcp.ServerOptions.PageSize); 0 is the SDK's default
+	// (1,000), far above the server's five tools and one template.
+	PageSize int
+}
+
 // New returns the server over lib.
 func New(lib rulesets.Library, logger *slog.Logger) *mcp.Server {
+	return NewWithOptions(lib, Options{Logger: logger})
+}
+
+// NewWithOptions returns the server over lib with opts.
+func NewWithOptions(lib rulesets.Library, opts Options) *mcp.Server {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Version: Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       mcpx.SDKLogger(logger),
+		PageSize:     opts.PageSize,
 		Capabilities: &mcp.ServerCapabilities{
 			Logging:   &mcp.LoggingCapabilities{},
 			Resources: &mcp.ResourceCapabilities{},

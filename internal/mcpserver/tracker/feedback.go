@@ -59,18 +59,21 @@ type listFeedbackIn struct {
 	Type    *string `json:"type,omitempty" jsonschema:"Only this feedback type"`
 	Status  *string `json:"status,omitempty" jsonschema:"Only this status"`
 	Limit   *int    `json:"limit,omitempty" jsonschema:"Max results"`
+	Cursor  *string `json:"cursor,omitempty" jsonschema:"next_cursor of a previous result of the same query: continues the list after it"`
 }
 
 func (s *server) listFeedback() mcpx.Tool {
 	return mcpx.NewTool(&mcp.Tool{
-		Name:        "list_feedback",
-		Title:       "List feedback",
-		Description: "List feedback with filters, oldest first, as compact items (anchor status and line, content cut short) with the total.",
+		Name:  "list_feedback",
+		Title: "List feedback",
+		Description: "List feedback with filters, oldest first, as compact items (anchor status and line, content cut short) with the total. " +
+			"When truncated, pass next_cursor as cursor (same filters) for the next page.",
 		InputSchema: mcpx.Schema[listFeedbackIn](map[string]any{"limit": store.DefaultListLimit},
 			map[string][]string{"type": feedbackTypes, "status": feedbackStatuses}),
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listFeedbackIn) (*mcp.CallToolResult, error) {
-		f := store.FeedbackFilter{IssueID: deref(in.IssueID), SpecID: deref(in.SpecID), Type: deref(in.Type), Status: deref(in.Status), Limit: deref(in.Limit)}
+		f := store.FeedbackFilter{IssueID: deref(in.IssueID), SpecID: deref(in.SpecID), Type: deref(in.Type), Status: deref(in.Status), Limit: deref(in.Limit),
+			Cursor: deref(in.Cursor)}
 		return s.call(ctx, func(r *store.Repo) (any, error) { return s.feedbackList(ctx, r, f) })
 	})
 }
@@ -80,7 +83,7 @@ func (s *server) feedbackList(ctx context.Context, r *store.Repo, f store.Feedba
 	if err != nil {
 		return nil, err
 	}
-	fitList(s, &list, &list.Feedback, list.Total, &list.Truncated, &list.Hint, "issue_id, spec_id, type or status")
+	fitList(s, &list, &list.Feedback, listPage{list.Total, &list.Truncated, &list.Hint, &list.NextCursor, list.Page}, "issue_id, spec_id, type or status")
 	return list, nil
 }
 
@@ -169,14 +172,22 @@ func (s *server) wontfixFeedback() mcpx.Tool {
 
 type noArgs struct{}
 
+type staleIn struct {
+	Limit  *int    `json:"limit,omitempty" jsonschema:"Max results"`
+	Cursor *string `json:"cursor,omitempty" jsonschema:"next_cursor of a previous result of the same query: continues the list after it"`
+}
+
 func (s *server) staleFeedback() mcpx.Tool {
 	return mcpx.NewTool(&mcp.Tool{
-		Name:        "stale_feedback",
-		Title:       "Stale feedback",
-		Description: "List feedback whose anchor was lost when its spec changed (anchor_status stale); re-anchor each with relocate_feedback.",
+		Name:  "stale_feedback",
+		Title: "Stale feedback",
+		Description: "List feedback whose anchor was lost when its spec changed (anchor_status stale), oldest first; re-anchor each with relocate_feedback. " +
+			"When truncated, pass next_cursor as cursor for the next page.",
+		InputSchema: mcpx.Schema[staleIn](map[string]any{"limit": store.DefaultListLimit}, nil),
 		Annotations: readOnly,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, error) {
-		return s.call(ctx, func(r *store.Repo) (any, error) { return s.feedbackList(ctx, r, store.FeedbackFilter{Stale: true}) })
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in staleIn) (*mcp.CallToolResult, error) {
+		f := store.FeedbackFilter{Stale: true, Limit: deref(in.Limit), Cursor: deref(in.Cursor)}
+		return s.call(ctx, func(r *store.Repo) (any, error) { return s.feedbackList(ctx, r, f) })
 	})
 }
 

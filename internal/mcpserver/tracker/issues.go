@@ -29,6 +29,7 @@ type readyIn struct {
 	Assignee   *string `json:"assignee,omitempty" jsonschema:"Only issues assigned to this person"`
 	ShowSpecs  *bool   `json:"show_specs,omitempty" jsonschema:"Include ready specs (draft or review, nothing blocking)"`
 	ShowIssues *bool   `json:"show_issues,omitempty" jsonschema:"Include ready issues"`
+	Cursor     *string `json:"cursor,omitempty" jsonschema:"next_cursor of a previous result of the same query: continues the list after it"`
 }
 
 func (s *server) ready() mcpx.Tool {
@@ -36,12 +37,13 @@ func (s *server) ready() mcpx.Tool {
 		Name:  "ready",
 		Title: "Ready work",
 		Description: "Find issues (and optionally specs) ready to work on: open, with no unfinished blocker, direct or inherited " +
-			"from a parent. Highest priority (0) first, then oldest. Returns compact items; read one with show_issue.",
+			"from a parent. Highest priority (0) first, then oldest. Returns compact items; read one with show_issue. " +
+			"next_cursor, when not null, continues the lists (pass it as cursor with the same filters).",
 		InputSchema: mcpx.Schema[readyIn](map[string]any{"limit": store.DefaultReadyLimit, "show_specs": false, "show_issues": true}, nil),
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in readyIn) (*mcp.CallToolResult, error) {
 		o := store.ReadyOptions{Limit: deref(in.Limit), Priority: in.Priority, Assignee: deref(in.Assignee),
-			Specs: deref(in.ShowSpecs), Issues: in.ShowIssues == nil || *in.ShowIssues}
+			Specs: deref(in.ShowSpecs), Issues: in.ShowIssues == nil || *in.ShowIssues, Cursor: deref(in.Cursor)}
 		return s.call(ctx, func(r *store.Repo) (any, error) { return r.Ready(ctx, o) })
 	})
 }
@@ -52,6 +54,7 @@ type listIssuesIn struct {
 	Priority *int    `json:"priority,omitempty" jsonschema:"Only this priority, 0 (highest) to 4"`
 	Assignee *string `json:"assignee,omitempty" jsonschema:"Only this assignee"`
 	Limit    *int    `json:"limit,omitempty" jsonschema:"Max results"`
+	Cursor   *string `json:"cursor,omitempty" jsonschema:"next_cursor of a previous result of the same query: continues the list after it"`
 }
 
 func (s *server) listIssues() mcpx.Tool {
@@ -59,18 +62,20 @@ func (s *server) listIssues() mcpx.Tool {
 		Name:  "list_issues",
 		Title: "List issues",
 		Description: "List issues with optional filters, highest priority then oldest first, as compact items " +
-			"(id, title, status, priority, type, short description) with the total; narrow with filters when truncated.",
+			"(id, title, status, priority, type, short description) with the total. When truncated, narrow with filters " +
+			"or pass next_cursor as cursor (same filters) for the next page.",
 		InputSchema: mcpx.Schema[listIssuesIn](map[string]any{"limit": store.DefaultListLimit},
 			map[string][]string{"status": issueStatuses, "type": issueTypes}),
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listIssuesIn) (*mcp.CallToolResult, error) {
-		f := store.IssueFilter{Status: deref(in.Status), Type: deref(in.Type), Priority: in.Priority, Assignee: deref(in.Assignee), Limit: deref(in.Limit)}
+		f := store.IssueFilter{Status: deref(in.Status), Type: deref(in.Type), Priority: in.Priority, Assignee: deref(in.Assignee), Limit: deref(in.Limit),
+			Cursor: deref(in.Cursor)}
 		return s.call(ctx, func(r *store.Repo) (any, error) {
 			list, err := r.ListIssues(ctx, f)
 			if err != nil {
 				return nil, err
 			}
-			fitList(s, &list, &list.Issues, list.Total, &list.Truncated, &list.Hint, "status, type, priority or assignee")
+			fitList(s, &list, &list.Issues, listPage{list.Total, &list.Truncated, &list.Hint, &list.NextCursor, list.Page}, "status, type, priority or assignee")
 			return list, nil
 		})
 	})
@@ -179,8 +184,10 @@ func (s *server) closeIssue() mcpx.Tool {
 }
 
 type blockedIn struct {
-	ShowSpecs  *bool `json:"show_specs,omitempty" jsonschema:"Include blocked specs"`
-	ShowIssues *bool `json:"show_issues,omitempty" jsonschema:"Include blocked issues"`
+	ShowSpecs  *bool   `json:"show_specs,omitempty" jsonschema:"Include blocked specs"`
+	ShowIssues *bool   `json:"show_issues,omitempty" jsonschema:"Include blocked issues"`
+	Limit      *int    `json:"limit,omitempty" jsonschema:"Max items to return per list"`
+	Cursor     *string `json:"cursor,omitempty" jsonschema:"next_cursor of a previous result of the same query: continues the list after it"`
 }
 
 func (s *server) blockedIssues() mcpx.Tool {
@@ -188,11 +195,12 @@ func (s *server) blockedIssues() mcpx.Tool {
 		Name:  "blocked_issues",
 		Title: "Blocked work",
 		Description: "List unfinished issues (and optionally specs) that something blocks, each with blocked_by: " +
-			"the unfinished items it waits on ({id, title, status, type, via}; via names the parent a blocker is inherited through).",
-		InputSchema: mcpx.Schema[blockedIn](map[string]any{"show_specs": false, "show_issues": true}, nil),
+			"the unfinished items it waits on ({id, title, status, type, via}; via names the parent a blocker is inherited through). " +
+			"next_cursor, when not null, continues the lists (pass it as cursor with the same filters).",
+		InputSchema: mcpx.Schema[blockedIn](map[string]any{"show_specs": false, "show_issues": true, "limit": store.DefaultListLimit}, nil),
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in blockedIn) (*mcp.CallToolResult, error) {
-		o := store.BlockedOptions{Specs: deref(in.ShowSpecs), Issues: in.ShowIssues == nil || *in.ShowIssues}
+		o := store.BlockedOptions{Specs: deref(in.ShowSpecs), Issues: in.ShowIssues == nil || *in.ShowIssues, Limit: deref(in.Limit), Cursor: deref(in.Cursor)}
 		return s.call(ctx, func(r *store.Repo) (any, error) { return r.Blocked(ctx, o) })
 	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sudocode/sudocode/internal/cursor"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
@@ -28,6 +29,10 @@ type Options struct {
 	Logger  *slog.Logger // nil discards
 	// Budget caps a list result's JSON, in bytes; 0 is DefaultBudget.
 	Budget int
+	// PageSize is how many tools, resources, resource templates or prompts
+	// a list request returns at most (mcp.ServerOptions.PageSize); 0 is the
+	// SDK's default (1,000), far above the server's few of each.
+	PageSize int
 }
 
 // DefaultBudget keeps a list result to a few thousand tokens.
@@ -55,6 +60,7 @@ func New(opts Options) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "sudocode", Title: "Sudocode tracker", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       mcpx.SDKLogger(opts.Logger),
+		PageSize:     opts.PageSize,
 		Capabilities: &mcp.ServerCapabilities{
 			Logging:   &mcp.LoggingCapabilities{},
 			Resources: &mcp.ResourceCapabilities{},
@@ -82,7 +88,8 @@ func (s *server) tools() []mcpx.Tool {
 }
 
 // call runs fn on the tracker and returns its value as the tool's result,
-// or its error as a tool error that says what to do.
+// or its error as a tool error that says what to do. An invalid cursor is
+// the caller's malformed argument: a JSON-RPC invalid-params error.
 func (s *server) call(ctx context.Context, fn func(*store.Repo) (any, error)) (*mcp.CallToolResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -90,7 +97,14 @@ func (s *server) call(ctx context.Context, fn func(*store.Repo) (any, error)) (*
 	if err != nil {
 		return mcpx.FaultResult(err), nil
 	}
+	r.Actor = s.opts.Actor // who changes are recorded as: the caller, when known
+	if caller := mcpx.CallerFrom(ctx); caller != "" {
+		r.Actor = caller
+	}
 	v, err := fn(r)
+	if cursor.IsInvalid(err) {
+		return nil, mcpx.InvalidParams(err.Error())
+	}
 	if err != nil {
 		return mcpx.FaultResult(err), nil
 	}
@@ -121,14 +135,15 @@ func (s *server) open(ctx context.Context) (*store.Repo, error) {
 }
 
 // fit cuts a list to the byte budget: it keeps the longest prefix whose
-// JSON fits, and returns how many items it kept. set(n) must make v hold
+// JSON fits, but at least one item (so that a walk with cursors always
+// moves on), and returns how many items it kept. set(n) must make v hold
 // the first n items, and the note of the cut when n is not all of them.
 func (s *server) fit(v any, n int, set func(int)) int {
 	size := func() int { b, _ := json.Marshal(v); return len(b) }
 	if size() <= s.opts.Budget {
 		return n
 	}
-	lo, hi := 0, n // lo fits
+	lo, hi := min(1, n), n // lo is kept
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
 		set(mid)

@@ -16,21 +16,35 @@ var (
 	specTypes    = names(tracker.SpecTypes)
 )
 
-// budgetHint is the note on a list cut to fit the response budget.
-func budgetHint(kept, total int, filters string) *string {
-	h := fmt.Sprintf("showing %d of %d; %d left out to fit the response: narrow with %s, or a lower limit", kept, total, total-kept, filters)
+// budgetHint is the note on a list cut to fit the response budget; skipped
+// items came before the page.
+func budgetHint(kept, total, skipped int, filters string) *string {
+	h := fmt.Sprintf("showing %d of %d; %d left out to fit the response: narrow with %s, or a lower limit; next_cursor continues after the last item shown",
+		kept, total, max(total-skipped-kept, 0), filters)
 	return &h
 }
 
+// listPage is the part of a list result that fitList adjusts.
+type listPage struct {
+	total     int
+	truncated *bool
+	hint      **string
+	next      **string
+	page      tracker.Page
+}
+
 // fitList cuts a list result v to the budget: *items to the longest
-// prefix that fits together with the note of the cut (truncated and a
-// hint), which is measured with it.
-func fitList[T any](s *server, v any, items *[]T, total int, truncated *bool, hint **string, filters string) {
-	all, wasTruncated, wasHint := *items, *truncated, *hint
+// prefix that fits together with the note of the cut (truncated, a hint
+// and the cursor after the last item kept), which is measured with it.
+func fitList[T any](s *server, v any, items *[]T, p listPage, filters string) {
+	all, wasTruncated, wasHint, wasNext := *items, *p.truncated, *p.hint, *p.next
 	s.fit(v, len(all), func(n int) {
-		*items, *truncated, *hint = all[:n], wasTruncated, wasHint
+		*items, *p.truncated, *p.hint, *p.next = all[:n], wasTruncated, wasHint, wasNext
 		if n < len(all) {
-			*truncated, *hint = true, budgetHint(n, total, filters)
+			*p.truncated, *p.hint = true, budgetHint(n, p.total, p.page.Skipped, filters)
+			if n > 0 && n <= len(p.page.After) {
+				*p.next = &p.page.After[n-1]
+			}
 		}
 	})
 }
@@ -40,24 +54,26 @@ type listSpecsIn struct {
 	Type     *string `json:"type,omitempty" jsonschema:"Only this type"`
 	Priority *int    `json:"priority,omitempty" jsonschema:"Only this priority, 0 (highest) to 4"`
 	Limit    *int    `json:"limit,omitempty" jsonschema:"Max results"`
+	Cursor   *string `json:"cursor,omitempty" jsonschema:"next_cursor of a previous result of the same query: continues the list after it"`
 }
 
 func (s *server) listSpecs() mcpx.Tool {
 	return mcpx.NewTool(&mcp.Tool{
-		Name:        "list_specs",
-		Title:       "List specs",
-		Description: "List specs with optional filters as compact items (no markdown) with the total; read one with show_spec.",
+		Name:  "list_specs",
+		Title: "List specs",
+		Description: "List specs with optional filters, highest priority then oldest first, as compact items (no markdown) with the total; " +
+			"read one with show_spec. When truncated, pass next_cursor as cursor for the next page.",
 		InputSchema: mcpx.Schema[listSpecsIn](map[string]any{"limit": store.DefaultListLimit},
 			map[string][]string{"status": specStatuses, "type": specTypes}),
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listSpecsIn) (*mcp.CallToolResult, error) {
-		f := store.SpecFilter{Status: deref(in.Status), Type: deref(in.Type), Priority: in.Priority, Limit: deref(in.Limit)}
+		f := store.SpecFilter{Status: deref(in.Status), Type: deref(in.Type), Priority: in.Priority, Limit: deref(in.Limit), Cursor: deref(in.Cursor)}
 		return s.call(ctx, func(r *store.Repo) (any, error) {
 			list, err := r.ListSpecs(ctx, f)
 			if err != nil {
 				return nil, err
 			}
-			fitList(s, &list, &list.Specs, list.Total, &list.Truncated, &list.Hint, "status, type or priority")
+			fitList(s, &list, &list.Specs, listPage{list.Total, &list.Truncated, &list.Hint, &list.NextCursor, list.Page}, "status, type or priority")
 			return list, nil
 		})
 	})

@@ -27,7 +27,8 @@ const schema = `CREATE TABLE IF NOT EXISTS rulesets (
 	markdown      TEXT NOT NULL,
 	created_at    TEXT NOT NULL, -- RFC3339 UTC
 	last_modified TEXT NOT NULL
-) WITHOUT ROWID`
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS rulesets_in_order ON rulesets (created_at, name); -- list order, and the pages' keys`
 
 // Store is a rulesets.Store on SQLite.
 type Store struct {
@@ -152,8 +153,37 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 // Search implements rulesets.Store with SQLite's GLOB, in which '[' is the
 // only other special character; it is escaped so that it matches itself.
 func (s *Store) Search(ctx context.Context, pattern string) ([]rulesets.Summary, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, description, tags, created_at, last_modified FROM rulesets WHERE name GLOB ? ORDER BY created_at, name`,
-		strings.ReplaceAll(pattern, "[", "[[]"))
+	return s.summaries(ctx, `SELECT name, description, tags, created_at, last_modified FROM rulesets WHERE name GLOB ? ORDER BY created_at, name`,
+		glob(pattern))
+}
+
+func glob(pattern string) string { return strings.ReplaceAll(pattern, "[", "[[]") }
+
+// SearchPage implements rulesets.Store: the rows after the position, in
+// the order of the index on (created_at, name).
+func (s *Store) SearchPage(ctx context.Context, pattern string, after *rulesets.PageKey, limit int) (rulesets.Page, error) {
+	var p rulesets.Page
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM rulesets WHERE name GLOB ?`, glob(pattern)).Scan(&p.Total); err != nil {
+		return p, storeErr(err)
+	}
+	if after == nil {
+		after = &rulesets.PageKey{}
+	}
+	items, err := s.summaries(ctx, `SELECT name, description, tags, created_at, last_modified FROM rulesets
+		WHERE name GLOB ? AND (created_at, name) > (?, ?) ORDER BY created_at, name LIMIT ?`,
+		glob(pattern), after.CreatedAt, after.Name, limit+1)
+	if err != nil {
+		return p, err
+	}
+	p.More = len(items) > limit
+	p.Items = items[:min(len(items), limit)]
+	return p, nil
+}
+
+// summaries runs a query of the columns name, description, tags,
+// created_at and last_modified.
+func (s *Store) summaries(ctx context.Context, query string, args ...any) ([]rulesets.Summary, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, storeErr(err)
 	}

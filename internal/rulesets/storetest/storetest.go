@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,6 +28,8 @@ func Run(t *testing.T, open func(t *testing.T) rulesets.Store) {
 		{"DeleteAndNotFound", testDeleteAndNotFound},
 		{"SearchGlob", testSearchGlob},
 		{"SearchEscapesOtherGlobCharacters", testSearchEscapes},
+		{"SearchPageWalksInListOrder", testSearchPage},
+		{"SearchPageKeepsItsPlaceUnderChanges", testSearchPageUnderChanges},
 		{"UnicodeAndLargeMarkdown", testUnicodeAndLargeMarkdown},
 		{"RacingUpsertsCreateOnce", testRacingUpserts},
 	}
@@ -257,5 +260,121 @@ func testRacingUpserts(t *testing.T, s rulesets.Store) {
 	}
 	if want := t0.Add(time.Duration(creators[0]) * time.Second); !got.CreatedAt.Equal(want) {
 		t.Fatalf("created_at %v, want the creator's %v", got.CreatedAt, want)
+	}
+}
+
+// walkPages pages through s's matches of pattern, limit at a time, calling
+// between after each page but the last, and returns every name listed.
+func walkPages(t *testing.T, s rulesets.Store, pattern string, limit int, between func()) (names []string, pages int) {
+	t.Helper()
+	var after *rulesets.PageKey
+	for {
+		p, err := s.SearchPage(context.Background(), pattern, after, limit)
+		if err != nil {
+			t.Fatalf("SearchPage(%q, %v, %d): %v", pattern, after, limit, err)
+		}
+		pages++
+		if len(p.Items) > limit {
+			t.Fatalf("SearchPage(%q, limit %d): %d items", pattern, limit, len(p.Items))
+		}
+		for _, r := range p.Items {
+			names = append(names, r.Name)
+			if r.Description == "" || r.Tags == nil || r.CreatedAt.IsZero() {
+				t.Fatalf("SearchPage summary %+v", r)
+			}
+		}
+		if !p.More {
+			return names, pages
+		}
+		if len(p.Items) == 0 || pages > 100_000 {
+			t.Fatalf("SearchPage(%q): more follow an empty page", pattern)
+		}
+		k := rulesets.KeyOf(p.Items[len(p.Items)-1])
+		after = &k
+		if between != nil {
+			between()
+		}
+	}
+}
+
+func testSearchPage(t *testing.T, s rulesets.Store) {
+	ctx := context.Background()
+	// 60 rulesets, three to a second, created out of name order.
+	for i := range 60 {
+		name := fmt.Sprintf("r%02d_%s", 59-i, map[bool]string{true: "python", false: "go"}[i%4 == 0])
+		mustUpsert(t, s, full(name, "d", "m"), t0.Add(time.Duration(i/3)*time.Second))
+	}
+	for _, pattern := range []string{"*", "*python*", "r1?_*", "none*"} {
+		all, err := s.Search(ctx, pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, r := range all {
+			want = append(want, r.Name)
+		}
+		for _, limit := range []int{1, 2, 7, 60, 1000} {
+			got, pages := walkPages(t, s, pattern, limit, nil)
+			if !slices.Equal(got, want) {
+				t.Errorf("SearchPage(%q) in pages of %d = %v, want Search's %v", pattern, limit, got, want)
+			}
+			if wantPages := max(1, (len(want)+limit-1)/limit); pages != wantPages {
+				t.Errorf("SearchPage(%q) in pages of %d: %d pages, want %d", pattern, limit, pages, wantPages)
+			}
+		}
+		p, err := s.SearchPage(ctx, pattern, nil, 5)
+		if err != nil || p.Total != len(want) {
+			t.Errorf("SearchPage(%q).Total = %d, %v; want %d", pattern, p.Total, err, len(want))
+		}
+	}
+}
+
+func testSearchPageUnderChanges(t *testing.T, s rulesets.Store) {
+	ctx := context.Background()
+	var want []string
+	for i := range 100 {
+		name := fmt.Sprintf("old_%03d", i)
+		mustUpsert(t, s, full(name, "d", "m"), t0.Add(time.Duration(i/10)*time.Second))
+		want = append(want, name)
+	}
+	step := 0
+	deleted := map[string]bool{}
+	got, _ := walkPages(t, s, "*", 7, func() {
+		step++
+		// New rulesets, older and newer than the position, and in its second.
+		mustUpsert(t, s, full(fmt.Sprintf("new_before_%d", step), "d", "m"), t0.Add(-time.Hour))
+		mustUpsert(t, s, full(fmt.Sprintf("new_same_%d", step), "d", "m"), t0.Add(time.Duration(step*7/10)*time.Second))
+		mustUpsert(t, s, full(fmt.Sprintf("new_after_%d", step), "d", "m"), t0.Add(time.Hour))
+		// An update of an old one keeps its place.
+		if name := fmt.Sprintf("old_%03d", 99-step); !deleted[name] {
+			mustUpsert(t, s, rulesets.Patch{Name: name, Description: str("changed")}, t0.Add(2*time.Hour))
+		}
+		// A deletion of one not listed yet.
+		victim := fmt.Sprintf("old_%03d", 98-step)
+		if step%5 == 0 && !deleted[victim] {
+			if err := s.Delete(ctx, victim); err == nil {
+				deleted[victim] = true
+			}
+		}
+	})
+	seen := map[string]int{}
+	for _, n := range got {
+		seen[n]++
+		if seen[n] > 1 {
+			t.Errorf("%s listed twice", n)
+		}
+	}
+	for _, n := range want {
+		if seen[n] != 1 && !deleted[n] {
+			t.Errorf("%s, there from start to end, listed %d times", n, seen[n])
+		}
+	}
+	for n := range seen {
+		if strings.HasPrefix(n, "new_before_") {
+			t.Errorf("%s, created before the position reached, was listed", n)
+		}
+	}
+	if seen["new_after_1"] != 1 {
+		t.Errorf("a ruleset created after the position reached was not listed")
 	}
 }

@@ -195,6 +195,76 @@ func (s *Store) Search(ctx context.Context, pattern string) ([]rulesets.Summary,
 	return out, nil
 }
 
+// SearchPage implements rulesets.Store. SCAN's order is the hash table's,
+// not list order, and its cursor is not stable across rehashing, so a page
+// is cut from the sorted matches: SCAN MATCH finds every matching name,
+// one pipelined HMGET of created_at per name gives the keys, and the page
+// is the keys after the position in (created_at, name) order; only the
+// page's summaries are then fetched. Each page costs the scan of the
+// matches (as a whole search does), and its keys are exact, so the walk
+// keeps the guarantee of keyset pagination (see rulesets.PageKey).
+func (s *Store) SearchPage(ctx context.Context, pattern string, after *rulesets.PageKey, limit int) (rulesets.Page, error) {
+	names, err := s.scan(ctx, KeyPrefix+EscapeGlob(pattern))
+	if err != nil || len(names) == 0 {
+		return rulesets.Page{Items: []rulesets.Summary{}}, err
+	}
+	cmds := make(valkey.Commands, len(names))
+	for i, n := range names {
+		cmds[i] = s.c.B().Hget().Key(KeyPrefix + n).Field("created_at").Build()
+	}
+	keys := make([]rulesets.PageKey, 0, len(names))
+	for i, res := range s.c.DoMulti(ctx, cmds...) {
+		raw, err := res.ToString()
+		if err != nil {
+			if valkey.IsValkeyNil(err) {
+				continue // deleted between SCAN and HGET
+			}
+			if _, isReply := valkey.IsValkeyErr(err); isReply { // a foreign key under our prefix
+				continue
+			}
+			return rulesets.Page{}, storeErr(err)
+		}
+		t, err := rulesets.ParseTimestamp(raw)
+		if err != nil {
+			return rulesets.Page{}, fault.Wrap(fault.Internal, err, "corrupt ruleset record '"+names[i]+"'")
+		}
+		keys = append(keys, rulesets.PageKey{CreatedAt: rulesets.Timestamp(t), Name: names[i]})
+	}
+	p := rulesets.Page{Total: len(keys), Items: []rulesets.Summary{}}
+	if after != nil {
+		keys = slices.DeleteFunc(keys, func(k rulesets.PageKey) bool { return k.Compare(*after) <= 0 })
+	}
+	slices.SortFunc(keys, rulesets.PageKey.Compare)
+	p.More = len(keys) > limit
+	keys = keys[:min(len(keys), limit)]
+	if len(keys) == 0 {
+		return p, nil
+	}
+	cmds = make(valkey.Commands, len(keys))
+	for i, k := range keys {
+		cmds[i] = s.c.B().Hmget().Key(KeyPrefix+k.Name).Field("description", "tags", "created_at", "last_modified").Build()
+	}
+	for i, res := range s.c.DoMulti(ctx, cmds...) {
+		vals, err := res.ToArray()
+		if err != nil {
+			if _, isReply := valkey.IsValkeyErr(err); isReply {
+				continue
+			}
+			return rulesets.Page{}, storeErr(err)
+		}
+		f, ok := hashFields(vals)
+		if !ok {
+			continue // deleted since
+		}
+		r := rulesets.Summary{Name: keys[i].Name, Description: f[0]}
+		if err := (rulesets.Record{Tags: f[1], CreatedAt: f[2], LastModified: f[3]}).Decode(&r); err != nil {
+			return rulesets.Page{}, err
+		}
+		p.Items = append(p.Items, r)
+	}
+	return p, nil
+}
+
 // Names implements rulesets.Store.
 func (s *Store) Names(ctx context.Context) ([]string, error) {
 	return s.scan(ctx, KeyPrefix+"*")

@@ -2,11 +2,11 @@ package store
 
 import (
 	"context"
-	"fmt"
-	"math"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/cursor"
 	"github.com/sudocode/sudocode/internal/tracker"
 )
 
@@ -32,17 +32,16 @@ func (w *where) add(cond string, args ...any) {
 	w.args = append(w.args, args...)
 }
 
+// clone is a copy of w that conditions can be added to without changing w.
+func (w where) clone() where {
+	return where{conds: slices.Clone(w.conds), args: slices.Clone(w.args)}
+}
+
 func (w *where) sql() string {
 	if len(w.conds) == 0 {
 		return "1"
 	}
 	return strings.Join(w.conds, " AND ")
-}
-
-// compacts runs a query whose columns are id, title, status, priority,
-// type, description.
-func (v view) compacts(query string, args ...any) ([]tracker.Compact, error) {
-	return v.firstCompacts(query, args, nil, math.MaxInt)
 }
 
 func (v view) count(query string, args ...any) (int, error) {
@@ -51,13 +50,16 @@ func (v view) count(query string, args ...any) (int, error) {
 	return n, cacheErr(err)
 }
 
-const compactCols = `id, title, status, priority, type, description`
+// compactCols are the columns of a compact item and its sort key.
+const compactCols = `id, title, status, priority, type, description, created_ns`
 
-// IssueFilter selects issues; zero fields select everything.
+// IssueFilter selects issues; zero fields select everything. Cursor, the
+// next_cursor of a previous page of the same query, starts after it.
 type IssueFilter struct {
 	Status, Type, Assignee string
 	Priority               *int
 	Limit                  int
+	Cursor                 string
 }
 
 // DefaultListLimit is how many items a list returns unless told otherwise.
@@ -84,27 +86,67 @@ func (r *Repo) ListIssues(ctx context.Context, f IssueFilter) (tracker.IssueList
 	if f.Assignee != "" {
 		w.add("assignee = ?", f.Assignee)
 	}
-	limit := listLimit(f.Limit)
+	scope := cursor.For("issues", f.Status, f.Type, f.Priority, f.Assignee)
+	after, err := decodePrio(f.Cursor, scope)
+	if err != nil {
+		return tracker.IssueList{}, err
+	}
 	v, err := r.read(ctx)
 	if err != nil {
 		return tracker.IssueList{}, err
 	}
-	total, err := v.count(`SELECT count(*) FROM issues WHERE `+w.sql(), w.args...)
+	p, err := v.prioPage("issues", w, after, listLimit(f.Limit), scope)
 	if err != nil {
 		return tracker.IssueList{}, err
 	}
-	items, err := v.compacts(`SELECT `+compactCols+` FROM issues WHERE `+w.sql()+` ORDER BY priority, created_ns, id LIMIT ?`, append(w.args, limit)...)
-	if err != nil {
-		return tracker.IssueList{}, err
-	}
-	return tracker.IssueList{Issues: items, Total: total, Truncated: total > len(items), Hint: cutHint(total, len(items), "--status, --type, --priority or --assignee")}, nil
+	return tracker.IssueList{Issues: p.items, Total: p.total, Truncated: p.more, Hint: cutHint(p.total, len(p.items), p.more, "--status, --type, --priority or --assignee"),
+		NextCursor: p.next, Page: p.page}, nil
 }
 
-// SpecFilter selects specs.
+// prioPage is a page of a priority-ordered list.
+type prioPage struct {
+	items []tracker.Compact
+	total int
+	more  bool
+	next  *string
+	page  tracker.Page
+}
+
+// prioPage reads the page of table's rows matching w after the position
+// after (nil: the first page), limit items long, with the total of w.
+func (v view) prioPage(table string, w where, after *prioKey, limit int, scope cursor.Scope) (prioPage, error) {
+	var p prioPage
+	var err error
+	if p.total, err = v.count(`SELECT count(*) FROM `+table+` WHERE `+w.sql(), w.args...); err != nil {
+		return p, err
+	}
+	skipped := 0
+	if after != nil {
+		bw := w.clone()
+		upToPrio(&bw, after)
+		if skipped, err = v.count(`SELECT count(*) FROM `+table+` WHERE `+bw.sql(), bw.args...); err != nil {
+			return p, err
+		}
+	}
+	pw := w.clone()
+	afterPrio(&pw, after)
+	items, keys, err := v.firstCompacts(`SELECT `+compactCols+` FROM `+table+` WHERE `+pw.sql()+` ORDER BY priority, created_ns, id LIMIT ?`,
+		append(pw.args, limit+1), nil, limit+1)
+	if err != nil {
+		return p, err
+	}
+	p.more = len(items) > limit
+	p.items, keys = items[:min(len(items), limit)], keys[:min(len(keys), limit)]
+	p.page, p.next = pageOf(scope, keys, skipped, p.more)
+	return p, nil
+}
+
+// SpecFilter selects specs; Cursor as in IssueFilter.
 type SpecFilter struct {
 	Status, Type string
 	Priority     *int
 	Limit        int
+	Cursor       string
 }
 
 // ListSpecs returns compact specs, highest priority then oldest first.
@@ -125,27 +167,30 @@ func (r *Repo) ListSpecs(ctx context.Context, f SpecFilter) (tracker.SpecList, e
 	if err := addPriority(&w, f.Priority); err != nil {
 		return tracker.SpecList{}, err
 	}
-	limit := listLimit(f.Limit)
+	scope := cursor.For("specs", f.Status, f.Type, f.Priority)
+	after, err := decodePrio(f.Cursor, scope)
+	if err != nil {
+		return tracker.SpecList{}, err
+	}
 	v, err := r.read(ctx)
 	if err != nil {
 		return tracker.SpecList{}, err
 	}
-	total, err := v.count(`SELECT count(*) FROM specs WHERE `+w.sql(), w.args...)
+	p, err := v.prioPage("specs", w, after, listLimit(f.Limit), scope)
 	if err != nil {
 		return tracker.SpecList{}, err
 	}
-	items, err := v.compacts(`SELECT `+compactCols+` FROM specs WHERE `+w.sql()+` ORDER BY priority, created_ns, id LIMIT ?`, append(w.args, limit)...)
-	if err != nil {
-		return tracker.SpecList{}, err
-	}
-	return tracker.SpecList{Specs: items, Total: total, Truncated: total > len(items), Hint: cutHint(total, len(items), "--status, --type or --priority")}, nil
+	return tracker.SpecList{Specs: p.items, Total: p.total, Truncated: p.more, Hint: cutHint(p.total, len(p.items), p.more, "--status, --type or --priority"),
+		NextCursor: p.next, Page: p.page}, nil
 }
 
-// FeedbackFilter selects feedback; Stale selects stale anchors only.
+// FeedbackFilter selects feedback; Stale selects stale anchors only;
+// Cursor as in IssueFilter.
 type FeedbackFilter struct {
 	IssueID, SpecID, Type, Status string
 	Stale                         bool
 	Limit                         int
+	Cursor                        string
 }
 
 // ListFeedback returns compact feedback, oldest first.
@@ -172,6 +217,17 @@ func (r *Repo) ListFeedback(ctx context.Context, f FeedbackFilter) (tracker.Feed
 	if f.Stale {
 		w.add("anchor_status = 'stale'")
 	}
+	scope := cursor.For("feedback", f.IssueID, f.SpecID, f.Type, f.Status, f.Stale)
+	var after *timeKey
+	if f.Cursor != "" {
+		after = new(timeKey)
+		if err := cursor.Decode(f.Cursor, scope, after); err != nil {
+			return tracker.FeedbackList{}, err
+		}
+		if err := checkID(after.ID); err != nil {
+			return tracker.FeedbackList{}, err
+		}
+	}
 	limit := listLimit(f.Limit)
 	v, err := r.read(ctx)
 	if err != nil {
@@ -181,16 +237,55 @@ func (r *Repo) ListFeedback(ctx context.Context, f FeedbackFilter) (tracker.Feed
 	if err != nil {
 		return tracker.FeedbackList{}, err
 	}
-	fbs, err := linesWhere[tracker.Feedback](v, "feedback", w.sql()+` ORDER BY created_ns, id LIMIT ?`, append(w.args, limit)...)
+	skipped := 0
+	pw := w.clone()
+	if after != nil {
+		bw := w.clone()
+		bw.add("(created_ns, id) <= (?, ?)", after.C, after.ID)
+		if skipped, err = v.count(`SELECT count(*) FROM feedback WHERE `+bw.sql(), bw.args...); err != nil {
+			return tracker.FeedbackList{}, err
+		}
+		pw.add("(created_ns, id) > (?, ?)", after.C, after.ID)
+	}
+	fbs, keys, err := v.feedbackPage(pw.sql()+` ORDER BY created_ns, id LIMIT ?`, append(pw.args, limit+1)...)
 	if err != nil {
 		return tracker.FeedbackList{}, err
 	}
+	more := len(fbs) > limit
+	fbs, keys = fbs[:min(len(fbs), limit)], keys[:min(len(keys), limit)]
 	items := make([]tracker.CompactFeedback, len(fbs))
 	for i, fb := range fbs {
 		items[i] = tracker.CompactFeedback{ID: fb.ID, IssueID: fb.IssueID, SpecID: fb.SpecID, Type: fb.Type, Status: fb.Status,
 			AnchorStatus: fb.Anchor.AnchorStatus, LineNumber: fb.Anchor.LineNumber, Content: tracker.Shorten(fb.Content)}
 	}
-	return tracker.FeedbackList{Feedback: items, Total: total, Truncated: total > len(items), Hint: cutHint(total, len(items), "--issue, --spec, --type or --status")}, nil
+	page, next := pageOf(scope, keys, skipped, more)
+	return tracker.FeedbackList{Feedback: items, Total: total, Truncated: more, Hint: cutHint(total, len(items), more, "--issue, --spec, --type or --status"),
+		NextCursor: next, Page: page}, nil
+}
+
+// feedbackPage reads feedback matching a condition with the key of each.
+func (v view) feedbackPage(cond string, args ...any) ([]tracker.Feedback, []timeKey, error) {
+	rows, err := v.q.QueryContext(v.ctx, `SELECT created_ns, line FROM feedback WHERE `+cond, args...)
+	if err != nil {
+		return nil, nil, cacheErr(err)
+	}
+	defer rows.Close()
+	var out []tracker.Feedback
+	var keys []timeKey
+	for rows.Next() {
+		var created int64
+		var line []byte
+		if err := rows.Scan(&created, &line); err != nil {
+			return nil, nil, cacheErr(err)
+		}
+		fb, err := decodeLine[tracker.Feedback](line)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, fb)
+		keys = append(keys, timeKey{C: created, ID: fb.ID})
+	}
+	return out, keys, cacheErr(rows.Err())
 }
 
 func addPriority(w *where, p *int) error {
@@ -211,20 +306,14 @@ func listLimit(n int) int {
 	return n
 }
 
-func cutHint(total, shown int, filters string) *string {
-	if total <= shown {
-		return nil
-	}
-	h := fmt.Sprintf("showing %d of %d; narrow with %s, or raise --limit", shown, total, filters)
-	return &h
-}
-
-// ReadyOptions select ready work.
+// ReadyOptions select ready work; Cursor, the next_cursor of a previous
+// page of the same query, continues both lists after it.
 type ReadyOptions struct {
 	Limit         int // default 10
 	Priority      *int
 	Assignee      string
 	Issues, Specs bool
+	Cursor        string
 }
 
 // DefaultReadyLimit is ready's default size.
@@ -241,6 +330,11 @@ func (r *Repo) Ready(ctx context.Context, o ReadyOptions) (tracker.ReadyResult, 
 	if err := addPriority(&w, o.Priority); err != nil {
 		return tracker.ReadyResult{}, err
 	}
+	scope := cursor.For("ready", o.Priority, o.Assignee, o.Issues, o.Specs)
+	pos, err := decodeTwo(o.Cursor, scope)
+	if err != nil {
+		return tracker.ReadyResult{}, err
+	}
 	v, err := r.read(ctx)
 	if err != nil {
 		return tracker.ReadyResult{}, err
@@ -249,32 +343,86 @@ func (r *Repo) Ready(ctx context.Context, o ReadyOptions) (tracker.ReadyResult, 
 	if err != nil {
 		return tracker.ReadyResult{}, err
 	}
-	unblocked := func(id string) bool { return !blocked[id] }
+	unblocked := func(c tracker.Compact) bool { return !blocked[c.ID] }
 	var res tracker.ReadyResult
+	var next twoKeys
 	if o.Issues {
-		iw := w
+		iw := w.clone()
 		iw.add("status = 'open'")
 		if o.Assignee != "" {
 			iw.add("assignee = ?", o.Assignee)
 		}
-		items, err := v.firstCompacts(`SELECT `+compactCols+` FROM issues WHERE `+iw.sql()+
-			` ORDER BY priority, created_ns, id`, iw.args, unblocked, limit)
+		items, err := v.twoPage("issues", iw, pos.Issues, pos.IssuesDone, unblocked, limit, &next.Issues, &next.IssuesDone)
 		if err != nil {
 			return res, err
 		}
 		res.Issues = &items
 	}
 	if o.Specs {
-		sw := w
+		sw := w.clone()
 		sw.add("status IN ('draft', 'review')")
-		items, err := v.firstCompacts(`SELECT `+compactCols+` FROM specs WHERE `+sw.sql()+
-			` ORDER BY priority, created_ns, id`, sw.args, unblocked, limit)
+		items, err := v.twoPage("specs", sw, pos.Specs, pos.SpecsDone, unblocked, limit, &next.Specs, &next.SpecsDone)
 		if err != nil {
 			return res, err
 		}
 		res.Specs = &items
 	}
+	res.NextCursor = next.cursor(scope, o.Issues, o.Specs)
 	return res, nil
+}
+
+// decodeTwo reads the cursor of a two-list result; the zero position
+// (both lists from their start) without one.
+func decodeTwo(c string, scope cursor.Scope) (twoKeys, error) {
+	var k twoKeys
+	if c == "" {
+		return k, nil
+	}
+	if err := cursor.Decode(c, scope, &k); err != nil {
+		return k, err
+	}
+	for _, p := range []*prioKey{k.Issues, k.Specs} {
+		if p != nil {
+			if err := checkID(p.ID); err != nil {
+				return k, err
+			}
+		}
+	}
+	return k, nil
+}
+
+// twoPage reads one list of a two-list result: up to limit items matching
+// w that keep accepts (all when nil) after the position at (nil: its
+// start; done: nothing is left). It sets *next and *nextDone to the
+// position after the page.
+func (v view) twoPage(table string, w where, at *prioKey, done bool, keep func(tracker.Compact) bool, limit int, next **prioKey, nextDone *bool) ([]tracker.Compact, error) {
+	if done {
+		*nextDone = true
+		return []tracker.Compact{}, nil
+	}
+	w = w.clone()
+	afterPrio(&w, at)
+	query := `SELECT ` + compactCols + ` FROM ` + table + ` WHERE ` + w.sql() + ` ORDER BY priority, created_ns, id`
+	items, keys, err := v.firstCompacts(query, w.args, keep, limit+1)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) <= limit {
+		*nextDone = true
+		return items, nil
+	}
+	*next = &keys[limit-1]
+	return items[:limit], nil
+}
+
+// cursor is the next cursor of a two-list result: nil when every list
+// asked for is done.
+func (k twoKeys) cursor(scope cursor.Scope, issues, specs bool) *string {
+	if (!issues || k.IssuesDone) && (!specs || k.SpecsDone) {
+		return nil
+	}
+	c := cursor.Encode(scope, k)
+	return &c
 }
 
 // blockedSet is the set of blocked ids (see blockedCTE), computed once per
@@ -302,36 +450,41 @@ func (v view) blockedSet() (map[string]bool, error) {
 	return set, nil
 }
 
-// firstCompacts streams a compact query's rows and returns the first limit
-// whose id keep accepts (every row when keep is nil).
-func (v view) firstCompacts(query string, args []any, keep func(string) bool, limit int) ([]tracker.Compact, error) {
+// firstCompacts streams a query's rows (the columns compactCols) and
+// returns the first limit that keep accepts (every row when keep is nil),
+// with the sort key of each.
+func (v view) firstCompacts(query string, args []any, keep func(tracker.Compact) bool, limit int) ([]tracker.Compact, []prioKey, error) {
 	rows, err := v.q.QueryContext(v.ctx, query, args...)
 	if err != nil {
-		return nil, cacheErr(err)
+		return nil, nil, cacheErr(err)
 	}
 	defer rows.Close()
 	out := []tracker.Compact{}
+	var keys []prioKey
 	for len(out) < limit && rows.Next() {
 		var c tracker.Compact
 		var desc *string
-		if err := rows.Scan(&c.ID, &c.Title, &c.Status, &c.Priority, &c.Type, &desc); err != nil {
-			return nil, cacheErr(err)
-		}
-		if keep != nil && !keep(c.ID) {
-			continue
+		var created int64
+		if err := rows.Scan(&c.ID, &c.Title, &c.Status, &c.Priority, &c.Type, &desc, &created); err != nil {
+			return nil, nil, cacheErr(err)
 		}
 		if desc != nil {
 			c.Description = tracker.Shorten(*desc)
 		}
+		if keep != nil && !keep(c) {
+			continue
+		}
 		out = append(out, c)
+		keys = append(keys, prioKey{P: c.Priority, C: created, ID: c.ID})
 	}
-	return out, cacheErr(rows.Err())
+	return out, keys, cacheErr(rows.Err())
 }
 
-// BlockedOptions select blocked work.
+// BlockedOptions select blocked work; Cursor as in ReadyOptions.
 type BlockedOptions struct {
 	Issues, Specs bool
 	Limit         int
+	Cursor        string
 }
 
 // Blocked returns unfinished items that something blocks, each with its
@@ -339,16 +492,22 @@ type BlockedOptions struct {
 // explains it.
 func (r *Repo) Blocked(ctx context.Context, o BlockedOptions) (tracker.BlockedResult, error) {
 	limit := listLimit(o.Limit)
+	scope := cursor.For("blocked", o.Issues, o.Specs)
+	pos, err := decodeTwo(o.Cursor, scope)
+	if err != nil {
+		return tracker.BlockedResult{}, err
+	}
 	v, err := r.read(ctx)
 	if err != nil {
 		return tracker.BlockedResult{}, err
 	}
+	blocked, err := v.blockedSet()
+	if err != nil {
+		return tracker.BlockedResult{}, err
+	}
 	var res tracker.BlockedResult
-	load := func(query string) (*[]tracker.BlockedItem, error) {
-		items, err := v.compacts(query, limit)
-		if err != nil {
-			return nil, err
-		}
+	var next twoKeys
+	load := func(items []tracker.Compact) (*[]tracker.BlockedItem, error) {
 		out := make([]tracker.BlockedItem, len(items))
 		for i, c := range items {
 			bs, err := tracker.Blockers(v, c.ID)
@@ -360,17 +519,30 @@ func (r *Repo) Blocked(ctx context.Context, o BlockedOptions) (tracker.BlockedRe
 		return &out, nil
 	}
 	if o.Issues {
-		if res.Issues, err = load(blockedCTE + `SELECT ` + compactCols + ` FROM issues WHERE status != 'closed'
-			AND (status = 'blocked' OR id IN (SELECT id FROM blocked)) ORDER BY priority, created_ns, id LIMIT ?`); err != nil {
+		var w where
+		w.add("status != 'closed'")
+		// An issue whose status is blocked counts even when no link explains it.
+		keep := func(c tracker.Compact) bool { return c.Status == string(tracker.IssueBlocked) || blocked[c.ID] }
+		items, err := v.twoPage("issues", w, pos.Issues, pos.IssuesDone, keep, limit, &next.Issues, &next.IssuesDone)
+		if err != nil {
+			return res, err
+		}
+		if res.Issues, err = load(items); err != nil {
 			return res, err
 		}
 	}
 	if o.Specs {
-		if res.Specs, err = load(blockedCTE + `SELECT ` + compactCols + ` FROM specs WHERE status IN ('draft', 'review')
-			AND id IN (SELECT id FROM blocked) ORDER BY priority, created_ns, id LIMIT ?`); err != nil {
+		var w where
+		w.add("status IN ('draft', 'review')")
+		items, err := v.twoPage("specs", w, pos.Specs, pos.SpecsDone, func(c tracker.Compact) bool { return blocked[c.ID] }, limit, &next.Specs, &next.SpecsDone)
+		if err != nil {
+			return res, err
+		}
+		if res.Specs, err = load(items); err != nil {
 			return res, err
 		}
 	}
+	res.NextCursor = next.cursor(scope, o.Issues, o.Specs)
 	return res, nil
 }
 

@@ -2,7 +2,7 @@ package store
 
 // schemaVersion changes whenever the cache's tables change; a cache of
 // another version is dropped and rebuilt from the files.
-const schemaVersion = "4"
+const schemaVersion = "5"
 
 const schema = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -13,6 +13,7 @@ CREATE TABLE IF NOT EXISTS issues (
 	line TEXT NOT NULL -- the record's canonical JSONL line
 );
 CREATE INDEX IF NOT EXISTS issues_by_status ON issues (status, priority, created_ns);
+CREATE INDEX IF NOT EXISTS issues_in_order ON issues (priority, created_ns, id); -- the lists' order and cursors
 CREATE TABLE IF NOT EXISTS specs (
 	id TEXT PRIMARY KEY, uuid TEXT NOT NULL, title TEXT NOT NULL, description TEXT,
 	status TEXT NOT NULL, type TEXT NOT NULL, priority INTEGER NOT NULL, file_path TEXT NOT NULL, parent_id TEXT,
@@ -21,6 +22,7 @@ CREATE TABLE IF NOT EXISTS specs (
 	body_stat TEXT NOT NULL DEFAULT '', body_hash TEXT NOT NULL DEFAULT '' -- of the markdown file when last read
 );
 CREATE INDEX IF NOT EXISTS specs_by_status ON specs (status, priority, created_ns);
+CREATE INDEX IF NOT EXISTS specs_in_order ON specs (priority, created_ns, id);
 CREATE TABLE IF NOT EXISTS rels (
 	from_id TEXT NOT NULL, to_id TEXT NOT NULL, type TEXT NOT NULL,
 	from_type TEXT NOT NULL, to_type TEXT NOT NULL, created_ns INTEGER NOT NULL, created_by TEXT NOT NULL,
@@ -36,6 +38,7 @@ CREATE TABLE IF NOT EXISTS feedback (
 );
 CREATE INDEX IF NOT EXISTS feedback_by_spec ON feedback (spec_id);
 CREATE INDEX IF NOT EXISTS feedback_by_issue ON feedback (issue_id);
+CREATE INDEX IF NOT EXISTS feedback_in_order ON feedback (created_ns, id);
 `
 
 const dropAll = `

@@ -7,15 +7,45 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/sudocode/sudocode/internal/cursor"
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/tracker"
 )
 
-// SearchOptions select a search.
+// SearchOptions select a search; Cursor, the next_cursor of a previous
+// page of the same search, starts after it.
 type SearchOptions struct {
 	Query         string
 	Issues, Specs bool
 	Limit         int
+	Cursor        string
+}
+
+// searchKey is the position in search's order: title matches first, then
+// priority, age and id.
+type searchKey struct {
+	T  bool   `json:"t"`
+	P  int    `json:"p"`
+	C  int64  `json:"c"`
+	ID string `json:"id"`
+}
+
+func (a searchKey) compare(b searchKey) int {
+	switch {
+	case a.T != b.T:
+		if a.T {
+			return -1
+		}
+		return 1
+	case a.P != b.P:
+		return a.P - b.P
+	case a.C != b.C:
+		if a.C < b.C {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a.ID, b.ID)
 }
 
 // Search finds issues and specs whose title, description or (for specs)
@@ -26,14 +56,25 @@ func (r *Repo) Search(ctx context.Context, o SearchOptions) (tracker.SearchResul
 	if len(terms) == 0 {
 		return tracker.SearchResult{}, fault.New(fault.Invalid, "search query must not be empty")
 	}
+	withIssues, withSpecs := o.Issues || !o.Specs, o.Specs || !o.Issues
+	scope := cursor.For("search", strings.Join(terms, " "), withIssues, withSpecs)
+	var after *searchKey
+	if o.Cursor != "" {
+		after = new(searchKey)
+		if err := cursor.Decode(o.Cursor, scope, after); err != nil {
+			return tracker.SearchResult{}, err
+		}
+		if err := checkID(after.ID); err != nil {
+			return tracker.SearchResult{}, err
+		}
+	}
 	v, err := r.read(ctx)
 	if err != nil {
 		return tracker.SearchResult{}, err
 	}
 	type scored struct {
-		hit     tracker.SearchHit
-		inTitle bool
-		created int64
+		hit tracker.SearchHit
+		key searchKey
 	}
 	var all []scored
 	collect := func(kind tracker.Kind, table string, withBody bool) error {
@@ -62,44 +103,40 @@ func (r *Repo) Search(ctx context.Context, o SearchOptions) (tracker.SearchResul
 			title := strings.ToLower(c.Title)
 			hit := tracker.SearchHit{Kind: kind, Compact: c, Snippet: snippet(text, lower, terms[0])}
 			hit.Description = tracker.Shorten(c.Description)
-			all = append(all, scored{hit: hit, inTitle: containsAll(title, terms), created: created})
+			all = append(all, scored{hit: hit, key: searchKey{T: containsAll(title, terms), P: c.Priority, C: created, ID: c.ID}})
 		}
 		return cacheErr(rows.Err())
 	}
-	if o.Issues || !o.Specs {
+	if withIssues {
 		if err := collect(tracker.KindIssue, "issues", false); err != nil {
 			return tracker.SearchResult{}, err
 		}
 	}
-	if o.Specs || !o.Issues {
+	if withSpecs {
 		if err := collect(tracker.KindSpec, "specs", true); err != nil {
 			return tracker.SearchResult{}, err
 		}
 	}
-	slices.SortStableFunc(all, func(a, b scored) int {
-		switch {
-		case a.inTitle != b.inTitle:
-			if a.inTitle {
-				return -1
+	slices.SortFunc(all, func(a, b scored) int { return a.key.compare(b.key) })
+	start := 0
+	if after != nil {
+		start, _ = slices.BinarySearchFunc(all, *after, func(s scored, k searchKey) int {
+			if s.key.compare(k) <= 0 {
+				return -1 // at or before the cursor
 			}
 			return 1
-		case a.hit.Priority != b.hit.Priority:
-			return a.hit.Priority - b.hit.Priority
-		case a.created != b.created:
-			if a.created < b.created {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.hit.ID, b.hit.ID)
-	})
-	limit := listLimit(o.Limit)
-	res := tracker.SearchResult{Results: []tracker.SearchHit{}, Total: len(all)}
-	for i := 0; i < len(all) && i < limit; i++ {
-		res.Results = append(res.Results, all[i].hit)
+		})
 	}
-	res.Truncated = res.Total > len(res.Results)
-	res.Hint = cutHint(res.Total, len(res.Results), "more words in the query")
+	end := min(len(all), start+listLimit(o.Limit))
+	res := tracker.SearchResult{Results: []tracker.SearchHit{}, Total: len(all)}
+	keys := make([]searchKey, 0, end-start)
+	for _, s := range all[start:end] {
+		res.Results = append(res.Results, s.hit)
+		keys = append(keys, s.key)
+	}
+	res.Truncated = end < len(all)
+	res.Hint = cutHint(res.Total, len(res.Results), res.Truncated, "more words in the query")
+	res.Page, res.NextCursor = pageOf(scope, keys, start, res.Truncated)
 	return res, nil
 }
 

@@ -1,0 +1,92 @@
+package store
+
+import (
+	"fmt"
+
+	"github.com/sudocode/sudocode/internal/cursor"
+	"github.com/sudocode/sudocode/internal/tracker"
+)
+
+// The lists are paged by keyset: a cursor holds the sort key of the last
+// item of its page, and the next page is the items whose key is greater.
+// A key is unique (it ends with the id), so an item that exists for the
+// whole walk and keeps its key (its priority, for the lists ordered by
+// priority) is returned exactly once, whatever is created or deleted
+// meanwhile; an item created during the walk is returned if its key falls
+// after the position reached.
+
+// prioKey is the position in a list ordered by priority, then age, then id.
+type prioKey struct {
+	P  int    `json:"p"`
+	C  int64  `json:"c"`
+	ID string `json:"id"`
+}
+
+// timeKey is the position in a list ordered by age, then id.
+type timeKey struct {
+	C  int64  `json:"c"`
+	ID string `json:"id"`
+}
+
+// twoKeys is the position in a result of two lists (ready and blocked:
+// issues and specs), each paged on its own; Done marks a list finished.
+type twoKeys struct {
+	Issues     *prioKey `json:"i,omitempty"`
+	Specs      *prioKey `json:"s,omitempty"`
+	IssuesDone bool     `json:"id,omitempty"`
+	SpecsDone  bool     `json:"sd,omitempty"`
+}
+
+func checkID(id string) error {
+	if id == "" {
+		return cursor.Invalid("malformed position")
+	}
+	return nil
+}
+
+// decodePrio reads a cursor of a priority-ordered list; nil without one.
+func decodePrio(c string, scope cursor.Scope) (*prioKey, error) {
+	if c == "" {
+		return nil, nil
+	}
+	var k prioKey
+	if err := cursor.Decode(c, scope, &k); err != nil {
+		return nil, err
+	}
+	return &k, checkID(k.ID)
+}
+
+// afterPrio adds the condition of the items after k.
+func afterPrio(w *where, k *prioKey) {
+	if k != nil {
+		w.add("(priority, created_ns, id) > (?, ?, ?)", k.P, k.C, k.ID)
+	}
+}
+
+// upToPrio adds the condition of the items up to k (those before the page).
+func upToPrio(w *where, k *prioKey) {
+	w.add("(priority, created_ns, id) <= (?, ?, ?)", k.P, k.C, k.ID)
+}
+
+// pageOf is the Page of a page's keys in scope, and the next cursor when
+// more follow the page.
+func pageOf[K any](scope cursor.Scope, keys []K, skipped int, more bool) (tracker.Page, *string) {
+	p := tracker.Page{After: make([]string, len(keys)), Skipped: skipped}
+	for i, k := range keys {
+		p.After[i] = cursor.Encode(scope, k)
+	}
+	if !more || len(keys) == 0 {
+		return p, nil
+	}
+	next := p.After[len(keys)-1]
+	return p, &next
+}
+
+// cutHint is the hint of a page that more items follow.
+func cutHint(total, shown int, more bool, filters string) *string {
+	if !more {
+		return nil
+	}
+	h := fmt.Sprintf("showing %d of %d; narrow with %s, or raise --limit; next_cursor continues the list (--cursor)", shown, total, filters)
+	return &h
+}
