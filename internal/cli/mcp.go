@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"fmt"
+	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -24,15 +27,21 @@ return what its --json prints.
 
 The tracker is the .sudocode found from SUDOCODE_WORKING_DIR (or SUDOCODE_DB, or
 the working directory), looked up at each call, so the server can start before
-init. SUDOCODE_ACTOR (default $USER) is recorded on changes. SUDOCODE_PATH is
-accepted for compatibility and unused: nothing is spawned.
+init. SUDOCODE_ACTOR (default $USER) is recorded on changes; over HTTP with
+--token-file, the name of the caller's token is. SUDOCODE_PATH is accepted for
+compatibility and unused: nothing is spawned.
 
   claude mcp add sudocode -- sudocode mcp`,
 		Args: groupArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			logger := mcpx.NewLogger(stdio.Err, tf.level())
+			t, closeT, err := tf.open("tracker", logger)
+			if err != nil {
+				return err
+			}
+			defer closeT()
 			server := mcptracker.New(mcptracker.Options{Version: Version, Actor: actor(), Logger: logger})
-			return mcpx.Serve(cmd.Context(), server, tf.transport(), logger)
+			return mcpx.Serve(cmd.Context(), server, t, logger)
 		},
 	}
 	tf.register(cmd.Flags())
@@ -44,13 +53,30 @@ accepted for compatibility and unused: nothing is spawned.
 type transportFlags struct {
 	http, token, logLevel string
 	origins               []string
+	controlFlags
+}
+
+// controlFlags are what every server's calls go through when it serves a
+// team: more tokens, an audit log, rate limits. coding-tools-mcp and serve
+// take them too.
+type controlFlags struct {
+	tokenFile, auditLog, rateLimit string
+	toolRates                      []string
 }
 
 func (f *transportFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.http, "http", "", "serve Streamable HTTP at `ADDR` (host:port, path /mcp) instead of stdio; loopback unless a token is set")
+	fs.StringVar(&f.http, "http", "", "serve Streamable HTTP at `ADDR` (host:port, path /mcp, Prometheus metrics at /metrics) instead of stdio; loopback unless a token is set")
 	fs.StringVar(&f.token, "token", "", "bearer `TOKEN` HTTP clients must send (env SUDOCODE_TOKEN); required for a non-loopback --http")
 	fs.StringSliceVar(&f.origins, "allow-origin", nil, "browser `ORIGIN` allowed besides loopback ones (repeatable)")
 	fs.StringVar(&f.logLevel, "log-level", "", "log level on stderr: debug, info, warn, error (env SUDOCODE_LOG_LEVEL; default info)")
+	f.controlFlags.register(fs)
+}
+
+func (f *controlFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.tokenFile, "token-file", "", "`FILE` of bearer tokens, one \"NAME TOKEN\" per line, read again when it changes (env SUDOCODE_TOKEN_FILE); NAME is recorded as the author of the caller's changes")
+	fs.StringVar(&f.auditLog, "audit-log", "", "append a JSON line per tool call to `FILE`, - for stderr; rotated at 10 MiB, 3 kept (env SUDOCODE_AUDIT_LOG)")
+	fs.StringVar(&f.rateLimit, "rate-limit", "", "tool calls each client may make: `N/UNIT[:BURST]` with UNIT s, m or h, e.g. 20/s (env SUDOCODE_RATE_LIMIT)")
+	fs.StringArrayVar(&f.toolRates, "rate-limit-tool", nil, "calls each client may make of one tool: `TOOL=RATE`, e.g. exec_command=5/s (repeatable; env SUDOCODE_RATE_LIMIT_TOOL, comma-separated)")
 }
 
 func (f *transportFlags) transport() mcpx.Transport {
@@ -59,6 +85,63 @@ func (f *transportFlags) transport() mcpx.Transport {
 		Token:          orEnv(f.token, "SUDOCODE_TOKEN"),
 		AllowedOrigins: f.origins,
 	}
+}
+
+// open is the transport of the server called name with its controls: the
+// tokens (over HTTP), the audit log, the rate limits and, over HTTP, the
+// metrics. closeFn closes the audit log.
+func (f *transportFlags) open(name string, logger *slog.Logger) (t mcpx.Transport, closeFn func(), err error) {
+	t = f.transport()
+	t.Name, t.Caller = name, actor()
+	t.Auth, t.Calls, closeFn, err = f.controls(t.Token, t.HTTPAddr != "", logger)
+	return t, closeFn, err
+}
+
+// controls opens what the flags ask for. The tokens (token, the single
+// one, and the token file) and the metrics are for HTTP only.
+func (f *controlFlags) controls(token string, http bool, logger *slog.Logger) (*mcpx.Auth, *mcpx.Calls, func(), error) {
+	nothing := func() {}
+	var auth *mcpx.Auth
+	if http {
+		a, err := mcpx.NewAuth(token, orEnv(f.tokenFile, "SUDOCODE_TOKEN_FILE"), logger)
+		if err != nil {
+			return nil, nil, nothing, usageError{err}
+		}
+		auth = a
+	}
+	client := mcpx.Rate{}
+	if spec := orEnv(f.rateLimit, "SUDOCODE_RATE_LIMIT"); spec != "" {
+		r, err := mcpx.ParseRate(spec)
+		if err != nil {
+			return nil, nil, nothing, usageError{fmt.Errorf("--rate-limit: %w", err)}
+		}
+		client = r
+	}
+	specs := f.toolRates
+	if len(specs) == 0 {
+		specs = strings.FieldsFunc(os.Getenv("SUDOCODE_RATE_LIMIT_TOOL"), func(r rune) bool { return r == ',' || r == ' ' })
+	}
+	tools := map[string]mcpx.Rate{}
+	for _, spec := range specs {
+		name, r, err := mcpx.ParseToolRate(spec)
+		if err != nil {
+			return nil, nil, nothing, usageError{fmt.Errorf("--rate-limit-tool: %w", err)}
+		}
+		tools[name] = r
+	}
+	calls := &mcpx.Calls{Limits: mcpx.NewLimiter(client, tools), Logger: logger}
+	if http {
+		calls.Metrics = mcpx.NewMetrics()
+	}
+	if path := orEnv(f.auditLog, "SUDOCODE_AUDIT_LOG"); path != "" {
+		audit, err := mcpx.OpenAuditLog(path, 0, 0)
+		if err != nil {
+			return nil, nil, nothing, usageError{err}
+		}
+		calls.Audit = audit
+		nothing = func() { audit.Close() }
+	}
+	return auth, calls, nothing, nil
 }
 
 func (f *transportFlags) level() string { return orEnv(f.logLevel, "SUDOCODE_LOG_LEVEL") }

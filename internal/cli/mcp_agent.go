@@ -15,6 +15,7 @@ import (
 	mcpagent "github.com/sudocode/sudocode/internal/mcpserver/agent"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/serve"
 )
 
 type mcpAgentOptions struct {
@@ -64,8 +65,14 @@ func runMCPAgent(cmd *cobra.Command, opts *mcpAgentOptions, stdio IO) error {
 		return err
 	}
 	defer closeOrch()
+	t, closeT, err := opts.transport.open("agent", logger)
+	if err != nil {
+		return err
+	}
+	defer closeT()
+	t.Calls.Metrics.WatchTasks(serve.TaskCounts(orch))
 	server := mcpagent.New(orch, mcpagent.Options{Version: Version, Logger: logger})
-	return mcpx.Serve(ctx, server, opts.transport.transport(), logger)
+	return mcpx.Serve(ctx, server, t, logger)
 }
 
 // openOrchestrator opens the orchestrator of the project in dir (default

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,6 +21,7 @@ type mcpCodingOptions struct {
 	workspace, host, authToken string
 	port                       int
 	stdio, viewImage, danger   bool
+	controls                   controlFlags
 }
 
 // MainCodingTools runs coding-tools-mcp: "sudocode mcp coding" under the
@@ -40,12 +42,15 @@ write_stdin, kill_session, git_status, git_diff, request_permissions and view_im
 over one workspace directory. Every path is confined to the workspace.
 
 Transport: Streamable HTTP at http://HOST:PORT/mcp (JSON responses), or --stdio.
-A --host that is not loopback needs a bearer token (--auth-token).
+A --host that is not loopback needs a bearer token (--auth-token, or a token
+per client in --token-file). Over HTTP, Prometheus metrics are at /metrics.
 
 Environment: CODING_TOOLS_MCP_WORKSPACE (the workspace; --workspace wins),
 CODING_TOOLS_MCP_AUTH_TOKEN, CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE=0 (drops view_image),
 CODING_TOOLS_MCP_EXEC_ALLOW_ROOTS (extra read/exec dirs for commands, ':'-separated),
-CODING_TOOLS_MCP_TRACE=1 (one JSON line per tool call on stderr).`,
+CODING_TOOLS_MCP_TRACE=1 (one JSON line per tool call on stderr); and, as for
+every server, SUDOCODE_TOKEN_FILE, SUDOCODE_AUDIT_LOG, SUDOCODE_RATE_LIMIT and
+SUDOCODE_RATE_LIMIT_TOOL.`,
 		Example: `  coding-tools-mcp --workspace ~/src/project --port 8765
   coding-tools-mcp --workspace . --stdio`,
 		Args: exactArgs(0),
@@ -59,6 +64,7 @@ CODING_TOOLS_MCP_TRACE=1 (one JSON line per tool call on stderr).`,
 	f.BoolVar(&o.viewImage, "enable-view-image", true, "list the view_image tool (env CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE=0 disables)")
 	f.BoolVar(&o.danger, "dangerously-skip-all-permissions", false, "let commands the policy gates run (never workspace escapes or setuid programs)")
 	f.StringVar(&o.authToken, "auth-token", "", "bearer `TOKEN` every HTTP request must carry (env CODING_TOOLS_MCP_AUTH_TOKEN)")
+	o.controls.register(f)
 	return cmd
 }
 
@@ -86,22 +92,48 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 		}
 	}
 	logger := mcpx.NewLogger(stdio.Err, "info")
+	auth, calls, closeControls, err := o.controls.controls(token, !o.stdio, logger)
+	if err != nil {
+		return err
+	}
+	defer closeControls()
 	if o.danger {
 		fmt.Fprintln(stdio.Err, "WARNING: --dangerously-skip-all-permissions: gated commands run without asking; only workspace escapes and setuid programs stay refused")
 	}
 	s := coding.New(root, coding.Options{Version: Version, ViewImage: viewImage, Dangerous: o.danger,
-		Trace: os.Getenv("CODING_TOOLS_MCP_TRACE") == "1", TraceOut: stdio.Err, AuthToken: token, ExecAllowRoots: allow, Logger: logger})
+		Trace: os.Getenv("CODING_TOOLS_MCP_TRACE") == "1", TraceOut: stdio.Err, AuthToken: token, ExecAllowRoots: allow, Logger: logger,
+		Auth: auth, Calls: calls, Caller: actor()})
 	defer s.Close(cmd.Context())
 	if o.stdio {
 		return s.ServeStdio(cmd.Context(), stdio.In, stdio.Out)
 	}
-	if token == "" && !mcpx.IsLoopback(o.host) {
-		return usageError{errors.New("refusing to listen on " + o.host + " without a bearer token: use --auth-token (or CODING_TOOLS_MCP_AUTH_TOKEN), or bind 127.0.0.1")}
+	if !auth.Enabled() && !mcpx.IsLoopback(o.host) {
+		return usageError{errors.New("refusing to listen on " + o.host + " without a bearer token: use --auth-token (or CODING_TOOLS_MCP_AUTH_TOKEN) or --token-file, or bind 127.0.0.1")}
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(strings.Trim(o.host, "[]"), strconv.Itoa(o.port)))
 	if err != nil {
 		return err
 	}
 	logger.Info("serving coding tools", "url", "http://"+ln.Addr().String()+"/mcp", "workspace", root.Path)
-	return mcpx.ServeHTTP(cmd.Context(), ln, s.HTTPHandler(), logger)
+	return mcpx.ServeHTTP(cmd.Context(), ln, codingHandler(s, auth, calls), logger)
+}
+
+// codingHandler is the coding server's HTTP handler, and its metrics at
+// /metrics behind the same token checks.
+// Every other path is the coding server's, which answers it per its
+// profile.
+func codingHandler(s *coding.Server, auth *mcpx.Auth, calls *mcpx.Calls) http.Handler {
+	h := s.HTTPHandler()
+	if calls == nil || calls.Metrics == nil {
+		return h
+	}
+	calls.Metrics.WatchSessions(coding.ServerName, s.Sessions)
+	metrics := mcpx.Guard(calls.Metrics.Handler(), mcpx.Transport{Auth: auth})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == mcpx.MetricsPath {
+			metrics.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

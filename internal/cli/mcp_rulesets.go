@@ -46,6 +46,11 @@ func runMCPRulesets(cmd *cobra.Command, opts *mcpRulesetsOptions, stdio IO) erro
 		return err
 	}
 	defer store.Close()
+	t, closeT, err := opts.transport.open("rulesets", logger)
+	if err != nil {
+		return err
+	}
+	defer closeT()
 	server := mcprulesets.New(rulesets.Library{Store: store}, logger)
-	return mcpx.Serve(ctx, server, opts.transport.transport(), logger)
+	return mcpx.Serve(ctx, server, t, logger)
 }

@@ -38,9 +38,11 @@ Streamable HTTP on one loopback port, and a web dashboard at /:
 
 The project is the current directory (or --dir). The address and the endpoints
 are printed at start (as JSON with --json); --addr 127.0.0.1:0 picks a free port.
-Binding anything but loopback needs a bearer token (--token or SUDOCODE_TOKEN),
-which every request must then carry; a browser opens /?token=TOKEN once.
-Stops cleanly on SIGINT or SIGTERM.`,
+Binding anything but loopback needs a bearer token (--token or SUDOCODE_TOKEN,
+or a token per client in --token-file), which every request must then carry;
+a browser opens /?token=TOKEN once. Tool calls can be rate-limited per client
+and tool, and logged one JSON line each (--audit-log); Prometheus metrics are
+at /metrics. Stops cleanly on SIGINT or SIGTERM.`,
 		Example: `  sudocode serve
   sudocode serve --addr 127.0.0.1:0 --json
   claude mcp add --transport http tracker http://127.0.0.1:7474/mcp/tracker`,
@@ -53,6 +55,7 @@ Stops cleanly on SIGINT or SIGTERM.`,
 	f.StringVar(&o.transport.token, "token", "", "bearer `TOKEN` every request must send (env SUDOCODE_TOKEN); required for a non-loopback --addr")
 	f.StringSliceVar(&o.transport.origins, "allow-origin", nil, "browser `ORIGIN` allowed besides loopback ones (repeatable)")
 	f.StringVar(&o.transport.logLevel, "log-level", "", "log level on stderr: debug, info, warn, error (env SUDOCODE_LOG_LEVEL; default info)")
+	o.transport.controlFlags.register(f)
 	o.store.register(f)
 	return cmd
 }
@@ -69,17 +72,23 @@ type serveInfo struct {
 func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) error {
 	ctx := cmd.Context()
 	t := o.transport.transport()
-	if err := mcpx.CheckBind(o.addr, t.Token); err != nil {
+	logger := mcpx.NewLogger(stdio.Err, o.transport.level())
+	auth, calls, closeControls, err := o.transport.controls(t.Token, true, logger)
+	if err != nil {
+		return err
+	}
+	defer closeControls()
+	t.Auth, t.Calls = auth, calls
+	if err := t.CheckAddr(o.addr); err != nil {
 		return usageError{err}
 	}
-	logger := mcpx.NewLogger(stdio.Err, o.transport.level())
 	store, err := o.store.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
 	srv, err := serve.New(ctx, serve.Options{Dir: o.dir, Rulesets: store, Token: t.Token, AllowedOrigins: t.AllowedOrigins,
-		Version: Version, Actor: actor(), Logger: logger})
+		Version: Version, Actor: actor(), Logger: logger, Auth: auth, Calls: calls})
 	if err != nil {
 		return err
 	}
@@ -90,7 +99,7 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) e
 		return fault.Wrap(fault.Unavailable, err, err.Error())
 	}
 	base := "http://" + ln.Addr().String()
-	info := serveInfo{URL: base + "/", Dir: srv.Dir(), MCP: map[string]string{}, Unavailable: map[string]string{}, Auth: t.Token != ""}
+	info := serveInfo{URL: base + "/", Dir: srv.Dir(), MCP: map[string]string{}, Unavailable: map[string]string{}, Auth: auth.Enabled()}
 	var paths []string
 	for _, e := range srv.Endpoints() {
 		info.MCP[e.Name] = base + e.Path

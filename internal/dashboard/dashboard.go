@@ -52,6 +52,9 @@ type Options struct {
 	// Token, when set, is required of every request: as a bearer header, or
 	// as the cookie that opening /?token=TOKEN sets.
 	Token string
+	// CheckToken, when set, decides which tokens are accepted in Token's
+	// place (a token file with a token per client).
+	CheckToken func(token string) bool
 	// AllowedOrigins are browser origins allowed besides loopback ones and
 	// the page's own.
 	AllowedOrigins []string
@@ -275,10 +278,13 @@ func isLoopback(host string) bool {
 // address bar and every later request (fetch, EventSource) carries it.
 func (d *Dashboard) authorized(w http.ResponseWriter, r *http.Request) bool {
 	tok := d.opts.Token
-	if tok == "" {
+	if tok == "" && d.opts.CheckToken == nil {
 		return true
 	}
 	same := func(s string) bool { return subtle.ConstantTimeCompare([]byte(s), []byte(tok)) == 1 }
+	if d.opts.CheckToken != nil {
+		same = func(s string) bool { return s != "" && d.opts.CheckToken(s) }
+	}
 	if same(bearer(r.Header.Get("Authorization"))) {
 		return true
 	}
@@ -286,7 +292,7 @@ func (d *Dashboard) authorized(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	if r.URL.Path == "/" && r.URL.Query().Has("token") && same(r.URL.Query().Get("token")) {
-		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: r.URL.Query().Get("token"), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return false
 	}

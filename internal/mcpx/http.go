@@ -1,7 +1,7 @@
 package mcpx
 
 import (
-	"crypto/subtle"
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
@@ -11,18 +11,24 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // CheckBind refuses a non-loopback address unless a bearer token is set:
 // a server that anyone on the network can drive must authenticate them.
-func CheckBind(addr, token string) error {
+func CheckBind(addr, token string) error { return checkBind(addr, token != "") }
+
+// CheckAddr is CheckBind for t: its single token or its token file counts.
+func (t Transport) CheckAddr(addr string) error { return checkBind(addr, t.auth().Enabled()) }
+
+func checkBind(addr string, authenticated bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("invalid listen address %q: want host:port, e.g. 127.0.0.1:8080", addr)
 	}
-	if token == "" && !IsLoopback(host) {
-		return fmt.Errorf("refusing to listen on %s without a bearer token: bind 127.0.0.1, or set --token (or SUDOCODE_TOKEN)", addr)
+	if !authenticated && !IsLoopback(host) {
+		return fmt.Errorf("refusing to listen on %s without a bearer token: bind 127.0.0.1, or set --token (or SUDOCODE_TOKEN) or --token-file (or SUDOCODE_TOKEN_FILE)", addr)
 	}
 	return nil
 }
@@ -40,31 +46,63 @@ func IsLoopback(host string) bool {
 
 // Handler serves s at Path with the shared hardening, outermost first: a
 // bad Origin is 403, a missing or wrong bearer token 401, a body over the
-// cap 413. The SDK's own DNS-rebinding protection stays on.
+// cap 413. The SDK's own DNS-rebinding protection stays on. It installs
+// t's controls on s (Install): the caller of every request, and the rate
+// limits, audit and metrics of tool calls; with metrics, it also answers
+// Prometheus scrapes at MetricsPath, behind the same checks.
 func Handler(s *mcp.Server, t Transport, logger *slog.Logger) http.Handler {
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+	Install(s, t)
+	var mcpHandler http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 		Logger:              SDKLogger(logger),
 		SessionTimeout:      30 * time.Minute,
 		MaxRequestBodyBytes: t.bodyLimit(),
 	})
+	if t.auth().Enabled() {
+		// The SDK hands a request's token info to the handlers of the
+		// messages it carries (req.Extra.TokenInfo), and binds a session
+		// to the user that opened it; Guard has checked the token.
+		mcpHandler = auth.RequireBearerToken(func(_ context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+			caller := CallerFrom(r.Context())
+			if caller == "" {
+				return nil, auth.ErrInvalidToken
+			}
+			return &auth.TokenInfo{UserID: caller}, nil
+		}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(mcpHandler)
+	}
 	mux := http.NewServeMux()
 	mux.Handle(Path, mcpHandler)
+	if m := t.Calls.metrics(); m != nil {
+		m.WatchSessions(t.Name, func() int {
+			n := 0
+			for range s.Sessions() {
+				n++
+			}
+			return n
+		})
+		mux.Handle(MetricsPath, m.Handler())
+	}
 	return Guard(mux, t)
 }
 
-// Guard wraps h with the Origin, token and body-size checks.
+// Guard wraps h with the Origin, token and body-size checks. A request
+// with an accepted token reaches h with its caller in its context
+// (CallerFrom).
 func Guard(h http.Handler, t Transport) http.Handler {
 	limit := t.bodyLimit()
-	want := []byte("Bearer " + t.Token)
+	a := t.auth()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, t.AllowedOrigins) {
 			http.Error(w, "forbidden: origin "+origin+" is not allowed", http.StatusForbidden)
 			return
 		}
-		if t.Token != "" && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="sudocode"`)
-			http.Error(w, "unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
-			return
+		if a.Enabled() {
+			caller, ok := a.Authenticate(r)
+			if !ok {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="sudocode"`)
+				http.Error(w, "unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
+				return
+			}
+			r = r.WithContext(WithCaller(r.Context(), caller))
 		}
 		if r.ContentLength > limit {
 			http.Error(w, fmt.Sprintf("request body too large (limit %d bytes)", limit), http.StatusRequestEntityTooLarge)

@@ -12,12 +12,45 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Transport says how a server is reached: stdio when HTTPAddr is empty.
+// Transport says how a server is reached (stdio when HTTPAddr is empty)
+// and what its calls go through.
 type Transport struct {
 	HTTPAddr       string   // host:port for Streamable HTTP; port 0 picks a free one
 	Token          string   // bearer token; required before any non-loopback bind
 	AllowedOrigins []string // browser origins allowed besides loopback ones
 	MaxBodyBytes   int64    // cap on a request body; 0 is DefaultMaxBodyBytes
+
+	// Name is the server's name in audit lines and metrics: tracker,
+	// rulesets, coding or agent.
+	Name string
+	// Caller is who calls are made by when no token names the caller: on
+	// stdio, and over HTTP without tokens (the local user).
+	Caller string
+	// Auth is the accepted bearer tokens (the single one and a token
+	// file); when nil, Token alone is.
+	Auth *Auth
+	// Calls audits, rate-limits and measures tool calls; nil does none.
+	Calls *Calls
+}
+
+// auth is the tokens t accepts; nil when it needs none.
+func (t Transport) auth() *Auth {
+	if t.Auth != nil {
+		return t.Auth
+	}
+	if t.Token != "" {
+		a, _ := NewAuth(t.Token, "", nil)
+		return a
+	}
+	return nil
+}
+
+// metrics is c's metrics, nil when there are none.
+func (c *Calls) metrics() *Metrics {
+	if c == nil {
+		return nil
+	}
+	return c.Metrics
 }
 
 // DefaultMaxBodyBytes caps an HTTP request body.
@@ -37,6 +70,7 @@ const Path = "/mcp"
 // stdio, until the client closes standard input.
 func Serve(ctx context.Context, s *mcp.Server, t Transport, logger *slog.Logger) error {
 	if t.HTTPAddr == "" {
+		Install(s, t)
 		err := s.Run(ctx, &mcp.StdioTransport{})
 		if errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 			return nil
@@ -53,7 +87,7 @@ func Serve(ctx context.Context, s *mcp.Server, t Transport, logger *slog.Logger)
 
 // Listen checks the bind against the security defaults and opens it.
 func Listen(t Transport) (net.Listener, error) {
-	if err := CheckBind(t.HTTPAddr, t.Token); err != nil {
+	if err := t.CheckAddr(t.HTTPAddr); err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", t.HTTPAddr)

@@ -1,8 +1,9 @@
 // Package serve wires `sudocode serve`: the four MCP servers over
 // Streamable HTTP on one port, each at its own path under /mcp/, and the
 // dashboard at /, all behind the same hardening as a single server
-// (internal/mcpx: loopback unless a token is set, bearer token, Origin
-// checks, body caps, DNS-rebinding protection).
+// (internal/mcpx: loopback unless a token is set, bearer tokens, Origin
+// checks, body caps, DNS-rebinding protection) and the same controls of
+// tool calls (rate limits, audit log, metrics at /metrics).
 package serve
 
 import (
@@ -49,8 +50,15 @@ type Options struct {
 	Token          string   // bearer token; required before any non-loopback bind
 	AllowedOrigins []string // browser origins allowed besides loopback ones
 	Version        string
-	Actor          string
-	Logger         *slog.Logger
+	// Actor is who changes are recorded as when no token names the caller.
+	Actor  string
+	Logger *slog.Logger
+	// Auth is the accepted bearer tokens (Token and a token file); nil:
+	// Token alone. Every request, the dashboard's included, needs one.
+	Auth *mcpx.Auth
+	// Calls are the rate limits, audit log and metrics of every tool call
+	// of the four servers; with metrics, /metrics answers scrapes.
+	Calls *mcpx.Calls
 }
 
 // Server is everything `sudocode serve` runs.
@@ -87,7 +95,11 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	logger := o.Logger
 	s := &Server{dir: dir, logger: logger, mux: http.NewServeMux(),
-		transport: mcpx.Transport{Token: o.Token, AllowedOrigins: o.AllowedOrigins}}
+		transport: mcpx.Transport{Token: o.Token, AllowedOrigins: o.AllowedOrigins, Caller: o.Actor, Auth: o.Auth, Calls: o.Calls}}
+	var checkToken func(string) bool
+	if o.Auth.Enabled() {
+		checkToken = func(token string) bool { _, ok := o.Auth.Check(token); return ok }
+	}
 
 	s.Orchestrator, s.closeTasks, s.TasksUnavailable = OpenTasks(ctx, dir, o.Actor)
 	if s.Orchestrator == nil {
@@ -103,25 +115,27 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		Tasks:            s.Orchestrator,
 		TasksUnavailable: s.TasksUnavailable,
 		Token:            o.Token,
+		CheckToken:       checkToken,
 		AllowedOrigins:   o.AllowedOrigins,
 		Logger:           logger,
 	})
 	notify.changed = func() { s.Dashboard.Changed(dashboard.TopicRulesets) }
 
-	s.mountSDK(PathTracker, mcptracker.New(mcptracker.Options{Dir: dir, Version: o.Version, Actor: o.Actor, Logger: logger}))
-	s.mountSDK(PathRulesets, mcprulesets.New(rulesets.Library{Store: notify}, logger))
+	s.mountSDK(PathTracker, "tracker", mcptracker.New(mcptracker.Options{Dir: dir, Version: o.Version, Actor: o.Actor, Logger: logger}))
+	s.mountSDK(PathRulesets, "rulesets", mcprulesets.New(rulesets.Library{Store: notify}, logger))
 
 	if root, err := workspace.Open(dir); err != nil {
 		s.unavailable(PathCoding, "the coding tools cannot serve "+dir+": "+err.Error())
 	} else {
-		s.coding = coding.New(root, coding.Options{Version: o.Version, ViewImage: true, AuthToken: o.Token, Logger: logger})
+		s.coding = coding.New(root, coding.Options{Version: o.Version, ViewImage: true, AuthToken: o.Token, Logger: logger,
+			Auth: o.Auth, Calls: o.Calls, Caller: o.Actor})
 		// The coding server checks its own path (/mcp), token, Origin and
 		// body size, per its profile; the shared guard runs first.
 		s.mount(PathCoding, mcpx.Guard(at(mcpx.Path, s.coding.HTTPHandler()), s.transport), "")
 	}
 
 	if s.Orchestrator != nil {
-		s.mountSDK(PathAgent, mcpagent.New(s.Orchestrator, mcpagent.Options{Version: o.Version, Logger: logger}))
+		s.mountSDK(PathAgent, "agent", mcpagent.New(s.Orchestrator, mcpagent.Options{Version: o.Version, Logger: logger}))
 	} else {
 		s.unavailable(PathAgent, s.TasksUnavailable)
 	}
@@ -129,6 +143,15 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	s.mux.Handle("/mcp/", mcpx.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no MCP server at "+r.URL.Path+"; the servers are at "+strings.Join(Paths(), ", "), http.StatusNotFound)
 	}), s.transport))
+	if m := metricsOf(o.Calls); m != nil {
+		if s.coding != nil {
+			m.WatchSessions(coding.ServerName, s.coding.Sessions)
+		}
+		if s.Orchestrator != nil {
+			m.WatchTasks(TaskCounts(s.Orchestrator))
+		}
+		s.mux.Handle(mcpx.MetricsPath, mcpx.Guard(m.Handler(), s.transport))
+	}
 	s.mux.Handle("/", s.Dashboard)
 	s.handler = s.mux
 	return s, nil
@@ -138,9 +161,34 @@ func New(ctx context.Context, o Options) (*Server, error) {
 func Paths() []string { return []string{PathTracker, PathRulesets, PathCoding, PathAgent} }
 
 // mountSDK serves an SDK server at path with mcpx's handler: the same
-// hardening and transport options as `sudocode mcp --http`.
-func (s *Server) mountSDK(path string, srv *mcp.Server) {
-	s.mount(path, at(mcpx.Path, mcpx.Handler(srv, s.transport, s.logger)), "")
+// hardening, transport options and controls as `sudocode mcp --http`.
+func (s *Server) mountSDK(path, name string, srv *mcp.Server) {
+	t := s.transport
+	t.Name = name
+	s.mount(path, at(mcpx.Path, mcpx.Handler(srv, t, s.logger)), "")
+}
+
+func metricsOf(c *mcpx.Calls) *mcpx.Metrics {
+	if c == nil {
+		return nil
+	}
+	return c.Metrics
+}
+
+// TaskCounts reads the orchestrator's tasks by status, for the metrics
+// (sudocode_tasks).
+func TaskCounts(o *orchestrator.Orchestrator) func(context.Context) (map[string]int, error) {
+	return func(ctx context.Context) (map[string]int, error) {
+		ov, err := o.Status(ctx)
+		if err != nil {
+			return nil, err
+		}
+		counts := make(map[string]int, len(ov.ByStatus))
+		for status, n := range ov.ByStatus {
+			counts[string(status)] = n
+		}
+		return counts, nil
+	}
 }
 
 // mount serves h at path and lists the endpoint; a reason marks it

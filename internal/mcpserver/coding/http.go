@@ -12,6 +12,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/sudocode/sudocode/internal/mcpx"
 )
 
 // MaxBodyBytes is the largest request body the HTTP transport reads.
@@ -39,10 +41,14 @@ func (s *Server) HTTPHandler() http.Handler {
 			fail(http.StatusNotFound, codeNoMethod, "Unknown endpoint", nil)
 			return
 		}
-		if s.opts.AuthToken != "" && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+s.opts.AuthToken)) != 1 {
+		caller, ok := s.authenticate(r)
+		if !ok {
 			h.Set("WWW-Authenticate", `Bearer realm="coding-tools-mcp"`)
 			fail(http.StatusUnauthorized, codeUnauthorized, "Unauthorized", nil)
 			return
+		}
+		if caller != "" {
+			r = r.WithContext(mcpx.WithCaller(r.Context(), caller))
 		}
 		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 			fail(http.StatusUnsupportedMediaType, codeInvalidRequest, "Unsupported Content-Type: send application/json", nil)
@@ -90,6 +96,22 @@ func (s *Server) HTTPHandler() http.Handler {
 		w.WriteHeader(status)
 		w.Write(resp)
 	})
+}
+
+// authenticate checks the request's bearer token against Options.Auth (or
+// AuthToken) and returns the caller it names; with neither, every request
+// passes, its caller unnamed.
+func (s *Server) authenticate(r *http.Request) (string, bool) {
+	switch {
+	case s.opts.Auth.Enabled():
+		return s.opts.Auth.Authenticate(r)
+	case s.opts.AuthToken != "":
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+s.opts.AuthToken)) != 1 {
+			return "", false
+		}
+		return mcpx.SingleTokenCaller, true
+	}
+	return "", true
 }
 
 // handleHTTPBody applies the body checks (11–13) and dispatches.

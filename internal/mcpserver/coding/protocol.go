@@ -266,8 +266,9 @@ func orEmpty(b json.RawMessage) json.RawMessage {
 	return b
 }
 
-// callTool validates a tools/call and runs the tool.
-func (s *Server) callTool(ctx context.Context, params json.RawMessage) (any, *response) {
+// dispatchTool validates a tools/call and runs the tool (callTool wraps it
+// in the shared controls).
+func (s *Server) dispatchTool(ctx context.Context, params json.RawMessage) (any, *response) {
 	var p struct {
 		Name      json.RawMessage `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/workspace"
 	"github.com/sudocode/sudocode/internal/workspace/patch"
 	"github.com/sudocode/sudocode/internal/workspace/procs"
@@ -32,6 +33,15 @@ type Options struct {
 	AuthToken      string    // bearer token required on HTTP when set
 	ExecAllowRoots []string
 	Logger         *slog.Logger
+	// Auth, when set, is the bearer tokens HTTP requests must carry (the
+	// shared token file); it replaces AuthToken.
+	Auth *mcpx.Auth
+	// Calls are the rate limits, audit log and metrics every tool call
+	// goes through, as on the other servers; nil: none.
+	Calls *mcpx.Calls
+	// Caller is who calls are made by when no token names the caller
+	// (stdio, or HTTP without a token): the local user.
+	Caller string
 }
 
 // Server serves one workspace.
@@ -74,6 +84,15 @@ func New(root *workspace.Root, opts Options) *Server {
 }
 
 const maxInt = int(^uint(0) >> 1)
+
+// Sessions is the number of live sessions over HTTP: the one process-wide
+// session once a client initialized it.
+func (s *Server) Sessions() int {
+	if s.http.initialized.Load() {
+		return 1
+	}
+	return 0
+}
 
 // Close ends what the server started: the process group of every exec
 // command still running (or that left processes behind), SIGTERM then

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
@@ -159,4 +160,44 @@ func marshalCompact(v any) ([]byte, error) {
 		return nil, fmt.Errorf("encode: %w", err)
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// ServerName is the coding server's name in audit lines and metrics.
+const ServerName = "coding"
+
+// callTool runs a tools/call through the controls all the servers share
+// (mcpx.Calls: the rate limits before, an audit line and the metrics
+// after), with the caller (its token's name, else Options.Caller) in ctx
+// for the tool. A call refused by a rate limit is the JSON-RPC error
+// mcpx.CodeRateLimited with data {retry_after_ms, …}.
+func (s *Server) callTool(ctx context.Context, params json.RawMessage) (any, *response) {
+	caller := mcpx.CallerFrom(ctx)
+	if caller == "" && s.opts.Caller != "" {
+		caller = s.opts.Caller
+		ctx = mcpx.WithCaller(ctx, caller)
+	}
+	if s.opts.Calls == nil {
+		return s.dispatchTool(ctx, params)
+	}
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	json.Unmarshal(orEmpty(params), &p)
+	call, limited := s.opts.Calls.Begin(mcpx.CallInfo{Server: ServerName, Client: caller, Tool: p.Name, Args: p.Arguments})
+	if limited != nil {
+		e := limited.RPCError()
+		return nil, errorResponse(nil, int(e.Code), e.Message, e.Data)
+	}
+	res, rerr := s.dispatchTool(ctx, params)
+	_, known := s.byName[p.Name]
+	switch r, _ := res.(map[string]any); {
+	case rerr != nil:
+		call.End(mcpx.OutcomeProtocolError, known, rerr.Error.Message)
+	case r["isError"] == true:
+		call.End(mcpx.OutcomeError, known, "")
+	default:
+		call.End(mcpx.OutcomeOK, known, "")
+	}
+	return res, rerr
 }

@@ -1,0 +1,140 @@
+package mcpx
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// scrape GETs a /metrics endpoint with token and parses the text format.
+func scrape(t *testing.T, url, token string) (map[string]*dto.MetricFamily, int) {
+	t.Helper()
+	resp, err := bearer(token).Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, resp.StatusCode
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("parse %s: %v", url, err)
+	}
+	return fams, resp.StatusCode
+}
+
+// sample is the value of the series of family name with the given labels
+// (a counter, a gauge, or a histogram's count); -1 when there is none.
+func sample(fams map[string]*dto.MetricFamily, name string, labels map[string]string) float64 {
+	fam := fams[name]
+	if fam == nil {
+		return -1
+	}
+next:
+	for _, m := range fam.GetMetric() {
+		have := map[string]string{}
+		for _, l := range m.GetLabel() {
+			have[l.GetName()] = l.GetValue()
+		}
+		for k, v := range labels {
+			if have[k] != v {
+				continue next
+			}
+		}
+		switch {
+		case m.Counter != nil:
+			return m.GetCounter().GetValue()
+		case m.Gauge != nil:
+			return m.GetGauge().GetValue()
+		case m.Histogram != nil:
+			return float64(m.GetHistogram().GetSampleCount())
+		}
+	}
+	return -1
+}
+
+// /metrics answers behind the same token as /mcp, and counts the calls of
+// real clients by tool and outcome, their latency, and the live sessions.
+func TestMetricsScrapedAndParsed(t *testing.T) {
+	a, err := NewAuth("", writeTokenFile(t, "", "alice "+aliceToken+"\nbob "+bobToken+"\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneAtATime, _ := ParseRate("1/m")
+	base := startTeam(t, Transport{Name: "team", Auth: a, Calls: &Calls{
+		Metrics: NewMetrics(), Limits: NewLimiter(Rate{}, map[string]Rate{"fail": oneAtATime}),
+	}})
+	if _, status := scrape(t, base+MetricsPath, ""); status != http.StatusUnauthorized {
+		t.Errorf("/metrics without a token: %d, want 401", status)
+	}
+	alice := mustConnectAs(t, base+Path, aliceToken)
+	bob := mustConnectAs(t, base+Path, bobToken)
+	for range 3 {
+		callText(t, alice, "whoami", nil)
+	}
+	callText(t, bob, "record", map[string]any{"x": 1})
+	callText(t, bob, "fail", nil)
+	callText(t, bob, "fail", nil) // rate limited
+	callText(t, bob, "no_such_tool", nil)
+
+	fams, status := scrape(t, base+MetricsPath, bobToken)
+	if status != http.StatusOK {
+		t.Fatalf("/metrics with a token: %d", status)
+	}
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"sudocode_mcp_tool_calls_total", map[string]string{"server": "team", "tool": "whoami", "outcome": "ok"}, 3},
+		{"sudocode_mcp_tool_calls_total", map[string]string{"server": "team", "tool": "record", "outcome": "ok"}, 1},
+		{"sudocode_mcp_tool_calls_total", map[string]string{"server": "team", "tool": "fail", "outcome": "error"}, 1},
+		{"sudocode_mcp_tool_calls_total", map[string]string{"server": "team", "tool": "fail", "outcome": "rate-limited"}, 1},
+		{"sudocode_mcp_tool_calls_total", map[string]string{"server": "team", "tool": "unknown", "outcome": "protocol-error"}, 1},
+		{"sudocode_mcp_tool_errors_total", map[string]string{"server": "team", "tool": "fail"}, 2},
+		{"sudocode_mcp_tool_errors_total", map[string]string{"server": "team", "tool": "whoami"}, -1},
+		{"sudocode_mcp_tool_call_duration_seconds", map[string]string{"server": "team", "tool": "whoami"}, 3},
+		{"sudocode_mcp_tool_call_duration_seconds", map[string]string{"server": "team", "tool": "fail"}, 2},
+		{"sudocode_mcp_sessions", map[string]string{"server": "team"}, 2},
+	} {
+		if got := sample(fams, c.name, c.labels); got != c.want {
+			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
+		}
+	}
+	if fams["sudocode_mcp_tool_calls_total"].GetMetric() == nil || sample(fams, "sudocode_mcp_tool_calls_total", map[string]string{"tool": "no_such_tool"}) != -1 {
+		t.Error("an unknown tool's name became a label")
+	}
+	if fams["go_goroutines"] == nil || fams["process_cpu_seconds_total"] == nil {
+		t.Error("no Go runtime or process metrics")
+	}
+
+	alice.Close()
+	fams, _ = scrape(t, base+MetricsPath, aliceToken)
+	if got := sample(fams, "sudocode_mcp_sessions", map[string]string{"server": "team"}); got != 1 {
+		t.Errorf("sessions after alice left = %v, want 1", got)
+	}
+}
+
+func TestMetricsTasksCollector(t *testing.T) {
+	m := NewMetrics()
+	m.WatchTasks(func(context.Context) (map[string]int, error) {
+		return map[string]int{"pending": 1, "completed": 4}, nil
+	})
+	fams, err := m.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*dto.MetricFamily{}
+	for _, f := range fams {
+		byName[f.GetName()] = f
+	}
+	if got := sample(byName, "sudocode_tasks", map[string]string{"status": "completed"}); got != 4 {
+		t.Errorf("sudocode_tasks{status=completed} = %v, want 4", got)
+	}
+}
