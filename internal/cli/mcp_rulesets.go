@@ -51,6 +51,6 @@ func runMCPRulesets(cmd *cobra.Command, opts *mcpRulesetsOptions, stdio IO) erro
 		return err
 	}
 	defer closeT()
-	server := mcprulesets.New(rulesets.Library{Store: store}, logger)
+	server := mcprulesets.New(rulesets.Library{Store: store, Actor: actor()}, logger)
 	return mcpx.Serve(ctx, server, t, logger)
 }

@@ -32,6 +32,7 @@ func newRulesetsCmd(g *globalOptions, stdio IO) *cobra.Command {
 		newRulesetsPutCmd(opts, stdio),
 		newRulesetsCreateCmd(opts, stdio),
 		newRulesetsDeleteCmd(opts, stdio),
+		newRulesetsHistoryCmd(opts, stdio),
 	)
 	return cmd
 }
@@ -43,7 +44,7 @@ func (o *rulesetsOptions) withLibrary(cmd *cobra.Command, fn func(rulesets.Libra
 		return err
 	}
 	defer store.Close()
-	return fn(rulesets.Library{Store: store})
+	return fn(rulesets.Library{Store: store, Actor: actor()})
 }
 
 // print writes v as indented JSON with --json, else text.
@@ -208,4 +209,32 @@ func newRulesetsDeleteCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 			})
 		},
 	}
+}
+
+func newRulesetsHistoryCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "history NAME",
+		Short: "Who changed a ruleset, when and which fields, newest first (also of a deleted one)",
+		Long: `Print a ruleset's history: each create, update and delete, newest first, with
+its author (SUDOCODE_ACTOR or $USER from the CLI; through MCP over HTTP with a
+token file, the client's name) and the fields it set. The last 100 changes of
+each name are kept, and a deleted ruleset's history stays.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if limit < 1 || limit > rulesets.MaxHistory {
+				return usageError{fmt.Errorf("--limit must be between 1 and %d, got %d", rulesets.MaxHistory, limit)}
+			}
+			return o.withLibrary(cmd, func(lib rulesets.Library) error {
+				changes, err := lib.History(cmd.Context(), args[0], limit)
+				if err != nil {
+					return err
+				}
+				return o.print(stdio.Out, map[string]any{"name": args[0], "changes": changes},
+					rulesets.FormatHistory(args[0], changes)+"\n")
+			})
+		},
+	}
+	cmd.Flags().IntVarP(&limit, "limit", "n", rulesets.MaxHistory, "show at most `N` changes")
+	return cmd
 }

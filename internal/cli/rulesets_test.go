@@ -299,3 +299,49 @@ func TestDefaultStoreLocation(t *testing.T) {
 		t.Errorf("get with --store: %+v", r)
 	}
 }
+
+// TestRulesetsHistory: each change is recorded with its author (the
+// SUDOCODE_ACTOR of the command that made it), and outlives a delete.
+func TestRulesetsHistory(t *testing.T) {
+	t.Parallel()
+	l := newLibrary(t)
+	env := l.env
+	l.env = append(env, "SUDOCODE_ACTOR=alice")
+	l.ok("", "put", "team_rules", "-d", "Team rules", "-f", writeFile(t, "# Rules\n"))
+	l.env = append(env, "SUDOCODE_ACTOR=bob")
+	l.ok("", "put", "team_rules", "-t", "go,style")
+	l.ok("", "put", "team_rules", "-d", "Team rules, v2", "-f", writeFile(t, "# Rules v2\n"))
+	l.env = append(env, "SUDOCODE_ACTOR=carol")
+	l.ok("", "delete", "team_rules")
+
+	l.ok("4 change(s) of ruleset 'team_rules', newest first:\n"+
+		"TIME  carol  deleted\n"+
+		"TIME  bob  updated: description, markdown\n"+
+		"TIME  bob  updated: tags\n"+
+		"TIME  alice  created\n", "history", "team_rules")
+	l.ok("1 change(s) of ruleset 'team_rules', newest first:\nTIME  carol  deleted\n", "history", "team_rules", "-n", "1")
+
+	var doc struct {
+		Name    string `json:"name"`
+		Changes []map[string]any
+	}
+	if err := json.Unmarshal([]byte(l.ok("", "history", "team_rules", "--json", "-n", "2")), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Name != "team_rules" || len(doc.Changes) != 2 {
+		t.Fatalf("history --json: %+v", doc)
+	}
+	if keys := jsonKeys(t, doc.Changes[0]); !slices.Equal(keys, []string{"action", "by", "fields", "time"}) {
+		t.Errorf("history --json change keys = %v", keys)
+	}
+	if s, _ := doc.Changes[0]["time"].(string); !rfc3339UTC.MatchString(s) {
+		t.Errorf("history --json time = %v, want RFC3339 UTC", doc.Changes[0]["time"])
+	}
+	if f, _ := json.Marshal(doc.Changes[1]["fields"]); doc.Changes[1]["by"] != "bob" || string(f) != `["description","markdown"]` {
+		t.Errorf("history --json second change = %v", doc.Changes[1])
+	}
+
+	l.fail(3, "ruleset 'never_was' not found. Existing rulesets: []", "history", "never_was")
+	l.fail(2, "invalid ruleset name 'Bad-Name': must use snake_case (lowercase letters, numbers, and underscores only)", "history", "Bad-Name")
+	l.fail(2, "--limit must be between 1 and 100, got 0", "history", "team_rules", "-n", "0")
+}

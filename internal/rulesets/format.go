@@ -69,3 +69,20 @@ func formatItems(header string, items []Summary) string {
 	}
 	return b.String()
 }
+
+// FormatHistory is a ruleset's history as text, a change a line, newest
+// first: "TIME  BY  ACTION  FIELDS".
+func FormatHistory(name string, changes []Change) string {
+	if len(changes) == 0 {
+		return "No recorded changes of ruleset '" + name + "' (changes are recorded since the library keeps a history)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d change(s) of ruleset '%s', newest first:", len(changes), name)
+	for _, c := range changes {
+		fmt.Fprintf(&b, "\n%s  %s  %s", c.Time.Format(displayLayout), c.By, c.Action)
+		if len(c.Fields) > 0 && c.Action != ActionCreated {
+			b.WriteString(": " + strings.Join(c.Fields, ", "))
+		}
+	}
+	return b.String()
+}

@@ -16,6 +16,9 @@ import (
 type Library struct {
 	Store Store
 	Clock func() time.Time // nil: Now
+	// Actor is who the changes are recorded as in the rulesets' history:
+	// the MCP caller, or the local user of the CLI.
+	Actor string
 }
 
 func (l Library) now() time.Time {
@@ -46,6 +49,7 @@ func (l Library) Upsert(ctx context.Context, p Patch) (created bool, err error) 
 	if err := validatePatch(p); err != nil {
 		return false, err
 	}
+	p.By = l.Actor
 	return l.Store.Upsert(ctx, p, l.now())
 }
 
@@ -68,7 +72,7 @@ func (l Library) Create(ctx context.Context, r Ruleset) error {
 	}
 	r.CreatedAt = l.now()
 	r.LastModified = r.CreatedAt
-	err := l.Store.Create(ctx, r)
+	err := l.Store.Create(ctx, r, l.Actor)
 	if fault.Is(err, fault.Conflict) {
 		names, lerr := l.Store.Names(ctx)
 		if lerr != nil {
@@ -85,15 +89,20 @@ func (l Library) Delete(ctx context.Context, name string) error {
 	if err := ValidateName(name); err != nil {
 		return err
 	}
-	err := l.Store.Delete(ctx, name)
-	if fault.Is(err, fault.NotFound) {
-		names, lerr := l.Store.Names(ctx)
-		if lerr != nil {
-			return lerr
-		}
-		return fault.New(fault.NotFound, "ruleset '%s' not found. Existing rulesets: [%s]", name, nameList(names))
+	return l.notFound(ctx, name, l.Store.Delete(ctx, name, l.Actor, l.now()))
+}
+
+// notFound words a NotFound of name with the names that exist; other
+// errors pass.
+func (l Library) notFound(ctx context.Context, name string, err error) error {
+	if !fault.Is(err, fault.NotFound) {
+		return err
 	}
-	return err
+	names, lerr := l.Store.Names(ctx)
+	if lerr != nil {
+		return lerr
+	}
+	return fault.New(fault.NotFound, "ruleset '%s' not found. Existing rulesets: [%s]", name, nameList(names))
 }
 
 // List returns every ruleset's summary, oldest first.

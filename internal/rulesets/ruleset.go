@@ -46,6 +46,7 @@ type Patch struct {
 	Markdown    *string
 	Tags        []string // nil: unchanged (empty on create)
 	SetTags     bool     // Tags was given, even if empty
+	By          string   // who makes the change, for the history
 }
 
 // Store keeps rulesets. Implementations must make Upsert atomic per name:
@@ -58,9 +59,14 @@ type Store interface {
 	// It reports whether the ruleset was created.
 	Upsert(ctx context.Context, p Patch, now time.Time) (created bool, err error)
 	// Create stores r only if its name is free; otherwise a Conflict.
-	Create(ctx context.Context, r Ruleset) error
+	Create(ctx context.Context, r Ruleset, by string) error
 	// Delete removes a ruleset; a NotFound when it is absent.
-	Delete(ctx context.Context, name string) error
+	Delete(ctx context.Context, name, by string, now time.Time) error
+	// History returns up to limit of name's changes, newest first. Every
+	// Upsert, Create and Delete that changes something records its Change
+	// (PatchChanges, CreateChange, DeleteChange) atomically with it, and a
+	// store keeps the newest MaxHistory changes of each name.
+	History(ctx context.Context, name string, limit int) ([]Change, error)
 	// Search returns the summaries whose names match a glob in which only
 	// '*' and '?' are special, oldest first (then by name). "*" lists
 	// everything.

@@ -122,7 +122,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	notify.changed = func() { s.Dashboard.Changed(dashboard.TopicRulesets) }
 
 	s.mountSDK(PathTracker, "tracker", mcptracker.New(mcptracker.Options{Dir: dir, Version: o.Version, Actor: o.Actor, Logger: logger}))
-	s.mountSDK(PathRulesets, "rulesets", mcprulesets.New(rulesets.Library{Store: notify}, logger))
+	s.mountSDK(PathRulesets, "rulesets", mcprulesets.New(rulesets.Library{Store: notify, Actor: o.Actor}, logger))
 
 	if root, err := workspace.Open(dir); err != nil {
 		s.unavailable(PathCoding, "the coding tools cannot serve "+dir+": "+err.Error())
@@ -337,14 +337,14 @@ func (n *notifyingStore) Upsert(ctx context.Context, p rulesets.Patch, now time.
 	return created, err
 }
 
-func (n *notifyingStore) Create(ctx context.Context, r rulesets.Ruleset) error {
-	err := n.Store.Create(ctx, r)
+func (n *notifyingStore) Create(ctx context.Context, r rulesets.Ruleset, by string) error {
+	err := n.Store.Create(ctx, r, by)
 	n.done(err)
 	return err
 }
 
-func (n *notifyingStore) Delete(ctx context.Context, name string) error {
-	err := n.Store.Delete(ctx, name)
+func (n *notifyingStore) Delete(ctx context.Context, name, by string, now time.Time) error {
+	err := n.Store.Delete(ctx, name, by, now)
 	n.done(err)
 	return err
 }

@@ -150,6 +150,27 @@ func TestServeForATeam(t *testing.T) {
 	}}); err != nil || res.IsError {
 		t.Fatalf("upsert_ruleset: %v %+v", err, res)
 	}
+	// The ruleset's history names alice, then bob who changed it.
+	if res, err := as(t, base+serve.PathRulesets, bobToken).CallTool(t.Context(), &mcp.CallToolParams{Name: "upsert_ruleset",
+		Arguments: map[string]any{"name": "deploy", "tags": []string{"ops"}}}); err != nil || res.IsError {
+		t.Fatalf("upsert_ruleset by bob: %v %+v", err, res)
+	}
+	hist, err := rulesets.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "ruleset-history://deploy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Changes []struct {
+			By, Action string
+			Fields     []string
+		}
+	}
+	if err := json.Unmarshal([]byte(hist.Contents[0].Text), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(doc.Changes); string(b) != `[{"By":"bob","Action":"updated","Fields":["tags"]},{"By":"alice","Action":"created","Fields":["description","markdown","tags"]}]` {
+		t.Errorf("ruleset history: %s", b)
+	}
 	coding := as(t, base+serve.PathCoding, bobToken)
 	if res, err := coding.CallTool(t.Context(), &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": "README.md"}}); err != nil || res.IsError {
 		t.Fatalf("read_file: %v %+v", err, res)
@@ -176,14 +197,14 @@ func TestServeForATeam(t *testing.T) {
 	}
 	want := map[string]int{
 		"tracker/create_issue alice ok": 1, "tracker/create_issue bob ok": 1, "tracker/show_issue alice ok": 2,
-		"agent/create_task bob ok": 1, "rulesets/upsert_ruleset alice ok": 1,
+		"agent/create_task bob ok": 1, "rulesets/upsert_ruleset alice ok": 1, "rulesets/upsert_ruleset bob ok": 1,
 		"coding/read_file bob ok": 1, "coding/read_file bob error": 1,
 	}
 	counts := map[string]int{}
 	for _, g := range got {
 		counts[g]++
 	}
-	if len(got) != 8 || len(counts) != len(want) {
+	if len(got) != 9 || len(counts) != len(want) {
 		t.Errorf("audit lines %q, want %v", got, want)
 	}
 	for k, n := range want {
@@ -202,14 +223,14 @@ func TestServeForATeam(t *testing.T) {
 		{"sudocode_mcp_tool_calls_total", map[string]string{"server": "tracker", "tool": "create_issue", "outcome": "ok"}, 2},
 		{"sudocode_mcp_tool_calls_total", map[string]string{"server": "tracker", "tool": "show_issue", "outcome": "ok"}, 2},
 		{"sudocode_mcp_tool_calls_total", map[string]string{"server": "agent", "tool": "create_task", "outcome": "ok"}, 1},
-		{"sudocode_mcp_tool_calls_total", map[string]string{"server": "rulesets", "tool": "upsert_ruleset", "outcome": "ok"}, 1},
+		{"sudocode_mcp_tool_calls_total", map[string]string{"server": "rulesets", "tool": "upsert_ruleset", "outcome": "ok"}, 2},
 		{"sudocode_mcp_tool_calls_total", map[string]string{"server": "coding", "tool": "read_file", "outcome": "ok"}, 1},
 		{"sudocode_mcp_tool_calls_total", map[string]string{"server": "coding", "tool": "read_file", "outcome": "error"}, 1},
 		{"sudocode_mcp_tool_errors_total", map[string]string{"server": "coding", "tool": "read_file"}, 1},
 		{"sudocode_mcp_tool_call_duration_seconds", map[string]string{"server": "tracker", "tool": "create_issue"}, 2},
 		{"sudocode_mcp_sessions", map[string]string{"server": "tracker"}, 2},
 		{"sudocode_mcp_sessions", map[string]string{"server": "agent"}, 1},
-		{"sudocode_mcp_sessions", map[string]string{"server": "rulesets"}, 1},
+		{"sudocode_mcp_sessions", map[string]string{"server": "rulesets"}, 2},
 		{"sudocode_mcp_sessions", map[string]string{"server": "coding"}, 1},
 		{"sudocode_tasks", map[string]string{"status": "pending"}, 0},
 	} {

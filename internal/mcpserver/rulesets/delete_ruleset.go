@@ -22,7 +22,7 @@ func (h handlers) deleteRuleset() mcpx.Tool {
 		if in.Name == "" {
 			return nil, mcpx.MissingParam("name", "the name of the ruleset to delete")
 		}
-		if err := h.lib.Delete(ctx, in.Name); err != nil {
+		if err := h.libFor(ctx).Delete(ctx, in.Name); err != nil {
 			return mcpx.ToolError("failed to delete ruleset", err), nil
 		}
 		mcpx.Notify(ctx, h.logger, req.Session, "rulesets", "deleted ruleset", "name", in.Name)

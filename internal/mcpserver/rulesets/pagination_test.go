@@ -382,7 +382,7 @@ func TestProtocolListsPage(t *testing.T) {
 			}
 			templates = append(templates, rt.URITemplate)
 		}
-		if !slices.Equal(templates, []string{"ruleset://{name}"}) {
+		if !slices.Equal(templates, []string{"ruleset-history://{name}", "ruleset://{name}"}) {
 			t.Errorf("templates %v", templates)
 		}
 		_, err = cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: "garbage"})

@@ -71,9 +71,10 @@ func TestSeedResource(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The specification's template, and the history beside it.
 		tpl := templates.ResourceTemplates
-		if len(tpl) != 1 || tpl[0].URITemplate != "ruleset://{name}" || tpl[0].MIMEType != "text/markdown" ||
-			tpl[0].Description != "AI editor ruleset with metadata and markdown content" {
+		if len(tpl) != 2 || tpl[1].URITemplate != "ruleset://{name}" || tpl[1].MIMEType != "text/markdown" ||
+			tpl[1].Description != "AI editor ruleset with metadata and markdown content" || tpl[0].URITemplate != "ruleset-history://{name}" {
 			t.Fatalf("templates = %+v", tpl)
 		}
 	})

@@ -4,6 +4,7 @@
 package rulesets
 
 import (
+	"context"
 	_ "embed"
 	"log/slog"
 
@@ -67,7 +68,18 @@ func NewWithOptions(lib rulesets.Library, opts Options) *mcp.Server {
 		h.searchRulesets(),
 	)
 	s.AddResourceTemplate(resourceTemplate, h.readRuleset)
+	s.AddResourceTemplate(historyTemplate, h.readHistory)
 	return s
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// libFor is the library recording its changes as the caller of ctx (the
+// client's token name over HTTP), else as the library's own actor.
+func (h handlers) libFor(ctx context.Context) rulesets.Library {
+	lib := h.lib
+	if caller := mcpx.CallerFrom(ctx); caller != "" {
+		lib.Actor = caller
+	}
+	return lib
+}

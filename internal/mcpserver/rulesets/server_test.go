@@ -74,7 +74,7 @@ func connect(t testing.TB, store rulesets.Store) *fixture {
 	t.Helper()
 	clk := &clock{t: time.Now()}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	server := mcprulesets.New(rulesets.Library{Store: store, Clock: clk.Now}, logger)
+	server := mcprulesets.New(rulesets.Library{Store: store, Clock: clk.Now, Actor: "tester"}, logger)
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := server.Connect(ctx, st, nil)

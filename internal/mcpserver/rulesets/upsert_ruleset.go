@@ -40,7 +40,7 @@ func (h handlers) upsertRuleset() mcpx.Tool {
 		if in.Markdown != "" {
 			p.Markdown = &in.Markdown
 		}
-		created, err := h.lib.Upsert(ctx, p)
+		created, err := h.libFor(ctx).Upsert(ctx, p)
 		if err != nil {
 			return mcpx.ToolError("failed to upsert ruleset", err), nil
 		}

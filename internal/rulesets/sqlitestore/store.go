@@ -28,7 +28,13 @@ const schema = `CREATE TABLE IF NOT EXISTS rulesets (
 	created_at    TEXT NOT NULL, -- RFC3339 UTC
 	last_modified TEXT NOT NULL
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS rulesets_in_order ON rulesets (created_at, name); -- list order, and the pages' keys`
+CREATE INDEX IF NOT EXISTS rulesets_in_order ON rulesets (created_at, name); -- list order, and the pages' keys
+CREATE TABLE IF NOT EXISTS ruleset_history (
+	seq    INTEGER PRIMARY KEY AUTOINCREMENT, -- the order of the changes, newest highest
+	name   TEXT NOT NULL,
+	change TEXT NOT NULL -- rulesets.EncodeChange, as in the Valkey layout
+);
+CREATE INDEX IF NOT EXISTS ruleset_history_of_name ON ruleset_history (name, seq);`
 
 // Store is a rulesets.Store on SQLite.
 type Store struct {
@@ -119,6 +125,14 @@ func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bo
 	if err != nil {
 		return false, storeErr(err)
 	}
+	created, updated := rulesets.PatchChanges(p, now)
+	change := updated
+	if !exists {
+		change = created
+	}
+	if err := record(ctx, tx, p.Name, change); err != nil {
+		return false, err
+	}
 	if err := tx.Commit(); err != nil {
 		return false, storeErr(err)
 	}
@@ -126,26 +140,85 @@ func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bo
 }
 
 // Create implements rulesets.Store.
-func (s *Store) Create(ctx context.Context, r rulesets.Ruleset) error {
-	res, err := s.db.ExecContext(ctx, `INSERT INTO rulesets VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
-		r.Name, r.Description, rulesets.EncodeTags(r.Tags), r.Markdown, rulesets.Timestamp(r.CreatedAt), rulesets.Timestamp(r.LastModified))
+func (s *Store) Create(ctx context.Context, r rulesets.Ruleset, by string) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO rulesets VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+			r.Name, r.Description, rulesets.EncodeTags(r.Tags), r.Markdown, rulesets.Timestamp(r.CreatedAt), rulesets.Timestamp(r.LastModified))
+		if err != nil {
+			return storeErr(err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fault.New(fault.Conflict, "ruleset '%s' already exists", r.Name)
+		}
+		return record(ctx, tx, r.Name, rulesets.CreateChange(r, by))
+	})
+}
+
+// Delete implements rulesets.Store.
+func (s *Store) Delete(ctx context.Context, name, by string, now time.Time) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM rulesets WHERE name = ?`, name)
+		if err != nil {
+			return storeErr(err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return rulesets.NotFound(name)
+		}
+		return record(ctx, tx, name, rulesets.DeleteChange(by, now))
+	})
+}
+
+// History implements rulesets.Store.
+func (s *Store) History(ctx context.Context, name string, limit int) ([]rulesets.Change, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT change FROM ruleset_history WHERE name = ? ORDER BY seq DESC LIMIT ?`, name, limit)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	defer rows.Close()
+	out := []rulesets.Change{}
+	for rows.Next() {
+		var enc string
+		if err := rows.Scan(&enc); err != nil {
+			return nil, storeErr(err)
+		}
+		c, err := rulesets.DecodeChange(name, enc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, storeErr(err)
+	}
+	return out, nil
+}
+
+// inTx runs fn in a transaction it commits when fn succeeds.
+func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return storeErr(err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fault.New(fault.Conflict, "ruleset '%s' already exists", r.Name)
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return storeErr(err)
 	}
 	return nil
 }
 
-// Delete implements rulesets.Store.
-func (s *Store) Delete(ctx context.Context, name string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM rulesets WHERE name = ?`, name)
-	if err != nil {
+// record appends a change to name's history in tx, and drops what passes
+// rulesets.MaxHistory.
+func record(ctx context.Context, tx *sql.Tx, name string, c rulesets.Change) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO ruleset_history (name, change) VALUES (?, ?)`, name, rulesets.EncodeChange(c)); err != nil {
 		return storeErr(err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return rulesets.NotFound(name)
+	_, err := tx.ExecContext(ctx, `DELETE FROM ruleset_history WHERE name = ?1 AND seq <=
+		(SELECT seq FROM ruleset_history WHERE name = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)`, name, rulesets.MaxHistory)
+	if err != nil {
+		return storeErr(err)
 	}
 	return nil
 }

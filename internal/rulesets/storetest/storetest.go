@@ -32,6 +32,9 @@ func Run(t *testing.T, open func(t *testing.T) rulesets.Store) {
 		{"SearchPageKeepsItsPlaceUnderChanges", testSearchPageUnderChanges},
 		{"UnicodeAndLargeMarkdown", testUnicodeAndLargeMarkdown},
 		{"RacingUpsertsCreateOnce", testRacingUpserts},
+		{"HistoryRecordsEveryChangeAndItsAuthor", testHistory},
+		{"HistoryKeepsTheNewest", testHistoryCap},
+		{"HistoryOfRacingWriters", testHistoryRacing},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
@@ -122,12 +125,12 @@ func testCreateNeedsDescriptionAndMarkdown(t *testing.T, s rulesets.Store) {
 func testCreateRefusesTakenName(t *testing.T, s rulesets.Store) {
 	ctx := context.Background()
 	r := rulesets.Ruleset{Name: "api_design", Description: "d", Markdown: "m", Tags: []string{}, CreatedAt: t0, LastModified: t0}
-	if err := s.Create(ctx, r); err != nil {
+	if err := s.Create(ctx, r, "alice"); err != nil {
 		t.Fatal(err)
 	}
 	r2 := r
 	r2.Description = "other"
-	if err := s.Create(ctx, r2); !fault.Is(err, fault.Conflict) {
+	if err := s.Create(ctx, r2, "bob"); !fault.Is(err, fault.Conflict) {
 		t.Fatalf("second create: %v", err)
 	}
 	if got := mustGet(t, s, "api_design"); got.Description != "d" {
@@ -139,10 +142,10 @@ func testDeleteAndNotFound(t *testing.T, s rulesets.Store) {
 	ctx := context.Background()
 	mustUpsert(t, s, full("a", "d", "m"), t0)
 	mustUpsert(t, s, full("b", "d", "m"), t0)
-	if err := s.Delete(ctx, "a"); err != nil {
+	if err := s.Delete(ctx, "a", "alice", t0); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Delete(ctx, "a"); !fault.Is(err, fault.NotFound) {
+	if err := s.Delete(ctx, "a", "alice", t0); !fault.Is(err, fault.NotFound) {
 		t.Fatalf("second delete: %v", err)
 	}
 	if _, err := s.Get(ctx, "a"); !fault.Is(err, fault.NotFound) || err.Error() != "ruleset 'a' not found" {
@@ -352,7 +355,7 @@ func testSearchPageUnderChanges(t *testing.T, s rulesets.Store) {
 		// A deletion of one not listed yet.
 		victim := fmt.Sprintf("old_%03d", 98-step)
 		if step%5 == 0 && !deleted[victim] {
-			if err := s.Delete(ctx, victim); err == nil {
+			if err := s.Delete(ctx, victim, "alice", t0); err == nil {
 				deleted[victim] = true
 			}
 		}

@@ -1,13 +1,16 @@
 // Package valkeystore keeps rulesets in Valkey (or Redis, or a Valkey
 // Cluster) in the specification's layout: one hash per ruleset at
 // "ruleset:{name}" with the fields description, tags (a JSON array),
-// markdown, created_at and last_modified (RFC3339 UTC).
+// markdown, created_at and last_modified (RFC3339 UTC), and beside it the
+// ruleset's history, a list of JSON changes, newest first, at
+// "{ruleset:name}:history" (HistoryKey).
 package valkeystore
 
 import (
 	"context"
 	_ "embed"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,10 +28,21 @@ var (
 	upsertSrc string
 	//go:embed create.lua
 	createSrc string
+	//go:embed delete.lua
+	deleteSrc string
 
 	upsertScript = valkey.NewLuaScript(upsertSrc)
 	createScript = valkey.NewLuaScript(createSrc)
+	deleteScript = valkey.NewLuaScript(deleteSrc)
 )
+
+// HistoryKey is the list of name's changes. Its hash tag is the ruleset's
+// key, so that both are in one slot of a cluster and a script can change
+// them together; it starts with "{", so SCAN MATCH ruleset:* never sees it.
+func HistoryKey(name string) string { return "{" + KeyPrefix + name + "}:history" }
+
+// historyLen is MaxHistory as a script argument.
+var historyLen = strconv.Itoa(rulesets.MaxHistory)
 
 // scanCount is SCAN's COUNT hint: large enough that 10,000 keys take a few
 // round trips, small enough not to stall the server.
@@ -119,7 +133,9 @@ func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bo
 	if p.SetTags {
 		args[5], args[6] = "1", rulesets.EncodeTags(p.Tags)
 	}
-	n, err := upsertScript.Exec(ctx, s.c, []string{KeyPrefix + p.Name}, args).AsInt64()
+	created, updated := rulesets.PatchChanges(p, now)
+	args = append(args, rulesets.EncodeChange(created), rulesets.EncodeChange(updated), historyLen)
+	n, err := upsertScript.Exec(ctx, s.c, []string{KeyPrefix + p.Name, HistoryKey(p.Name)}, args).AsInt64()
 	if err != nil {
 		return false, storeErr(err)
 	}
@@ -133,9 +149,10 @@ func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bo
 }
 
 // Create implements rulesets.Store.
-func (s *Store) Create(ctx context.Context, r rulesets.Ruleset) error {
-	n, err := createScript.Exec(ctx, s.c, []string{KeyPrefix + r.Name}, []string{
+func (s *Store) Create(ctx context.Context, r rulesets.Ruleset, by string) error {
+	n, err := createScript.Exec(ctx, s.c, []string{KeyPrefix + r.Name, HistoryKey(r.Name)}, []string{
 		r.Description, rulesets.EncodeTags(r.Tags), r.Markdown, rulesets.Timestamp(r.CreatedAt), rulesets.Timestamp(r.LastModified),
+		rulesets.EncodeChange(rulesets.CreateChange(r, by)), historyLen,
 	}).AsInt64()
 	if err != nil {
 		return storeErr(err)
@@ -147,8 +164,10 @@ func (s *Store) Create(ctx context.Context, r rulesets.Ruleset) error {
 }
 
 // Delete implements rulesets.Store.
-func (s *Store) Delete(ctx context.Context, name string) error {
-	n, err := s.c.Do(ctx, s.c.B().Del().Key(KeyPrefix+name).Build()).AsInt64()
+func (s *Store) Delete(ctx context.Context, name, by string, now time.Time) error {
+	n, err := deleteScript.Exec(ctx, s.c, []string{KeyPrefix + name, HistoryKey(name)}, []string{
+		rulesets.EncodeChange(rulesets.DeleteChange(by, now)), historyLen,
+	}).AsInt64()
 	if err != nil {
 		return storeErr(err)
 	}
@@ -156,6 +175,23 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 		return rulesets.NotFound(name)
 	}
 	return nil
+}
+
+// History implements rulesets.Store.
+func (s *Store) History(ctx context.Context, name string, limit int) ([]rulesets.Change, error) {
+	encs, err := s.c.Do(ctx, s.c.B().Lrange().Key(HistoryKey(name)).Start(0).Stop(int64(limit)-1).Build()).AsStrSlice()
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	out := make([]rulesets.Change, 0, len(encs))
+	for _, enc := range encs {
+		c, err := rulesets.DecodeChange(name, enc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // Search implements rulesets.Store: the server filters keys with SCAN MATCH,
