@@ -70,9 +70,12 @@ func checkServer(t *testing.T, s *mcp.ClientSession) {
 	if err != nil {
 		t.Fatalf("resources/templates/list: %v", err)
 	}
-	if len(templates.ResourceTemplates) != 1 || templates.ResourceTemplates[0].URITemplate != "ruleset://{name}" ||
-		templates.ResourceTemplates[0].MIMEType != "text/markdown" {
-		t.Errorf("resource templates = %+v, want ruleset://{name} as text/markdown", templates.ResourceTemplates)
+	var tpls []string
+	for _, rt := range templates.ResourceTemplates {
+		tpls = append(tpls, rt.URITemplate+" "+rt.MIMEType)
+	}
+	if strings.Join(tpls, ", ") != "ruleset-history://{name} application/json, ruleset://{name} text/markdown" {
+		t.Errorf("resource templates = %q, want ruleset://{name} as text/markdown and its history as JSON", tpls)
 	}
 
 	wantText(t, s, "upsert_ruleset", pyArgs, "Successfully upserted ruleset 'python_style_guide'")

@@ -7,8 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sudocode/sudocode/internal/mcpx"
 	mcprulesets "github.com/sudocode/sudocode/internal/mcpserver/rulesets"
+	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/rulesets"
 )
 
