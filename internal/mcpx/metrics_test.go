@@ -6,58 +6,14 @@ import (
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
+
+	"github.com/sudocode/sudocode/internal/mcpx/metricstest"
 )
 
-// scrape GETs a /metrics endpoint with token and parses the text format.
-func scrape(t *testing.T, url, token string) (map[string]*dto.MetricFamily, int) {
-	t.Helper()
-	resp, err := bearer(token).Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, resp.StatusCode
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatalf("parse %s: %v", url, err)
-	}
-	return fams, resp.StatusCode
-}
-
-// sample is the value of the series of family name with the given labels
-// (a counter, a gauge, or a histogram's count); -1 when there is none.
-func sample(fams map[string]*dto.MetricFamily, name string, labels map[string]string) float64 {
-	fam := fams[name]
-	if fam == nil {
-		return -1
-	}
-next:
-	for _, m := range fam.GetMetric() {
-		have := map[string]string{}
-		for _, l := range m.GetLabel() {
-			have[l.GetName()] = l.GetValue()
-		}
-		for k, v := range labels {
-			if have[k] != v {
-				continue next
-			}
-		}
-		switch {
-		case m.Counter != nil:
-			return m.GetCounter().GetValue()
-		case m.Gauge != nil:
-			return m.GetGauge().GetValue()
-		case m.Histogram != nil:
-			return float64(m.GetHistogram().GetSampleCount())
-		}
-	}
-	return -1
-}
+var (
+	scrape = metricstest.Scrape
+	sample = metricstest.Sample
+)
 
 // /metrics answers behind the same token as /mcp, and counts the calls of
 // real clients by tool and outcome, their latency, and the live sessions.

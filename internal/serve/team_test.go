@@ -13,11 +13,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
 	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/mcpx/metricstest"
 	"github.com/sudocode/sudocode/internal/serve"
 )
 
@@ -214,7 +212,7 @@ func TestServeForATeam(t *testing.T) {
 	}
 
 	// /metrics, with a token.
-	fams := scrape(t, base+mcpx.MetricsPath, aliceToken)
+	fams, _ := metricstest.Scrape(t, base+mcpx.MetricsPath, aliceToken)
 	for _, c := range []struct {
 		name   string
 		labels map[string]string
@@ -234,7 +232,7 @@ func TestServeForATeam(t *testing.T) {
 		{"sudocode_mcp_sessions", map[string]string{"server": "coding"}, 1},
 		{"sudocode_tasks", map[string]string{"status": "pending"}, 0},
 	} {
-		if got := sample(fams, c.name, c.labels); got != c.want {
+		if got := metricstest.Sample(fams, c.name, c.labels); got != c.want {
 			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
 		}
 	}
@@ -317,50 +315,4 @@ func TestServeRateLimitPerClient(t *testing.T) {
 			t.Errorf("bob: %v", err)
 		}
 	}
-}
-
-// scrape GETs /metrics with a token and parses it.
-func scrape(t *testing.T, url, token string) map[string]*dto.MetricFamily {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d", url, resp.StatusCode)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fams
-}
-
-// sample is the value of the series of name with labels; -1 when none.
-func sample(fams map[string]*dto.MetricFamily, name string, labels map[string]string) float64 {
-next:
-	for _, m := range fams[name].GetMetric() {
-		have := map[string]string{}
-		for _, l := range m.GetLabel() {
-			have[l.GetName()] = l.GetValue()
-		}
-		for k, v := range labels {
-			if have[k] != v {
-				continue next
-			}
-		}
-		switch {
-		case m.Counter != nil:
-			return m.GetCounter().GetValue()
-		case m.Gauge != nil:
-			return m.GetGauge().GetValue()
-		case m.Histogram != nil:
-			return float64(m.GetHistogram().GetSampleCount())
-		}
-	}
-	return -1
 }
