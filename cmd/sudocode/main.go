@@ -6,12 +6,12 @@ import (
 	"os"
 
 	"github.com/sudocode/sudocode/internal/cli"
-	"github.com/sudocode/sudocode/internal/workspace/procs"
+	"github.com/sudocode/sudocode/internal/sandbox"
 )
 
 func main() {
 	// The sandbox helper the exec tools re-execute this binary as
 	// (it never returns); a no-op otherwise.
-	procs.MaybeRunSandboxHelper()
+	sandbox.MaybeRunHelper()
 	os.Exit(cli.Main(os.Args[1:], cli.StdIO()))
 }

@@ -15,12 +15,14 @@ import (
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/procs"
 )
 
 type mcpCodingOptions struct {
 	workspace, host, authToken string
 	port                       int
 	stdio, viewImage, danger   bool
+	network                    bool
 	controls                   controlFlags
 }
 
@@ -47,7 +49,9 @@ per client in --token-file). Over HTTP, Prometheus metrics are at /metrics.
 
 Environment: CODING_TOOLS_MCP_WORKSPACE (the workspace; --workspace wins),
 CODING_TOOLS_MCP_AUTH_TOKEN, CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE=0 (drops view_image),
-CODING_TOOLS_MCP_EXEC_ALLOW_ROOTS (extra read/exec dirs for commands, ':'-separated),
+CODING_TOOLS_MCP_EXEC_ALLOW_ROOTS (extra read/exec dirs for commands, ':'-separated;
+one that would expose a credential store such as ~/.ssh is refused),
+CODING_TOOLS_MCP_ALLOW_NETWORK=1 (as --allow-network),
 CODING_TOOLS_MCP_TRACE=1 (one JSON line per tool call on stderr); and, as for
 every server, SUDOCODE_TOKEN_FILE, SUDOCODE_AUDIT_LOG, SUDOCODE_RATE_LIMIT and
 SUDOCODE_RATE_LIMIT_TOOL.`,
@@ -63,6 +67,7 @@ SUDOCODE_RATE_LIMIT_TOOL.`,
 	f.IntVar(&o.port, "port", 8000, "HTTP port (0 picks a free one)")
 	f.BoolVar(&o.viewImage, "enable-view-image", true, "list the view_image tool (env CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE=0 disables)")
 	f.BoolVar(&o.danger, "dangerously-skip-all-permissions", false, "let commands the policy gates run (never workspace escapes or setuid programs)")
+	f.BoolVar(&o.network, "allow-network", false, "let commands use TCP (the kernel denies bind and connect otherwise; env CODING_TOOLS_MCP_ALLOW_NETWORK=1)")
 	f.StringVar(&o.authToken, "auth-token", "", "bearer `TOKEN` every HTTP request must carry (env CODING_TOOLS_MCP_AUTH_TOKEN)")
 	o.controls.register(f)
 	return cmd
@@ -91,6 +96,10 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 			allow = append(allow, d)
 		}
 	}
+	if err := procs.CheckAllowRoots(allow); err != nil {
+		return usageError{err}
+	}
+	network := o.network || (!cmd.Flags().Changed("allow-network") && os.Getenv("CODING_TOOLS_MCP_ALLOW_NETWORK") == "1")
 	logger := mcpx.NewLogger(stdio.Err, "info")
 	auth, calls, closeControls, err := o.controls.controls(token, !o.stdio, logger)
 	if err != nil {
@@ -100,7 +109,7 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 	if o.danger {
 		fmt.Fprintln(stdio.Err, "WARNING: --dangerously-skip-all-permissions: gated commands run without asking; only workspace escapes and setuid programs stay refused")
 	}
-	s := coding.New(root, coding.Options{Version: Version, ViewImage: viewImage, Dangerous: o.danger,
+	s := coding.New(root, coding.Options{Version: Version, ViewImage: viewImage, Dangerous: o.danger, AllowNetwork: network,
 		Trace: os.Getenv("CODING_TOOLS_MCP_TRACE") == "1", TraceOut: stdio.Err, AuthToken: token, ExecAllowRoots: allow, Logger: logger,
 		Auth: auth, Calls: calls, Caller: actor()})
 	defer s.Close(cmd.Context())

@@ -71,7 +71,7 @@ func (s *Server) execCommand() tool {
 					"workdir %s is not a directory", dir.Rel)
 			}
 			// Steps 1–7: the policy, relative paths taken from workdir.
-			if r := policy.CheckIn(s.root, dir.Rel, in.Cmd, in.Env, s.opts.Dangerous); r != nil {
+			if r := policy.CheckWith(s.root, dir.Rel, in.Cmd, in.Env, policy.Mode{Dangerous: s.opts.Dangerous, Network: s.opts.AllowNetwork}); r != nil {
 				return permissionRequired(r), nil
 			}
 			// Step 8: the sandbox and the launch.

@@ -38,6 +38,9 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	// The commands' private homes go under the test's own state
+	// directory, in-process servers and binaries alike.
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "go env GOMOD:", err)

@@ -28,6 +28,7 @@ type Options struct {
 	Version        string
 	ViewImage      bool      // list and serve view_image (P1)
 	Dangerous      bool      // --dangerously-skip-all-permissions
+	AllowNetwork   bool      // --allow-network: commands may use TCP
 	Trace          bool      // one JSON line per tool call on TraceOut
 	TraceOut       io.Writer // stderr in the binaries
 	AuthToken      string    // bearer token required on HTTP when set
@@ -67,7 +68,7 @@ func New(root *workspace.Root, opts Options) *Server {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{opts: opts, root: root, byName: map[string]tool{}, patcher: patch.NewPatcher(),
-		procs: procs.New(procs.Options{Root: root.Path, AllowRoots: opts.ExecAllowRoots, Dangerous: opts.Dangerous})}
+		procs: procs.New(procs.Options{Root: root.Path, AllowRoots: opts.ExecAllowRoots, Dangerous: opts.Dangerous, Network: opts.AllowNetwork})}
 	s.cancelSession = func(id string) { s.procs.Cancel(id) }
 	s.tools = []tool{
 		s.readFile(), s.listDir(), s.listFiles(), s.searchText(), s.applyPatch(),

@@ -59,6 +59,20 @@ func Check(root *workspace.Root, cmd string, env map[string]string, dangerous bo
 // path arguments are resolved from there, and must still stay inside the
 // workspace root.
 func CheckIn(root *workspace.Root, workdir, cmd string, env map[string]string, dangerous bool) *Refusal {
+	return CheckWith(root, workdir, cmd, env, Mode{Dangerous: dangerous})
+}
+
+// Mode is what the server allows beyond the defaults.
+type Mode struct {
+	Dangerous bool // --dangerously-skip-all-permissions: only steps 1 and 2
+	// Network: the server lets commands use the network (--allow-network),
+	// so step 7 does not refuse them; the kernel is told the same.
+	Network bool
+}
+
+// CheckWith is CheckIn under a mode.
+func CheckWith(root *workspace.Root, workdir, cmd string, env map[string]string, mode Mode) *Refusal {
+	dangerous := mode.Dangerous
 	c := &checker{root: root, workdir: cleanWorkdir(workdir), env: env, cmd: normalise(cmd)}
 	a := &analysis{base: c.base()}
 	a.script(cmd, 0)
@@ -110,7 +124,7 @@ func CheckIn(root *workspace.Root, workdir, cmd string, env map[string]string, d
 		}
 	}
 	// 7. network access
-	if networkUse(cmd, a) {
+	if !mode.Network && networkUse(cmd, a) {
 		return c.refuse(PermNetwork, nil, "Network access is denied by default; explicit permission required.")
 	}
 	return nil

@@ -2,8 +2,6 @@ package procs
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -24,24 +22,25 @@ func LoaderKey(name string) bool {
 	return slices.Contains(loaderKeys, name) || strings.HasPrefix(name, "DYLD_")
 }
 
-// TmpDir is the commands' TMPDIR: <root>/.tmp, created on demand.
-func TmpDir(root string) string { return filepath.Join(root, ".tmp") }
-
 // environ is a command's environment: PATH, LANG and LC_ALL from the
-// server, HOME the workspace, TMPDIR its .tmp, then the caller's
-// variables. Outside dangerous mode sensitive names, loader keys and
+// server, HOME and TMPDIR the workspace's private ones, the variables
+// the toolchains on PATH need to find themselves (PYENV_ROOT, …), then
+// the caller's variables. Outside dangerous mode sensitive names, loader keys and
 // secret-looking values are dropped again, whoever set them (the policy
 // has refused such caller variables already: this is defence in depth).
 // Names that cannot be passed (empty, with '=' or NUL) are dropped.
-func environ(root string, caller map[string]string, dangerous bool, getenv func(string) (string, bool)) (env []string, warnings []string) {
+func environ(home, tmp string, tools map[string]string, caller map[string]string, dangerous bool, getenv func(string) (string, bool)) (env []string, warnings []string) {
 	vars := map[string]string{}
 	for _, k := range inherited {
 		if v, ok := getenv(k); ok {
 			vars[k] = v
 		}
 	}
-	vars["HOME"] = root
-	vars["TMPDIR"] = TmpDir(root)
+	for k, v := range tools {
+		vars[k] = v
+	}
+	vars["HOME"] = home
+	vars["TMPDIR"] = tmp
 	var dropped []string
 	for k, v := range caller {
 		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
@@ -65,13 +64,4 @@ func environ(root string, caller map[string]string, dangerous bool, getenv func(
 	}
 	slices.Sort(env)
 	return env, warnings
-}
-
-// ensureTmp creates the TMPDIR if it is missing.
-func ensureTmp(root string) {
-	dir := TmpDir(root)
-	if fi, err := os.Lstat(dir); err == nil || fi != nil {
-		return // whatever is there stays: a symlink is not followed to create anything
-	}
-	os.Mkdir(dir, 0o700)
 }

@@ -4,9 +4,9 @@ package procs
 
 import (
 	"errors"
-	"os"
 	"syscall"
 
+	"github.com/sudocode/sudocode/internal/sandbox"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
@@ -18,9 +18,7 @@ func signalGroup(int, syscall.Signal) {}
 
 func groupAlive(int) bool { return false }
 
-func exitStatus(st *os.ProcessState) (int, string) {
-	if st == nil {
-		return -1, ""
-	}
-	return st.ExitCode(), ""
+func exitStatus(c *sandbox.Cmd) (int, string) {
+	code, _ := c.ExitStatus()
+	return code, ""
 }

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/sandbox"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
@@ -35,16 +36,24 @@ const (
 
 // Options configure a Manager.
 type Options struct {
-	Root        string   // canonical workspace root: the commands' HOME, writable in the sandbox
+	Root        string   // canonical workspace root, writable in the sandbox
 	AllowRoots  []string // extra directories commands may read and execute (CODING_TOOLS_MCP_EXEC_ALLOW_ROOTS)
-	Dangerous   bool     // pass caller environment variables unfiltered
+	Dangerous   bool     // pass caller environment variables unfiltered; network allowed
+	Network     bool     // allow TCP bind and connect (--allow-network)
 	MaxSessions int      // sessions kept; DefaultMaxSessions when 0
+	// StateDir holds the commands' private home/ and tmp/; StateDir(Root)
+	// when empty.
+	StateDir string
 }
 
 // Manager starts commands and keeps their sessions.
 type Manager struct {
 	opts   Options
 	getenv func(string) (string, bool)
+	tools  sandbox.Toolchains // what the server's PATH grants
+	home   string             // the commands' private HOME
+	tmp    string             // and TMPDIR
+	ident  gitIdentity        // the user's git name and email, for the private home
 	// noLandlock makes the helper behave as on a kernel without
 	// Landlock (tests).
 	noLandlock bool
@@ -55,7 +64,9 @@ type Manager struct {
 	closed   bool
 }
 
-// New returns a Manager for a workspace.
+// New returns a Manager for a workspace. An allowed root that would
+// expose one of the user's credential stores is left out (servers refuse
+// to start with one: CheckAllowRoots).
 func New(opts Options) *Manager {
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = DefaultMaxSessions
@@ -68,8 +79,35 @@ func New(opts Options) *Manager {
 			}
 		}
 	}
-	opts.AllowRoots = allow
-	return &Manager{opts: opts, getenv: os.LookupEnv, sessions: map[string]*session{}, live: map[*session]struct{}{}}
+	userHome, _ := os.UserHomeDir()
+	opts.AllowRoots = slices.DeleteFunc(allow, func(d string) bool { return sandbox.CheckAllowRoot(d, userHome) != nil })
+	if opts.StateDir == "" {
+		opts.StateDir = StateDir(opts.Root, os.LookupEnv)
+	}
+	m := &Manager{opts: opts, getenv: os.LookupEnv, sessions: map[string]*session{}, live: map[*session]struct{}{}}
+	m.tools = sandbox.ToolchainsOf(os.Getenv("PATH"), userHome)
+	m.home, m.tmp = filepath.Join(opts.StateDir, "home"), filepath.Join(opts.StateDir, "tmp")
+	m.ident = userGitIdentity(os.LookupEnv)
+	return m
+}
+
+// CheckAllowRoots refuses extra roots (CODING_TOOLS_MCP_EXEC_ALLOW_ROOTS)
+// that would expose one of the user's credential stores to commands.
+func CheckAllowRoots(dirs []string) error {
+	userHome, _ := os.UserHomeDir()
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			continue
+		}
+		if c, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = c
+		}
+		if err := sandbox.CheckAllowRoot(abs, userHome); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Request is one exec_command call, its arguments checked by the caller
@@ -106,8 +144,11 @@ type Snapshot struct {
 // still running becomes a session.
 func (m *Manager) Start(ctx context.Context, req Request) (*Snapshot, error) {
 	begin := time.Now()
-	env, warnings := environ(m.opts.Root, req.Env, m.opts.Dangerous, m.getenv)
-	ensureTmp(m.opts.Root)
+	if _, _, err := privateDirs(m.opts.StateDir, m.ident); err != nil {
+		return nil, workspace.Errorf("INTERNAL_ERROR", map[string]any{"state_dir": m.opts.StateDir},
+			"could not create the commands' private home and temp directory under %s: %v", m.opts.StateDir, err)
+	}
+	env, warnings := environ(m.home, m.tmp, m.tools.Env, req.Env, m.opts.Dangerous, m.getenv)
 	s, w, err := m.launch(req, env)
 	if err != nil {
 		return nil, err

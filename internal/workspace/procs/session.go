@@ -3,11 +3,11 @@ package procs
 import (
 	"context"
 	"os"
-	"os/exec"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/sandbox"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
@@ -19,7 +19,7 @@ type session struct {
 	id         string
 	tty        bool
 	pid        int // the leader's pid, which is the group's id
-	cmd        *exec.Cmd
+	cmd        *sandbox.Cmd
 	files      []*os.File  // the server's ends: output readers, the tty master, stdin
 	stdin      *os.File    // a tty's master; nil for pipes (written once, then closed)
 	writes     chan []byte // what write_stdin sends to a tty, in order
@@ -115,7 +115,7 @@ func (s *session) pump(f *os.File, r *ring) {
 // and marks the session ended.
 func (s *session) reap() {
 	s.cmd.Wait()
-	code, sig := exitStatus(s.cmd.ProcessState)
+	code, sig := exitStatus(s.cmd)
 	s.mu.Lock()
 	s.reaped, s.exitCode, s.signal = true, code, sig
 	if s.stdin != nil {

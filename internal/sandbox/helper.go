@@ -1,0 +1,77 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// The helper's protocol: the server runs its own binary with helperEnv
+// set, the helper's configuration as argv[1] and the command's argv after
+// it. The helper writes JSON lines on statusFD: its Report, then either
+// {"started":true} or {"exec_error":…}, and, when the command has ended,
+// {"exit":{…}}. lifelineFD is the read end of a pipe whose write end only
+// the server holds: end of file there means the server is gone.
+
+const (
+	helperEnv   = "SUDOCODE_SANDBOX_EXEC"
+	helperMagic = "2"
+	probeMagic  = "probe" // start and exit 0: can a helper start this way?
+	statusFD    = 3
+	lifelineFD  = 4
+)
+
+// helperConfig is argv[1].
+type helperConfig struct {
+	Policy Policy `json:"policy"`
+	Path   string `json:"path"` // the command's executable; argv follows
+}
+
+// statusLine is one line on statusFD.
+type statusLine struct {
+	Report    *Report     `json:"report,omitempty"`
+	Started   bool        `json:"started,omitempty"`
+	ExecError string      `json:"exec_error,omitempty"`
+	Exit      *exitStatus `json:"exit,omitempty"`
+}
+
+// exitStatus is how the command ended: its exit code, or the signal
+// that killed it.
+type exitStatus struct {
+	Code   int `json:"code"`
+	Signal int `json:"signal,omitempty"`
+}
+
+func init() { MaybeRunHelper() }
+
+// MaybeRunHelper turns the process into the sandbox helper when the
+// server started it as one, never returning then; otherwise it returns at
+// once. Binaries call it first thing in main; the package's init runs it
+// too, so that any binary linking the package (test binaries included)
+// can serve as its own helper.
+func MaybeRunHelper() {
+	v := os.Getenv(helperEnv)
+	if v == "" {
+		return
+	}
+	if v == probeMagic {
+		os.Exit(0)
+	}
+	if v != helperMagic || len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "sandbox helper: bad invocation")
+		os.Exit(126)
+	}
+	var cfg helperConfig
+	if err := json.Unmarshal([]byte(os.Args[1]), &cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "sandbox helper: bad configuration:", err)
+		os.Exit(126)
+	}
+	env := make([]string, 0, len(os.Environ()))
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, helperEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	os.Exit(runHelper(cfg, os.Args[2:], env))
+}

@@ -1,0 +1,79 @@
+// Package sandbox runs a command confined by the kernel: the server
+// re-executes its own binary as a small supervisor (the helper) that
+// restricts itself with Landlock (files, TCP, signal and abstract-socket
+// scoping, as far as the kernel's ABI goes), sets no_new_privs, and starts
+// the command as its child. Every descendant of the command ends with it:
+// the helper is the first process of a new PID namespace (where the kernel
+// allows one), so when it exits the kernel kills whatever the command left
+// behind, setsid and double forks included; where no namespace can be had
+// it is a subreaper that kills its remaining descendants itself. The
+// helper also ends everything when the server dies (a pipe whose write end
+// only the server holds reaches end of file), so nothing outlives a killed
+// server either.
+//
+// Go cannot run code between fork and exec, hence the re-exec: a binary
+// links this package, and the package's init turns the process into the
+// helper when the server started it as one.
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Policy is what a sandboxed command may touch.
+type Policy struct {
+	// Landlock restricts the command; false runs it contained only
+	// (processes end with it) but otherwise unrestricted, as agents run.
+	Landlock  bool     `json:"landlock,omitempty"`
+	Full      []string `json:"full,omitempty"`       // every right: the workspace, private home and temp
+	ReadExec  []string `json:"read_exec,omitempty"`  // read + execute, directories or files
+	ReadOnly  []string `json:"read_only,omitempty"`  // read, directories or files
+	ReadWrite []string `json:"read_write,omitempty"` // read + write files (devices)
+	Terminal  []string `json:"terminal,omitempty"`   // read + write + ioctl (the session's terminal)
+	// Network allows TCP bind and connect (they are denied otherwise
+	// where the kernel can, from Landlock ABI 4).
+	Network bool `json:"network,omitempty"`
+	// NoLandlock behaves as on a kernel without Landlock (tests).
+	NoLandlock bool `json:"no_landlock,omitempty"`
+}
+
+// Report is how the helper set itself up.
+type Report struct {
+	Landlock string `json:"landlock,omitempty"` // "enforced", "unavailable" or "off" (not asked for)
+	ABI      int    `json:"abi,omitempty"`
+	Reason   string `json:"reason,omitempty"` // why Landlock is unavailable
+	// Missing names what the kernel's ABI cannot restrict although the
+	// policy asked for it: "network" (ABI 4), "scoping" (ABI 6).
+	Missing []string `json:"missing,omitempty"`
+	// Containment is how descendants are made to end with the command:
+	// "pid-namespace", "subreaper", or "none" (no helper could run).
+	Containment string `json:"containment,omitempty"`
+}
+
+// Enforced reports whether Landlock restricts the command.
+func (r Report) Enforced() bool { return r.Landlock == "enforced" }
+
+// Gaps describes what the sandbox does not enforce, for a warning; ""
+// when the policy holds in full.
+func (r Report) Gaps() string {
+	var gaps []string
+	if r.Landlock == "unavailable" {
+		gaps = append(gaps, "Landlock is unavailable ("+r.Reason+"): files, network and signals are not restricted")
+	}
+	for _, m := range r.Missing {
+		switch m {
+		case "network":
+			gaps = append(gaps, fmt.Sprintf("the kernel's Landlock ABI %d has no network rules (ABI 4): TCP is not restricted", r.ABI))
+		case "scoping":
+			gaps = append(gaps, fmt.Sprintf("the kernel's Landlock ABI %d has no scoping (ABI 6): signals to other processes and abstract unix sockets are not restricted", r.ABI))
+		}
+	}
+	switch r.Containment {
+	case "subreaper":
+		gaps = append(gaps, "no PID namespace could be created: descendants are ended by a supervising subreaper, which a command that kills it can escape")
+	case "none":
+		gaps = append(gaps, "no supervisor could be started: only the command's process group is ended with it")
+	}
+	return strings.Join(gaps, "; ")
+}

@@ -1,0 +1,21 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+)
+
+const unavailableReason = "Landlock and the sandbox helper exist only on Linux"
+
+func helperExe() string { return "" }
+
+func lifeline() (*os.File, error) { return nil, nil }
+
+// ForceSubreaper does nothing off Linux.
+func ForceSubreaper() {}
+
+func startContained(c *exec.Cmd) error { return c.Start() }
+
+func runHelper(helperConfig, []string, []string) int { return 126 }
