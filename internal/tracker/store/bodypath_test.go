@@ -238,3 +238,48 @@ func TestRecordsShareABody(t *testing.T) {
 	}
 	unchanged(t, filepath.Join(e.dir, "specs", a+".md"), "# a\n")
 }
+
+// TestImportBodiesConfined: an import copies spec bodies only from inside
+// the export's project and only over files that are that spec's body
+// here; a refusal imports nothing.
+func TestImportBodiesConfined(t *testing.T) {
+	src := newEnv(t)
+	id := src.spec("shared", store.SpecInput{Design: "# shared\n"})
+	exp := filepath.Join(t.TempDir(), "export")
+	if _, err := src.r.Export(src.ctx, exp); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t)
+	if _, err := e.r.Import(e.ctx, exp); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := e.r.ShowSpec(e.ctx, id); err != nil || d.Content != "# shared\n" {
+		t.Fatalf("imported spec: %q, %v", d.Content, err)
+	}
+
+	// An incoming body that is a symlink out of the export's project.
+	key := outsideFile(t, "notes.md")
+	body := filepath.Join(exp, "specs", id+".md")
+	os.Remove(body)
+	os.Symlink(key, body)
+	e2 := newEnv(t)
+	before := e2.snapshot()
+	_, err := e2.r.Import(e2.ctx, exp)
+	wantCode(t, "import of a linked body", err, fault.Invalid)
+	noLeak(t, "import of a linked body", nil, err)
+	sameSnapshot(t, "refused import", before, e2.snapshot())
+
+	// An incoming spec whose body would replace a document here.
+	os.Remove(body)
+	os.WriteFile(body, []byte("# planted\n"), 0o644)
+	specs := filepath.Join(exp, store.SpecsFile)
+	data, _ := os.ReadFile(specs)
+	os.WriteFile(specs, []byte(strings.Replace(string(data), `"specs/`+id+`.md"`, `"../README.md"`, 1)), 0o644)
+	os.WriteFile(filepath.Join(filepath.Dir(exp), "README.md"), []byte("# planted\n"), 0o644)
+	readme := filepath.Join(e2.root, "README.md")
+	os.WriteFile(readme, []byte("# the project\n"), 0o644)
+	_, err = e2.r.Import(e2.ctx, exp)
+	wantCode(t, "import over a document", err, fault.Invalid)
+	unchanged(t, readme, "# the project\n")
+	sameSnapshot(t, "refused import", before, e2.snapshot())
+}
