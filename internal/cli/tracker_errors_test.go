@@ -144,7 +144,7 @@ func TestTrackerBadInput(t *testing.T) {
 		{[]string{"spec", "create", "X", "--type", "nonsense"}, 2, "invalid_argument", `invalid type "nonsense"`},
 		{[]string{"spec", "create", "X", "--priority", "9"}, 2, "invalid_argument", "invalid priority 9"},
 		{[]string{"spec", "create", "X", "--parent", issue}, 3, "not_found", "parent " + issue + " not found"},
-		{[]string{"spec", "create", "X", "--file-path", "issues.jsonl"}, 2, "invalid_argument", "one of the tracker's own files"},
+		{[]string{"spec", "create", "X", "--file-path", "issues.jsonl"}, 2, "invalid_argument", "it is not a markdown file"},
 		{[]string{"spec", "create", "X", "--file-path", "../../outside.md"}, 2, "invalid_argument", "invalid file path"},
 		{[]string{"spec", "create", "X", "--file-path", "specs/" + spec + ".md"}, 4, "conflict", "already the body of " + spec},
 		{[]string{"spec", "create", "X", "--design-file", "/nonexistent/design.md"}, 2, "invalid_argument", "no such file"},

@@ -61,7 +61,7 @@ func newSpecCreateCmd(tc trackerCmd) *cobra.Command {
 	f.StringP("description", "d", "", "short description")
 	f.StringVar(&in.Design, "design", "", "the spec's markdown body")
 	f.StringVar(&designFile, "design-file", "", "read the markdown body from `FILE` ('-' for standard input)")
-	f.StringVar(&in.FilePath, "file-path", "", "body file, relative to .sudocode (default specs/{id}.md)")
+	f.StringVar(&in.FilePath, "file-path", "", "body file, relative to .sudocode (default specs/{id}.md): a new .md file inside the project, outside .git")
 	f.StringVar(&parent, "parent", "", "parent spec `ID`")
 	f.StringSliceVar(&in.Tags, "tags", nil, "comma-separated tags")
 	return cmd

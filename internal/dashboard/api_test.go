@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -412,5 +414,46 @@ func TestTokenCookie(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || !strings.Contains(string(body), f.open) {
 		t.Errorf("with the cookie: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestSpecBodyConfined: /api/specs/{id} never serves a file outside the
+// project, whether a record's file_path (edited on disk, as a pull can)
+// or a committed symlink leads there.
+func TestSpecBodyConfined(t *testing.T) {
+	f := newFixture(t)
+	ts, _ := serveDashboard(t, f, dashboard.Options{})
+	const secret = "-----BEGIN OPENSSH PRIVATE KEY-----\nsecret-key-material\n"
+	key := filepath.Join(t.TempDir(), "id_rsa")
+	if err := writeFile(key, secret); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string) {
+		t.Helper()
+		resp, err := ts.Client().Get(ts.URL + "/api/specs/" + f.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || strings.Contains(string(body), "secret-key-material") {
+			t.Errorf("%s: %d %s; want 400 without the outside file", what, resp.StatusCode, body)
+		}
+	}
+	dir := filepath.Join(f.dir, store.DirName)
+	specs := filepath.Join(dir, store.SpecsFile)
+	data, _ := os.ReadFile(specs)
+	rel, _ := filepath.Rel(dir, key)
+	edited := strings.Replace(string(data), `"file_path":"specs/`+f.spec+`.md"`, `"file_path":"`+filepath.ToSlash(rel)+`"`, 1)
+	writeFile(specs, edited)
+	check("a record leading outside")
+	writeFile(specs, string(data))
+
+	body := filepath.Join(dir, store.SpecsDir, f.spec+".md")
+	os.Remove(body)
+	os.Symlink(key, body)
+	check("a symlinked body leading outside")
+	if b, _ := os.ReadFile(key); string(b) != secret {
+		t.Errorf("the outside file changed: %q", b)
 	}
 }

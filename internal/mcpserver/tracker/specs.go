@@ -104,7 +104,7 @@ type createSpecIn struct {
 	Priority    *int     `json:"priority,omitempty" jsonschema:"Priority 0 (highest) to 4"`
 	Description *string  `json:"description,omitempty" jsonschema:"Short description"`
 	Design      *string  `json:"design,omitempty" jsonschema:"Design notes: the spec's markdown content"`
-	FilePath    *string  `json:"file_path,omitempty" jsonschema:"Custom file path for the markdown, relative to .sudocode (default: specs/{id}.md)"`
+	FilePath    *string  `json:"file_path,omitempty" jsonschema:"Custom file path for the markdown, relative to .sudocode (default: specs/{id}.md): a new .md file inside the project, outside .git"`
 	Parent      *string  `json:"parent,omitempty" jsonschema:"Parent spec ID"`
 	Tags        []string `json:"tags,omitempty" jsonschema:"Tags"`
 }

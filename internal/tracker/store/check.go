@@ -27,11 +27,12 @@ func set[T ~string](vs []T) map[string]bool {
 }
 
 // checkRecord checks what JSON decoding cannot: a record read from a file
-// has an id and values the enumerations know. It returns the record's id.
+// has an id, values the enumerations know and, for a spec, a file_path
+// that the body rule allows (bodypath.go). It returns the record's id and
+// the spec's file_path ("" for other records).
 // A record that a hand edit or a line-based merge broke is refused when
 // read, rather than left to confuse readiness and the counts.
-func checkRecord(v any) (string, error) {
-	var err error
+func checkRecord(v any) (id, body string, err error) {
 	enum := func(field, val string, valid map[string]bool) {
 		if err == nil && !valid[val] {
 			err = fmt.Errorf("invalid %s %q", field, val)
@@ -47,7 +48,6 @@ func checkRecord(v any) (string, error) {
 			enum("relationship type", string(r.Type), relTypes)
 		}
 	}
-	var id string
 	switch r := v.(type) {
 	case *tracker.IssueRecord:
 		id = r.ID
@@ -61,19 +61,24 @@ func checkRecord(v any) (string, error) {
 		enum("type", string(r.Type), specTypes)
 		prio(r.Priority)
 		rels(r.Relationships)
-		if err == nil && r.FilePath == "" {
+		switch {
+		case err != nil:
+		case r.FilePath == "":
 			err = fmt.Errorf("no file_path")
+		default:
+			err = checkRecordPath(r.FilePath)
 		}
+		body = r.FilePath
 	case *tracker.Feedback:
 		id = r.ID
 		enum("status", string(r.Status), feedbackStatuses)
 		enum("type", string(r.Type), feedbackTypes)
 		enum("anchor status", string(r.Anchor.AnchorStatus), anchorStatuses)
 	default:
-		return "", nil
+		return "", "", nil
 	}
 	if id == "" {
-		return "", fmt.Errorf("no id")
+		return "", "", fmt.Errorf("no id")
 	}
-	return id, err
+	return id, body, err
 }

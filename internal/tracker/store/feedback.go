@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"os"
 	"strings"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -43,7 +42,10 @@ func (r *Repo) AddFeedback(ctx context.Context, in FeedbackInput) (tracker.Feedb
 		if err != nil {
 			return err
 		}
-		body, _ := os.ReadFile(r.specPath(spec.FilePath))
+		body, err := r.readBody(spec.FilePath)
+		if err != nil {
+			return err
+		}
 		var a tracker.Anchor
 		if in.Line != nil {
 			a, err = anchor.New(string(body), *in.Line, t.now)
@@ -97,7 +99,10 @@ func (r *Repo) RelocateFeedback(ctx context.Context, id string, line int) (track
 		if err != nil {
 			return err
 		}
-		body, _ := os.ReadFile(r.specPath(spec.FilePath))
+		body, err := r.readBody(spec.FilePath)
+		if err != nil {
+			return err
+		}
 		a, err := anchor.New(string(body), line, t.now)
 		if err != nil {
 			return fault.New(fault.Invalid, "%v in %s", err, f.SpecID)
@@ -129,7 +134,10 @@ func (r *Repo) ShowFeedback(ctx context.Context, id string) (tracker.FeedbackDet
 	if err != nil {
 		return d, nil // the spec is gone: no location
 	}
-	body, _ := os.ReadFile(r.specPath(spec.FilePath))
+	body, err := r.readBody(spec.FilePath)
+	if err != nil {
+		return d, nil // a body the tracker may not read: no location
+	}
 	if text, heading, ok := anchor.Line(string(body), f.Anchor.LineNumber); ok {
 		d.Location = &tracker.FeedbackLocation{LineNumber: f.Anchor.LineNumber, LineText: text, SectionHeading: heading}
 	}

@@ -180,6 +180,11 @@ func (r *Repo) changedBodies(ctx context.Context, q querier) ([]bodyChange, erro
 		return nil, cacheErr(err)
 	}
 	defer rows.Close()
+	b, err := openBodies(r.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
 	var out []bodyChange
 	for rows.Next() {
 		var c bodyChange
@@ -187,7 +192,7 @@ func (r *Repo) changedBodies(ctx context.Context, q querier) ([]bodyChange, erro
 		if err := rows.Scan(&c.id, &c.path, &old); err != nil {
 			return nil, cacheErr(err)
 		}
-		if c.stat = fileStat(r.specPath(c.path)); c.stat != old {
+		if c.stat = b.stat(c.path); c.stat != old {
 			out = append(out, c)
 		}
 	}
@@ -200,11 +205,10 @@ func fileStat(path string) string {
 	if err != nil {
 		return "absent"
 	}
-	return fmt.Sprintf("%d:%d", fi.Size(), fi.ModTime().UnixNano())
+	return statOf(fi)
 }
 
-// specPath is the absolute path of a spec body's file_path.
-func (r *Repo) specPath(rel string) string { return filepath.Join(r.Dir, filepath.FromSlash(rel)) }
+func statOf(fi os.FileInfo) string { return fmt.Sprintf("%d:%d", fi.Size(), fi.ModTime().UnixNano()) }
 
 // readLines parses a JSONL file into records, naming the line of any
 // malformed one. An absent file is empty.
@@ -221,7 +225,9 @@ func readLines[T any](path string) ([]T, error) {
 
 func parseLines[T any](name string, data []byte) ([]T, error) {
 	var out []T
-	seen := map[string]int{} // id → line
+	seen := map[string]int{}   // id → line
+	bodies := map[string]int{} // bodyKey of a spec's file_path → line
+	bodyOf := map[int]string{} // line → id, for the message
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -233,18 +239,25 @@ func parseLines[T any](name string, data []byte) ([]T, error) {
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
 		err := dec.Decode(&v)
-		var id string
+		var id, body string
 		if err == nil {
-			id, err = checkRecord(&v)
+			id, body, err = checkRecord(&v)
 		}
 		if err == nil && seen[id] > 0 {
 			err = fmt.Errorf("duplicate id %s (also on line %d)", id, seen[id])
+		}
+		// Two specs with one body: a change of either would replace the other's.
+		if k := bodyKey(body); err == nil && body != "" && bodies[k] > 0 {
+			err = fmt.Errorf("file_path %s is also the body of %s (line %d)", body, bodyOf[bodies[k]], bodies[k])
 		}
 		if err != nil {
 			return nil, fault.New(fault.Invalid, "%s line %d is not a valid record: %v", name, n, err).
 				WithHint("fix or remove the line (a leftover merge conflict?), then run the command again")
 		}
 		seen[id] = n
+		if body != "" {
+			bodies[bodyKey(body)], bodyOf[n] = n, id
+		}
 		out = append(out, v)
 	}
 	if err := sc.Err(); err != nil {

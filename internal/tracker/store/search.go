@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"os"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -77,6 +76,11 @@ func (r *Repo) Search(ctx context.Context, o SearchOptions) (tracker.SearchResul
 		key searchKey
 	}
 	var all []scored
+	b, err := openBodies(r.Dir)
+	if err != nil {
+		return tracker.SearchResult{}, err
+	}
+	defer b.Close()
 	collect := func(kind tracker.Kind, table string, withBody bool) error {
 		rows, err := v.q.QueryContext(ctx, `SELECT id, title, status, priority, type, coalesce(description, ''), created_ns`+
 			map[bool]string{true: `, file_path`, false: `, ''`}[withBody]+` FROM `+table)
@@ -93,7 +97,7 @@ func (r *Repo) Search(ctx context.Context, o SearchOptions) (tracker.SearchResul
 			}
 			text := c.Title + "\n" + c.Description
 			if withBody {
-				body, _ := os.ReadFile(r.specPath(path))
+				body, _ := b.read(path) // a body the tracker may not read is searched as empty
 				text += "\n" + string(body)
 			}
 			lower := strings.ToLower(text)

@@ -2,10 +2,7 @@ package store
 
 import (
 	"context"
-	"os"
-	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/tracker"
@@ -51,7 +48,7 @@ func (r *Repo) CreateSpec(ctx context.Context, in SpecInput) (tracker.Spec, erro
 		}
 		fp := "specs/" + id + ".md"
 		if in.FilePath != "" {
-			if fp, err = r.cleanSpecPath(in.FilePath); err != nil {
+			if fp, err = cleanSpecPath(in.FilePath, filepath.Base(r.Dir)); err != nil {
 				return err
 			}
 		}
@@ -86,44 +83,29 @@ func (r *Repo) CreateSpec(ctx context.Context, in SpecInput) (tracker.Spec, erro
 	return out, err
 }
 
-// cleanSpecPath confines a spec's file_path to the project: relative,
-// forward slashes, inside the directory that holds .sudocode.
-func (r *Repo) cleanSpecPath(p string) (string, error) {
-	p = filepath.ToSlash(strings.TrimSpace(p))
-	if p == "" || path.IsAbs(p) || filepath.IsAbs(p) {
-		return "", fault.New(fault.Invalid, "invalid file path %q: must be relative to .sudocode (e.g. specs/auth.md)", p)
-	}
-	clean := path.Clean(p)
-	if clean == "." || strings.HasPrefix(clean, "../../") || clean == ".." || strings.HasSuffix(clean, "/") {
-		return "", fault.New(fault.Invalid, "invalid file path %q: must name a file inside the project", p)
-	}
-	if strings.HasPrefix(clean, "../") && strings.HasPrefix(strings.TrimPrefix(clean, "../"), DirName+"/") {
-		clean = strings.TrimPrefix(clean, "../"+DirName+"/")
-	}
-	if reservedPath(clean) {
-		return "", fault.New(fault.Invalid, "invalid file path %q: %s is one of the tracker's own files", p, clean).
-			WithHint("put spec bodies under specs/ (the default) or elsewhere in the project")
-	}
-	return clean, nil
-}
-
-// reservedPath reports whether a cleaned file_path names one of the
-// tracker's own files or folders, which a spec body must never overwrite.
-func reservedPath(clean string) bool {
-	switch clean {
-	case ConfigFile, IssuesFile, SpecsFile, FeedbackFile, LockFile, SpecsDir, ".gitignore", ".gitattributes", "..", "../" + DirName:
-		return true
-	}
-	return strings.HasPrefix(clean, CacheFile)
-}
-
+// refuseTakenPath refuses a body file that is already another spec's
+// body, or any other file: a new body is always a new file.
 func (t *Tx) refuseTakenPath(fp, self string) error {
-	ids, err := t.ids(`SELECT id FROM specs WHERE file_path = ? AND id != ?`, fp, self)
+	ids, err := t.ids(`SELECT id FROM specs WHERE file_path = ? COLLATE NOCASE AND id != ?`, fp, self)
 	if err != nil {
 		return err
 	}
 	if len(ids) > 0 {
-		return fault.New(fault.Conflict, "file path %s is already the body of %s", fp, ids[0])
+		return fault.New(fault.Conflict, "file path %s is already the body of %s", fp, ids[0]).
+			WithHint("each spec has a body file of its own: choose another file_path, or leave it out for the default specs/{id}.md")
+	}
+	b, err := openBodies(t.r.Dir)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	exists, err := b.exists(fp)
+	if err != nil {
+		return err
+	}
+	if exists {
+		return fault.New(fault.Invalid, "file path %s already exists: a new spec's body must be a new file", fp).
+			WithHint("choose a file_path where no file is, or leave it out for the default specs/{id}.md; to make a spec of an existing document, pass its text as the design")
 	}
 	return nil
 }
@@ -197,7 +179,10 @@ func (r *Repo) ShowSpec(ctx context.Context, id string) (tracker.SpecDetail, err
 	if err != nil {
 		return tracker.SpecDetail{}, err
 	}
-	body, _ := os.ReadFile(r.specPath(rec.FilePath))
+	body, err := r.readBody(rec.FilePath)
+	if err != nil {
+		return tracker.SpecDetail{}, err
+	}
 	d := tracker.SpecDetail{Spec: rec.Spec, Content: string(body), Relationships: tracker.Relationships{Outgoing: rec.Relationships}}
 	if d.Relationships.Incoming, err = v.incoming(id); err != nil {
 		return d, err

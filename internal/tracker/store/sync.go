@@ -41,13 +41,23 @@ func (r *Repo) Export(ctx context.Context, dir string) (Transfer, error) {
 		if err != nil {
 			return err
 		}
+		src, err := openBodies(r.Dir)
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		dst, err := openBodies(dir)
+		if err != nil {
+			return err
+		}
+		defer dst.Close()
 		for _, p := range paths {
-			body, err := os.ReadFile(r.specPath(p))
-			if err != nil && !errors.Is(err, os.ErrNotExist) {
-				return fault.Wrap(fault.Unavailable, err, "cannot read "+p)
+			body, err := src.read(p)
+			if err != nil {
+				return err
 			}
-			if err := writeAtomic(filepath.Join(dir, filepath.FromSlash(p)), body); err != nil {
-				return fault.Wrap(fault.Unavailable, err, "cannot write the export")
+			if err := dst.write(p, body); err != nil {
+				return err
 			}
 		}
 		return t.counts(&out)
@@ -119,28 +129,65 @@ func (t *Tx) importBodies(dir string, mergedSpecs []byte) error {
 	if err != nil {
 		return fault.Wrap(fault.Internal, err, "merged specs")
 	}
+	// Two valid files can merge into one where two specs share a body.
+	if _, err := parseLines[tracker.SpecRecord]("the merged "+SpecsFile, mergedSpecs); err != nil {
+		return err
+	}
 	won := map[string]bool{}
 	for _, s := range merged {
 		won[s.UUID+s.UpdatedAt.String()] = true
 	}
+	src, err := openBodies(dir)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := openBodies(t.r.Dir)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
 	for _, in := range incoming {
-		dst := t.r.specPath(in.FilePath)
-		_, statErr := os.Stat(dst)
-		if !won[in.UUID+in.UpdatedAt.String()] && statErr == nil {
-			continue
-		}
-		body, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(in.FilePath)))
+		there, err := dst.exists(in.FilePath)
 		if err != nil {
-			continue // an export without bodies: keep what is here
-		}
-		if _, err := t.r.cleanSpecPath(in.FilePath); err != nil {
 			return err
 		}
-		if err := writeAtomic(dst, body); err != nil {
-			return fault.Wrap(fault.Unavailable, err, "cannot write "+in.FilePath)
+		if !won[in.UUID+in.UpdatedAt.String()] && there {
+			continue
+		}
+		body, err := src.read(in.FilePath)
+		if err != nil {
+			return err
+		}
+		if body == nil {
+			continue // an export without bodies: keep what is here
+		}
+		if err := t.refuseForeignBody(in, there); err != nil {
+			return err
+		}
+		if err := dst.write(in.FilePath, body); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// refuseForeignBody refuses to import spec in's body over a file here
+// that is not already that spec's body: a record may name any markdown
+// file of the project, and an import must not replace a document with it.
+func (t *Tx) refuseForeignBody(in tracker.SpecRecord, there bool) error {
+	if !there {
+		return nil
+	}
+	own, err := t.ids(`SELECT file_path FROM specs WHERE uuid = ?`, in.UUID)
+	if err != nil {
+		return err
+	}
+	if len(own) == 1 && own[0] == in.FilePath {
+		return nil
+	}
+	return fault.New(fault.Invalid, "cannot import the body of %s: .sudocode/%s already exists here and is not that spec's body", in.ID, in.FilePath).
+		WithHint("move the file here aside, or give the spec another file_path in the import; nothing was imported")
 }
 
 func (t *Tx) counts(out *Transfer) error {

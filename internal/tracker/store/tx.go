@@ -83,8 +83,24 @@ func (t *Tx) sync() error {
 	if err != nil {
 		return err
 	}
+	if len(changes) == 0 {
+		return nil
+	}
+	b, err := openBodies(t.r.Dir)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
 	for _, c := range changes {
-		body, _ := os.ReadFile(t.r.specPath(c.path)) // a deleted body reads as empty: its anchors go stale
+		body, err := b.read(c.path) // a deleted body reads as empty: its anchors go stale
+		if err != nil {
+			// A body the tracker may not read says nothing about the
+			// anchors: they stay as they are until it is fixed.
+			if _, err := t.tx.ExecContext(t.ctx, `UPDATE specs SET body_stat = ? WHERE id = ?`, c.stat, c.id); err != nil {
+				return cacheErr(err)
+			}
+			continue
+		}
 		if err := t.bodyChanged(c.id, body, c.stat); err != nil {
 			return err
 		}
@@ -182,8 +198,17 @@ func sameAnchor(a, b tracker.Anchor) bool {
 }
 
 // setBody schedules spec id's markdown to be written at commit, and
-// relocates its anchors against it now.
+// relocates its anchors against it now. A body the rule refuses is
+// refused here, before anything changes.
 func (t *Tx) setBody(specID, filePath string, body []byte) error {
+	b, err := openBodies(t.r.Dir)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if _, err := b.resolve(filePath); err != nil {
+		return err
+	}
 	t.bodies[filePath] = body
 	return t.bodyChanged(specID, body, "")
 }
@@ -195,12 +220,19 @@ func (t *Tx) flush() error {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	for _, p := range paths {
-		if err := writeAtomic(t.r.specPath(p), t.bodies[p]); err != nil {
-			return fault.Wrap(fault.Unavailable, err, "cannot write "+p)
+	if len(paths) > 0 {
+		b, err := openBodies(t.r.Dir)
+		if err != nil {
+			return err
 		}
-		if _, err := t.tx.ExecContext(t.ctx, `UPDATE specs SET body_stat = ? WHERE file_path = ?`, fileStat(t.r.specPath(p)), p); err != nil {
-			return cacheErr(err)
+		defer b.Close()
+		for _, p := range paths {
+			if err := b.write(p, t.bodies[p]); err != nil {
+				return err
+			}
+			if _, err := t.tx.ExecContext(t.ctx, `UPDATE specs SET body_stat = ? WHERE file_path = ?`, b.stat(p), p); err != nil {
+				return cacheErr(err)
+			}
 		}
 	}
 	for _, f := range []string{SpecsFile, IssuesFile, FeedbackFile} {
