@@ -98,14 +98,15 @@ func Listen(t Transport) (net.Listener, error) {
 }
 
 // ServeHTTP serves h on ln until ctx ends, then drains requests for a few
-// seconds before closing. Streams a client holds open with GET (the
+// seconds before closing. Every request goes through RefuseForeignHost
+// first. Streams a client holds open with GET (the
 // standalone SSE stream) never drain by themselves: they are ended as soon
 // as the shutdown starts, so a connected client does not delay it.
 func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger) error {
 	streams, endStreams := context.WithCancel(context.Background())
 	defer endStreams()
 	srv := &http.Server{
-		Handler:           endGETOn(streams, h),
+		Handler:           RefuseForeignHost(endGETOn(streams, h)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
