@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -71,7 +72,7 @@ const Path = "/mcp"
 func Serve(ctx context.Context, s *mcp.Server, t Transport, logger *slog.Logger) error {
 	if t.HTTPAddr == "" {
 		Install(s, t)
-		err := s.Run(ctx, &mcp.StdioTransport{})
+		err := s.Run(ctx, NewStdioTransport(os.Stdin, os.Stdout, logger))
 		if errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 			return nil
 		}
