@@ -97,6 +97,10 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 		return err
 	}
 	defer closeControls()
+	bodyTimeout, err := o.controls.bodyTime()
+	if err != nil {
+		return err
+	}
 	if o.danger {
 		fmt.Fprintln(stdio.Err, "WARNING: --dangerously-skip-all-permissions: gated commands run without asking; only workspace escapes and setuid programs stay refused")
 	}
@@ -115,7 +119,7 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 		return err
 	}
 	logger.Info("serving coding tools", "url", "http://"+ln.Addr().String()+"/mcp", "workspace", root.Path)
-	return mcpx.ServeHTTP(cmd.Context(), ln, codingHandler(s, auth, calls), logger)
+	return mcpx.ServeHTTP(cmd.Context(), ln, codingHandler(s, auth, calls), bodyTimeout, logger)
 }
 
 // codingHandler is the coding server's HTTP handler, and its metrics at

@@ -20,6 +20,9 @@ type Transport struct {
 	Token          string   // bearer token; required before any non-loopback bind
 	AllowedOrigins []string // browser origins allowed besides loopback ones
 	MaxBodyBytes   int64    // cap on a request body; 0 is DefaultMaxBodyBytes
+	// BodyTimeout is how long a request body may take to arrive; 0 is
+	// DefaultBodyTimeout.
+	BodyTimeout time.Duration
 
 	// Name is the server's name in audit lines and metrics: tracker,
 	// rulesets, coding or agent.
@@ -83,7 +86,7 @@ func Serve(ctx context.Context, s *mcp.Server, t Transport, logger *slog.Logger)
 		return err
 	}
 	logger.Info("serving MCP over Streamable HTTP", "url", "http://"+ln.Addr().String()+Path)
-	return ServeHTTP(ctx, ln, Handler(s, t, logger), logger)
+	return ServeHTTP(ctx, ln, Handler(s, t, logger), t.BodyTimeout, logger)
 }
 
 // Listen checks the bind against the security defaults and opens it.
@@ -100,14 +103,15 @@ func Listen(t Transport) (net.Listener, error) {
 
 // ServeHTTP serves h on ln until ctx ends, then drains requests for a few
 // seconds before closing. Every request goes through RefuseForeignHost
-// first. Streams a client holds open with GET (the
+// first, and a request body has bodyTimeout to arrive (0 is
+// DefaultBodyTimeout). Streams a client holds open with GET (the
 // standalone SSE stream) never drain by themselves: they are ended as soon
 // as the shutdown starts, so a connected client does not delay it.
-func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger) error {
+func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, bodyTimeout time.Duration, logger *slog.Logger) error {
 	streams, endStreams := context.WithCancel(context.Background())
 	defer endStreams()
 	srv := &http.Server{
-		Handler:           RefuseForeignHost(endGETOn(streams, h)),
+		Handler:           RefuseForeignHost(limitBodyTime(endGETOn(streams, h), bodyTimeout)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}

@@ -59,6 +59,9 @@ type Options struct {
 	// Calls are the rate limits, audit log and metrics of every tool call
 	// of the four servers; with metrics, /metrics answers scrapes.
 	Calls *mcpx.Calls
+	// BodyTimeout is how long a request body may take to arrive; 0 is
+	// mcpx.DefaultBodyTimeout.
+	BodyTimeout time.Duration
 }
 
 // Server is everything `sudocode serve` runs.
@@ -95,7 +98,8 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	logger := o.Logger
 	s := &Server{dir: dir, logger: logger, mux: http.NewServeMux(),
-		transport: mcpx.Transport{Token: o.Token, AllowedOrigins: o.AllowedOrigins, Caller: o.Actor, Auth: o.Auth, Calls: o.Calls}}
+		transport: mcpx.Transport{Token: o.Token, AllowedOrigins: o.AllowedOrigins, Caller: o.Actor, Auth: o.Auth, Calls: o.Calls,
+			BodyTimeout: o.BodyTimeout}}
 	var checkToken func(string) bool
 	if o.Auth.Enabled() {
 		checkToken = func(token string) bool { _, ok := o.Auth.Check(token); return ok }
@@ -232,7 +236,7 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Serve serves on ln until ctx ends, then shuts down gracefully (open event
 // streams are ended at once; requests in flight get a few seconds).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	return mcpx.ServeHTTP(ctx, ln, s.handler, s.logger)
+	return mcpx.ServeHTTP(ctx, ln, s.handler, s.transport.BodyTimeout, s.logger)
 }
 
 // Close stops the dashboard, ends the coding tools' commands and the
