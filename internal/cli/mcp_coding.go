@@ -101,12 +101,16 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 	if err != nil {
 		return err
 	}
+	sessions, err := o.controls.sessionLimits()
+	if err != nil {
+		return err
+	}
 	if o.danger {
 		fmt.Fprintln(stdio.Err, "WARNING: --dangerously-skip-all-permissions: gated commands run without asking; only workspace escapes and setuid programs stay refused")
 	}
 	s := coding.New(root, coding.Options{Version: Version, ViewImage: viewImage, Dangerous: o.danger,
 		Trace: os.Getenv("CODING_TOOLS_MCP_TRACE") == "1", TraceOut: stdio.Err, AuthToken: token, ExecAllowRoots: allow, Logger: logger,
-		Auth: auth, Calls: calls, Caller: actor()})
+		Auth: auth, Calls: calls, Caller: actor(), Sessions: sessions})
 	defer s.Close(cmd.Context())
 	if o.stdio {
 		return s.ServeStdio(cmd.Context(), stdio.In, stdio.Out)

@@ -23,6 +23,9 @@ type Transport struct {
 	// BodyTimeout is how long a request body may take to arrive; 0 is
 	// DefaultBodyTimeout.
 	BodyTimeout time.Duration
+	// Sessions holds the MCP sessions to their limits; shared by servers
+	// in one process. nil: a count of the server's own, default limits.
+	Sessions *Sessions
 
 	// Name is the server's name in audit lines and metrics: tracker,
 	// rulesets, coding or agent.

@@ -62,6 +62,9 @@ type Options struct {
 	// BodyTimeout is how long a request body may take to arrive; 0 is
 	// mcpx.DefaultBodyTimeout.
 	BodyTimeout time.Duration
+	// Sessions holds the MCP sessions of the four servers to one set of
+	// limits; nil: the default limits.
+	Sessions *mcpx.Sessions
 }
 
 // Server is everything `sudocode serve` runs.
@@ -99,7 +102,10 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	logger := o.Logger
 	s := &Server{dir: dir, logger: logger, mux: http.NewServeMux(),
 		transport: mcpx.Transport{Token: o.Token, AllowedOrigins: o.AllowedOrigins, Caller: o.Actor, Auth: o.Auth, Calls: o.Calls,
-			BodyTimeout: o.BodyTimeout}}
+			BodyTimeout: o.BodyTimeout, Sessions: o.Sessions}}
+	if s.transport.Sessions == nil {
+		s.transport.Sessions = mcpx.NewSessions(mcpx.SessionLimits{})
+	}
 	var checkToken func(string) bool
 	if o.Auth.Enabled() {
 		checkToken = func(token string) bool { _, ok := o.Auth.Check(token); return ok }
@@ -132,7 +138,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		s.unavailable(PathCoding, "the coding tools cannot serve "+dir+": "+err.Error())
 	} else {
 		s.coding = coding.New(root, coding.Options{Version: o.Version, ViewImage: true, AuthToken: o.Token, Logger: logger,
-			Auth: o.Auth, Calls: o.Calls, Caller: o.Actor})
+			Auth: o.Auth, Calls: o.Calls, Caller: o.Actor, Sessions: s.transport.Sessions})
 		// The coding server checks its own path (/mcp), token, Origin and
 		// body size, per its profile; the shared guard runs first.
 		s.mount(PathCoding, mcpx.Guard(at(mcpx.Path, s.coding.HTTPHandler()), s.transport), "")
