@@ -84,7 +84,7 @@ func (f *controlFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.bodyTimeout, "body-timeout", 0, "time a client has to send a request body over HTTP, e.g. 30s (env SUDOCODE_BODY_TIMEOUT; default 30s)")
 	fs.IntVar(&f.sessionsPerClient, "max-sessions-per-client", 0, "MCP sessions one client may hold open over HTTP (env SUDOCODE_MAX_SESSIONS_PER_CLIENT; default 64)")
 	fs.IntVar(&f.sessions, "max-sessions", 0, "MCP sessions held open over HTTP in all (env SUDOCODE_MAX_SESSIONS; default 1024)")
-	fs.DurationVar(&f.sessionIdle, "session-idle-timeout", 0, "close an MCP session unused this long, e.g. 30m (env SUDOCODE_SESSION_IDLE_TIMEOUT; default 30m)")
+	fs.DurationVar(&f.sessionIdle, "session-idle-timeout", 0, "close an MCP session unused this long, e.g. 30m (env SUDOCODE_SESSION_IDLE_TIMEOUT; default 30m); the coding server's one session per client stays")
 }
 
 // sessionLimits is the count of HTTP sessions the flags (else their

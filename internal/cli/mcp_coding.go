@@ -49,8 +49,9 @@ Environment: CODING_TOOLS_MCP_WORKSPACE (the workspace; --workspace wins),
 CODING_TOOLS_MCP_AUTH_TOKEN, CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE=0 (drops view_image),
 CODING_TOOLS_MCP_EXEC_ALLOW_ROOTS (extra read/exec dirs for commands, ':'-separated),
 CODING_TOOLS_MCP_TRACE=1 (one JSON line per tool call on stderr); and, as for
-every server, SUDOCODE_TOKEN_FILE, SUDOCODE_AUDIT_LOG, SUDOCODE_RATE_LIMIT and
-SUDOCODE_RATE_LIMIT_TOOL.`,
+every server, SUDOCODE_TOKEN_FILE, SUDOCODE_AUDIT_LOG, SUDOCODE_RATE_LIMIT,
+SUDOCODE_RATE_LIMIT_TOOL, SUDOCODE_BODY_TIMEOUT, SUDOCODE_MAX_SESSIONS_PER_CLIENT,
+SUDOCODE_MAX_SESSIONS and SUDOCODE_SESSION_IDLE_TIMEOUT.`,
 		Example: `  coding-tools-mcp --workspace ~/src/project --port 8765
   coding-tools-mcp --workspace . --stdio`,
 		Args: exactArgs(0),
