@@ -5,14 +5,10 @@ import (
 	"net/http"
 )
 
-// CodeInvalidRequest is JSON-RPC's "Invalid Request": what a request
-// refused before it reached a server is answered with.
-const CodeInvalidRequest = -32600
-
-// WriteRPCError answers a request refused before any server read it with
+// writeRPCError answers a request refused before any server read it with
 // an HTTP status and a JSON-RPC error whose id is null (the request was
 // not parsed), so that an MCP client shows the message to its user.
-func WriteRPCError(w http.ResponseWriter, status, code int, message string, data any) {
+func writeRPCError(w http.ResponseWriter, status, code int, message string, data any) {
 	e := map[string]any{"code": code, "message": message}
 	if data != nil {
 		e["data"] = data

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // RefuseForeignHost answers 403 to a request that came in on a loopback
@@ -18,7 +20,7 @@ import (
 func RefuseForeignHost(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if onLoopback(r) && !IsLoopback(hostOnly(r.Host)) {
-			WriteRPCError(w, http.StatusForbidden, CodeInvalidRequest,
+			writeRPCError(w, http.StatusForbidden, jsonrpc.CodeInvalidRequest,
 				fmt.Sprintf("Forbidden: Host %q is not a loopback name (DNS rebinding protection); connect as 127.0.0.1, [::1] or localhost", r.Host), nil)
 			return
 		}

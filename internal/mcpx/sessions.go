@@ -128,7 +128,7 @@ func (e *SessionLimitError) Status() int {
 // Write answers the request that asked for the session.
 func (e *SessionLimitError) Write(w http.ResponseWriter) {
 	w.Header().Set("Retry-After", "60")
-	WriteRPCError(w, e.Status(), CodeTooManySessions, e.Error(), map[string]any{
+	writeRPCError(w, e.Status(), CodeTooManySessions, e.Error(), map[string]any{
 		"limit": e.Limit, "max": e.Max, "idle_timeout_s": int(e.Idle.Seconds()),
 	})
 }
