@@ -39,8 +39,12 @@ mkdir -p "$repo"
 "$work/bin/gentracker" -o "$repo" -issues 1000 -specs 100 -relationships 2000 >/dev/null
 
 # The server under test, on a free loopback port, its embedded ruleset store
-# in the work directory.
+# in the work directory. Without tokens every load client is the same
+# client, holding a session per endpoint: the session limits are raised to
+# fit them.
+sessions=$((clients * 4 + 64))
 "$work/bin/sudocode" serve --addr 127.0.0.1:0 --json --dir "$repo" --store "$work/rulesets" \
+  --max-sessions-per-client "$sessions" --max-sessions "$sessions" \
   --log-level warn >"$work/serve.json" 2>"$work/serve.log" &
 pids+=($!)
 "$work/bin/serveload" peer >"$work/peer.url" 2>"$work/peer.log" &

@@ -80,7 +80,7 @@ func runPeer(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return mcpx.ServeHTTP(ctx, ln, mcpx.Handler(s, t, logger), logger)
+	return mcpx.ServeHTTP(ctx, ln, mcpx.Handler(s, t, logger), 0, logger)
 }
 
 // op is one kind of call a client makes.

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -62,6 +64,8 @@ type transportFlags struct {
 type controlFlags struct {
 	tokenFile, auditLog, rateLimit string
 	toolRates                      []string
+	bodyTimeout, sessionIdle       time.Duration
+	sessionsPerClient, sessions    int
 }
 
 func (f *transportFlags) register(fs *pflag.FlagSet) {
@@ -77,6 +81,71 @@ func (f *controlFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.auditLog, "audit-log", "", "append a JSON line per tool call to `FILE`, - for stderr; rotated at 10 MiB, 3 kept (env SUDOCODE_AUDIT_LOG)")
 	fs.StringVar(&f.rateLimit, "rate-limit", "", "tool calls each client may make: `N/UNIT[:BURST]` with UNIT s, m or h, e.g. 20/s (env SUDOCODE_RATE_LIMIT)")
 	fs.StringArrayVar(&f.toolRates, "rate-limit-tool", nil, "calls each client may make of one tool: `TOOL=RATE`, e.g. exec_command=5/s (repeatable; env SUDOCODE_RATE_LIMIT_TOOL, comma-separated)")
+	fs.DurationVar(&f.bodyTimeout, "body-timeout", 0, "time a client has to send a request body over HTTP, e.g. 30s (env SUDOCODE_BODY_TIMEOUT; default 30s)")
+	fs.IntVar(&f.sessionsPerClient, "max-sessions-per-client", 0, "MCP sessions one client may hold open over HTTP (env SUDOCODE_MAX_SESSIONS_PER_CLIENT; default 64)")
+	fs.IntVar(&f.sessions, "max-sessions", 0, "MCP sessions held open over HTTP in all (env SUDOCODE_MAX_SESSIONS; default 1024)")
+	fs.DurationVar(&f.sessionIdle, "session-idle-timeout", 0, "close an MCP session unused this long, e.g. 30m (env SUDOCODE_SESSION_IDLE_TIMEOUT; default 30m); the coding server's one session per client stays")
+}
+
+// sessionLimits is the count of HTTP sessions the flags (else their
+// environment variables, else the defaults) ask for.
+func (f *controlFlags) sessionLimits() (*mcpx.Sessions, error) {
+	perClient, err := countFlag("max-sessions-per-client", f.sessionsPerClient, "SUDOCODE_MAX_SESSIONS_PER_CLIENT")
+	if err != nil {
+		return nil, err
+	}
+	total, err := countFlag("max-sessions", f.sessions, "SUDOCODE_MAX_SESSIONS")
+	if err != nil {
+		return nil, err
+	}
+	idle, err := durationFlag("session-idle-timeout", f.sessionIdle, "SUDOCODE_SESSION_IDLE_TIMEOUT")
+	if err != nil {
+		return nil, err
+	}
+	return mcpx.NewSessions(mcpx.SessionLimits{PerClient: perClient, Total: total, Idle: idle}), nil
+}
+
+// countFlag is a positive count from its flag, else its environment
+// variable; 0 when neither is set.
+func countFlag(name string, flagValue int, env string) (int, error) {
+	n := flagValue
+	if n == 0 {
+		if v := os.Getenv(env); v != "" {
+			parsed, err := strconv.Atoi(v)
+			if err != nil {
+				return 0, usageError{fmt.Errorf("%s=%q: want a whole number", env, v)}
+			}
+			n = parsed
+		}
+	}
+	if n < 0 {
+		return 0, usageError{fmt.Errorf("--%s (%s) must be positive, got %d", name, env, n)}
+	}
+	return n, nil
+}
+
+// bodyTime is --body-timeout, else SUDOCODE_BODY_TIMEOUT; 0 for the default.
+func (f *controlFlags) bodyTime() (time.Duration, error) {
+	return durationFlag("body-timeout", f.bodyTimeout, "SUDOCODE_BODY_TIMEOUT")
+}
+
+// durationFlag is a positive duration from its flag, else its environment
+// variable; 0 when neither is set.
+func durationFlag(name string, flagValue time.Duration, env string) (time.Duration, error) {
+	d := flagValue
+	if d == 0 {
+		if v := os.Getenv(env); v != "" {
+			parsed, err := time.ParseDuration(v)
+			if err != nil {
+				return 0, usageError{fmt.Errorf("%s=%q: want a duration such as 30s or 5m", env, v)}
+			}
+			d = parsed
+		}
+	}
+	if d < 0 {
+		return 0, usageError{fmt.Errorf("--%s (%s) must be positive, got %v", name, env, d)}
+	}
+	return d, nil
 }
 
 func (f *transportFlags) transport() mcpx.Transport {
@@ -93,6 +162,12 @@ func (f *transportFlags) transport() mcpx.Transport {
 func (f *transportFlags) open(name string, logger *slog.Logger) (t mcpx.Transport, closeFn func(), err error) {
 	t = f.transport()
 	t.Name, t.Caller = name, actor()
+	if t.BodyTimeout, err = f.bodyTime(); err != nil {
+		return t, func() {}, err
+	}
+	if t.Sessions, err = f.sessionLimits(); err != nil {
+		return t, func() {}, err
+	}
 	t.Auth, t.Calls, closeFn, err = f.controls(t.Token, t.HTTPAddr != "", logger)
 	return t, closeFn, err
 }

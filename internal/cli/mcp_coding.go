@@ -53,8 +53,9 @@ CODING_TOOLS_MCP_EXEC_ALLOW_ROOTS (extra read/exec dirs for commands, ':'-separa
 one that would expose a credential store such as ~/.ssh is refused),
 CODING_TOOLS_MCP_ALLOW_NETWORK=1 (as --allow-network),
 CODING_TOOLS_MCP_TRACE=1 (one JSON line per tool call on stderr); and, as for
-every server, SUDOCODE_TOKEN_FILE, SUDOCODE_AUDIT_LOG, SUDOCODE_RATE_LIMIT and
-SUDOCODE_RATE_LIMIT_TOOL.`,
+every server, SUDOCODE_TOKEN_FILE, SUDOCODE_AUDIT_LOG, SUDOCODE_RATE_LIMIT,
+SUDOCODE_RATE_LIMIT_TOOL, SUDOCODE_BODY_TIMEOUT, SUDOCODE_MAX_SESSIONS_PER_CLIENT,
+SUDOCODE_MAX_SESSIONS and SUDOCODE_SESSION_IDLE_TIMEOUT.`,
 		Example: `  coding-tools-mcp --workspace ~/src/project --port 8765
   coding-tools-mcp --workspace . --stdio`,
 		Args: exactArgs(0),
@@ -106,12 +107,20 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 		return err
 	}
 	defer closeControls()
+	bodyTimeout, err := o.controls.bodyTime()
+	if err != nil {
+		return err
+	}
+	sessions, err := o.controls.sessionLimits()
+	if err != nil {
+		return err
+	}
 	if o.danger {
 		fmt.Fprintln(stdio.Err, "WARNING: --dangerously-skip-all-permissions: gated commands run without asking; only workspace escapes and setuid programs stay refused")
 	}
 	s := coding.New(root, coding.Options{Version: Version, ViewImage: viewImage, Dangerous: o.danger, AllowNetwork: network,
 		Trace: os.Getenv("CODING_TOOLS_MCP_TRACE") == "1", TraceOut: stdio.Err, AuthToken: token, ExecAllowRoots: allow, Logger: logger,
-		Auth: auth, Calls: calls, Caller: actor()})
+		Auth: auth, Calls: calls, Caller: actor(), Sessions: sessions})
 	defer s.Close(cmd.Context())
 	if o.stdio {
 		return s.ServeStdio(cmd.Context(), stdio.In, stdio.Out)
@@ -124,7 +133,7 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 		return err
 	}
 	logger.Info("serving coding tools", "url", "http://"+ln.Addr().String()+"/mcp", "workspace", root.Path)
-	return mcpx.ServeHTTP(cmd.Context(), ln, codingHandler(s, auth, calls), logger)
+	return mcpx.ServeHTTP(cmd.Context(), ln, codingHandler(s, auth, calls), bodyTimeout, logger)
 }
 
 // codingHandler is the coding server's HTTP handler, and its metrics at

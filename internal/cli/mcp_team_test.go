@@ -200,6 +200,11 @@ func TestTeamFlagsRefuseBadValues(t *testing.T) {
 		{"mcp", "agent", "--project", store, "--http", "127.0.0.1:0", "--rate-limit", "fast"},
 		{"serve", "--dir", store, "--addr", "127.0.0.1:0", "--store", store, "--token-file", filepath.Join(store, "missing")},
 		{"mcp", "coding", "--workspace", store, "--port", "0", "--rate-limit-tool", "read_file=often"},
+		{"mcp", "rulesets", "--store", store, "--http", "127.0.0.1:0", "--body-timeout", "-1s"},
+		{"serve", "--dir", store, "--addr", "127.0.0.1:0", "--store", store, "--body-timeout", "soon"},
+		{"mcp", "rulesets", "--store", store, "--http", "127.0.0.1:0", "--max-sessions", "-1"},
+		{"mcp", "coding", "--workspace", store, "--port", "0", "--session-idle-timeout", "-5m"},
+		{"serve", "--dir", store, "--addr", "127.0.0.1:0", "--store", store, "--max-sessions-per-client", "many"},
 	} {
 		r := runCmd(t, childEnv(t), "", sudocodeBin, args...)
 		if r.code != 2 {

@@ -79,6 +79,12 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) e
 	}
 	defer closeControls()
 	t.Auth, t.Calls = auth, calls
+	if t.BodyTimeout, err = o.transport.bodyTime(); err != nil {
+		return err
+	}
+	if t.Sessions, err = o.transport.sessionLimits(); err != nil {
+		return err
+	}
 	if err := t.CheckAddr(o.addr); err != nil {
 		return usageError{err}
 	}
@@ -88,7 +94,8 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) e
 	}
 	defer store.Close()
 	srv, err := serve.New(ctx, serve.Options{Dir: o.dir, Rulesets: store, Token: t.Token, AllowedOrigins: t.AllowedOrigins,
-		Version: Version, Actor: actor(), Logger: logger, Auth: auth, Calls: calls})
+		Version: Version, Actor: actor(), Logger: logger, Auth: auth, Calls: calls, BodyTimeout: t.BodyTimeout,
+		Sessions: t.Sessions})
 	if err != nil {
 		return err
 	}

@@ -82,6 +82,11 @@ func NewAuth(token, path string, logger *slog.Logger) (*Auth, error) {
 // Enabled reports whether requests must carry a token.
 func (a *Auth) Enabled() bool { return a != nil }
 
+// NamesClients reports whether a token file names the clients (rather
+// than there being one client: everyone, or the holders of the single
+// token).
+func (a *Auth) NamesClients() bool { return a != nil && a.file != "" }
+
 // Authenticate returns the caller named by the request's bearer token, and
 // false when it carries none that is accepted.
 func (a *Auth) Authenticate(r *http.Request) (string, bool) {

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,17 +45,21 @@ func IsLoopback(host string) bool {
 
 // Handler serves s at Path with the shared hardening, outermost first: a
 // bad Origin is 403, a missing or wrong bearer token 401, a body over the
-// cap 413. The SDK's own DNS-rebinding protection stays on. It installs
+// cap 413, a new session past t.Sessions' limits 429 or 503 (idle ones are
+// closed after its idle timeout). The SDK's own DNS-rebinding protection
+// stays on. It installs
 // t's controls on s (Install): the caller of every request, and the rate
 // limits, audit and metrics of tool calls; with metrics, it also answers
 // Prometheus scrapes at MetricsPath, behind the same checks.
 func Handler(s *mcp.Server, t Transport, logger *slog.Logger) http.Handler {
 	Install(s, t)
-	var mcpHandler http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+	sessions := t.Sessions.orDefault()
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 		Logger:              SDKLogger(logger),
-		SessionTimeout:      30 * time.Minute,
+		SessionTimeout:      sessions.Limits().Idle,
 		MaxRequestBodyBytes: t.bodyLimit(),
 	})
+	mcpHandler := limitSessions(sdk, s, sessions)
 	if t.auth().Enabled() {
 		// The SDK hands a request's token info to the handlers of the
 		// messages it carries (req.Extra.TokenInfo), and binds a session

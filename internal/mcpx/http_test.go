@@ -312,7 +312,9 @@ func TestServeHTTPStopsWhenContextEnds(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- ServeHTTP(ctx, ln, Handler(testServer(), Transport{}, quietLogger()), quietLogger()) }()
+	go func() {
+		done <- ServeHTTP(ctx, ln, Handler(testServer(), Transport{}, quietLogger()), 0, quietLogger())
+	}()
 
 	url := "http://" + ln.Addr().String() + Path
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpx-test", Version: "0"}, nil)
@@ -365,7 +367,7 @@ func TestServeHTTPStopsWithAnOpenSession(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- ServeHTTP(ctx, ln, counting, quietLogger()) }()
+	go func() { done <- ServeHTTP(ctx, ln, counting, 0, quietLogger()) }()
 
 	cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer ccancel()
@@ -411,7 +413,7 @@ func TestServeHTTPReturnsListenerError(t *testing.T) {
 		t.Fatal(err)
 	}
 	ln.Close()
-	err = ServeHTTP(context.Background(), ln, http.NotFoundHandler(), quietLogger())
+	err = ServeHTTP(context.Background(), ln, http.NotFoundHandler(), 0, quietLogger())
 	if err == nil {
 		t.Error("ServeHTTP on a closed listener returned nil")
 	}

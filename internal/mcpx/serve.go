@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,6 +20,12 @@ type Transport struct {
 	Token          string   // bearer token; required before any non-loopback bind
 	AllowedOrigins []string // browser origins allowed besides loopback ones
 	MaxBodyBytes   int64    // cap on a request body; 0 is DefaultMaxBodyBytes
+	// BodyTimeout is how long a request body may take to arrive; 0 is
+	// DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	// Sessions holds the MCP sessions to their limits; shared by servers
+	// in one process. nil: a count of the server's own, default limits.
+	Sessions *Sessions
 
 	// Name is the server's name in audit lines and metrics: tracker,
 	// rulesets, coding or agent.
@@ -71,7 +78,7 @@ const Path = "/mcp"
 func Serve(ctx context.Context, s *mcp.Server, t Transport, logger *slog.Logger) error {
 	if t.HTTPAddr == "" {
 		Install(s, t)
-		err := s.Run(ctx, &mcp.StdioTransport{})
+		err := s.Run(ctx, NewStdioTransport(os.Stdin, os.Stdout, logger))
 		if errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 			return nil
 		}
@@ -82,7 +89,7 @@ func Serve(ctx context.Context, s *mcp.Server, t Transport, logger *slog.Logger)
 		return err
 	}
 	logger.Info("serving MCP over Streamable HTTP", "url", "http://"+ln.Addr().String()+Path)
-	return ServeHTTP(ctx, ln, Handler(s, t, logger), logger)
+	return ServeHTTP(ctx, ln, Handler(s, t, logger), t.BodyTimeout, logger)
 }
 
 // Listen checks the bind against the security defaults and opens it.
@@ -98,14 +105,16 @@ func Listen(t Transport) (net.Listener, error) {
 }
 
 // ServeHTTP serves h on ln until ctx ends, then drains requests for a few
-// seconds before closing. Streams a client holds open with GET (the
+// seconds before closing. Every request goes through RefuseForeignHost
+// first, and a request body has bodyTimeout to arrive (0 is
+// DefaultBodyTimeout). Streams a client holds open with GET (the
 // standalone SSE stream) never drain by themselves: they are ended as soon
 // as the shutdown starts, so a connected client does not delay it.
-func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger) error {
+func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, bodyTimeout time.Duration, logger *slog.Logger) error {
 	streams, endStreams := context.WithCancel(context.Background())
 	defer endStreams()
 	srv := &http.Server{
-		Handler:           endGETOn(streams, h),
+		Handler:           RefuseForeignHost(limitBodyTime(endGETOn(streams, h), bodyTimeout)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}

@@ -59,6 +59,12 @@ type Options struct {
 	// Calls are the rate limits, audit log and metrics of every tool call
 	// of the four servers; with metrics, /metrics answers scrapes.
 	Calls *mcpx.Calls
+	// BodyTimeout is how long a request body may take to arrive; 0 is
+	// mcpx.DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	// Sessions holds the MCP sessions of the four servers to one set of
+	// limits; nil: the default limits.
+	Sessions *mcpx.Sessions
 }
 
 // Server is everything `sudocode serve` runs.
@@ -95,7 +101,11 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	logger := o.Logger
 	s := &Server{dir: dir, logger: logger, mux: http.NewServeMux(),
-		transport: mcpx.Transport{Token: o.Token, AllowedOrigins: o.AllowedOrigins, Caller: o.Actor, Auth: o.Auth, Calls: o.Calls}}
+		transport: mcpx.Transport{Token: o.Token, AllowedOrigins: o.AllowedOrigins, Caller: o.Actor, Auth: o.Auth, Calls: o.Calls,
+			BodyTimeout: o.BodyTimeout, Sessions: o.Sessions}}
+	if s.transport.Sessions == nil {
+		s.transport.Sessions = mcpx.NewSessions(mcpx.SessionLimits{})
+	}
 	var checkToken func(string) bool
 	if o.Auth.Enabled() {
 		checkToken = func(token string) bool { _, ok := o.Auth.Check(token); return ok }
@@ -128,7 +138,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		s.unavailable(PathCoding, "the coding tools cannot serve "+dir+": "+err.Error())
 	} else {
 		s.coding = coding.New(root, coding.Options{Version: o.Version, ViewImage: true, AuthToken: o.Token, Logger: logger,
-			Auth: o.Auth, Calls: o.Calls, Caller: o.Actor})
+			Auth: o.Auth, Calls: o.Calls, Caller: o.Actor, Sessions: s.transport.Sessions})
 		// The coding server checks its own path (/mcp), token, Origin and
 		// body size, per its profile; the shared guard runs first.
 		s.mount(PathCoding, mcpx.Guard(at(mcpx.Path, s.coding.HTTPHandler()), s.transport), "")
@@ -232,7 +242,7 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Serve serves on ln until ctx ends, then shuts down gracefully (open event
 // streams are ended at once; requests in flight get a few seconds).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	return mcpx.ServeHTTP(ctx, ln, s.handler, s.logger)
+	return mcpx.ServeHTTP(ctx, ln, s.handler, s.transport.BodyTimeout, s.logger)
 }
 
 // Close stops the dashboard, ends the coding tools' commands and the

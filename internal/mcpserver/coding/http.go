@@ -20,17 +20,33 @@ import (
 const MaxBodyBytes = 1 << 20
 
 // HTTPHandler serves the profile's Streamable HTTP transport at /mcp: POST
-// only, JSON responses, one process-wide session id, and the profile's
-// pre-dispatch checks in its order.
+// only, JSON responses, a session id on every response, and the profile's
+// pre-dispatch checks in its order. The session is the client's
+// (httpSession): the process's one unless a token file names clients.
 func (s *Server) HTTPHandler() http.Handler {
-	sessionID := newSessionID()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Mcp-Session-Id", sessionID)
 		fail := func(status, code int, msg string, data any) {
 			h.Set("Content-Type", "application/json")
 			w.WriteHeader(status)
 			w.Write(mustMarshal(errorResponse(nil, code, msg, data)))
+		}
+		// The client is known before the checks so that every answer
+		// carries its session id. Without a token file there is one client,
+		// and so the profile's one session, whose id every response
+		// carries; with one, a request without a good token names no
+		// client and gets no id.
+		caller, authenticated := s.authenticate(r)
+		owner, known := caller, authenticated
+		if !authenticated && !s.opts.Auth.NamesClients() {
+			owner, known = mcpx.SingleTokenCaller, true
+		}
+		var sess *httpSession
+		var tooMany *mcpx.SessionLimitError
+		if known {
+			if sess, tooMany = s.sessions.of(owner); sess != nil {
+				h.Set("Mcp-Session-Id", sess.id)
+			}
 		}
 		if r.Method != http.MethodPost {
 			h.Set("Allow", "POST")
@@ -41,10 +57,13 @@ func (s *Server) HTTPHandler() http.Handler {
 			fail(http.StatusNotFound, codeNoMethod, "Unknown endpoint", nil)
 			return
 		}
-		caller, ok := s.authenticate(r)
-		if !ok {
+		if !authenticated {
 			h.Set("WWW-Authenticate", `Bearer realm="coding-tools-mcp"`)
 			fail(http.StatusUnauthorized, codeUnauthorized, "Unauthorized", nil)
+			return
+		}
+		if tooMany != nil {
+			tooMany.Write(w)
 			return
 		}
 		if caller != "" {
@@ -63,7 +82,11 @@ func (s *Server) HTTPHandler() http.Handler {
 			fail(http.StatusForbidden, codeInvalidRequest, "Origin denied", nil)
 			return
 		}
-		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && sid != sessionID {
+		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && sid != sess.id {
+			if s.sessions.find(sid) != nil {
+				fail(http.StatusForbidden, codeInvalidRequest, "Forbidden: this MCP session belongs to another client; use the Mcp-Session-Id this server gives you (or send none)", nil)
+				return
+			}
 			fail(http.StatusNotFound, codeUnknownSession, "Unknown MCP session", nil)
 			return
 		}
@@ -87,7 +110,7 @@ func (s *Server) HTTPHandler() http.Handler {
 			fail(http.StatusBadRequest, codeParse, "Parse error", nil)
 			return
 		}
-		resp, status := s.handleHTTPBody(r, body)
+		resp, status := s.handleHTTPBody(r, &sess.conn, body)
 		if resp == nil {
 			w.WriteHeader(status)
 			return
@@ -115,8 +138,8 @@ func (s *Server) authenticate(r *http.Request) (string, bool) {
 }
 
 // handleHTTPBody applies the body checks (11–13) and dispatches.
-func (s *Server) handleHTTPBody(r *http.Request, body []byte) ([]byte, int) {
-	resp := s.handleMessage(r.Context(), &s.http, body)
+func (s *Server) handleHTTPBody(r *http.Request, c *conn, body []byte) ([]byte, int) {
+	resp := s.handleMessage(r.Context(), c, body)
 	if resp == nil {
 		return nil, http.StatusAccepted
 	}

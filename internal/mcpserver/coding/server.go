@@ -43,6 +43,9 @@ type Options struct {
 	// Caller is who calls are made by when no token names the caller
 	// (stdio, or HTTP without a token): the local user.
 	Caller string
+	// Sessions holds the HTTP sessions to the limits shared with the
+	// other servers of the process; nil: the default limits.
+	Sessions *mcpx.Sessions
 }
 
 // Server serves one workspace.
@@ -51,7 +54,8 @@ type Server struct {
 	root   *workspace.Root
 	tools  []tool
 	byName map[string]tool
-	http   conn // the process-wide HTTP session
+	// sessions are the HTTP sessions, one per client.
+	sessions *httpSessions
 	// patcher serialises apply_patch and remembers first-seen contents
 	// for git_diff's fallback outside a repository.
 	patcher *patch.Patcher
@@ -67,7 +71,7 @@ func New(root *workspace.Root, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, root: root, byName: map[string]tool{}, patcher: patch.NewPatcher(),
+	s := &Server{opts: opts, root: root, byName: map[string]tool{}, patcher: patch.NewPatcher(), sessions: newHTTPSessions(opts.Sessions),
 		procs: procs.New(procs.Options{Root: root.Path, AllowRoots: opts.ExecAllowRoots, Dangerous: opts.Dangerous, Network: opts.AllowNetwork})}
 	s.cancelSession = func(id string) { s.procs.Cancel(id) }
 	s.tools = []tool{
@@ -86,14 +90,9 @@ func New(root *workspace.Root, opts Options) *Server {
 
 const maxInt = int(^uint(0) >> 1)
 
-// Sessions is the number of live sessions over HTTP: the one process-wide
-// session once a client initialized it.
-func (s *Server) Sessions() int {
-	if s.http.initialized.Load() {
-		return 1
-	}
-	return 0
-}
+// Sessions is the number of live sessions over HTTP: those a client has
+// initialized.
+func (s *Server) Sessions() int { return s.sessions.initialized() }
 
 // Close ends what the server started: the process group of every exec
 // command still running (or that left processes behind), SIGTERM then

@@ -1,0 +1,230 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/mcpx/metricstest"
+)
+
+const teamCarol = "carol-0123456789abcdef0123456789"
+
+// threeTokens is a token file naming alice, bob and carol.
+func threeTokens(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(path, []byte("alice "+teamAlice+"\nbob "+teamBob+"\ncarol "+teamCarol+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// rpcReply is an HTTP answer to one JSON-RPC POST.
+type rpcReply struct {
+	status  int
+	session string // Mcp-Session-Id
+	body    string
+	err     *struct {
+		Code    int            `json:"code"`
+		Message string         `json:"message"`
+		Data    map[string]any `json:"data"`
+	}
+}
+
+// post sends one JSON-RPC message with token and session ("" for none) and
+// reads the answer, a JSON body or one SSE event.
+func post(t *testing.T, url, token, session, msg string) rpcReply {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(msg))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	r := rpcReply{status: resp.StatusCode, session: resp.Header.Get("Mcp-Session-Id"), body: string(b)}
+	data := string(b)
+	if i := strings.Index(data, "data: "); i >= 0 && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		data, _, _ = strings.Cut(data[i+len("data: "):], "\n")
+	}
+	var env struct {
+		Error *struct {
+			Code    int            `json:"code"`
+			Message string         `json:"message"`
+			Data    map[string]any `json:"data"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(data), &env) == nil {
+		r.err = env.Error
+	}
+	return r
+}
+
+const initMsg = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+
+// initialize opens a session as the client of token.
+func initialize(t *testing.T, url, token string) rpcReply {
+	t.Helper()
+	return post(t, url, token, "", initMsg)
+}
+
+// With a token file, a coding session belongs to the client that opened
+// it, as on the other servers: another client's token on it is 403, and
+// that client gets a session of its own. Alone and under serve.
+func TestCodingSessionBelongsToItsClient(t *testing.T) {
+	t.Parallel()
+	tokens := threeTokens(t)
+	alone := startHTTP(t, childEnv(t), sudocodeBin, "mcp", "coding", "--workspace", t.TempDir(), "--port", "0", "--token-file", tokens)
+	_, doc := startServe(t, childEnv(t), true, "--addr", "127.0.0.1:0", "--dir", serveRepo(t), "--json", "--token-file", tokens)
+	var info struct {
+		MCP map[string]string `json:"mcp"`
+	}
+	if err := json.Unmarshal([]byte(doc), &info); err != nil {
+		t.Fatal(err)
+	}
+	for name, url := range map[string]string{"sudocode mcp coding": alone.url, "serve /mcp/coding": info.MCP["coding"]} {
+		a := initialize(t, url, teamAlice)
+		if a.status != http.StatusOK || a.session == "" {
+			t.Fatalf("%s: alice's initialize: %d %q session %q", name, a.status, short(a.body), a.session)
+		}
+		list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+		if r := post(t, url, teamAlice, a.session, list); r.status != http.StatusOK || r.err != nil {
+			t.Errorf("%s: alice on her session: %d %s", name, r.status, short(r.body))
+		}
+		r := post(t, url, teamBob, a.session, list)
+		if r.status != http.StatusForbidden || r.err == nil || !strings.Contains(r.err.Message, "another client") {
+			t.Errorf("%s: bob on alice's session: %d %s; want 403 and a JSON-RPC error", name, r.status, short(r.body))
+		}
+		if r.session == a.session {
+			t.Errorf("%s: bob was told alice's session id", name)
+		}
+		b := initialize(t, url, teamBob)
+		if b.status != http.StatusOK || b.session == "" || b.session == a.session {
+			t.Errorf("%s: bob's initialize: %d session %q (alice's %q); want a session of his own", name, b.status, b.session, a.session)
+		}
+		if r := post(t, url, teamBob, b.session, list); r.status != http.StatusOK || r.err != nil {
+			t.Errorf("%s: bob on his session: %d %s", name, r.status, short(r.body))
+		}
+		// Bob's session was initialized by bob only: alice's initialize
+		// did not initialize it.
+		c := post(t, url, teamCarol, "", list)
+		if c.err == nil || c.err.Code != -32002 {
+			t.Errorf("%s: carol's tools/list before her initialize: %s; want -32002", name, short(c.body))
+		}
+	}
+}
+
+// Sessions are capped per client and in total, answered with a JSON-RPC
+// error naming the limit; closing one (DELETE) frees its place, and an
+// idle one is closed after the idle timeout.
+func TestSessionLimits(t *testing.T) {
+	t.Parallel()
+	env := childEnv(t, "SUDOCODE_MAX_SESSIONS_PER_CLIENT=3", "SUDOCODE_MAX_SESSIONS=5", "SUDOCODE_SESSION_IDLE_TIMEOUT=4s")
+	srv := startHTTP(t, env, sudocodeBin, "mcp", "rulesets", "--http", "127.0.0.1:0", "--store", t.TempDir(), "--token-file", threeTokens(t))
+	metrics := strings.TrimSuffix(srv.url, "/mcp") + "/metrics"
+	live := func() float64 {
+		fams, _ := metricstest.Scrape(t, metrics, teamAlice)
+		return metricstest.Sample(fams, "sudocode_mcp_sessions", map[string]string{"server": "rulesets"})
+	}
+	start := time.Now()
+	var alice []string
+	for i := range 3 {
+		r := initialize(t, srv.url, teamAlice)
+		if r.status != http.StatusOK || r.session == "" {
+			t.Fatalf("alice's session %d: %d %s", i+1, r.status, short(r.body))
+		}
+		alice = append(alice, r.session)
+	}
+	r := initialize(t, srv.url, teamAlice)
+	if r.status != http.StatusTooManyRequests || r.err == nil || r.err.Code != -32030 || r.err.Data["limit"] != "client" ||
+		!strings.Contains(r.err.Message, "--max-sessions-per-client") || !strings.Contains(r.err.Message, "DELETE") {
+		t.Errorf("alice's 4th session: %d %s; want 429 and error -32030 naming the per-client limit and what to do", r.status, short(r.body))
+	}
+	for i := range 2 {
+		if r := initialize(t, srv.url, teamBob); r.status != http.StatusOK {
+			t.Fatalf("bob's session %d: %d %s", i+1, r.status, short(r.body))
+		}
+	}
+	r = initialize(t, srv.url, teamCarol)
+	if r.status != http.StatusServiceUnavailable || r.err == nil || r.err.Code != -32030 || r.err.Data["limit"] != "total" ||
+		!strings.Contains(r.err.Message, "--max-sessions") {
+		t.Errorf("carol's session past the total: %d %s; want 503 and error -32030 naming the total limit", r.status, short(r.body))
+	}
+	if n := live(); n != 5 {
+		t.Errorf("sudocode_mcp_sessions = %v, want 5", n)
+	}
+
+	del, _ := http.NewRequest(http.MethodDelete, srv.url, nil)
+	del.Header.Set("Authorization", "Bearer "+teamAlice)
+	del.Header.Set("Mcp-Session-Id", alice[0])
+	resp, err := http.DefaultClient.Do(del)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE alice's session: %d", resp.StatusCode)
+	}
+	if r := initialize(t, srv.url, teamCarol); r.status != http.StatusOK {
+		t.Errorf("carol after alice closed a session: %d %s; want a session", r.status, short(r.body))
+	}
+	if time.Since(start) > 3*time.Second {
+		t.Fatalf("the steps before the idle timeout took %v: too slow to test it", time.Since(start))
+	}
+
+	time.Sleep(time.Until(start.Add(6 * time.Second)))
+	if n := live(); n != 0 {
+		t.Errorf("sudocode_mcp_sessions = %v 6s into a 4s idle timeout, want 0", n)
+	}
+	if r := post(t, srv.url, teamAlice, alice[1], `{"jsonrpc":"2.0","id":2,"method":"ping"}`); r.status != http.StatusNotFound {
+		t.Errorf("an expired session: %d %s, want 404", r.status, short(r.body))
+	}
+	for i := range 3 {
+		if r := initialize(t, srv.url, teamAlice); r.status != http.StatusOK {
+			t.Errorf("alice's session %d after the others expired: %d %s", i+1, r.status, short(r.body))
+		}
+	}
+}
+
+// serve shares one session limit across its four servers.
+func TestServeSharesSessionLimits(t *testing.T) {
+	t.Parallel()
+	_, doc := startServe(t, childEnv(t), true, "--addr", "127.0.0.1:0", "--dir", serveRepo(t), "--json", "--max-sessions-per-client", "2")
+	var info struct {
+		MCP map[string]string `json:"mcp"`
+	}
+	if err := json.Unmarshal([]byte(doc), &info); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"tracker", "rulesets"} {
+		if r := initialize(t, info.MCP[name], ""); r.status != http.StatusOK {
+			t.Fatalf("%s: %d %s", name, r.status, short(r.body))
+		}
+	}
+	if r := initialize(t, info.MCP["agent"], ""); r.status != http.StatusTooManyRequests || r.err == nil || r.err.Code != -32030 {
+		t.Errorf("a third session across serve's servers: %d %s; want 429", r.status, short(r.body))
+	}
+}
+
+// short is the start of a body, for messages.
+func short(body string) string {
+	if len(body) > 300 {
+		return body[:300] + "…"
+	}
+	return body
+}
