@@ -41,6 +41,11 @@ func restrictSelf(p Policy) Report {
 	if !p.Network && abi < 4 {
 		rep.Missing = append(rep.Missing, "network")
 	}
+	if !p.Network && abi >= 4 {
+		if err := denyMPTCP(); err != nil {
+			rep.Missing = append(rep.Missing, "mptcp")
+		}
+	}
 	if abi < 6 {
 		rep.Missing = append(rep.Missing, "scoping")
 	}

@@ -65,6 +65,8 @@ func (r Report) Gaps() string {
 		switch m {
 		case "network":
 			gaps = append(gaps, fmt.Sprintf("the kernel's Landlock ABI %d has no network rules (ABI 4): TCP is not restricted", r.ABI))
+		case "mptcp":
+			gaps = append(gaps, "Multipath TCP sockets could not be refused (no seccomp filter for this architecture): they are not restricted")
 		case "scoping":
 			gaps = append(gaps, fmt.Sprintf("the kernel's Landlock ABI %d has no scoping (ABI 6): signals to other processes and abstract unix sockets are not restricted", r.ABI))
 		}

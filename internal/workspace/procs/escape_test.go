@@ -1,0 +1,238 @@
+package procs
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The sandbox is the kernel's, not the text policy's: these commands go
+// straight to the Manager (no policy check), as a command the policy let
+// through would, and each tries one way out.
+
+// requireLandlock fails (in CI) or skips (elsewhere) where the kernel
+// lacks the ABI a test needs.
+func requireLandlock(t *testing.T, abi int) {
+	t.Helper()
+	if got := landlockABI(); got < abi {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("Landlock ABI %d, the test needs %d", got, abi)
+		}
+		t.Skipf("Landlock ABI %d, the test needs %d", got, abi)
+	}
+}
+
+// listener accepts TCP connections on loopback and counts them.
+func listener(t *testing.T) (port string, accepted func() int) {
+	t.Helper()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	n := make(chan struct{}, 100)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n <- struct{}{}
+			c.Close()
+		}
+	}()
+	_, port, _ = net.SplitHostPort(ln.Addr().String())
+	return port, func() int { return len(n) }
+}
+
+func TestSandboxDeniesNetworkByEveryRoute(t *testing.T) {
+	t.Parallel()
+	requireLandlock(t, 4)
+	port, accepted := listener(t)
+	m := newManager(t, Options{})
+	root := m.opts.Root
+	py := fmt.Sprintf("import socket\ns=socket.socket()\ns.connect(('127.0.0.1', %s))\nprint('connected')\n", port)
+	mptcp := fmt.Sprintf("import socket\ns=socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)\ns.connect(('127.0.0.1', %s))\nprint('connected')\n", port)
+	os.WriteFile(filepath.Join(root, "net.py"), []byte(py), 0o644)
+	os.WriteFile(filepath.Join(root, "mptcp.py"), []byte(mptcp), 0o644)
+	os.WriteFile(filepath.Join(root, "script.sh"), []byte("python3 net.py\n"), 0o755)
+	os.WriteFile(filepath.Join(root, "Makefile"), []byte("all:\n\tpython3 net.py\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "package.json"), []byte(`{"scripts":{"test":"python3 net.py"}}`), 0o644)
+	bash := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%s && echo connected", port)
+	routes := map[string]Request{
+		"python":          req("python3 net.py"),
+		"mptcp":           req("python3 mptcp.py"),
+		"split name":      req("a=pyth; b=on3; $a$b net.py"),
+		"awk system":      req(`awk 'BEGIN{system("python3 net.py")}'`),
+		"sh script":       req("sh script.sh"),
+		"make":            req("make -s"),
+		"bash /dev/tcp":   req("bash -c '" + bash + "'"),
+		"stdin to sh":     req("sh", func(r *Request) { r.Stdin = "python3 net.py\n" }),
+		"node":            req(fmt.Sprintf(`node -e "require('net').connect(%s,'127.0.0.1',()=>{console.log('connected');process.exit(0)}).on('error',e=>{console.error(e.code);process.exit(1)})"`, port)),
+		"bind and listen": req(`python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(); print('connected')"`),
+	}
+	if _, err := exec.LookPath("npm"); err == nil {
+		routes["npm test"] = req("npm test --silent")
+	}
+	for name, r := range routes {
+		t.Run(name, func(t *testing.T) {
+			s := start(t, m, r)
+			if strings.Contains(s.Stdout.Text, "connected") {
+				t.Fatalf("%s reached the network: %q %q", name, s.Stdout.Text, s.Stderr.Text)
+			}
+		})
+	}
+	// A tty shell fed through write_stdin, as an agent would.
+	s := start(t, m, req("sh", tty, yield(200*time.Millisecond)))
+	w, err := m.Write(context.Background(), s.SessionID, "python3 net.py; echo done-$((1+1))\n", 5*time.Second, 65536)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !poll(5*time.Second, func() bool {
+		if strings.Contains(w.Stdout.Text, "done-2") {
+			return true
+		}
+		w, _ = m.Write(context.Background(), s.SessionID, "", 200*time.Millisecond, 65536)
+		return false
+	}) {
+		t.Fatalf("tty output %q", w.Stdout.Text)
+	}
+	if strings.Contains(w.Stdout.Text, "connected") {
+		t.Fatalf("the tty shell reached the network: %q", w.Stdout.Text)
+	}
+	if n := accepted(); n != 0 {
+		t.Fatalf("the listener accepted %d connections", n)
+	}
+
+	// --allow-network lets the same command through.
+	open := newManager(t, Options{Network: true})
+	os.WriteFile(filepath.Join(open.opts.Root, "net.py"), []byte(py), 0o644)
+	if s := start(t, open, req("python3 net.py")); !strings.Contains(s.Stdout.Text, "connected") {
+		t.Fatalf("with network allowed: %+v", s)
+	}
+}
+
+func TestSandboxEndsEveryDescendant(t *testing.T) {
+	t.Parallel()
+	m := newManager(t, Options{})
+	escapes := map[string]string{
+		"setsid":      "setsid sleep %s &",
+		"double fork": "( (sleep %s &) & )",
+		"nohup":       "nohup sleep %s >/dev/null 2>&1 &",
+		"setsid -f":   "setsid -f sleep %s",
+		"disown":      "sleep %s & disown 2>/dev/null; true",
+	}
+	ends := map[string]func(t *testing.T, s *Snapshot){
+		// The shell exits: what it left goes with it.
+		"exit": func(t *testing.T, s *Snapshot) {},
+		"kill_session": func(t *testing.T, s *Snapshot) {
+			if _, err := m.Kill(context.Background(), s.SessionID, syscall.SIGTERM, 3*time.Second, 100); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"timeout": func(t *testing.T, s *Snapshot) {},
+	}
+	for ename, esc := range escapes {
+		for how, end := range ends {
+			t.Run(ename+"/"+how, func(t *testing.T) {
+				t.Parallel()
+				mk := marker()
+				cmd := fmt.Sprintf(esc, mk) + "\necho started"
+				r := req(cmd)
+				switch how {
+				case "kill_session":
+					r = req(cmd+"\nsleep 300", yield(500*time.Millisecond))
+				case "timeout":
+					r = req(cmd+"\nsleep 300", timeout(time.Second))
+				}
+				s := start(t, m, r)
+				if !strings.Contains(s.Stdout.Text, "started") && how != "timeout" {
+					t.Fatalf("%+v", s)
+				}
+				end(t, s)
+				waitGone(t, mk, 5*time.Second)
+			})
+		}
+	}
+}
+
+func TestSandboxEndsEverythingWhenTheServerDies(t *testing.T) {
+	t.Parallel()
+	mk := marker()
+	// A child process plays the server: it starts a command that
+	// escapes with setsid, and is then killed with SIGKILL.
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperServer$")
+	cmd.Env = append(os.Environ(), "PROCS_TEST_SERVER_MARKER="+mk, "PROCS_TEST_SERVER_ROOT="+t.TempDir(), "PROCS_TEST_SERVER_STATE="+t.TempDir())
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	n, _ := out.Read(buf)
+	if !strings.Contains(string(buf[:n]), "ready") {
+		t.Fatalf("server said %q", buf[:n])
+	}
+	waitRunning(t, mk, 2)
+	cmd.Process.Kill()
+	cmd.Wait()
+	waitGone(t, mk, 5*time.Second)
+}
+
+// TestHelperServer is the server of TestSandboxEndsEverythingWhenTheServerDies.
+func TestHelperServer(t *testing.T) {
+	mk := os.Getenv("PROCS_TEST_SERVER_MARKER")
+	if mk == "" {
+		return
+	}
+	m := New(Options{Root: os.Getenv("PROCS_TEST_SERVER_ROOT"), StateDir: os.Getenv("PROCS_TEST_SERVER_STATE")})
+	start(t, m, req("setsid sleep "+mk+" & sleep "+mk, yield(100*time.Millisecond)))
+	fmt.Println("ready")
+	time.Sleep(time.Minute)
+}
+
+func TestSandboxScopesSignalsAndAbstractSockets(t *testing.T) {
+	t.Parallel()
+	requireLandlock(t, 6)
+	// A process outside the sandbox the command knows the pid of.
+	victim := exec.Command("sleep", "30")
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { victim.Process.Kill(); victim.Wait() })
+	// An abstract unix socket outside the sandbox.
+	name := "@sudocode-test-" + marker()
+	ln, err := net.Listen("unix", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	m := newManager(t, Options{})
+	s := start(t, m, req(fmt.Sprintf("kill -TERM %d; echo kill=$?", victim.Process.Pid)))
+	if !strings.Contains(s.Stdout.Text, "kill=1") {
+		t.Fatalf("%+v", s)
+	}
+	os.WriteFile(filepath.Join(m.opts.Root, "abs.py"), []byte(fmt.Sprintf(
+		"import socket\ns=socket.socket(socket.AF_UNIX)\ntry:\n  s.connect('\\0%s')\n  print('connected')\nexcept OSError as e:\n  print('refused', e)\n", name[1:])), 0o644)
+	s = start(t, m, req("python3 abs.py"))
+	if !strings.Contains(s.Stdout.Text, "refused") {
+		t.Fatalf("%+v", s)
+	}
+	if err := victim.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("the victim died: %v", err)
+	}
+	// Inside the sandbox signals still work.
+	s = start(t, m, req("sleep 30 & kill $!; wait $!; echo status=$?"))
+	if !strings.Contains(s.Stdout.Text, "status=143") {
+		t.Fatalf("%+v", s)
+	}
+}
