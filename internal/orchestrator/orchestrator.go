@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/sandbox"
 )
 
 // Lookup returns the adapter for a create_task tool kind.
@@ -198,7 +198,7 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 // the task as stored afterwards: in_progress, or failed to start.
 func (o *Orchestrator) start(ctx context.Context, t Task, ad agent.Adapter, spec agent.RunSpec) (Task, error) {
 	inv, err := ad.Invocation(spec)
-	var cmd *exec.Cmd
+	var cmd *sandbox.Cmd
 	var outR, errR *os.File
 	if err == nil {
 		cmd, outR, errR, err = startProcess(inv, t.WorktreePath)

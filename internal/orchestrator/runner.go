@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/sandbox"
 )
 
 // stderrTail is how much of an agent's stderr is kept for error messages.
@@ -70,7 +71,7 @@ type outcome struct {
 
 // run is one agent process.
 type run struct {
-	cmd      *exec.Cmd
+	cmd      *sandbox.Cmd
 	pgid     int
 	done     chan struct{} // closed when the run is fully finished
 	mu       sync.Mutex
@@ -78,9 +79,12 @@ type run struct {
 	killOnce sync.Once
 }
 
-// startProcess starts inv in dir with stdout and stderr on pipes. The
-// process leads its own process group.
-func startProcess(inv agent.Invocation, dir string) (*exec.Cmd, *os.File, *os.File, error) {
+// startProcess starts inv in dir with stdout and stderr on pipes, under
+// the sandbox's supervisor without its Landlock rules (an agent needs the
+// network and its own configuration): the supervisor leads the agent's
+// process group, and whatever the agent starts ends with it, however it
+// detached, when the task ends or the server dies.
+func startProcess(inv agent.Invocation, dir string) (*sandbox.Cmd, *os.File, *os.File, error) {
 	if len(inv.Argv) == 0 {
 		return nil, nil, nil, errors.New("the adapter returned an empty command line")
 	}
@@ -100,7 +104,8 @@ func startProcess(inv agent.Invocation, dir string) (*exec.Cmd, *os.File, *os.Fi
 	cmd.Stdin = strings.NewReader(inv.Stdin) // written, then closed
 	cmd.Stdout, cmd.Stderr = outW, errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	err = cmd.Start()
+	sc := sandbox.Command(cmd, sandbox.Policy{})
+	err = sc.Start()
 	outW.Close()
 	errW.Close()
 	if err != nil {
@@ -108,7 +113,7 @@ func startProcess(inv agent.Invocation, dir string) (*exec.Cmd, *os.File, *os.Fi
 		errR.Close()
 		return nil, nil, nil, err
 	}
-	return cmd, outR, errR, nil
+	return sc, outR, errR, nil
 }
 
 // terminate ends the run's whole process group: SIGTERM, then SIGKILL
@@ -207,16 +212,8 @@ func (r *run) execute(outR, errR *os.File, parser agent.Parser, grace time.Durat
 	outR.Close()
 	wg.Wait()
 	errR.Close()
-	werr := <-waitErr
-	o.exitCode = 0
-	if werr != nil {
-		var ee *exec.ExitError
-		if errors.As(werr, &ee) {
-			o.exitCode = ee.ExitCode() // -1 when killed by a signal
-		} else {
-			o.exitCode = -1
-		}
-	}
+	<-waitErr
+	o.exitCode, _ = r.cmd.ExitStatus() // -1 when killed by a signal
 	o.cancelled = r.cancelled()
 	o.stderr = string(tail.b)
 	observe(parser.Finish(o.exitCode, time.Now()))
