@@ -228,3 +228,46 @@ func short(body string) string {
 	}
 	return body
 }
+
+// An exec session belongs to the client that started it: another
+// client's write_stdin, kill_session or cancellation does not find it.
+func TestExecSessionsBelongToTheirClient(t *testing.T) {
+	t.Parallel()
+	srv := startHTTP(t, childEnv(t), sudocodeBin, "mcp", "coding", "--workspace", t.TempDir(), "--port", "0", "--token-file", threeTokens(t))
+	a, b := initialize(t, srv.url, teamAlice), initialize(t, srv.url, teamBob)
+	for _, token := range []string{teamAlice, teamBob} {
+		session := a.session
+		if token == teamBob {
+			session = b.session
+		}
+		post(t, srv.url, token, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	}
+	call := func(token, session, tool, args string) string {
+		r := post(t, srv.url, token, session, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`}}`)
+		return r.body
+	}
+	started := call(teamAlice, a.session, "exec_command", `{"cmd":"cat","tty":true,"yield_time_ms":100}`)
+	var res struct {
+		Result struct {
+			StructuredContent struct {
+				SessionID string `json:"session_id"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(started), &res); err != nil || res.Result.StructuredContent.SessionID == "" {
+		t.Fatalf("exec_command: %s", short(started))
+	}
+	id := res.Result.StructuredContent.SessionID
+	for tool, args := range map[string]string{"write_stdin": `{"session_id":"` + id + `","chars":"hi\n"}`, "kill_session": `{"session_id":"` + id + `"}`} {
+		if got := call(teamBob, b.session, tool, args); !strings.Contains(got, "SESSION_NOT_FOUND") {
+			t.Errorf("bob's %s on alice's session: %s", tool, short(got))
+		}
+	}
+	post(t, srv.url, teamBob, b.session, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"session_id":"`+id+`"}}`)
+	if got := call(teamAlice, a.session, "write_stdin", `{"session_id":"`+id+`","chars":"hi\n","yield_time_ms":2000}`); !strings.Contains(got, `"status":"running"`) {
+		t.Errorf("alice's write_stdin after bob's tries: %s", short(got))
+	}
+	if got := call(teamAlice, a.session, "kill_session", `{"session_id":"`+id+`"}`); !strings.Contains(got, `"ok":true`) {
+		t.Errorf("alice's kill_session: %s", short(got))
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/procs"
 )
 
 // ProtocolVersion is the one MCP revision the profile speaks; clients
@@ -170,7 +171,7 @@ func (s *Server) handleOne(ctx context.Context, c *conn, raw json.RawMessage) *r
 		return errorResponse(id, codeInvalidParams, "Invalid params: params must be an object", nil)
 	}
 	if isNotification {
-		s.notification(method, params)
+		s.notification(ctx, method, params)
 		return nil
 	}
 	result, rerr := s.call(ctx, c, method, params)
@@ -182,7 +183,7 @@ func (s *Server) handleOne(ctx context.Context, c *conn, raw json.RawMessage) *r
 }
 
 // notification handles a message that gets no answer.
-func (s *Server) notification(method string, params json.RawMessage) {
+func (s *Server) notification(ctx context.Context, method string, params json.RawMessage) {
 	if method != "notifications/cancelled" {
 		return
 	}
@@ -190,7 +191,7 @@ func (s *Server) notification(method string, params json.RawMessage) {
 		SessionID string `json:"session_id"`
 	}
 	if json.Unmarshal(params, &p) == nil && p.SessionID != "" && s.cancelSession != nil {
-		s.cancelSession(p.SessionID)
+		s.cancelSession(procs.WithOwner(ctx, s.callerOf(ctx)), p.SessionID)
 	}
 }
 

@@ -63,7 +63,7 @@ type Server struct {
 	// procs runs exec_command's commands and keeps their sessions.
 	procs *procs.Manager
 	// cancelSession ends an exec session named by notifications/cancelled.
-	cancelSession func(id string)
+	cancelSession func(ctx context.Context, id string)
 }
 
 // New returns the server for root.
@@ -73,7 +73,7 @@ func New(root *workspace.Root, opts Options) *Server {
 	}
 	s := &Server{opts: opts, root: root, byName: map[string]tool{}, patcher: patch.NewPatcher(), sessions: newHTTPSessions(opts.Sessions),
 		procs: procs.New(procs.Options{Root: root.Path, AllowRoots: opts.ExecAllowRoots, Dangerous: opts.Dangerous, Network: opts.AllowNetwork})}
-	s.cancelSession = func(id string) { s.procs.Cancel(id) }
+	s.cancelSession = func(ctx context.Context, id string) { s.procs.Cancel(ctx, id) }
 	s.tools = []tool{
 		s.readFile(), s.listDir(), s.listFiles(), s.searchText(), s.applyPatch(),
 		s.execCommand(), s.writeStdin(), s.killSession(),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/procs"
 )
 
 // annotations are a tool's hints, all explicit, with its title.
@@ -162,6 +163,14 @@ func marshalCompact(v any) ([]byte, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
+// callerOf is who makes a call: its token's name, else Options.Caller.
+func (s *Server) callerOf(ctx context.Context) string {
+	if c := mcpx.CallerFrom(ctx); c != "" {
+		return c
+	}
+	return s.opts.Caller
+}
+
 // ServerName is the coding server's name in audit lines and metrics.
 const ServerName = "coding"
 
@@ -171,11 +180,8 @@ const ServerName = "coding"
 // for the tool. A call refused by a rate limit is the JSON-RPC error
 // mcpx.CodeRateLimited with data {retry_after_ms, …}.
 func (s *Server) callTool(ctx context.Context, params json.RawMessage) (any, *response) {
-	caller := mcpx.CallerFrom(ctx)
-	if caller == "" && s.opts.Caller != "" {
-		caller = s.opts.Caller
-		ctx = mcpx.WithCaller(ctx, caller)
-	}
+	caller := s.callerOf(ctx)
+	ctx = procs.WithOwner(mcpx.WithCaller(ctx, caller), caller)
 	if s.opts.Calls == nil {
 		return s.dispatchTool(ctx, params)
 	}

@@ -153,6 +153,7 @@ func (m *Manager) Start(ctx context.Context, req Request) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.owner = ownerOf(ctx)
 	warnings = append(warnings, w...)
 	yieldEnd := begin.Add(req.Yield)
 	if req.TTY {
@@ -212,20 +213,40 @@ func (m *Manager) register(s *session) (warnings []string) {
 	return warnings
 }
 
-// get finds a listed session.
-func (m *Manager) get(id string) *session {
+// get finds a listed session of owner.
+func (m *Manager) get(owner, id string) *session {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.sessions[id]
+	if s := m.sessions[id]; s != nil && s.owner == owner {
+		return s
+	}
+	return nil
 }
 
-// take finds a listed session and unlists it.
-func (m *Manager) take(id string) *session {
+// take finds a listed session of owner and unlists it.
+func (m *Manager) take(owner, id string) *session {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s := m.sessions[id]
+	if s == nil || s.owner != owner {
+		return nil
+	}
 	delete(m.sessions, id)
 	return s
+}
+
+type ownerKey struct{}
+
+// WithOwner tells the Manager who makes a call: a session belongs to the
+// client that started it, and another client's write_stdin, kill_session
+// or cancellation does not find it.
+func WithOwner(ctx context.Context, owner string) context.Context {
+	return context.WithValue(ctx, ownerKey{}, owner)
+}
+
+func ownerOf(ctx context.Context) string {
+	o, _ := ctx.Value(ownerKey{}).(string)
+	return o
 }
 
 func sessionNotFound(id, what string) error {
@@ -236,7 +257,7 @@ func sessionNotFound(id, what string) error {
 // Write writes chars to a session's stdin (none: just polls) and waits
 // for output as write_stdin does.
 func (m *Manager) Write(ctx context.Context, id, chars string, yield time.Duration, maxBytes int) (*Snapshot, error) {
-	s := m.get(id)
+	s := m.get(ownerOf(ctx), id)
 	if s == nil {
 		return nil, sessionNotFound(id, "stdin access")
 	}
@@ -275,7 +296,7 @@ func (m *Manager) Write(ctx context.Context, id, chars string, yield time.Durati
 // gets sig (escalated to SIGKILL after a second), the call waits up to
 // wait for it, returns the unread output and forgets the session.
 func (m *Manager) Kill(ctx context.Context, id string, sig syscall.Signal, wait time.Duration, maxBytes int) (*Snapshot, error) {
-	s := m.take(id)
+	s := m.take(ownerOf(ctx), id)
 	if s == nil {
 		return nil, sessionNotFound(id, "kill")
 	}
@@ -307,8 +328,8 @@ func (m *Manager) Kill(ctx context.Context, id string, sig syscall.Signal, wait 
 
 // Cancel ends a session named by notifications/cancelled: SIGTERM to its
 // group (SIGKILL a second later if needed), and forgets it.
-func (m *Manager) Cancel(id string) bool {
-	s := m.take(id)
+func (m *Manager) Cancel(ctx context.Context, id string) bool {
+	s := m.take(ownerOf(ctx), id)
 	if s == nil {
 		return false
 	}

@@ -353,11 +353,11 @@ func TestCancel(t *testing.T) {
 	mk := marker()
 	s := start(t, m, req("sleep "+mk+" & sleep "+mk, yield(100*time.Millisecond)))
 	waitRunning(t, mk, 2)
-	if !m.Cancel(s.SessionID) {
+	if !m.Cancel(context.Background(), s.SessionID) {
 		t.Fatal("Cancel did not find the session")
 	}
 	waitGone(t, mk, 2*time.Second)
-	if m.Cancel(s.SessionID) {
+	if m.Cancel(context.Background(), s.SessionID) {
 		t.Fatal("a cancelled session is still there")
 	}
 	_, err := m.Write(context.Background(), s.SessionID, "", 0, 65536)

@@ -17,6 +17,7 @@ import (
 type session struct {
 	m          *Manager
 	id         string
+	owner      string // the client that started it (WithOwner)
 	tty        bool
 	pid        int // the leader's pid, which is the group's id
 	cmd        *sandbox.Cmd
