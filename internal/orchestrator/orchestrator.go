@@ -131,7 +131,7 @@ type CreateInput struct {
 	Tool         string
 	Description  string
 	Instructions string
-	Branch       string          // empty: sudocode/<slug>-<id>
+	Branch       string          // empty: sudocode/<slug>-<id>; read by BranchName
 	Config       json.RawMessage // a JSON object, or empty
 	Actor        string          // empty: Options.Actor
 }
@@ -179,8 +179,14 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 	if t.Actor == "" {
 		t.Actor = o.opts.Actor
 	}
+	branch := ""
+	if strings.TrimSpace(in.Branch) != "" {
+		if branch, err = BranchName(in.Branch); err != nil {
+			return Task{}, err
+		}
+	}
 	defer o.refill() // after the agent started, so that the checkout does not slow its start
-	if err := o.placeWorktree(ctx, &t, strings.TrimSpace(in.Branch)); err != nil {
+	if err := o.placeWorktree(ctx, &t, branch); err != nil {
 		return Task{}, err
 	}
 	defer o.releaseID(t.ID) // once stored, the task owns its worktree
