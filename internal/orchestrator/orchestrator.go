@@ -168,6 +168,9 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 	if err != nil {
 		return Task{}, err
 	}
+	if _, err := agent.PassEnv(cfg); err != nil {
+		return Task{}, fault.Wrap(fault.Invalid, err, "invalid config")
+	}
 	if err := ad.Check(agent.RunSpec{Instructions: in.Instructions, Config: cfg}); err != nil {
 		return Task{}, fault.Wrap(fault.Unavailable, err, "tool "+in.Tool+" is not usable")
 	}
@@ -204,6 +207,9 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 // the task as stored afterwards: in_progress, or failed to start.
 func (o *Orchestrator) start(ctx context.Context, t Task, ad agent.Adapter, spec agent.RunSpec) (Task, error) {
 	inv, err := ad.Invocation(spec)
+	if err == nil {
+		inv.Env, err = agent.Environ(ad, spec, inv.Env, os.Environ())
+	}
 	var cmd *exec.Cmd
 	var outR, errR *os.File
 	if err == nil {

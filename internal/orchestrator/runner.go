@@ -17,33 +17,6 @@ import (
 // stderrTail is how much of an agent's stderr is kept for error messages.
 const stderrTail = 64 << 10
 
-// envAllow lists the server environment variables an agent inherits
-// (exact names, or prefixes ending in '_'). Everything else — notably
-// GIT_DIR and friends, which would point git at the user's checkout — is
-// dropped; the adapter's Invocation.Env and PWD are added on top.
-var envAllow = []string{
-	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TMPDIR", "TZ",
-	"LC_", "XDG_",
-	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
-	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS",
-	"ANTHROPIC_", "CLAUDE_", "GEMINI_", "GOOGLE_", "OPENAI_", "CODEX_", "OPENCODE_",
-}
-
-func scrubbedEnv(extra []string, dir string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		for _, a := range envAllow {
-			if k == a || (strings.HasSuffix(a, "_") && strings.HasPrefix(k, a)) {
-				env = append(env, kv)
-				break
-			}
-		}
-	}
-	env = append(env, extra...)
-	return append(env, "PWD="+dir)
-}
-
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {
 	max int
@@ -78,8 +51,9 @@ type run struct {
 	killOnce sync.Once
 }
 
-// startProcess starts inv in dir with stdout and stderr on pipes. The
-// process leads its own process group.
+// startProcess starts inv in dir with stdout and stderr on pipes and
+// inv.Env as its whole environment (see agent.Environ). The process leads
+// its own process group.
 func startProcess(inv agent.Invocation, dir string) (*exec.Cmd, *os.File, *os.File, error) {
 	if len(inv.Argv) == 0 {
 		return nil, nil, nil, errors.New("the adapter returned an empty command line")
@@ -96,7 +70,7 @@ func startProcess(inv agent.Invocation, dir string) (*exec.Cmd, *os.File, *os.Fi
 	}
 	cmd := exec.Command(inv.Argv[0], inv.Argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = scrubbedEnv(inv.Env, dir)
+	cmd.Env = inv.Env
 	cmd.Stdin = strings.NewReader(inv.Stdin) // written, then closed
 	cmd.Stdout, cmd.Stderr = outW, errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
