@@ -2,8 +2,10 @@ package workspace
 
 import "regexp"
 
-// sensitiveKey matches names that usually hold secrets.
-var sensitiveKey = regexp.MustCompile(`(?i)token|secret|credential|api[_-]?key|apikey|passw(or)?d|private`)
+// sensitiveKey matches names that usually hold secrets: the profile's
+// words (§5.5), plus access keys (AWS_ACCESS_KEY_ID) and a bare "auth"
+// word (npm's _auth), which GIT_AUTHOR_NAME does not contain.
+var sensitiveKey = regexp.MustCompile(`(?i)token|secret|credential|api[_-]?key|apikey|access[_-]?key|passw(or)?d|private|(^|[_-])auth([_-]|$)`)
 
 // secretValue matches values that look like secrets whatever their name:
 // PEM private keys, GitHub tokens, sk- keys and AWS access key ids.
