@@ -1,6 +1,10 @@
 package workspace
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sudocode/sudocode/internal/secret"
+)
 
 // startupKeys are environment variables that make a program load code, or
 // run another program, when it starts or when it reaches for a helper:
@@ -70,5 +74,5 @@ func LoaderKey(name string) bool {
 // policy refuses such caller variables and the process launcher drops them
 // again; both ask this one function.
 func SensitiveEnv(name, value string) bool {
-	return SensitiveKey(name) || LoaderKey(name) || SecretValue(value)
+	return secret.Name(name) || LoaderKey(name) || secret.Contains(value)
 }
