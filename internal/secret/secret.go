@@ -26,83 +26,80 @@ var name = regexp.MustCompile(`(?i)token|secret|credential|api[_-]?key|apikey|ac
 func Name(s string) bool { return name.MatchString(s) }
 
 // Contains reports whether s holds a secret in one of the known formats.
-func Contains(s string) bool {
-	found := false
-	scan(s, func(int, int) bool { found = true; return false })
-	return found
-}
+func Contains(s string) bool { return len(scan(s, true)) > 0 }
 
 // Mask returns s with every secret found replaced by [REDACTED]; the text
 // around it is kept.
 func Mask(s string) string {
-	var spans [][2]int
-	scan(s, func(start, end int) bool { spans = append(spans, [2]int{start, end}); return true })
+	spans := scan(s, false)
 	if len(spans) == 0 {
 		return s
 	}
-	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
 	var b strings.Builder
 	last := 0
 	for _, sp := range spans {
-		if sp[1] <= last {
+		if sp.end <= last {
 			continue // inside a span already masked
 		}
-		if sp[0] < last {
-			sp[0] = last
-		} else {
-			b.WriteString(s[last:sp[0]])
+		if sp.start >= last {
+			b.WriteString(s[last:sp.start])
 			b.WriteString(Redacted)
 		}
-		last = sp[1]
+		last = sp.end
 	}
 	b.WriteString(s[last:])
 	return b.String()
 }
 
+// span is the byte range of a secret in a string.
+type span struct{ start, end int }
+
 // minLen is shorter than any secret the rules find.
 const minLen = 8
 
-// scan calls found with the byte span of each secret in s (in rule order,
-// possibly overlapping) until it returns false. A rule's regexp runs only
-// when one of its trigger words is in s, so ordinary text costs a few
-// substring searches.
-func scan(s string, found func(start, end int) bool) {
+// scan returns the spans of the secrets in s (in rule order, possibly
+// overlapping; only the first when first is set). A rule runs only when
+// one of its trigger words is in s, so ordinary text costs a few
+// substring searches and no allocation.
+func scan(s string, first bool) []span {
 	if len(s) < minLen {
-		return
+		return nil
 	}
 	lower := strings.ToLower(s) // s itself when it has no upper case
+	var spans []span
 	for i := range rules {
+		if first && len(spans) > 0 {
+			break
+		}
 		r := &rules[i]
 		if !triggered(lower, r.triggers) {
 			continue
 		}
-		for pos := 0; pos < len(s); {
-			m := r.re.FindStringSubmatchIndex(s[pos:])
-			if m == nil {
-				break
+		if r.find != nil {
+			spans = r.find(s, spans)
+			continue
+		}
+		for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
+			if r.word && m[0] > 0 && isWordByte(s[m[0]-1]) {
+				continue // inside a longer word: not this token
 			}
-			for j := range m {
-				if m[j] >= 0 {
-					m[j] += pos
-				}
+			var start, end int
+			if r.group == anyGroup {
+				start, end = firstGroup(m)
+			} else {
+				start, end = m[2*r.group], m[2*r.group+1]
 			}
-			next := max(m[1], pos+1)
-			start, end := m[2*r.group], m[2*r.group+1]
-			if r.value != nil {
-				start, end = r.value(s, m)
-				if start < 0 && m[3] > pos {
-					// Not a secret: look again from the end of its first
-					// group (an assignment's name), so that the value
-					// this match swallowed is searched too.
-					next = m[3]
-				}
+			if start >= 0 {
+				spans = append(spans, span{start, end})
 			}
-			if start >= 0 && !found(start, end) {
-				return
-			}
-			pos = next
 		}
 	}
+	return spans
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 func triggered(lower string, triggers []string) bool {

@@ -1,6 +1,9 @@
 package secret
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // The coding-tools profile's value rules (§5.5) are all found; ordinary
 // values of environment variables and arguments are not secrets.
@@ -45,5 +48,20 @@ func TestMaskKeepsTheRest(t *testing.T) {
 	}
 	if got := Mask("plain text"); got != "plain text" {
 		t.Errorf("Mask(plain) = %q", got)
+	}
+}
+
+// BenchmarkMask is the cost of searching the most text a log line keeps
+// looking at (4 KiB of a patch full of assignments and URLs).
+func BenchmarkMask(b *testing.B) {
+	line := "+\tcfg := Config{Addr: \"https://api.example.com/v1\", Timeout: 5 * time.Second, token_count: n} // key: value\n"
+	var patch strings.Builder
+	for patch.Len() < 4096 {
+		patch.WriteString(line)
+	}
+	s := patch.String()[:4096]
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		Mask(s)
 	}
 }
