@@ -84,9 +84,10 @@ func (a *AuditLog) open() error {
 	return nil
 }
 
-// Write appends one record. Arguments are given raw and written with
-// secrets redacted (workspace.Redact: values of keys that name secrets,
-// values that look like keys or tokens; long strings cut).
+// Write appends one record. Arguments are given raw; they and the error
+// are written with secrets redacted (workspace.Redact: the values of keys
+// that name secrets, and each secret internal/secret finds in a string,
+// the text around it kept; long strings cut).
 func (a *AuditLog) Write(rec AuditRecord) error {
 	rec.Time = rec.Time.UTC()
 	rec.Arguments = redactArguments(rec.Arguments)

@@ -86,8 +86,8 @@ func TestAuditLineForEveryCall(t *testing.T) {
 		}
 	}
 	got := lines[0]["arguments"].(map[string]any)
-	if got["password"] != "[REDACTED]" || got["note"] != "[REDACTED]" || got["title"] != "Fix the login" {
-		t.Errorf("arguments = %v: want password and note redacted, title kept", got)
+	if got["password"] != "[REDACTED]" || got["note"] != "push with [REDACTED]" || got["title"] != "Fix the login" {
+		t.Errorf("arguments = %v: want password and the token in note redacted, title kept", got)
 	}
 	nested := got["nested"].(map[string]any)
 	if nested["api_key"] != "[REDACTED]" || fmt.Sprint(nested["list"]) != "[[REDACTED] kept]" {

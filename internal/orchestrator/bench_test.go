@@ -151,6 +151,7 @@ func (a catAdapter) Invocation(agent.RunSpec) (agent.Invocation, error) {
 	return agent.Invocation{Argv: []string{"cat", a.file}}, nil
 }
 func (catAdapter) NewParser() agent.Parser { return agent.Claude{}.NewParser() }
+func (catAdapter) Credentials() []string   { return nil }
 
 // BenchmarkIngest measures taking in 100,000 events:
 //   - task: end to end, an agent printing 100,000 Claude Code JSON lines

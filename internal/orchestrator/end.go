@@ -8,11 +8,28 @@ import (
 	"github.com/sudocode/sudocode/internal/fault"
 )
 
+// EndStatuses are the final statuses end_task may set: the seed's
+// completed and failed, and cancelled, which is also what ending a running
+// task without a status gives.
+var EndStatuses = []Status{StatusCompleted, StatusFailed, StatusCancelled}
+
+// ParseEndStatus reads a final status given by a caller; anything but the
+// EndStatuses is one error naming them.
+func ParseEndStatus(s string) (Status, error) {
+	for _, st := range EndStatuses {
+		if Status(s) == st {
+			return st, nil
+		}
+	}
+	return "", fault.New(fault.Invalid, "end status must be one of completed, failed, cancelled, not %q", s).
+		WithHint("or omit status (or give null): a running task is then cancelled, a waiting one completed, an ended one unchanged")
+}
+
 // EndInput is end_task's arguments.
 type EndInput struct {
-	// Status is the final status: StatusCompleted, StatusFailed, or ""
-	// for the natural one (running → cancelled, waiting → completed,
-	// otherwise unchanged).
+	// Status is the final status, one of EndStatuses, or "" for the
+	// natural one (running → cancelled, waiting → completed, otherwise
+	// unchanged).
 	Status Status
 	// Result, when given, replaces the task's result; it must be JSON.
 	Result json.RawMessage
@@ -33,11 +50,10 @@ type EndResult struct {
 // its branch deleted unless in.KeepBranch. Ending an ended task is a no-op
 // that returns it.
 func (o *Orchestrator) End(ctx context.Context, id string, in EndInput) (EndResult, error) {
-	switch in.Status {
-	case "", StatusCompleted, StatusFailed:
-	default:
-		return EndResult{}, fault.New(fault.Invalid, "end status must be completed or failed, not %q", in.Status).
-			WithHint("omit status: a running task is then cancelled and a waiting one completed")
+	if in.Status != "" {
+		if _, err := ParseEndStatus(string(in.Status)); err != nil {
+			return EndResult{}, err
+		}
 	}
 	if len(in.Result) > 0 && !json.Valid(in.Result) {
 		return EndResult{}, fault.New(fault.Invalid, "result must be JSON")

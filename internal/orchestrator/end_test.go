@@ -66,7 +66,7 @@ func TestEndDeletesBranch(t *testing.T) {
 	ctx := context.Background()
 	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "throwaway", Config: shell(
 		`echo x > x.txt && git add x.txt && ` + agentCommit + ` x && echo y > y.txt`)}).ID)
-	for _, bad := range []Status{StatusWaiting, StatusCancelled, StatusInProgress, "done"} {
+	for _, bad := range []Status{StatusWaiting, StatusInProgress, "done"} {
 		if _, err := f.o.End(ctx, task.ID, EndInput{Status: bad}); !fault.Is(err, fault.Invalid) {
 			t.Fatalf("status %q: %v", bad, err)
 		}

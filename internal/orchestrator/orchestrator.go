@@ -131,7 +131,7 @@ type CreateInput struct {
 	Tool         string
 	Description  string
 	Instructions string
-	Branch       string          // empty: sudocode/<slug>-<id>
+	Branch       string          // empty: sudocode/<slug>-<id>; read by BranchName
 	Config       json.RawMessage // a JSON object, or empty
 	Actor        string          // empty: Options.Actor
 }
@@ -168,6 +168,9 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 	if err != nil {
 		return Task{}, err
 	}
+	if _, err := agent.PassEnv(cfg); err != nil {
+		return Task{}, fault.Wrap(fault.Invalid, err, "invalid config")
+	}
 	if err := ad.Check(agent.RunSpec{Instructions: in.Instructions, Config: cfg}); err != nil {
 		return Task{}, fault.Wrap(fault.Unavailable, err, "tool "+in.Tool+" is not usable")
 	}
@@ -179,8 +182,14 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 	if t.Actor == "" {
 		t.Actor = o.opts.Actor
 	}
+	branch := ""
+	if strings.TrimSpace(in.Branch) != "" {
+		if branch, err = BranchName(in.Branch); err != nil {
+			return Task{}, err
+		}
+	}
 	defer o.refill() // after the agent started, so that the checkout does not slow its start
-	if err := o.placeWorktree(ctx, &t, strings.TrimSpace(in.Branch)); err != nil {
+	if err := o.placeWorktree(ctx, &t, branch); err != nil {
 		return Task{}, err
 	}
 	defer o.releaseID(t.ID) // once stored, the task owns its worktree
@@ -198,6 +207,9 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 // the task as stored afterwards: in_progress, or failed to start.
 func (o *Orchestrator) start(ctx context.Context, t Task, ad agent.Adapter, spec agent.RunSpec) (Task, error) {
 	inv, err := ad.Invocation(spec)
+	if err == nil {
+		inv.Env, err = agent.Environ(ad, spec, inv.Env, os.Environ())
+	}
 	var cmd *sandbox.Cmd
 	var outR, errR *os.File
 	if err == nil {

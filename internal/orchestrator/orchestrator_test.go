@@ -29,6 +29,7 @@ type fakeAdapter struct {
 func (a *fakeAdapter) Kind() string              { return "FAKE" }
 func (a *fakeAdapter) Check(agent.RunSpec) error { return nil }
 func (a *fakeAdapter) NewParser() agent.Parser   { return &fakeParser{} }
+func (a *fakeAdapter) Credentials() []string     { return nil }
 func (a *fakeAdapter) lastSpec() agent.RunSpec {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -18,33 +18,6 @@ import (
 // stderrTail is how much of an agent's stderr is kept for error messages.
 const stderrTail = 64 << 10
 
-// envAllow lists the server environment variables an agent inherits
-// (exact names, or prefixes ending in '_'). Everything else — notably
-// GIT_DIR and friends, which would point git at the user's checkout — is
-// dropped; the adapter's Invocation.Env and PWD are added on top.
-var envAllow = []string{
-	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TMPDIR", "TZ",
-	"LC_", "XDG_",
-	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
-	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS",
-	"ANTHROPIC_", "CLAUDE_", "GEMINI_", "GOOGLE_", "OPENAI_", "CODEX_", "OPENCODE_",
-}
-
-func scrubbedEnv(extra []string, dir string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		for _, a := range envAllow {
-			if k == a || (strings.HasSuffix(a, "_") && strings.HasPrefix(k, a)) {
-				env = append(env, kv)
-				break
-			}
-		}
-	}
-	env = append(env, extra...)
-	return append(env, "PWD="+dir)
-}
-
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {
 	max int
@@ -79,8 +52,9 @@ type run struct {
 	killOnce sync.Once
 }
 
-// startProcess starts inv in dir with stdout and stderr on pipes, under
-// the sandbox's supervisor without its Landlock rules (an agent needs the
+// startProcess starts inv in dir with stdout and stderr on pipes and
+// inv.Env as its whole environment (see agent.Environ), under the
+// sandbox's supervisor without its Landlock rules (an agent needs the
 // network and its own configuration): the supervisor leads the agent's
 // process group, and whatever the agent starts ends with it, however it
 // detached, when the task ends or the server dies.
@@ -100,7 +74,7 @@ func startProcess(inv agent.Invocation, dir string) (*sandbox.Cmd, *os.File, *os
 	}
 	cmd := exec.Command(inv.Argv[0], inv.Argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = scrubbedEnv(inv.Env, dir)
+	cmd.Env = inv.Env
 	cmd.Stdin = strings.NewReader(inv.Stdin) // written, then closed
 	cmd.Stdout, cmd.Stderr = outW, errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

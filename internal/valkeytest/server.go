@@ -24,7 +24,11 @@ import (
 type Server struct {
 	Addr    string // 127.0.0.1:port
 	cmd     *exec.Cmd
+	exited  chan struct{} // closed when cmd has exited
+	bin     string
 	dir     string
+	port    int
+	extra   []string
 	busPort int // cluster nodes only
 }
 
@@ -83,8 +87,8 @@ func launch(bin, dir string, port int, extra ...string) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), cmd: cmd, dir: dir}
 	exited := make(chan struct{})
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), cmd: cmd, exited: exited, bin: bin, dir: dir, port: port, extra: extra}
 	go func() { cmd.Wait(); close(exited) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
@@ -109,6 +113,26 @@ func (s *Server) Stop() {
 		s.cmd.Process.Kill()
 	}
 	os.RemoveAll(s.dir)
+}
+
+// Kill stops the server process as a crash would, keeping its port and
+// directory for Restart: what a client sees when its store goes down.
+func (s *Server) Kill() {
+	if s.cmd.Process != nil {
+		s.cmd.Process.Kill()
+	}
+	<-s.exited
+}
+
+// Restart starts a killed server again on the same port (empty: nothing
+// is persisted), so that a client's reconnection can be tested.
+func (s *Server) Restart() error {
+	n, err := launch(s.bin, s.dir, s.port, s.extra...)
+	if err != nil {
+		return err
+	}
+	s.cmd, s.exited = n.cmd, n.exited
+	return nil
 }
 
 // Do sends one command and returns its reply: a status line, or a bulk

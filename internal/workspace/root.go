@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // Root is the one workspace directory the tools may touch, canonical
@@ -59,9 +60,19 @@ type Resolved struct {
 	Abs string // absolute path on disk
 }
 
+// MaxPathBytes is the longest path argument accepted: Linux's PATH_MAX.
+// No longer path can name a file, and refusing it first keeps every later
+// step (splitting, canonicalising, walking up to an existing parent, error
+// messages) proportionate to a real path.
+const MaxPathBytes = 4096
+
 // lexical applies the profile's lexical checks (§5.1) and returns the
 // cleaned relative path ("." for the root).
 func lexical(p string) (string, error) {
+	if len(p) > MaxPathBytes {
+		return "", Errorf("INVALID_ARGUMENT", map[string]any{"path": Abbrev(p), "bytes": len(p)},
+			"invalid path: %d bytes is longer than the %d a path can have", len(p), MaxPathBytes)
+	}
 	if p == "" || strings.ContainsRune(p, 0) {
 		return "", Errorf("INVALID_ARGUMENT", map[string]any{"path": p}, "invalid path: it must be a non-empty workspace-relative path without NUL bytes")
 	}
@@ -82,6 +93,20 @@ func lexical(p string) (string, error) {
 		return ".", nil
 	}
 	return strings.Join(parts, "/"), nil
+}
+
+// Abbrev is s cut to its first 64 bytes (whole UTF-8 characters) with an
+// ellipsis, for echoing an over-long argument.
+func Abbrev(s string) string {
+	const n = 64
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 func isDrive(p string) bool {

@@ -227,9 +227,12 @@ var resolveCases = []resolveCase{
 	{path: "loop1", existing: missing, write: escape},
 	{path: "self", existing: missing, write: escape},
 	{path: "loop1/x", existing: missing, write: outside},
-	// Very long names and paths fail as not found, never as an escape.
+	// Very long names and paths up to PATH_MAX fail as not found, never
+	// as an escape; longer ones are invalid before anything else.
 	{path: strings.Repeat("a", 300), existing: missing, write: ok, writeRel: strings.Repeat("a", 300)},
-	{path: strings.Repeat("d/", 3000) + "f", existing: missing, write: ok, writeRel: strings.Repeat("d/", 3000) + "f"},
+	{path: strings.Repeat("d/", 2047) + "fg", existing: missing, write: ok, writeRel: strings.Repeat("d/", 2047) + "fg"},
+	{path: strings.Repeat("d/", 2047) + "fgh", existing: invalid, write: invalid},
+	{path: strings.Repeat("../", 3000), existing: invalid, write: invalid},
 }
 
 func TestResolveTable(t *testing.T) {

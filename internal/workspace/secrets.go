@@ -1,30 +1,22 @@
 package workspace
 
-import "regexp"
+import (
+	"unicode/utf8"
 
-// sensitiveKey matches names that usually hold secrets.
-var sensitiveKey = regexp.MustCompile(`(?i)token|secret|credential|api[_-]?key|apikey|passw(or)?d|private`)
+	"github.com/sudocode/sudocode/internal/secret"
+)
 
-// secretValue matches values that look like secrets whatever their name:
-// PEM private keys, GitHub tokens, sk- keys and AWS access key ids.
-var secretValue = regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----|\bgh[pousr]_[A-Za-z0-9]{16,}|\bsk-[A-Za-z0-9_-]{16,}|\bAKIA[A-Z0-9]{16}\b`)
-
-// SensitiveKey reports whether a name (an argument or an environment
-// variable) looks like it holds a secret.
-func SensitiveKey(name string) bool { return sensitiveKey.MatchString(name) }
-
-// SecretValue reports whether a string looks like a secret.
-func SecretValue(v string) bool { return secretValue.MatchString(v) }
-
-// Redact returns v with secrets replaced by "[REDACTED]", long strings
-// cut and long lists capped, for logs and traces.
+// Redact returns v with secrets replaced by "[REDACTED]" (the value of a
+// key whose name looks secret, and each secret found in a string, the
+// text around it kept), long strings cut and long lists capped, for logs
+// and traces.
 func Redact(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, val := range x {
-			if SensitiveKey(k) {
-				out[k] = "[REDACTED]"
+			if secret.Name(k) {
+				out[k] = secret.Redacted
 			} else {
 				out[k] = Redact(val)
 			}
@@ -38,13 +30,37 @@ func Redact(v any) any {
 		}
 		return out
 	case string:
-		if SecretValue(x) {
-			return "[REDACTED]"
-		}
-		if r := []rune(x); len(r) > 240 {
-			return string(r[:240]) + "…"
-		}
-		return x
+		return redactString(x)
 	}
 	return v
+}
+
+// Kept strings are cut to keepRunes. Only their first maskWindow bytes are
+// searched for secrets: that covers every secret that starts in the kept
+// part, whole, and keeps the cost of a huge argument bounded.
+const (
+	keepRunes  = 240
+	maskWindow = 4096
+)
+
+func redactString(s string) string {
+	if len(s) > maskWindow {
+		cut := maskWindow
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
+	s = secret.Mask(s)
+	if utf8.RuneCountInString(s) <= keepRunes {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == keepRunes {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }

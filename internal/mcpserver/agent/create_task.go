@@ -16,8 +16,8 @@ type createIn struct {
 	Tool         string         `json:"tool" jsonschema:"The agent to run: CLAUDECODE (Claude Code), GEMINI (Gemini CLI), CODEX (Codex), OPENCODE (OpenCode), or COMMAND (any command line, given as config.command)"`
 	Description  string         `json:"description" jsonschema:"Short description of the task; it also names the branch when none is given"`
 	Instructions string         `json:"instructions,omitempty" jsonschema:"Detailed instructions for the agent, sent as its prompt (default: the description)"`
-	Branch       string         `json:"branch,omitempty" jsonschema:"Name of the new git branch for the task (default: sudocode/<description>-<id>); it must not exist yet"`
-	Config       map[string]any `json:"config,omitempty" jsonschema:"Agent options: model; args (extra CLI flags); permission_mode (CLAUDECODE, default acceptEdits), approval_mode (GEMINI, default yolo), sandbox (CODEX, default workspace-write), agent (OPENCODE); command (COMMAND: the argv array, which gets the instructions on stdin and in SUDOCODE_TASK_INSTRUCTIONS)"`
+	Branch       string         `json:"branch,omitempty" jsonschema:"Name of the new git branch for the task, e.g. feature/auth, or its full ref refs/heads/feature/auth (the same branch; other refs are refused); it must not exist yet (default: sudocode/<description>-<id>)"`
+	Config       map[string]any `json:"config,omitempty" jsonschema:"Agent options: model; args (extra CLI flags); permission_mode (CLAUDECODE, default acceptEdits), approval_mode (GEMINI, default yolo), sandbox (CODEX, default workspace-write), agent (OPENCODE); command (COMMAND: the argv array, which gets the instructions on stdin and in SUDOCODE_TASK_INSTRUCTIONS); pass_env (names of further server environment variables the process may see, or prefixes ending in *, e.g. [\"AWS_*\"]: an agent gets only a neutral base (PATH, HOME, LANG, TERM, proxies …) and its own CLI's credentials, COMMAND none)"`
 }
 
 // createdResult is create_task's result.

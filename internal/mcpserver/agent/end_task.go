@@ -14,10 +14,10 @@ import (
 )
 
 type endIn struct {
-	TaskID     string `json:"taskId" jsonschema:"Task identifier"`
-	Status     string `json:"status,omitempty" jsonschema:"Final status (default: completed for a waiting task, cancelled for a running one, otherwise unchanged)"`
-	Result     any    `json:"result,omitempty" jsonschema:"Result data to record (any JSON)"`
-	KeepBranch *bool  `json:"keepBranch,omitempty" jsonschema:"Keep the task's branch, with uncommitted work saved on it as a commit (default true); false deletes the branch and discards the work"`
+	TaskID     string  `json:"taskId" jsonschema:"Task identifier"`
+	Status     *string `json:"status,omitempty" jsonschema:"Final status: completed, failed or cancelled. Omitted or null: the natural one (cancelled for a running task, completed for a waiting one, otherwise unchanged)"`
+	Result     any     `json:"result,omitempty" jsonschema:"Result data to record (any JSON)"`
+	KeepBranch *bool   `json:"keepBranch,omitempty" jsonschema:"Keep the task's branch, with uncommitted work saved on it as a commit (default true); false deletes the branch and discards the work"`
 }
 
 // endResult is end_task's result.
@@ -32,19 +32,22 @@ func (h *handlers) endTask() mcpx.Tool {
 		Name:  "end_task",
 		Title: "End a task",
 		Description: "End a task: stop its agent if it runs (its whole process group), remove its worktree, and keep its branch " +
-			"(uncommitted work is committed onto it first) unless keepBranch is false. Ending an ended task changes nothing.",
+			"(uncommitted work is committed onto it first) unless keepBranch is false. Ending an ended task changes nothing. " +
+			"status is completed, failed or cancelled; omitted or null, a running task ends cancelled and a waiting one completed.",
 		InputSchema: endSchema(),
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in endIn) (*mcp.CallToolResult, error) {
 		if strings.TrimSpace(in.TaskID) == "" {
 			return invalid("taskId is required")
 		}
-		switch in.Status {
-		case "", "completed", "failed":
-		default:
-			return invalid("status must be completed or failed, not %q", in.Status)
+		end := orchestrator.EndInput{KeepBranch: in.KeepBranch == nil || *in.KeepBranch}
+		if in.Status != nil { // null is absent
+			st, err := orchestrator.ParseEndStatus(*in.Status)
+			if err != nil {
+				return failure(err)
+			}
+			end.Status = st
 		}
-		end := orchestrator.EndInput{Status: orchestrator.Status(in.Status), KeepBranch: in.KeepBranch == nil || *in.KeepBranch}
 		if in.Result != nil {
 			b, err := json.Marshal(in.Result)
 			if err != nil {
@@ -61,10 +64,17 @@ func (h *handlers) endTask() mcpx.Tool {
 }
 
 // endSchema is endIn's schema; keepBranch is a pointer only to tell
-// "absent" (true) from false, so it is published as a plain boolean.
+// "absent" (true) from false, so it is published as a plain boolean, and
+// status as a string that may be null.
 func endSchema() *jsonschema.Schema {
-	s := mcpx.Schema[endIn](map[string]any{"keepBranch": true}, map[string][]string{"status": {"completed", "failed"}})
+	statuses := make([]string, len(orchestrator.EndStatuses))
+	for i, st := range orchestrator.EndStatuses {
+		statuses[i] = string(st)
+	}
+	s := mcpx.Schema[endIn](map[string]any{"keepBranch": true}, map[string][]string{"status": statuses})
 	s.Properties["keepBranch"].Types, s.Properties["keepBranch"].Type = nil, "boolean"
+	st := s.Properties["status"]
+	st.Types, st.Type, st.Enum = []string{"null", "string"}, "", append(st.Enum, nil)
 	return s
 }
 

@@ -51,6 +51,10 @@ type branchView struct {
 }
 
 func (h *handlers) branch(ctx context.Context, name string) (branchView, error) {
+	name, err := orchestrator.BranchName(name)
+	if err != nil {
+		return branchView{}, err
+	}
 	ts, err := h.orch.List(ctx)
 	if err != nil {
 		return branchView{}, err

@@ -153,7 +153,7 @@ func TestBadInput(t *testing.T) {
 		{"create_task", "validation_error", "bad..name", map[string]any{"tool": "COMMAND", "description": "x", "branch": "bad..name", "config": cmd}},
 		{"create_task", "unavailable", "config.command", map[string]any{"tool": "COMMAND", "description": "x"}},
 		{"update_task", "validation_error", "nothing to update", map[string]any{"taskId": "nope"}},
-		{"end_task", "validation_error", "completed or failed", map[string]any{"taskId": "nope", "status": "done"}},
+		{"end_task", "validation_error", "completed, failed, cancelled", map[string]any{"taskId": "nope", "status": "done"}},
 	} {
 		r := f.call(tc.tool, tc.args)
 		if r.Status != "error" || r.Error.Type != tc.errType || !strings.Contains(r.Message, tc.want) {

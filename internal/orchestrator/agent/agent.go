@@ -65,6 +65,10 @@ type Adapter interface {
 	Invocation(spec RunSpec) (Invocation, error)
 	// NewParser returns a parser for one run's stdout.
 	NewParser() Parser
+	// Credentials are the server variables that carry this CLI's
+	// credentials and settings (names, or prefixes ending in '*'); its
+	// process inherits them and no other CLI's (see Environ).
+	Credentials() []string
 }
 
 // Parser turns a run's stdout lines into events.

@@ -14,6 +14,11 @@ type Claude struct{}
 
 func (Claude) Kind() string { return ToolClaudeCode }
 
+// Credentials: Claude Code reads ANTHROPIC_* (API key, auth token, base
+// URL, model) and CLAUDE_* (OAuth token, config dir, Bedrock/Vertex
+// switches).
+func (Claude) Credentials() []string { return []string{"ANTHROPIC_*", "CLAUDE_*"} }
+
 func (Claude) Check(RunSpec) error { return checkBinary("claude", "@anthropic-ai/claude-code") }
 
 func (Claude) Invocation(spec RunSpec) (Invocation, error) {

@@ -19,6 +19,9 @@ const EnvInstructions = "SUDOCODE_TASK_INSTRUCTIONS"
 
 func (Command) Kind() string { return ToolCommand }
 
+// Credentials: none; a command gets what its config.pass_env names.
+func (Command) Credentials() []string { return nil }
+
 func commandArgv(spec RunSpec) ([]string, error) {
 	argv, err := configStrings(spec.Config, "command")
 	if err != nil {

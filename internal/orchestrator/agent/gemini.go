@@ -19,6 +19,10 @@ type Gemini struct{}
 
 func (Gemini) Kind() string { return ToolGemini }
 
+// Credentials: Gemini CLI reads GEMINI_* and GOOGLE_* (API key, Vertex
+// project and location, application credentials).
+func (Gemini) Credentials() []string { return []string{"GEMINI_*", "GOOGLE_*"} }
+
 func (Gemini) Check(RunSpec) error { return checkBinary("gemini", "@google/gemini-cli") }
 
 func (Gemini) Invocation(spec RunSpec) (Invocation, error) {

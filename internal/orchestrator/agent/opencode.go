@@ -16,6 +16,13 @@ type OpenCode struct{}
 
 func (OpenCode) Kind() string { return ToolOpenCode }
 
+// Credentials: OpenCode reads OPENCODE_* and the keys of the model
+// providers it talks to.
+func (OpenCode) Credentials() []string {
+	return []string{"OPENCODE_*", "ANTHROPIC_*", "OPENAI_*", "GEMINI_*", "GOOGLE_*",
+		"OPENROUTER_*", "GROQ_*", "MISTRAL_*", "DEEPSEEK_*", "XAI_*"}
+}
+
 func (OpenCode) Check(RunSpec) error { return checkBinary("opencode", "opencode-ai") }
 
 func (OpenCode) Invocation(spec RunSpec) (Invocation, error) {

@@ -9,6 +9,8 @@ package valkeystore
 import (
 	"context"
 	_ "embed"
+	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,8 +52,17 @@ const scanCount = 1000
 
 // Store is a rulesets.Store on Valkey.
 type Store struct {
-	c valkey.Client
+	c       valkey.Client
+	timeout time.Duration
 }
+
+// DefaultTimeout bounds every store call: a Valkey that stopped answering
+// fails the call instead of hanging it.
+const DefaultTimeout = 5 * time.Second
+
+// dialTimeout bounds one connection attempt; a refused connection fails
+// at once whatever it is.
+const dialTimeout = 2 * time.Second
 
 var _ rulesets.Store = (*Store)(nil)
 
@@ -61,6 +72,7 @@ type Config struct {
 	Addr     string // host:port
 	Username string
 	Password string
+	Timeout  time.Duration // per store call; 0 is DefaultTimeout
 }
 
 // Open connects and checks the server answers. Its error text is the
@@ -83,17 +95,47 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Password != "" {
 		opt.Password = cfg.Password
 	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
 	opt.DisableCache = true
-	opt.ConnWriteTimeout = 10 * time.Second
+	// A read is retried once, at once, on a new connection (the one it
+	// used may have died with a restarted Valkey), never again: a down
+	// Valkey answers at once instead of at the deadline, and each call
+	// dials again, so the store recovers by itself when Valkey is back.
+	opt.RetryDelay = retryOnce
+	// Pipelined connections keep a reader running, so a connection that
+	// the server closed is noticed and replaced before the next call
+	// (writes are never retried: they must not meet a dead connection).
+	opt.AlwaysPipelining = true
+	opt.Dialer.Timeout = min(dialTimeout, cfg.Timeout)
+	opt.ConnWriteTimeout = cfg.Timeout
 	c, err := valkey.NewClient(opt)
 	if err != nil {
-		return nil, fault.Wrap(fault.Unavailable, err, "failed to connect to Valkey")
+		return nil, connectErr(err, cfg.Timeout)
 	}
+	s := &Store{c: c, timeout: cfg.Timeout}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := c.Do(ctx, c.B().Ping().Build()).Error(); err != nil {
 		c.Close()
-		return nil, fault.Wrap(fault.Unavailable, err, "failed to connect to Valkey")
+		return nil, connectErr(err, cfg.Timeout)
 	}
-	return &Store{c: c}, nil
+	return s, nil
+}
+
+// retryOnce is valkey-go's retry policy: one immediate retry, then none
+// (a negative delay stops retrying).
+func retryOnce(attempts int, _ valkey.Completed, _ error) time.Duration {
+	if attempts <= 1 {
+		return 0
+	}
+	return -1
+}
+
+// bound gives one store call its deadline.
+func (s *Store) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.timeout)
 }
 
 // Close disconnects.
@@ -104,10 +146,12 @@ func (s *Store) Close() error {
 
 // Get implements rulesets.Store.
 func (s *Store) Get(ctx context.Context, name string) (rulesets.Ruleset, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	vals, err := s.c.Do(ctx, s.c.B().Hmget().Key(KeyPrefix+name).
 		Field("description", "tags", "markdown", "created_at", "last_modified").Build()).ToArray()
 	if err != nil {
-		return rulesets.Ruleset{}, storeErr(err)
+		return rulesets.Ruleset{}, storeErr(err, s.timeout)
 	}
 	f, ok := hashFields(vals)
 	if !ok {
@@ -123,6 +167,8 @@ func (s *Store) Get(ctx context.Context, name string) (rulesets.Ruleset, error) 
 // Upsert implements rulesets.Store with one Lua script, so the check for
 // existence and the write are atomic.
 func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bool, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	args := []string{rulesets.Timestamp(now), "0", "", "0", "", "0", ""}
 	if p.Description != nil {
 		args[1], args[2] = "1", *p.Description
@@ -137,7 +183,7 @@ func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bo
 	args = append(args, rulesets.EncodeChange(created), rulesets.EncodeChange(updated), historyLen)
 	n, err := upsertScript.Exec(ctx, s.c, []string{KeyPrefix + p.Name, HistoryKey(p.Name)}, args).AsInt64()
 	if err != nil {
-		return false, storeErr(err)
+		return false, storeErr(err, s.timeout)
 	}
 	switch n {
 	case -1:
@@ -150,12 +196,14 @@ func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bo
 
 // Create implements rulesets.Store.
 func (s *Store) Create(ctx context.Context, r rulesets.Ruleset, by string) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	n, err := createScript.Exec(ctx, s.c, []string{KeyPrefix + r.Name, HistoryKey(r.Name)}, []string{
 		r.Description, rulesets.EncodeTags(r.Tags), r.Markdown, rulesets.Timestamp(r.CreatedAt), rulesets.Timestamp(r.LastModified),
 		rulesets.EncodeChange(rulesets.CreateChange(r, by)), historyLen,
 	}).AsInt64()
 	if err != nil {
-		return storeErr(err)
+		return storeErr(err, s.timeout)
 	}
 	if n == 0 {
 		return fault.New(fault.Conflict, "ruleset '%s' already exists", r.Name)
@@ -165,11 +213,13 @@ func (s *Store) Create(ctx context.Context, r rulesets.Ruleset, by string) error
 
 // Delete implements rulesets.Store.
 func (s *Store) Delete(ctx context.Context, name, by string, now time.Time) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	n, err := deleteScript.Exec(ctx, s.c, []string{KeyPrefix + name, HistoryKey(name)}, []string{
 		rulesets.EncodeChange(rulesets.DeleteChange(by, now)), historyLen,
 	}).AsInt64()
 	if err != nil {
-		return storeErr(err)
+		return storeErr(err, s.timeout)
 	}
 	if n == 0 {
 		return rulesets.NotFound(name)
@@ -179,9 +229,11 @@ func (s *Store) Delete(ctx context.Context, name, by string, now time.Time) erro
 
 // History implements rulesets.Store.
 func (s *Store) History(ctx context.Context, name string, limit int) ([]rulesets.Change, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	encs, err := s.c.Do(ctx, s.c.B().Lrange().Key(HistoryKey(name)).Start(0).Stop(int64(limit)-1).Build()).AsStrSlice()
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, storeErr(err, s.timeout)
 	}
 	out := make([]rulesets.Change, 0, len(encs))
 	for _, enc := range encs {
@@ -197,6 +249,8 @@ func (s *Store) History(ctx context.Context, name string, limit int) ([]rulesets
 // Search implements rulesets.Store: the server filters keys with SCAN MATCH,
 // then one pipelined HMGET per match fetches the summaries.
 func (s *Store) Search(ctx context.Context, pattern string) ([]rulesets.Summary, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	names, err := s.scan(ctx, KeyPrefix+EscapeGlob(pattern))
 	if err != nil {
 		return nil, err
@@ -215,7 +269,7 @@ func (s *Store) Search(ctx context.Context, pattern string) ([]rulesets.Summary,
 			if _, isReply := valkey.IsValkeyErr(err); isReply { // e.g. WRONGTYPE: a foreign key under our prefix
 				continue
 			}
-			return nil, storeErr(err)
+			return nil, storeErr(err, s.timeout)
 		}
 		f, ok := hashFields(vals)
 		if !ok {
@@ -240,6 +294,8 @@ func (s *Store) Search(ctx context.Context, pattern string) ([]rulesets.Summary,
 // matches (as a whole search does), and its keys are exact, so the walk
 // keeps the guarantee of keyset pagination (see rulesets.PageKey).
 func (s *Store) SearchPage(ctx context.Context, pattern string, after *rulesets.PageKey, limit int) (rulesets.Page, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	names, err := s.scan(ctx, KeyPrefix+EscapeGlob(pattern))
 	if err != nil || len(names) == 0 {
 		return rulesets.Page{Items: []rulesets.Summary{}}, err
@@ -258,7 +314,7 @@ func (s *Store) SearchPage(ctx context.Context, pattern string, after *rulesets.
 			if _, isReply := valkey.IsValkeyErr(err); isReply { // a foreign key under our prefix
 				continue
 			}
-			return rulesets.Page{}, storeErr(err)
+			return rulesets.Page{}, storeErr(err, s.timeout)
 		}
 		t, err := rulesets.ParseTimestamp(raw)
 		if err != nil {
@@ -286,7 +342,7 @@ func (s *Store) SearchPage(ctx context.Context, pattern string, after *rulesets.
 			if _, isReply := valkey.IsValkeyErr(err); isReply {
 				continue
 			}
-			return rulesets.Page{}, storeErr(err)
+			return rulesets.Page{}, storeErr(err, s.timeout)
 		}
 		f, ok := hashFields(vals)
 		if !ok {
@@ -303,6 +359,8 @@ func (s *Store) SearchPage(ctx context.Context, pattern string, after *rulesets.
 
 // Names implements rulesets.Store.
 func (s *Store) Names(ctx context.Context) ([]string, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	return s.scan(ctx, KeyPrefix+"*")
 }
 
@@ -315,7 +373,7 @@ func (s *Store) scan(ctx context.Context, match string) ([]string, error) {
 		for {
 			e, err := node.Do(ctx, node.B().Scan().Cursor(cursor).Match(match).Count(scanCount).Build()).AsScanEntry()
 			if err != nil {
-				return nil, storeErr(err)
+				return nil, storeErr(err, s.timeout)
 			}
 			for _, k := range e.Elements {
 				name := strings.TrimPrefix(k, KeyPrefix)
@@ -361,6 +419,21 @@ func hashFields(vals []valkey.ValkeyMessage) (f []string, ok bool) {
 	return f, ok
 }
 
-func storeErr(err error) error {
-	return fault.Wrap(fault.Unavailable, err, "Valkey")
+// storeErr is a failed call's error. A reply error (the server answered)
+// names Valkey; anything else means Valkey could not be reached or did
+// not answer, which is the specification's connection error.
+func storeErr(err error, timeout time.Duration) error {
+	if _, isReply := valkey.IsValkeyErr(err); isReply {
+		return fault.Wrap(fault.Unavailable, err, "Valkey")
+	}
+	return connectErr(err, timeout)
+}
+
+// connectErr is the specification's "failed to connect to Valkey: …".
+func connectErr(err error, timeout time.Duration) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer within %v", timeout)
+	}
+	return fault.Wrap(fault.Unavailable, err, "failed to connect to Valkey").
+		WithHint("check that Valkey runs and VALKEY_HOST/VALKEY_PORT (or VALKEY_URL) point at it; the server reconnects by itself")
 }

@@ -460,16 +460,16 @@ func TestSensitiveEnv(t *testing.T) {
 func TestLoaderKey(t *testing.T) {
 	for _, k := range []string{"LD_PRELOAD", "ld_preload", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_X", "BASH_ENV", "ENV", "PYTHONPATH",
 		"PYTHONSTARTUP", "RUBYLIB", "RUBYOPT", "PERL5OPT", "NODE_OPTIONS", "LD_AUDIT", "BASH_FUNC_x%%"} {
-		if !LoaderKey(k) {
+		if !workspace.LoaderKey(k) {
 			t.Errorf("LoaderKey(%q) = false", k)
 		}
 	}
 	for _, k := range []string{"PATH", "LANG", "LC_ALL", "HOME", "ENVIRONMENT", "NODE_ENV", "PYTHONUNBUFFERED", "LD", "GOPATH"} {
-		if LoaderKey(k) {
+		if workspace.LoaderKey(k) {
 			t.Errorf("LoaderKey(%q) = true", k)
 		}
 	}
-	if !SensitiveEnv("X", "ghp_abcdefghijklmnopqrstuvwxyz0123456789") || !SensitiveEnv("API_KEY", "") || SensitiveEnv("FOO", "bar") {
+	if !workspace.SensitiveEnv("X", "ghp_abcdefghijklmnopqrstuvwxyz0123456789") || !workspace.SensitiveEnv("API_KEY", "") || workspace.SensitiveEnv("FOO", "bar") {
 		t.Error("SensitiveEnv")
 	}
 }

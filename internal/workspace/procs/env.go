@@ -11,17 +11,6 @@ import (
 // inherited are the only server variables a command sees (§5.5).
 var inherited = []string{"PATH", "LANG", "LC_ALL"}
 
-// loaderKeys inject code into whatever starts next; never passed outside
-// dangerous mode.
-var loaderKeys = []string{"LD_PRELOAD", "LD_LIBRARY_PATH", "BASH_ENV", "ENV", "PYTHONPATH", "PYTHONSTARTUP",
-	"RUBYLIB", "RUBYOPT", "PERL5OPT", "NODE_OPTIONS"}
-
-// LoaderKey reports whether an environment variable name is a loader or
-// startup injection key (LD_PRELOAD, DYLD_*, BASH_ENV, …).
-func LoaderKey(name string) bool {
-	return slices.Contains(loaderKeys, name) || strings.HasPrefix(name, "DYLD_")
-}
-
 // environ is a command's environment: PATH, LANG and LC_ALL from the
 // server, HOME and TMPDIR the workspace's private ones, the variables
 // the toolchains on PATH need to find themselves (PYENV_ROOT, …), then
@@ -50,7 +39,7 @@ func environ(home, tmp string, tools map[string]string, caller map[string]string
 		vars[k] = v
 	}
 	for k, v := range vars {
-		if !dangerous && (workspace.SensitiveKey(k) || LoaderKey(k) || workspace.SecretValue(v)) {
+		if !dangerous && workspace.SensitiveEnv(k, v) {
 			delete(vars, k)
 			dropped = append(dropped, k)
 		}

@@ -728,3 +728,18 @@ func TestEnvironFilter(t *testing.T) {
 		t.Fatalf("%v %v", env, warns)
 	}
 }
+
+// The launcher drops start-up hooks and secret names again, whatever their
+// case, even when the policy was not asked; dangerous mode passes them.
+func TestEnvironDropsStartupKeys(t *testing.T) {
+	get := func(k string) (string, bool) { v, ok := map[string]string{"PATH": "/bin"}[k]; return v, ok }
+	caller := map[string]string{"GCONV_PATH": "/x", "git_ssh_command": "evil", "NODE_PATH": "/x", "JAVA_TOOL_OPTIONS": "-javaagent:x",
+		"github_token": "t", "GIT_AUTHOR_NAME": "A"}
+	env, _ := environ("/s/home", "/s/tmp", nil, caller, false, get)
+	if want := []string{"GIT_AUTHOR_NAME=A", "HOME=/s/home", "PATH=/bin", "TMPDIR=/s/tmp"}; !slices.Equal(env, want) {
+		t.Fatalf("env %v, want %v", env, want)
+	}
+	if env, _ := environ("/s/home", "/s/tmp", nil, caller, true, get); len(env) != len(caller)+3 {
+		t.Fatalf("dangerous mode: %v", env)
+	}
+}
