@@ -36,6 +36,8 @@ type Options struct {
 	Binary string
 	// Stdin is git's standard input (nil: empty).
 	Stdin io.Reader
+	// NoFilters are filter drivers to switch off (see Filters).
+	NoFilters []string
 }
 
 // DefaultTimeout bounds a git process whose caller sets no timeout.
@@ -109,6 +111,7 @@ func Run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args
 	if err != nil {
 		return err
 	}
+	env = append(env, noFilters(o.NoFilters)...)
 	name := o.Binary
 	if name == "" {
 		name = "git"
