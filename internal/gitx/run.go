@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -138,7 +139,7 @@ func Run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args
 				return deadline(ctx, tctx, err, args, timeout)
 			}
 		}
-		p := policy(repo, bin, o.Writable)
+		p := policy(repo, bin, append(o.Writable, indexDirs(o.Env)...))
 		pol = &p
 	}
 	cmd := exec.CommandContext(tctx, bin, full...)
@@ -252,3 +253,14 @@ func (w *capWriter) Write(p []byte) (int, error) {
 }
 
 func (w *capWriter) String() string { return w.buf.String() }
+
+// indexDirs is the directory of a GIT_INDEX_FILE the caller names: git
+// writes that index (and its lock beside it).
+func indexDirs(env []string) []string {
+	for _, kv := range env {
+		if f, ok := strings.CutPrefix(kv, "GIT_INDEX_FILE="); ok && filepath.IsAbs(f) {
+			return []string{filepath.Dir(f)}
+		}
+	}
+	return nil
+}
