@@ -11,7 +11,7 @@ import (
 
 // plainGit runs the user's git, unhardened, for a test's set-up and for
 // the control runs that show a hostile configuration really fires.
-func plainGit(t *testing.T, dir string, args ...string) (string, error) {
+func plainGit(t testing.TB, dir string, args ...string) (string, error) {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com",
 		"-c", "init.defaultBranch=main", "-c", "commit.gpgSign=false"}, args...)...)
@@ -21,7 +21,7 @@ func plainGit(t *testing.T, dir string, args ...string) (string, error) {
 	return string(out), err
 }
 
-func mustGit(t *testing.T, dir string, args ...string) string {
+func mustGit(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	out, err := plainGit(t, dir, args...)
 	if err != nil {
@@ -32,7 +32,7 @@ func mustGit(t *testing.T, dir string, args ...string) string {
 
 // newRepo makes a repository with one commit of a.txt, its path
 // canonical.
-func newRepo(t *testing.T) string {
+func newRepo(t testing.TB) string {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -45,7 +45,7 @@ func newRepo(t *testing.T) string {
 	return dir
 }
 
-func write(t *testing.T, path, content string) {
+func write(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func control(t *testing.T, repo, marker string, args ...string) {
 	os.Remove(marker)
 }
 
-func run(t *testing.T, o Options, args ...string) (string, error) {
+func gitOut(t *testing.T, o Options, args ...string) (string, error) {
 	t.Helper()
 	out, err := Output(context.Background(), o, 1<<20, args...)
 	return string(out), err

@@ -17,7 +17,7 @@ func TestFsmonitorNotRun(t *testing.T) {
 	mustGit(t, repo, "config", "core.fsmonitor", script)
 	control(t, repo, marker, "status")
 	for _, args := range [][]string{{"status", "--porcelain"}, {"diff"}, {"update-index", "-q", "--refresh"}, {"ls-files", "-m"}} {
-		if _, err := run(t, Options{Dir: repo, Locks: args[0] == "update-index"}, args...); err != nil {
+		if _, err := gitOut(t, Options{Dir: repo, Locks: args[0] == "update-index"}, args...); err != nil {
 			t.Fatal(err)
 		}
 		if exists(marker) {
@@ -34,10 +34,10 @@ func TestHooksNotRun(t *testing.T) {
 	mustGit(t, repo, "config", "core.hooksPath", hooks)
 	control(t, repo, marker, "switch", "-q", "-c", "control")
 	os.Remove(filepath.Join(repo, ".git", "markers", "reference-transaction"))
-	if _, err := run(t, Options{Dir: repo, Locks: true}, "switch", "-q", "-c", "other"); err != nil {
+	if _, err := gitOut(t, Options{Dir: repo, Locks: true}, "switch", "-q", "-c", "other"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := run(t, Options{Dir: repo, Locks: true}, "update-ref", "refs/heads/third", "HEAD"); err != nil {
+	if _, err := gitOut(t, Options{Dir: repo, Locks: true}, "update-ref", "refs/heads/third", "HEAD"); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range []string{marker, filepath.Join(repo, ".git", "markers", "reference-transaction")} {
@@ -51,7 +51,7 @@ func TestHooksNotRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustGit(t, repo, "config", "--unset", "core.hooksPath")
-	if _, err := run(t, Options{Dir: repo, Locks: true}, "switch", "-q", "main"); err != nil {
+	if _, err := gitOut(t, Options{Dir: repo, Locks: true}, "switch", "-q", "main"); err != nil {
 		t.Fatal(err)
 	}
 	if exists(marker) {
@@ -71,7 +71,7 @@ func TestPagerAndEditorNotRun(t *testing.T) {
 	t.Setenv("PAGER", script)
 	t.Setenv("GIT_EDITOR", script)
 	for v, want := range map[string]string{"GIT_PAGER": "cat", "GIT_EDITOR": "true"} {
-		out, err := run(t, Options{Dir: repo}, "var", v)
+		out, err := gitOut(t, Options{Dir: repo}, "var", v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func TestExternalDiffAndTextconvNotRun(t *testing.T) {
 	control(t, repo, extMarker, "diff", "--", "a.txt")
 	os.Remove(convMarker)
 	for _, args := range [][]string{{"diff"}, {"diff", "--stat"}, {"log", "-p"}, {"show"}, {"diff", "HEAD"}} {
-		out, err := run(t, Options{Dir: repo}, args...)
+		out, err := gitOut(t, Options{Dir: repo}, args...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,10 +123,10 @@ func TestTransportHelpersNotRun(t *testing.T) {
 	mustGit(t, repo, "config", "credential.helper", "!"+cred)
 	mustGit(t, repo, "remote", "add", "origin", "ssh://example.invalid/repo.git")
 	control(t, repo, sshMarker, "fetch", "origin")
-	if _, err := run(t, Options{Dir: repo, Locks: true}, "fetch", "origin"); err == nil {
+	if _, err := gitOut(t, Options{Dir: repo, Locks: true}, "fetch", "origin"); err == nil {
 		t.Fatal("fetch succeeded")
 	}
-	if _, err := run(t, Options{Dir: repo}, "ls-remote", "origin"); err == nil {
+	if _, err := gitOut(t, Options{Dir: repo}, "ls-remote", "origin"); err == nil {
 		t.Fatal("ls-remote succeeded")
 	}
 	if exists(sshMarker) {
@@ -137,7 +137,7 @@ func TestTransportHelpersNotRun(t *testing.T) {
 		t.Fatalf("control: plain git credential fill ran no helper: %s", out)
 	}
 	os.Remove(credMarker)
-	run(t, Options{Dir: repo, Stdin: strings.NewReader(fill)}, "credential", "fill")
+	gitOut(t, Options{Dir: repo, Stdin: strings.NewReader(fill)}, "credential", "fill")
 	if exists(credMarker) {
 		t.Fatal("credential.helper ran")
 	}
@@ -150,12 +150,12 @@ func TestSigningProgramNotRun(t *testing.T) {
 	mustGit(t, repo, "config", "commit.gpgSign", "true")
 	mustGit(t, repo, "config", "log.showSignature", "true")
 	control(t, repo, marker, "-c", "commit.gpgSign=true", "commit", "-q", "--allow-empty", "-m", "signed")
-	_, err := run(t, Options{Dir: repo, Locks: true, Env: []string{"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com",
+	_, err := gitOut(t, Options{Dir: repo, Locks: true, Env: []string{"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com",
 		"GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com"}}, "commit", "-q", "--allow-empty", "-m", "unsigned")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := run(t, Options{Dir: repo}, "log", "-1"); err != nil {
+	if _, err := gitOut(t, Options{Dir: repo}, "log", "-1"); err != nil {
 		t.Fatal(err)
 	}
 	if exists(marker) {
@@ -174,17 +174,17 @@ func TestServerEnvironmentIgnored(t *testing.T) {
 	t.Setenv("GIT_CONFIG_KEY_0", "core.fsmonitor")
 	t.Setenv("GIT_CONFIG_VALUE_0", script)
 	write(t, filepath.Join(repo, "a.txt"), "mine\n")
-	out, err := run(t, Options{Dir: repo}, "status", "--porcelain")
+	out, err := gitOut(t, Options{Dir: repo}, "status", "--porcelain")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out, "a.txt") || exists(marker) {
 		t.Fatalf("status %q (marker %v): the server's GIT_* variables were used", out, exists(marker))
 	}
-	if _, err := run(t, Options{Dir: repo, Env: []string{"GIT_DIR=" + other}}, "status"); err == nil {
+	if _, err := gitOut(t, Options{Dir: repo, Env: []string{"GIT_DIR=" + other}}, "status"); err == nil {
 		t.Fatal("a caller's GIT_DIR was accepted")
 	}
-	if _, err := run(t, Options{Dir: repo}, "-c", "core.fsmonitor="+script, "status"); err == nil {
+	if _, err := gitOut(t, Options{Dir: repo}, "-c", "core.fsmonitor="+script, "status"); err == nil {
 		t.Fatal("a caller's global option was accepted")
 	}
 }
@@ -194,7 +194,7 @@ func TestWorktreeElsewhereRefused(t *testing.T) {
 	elsewhere := t.TempDir()
 	write(t, filepath.Join(elsewhere, "secret.txt"), "s\n")
 	mustGit(t, repo, "config", "core.worktree", elsewhere)
-	out, err := run(t, Options{Dir: repo}, "status", "--porcelain", "--untracked-files=all")
+	out, err := gitOut(t, Options{Dir: repo}, "status", "--porcelain", "--untracked-files=all")
 	if err == nil || strings.Contains(out, "secret") {
 		t.Fatalf("git status ran in core.worktree %s: %q %v", elsewhere, out, err)
 	}

@@ -104,6 +104,11 @@ func Output(ctx context.Context, o Options, limit int, args ...string) ([]byte, 
 // Errors: *NotFoundError, *ExitError, *TimeoutError, context.Canceled, or
 // another error when git could not run.
 func Run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args ...string) error {
+	return run(ctx, o, consume, args, len(args) > 0 && !unsandboxed[args[0]])
+}
+
+// run is Run, sandboxed or not.
+func run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args []string, sandboxed bool) error {
 	full, err := argv(args, o.Locks)
 	if err != nil {
 		return err
@@ -128,7 +133,7 @@ func Run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var pol *sandbox.Policy
-	if !unsandboxed[args[0]] {
+	if sandboxed {
 		repo := o.Repo
 		if repo == nil {
 			if repo, err = Discover(tctx, o); err != nil {

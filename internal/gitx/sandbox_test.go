@@ -3,6 +3,7 @@ package gitx
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +32,7 @@ func TestFilterConfinedToRepository(t *testing.T) {
 			control(t, repo, escaped, "diff", "--", "a.txt")
 			os.Remove(ran)
 			for _, args := range [][]string{{"diff"}, {"status", "--porcelain"}, {"add", "-A"}} {
-				if _, err := run(t, Options{Dir: repo, Locks: args[0] == "add"}, args...); err != nil {
+				if _, err := gitOut(t, Options{Dir: repo, Locks: args[0] == "add"}, args...); err != nil {
 					t.Fatal(err)
 				}
 				if exists(escaped) {
@@ -48,13 +49,13 @@ func TestFilterConfinedToRepository(t *testing.T) {
 // A git killed at its deadline takes what it started with it.
 func TestTimeoutEndsDescendants(t *testing.T) {
 	repo := newRepo(t)
-	tag := "4242.5" + filepath.Base(repo)[:3]
+	tag := fmt.Sprintf("4242.%d", time.Now().UnixNano()%1e9) // unique to this run
 	script, _ := trap(t, repo, "slow", "sleep "+tag+" &\nsleep "+tag+"\n")
 	mustGit(t, repo, "config", "filter.slow.clean", script)
 	write(t, filepath.Join(repo, ".gitattributes"), "*.txt filter=slow\n")
 	write(t, filepath.Join(repo, "a.txt"), "changed\n")
 	start := time.Now()
-	_, err := run(t, Options{Dir: repo, Timeout: time.Second}, "diff")
+	_, err := gitOut(t, Options{Dir: repo, Timeout: time.Second}, "diff")
 	var te *TimeoutError
 	if !errors.As(err, &te) {
 		t.Fatalf("error %v, want a timeout", err)

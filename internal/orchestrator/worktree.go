@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/gitx"
@@ -48,7 +49,12 @@ func gitWriting(ctx context.Context, dir string, dirs []string, args ...string) 
 	return runGit(ctx, gitx.Options{Dir: dir, Writable: dirs, Locks: true}, args...)
 }
 
+// gitTimeout bounds one git process: checking out or saving a large
+// worktree takes long, a hung one must not hold the lock for ever.
+const gitTimeout = 10 * time.Minute
+
 func runGit(ctx context.Context, o gitx.Options, args ...string) (string, error) {
+	o.Timeout = gitTimeout
 	out, err := gitx.Output(ctx, o, 64<<20, args...)
 	if err != nil {
 		msg := err.Error()
