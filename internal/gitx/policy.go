@@ -34,6 +34,7 @@ func policy(r *Repo, bin string, writable []string) sandbox.Policy {
 	p.ReadExec = append(p.ReadExec, bin)
 	p.ReadOnly = append(p.ReadOnly, sandbox.SystemReadFiles...)
 	p.ReadOnly = append(p.ReadOnly, globalConfigFiles(home)...)
+	p.ReadOnly = append(p.ReadOnly, userConfigFiles(home)...)
 	return p
 }
 
