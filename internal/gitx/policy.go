@@ -3,6 +3,7 @@ package gitx
 import (
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/sudocode/sudocode/internal/sandbox"
 )
@@ -26,7 +27,7 @@ func policy(r *Repo, bin string, writable []string) sandbox.Policy {
 	home, _ := os.UserHomeDir()
 	p := sandbox.Policy{
 		Landlock:  true,
-		Full:      append([]string{r.Top, r.GitDir, r.CommonDir}, writable...),
+		Full:      slices.Concat([]string{r.Top, r.GitDir, r.CommonDir}, writable),
 		ReadWrite: sandbox.SystemDevices,
 	}
 	p.ReadExec = append(p.ReadExec, sandbox.SystemReadExec...)

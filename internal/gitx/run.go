@@ -9,6 +9,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -144,7 +145,7 @@ func run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args
 				return deadline(ctx, tctx, err, args, timeout)
 			}
 		}
-		p := policy(repo, bin, append(o.Writable, indexDirs(o.Env)...))
+		p := policy(repo, bin, slices.Concat(o.Writable, indexDirs(o.Env)))
 		pol = &p
 	}
 	cmd := exec.CommandContext(tctx, bin, full...)
