@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/sudocode/sudocode/internal/sandbox"
 )
@@ -52,4 +53,15 @@ func globalConfigFiles(home string) []string {
 		out = append(out, filepath.Join(home, ".config", "git"))
 	}
 	return out
+}
+
+// indexDirs is the directory of a GIT_INDEX_FILE the caller names: git
+// writes that index (and its lock beside it).
+func indexDirs(env []string) []string {
+	for _, kv := range env {
+		if f, ok := strings.CutPrefix(kv, "GIT_INDEX_FILE="); ok && filepath.IsAbs(f) {
+			return []string{filepath.Dir(f)}
+		}
+	}
+	return nil
 }

@@ -2,15 +2,12 @@ package gitx
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os/exec"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/sandbox"
@@ -50,38 +47,6 @@ const stderrLimit = 16 << 10 // stderr kept for error messages
 // ErrEnough, returned by a consumer, stops git: the caller has read all
 // it needs; the process is killed and its exit status ignored.
 var ErrEnough = errors.New("enough git output")
-
-// NotFoundError is a git binary that is not installed or not on PATH.
-type NotFoundError struct{ Binary string }
-
-func (e *NotFoundError) Error() string {
-	return "git binary not found: " + e.Binary + " is not installed or not on PATH"
-}
-
-// ExitError is a git process that ran and failed.
-type ExitError struct {
-	Args   []string // the caller's arguments, subcommand first
-	Code   int
-	Stderr string
-}
-
-func (e *ExitError) Error() string {
-	msg := strings.TrimSpace(e.Stderr)
-	if msg == "" {
-		msg = fmt.Sprintf("exit status %d", e.Code)
-	}
-	return "git " + strings.Join(e.Args, " ") + ": " + msg
-}
-
-// TimeoutError is a git process killed at its deadline.
-type TimeoutError struct {
-	Args    []string
-	Timeout time.Duration
-}
-
-func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("git %s timed out after %s", first(e.Args), e.Timeout)
-}
 
 // Output runs git and returns its stdout, which must fit in limit bytes.
 func Output(ctx context.Context, o Options, limit int, args ...string) ([]byte, error) {
@@ -211,62 +176,4 @@ func deadline(ctx, tctx context.Context, err error, args []string, timeout time.
 		return &TimeoutError{Args: args, Timeout: timeout}
 	}
 	return err
-}
-
-// process is a git process, plain or under the sandbox's helper.
-type process struct {
-	cmd *exec.Cmd
-	sb  *sandbox.Cmd
-}
-
-func (p process) start() error {
-	if p.sb != nil {
-		return p.sb.Start()
-	}
-	return p.cmd.Start()
-}
-
-func (p process) wait() error {
-	if p.sb != nil {
-		return p.sb.Wait()
-	}
-	return p.cmd.Wait()
-}
-
-// exitCode is the exit code of a git that exited on its own.
-func (p process) exitCode() (int, bool) {
-	if p.sb != nil {
-		code, sig := p.sb.ExitStatus()
-		return code, sig == 0 && code >= 0
-	}
-	if st := p.cmd.ProcessState; st != nil && st.Exited() {
-		return st.ExitCode(), true
-	}
-	return 0, false
-}
-
-// capWriter keeps the first limit bytes written to it.
-type capWriter struct {
-	limit int
-	buf   bytes.Buffer
-}
-
-func (w *capWriter) Write(p []byte) (int, error) {
-	if room := w.limit - w.buf.Len(); room > 0 {
-		w.buf.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func (w *capWriter) String() string { return w.buf.String() }
-
-// indexDirs is the directory of a GIT_INDEX_FILE the caller names: git
-// writes that index (and its lock beside it).
-func indexDirs(env []string) []string {
-	for _, kv := range env {
-		if f, ok := strings.CutPrefix(kv, "GIT_INDEX_FILE="); ok && filepath.IsAbs(f) {
-			return []string{filepath.Dir(f)}
-		}
-	}
-	return nil
 }
