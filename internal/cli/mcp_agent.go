@@ -5,9 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -99,13 +97,12 @@ func openOrchestrator(ctx context.Context, dir, dataDir string) (o *orchestrator
 	return orchestrator.Open(ctx, dir, dataDir, actor())
 }
 
-// defaultAgentData is <git common dir>/sudocode, or outside a repository
+// defaultAgentData is orchestrator.DataDir (where sudocode serve keeps the
+// same repository's tasks), or outside a repository
 // a directory in the user cache named after dir.
 func defaultAgentData(ctx context.Context, dir string) string {
-	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--path-format=absolute", "--git-common-dir")
-	cmd.Dir = dir
-	if out, err := cmd.Output(); err == nil {
-		return filepath.Join(strings.TrimSpace(string(out)), "sudocode")
+	if data, err := orchestrator.DataDir(ctx, dir); err == nil {
+		return data
 	}
 	base, err := os.UserCacheDir()
 	if err != nil {

@@ -1,10 +1,8 @@
 package gitx
 
 import (
-	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"strings"
 )
 
@@ -13,18 +11,9 @@ import (
 // git is missing. No repository is involved: git runs in / with the
 // system configuration off, so nothing a repository controls is read.
 func GlobalConfig(ctx context.Context, key string) string {
-	cmd := exec.CommandContext(ctx, "git", "config", "--global", "--get", "--", key)
-	cmd.Dir = "/"
-	cmd.Env = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C"}
-	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME"} {
-		if v, ok := os.LookupEnv(k); ok {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
-	}
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	if cmd.Run() != nil {
+	out, err := Output(ctx, Options{Dir: string(os.PathSeparator)}, 1<<16, "config", "--global", "--get", "--", key)
+	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(out.String())
+	return strings.TrimSpace(string(out))
 }

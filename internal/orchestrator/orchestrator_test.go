@@ -83,12 +83,24 @@ func run1(t *testing.T, dir string, name string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	cmd.Env = gitEnv()
+	cmd.Env = testEnv()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// testEnv is the test's environment without the variables that would
+// point git at another repository.
+func testEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "GIT_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
 }
 
 // newRepo makes a git repository with one commit on main.

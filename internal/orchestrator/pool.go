@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/gitx"
 )
 
 // pool keeps one worktree checked out ahead of time, detached at HEAD, so
@@ -216,7 +218,7 @@ func (w *Worktrees) addDetached(ctx context.Context, id string) (pooled, error) 
 		w.mu.Unlock()
 		return pooled{}, err
 	}
-	if _, err := git(ctx, w.repo, "worktree", "add", "--detach", "--no-checkout", path, ri.head); err != nil {
+	if _, err := gitWriting(ctx, w.repo, []string{dir}, "worktree", "add", "--detach", "--no-checkout", path, ri.head); err != nil {
 		w.unregister(context.WithoutCancel(ctx), path)
 		w.mu.Unlock()
 		return pooled{}, err
@@ -256,7 +258,7 @@ func (w *Worktrees) claim(ctx context.Context, p pooled, branch string) (base st
 	// read without the lock, while the branch is checked.
 	intact := make(chan bool, 1)
 	go func() {
-		st, err := git(ctx, p.path, "--no-optional-locks", "status", "--porcelain=v2", "--branch")
+		st, err := runGit(ctx, gitx.Options{Dir: p.path}, "status", "--porcelain=v2", "--branch")
 		intact <- err == nil && pooledIntact(st, p.head)
 	}()
 	w.mu.Lock()

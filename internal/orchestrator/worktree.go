@@ -1,17 +1,17 @@
 package orchestrator
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/gitx"
 )
 
 // Worktrees creates and removes the task worktrees of one git repository.
@@ -31,43 +31,40 @@ func NewWorktrees(repo, dir string) *Worktrees {
 	return &Worktrees{repo: repo, dir: dir}
 }
 
-// gitEnv is the environment for git commands: the server's, minus
-// variables that would point git at another repository or index.
-func gitEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
-}
-
-// git runs git in dir and returns its trimmed stdout; a failure's error
+// git runs git in dir (through gitx: hardened, and sandboxed where it
+// touches a work tree) and returns its trimmed stdout; a failure's error
 // carries git's stderr.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	return gitWith(ctx, dir, nil, args...)
+	return runGit(ctx, gitx.Options{Dir: dir, Locks: true}, args...)
 }
 
-// gitWith is git with extra environment variables (they win over the
-// server's).
+// gitWith is git with explicit variables (GIT_INDEX_FILE, an identity).
 func gitWith(ctx context.Context, dir string, env []string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(gitEnv(), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = err.Error()
+	return runGit(ctx, gitx.Options{Dir: dir, Env: env, Locks: true}, args...)
+}
+
+// gitWriting is git that may also write below dirs (where worktrees are
+// added and removed).
+func gitWriting(ctx context.Context, dir string, dirs []string, args ...string) (string, error) {
+	return runGit(ctx, gitx.Options{Dir: dir, Writable: dirs, Locks: true}, args...)
+}
+
+// gitTimeout bounds one git process: checking out or saving a large
+// worktree takes long, a hung one must not hold the lock for ever.
+const gitTimeout = 10 * time.Minute
+
+func runGit(ctx context.Context, o gitx.Options, args ...string) (string, error) {
+	o.Timeout = gitTimeout
+	out, err := gitx.Output(ctx, o, 64<<20, args...)
+	if err != nil {
+		msg := err.Error()
+		var ee *gitx.ExitError
+		if errors.As(err, &ee) && strings.TrimSpace(ee.Stderr) != "" {
+			msg = strings.TrimSpace(ee.Stderr)
 		}
-		return strings.TrimSpace(out.String()), &gitError{args: args, msg: msg, err: err}
+		return strings.TrimSpace(string(out)), &gitError{args: args, msg: msg, err: err}
 	}
-	return strings.TrimSpace(out.String()), nil
+	return strings.TrimSpace(string(out)), nil
 }
 
 type gitError struct {
@@ -171,7 +168,7 @@ func (w *Worktrees) Add(ctx context.Context, id, branch string) (path, base stri
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", fault.Wrap(fault.Unavailable, err, "failed to create the worktree directory")
 	}
-	if _, err := git(ctx, w.repo, "worktree", "add", "-b", branch, path, ri.head); err != nil {
+	if _, err := gitWriting(ctx, w.repo, []string{dir}, "worktree", "add", "-b", branch, path, ri.head); err != nil {
 		// A failed add -b can leave the new branch and a partial directory.
 		w.unregister(context.WithoutCancel(ctx), path)
 		_, _ = git(context.WithoutCancel(ctx), w.repo, "branch", "-D", branch)
@@ -183,7 +180,7 @@ func (w *Worktrees) Add(ctx context.Context, id, branch string) (path, base stri
 // unregister removes the worktree at path, whatever state it is in
 // (registered or not, complete or not). The caller holds w.mu.
 func (w *Worktrees) unregister(ctx context.Context, path string) {
-	_, _ = git(ctx, w.repo, "worktree", "remove", "--force", "--force", path)
+	_, _ = gitWriting(ctx, w.repo, []string{filepath.Dir(path)}, "worktree", "remove", "--force", "--force", path)
 	_ = os.RemoveAll(path)
 	_, _ = git(ctx, w.repo, "worktree", "prune")
 }
@@ -202,7 +199,7 @@ func (w *Worktrees) removeTree(ctx context.Context, path string) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, err := git(ctx, w.repo, "worktree", "remove", "--force", "--force", path); err != nil {
+	if _, err := gitWriting(ctx, w.repo, []string{filepath.Dir(path)}, "worktree", "remove", "--force", "--force", path); err != nil {
 		// Last resort for a broken worktree: it holds only the task's files.
 		if err2 := os.RemoveAll(path); err2 != nil {
 			return fault.Wrap(fault.Internal, err, "failed to remove the task worktree")
@@ -244,7 +241,7 @@ func (w *Worktrees) Remove(ctx context.Context, id, path, branch string, keepBra
 					return r, err
 				}
 				r.SavedCommit = sha
-			} else if st, err := git(ctx, path, "--no-optional-locks", "status", "--porcelain"); err == nil && st != "" {
+			} else if st, err := runGit(ctx, gitx.Options{Dir: path}, "status", "--porcelain"); err == nil && st != "" {
 				r.Discarded = strings.Split(st, "\n")
 			}
 			if err := w.removeTree(ctx, path); err != nil {
@@ -295,8 +292,7 @@ func (w *Worktrees) save(ctx context.Context, id, path, branch string) (string, 
 		return "", nil
 	}
 	msg := "sudocode: save uncommitted work of task " + id
-	sha, err := gitWith(ctx, path, saveIdent, "-c", "user.name=sudocode", "-c", "user.email=sudocode@localhost",
-		"commit-tree", "--no-gpg-sign", tree, "-p", parent, "-m", msg)
+	sha, err := gitWith(ctx, path, saveIdent, "commit-tree", "--no-gpg-sign", tree, "-p", parent, "-m", msg)
 	if err != nil {
 		return "", fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
 	}

@@ -9,12 +9,9 @@ package serve
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -272,61 +269,20 @@ func at(path string, h http.Handler) http.Handler {
 }
 
 // OpenTasks opens the orchestrator of the git repository containing dir,
-// with its store in <git common dir>/sudocode. Outside a git repository it
+// with its store in orchestrator.DataDir. Outside a git repository it
 // returns nil and the reason.
 func OpenTasks(ctx context.Context, dir, actor string) (*orchestrator.Orchestrator, func(), string) {
-	common, err := GitCommonDir(ctx, dir)
+	ctx2, cancel := context.WithTimeout(ctx, 10*time.Second)
+	data, err := orchestrator.DataDir(ctx2, dir)
+	cancel()
 	if err != nil {
 		return nil, nil, err.Error()
 	}
-	o, closeFn, err := orchestrator.Open(ctx, dir, filepath.Join(common, "sudocode"), actor)
+	o, closeFn, err := orchestrator.Open(ctx, dir, data, actor)
 	if err != nil {
 		return nil, nil, err.Error()
 	}
 	return o, closeFn, ""
-}
-
-// GitCommonDir is `git rev-parse --git-common-dir` in dir, made absolute:
-// the .git directory shared by every worktree of the repository.
-func GitCommonDir(ctx context.Context, dir string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--git-common-dir")
-	cmd.Dir = dir
-	cmd.Env = gitEnv()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		if strings.Contains(msg, "not a git repository") {
-			return "", fmt.Errorf("%s is not in a git repository (tasks need one: run `git init`)", dir)
-		}
-		return "", fmt.Errorf("git rev-parse --git-common-dir in %s: %s", dir, msg)
-	}
-	common := strings.TrimSpace(string(out))
-	if !filepath.IsAbs(common) {
-		common = filepath.Join(dir, common)
-	}
-	return filepath.Clean(common), nil
-}
-
-// gitEnv is the server's environment without the variables that would
-// point git at another repository.
-func gitEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1")
 }
 
 // notifyingStore reports every successful change of the ruleset library.

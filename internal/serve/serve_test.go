@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets/sqlitestore"
 	"github.com/sudocode/sudocode/internal/serve"
 	"github.com/sudocode/sudocode/internal/tracker/store"
@@ -300,14 +301,19 @@ func TestRulesetChangesArePushed(t *testing.T) {
 	}
 }
 
-func TestGitCommonDir(t *testing.T) {
+// The task store is found the same way by sudocode serve and sudocode mcp
+// agent: from a subdirectory, and whatever GIT_DIR says in the server's
+// environment.
+func TestTaskDataDir(t *testing.T) {
 	dir := project(t)
 	sub := filepath.Join(dir, "sub")
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	got, err := serve.GitCommonDir(context.Background(), sub)
-	if err != nil || got != filepath.Join(dir, ".git") {
-		t.Errorf("GitCommonDir(sub) = %q, %v; want %s", got, err, filepath.Join(dir, ".git"))
+	t.Setenv("GIT_DIR", filepath.Join(project(t), ".git"))
+	t.Setenv("GIT_COMMON_DIR", t.TempDir())
+	got, err := orchestrator.DataDir(context.Background(), sub)
+	if want := filepath.Join(dir, ".git", "sudocode"); err != nil || got != want {
+		t.Errorf("DataDir(sub) = %q, %v; want %s", got, err, want)
 	}
 }

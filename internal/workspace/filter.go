@@ -6,10 +6,11 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/gitx"
 )
 
 // Visibility filters for recursive listing and search (profile §5.4), and
@@ -81,7 +82,7 @@ var ignoreGitTimeout = 10 * time.Second
 // point it at a missing one.
 var ignoreGitBinary = "git"
 
-// ignoredByGit asks git, in one process, which paths under dir are
+// ignoredByGit asks git (one sandboxed process) which paths under dir are
 // ignored: untracked files and directories matching .gitignore, the
 // repository's info/exclude and the user's global excludes file. Tracked
 // files are never ignored (git's own rule). With --directory a wholly
@@ -89,45 +90,33 @@ var ignoreGitBinary = "git"
 // Returns nil (no filtering) when git is missing or dir is not in a work
 // tree; a warning when git fails otherwise; TIMEOUT when it runs too long.
 func ignoredByGit(ctx context.Context, dir string) (map[string]bool, string, error) {
-	bin, err := exec.LookPath(ignoreGitBinary)
-	if err != nil {
+	o := gitx.Options{Dir: dir, Binary: ignoreGitBinary, Timeout: ignoreGitTimeout, WaitDelay: time.Second}
+	stdout, err := gitx.Output(ctx, o, 256<<20, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+	var nf *gitx.NotFoundError
+	var te *gitx.TimeoutError
+	var ee *gitx.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &nf):
 		return nil, "", nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, ignoreGitTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin,
-		"--no-optional-locks",
-		"-c", "core.fsmonitor=false",
-		"-c", "core.hooksPath="+os.DevNull,
-		"-C", dir,
-		"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
-	cmd.Env = ignoreGitEnv()
-	cmd.WaitDelay = time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	if ctx.Err() == context.DeadlineExceeded {
+	case errors.As(err, &te):
 		return nil, "", Errorf("TIMEOUT", map[string]any{"seconds": ignoreGitTimeout.Seconds()},
 			"git took longer than %s to list ignored paths; retry, or pass include_ignored", ignoreGitTimeout)
-	}
-	if err != nil {
-		if cerr := context.Cause(ctx); cerr != nil {
-			return nil, "", cerr
-		}
-		msg := strings.TrimSpace(stderr.String())
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && (strings.Contains(msg, "not a git repository") || strings.Contains(msg, "must be run in a work tree")) {
-			return nil, "", nil
+	case ctx.Err() != nil:
+		return nil, "", context.Cause(ctx)
+	case errors.As(err, &ee) && (strings.Contains(ee.Stderr, "not a git repository") || strings.Contains(ee.Stderr, "must be run in a work tree")):
+		return nil, "", nil
+	default:
+		msg := err.Error()
+		if ee != nil && strings.TrimSpace(ee.Stderr) != "" {
+			msg = strings.TrimSpace(ee.Stderr)
 		}
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {
 			msg = msg[:i]
 		}
-		if msg == "" {
-			msg = err.Error()
-		}
 		return nil, "git ignore rules not applied: " + msg, nil
 	}
-	out := stdout.Bytes()
+	out := stdout
 	ign := make(map[string]bool, bytes.Count(out, []byte{0}))
 	for len(out) > 0 {
 		i := bytes.IndexByte(out, 0)
@@ -143,20 +132,6 @@ func ignoredByGit(ctx context.Context, dir string) (map[string]bool, string, err
 		}
 	}
 	return ign, "", nil
-}
-
-// ignoreGitEnv is the server's environment without the GIT_* variables
-// that could point git at another repository or change its behaviour, and
-// with prompts and optional locks off.
-func ignoreGitEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "GIT_") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
 }
 
 // dirent is one directory entry as the walkers see it: the type comes from

@@ -239,7 +239,7 @@ func (g *gitRepo) diffPart(ctx context.Context, staged bool, contextLines int, s
 		}
 	}
 	args := append(append([]string{"diff", "--raw", "--numstat", "-z"}, common...), tail...)
-	if err := runGit(ctx, g.root.Path, g.env, consume, args...); err != nil {
+	if err := runGit(ctx, g.opts, consume, args...); err != nil {
 		return nil, false, gitFailure(err)
 	}
 	// Raw and numstat records come in the same order.
@@ -257,7 +257,7 @@ func (g *gitRepo) diffPart(ctx context.Context, staged bool, contextLines int, s
 	}
 	args = append(append([]string{"diff", "--patch", "--unified=" + strconv.Itoa(contextLines),
 		"--src-prefix=a/", "--dst-prefix=b/"}, common...), tail...)
-	if err := runGit(ctx, g.root.Path, g.env, func(r *bufio.Reader) error { return text.readFrom(r) }, args...); err != nil {
+	if err := runGit(ctx, g.opts, func(r *bufio.Reader) error { return text.readFrom(r) }, args...); err != nil {
 		return nil, false, gitFailure(err)
 	}
 	return raws, more, nil

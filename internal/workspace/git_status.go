@@ -43,7 +43,7 @@ func GitStatus(ctx context.Context, r *Root, path string, untracked bool, maxEnt
 		mode = "--untracked-files=all"
 	}
 	st := statusParse{repo: repo, max: maxEntries, entries: []map[string]any{}}
-	err = runGit(ctx, r.Path, repo.env, st.consume,
+	err = runGit(ctx, repo.opts, st.consume,
 		"status", "--porcelain=v2", "-z", "--branch", mode, "--find-renames", "--ignore-submodules=dirty",
 		"--", scope.Rel)
 	if err != nil {

@@ -154,7 +154,7 @@ func TestGitDiffBoundedRead(t *testing.T) {
 	r := gitOpenRoot(t, repo)
 	// A git whose diff never ends: it must be read only as far as needed.
 	fake := gitWriteScript(t, filepath.Join(t.TempDir(), "git"), `case "$*" in
-*rev-parse*) printf 'true\n\n' ;;
+*rev-parse*) printf '%s\n%s/.git\n%s/.git\n\n' "$PWD" "$PWD" "$PWD" ;;
 *config*) exit 1 ;;
 *--raw*) printf ':100644 100644 0000000 0000000 M\000big.txt\000'
    printf '1\t1\tbig.txt\000' ;;

@@ -102,7 +102,7 @@ func twGit(t testing.TB, dir string, args ...string) {
 	}
 	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(ignoreGitEnv(), "HOME="+dir, "XDG_CONFIG_HOME="+dir)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C", "HOME=" + dir, "XDG_CONFIG_HOME=" + dir}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}

@@ -3,13 +3,12 @@ package agent
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/gitx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	orchagent "github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
@@ -116,14 +115,10 @@ func samePath(a, b string) bool {
 	return ra == rb
 }
 
-// gitOut runs a read-only git command in the user's checkout: no
-// fsmonitor hook, no optional locks; "" on failure.
+// gitOut runs a read-only git command in the user's checkout, through
+// gitx; "" on failure.
 func gitOut(ctx context.Context, dir string, args ...string) string {
-	args = append([]string{"-c", "core.fsmonitor=false", "--no-optional-locks"}, args...)
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
-	out, err := cmd.Output()
+	out, err := gitx.Output(ctx, gitx.Options{Dir: dir}, 4<<20, args...)
 	if err != nil {
 		return ""
 	}

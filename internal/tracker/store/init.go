@@ -1,12 +1,14 @@
 package store
 
 import (
+	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/gitx"
 	"github.com/sudocode/sudocode/internal/tracker"
 )
 
@@ -64,9 +66,12 @@ func Init(dir, prefix string) (tracker.InitResult, error) {
 // the JSONL merge driver. Without git it does nothing: the files still
 // work, merges are just line-based.
 func registerMergeDriver(dir string) {
-	if exec.Command("git", "-C", dir, "rev-parse", "--git-dir").Run() != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	o := gitx.Options{Dir: dir, Locks: true}
+	if _, err := gitx.Output(ctx, o, 1<<16, "rev-parse", "--git-dir"); err != nil {
 		return
 	}
-	exec.Command("git", "-C", dir, "config", "merge.sudocode.name", "sudocode JSONL merge").Run()
-	exec.Command("git", "-C", dir, "config", "merge.sudocode.driver", "sudocode merge-driver %O %A %B %P").Run()
+	gitx.Run(ctx, o, nil, "config", "merge.sudocode.name", "sudocode JSONL merge")
+	gitx.Run(ctx, o, nil, "config", "merge.sudocode.driver", "sudocode merge-driver %O %A %B %P")
 }

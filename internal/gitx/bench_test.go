@@ -1,0 +1,35 @@
+package gitx
+
+import (
+	"context"
+	"testing"
+)
+
+// BenchmarkStatus measures what the sandbox costs a git call: the same
+// hardened `git status` with and without it, and with the discovery a
+// caller that passes no Repo pays.
+func BenchmarkStatus(b *testing.B) {
+	repo := newRepo(b)
+	ctx := context.Background()
+	r, err := Discover(ctx, Options{Dir: repo})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		o         Options
+		sandboxed bool
+	}{
+		{"plain", Options{Dir: repo}, false},
+		{"sandboxed", Options{Dir: repo, Repo: r}, true},
+		{"sandboxed+discovery", Options{Dir: repo}, true},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := run(ctx, c.o, nil, []string{"status", "--porcelain"}, c.sandboxed); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,67 @@
+package gitx
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sudocode/sudocode/internal/sandbox"
+)
+
+// unsandboxed are the subcommands that run without the sandbox: they read
+// or write refs, objects and configuration only, and never a work tree
+// file or the index, so no filter, fsmonitor or diff driver can come
+// into play, and hooks are off. Everything else runs sandboxed.
+var unsandboxed = map[string]bool{
+	"rev-parse": true, "check-ref-format": true, "show-ref": true, "symbolic-ref": true,
+	"rev-list": true, "update-ref": true, "commit-tree": true, "config": true, "version": true,
+}
+
+// policy is what a sandboxed git may touch: write the repository (its
+// work tree, git directory and common directory) and the caller's extra
+// directories; read and execute the system and the toolchains on PATH;
+// read the system files and the user's own git configuration; no
+// network. A program the repository names (a filter picked by
+// .git/info/attributes) gets the same, and nothing more.
+func policy(r *Repo, bin string, writable []string) sandbox.Policy {
+	home, _ := os.UserHomeDir()
+	p := sandbox.Policy{
+		Landlock:  true,
+		Full:      slices.Concat([]string{r.Top, r.GitDir, r.CommonDir}, writable),
+		ReadWrite: sandbox.SystemDevices,
+	}
+	p.ReadExec = append(p.ReadExec, sandbox.SystemReadExec...)
+	p.ReadExec = append(p.ReadExec, sandbox.ToolchainsOf(os.Getenv("PATH"), home).ReadExec...)
+	p.ReadExec = append(p.ReadExec, bin)
+	p.ReadOnly = append(p.ReadOnly, sandbox.SystemReadFiles...)
+	p.ReadOnly = append(p.ReadOnly, globalConfigFiles(home)...)
+	p.ReadOnly = append(p.ReadOnly, userConfigFiles(home)...)
+	return p
+}
+
+// globalConfigFiles are the user's own git configuration files (and the
+// global excludes file beside them).
+func globalConfigFiles(home string) []string {
+	var out []string
+	if home != "" {
+		out = append(out, filepath.Join(home, ".gitconfig"))
+	}
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		out = append(out, filepath.Join(x, "git"))
+	} else if home != "" {
+		out = append(out, filepath.Join(home, ".config", "git"))
+	}
+	return out
+}
+
+// indexDirs is the directory of a GIT_INDEX_FILE the caller names: git
+// writes that index (and its lock beside it).
+func indexDirs(env []string) []string {
+	for _, kv := range env {
+		if f, ok := strings.CutPrefix(kv, "GIT_INDEX_FILE="); ok && filepath.IsAbs(f) {
+			return []string{filepath.Dir(f)}
+		}
+	}
+	return nil
+}

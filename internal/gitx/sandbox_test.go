@@ -1,0 +1,115 @@
+package gitx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A clean filter is a program the repository names (by .gitattributes or
+// .git/info/attributes, whose driver names gitx cannot know without
+// reading the configuration): it may run, but under the sandbox, which
+// lets it write the repository and nothing else.
+func TestFilterConfinedToRepository(t *testing.T) {
+	for _, where := range []string{".gitattributes", ".git/info/attributes"} {
+		t.Run(where, func(t *testing.T) {
+			repo := newRepo(t)
+			outside, err := os.MkdirTemp("", "sudocode-gitx-outside-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(outside) })
+			escaped := filepath.Join(outside, "escaped")
+			script, ran := trap(t, repo, "clean", "touch '"+escaped+"'\ncat\n")
+			mustGit(t, repo, "config", "filter.f.clean", script)
+			write(t, filepath.Join(repo, filepath.FromSlash(where)), "*.txt filter=f\n")
+			write(t, filepath.Join(repo, "a.txt"), "changed\n")
+			control(t, repo, escaped, "diff", "--", "a.txt")
+			os.Remove(ran)
+			for _, args := range [][]string{{"diff"}, {"status", "--porcelain"}, {"add", "-A"}} {
+				if _, err := gitOut(t, Options{Dir: repo, Locks: args[0] == "add"}, args...); err != nil {
+					t.Fatal(err)
+				}
+				if exists(escaped) {
+					t.Fatalf("git %s: the filter wrote outside the repository", args[0])
+				}
+			}
+			if !exists(ran) {
+				t.Fatal("the filter never ran: the test proves nothing")
+			}
+		})
+	}
+}
+
+// A git killed at its deadline takes what it started with it.
+func TestTimeoutEndsDescendants(t *testing.T) {
+	repo := newRepo(t)
+	tag := fmt.Sprintf("4242.%d", time.Now().UnixNano()%1e9) // unique to this run
+	script, _ := trap(t, repo, "slow", "sleep "+tag+" &\nsleep "+tag+"\n")
+	mustGit(t, repo, "config", "filter.slow.clean", script)
+	write(t, filepath.Join(repo, ".gitattributes"), "*.txt filter=slow\n")
+	write(t, filepath.Join(repo, "a.txt"), "changed\n")
+	start := time.Now()
+	_, err := gitOut(t, Options{Dir: repo, Timeout: time.Second}, "diff")
+	var te *TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("error %v, want a timeout", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("the timeout took %s", d)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		left := procsWith("sleep " + tag)
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d processes of the killed git are still running", left)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	repo := newRepo(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Output(ctx, Options{Dir: repo}, 100, "status"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestNotFound(t *testing.T) {
+	_, err := Output(context.Background(), Options{Dir: t.TempDir(), Binary: filepath.Join(t.TempDir(), "git")}, 100, "status")
+	var nf *NotFoundError
+	if !errors.As(err, &nf) {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestNotARepository(t *testing.T) {
+	_, err := Output(context.Background(), Options{Dir: t.TempDir()}, 100, "status")
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Args[0] != "status" || !strings.Contains(ee.Stderr, "not a git repository") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// procsWith counts the processes whose command line contains s.
+func procsWith(s string) int {
+	ents, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), s) {
+			n++
+		}
+	}
+	return n
+}
