@@ -18,7 +18,9 @@ func TestSessionPlaceFreedWhenNoSessionLasts(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 		`not json`,
 	} {
-		post(t, url, strings.NewReader(body), nil)
+		// Read to the end: a streamed answer reaches the client before
+		// the handler returns, its end only after.
+		io.Copy(io.Discard, post(t, url, strings.NewReader(body), nil).Body)
 	}
 	if resp := post(t, url, strings.NewReader(initializeBody), nil); resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(resp.Body)
