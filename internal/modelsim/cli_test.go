@@ -1,0 +1,289 @@
+package modelsim
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Each real CLI, run headless the way the orchestrator's adapters run it
+// (internal/orchestrator/agent), in a fresh git repository against the
+// simulator: the scripted model writes hello.txt and answers; a second run
+// resumes the session and must send the model the first turn.
+
+const (
+	firstPrompt = "Create hello.txt, then say what you did.\n" +
+		"@sim write hello.txt \"hi from the simulator\\n\"\n" +
+		"@sim text \"I wrote hello.txt with a greeting, and nothing else changed.\"\n"
+	firstAnswer  = "I wrote hello.txt with a greeting, and nothing else changed."
+	secondPrompt = "What did you do before?\n@sim text \"Before, I wrote hello.txt.\"\n"
+	secondAnswer = "Before, I wrote hello.txt."
+	helloContent = "hi from the simulator\n"
+)
+
+// cliCase is how one CLI is driven and read.
+type cliCase struct {
+	setup   func(testing.TB, *Server) []string
+	argv    func(dir, resume string) []string
+	session func(events []map[string]any) string // the session id to resume
+	answer  func(events []map[string]any) string // the final text of the run
+}
+
+func runCase(t *testing.T, c cliCase) {
+	sim := Start(t)
+	env := c.setup(t, sim)
+	dir := gitRepo(t)
+	defer func() {
+		for _, r := range sim.Requests() {
+			t.Logf("%s %s api=%q tools=%d", r.Method, r.Path, r.API, len(r.Tools))
+		}
+		if t.Failed() {
+			for _, r := range sim.Requests() {
+				t.Logf("request %s %s api=%s tools=%v\n%.3000s", r.Method, r.Path, r.API, r.Tools, r.Body)
+			}
+		}
+	}()
+
+	ev := runCLI(t, env, dir, c.argv(dir, ""), firstPrompt)
+	got, err := os.ReadFile(filepath.Join(dir, "hello.txt"))
+	if err != nil || string(got) != helloContent {
+		t.Fatalf("hello.txt = %q, %v; want %q", got, err, helloContent)
+	}
+	if a := c.answer(ev); !strings.Contains(a, firstAnswer) {
+		t.Fatalf("first run's final text = %q, want it to hold %q", a, firstAnswer)
+	}
+	id := c.session(ev)
+	if id == "" {
+		t.Fatal("first run reported no session id")
+	}
+	t.Logf("tools offered: %v", sim.Tools())
+	if u := sim.Unknown(); len(u) > 0 {
+		t.Logf("endpoints the simulator does not serve: %v", u)
+	}
+
+	before := len(sim.Requests())
+	ev = runCLI(t, env, dir, c.argv(dir, id), secondPrompt)
+	if a := c.answer(ev); !strings.Contains(a, secondAnswer) {
+		t.Fatalf("resumed run's final text = %q, want it to hold %q", a, secondAnswer)
+	}
+	carried := false
+	for _, r := range sim.Requests()[before:] {
+		carried = carried || r.API != "" && bytes.Contains(r.Body, []byte("@sim write hello.txt")) &&
+			bytes.Contains(r.Body, []byte(firstAnswer)) && bytes.Contains(r.Body, []byte(secondAnswer))
+	}
+	if !carried {
+		t.Fatal("no model request of the resumed run carried the first turn (its prompt and answer)")
+	}
+}
+
+// runCLI runs argv in dir with the prompt on stdin and returns the JSON
+// lines of its stdout; a non-zero exit fails the test.
+func runCLI(t *testing.T, env []string, dir string, argv []string, stdin string) []map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	// exec.LookPath reads PATH of this process, not the CLI's environment.
+	path, err := lookPath(env, argv[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, path, argv[1:]...)
+	cmd.Args[0] = argv[0]
+	cmd.Dir = dir
+	cmd.Env = append(append([]string(nil), env...), "PWD="+dir)
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err = cmd.Run()
+	t.Logf("%s ran %s", strings.Join(argv, " "), time.Since(start).Round(time.Millisecond))
+	if err != nil {
+		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), err, stdout.String(), tail(stderr.String(), 4000))
+	}
+	var events []map[string]any
+	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) == nil {
+			events = append(events, m)
+		}
+	}
+	if len(events) == 0 {
+		t.Fatalf("%s printed no JSON line\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), stdout.String(), tail(stderr.String(), 4000))
+	}
+	return events
+}
+
+func lookPath(env []string, name string) (string, error) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if p, ok := strings.CutPrefix(env[i], "PATH="); ok {
+			for _, d := range filepath.SplitList(p) {
+				f := filepath.Join(d, name)
+				if st, err := os.Stat(f); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+					return f, nil
+				}
+			}
+			break
+		}
+	}
+	return "", errors.New(name + " is not on the CLI environment's PATH")
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// gitRepo is a fresh repository with one commit.
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"-c", "user.name=Sim", "-c", "user.email=sim@example.invalid", "commit", "-q", "--allow-empty", "-m", "start"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+// str is m[key] as a string.
+func str(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+func obj(m map[string]any, key string) map[string]any {
+	o, _ := m[key].(map[string]any)
+	return o
+}
+
+func TestClaudeCode(t *testing.T) {
+	runCase(t, cliCase{
+		setup: SetupClaude,
+		argv: func(dir, resume string) []string {
+			argv := []string{"claude", "-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits"}
+			if resume != "" {
+				argv = append(argv, "--resume", resume)
+			}
+			return argv
+		},
+		session: func(ev []map[string]any) string { return str(ev[0], "session_id") },
+		answer: func(ev []map[string]any) string {
+			for _, e := range ev {
+				if str(e, "type") == "result" {
+					return str(e, "result")
+				}
+			}
+			return ""
+		},
+	})
+}
+
+func TestCodex(t *testing.T) {
+	runCase(t, cliCase{
+		setup: SetupCodex,
+		argv: func(dir, resume string) []string {
+			argv := []string{"codex", "exec", "--json", "--cd", dir, "--sandbox", "workspace-write", "-c", `approval_policy="never"`}
+			if resume != "" {
+				argv = append(argv, "resume", resume)
+			}
+			return argv
+		},
+		session: func(ev []map[string]any) string {
+			for _, e := range ev {
+				if str(e, "type") == "thread.started" {
+					return str(e, "thread_id")
+				}
+			}
+			return ""
+		},
+		answer: func(ev []map[string]any) string {
+			last := ""
+			for _, e := range ev {
+				if it := obj(e, "item"); str(e, "type") == "item.completed" && str(it, "type") == "agent_message" {
+					last = str(it, "text")
+				}
+			}
+			return last
+		},
+	})
+}
+
+func TestGemini(t *testing.T) {
+	runCase(t, cliCase{
+		setup: func(t testing.TB, sim *Server) []string {
+			return append(SetupGemini(t, sim), "GEMINI_CLI_TRUST_WORKSPACE=true")
+		},
+		argv: func(dir, resume string) []string {
+			argv := []string{"gemini", "-p", "Carry out the instructions above.", "--output-format", "stream-json", "--approval-mode", "yolo", "--skip-trust"}
+			if resume != "" {
+				argv = append(argv, "--resume", resume)
+			}
+			return argv
+		},
+		session: func(ev []map[string]any) string {
+			for _, e := range ev {
+				if str(e, "type") == "init" {
+					return str(e, "session_id")
+				}
+			}
+			return ""
+		},
+		answer: func(ev []map[string]any) string {
+			text := ""
+			for _, e := range ev {
+				if str(e, "type") == "message" && str(e, "role") == "assistant" {
+					text += str(e, "content")
+				}
+			}
+			return text
+		},
+	})
+}
+
+func TestOpenCode(t *testing.T) {
+	runCase(t, cliCase{
+		setup: SetupOpenCode,
+		argv: func(dir, resume string) []string {
+			argv := []string{"opencode", "run", "--format", "json", "--dir", dir, "--auto", "-m", OpenCodeModel}
+			if resume != "" {
+				argv = append(argv, "--session", resume)
+			}
+			return argv
+		},
+		session: func(ev []map[string]any) string {
+			for _, e := range ev {
+				if id := str(e, "sessionID"); id != "" {
+					return id
+				}
+			}
+			return ""
+		},
+		answer: func(ev []map[string]any) string {
+			text := ""
+			for _, e := range ev {
+				if str(e, "type") == "text" {
+					text += str(obj(e, "part"), "text")
+				}
+			}
+			return text
+		},
+	})
+}
