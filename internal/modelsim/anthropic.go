@@ -69,7 +69,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte, 
 		c.tools = append(c.tools, toolDef{name: t.Name, schema: t.InputSchema})
 	}
 	s.annotate(i, "anthropic", c.tools, true)
-	rep := plan(c)
+	rep := s.plan(i, c)
 	switch {
 	case rep.hang:
 		hang(r)

@@ -46,7 +46,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte, i int
 		c.tools = append(c.tools, toolDef{name: t.Function.Name, schema: t.Function.Parameters})
 	}
 	s.annotate(i, "chat", c.tools, true)
-	rep := plan(c)
+	rep := s.plan(i, c)
 	switch {
 	case rep.hang:
 		hang(r)

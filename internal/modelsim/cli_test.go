@@ -31,28 +31,57 @@ const (
 
 // cliCase is how one CLI is driven and read.
 type cliCase struct {
-	setup   func(testing.TB, *Server) []string
-	argv    func(dir, resume string) []string
-	session func(events []map[string]any) string // the session id to resume
-	answer  func(events []map[string]any) string // the final text of the run
+	setup      func(testing.TB, *Server) []string
+	argv       func(dir, resume string) []string // the adapter's argv
+	fullAccess func(argv []string) []string      // the argv that lets the shell tool run, if it differs
+	writeTool  string                            // the file-write tool the simulator must pick
+	shellTool  string                            // and the shell tool
+	session    func(events []map[string]any) string
+	answer     func(events []map[string]any) string // the final text of the run
 }
 
-func runCase(t *testing.T, c cliCase) {
+// startCase starts a simulator and a repository for c, logging each
+// request the simulator saw when the test ends (with bodies on failure).
+func startCase(t *testing.T, c cliCase) (*Server, []string, string) {
 	sim := Start(t)
 	env := c.setup(t, sim)
 	dir := gitRepo(t)
-	defer func() {
+	t.Cleanup(func() {
 		for _, r := range sim.Requests() {
-			t.Logf("%s %s api=%q tools=%d", r.Method, r.Path, r.API, len(r.Tools))
-		}
-		if t.Failed() {
-			for _, r := range sim.Requests() {
-				t.Logf("request %s %s api=%s tools=%v\n%.3000s", r.Method, r.Path, r.API, r.Tools, r.Body)
+			t.Logf("%s %s api=%q tools=%d calls=%v", r.Method, r.Path, r.API, len(r.Tools), r.Calls)
+			if t.Failed() {
+				t.Logf("%.4000s", r.Body)
 			}
 		}
-	}()
+	})
+	return sim, env, dir
+}
 
+func runShellCase(t *testing.T, c cliCase) {
+	sim, env, dir := startCase(t, c)
+	argv := c.argv(dir, "")
+	if c.fullAccess != nil {
+		argv = c.fullAccess(argv)
+	}
+	ev := runCLI(t, env, dir, argv, "Run a command.\n@sim shell \"echo ran-by-shell > shell.txt\"\n@sim text \"The command ran.\"\n")
+	if calls := sim.Calls(); len(calls) != 1 || calls[0] != c.shellTool {
+		t.Errorf("the simulator called %v, want [%s]", calls, c.shellTool)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "shell.txt"))
+	if err != nil || string(got) != "ran-by-shell\n" {
+		t.Fatalf("shell.txt = %q, %v; want the command's output", got, err)
+	}
+	if a := c.answer(ev); !strings.Contains(a, "The command ran.") {
+		t.Fatalf("final text = %q, want it to hold %q", a, "The command ran.")
+	}
+}
+
+func runWriteResumeCase(t *testing.T, c cliCase) {
+	sim, env, dir := startCase(t, c)
 	ev := runCLI(t, env, dir, c.argv(dir, ""), firstPrompt)
+	if calls := sim.Calls(); len(calls) != 1 || calls[0] != c.writeTool {
+		t.Errorf("the simulator called %v, want [%s]", calls, c.writeTool)
+	}
 	got, err := os.ReadFile(filepath.Join(dir, "hello.txt"))
 	if err != nil || string(got) != helloContent {
 		t.Fatalf("hello.txt = %q, %v; want %q", got, err, helloContent)
@@ -174,116 +203,146 @@ func obj(m map[string]any, key string) map[string]any {
 	return o
 }
 
+var claudeCase = cliCase{
+	setup: SetupClaude,
+	argv: func(dir, resume string) []string {
+		argv := []string{"claude", "-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits"}
+		if resume != "" {
+			argv = append(argv, "--resume", resume)
+		}
+		return argv
+	},
+	session: func(ev []map[string]any) string { return str(ev[0], "session_id") },
+	answer: func(ev []map[string]any) string {
+		for _, e := range ev {
+			if str(e, "type") == "result" {
+				return str(e, "result")
+			}
+		}
+		return ""
+	},
+	writeTool: "Write",
+	shellTool: "Bash",
+	// acceptEdits, the adapter's default, refuses Bash headless.
+	fullAccess: func(argv []string) []string {
+		out := append([]string(nil), argv...)
+		for i := range out {
+			if out[i] == "acceptEdits" {
+				out[i] = "bypassPermissions"
+			}
+		}
+		return out
+	},
+}
+
 func TestClaudeCode(t *testing.T) {
-	runCase(t, cliCase{
-		setup: SetupClaude,
-		argv: func(dir, resume string) []string {
-			argv := []string{"claude", "-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits"}
-			if resume != "" {
-				argv = append(argv, "--resume", resume)
+	t.Run("write_resume", func(t *testing.T) { runWriteResumeCase(t, claudeCase) })
+	t.Run("shell", func(t *testing.T) { runShellCase(t, claudeCase) })
+}
+
+var codexCase = cliCase{
+	setup: SetupCodex,
+	argv: func(dir, resume string) []string {
+		argv := []string{"codex", "exec", "--json", "--cd", dir, "--sandbox", "workspace-write", "-c", `approval_policy="never"`}
+		if resume != "" {
+			argv = append(argv, "resume", resume)
+		}
+		return argv
+	},
+	session: func(ev []map[string]any) string {
+		for _, e := range ev {
+			if str(e, "type") == "thread.started" {
+				return str(e, "thread_id")
 			}
-			return argv
-		},
-		session: func(ev []map[string]any) string { return str(ev[0], "session_id") },
-		answer: func(ev []map[string]any) string {
-			for _, e := range ev {
-				if str(e, "type") == "result" {
-					return str(e, "result")
-				}
+		}
+		return ""
+	},
+	answer: func(ev []map[string]any) string {
+		last := ""
+		for _, e := range ev {
+			if it := obj(e, "item"); str(e, "type") == "item.completed" && str(it, "type") == "agent_message" {
+				last = str(it, "text")
 			}
-			return ""
-		},
-	})
+		}
+		return last
+	},
+	writeTool: "apply_patch",
+	shellTool: "exec_command",
 }
 
 func TestCodex(t *testing.T) {
-	runCase(t, cliCase{
-		setup: SetupCodex,
-		argv: func(dir, resume string) []string {
-			argv := []string{"codex", "exec", "--json", "--cd", dir, "--sandbox", "workspace-write", "-c", `approval_policy="never"`}
-			if resume != "" {
-				argv = append(argv, "resume", resume)
+	t.Run("write_resume", func(t *testing.T) { runWriteResumeCase(t, codexCase) })
+	t.Run("shell", func(t *testing.T) { runShellCase(t, codexCase) })
+}
+
+var geminiCase = cliCase{
+	setup: func(t testing.TB, sim *Server) []string {
+		return append(SetupGemini(t, sim), "GEMINI_CLI_TRUST_WORKSPACE=true")
+	},
+	argv: func(dir, resume string) []string {
+		argv := []string{"gemini", "-p", "Carry out the instructions above.", "--output-format", "stream-json", "--approval-mode", "yolo", "--skip-trust"}
+		if resume != "" {
+			argv = append(argv, "--resume", resume)
+		}
+		return argv
+	},
+	session: func(ev []map[string]any) string {
+		for _, e := range ev {
+			if str(e, "type") == "init" {
+				return str(e, "session_id")
 			}
-			return argv
-		},
-		session: func(ev []map[string]any) string {
-			for _, e := range ev {
-				if str(e, "type") == "thread.started" {
-					return str(e, "thread_id")
-				}
+		}
+		return ""
+	},
+	answer: func(ev []map[string]any) string {
+		text := ""
+		for _, e := range ev {
+			if str(e, "type") == "message" && str(e, "role") == "assistant" {
+				text += str(e, "content")
 			}
-			return ""
-		},
-		answer: func(ev []map[string]any) string {
-			last := ""
-			for _, e := range ev {
-				if it := obj(e, "item"); str(e, "type") == "item.completed" && str(it, "type") == "agent_message" {
-					last = str(it, "text")
-				}
-			}
-			return last
-		},
-	})
+		}
+		return text
+	},
+	writeTool: "write_file",
+	shellTool: "run_shell_command",
 }
 
 func TestGemini(t *testing.T) {
-	runCase(t, cliCase{
-		setup: func(t testing.TB, sim *Server) []string {
-			return append(SetupGemini(t, sim), "GEMINI_CLI_TRUST_WORKSPACE=true")
-		},
-		argv: func(dir, resume string) []string {
-			argv := []string{"gemini", "-p", "Carry out the instructions above.", "--output-format", "stream-json", "--approval-mode", "yolo", "--skip-trust"}
-			if resume != "" {
-				argv = append(argv, "--resume", resume)
+	t.Run("write_resume", func(t *testing.T) { runWriteResumeCase(t, geminiCase) })
+	t.Run("shell", func(t *testing.T) { runShellCase(t, geminiCase) })
+}
+
+var openCodeCase = cliCase{
+	setup: SetupOpenCode,
+	argv: func(dir, resume string) []string {
+		argv := []string{"opencode", "run", "--format", "json", "--dir", dir, "--auto"}
+		if resume != "" {
+			argv = append(argv, "--session", resume)
+		}
+		return argv
+	},
+	session: func(ev []map[string]any) string {
+		for _, e := range ev {
+			if id := str(e, "sessionID"); id != "" {
+				return id
 			}
-			return argv
-		},
-		session: func(ev []map[string]any) string {
-			for _, e := range ev {
-				if str(e, "type") == "init" {
-					return str(e, "session_id")
-				}
+		}
+		return ""
+	},
+	answer: func(ev []map[string]any) string {
+		text := ""
+		for _, e := range ev {
+			if str(e, "type") == "text" {
+				text += str(obj(e, "part"), "text")
 			}
-			return ""
-		},
-		answer: func(ev []map[string]any) string {
-			text := ""
-			for _, e := range ev {
-				if str(e, "type") == "message" && str(e, "role") == "assistant" {
-					text += str(e, "content")
-				}
-			}
-			return text
-		},
-	})
+		}
+		return text
+	},
+	writeTool: "write",
+	shellTool: "bash",
 }
 
 func TestOpenCode(t *testing.T) {
-	runCase(t, cliCase{
-		setup: SetupOpenCode,
-		argv: func(dir, resume string) []string {
-			argv := []string{"opencode", "run", "--format", "json", "--dir", dir, "--auto", "-m", OpenCodeModel}
-			if resume != "" {
-				argv = append(argv, "--session", resume)
-			}
-			return argv
-		},
-		session: func(ev []map[string]any) string {
-			for _, e := range ev {
-				if id := str(e, "sessionID"); id != "" {
-					return id
-				}
-			}
-			return ""
-		},
-		answer: func(ev []map[string]any) string {
-			text := ""
-			for _, e := range ev {
-				if str(e, "type") == "text" {
-					text += str(obj(e, "part"), "text")
-				}
-			}
-			return text
-		},
-	})
+	t.Run("write_resume", func(t *testing.T) { runWriteResumeCase(t, openCodeCase) })
+	t.Run("shell", func(t *testing.T) { runShellCase(t, openCodeCase) })
 }

@@ -105,11 +105,15 @@ func SetupOpenCode(t testing.TB, sim *Server) []string {
 	return append(env, "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1")
 }
 
+// deadProxy is a loopback port nothing listens on (the discard port).
+const deadProxy = "http://127.0.0.1:9"
+
 // leakyPrefixes are variables of the outer environment a CLI could read:
 // credentials, endpoints, config homes, and the marks of running inside
 // another agent.
 var leakyPrefixes = []string{"ANTHROPIC_", "CLAUDE", "OPENAI_", "CODEX_", "GEMINI_", "GOOGLE_", "OPENCODE",
-	"XDG_", "HOME=", "PATH=", "PWD=", "AWS_", "AZURE_", "VERTEX", "CLOUD_ML_", "IS_SANDBOX=", "NODE_OPTIONS="}
+	"XDG_", "HOME=", "PATH=", "PWD=", "AWS_", "AZURE_", "VERTEX", "CLOUD_ML_", "IS_SANDBOX=", "NODE_OPTIONS=",
+	"HTTP_PROXY=", "HTTPS_PROXY=", "http_proxy=", "https_proxy=", "NO_PROXY=", "no_proxy=", "ALL_PROXY=", "all_proxy="}
 
 // cliEnv installs the CLI and returns a clean environment with a scratch
 // HOME and the CLI and Node on PATH.
@@ -129,6 +133,11 @@ func cliEnv(t testing.TB, pkg, version, bin string) []string {
 	}
 	node, _ := npmtool.InstallNode() // installed by requireCLI
 	return append(env, "HOME="+home,
+		// Anything but the simulator goes to a closed loopback port: the
+		// CLIs run offline, and a call home fails at once instead of
+		// leaving the machine.
+		"HTTP_PROXY="+deadProxy, "HTTPS_PROXY="+deadProxy, "http_proxy="+deadProxy, "https_proxy="+deadProxy,
+		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
 		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),

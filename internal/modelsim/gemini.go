@@ -31,7 +31,9 @@ type geminiRequest struct {
 		} `json:"functionDeclarations"`
 	} `json:"tools"`
 	GenerationConfig struct {
-		ResponseMimeType string `json:"responseMimeType"`
+		ResponseMimeType   string         `json:"responseMimeType"`
+		ResponseSchema     map[string]any `json:"responseSchema"`
+		ResponseJSONSchema map[string]any `json:"responseJsonSchema"`
 	} `json:"generationConfig"`
 }
 
@@ -51,7 +53,11 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, body []byte, i i
 		writeJSON(w, 404, geminiError(404, "modelsim: no such method "+method))
 		return
 	}
-	c := &conversation{jsonMode: req.GenerationConfig.ResponseMimeType == "application/json"}
+	gc := req.GenerationConfig
+	c := &conversation{jsonMode: gc.ResponseMimeType == "application/json", jsonSchema: gc.ResponseJSONSchema}
+	if c.jsonSchema == nil {
+		c.jsonSchema = gc.ResponseSchema
+	}
 	if req.SystemInstruction != nil {
 		for _, p := range req.SystemInstruction.Parts {
 			c.system += p.Text + "\n"
@@ -80,7 +86,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, body []byte, i i
 		}
 	}
 	s.annotate(i, "gemini", c.tools, true)
-	rep := plan(c)
+	rep := s.plan(i, c)
 	switch {
 	case rep.hang:
 		hang(r)

@@ -10,12 +10,13 @@ import (
 
 // conversation is what the simulator needs from any vendor's request: the
 // turns in order, the tools offered, and whether a JSON answer is asked
-// for (Gemini's side queries).
+// for, with its schema (Gemini's routing and next-speaker queries).
 type conversation struct {
-	system   string
-	turns    []turn
-	tools    []toolDef
-	jsonMode bool
+	system     string
+	turns      []turn
+	tools      []toolDef
+	jsonMode   bool
+	jsonSchema map[string]any
 }
 
 type turn struct {
@@ -56,23 +57,28 @@ func (c *toolCall) argsJSON() string {
 	return string(b)
 }
 
+// sideAnswer is the text of a call that offers no tools.
+const sideAnswer = "Simulated answer."
+
 // plan decides the reply. The script is in the last user turn that holds
 // one; the step to take is the number of tool results since that turn, so
 // the model moves on exactly when the CLI returns a tool result, and a
-// retried call repeats its step. Calls without a script (titles, summaries)
-// get a short text.
+// retried call repeats its step. Only calls that offer tools follow the
+// script: the CLIs' side queries (titles, routing, next-speaker checks)
+// offer none and get a short text, or JSON that fits the schema asked for.
 func plan(c *conversation) reply {
+	if c.jsonMode {
+		b, _ := json.Marshal(schemaValue(c.jsonSchema))
+		return reply{parts: []part{{text: string(b)}}}
+	}
 	at := -1
 	for i, t := range c.turns {
 		if t.role == "user" && hasScript(t.text) {
 			at = i
 		}
 	}
-	if c.jsonMode {
-		return reply{parts: []part{{text: `{"reasoning":"The model has answered.","next_speaker":"user"}`}}}
-	}
-	if at < 0 {
-		return reply{parts: []part{{text: "Simulated answer."}}}
+	if at < 0 || len(c.tools) == 0 {
+		return reply{parts: []part{{text: sideAnswer}}}
 	}
 	steps := parseScript(c.turns[at].text)
 	n := 0
@@ -166,4 +172,32 @@ func usage(body []byte, r reply) (in, out int) {
 
 func errorText(status int) string {
 	return fmt.Sprintf("modelsim: scripted error %d", status)
+}
+
+// schemaValue is a plain value that fits a JSON schema: every property of
+// an object, the first value of an enum.
+func schemaValue(schema map[string]any) any {
+	if enum, ok := schema["enum"].([]any); ok && len(enum) > 0 {
+		return enum[0]
+	}
+	ty, _ := schema["type"].(string)
+	switch strings.ToLower(ty) {
+	case "object":
+		out := map[string]any{}
+		props, _ := schema["properties"].(map[string]any)
+		for name, p := range props {
+			ps, _ := p.(map[string]any)
+			out[name] = schemaValue(ps)
+		}
+		return out
+	case "array":
+		return []any{}
+	case "integer", "number":
+		return 1
+	case "boolean":
+		return false
+	case "string":
+		return sideAnswer
+	}
+	return map[string]any{}
 }

@@ -75,7 +75,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, body []byte, 
 		c.tools = append(c.tools, toolDef{name: t.Name, custom: t.Type == "custom", schema: t.Parameters})
 	}
 	s.annotate(i, "responses", c.tools, true)
-	rep := plan(c)
+	rep := s.plan(i, c)
 	switch {
 	case rep.hang:
 		hang(r)

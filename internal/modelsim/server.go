@@ -30,6 +30,7 @@ type Request struct {
 	Body         []byte
 	API          string   // anthropic, responses, chat, gemini, or "" for other endpoints
 	Tools        []string // names of the tools the request offered
+	Calls        []string // names of the tools the simulator called in its answer
 	Known        bool     // false for a path the simulator does not serve (answered 404)
 }
 
@@ -119,6 +120,28 @@ func (s *Server) annotate(i int, api string, tools []toolDef, known bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reqs[i].API, s.reqs[i].Tools, s.reqs[i].Known = api, toolNames(tools), known
+}
+
+// plan decides the answer to request i and records its tool calls.
+func (s *Server) plan(i int, c *conversation) reply {
+	rep := plan(c)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range rep.parts {
+		if p.call != nil {
+			s.reqs[i].Calls = append(s.reqs[i].Calls, p.call.name)
+		}
+	}
+	return rep
+}
+
+// Calls are the names of the tools the simulator called, in order.
+func (s *Server) Calls() []string {
+	var out []string
+	for _, r := range s.Requests() {
+		out = append(out, r.Calls...)
+	}
+	return out
 }
 
 func (s *Server) newID(prefix string) string {
