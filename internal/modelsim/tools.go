@@ -101,7 +101,7 @@ func propType(t toolDef, name string) string {
 }
 
 // fill completes args with a plain value for every other required
-// parameter (OpenCode's bash wants a description, for one).
+// parameter, so a tool whose schema wants more than the command runs.
 func fill(t toolDef, args map[string]any) *toolCall {
 	req, _ := t.schema["required"].([]any)
 	for _, r := range req {
