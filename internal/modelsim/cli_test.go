@@ -76,6 +76,18 @@ func runShellCase(t *testing.T, c cliCase) {
 	}
 }
 
+// runAPIErrorCase: a model call answered 400 ends the run with wantCode
+// and the API's message in the JSON stream.
+func runAPIErrorCase(t *testing.T, c cliCase, wantCode int) {
+	_, env, dir := startCase(t, c)
+	argv := c.argv(dir, "")
+	code, stdout, stderr := execCLI(t, env, dir, argv, "Fail now.\n@sim error 400\n")
+	if code != wantCode || !strings.Contains(stdout, errorText(400)) || len(jsonLines(stdout)) == 0 {
+		t.Fatalf("%s: exit %d (want %d), stdout (want JSON lines with %q):\n%s\nstderr:\n%s",
+			strings.Join(argv, " "), code, wantCode, errorText(400), stdout, tail(stderr, 2000))
+	}
+}
+
 func runWriteResumeCase(t *testing.T, c cliCase) {
 	sim, env, dir := startCase(t, c)
 	ev := runCLI(t, env, dir, c.argv(dir, ""), firstPrompt)
@@ -117,6 +129,21 @@ func runWriteResumeCase(t *testing.T, c cliCase) {
 // lines of its stdout; a non-zero exit fails the test.
 func runCLI(t *testing.T, env []string, dir string, argv []string, stdin string) []map[string]any {
 	t.Helper()
+	code, stdout, stderr := execCLI(t, env, dir, argv, stdin)
+	if code != 0 {
+		t.Fatalf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), code, stdout, tail(stderr, 4000))
+	}
+	events := jsonLines(stdout)
+	if len(events) == 0 {
+		t.Fatalf("%s printed no JSON line\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), stdout, tail(stderr, 4000))
+	}
+	return events
+}
+
+// execCLI runs argv in dir with the prompt on stdin and returns its exit
+// code and output; a run that cannot start or times out fails the test.
+func execCLI(t *testing.T, env []string, dir string, argv []string, stdin string) (code int, stdout, stderr string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	// exec.LookPath reads PATH of this process, not the CLI's environment.
@@ -130,25 +157,28 @@ func runCLI(t *testing.T, env []string, dir string, argv []string, stdin string)
 	cmd.Env = append(append([]string(nil), env...), "PWD="+dir)
 	cmd.Stdin = strings.NewReader(stdin)
 	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
 	start := time.Now()
 	err = cmd.Run()
 	t.Logf("%s ran %s", strings.Join(argv, " "), time.Since(start).Round(time.Millisecond))
-	if err != nil {
-		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), err, stdout.String(), tail(stderr.String(), 4000))
+	var ee *exec.ExitError
+	if err != nil && (!errors.As(err, &ee) || ctx.Err() != nil) {
+		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), err, out.String(), tail(errOut.String(), 4000))
 	}
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
+}
+
+// jsonLines are the lines of out that hold a JSON object.
+func jsonLines(out string) []map[string]any {
 	var events []map[string]any
-	sc := bufio.NewScanner(&stdout)
+	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
 		var m map[string]any
 		if json.Unmarshal(sc.Bytes(), &m) == nil {
 			events = append(events, m)
 		}
-	}
-	if len(events) == 0 {
-		t.Fatalf("%s printed no JSON line\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), stdout.String(), tail(stderr.String(), 4000))
 	}
 	return events
 }
@@ -238,6 +268,7 @@ var claudeCase = cliCase{
 func TestClaudeCode(t *testing.T) {
 	t.Run("write_resume", func(t *testing.T) { runWriteResumeCase(t, claudeCase) })
 	t.Run("shell", func(t *testing.T) { runShellCase(t, claudeCase) })
+	t.Run("api_error", func(t *testing.T) { runAPIErrorCase(t, claudeCase, 1) })
 }
 
 var codexCase = cliCase{
@@ -273,6 +304,7 @@ var codexCase = cliCase{
 func TestCodex(t *testing.T) {
 	t.Run("write_resume", func(t *testing.T) { runWriteResumeCase(t, codexCase) })
 	t.Run("shell", func(t *testing.T) { runShellCase(t, codexCase) })
+	t.Run("api_error", func(t *testing.T) { runAPIErrorCase(t, codexCase, 1) })
 }
 
 var geminiCase = cliCase{
@@ -310,6 +342,7 @@ var geminiCase = cliCase{
 func TestGemini(t *testing.T) {
 	t.Run("write_resume", func(t *testing.T) { runWriteResumeCase(t, geminiCase) })
 	t.Run("shell", func(t *testing.T) { runShellCase(t, geminiCase) })
+	t.Run("api_error", func(t *testing.T) { runAPIErrorCase(t, geminiCase, 144) })
 }
 
 var openCodeCase = cliCase{

@@ -72,9 +72,10 @@
 //
 // Gemini CLI 0.61.0: before each prompt it makes a routing call,
 // :generateContent on gemini-3.5-flash-lite with no tools and a JSON
-// schema (a complexity score); the main calls go to
-// gemini-3.1-pro-preview with :streamGenerateContent?alt=sse, and the
-// function declarations carry parametersJsonSchema. The API key comes as
+// schema (a complexity score); the main calls go to the model it picks
+// (gemini-3.8-flash for the simulator's low score; gemini-3.1-pro-preview
+// when the answer does not parse) with :streamGenerateContent?alt=sse,
+// and the function declarations carry parametersJsonSchema. The API key comes as
 // a header. After a resume, the history it sends holds the write's
 // functionResponse twice. write_file takes a relative file_path.
 //
@@ -85,5 +86,13 @@
 // stream_options.include_usage, and a new session's first call is a
 // title request without tools. Without the dead proxy a run took 5 s
 // rather than 2 s here: it tries the network at start-up, and needs none
-// of it.
+// of it. A 400 from the model is retried for about 70 s (six calls,
+// though its own error says isRetryable false) before it exits 1 with an
+// error event, so the tests script errors only for the other three.
+//
+// On a 400 Claude Code exits 1 (a result with terminal_reason api_error,
+// after several calls), Codex exits 1 after turn.failed, and Gemini exits
+// 144 with a result of status error. Codex warns on stderr that it will
+// not create its helper binaries under a temporary directory
+// (CODEX_HOME is in the test's temp dir); its tools work regardless.
 package modelsim
