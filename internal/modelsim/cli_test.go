@@ -146,8 +146,7 @@ func execCLI(t *testing.T, env []string, dir string, argv []string, stdin string
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	// exec.LookPath reads PATH of this process, not the CLI's environment.
-	path, err := lookPath(env, argv[0])
+	path, err := LookPath(env, argv[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,21 +180,6 @@ func jsonLines(out string) []map[string]any {
 		}
 	}
 	return events
-}
-
-func lookPath(env []string, name string) (string, error) {
-	for i := len(env) - 1; i >= 0; i-- {
-		if p, ok := strings.CutPrefix(env[i], "PATH="); ok {
-			for _, d := range filepath.SplitList(p) {
-				f := filepath.Join(d, name)
-				if st, err := os.Stat(f); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-					return f, nil
-				}
-			}
-			break
-		}
-	}
-	return "", errors.New(name + " is not on the CLI environment's PATH")
 }
 
 func tail(s string, n int) string {

@@ -16,8 +16,9 @@ import (
 // (once per cache) and returns the environment that runs it against sim:
 // a scratch HOME with the CLI's config files, the CLI and Node 22 first on
 // PATH, and no variable of the outer environment that could point a CLI
-// at a real vendor or real credentials. Run the CLI by its bare name with
-// that environment (exec.Cmd.Env), and append PWD=<dir> when setting Dir.
+// at a real vendor or real credentials. Run the CLI with that environment
+// (exec.Cmd.Env; LookPath finds the binary on its PATH), and append
+// PWD=<dir> when setting Dir.
 const (
 	ClaudePackage   = "@anthropic-ai/claude-code"
 	ClaudeVersion   = "2.1.331"
@@ -183,6 +184,24 @@ func installCLI(pkg, version, bin string) (string, error) {
 		return "", err
 	}
 	return filepath.Join(prefix, "node_modules", ".bin"), nil
+}
+
+// LookPath finds name on the PATH of env. exec.Command looks a bare name
+// up on this process's PATH, not on cmd.Env's, so a test that runs a CLI
+// by name with a Setup environment either uses this path or sets PATH.
+func LookPath(env []string, name string) (string, error) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if p, ok := strings.CutPrefix(env[i], "PATH="); ok {
+			for _, d := range filepath.SplitList(p) {
+				f := filepath.Join(d, name)
+				if st, err := os.Stat(f); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+					return f, nil
+				}
+			}
+			break
+		}
+	}
+	return "", fmt.Errorf("%s is not on the PATH of the CLI environment", name)
 }
 
 func homeOf(env []string) string {
