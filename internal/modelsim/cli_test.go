@@ -105,6 +105,16 @@ func runWriteResumeCase(t *testing.T, c cliCase) {
 	if id == "" {
 		t.Fatal("first run reported no session id")
 	}
+	for _, r := range sim.Requests() {
+		for k, vs := range r.Header {
+			if strings.Contains(strings.Join(vs, " "), SimKey) {
+				t.Errorf("request %s %s was recorded with the API key in header %s", r.Method, r.Path, k)
+			}
+		}
+		if strings.Contains(r.Path, SimKey) {
+			t.Errorf("request path %s was recorded with the API key", r.Path)
+		}
+	}
 	t.Logf("tools offered: %v", sim.Tools())
 	if u := sim.Unknown(); len(u) > 0 {
 		t.Logf("endpoints the simulator does not serve: %v", u)
