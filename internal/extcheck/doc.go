@@ -4,7 +4,7 @@
 // official conformance suite runs its server scenarios against each HTTP
 // endpoint. Both come from the npm registry at pinned versions, with the
 // Node.js they need (npm's node-<os>-<arch> package), installed once into a
-// cache directory that outlives a test run (see node_test.go).
+// cache directory that outlives a test run (internal/npmtool).
 //
 // The scenarios that do not apply to a server are listed, each with its
 // reason, in testdata/conformance-skips.txt; any other failure fails the
