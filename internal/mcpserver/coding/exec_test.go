@@ -449,3 +449,19 @@ func TestExecShutdownKillsSessions(t *testing.T) {
 		wantNoProcs(t, mk, 2*time.Second) // SIGTERM was ignored: SIGKILL came a second later
 	})
 }
+
+// TestAllowRootExposingCredentialsRefused: an extra exec root that would
+// let commands read a credential store stops the server at start.
+func TestAllowRootExposingCredentialsRefused(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	for _, root := range []string{home, filepath.Join(home, ".ssh")} {
+		cmd := exec.Command(binPath, "--stdio", "--workspace", t.TempDir())
+		cmd.Env = childEnv("HOME="+home, "CODING_TOOLS_MCP_EXEC_ALLOW_ROOTS="+root)
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "credential store") || !strings.Contains(string(out), ".ssh") {
+			t.Fatalf("allow root %s: %v %s", root, err, out)
+		}
+	}
+}
