@@ -8,18 +8,28 @@ import (
 )
 
 // The helper's protocol: the server runs its own binary with helperEnv
-// set, the helper's configuration as argv[1] and the command's argv after
-// it. The helper writes JSON lines on statusFD: its Report, then either
-// {"started":true} or {"exec_error":…}, and, when the command has ended,
-// {"exit":{…}}. lifelineFD is the read end of a pipe whose write end only
-// the server holds: end of file there means the server is gone.
+// set to supervisorMagic, the helper's configuration as argv[1] and the
+// command's argv after it. The supervisor writes JSON lines on statusFD:
+// its Report, then either {"started":true} or {"exec_error":…}, and, when
+// the command has ended, {"exit":{…}}. lifelineFD is the read end of a
+// pipe whose write end only the server holds: end of file there means the
+// server is gone.
+//
+// A command under Landlock is started through a second stage: the
+// supervisor runs the binary again with restrictMagic, and that process
+// restricts itself, reports on its own statusFD (a pipe to the
+// supervisor, closed on exec) and execs the command. The command so keeps
+// the pid its rules were made by (/proc/self and /dev/fd are its own),
+// and the supervisor stays outside the sandbox's domain, out of reach of
+// the command's signals.
 
 const (
-	helperEnv   = "SUDOCODE_SANDBOX_EXEC"
-	helperMagic = "2"
-	probeMagic  = "probe" // start and exit 0: can a helper start this way?
-	statusFD    = 3
-	lifelineFD  = 4
+	helperEnv       = "SUDOCODE_SANDBOX_EXEC"
+	supervisorMagic = "2"
+	restrictMagic   = "3"
+	probeMagic      = "probe" // start and exit 0: can a helper start this way?
+	statusFD        = 3
+	lifelineFD      = 4
 )
 
 // helperConfig is argv[1].
@@ -58,7 +68,7 @@ func MaybeRunHelper() {
 	if v == probeMagic {
 		os.Exit(0)
 	}
-	if v != helperMagic || len(os.Args) < 3 {
+	if (v != supervisorMagic && v != restrictMagic) || len(os.Args) < 3 {
 		fmt.Fprintln(os.Stderr, "sandbox helper: bad invocation")
 		os.Exit(126)
 	}
@@ -73,5 +83,8 @@ func MaybeRunHelper() {
 			env = append(env, kv)
 		}
 	}
-	os.Exit(runHelper(cfg, os.Args[2:], env))
+	if v == restrictMagic {
+		os.Exit(restrictAndExec(cfg, os.Args[2:], env))
+	}
+	os.Exit(supervise(cfg, os.Args[2:], env))
 }

@@ -18,4 +18,6 @@ func ForceSubreaper() {}
 
 func startContained(c *exec.Cmd) error { return c.Start() }
 
-func runHelper(helperConfig, []string, []string) int { return 126 }
+func supervise(helperConfig, []string, []string) int { return 126 }
+
+func restrictAndExec(helperConfig, []string, []string) int { return 126 }

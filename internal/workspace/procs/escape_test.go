@@ -236,3 +236,21 @@ func TestSandboxScopesSignalsAndAbstractSockets(t *testing.T) {
 		t.Fatalf("%+v", s)
 	}
 }
+
+// The command's own /proc/self and /dev/fd stay readable (the rules are
+// made by the process that becomes the command, which keeps its pid), and
+// bash's process substitution works.
+func TestSandboxLeavesTheCommandItsOwnProc(t *testing.T) {
+	t.Parallel()
+	requireLandlock(t, 1)
+	m := newManager(t, Options{})
+	for cmd, want := range map[string]string{
+		"exec head -1 /proc/self/status": "Name:\thead\n",
+		"exec ls /dev/fd/":               "0\n1\n",
+		"bash -c 'cat <(echo procsub)'":  "procsub\n",
+	} {
+		if s := start(t, m, req(cmd)); !strings.HasPrefix(s.Stdout.Text, want) || s.ExitCode != 0 {
+			t.Errorf("%s: %+v", cmd, s)
+		}
+	}
+}
