@@ -147,6 +147,9 @@ func newFixture(t *testing.T, repo string, edit ...func(*Options)) *fixture {
 		if kind == "FAKE" {
 			return f.ad, true
 		}
+		if a, ok := replayAdapters[kind]; ok {
+			return a, true
+		}
 		a, err := agent.Lookup(kind)
 		return a, err == nil
 	}, opts)

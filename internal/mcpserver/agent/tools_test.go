@@ -49,7 +49,11 @@ type report struct {
 	Status       string   `json:"status"`
 	Outcome      string   `json:"outcome"`
 	FinalAnswer  string   `json:"final_answer"`
-	CostUSD      *float64 `json:"cost_usd"`
+	Usage        struct {
+		Run, Task struct {
+			CostUSD *float64 `json:"cost_usd"`
+		}
+	} `json:"usage"`
 	FilesChanged []string `json:"files_changed"`
 	Commits      int      `json:"commits"`
 	DurationMS   int64    `json:"duration_ms"`
