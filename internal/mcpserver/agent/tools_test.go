@@ -45,11 +45,11 @@ func TestToolsGolden(t *testing.T) {
 }
 
 type report struct {
-	ID           string   `json:"id"`
-	Status       string   `json:"status"`
-	Outcome      string   `json:"outcome"`
-	FinalAnswer  string   `json:"final_answer"`
-	Usage        struct {
+	ID          string `json:"id"`
+	Status      string `json:"status"`
+	Outcome     string `json:"outcome"`
+	FinalAnswer string `json:"final_answer"`
+	Usage       struct {
 		Run, Task struct {
 			CostUSD *float64 `json:"cost_usd"`
 		}
