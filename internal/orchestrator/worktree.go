@@ -225,7 +225,8 @@ type Removal struct {
 	BranchDeleted bool   `json:"branch_deleted"`
 }
 
-// saveIdent is the author and committer of the commits sudocode makes.
+// saveIdent is the author and committer of the commits sudocode makes
+// when git knows no identity for the repository.
 var saveIdent = []string{
 	"GIT_AUTHOR_NAME=sudocode", "GIT_AUTHOR_EMAIL=sudocode@localhost",
 	"GIT_COMMITTER_NAME=sudocode", "GIT_COMMITTER_EMAIL=sudocode@localhost",
@@ -296,7 +297,7 @@ func (w *Worktrees) save(ctx context.Context, id, path, branch string) (string, 
 		return "", nil
 	}
 	msg := "sudocode: save uncommitted work of task " + id
-	sha, err := gitWith(ctx, path, saveIdent, "commit-tree", "--no-gpg-sign", tree, "-p", parent, "-m", msg)
+	sha, err := gitWith(ctx, path, identity(ctx, path), "commit-tree", "--no-gpg-sign", tree, "-p", parent, "-m", msg)
 	if err != nil {
 		return "", fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
 	}
@@ -306,6 +307,18 @@ func (w *Worktrees) save(ctx context.Context, id, path, branch string) (string, 
 		return "", fault.Wrap(fault.Conflict, err, "failed to save the uncommitted work of task "+id)
 	}
 	return sha, nil
+}
+
+// identity is the environment that names the author and committer of a
+// commit sudocode makes in dir: nothing when git resolves an identity of
+// its own (the repository's config, then the user's), else saveIdent.
+func identity(ctx context.Context, dir string) []string {
+	for _, v := range []string{"GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"} {
+		if _, err := git(ctx, dir, "var", v); err != nil {
+			return saveIdent
+		}
+	}
+	return nil
 }
 
 // CommitsAhead counts the commits on branch since base.
