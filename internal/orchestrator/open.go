@@ -10,7 +10,8 @@ import (
 // Open opens the orchestrator of the project in dir, with the real agent
 // adapters, its task store in dataDir and its worktrees under worktrees
 // (empty: $SUDOCODE_WORKTREES, else the project's setting or the default;
-// see worktreeDir), and sweeps the worktrees an earlier run left behind.
+// see worktreeDir), sweeps the worktrees an earlier run left behind and
+// collects those of finished tasks (see GC).
 // closeFn stops every running agent (its whole process group) and closes
 // the store.
 func Open(ctx context.Context, dir, dataDir, actor, worktrees string) (o *Orchestrator, closeFn func(), err error) {
@@ -23,6 +24,7 @@ func Open(ctx context.Context, dir, dataDir, actor, worktrees string) (o *Orches
 	}
 	o = New(store, lookupAdapter, Options{Repo: dir, Actor: actor, Worktrees: worktrees})
 	_, _ = o.Sweep(ctx)
+	_, _ = o.GC(ctx) // worktrees of tasks that finished before the restart
 	return o, func() { o.Close(); store.Close() }, nil
 }
 
