@@ -46,9 +46,11 @@ type outcome struct {
 
 // Denial is a tool call the agent's CLI refused (its permission mode or
 // sandbox): without it a run that could not write ends as a silent noop.
+// Detail is what the call was about (its file or command) or the CLI's
+// reason.
 type Denial struct {
 	Tool   string `json:"tool,omitempty"`
-	Detail string `json:"detail"`
+	Detail string `json:"detail,omitempty"`
 }
 
 // run is one run of a task: its agent process, preceded on the task's
