@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -259,16 +260,18 @@ func (r *run) execute(outR, errR *os.File, parser agent.Parser, grace time.Durat
 	return o
 }
 
-// readLines calls fn with each line read from r (without its line end; a
-// last line without one too) until r ends.
+// readLines calls fn with each non-empty line read from r (without its
+// line end; a last line without one too) until r ends. A line longer than
+// 64 KiB comes in pieces of that size, so that a process writing endless
+// bytes without a newline cannot fill the server's memory.
 func readLines(r io.Reader, fn func([]byte)) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
-		line, err := br.ReadBytes('\n')
-		if line = []byte(strings.TrimRight(string(line), "\r\n")); len(line) > 0 {
-			fn(line)
+		chunk, err := br.ReadSlice('\n')
+		if line := bytes.TrimRight(chunk, "\r\n"); len(line) > 0 {
+			fn(bytes.Clone(line))
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 			return
 		}
 	}

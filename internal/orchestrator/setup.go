@@ -50,6 +50,11 @@ func copyInto(top, dst string, paths []string) ([]agent.Event, error) {
 			evs = append(evs, phaseEvent(now, PhaseSetup, "copy: "+p+" is not in the checkout, skipped"))
 			continue
 		}
+		// The entry may be a symlink (copied as one), but the directories
+		// leading to it must not lead out of the checkout.
+		if parent, err := filepath.EvalSymlinks(filepath.Dir(src)); err != nil || !within(parent, resolved(top)) {
+			return nil, fault.New(fault.Invalid, "%s \"copy\": %s leads out of the checkout", settingsFile, p)
+		}
 		if err := copyTree(src, filepath.Join(dst, p)); err != nil {
 			return nil, fault.Wrap(fault.Unavailable, err, fmt.Sprintf("failed to copy %s into the task worktree (%s \"copy\")", p, settingsFile))
 		}

@@ -104,3 +104,30 @@ func TestProjectSetupFailsOrIsEnded(t *testing.T) {
 		t.Fatalf("end %+v %v after %s", end.Task, err, time.Since(start))
 	}
 }
+
+// A copy entry reached through a symlinked directory that leads out of
+// the checkout is refused, and the task is not created.
+func TestProjectCopyStaysInCheckout(t *testing.T) {
+	repo := newRepo(t)
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "id_rsa"), []byte("secret"), 0o600)
+	os.Symlink(outside, filepath.Join(repo, "out"))
+	writeSettings(t, repo, `{"copy": ["out/id_rsa"]}`)
+	f := newFixture(t, repo, noPool)
+	_, err := f.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "x", Config: shell(`true`)})
+	if err == nil || !strings.Contains(err.Error(), "leads out of the checkout") {
+		t.Fatalf("create: %v", err)
+	}
+	if l, _ := f.o.List(context.Background()); len(l) != 0 {
+		t.Fatalf("tasks %v", l)
+	}
+}
+
+// Endless stderr without a newline is logged in bounded pieces.
+func TestReadLinesBounded(t *testing.T) {
+	var sizes []int
+	readLines(strings.NewReader(strings.Repeat("x", 200<<10)+"\nend"), func(l []byte) { sizes = append(sizes, len(l)) })
+	if len(sizes) != 5 || sizes[0] != 64<<10 || sizes[3] != 8<<10 || sizes[4] != 3 {
+		t.Fatalf("pieces %v", sizes)
+	}
+}
