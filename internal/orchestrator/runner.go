@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -39,17 +40,63 @@ type outcome struct {
 	stderr     string
 	completion *agent.Event // the last completion event, if any
 	lastText   string       // the last message text
+	reason     string       // the last fatal error the agent reported: why a failed run failed
+	denials    []Denial     // the tool calls the CLI refused
 	sessionID  string
 }
 
-// run is one agent process.
+// Denial is a tool call the agent's CLI refused (its permission mode or
+// sandbox): without it a run that could not write ends as a silent noop.
+// Detail is what the call was about (its file or command) or the CLI's
+// reason.
+type Denial struct {
+	Tool   string `json:"tool,omitempty"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// run is one run of a task: its agent process, preceded on the task's
+// first run by the project's setup command (see setupThenFollow).
 type run struct {
-	cmd      *sandbox.Cmd
-	pgid     int
 	done     chan struct{} // closed when the run is fully finished
 	mu       sync.Mutex
+	cmd      *sandbox.Cmd // the current process; nil before the first
+	pgid     int
 	cancel   bool
 	killOnce sync.Once
+}
+
+// attach makes cmd the run's current process. It refuses (false) once the
+// run was cancelled: the caller then ends cmd itself.
+func (r *run) attach(cmd *sandbox.Cmd) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cancel {
+		return false
+	}
+	r.cmd, r.pgid = cmd, cmd.Process.Pid
+	return true
+}
+
+// group is the current process group (0 before the first process).
+func (r *run) group() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pgid
+}
+
+// signal sends sig to the current process group, if any.
+func (r *run) signal(sig syscall.Signal) {
+	if g := r.group(); g > 0 {
+		_ = syscall.Kill(-g, sig)
+	}
+}
+
+// abandon ends a process that attach refused, and its pipes.
+func abandon(cmd *sandbox.Cmd, outR, errR *os.File) {
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	outR.Close()
+	errR.Close()
+	_ = cmd.Wait()
 }
 
 // startProcess starts inv in dir with stdout and stderr on pipes and
@@ -97,13 +144,13 @@ func (r *run) terminate(grace time.Duration) {
 	r.cancel = true
 	r.mu.Unlock()
 	r.killOnce.Do(func() {
-		_ = syscall.Kill(-r.pgid, syscall.SIGTERM)
+		r.signal(syscall.SIGTERM)
 		select {
 		case <-r.done:
 			return
 		case <-time.After(grace):
 		}
-		_ = syscall.Kill(-r.pgid, syscall.SIGKILL)
+		r.signal(syscall.SIGKILL)
 	})
 	<-r.done
 }
@@ -115,35 +162,47 @@ func (r *run) cancelled() bool {
 }
 
 // execute reads the started process to its end: stdout lines go through
-// the parser, events to emit (in order, from this goroutine only); stderr
-// is drained into a tail. Once the leader exits, what is left of its
-// process group is terminated so that no orphan holds the pipes open.
+// the parser, stderr lines become stderr events (and a tail kept for the
+// error), all handed to emit one batch at a time. Once the leader exits,
+// what is left of its process group is terminated so that no orphan holds
+// the pipes open.
 func (r *run) execute(outR, errR *os.File, parser agent.Parser, grace time.Duration, emit func([]agent.Event)) outcome {
 	var o outcome
+	r.mu.Lock()
+	cmd, pgid := r.cmd, r.pgid
+	r.mu.Unlock()
+	var emitMu sync.Mutex
+	emitLocked := func(evs []agent.Event) {
+		emitMu.Lock()
+		defer emitMu.Unlock()
+		emit(evs)
+	}
 	tail := &tailBuffer{max: stderrTail}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		_, _ = io.Copy(tail, errR)
+		readLines(io.TeeReader(errR, tail), func(line []byte) {
+			emitLocked([]agent.Event{{Time: time.Now(), Kind: agent.KindStderr, Text: string(line)}})
+		})
 	}()
 	waitErr := make(chan error, 1)
 	leaderDone := make(chan struct{})
 	finished := make(chan struct{})
 	defer close(finished)
 	go func() {
-		waitErr <- r.cmd.Wait()
+		waitErr <- cmd.Wait()
 		close(leaderDone)
 	}()
 	// Once the leader exited, what is left of its group (a dev server, a
 	// shell) gets SIGTERM, and SIGKILL if it still holds the pipes after grace.
 	go func() {
 		<-leaderDone
-		_ = syscall.Kill(-r.pgid, syscall.SIGTERM)
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
 		select {
 		case <-finished:
 		case <-time.After(grace):
-			_ = syscall.Kill(-r.pgid, syscall.SIGKILL)
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		}
 	}()
 	observe := func(evs []agent.Event) {
@@ -154,13 +213,19 @@ func (r *run) execute(outR, errR *os.File, parser agent.Parser, grace time.Durat
 				c := *e
 				o.completion = &c
 			case agent.KindMessage:
-				if e.Text != "" {
+				if e.Text != "" && e.Data["reasoning"] != true {
 					o.lastText = e.Text
 				}
+			case agent.KindError:
+				if fatal, _ := e.Data["fatal"].(bool); fatal && e.Text != "" {
+					o.reason = e.Text
+				}
+			case agent.KindDenied:
+				o.denials = append(o.denials, Denial{Tool: e.Tool, Detail: e.Text})
 			}
 		}
 		if len(evs) > 0 {
-			emit(evs)
+			emitLocked(evs)
 		}
 	}
 	br := bufio.NewReaderSize(outR, 64<<10)
@@ -187,10 +252,27 @@ func (r *run) execute(outR, errR *os.File, parser agent.Parser, grace time.Durat
 	wg.Wait()
 	errR.Close()
 	<-waitErr
-	o.exitCode, _ = r.cmd.ExitStatus() // -1 when killed by a signal
+	o.exitCode, _ = cmd.ExitStatus() // -1 when killed by a signal
 	o.cancelled = r.cancelled()
 	o.stderr = string(tail.b)
 	observe(parser.Finish(o.exitCode, time.Now()))
 	o.sessionID = parser.SessionID()
 	return o
+}
+
+// readLines calls fn with each non-empty line read from r (without its
+// line end; a last line without one too) until r ends. A line longer than
+// 64 KiB comes in pieces of that size, so that a process writing endless
+// bytes without a newline cannot fill the server's memory.
+func readLines(r io.Reader, fn func([]byte)) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if line := bytes.TrimRight(chunk, "\r\n"); len(line) > 0 {
+			fn(bytes.Clone(line))
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return
+		}
+	}
 }

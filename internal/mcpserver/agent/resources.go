@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -36,12 +37,12 @@ func (h *handlers) addResources(s *mcp.Server) {
 			Description: "A task's completion result as JSON: outcome, final answer, cost, tokens, files changed, or its error"},
 		{URITemplate: "session://{sessionType}/{sessionId}", Name: "session", Title: "Agent Session", MIMEType: mimeJSON,
 			Description: "The tasks of one agent session (sessionType is the tool, e.g. claudecode) and whether it can be resumed"},
-		{URITemplate: "branch://{branchName}/tasks", Name: "branch-tasks", Title: "Tasks on a Branch", MIMEType: mimeJSON,
-			Description: "Tasks working on a branch; percent-encode slashes in the name (feature%2Fauth)"},
+		{URITemplate: "branch://{+branchName}/tasks", Name: "branch-tasks", Title: "Tasks on a Branch", MIMEType: mimeJSON,
+			Description: "Tasks working on a branch; the name as written (branch://feature/auth/tasks) or percent-encoded (feature%2Fauth)"},
 		{URITemplate: "project://{projectPath}/status", Name: "project-status", Title: "Project Status", MIMEType: mimeJSON,
 			Description: "The project's checkout (HEAD, branch, uncommitted changes) and its tasks; projectPath is the percent-encoded absolute path"},
 		{URITemplate: "log://{logType}/{date}", Name: "log", Title: "Historical Logs", MIMEType: mimeText,
-			Description: "Log entries of every task on one UTC day (YYYY-MM-DD or today); logType is all or an event kind: message, tool_call, tool_result, file_change, usage, error, completion, log"},
+			Description: "Log entries of every task on one UTC day (YYYY-MM-DD or today); logType is all or an event kind: " + strings.Join(logTypes[1:], ", ")},
 	} {
 		s.AddResourceTemplate(t, h.read)
 	}

@@ -37,7 +37,7 @@ func TestResourceLists(t *testing.T) {
 		tmpls = append(tmpls, r.URITemplate)
 	}
 	slices.Sort(tmpls)
-	want := "[branch://{branchName}/tasks log://{logType}/{date} project://{projectPath}/status session://{sessionType}/{sessionId} task://{id} task://{id}/logs task://{id}/result]"
+	want := "[branch://{+branchName}/tasks log://{logType}/{date} project://{projectPath}/status session://{sessionType}/{sessionId} task://{id} task://{id}/logs task://{id}/result]"
 	if got := fmt.Sprint(tmpls); got != want {
 		t.Errorf("templates = %s", got)
 	}
@@ -124,6 +124,10 @@ line"`, map[string]any{"branch": "feature/print"})
 	if bv.Branch != "feature/print" || len(bv.Tasks) != 1 || bv.Tasks[0].ID != c.TaskID {
 		t.Errorf("branch:// = %s", text)
 	}
+	// As users write it, with the slash, too.
+	if raw, _ := f.read("branch://feature/print/tasks"); raw != text {
+		t.Errorf("branch://feature/print/tasks = %s", raw)
+	}
 	text, _ = f.read("branch://none/tasks")
 	if !strings.Contains(text, `"tasks": []`) {
 		t.Errorf("branch://none/tasks = %s", text)
@@ -170,5 +174,25 @@ line"`, map[string]any{"branch": "feature/print"})
 		if !errors.As(err, &rpcErr) || rpcErr.Code != code {
 			t.Errorf("%s: %v, want code %d", uri, err, code)
 		}
+	}
+}
+
+// A task's stderr lines are log entries of their own kind, which the
+// historical log can be filtered by.
+func TestStderrLogType(t *testing.T) {
+	f := newFixture(t)
+	c := f.command("Complain", `echo "fatal: not a good day" >&2; exit 128`, nil)
+	f.wait(c.TaskID)
+	logs, _ := f.read("task://" + c.TaskID + "/logs")
+	if !strings.Contains(logs, "stderr: fatal: not a good day\n") {
+		t.Errorf("task log:\n%s", logs)
+	}
+	for _, kind := range []string{"stderr", "permission_denied"} {
+		if _, err := f.cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "log://" + kind + "/today"}); err != nil {
+			t.Errorf("log://%s/today: %v", kind, err)
+		}
+	}
+	if text, _ := f.read("log://stderr/today"); !strings.Contains(text, "not a good day") {
+		t.Errorf("log://stderr/today = %s", text)
 	}
 }
