@@ -72,12 +72,13 @@ func childEnv(t *testing.T, extra ...string) []string {
 	t.Helper()
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "VALKEY_") || strings.HasPrefix(kv, "SUDOCODE_") || strings.HasPrefix(kv, "XDG_DATA_HOME=") {
+		if strings.HasPrefix(kv, "VALKEY_") || strings.HasPrefix(kv, "SUDOCODE_") || strings.HasPrefix(kv, "XDG_DATA_HOME=") || strings.HasPrefix(kv, "XDG_STATE_HOME=") {
 			continue
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "XDG_DATA_HOME="+t.TempDir())
+	// Task worktrees default to the state directory: one of the test's.
+	env = append(env, "XDG_DATA_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())
 	return append(env, extra...)
 }
 

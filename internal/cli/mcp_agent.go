@@ -20,6 +20,7 @@ type mcpAgentOptions struct {
 	transport transportFlags
 	project   string
 	data      string
+	worktrees string
 }
 
 func newMCPAgentCmd(stdio IO) *cobra.Command {
@@ -39,8 +40,11 @@ touched. Tasks and their logs are kept in SQLite and survive a restart; a task
 whose agent was running when the server stopped is marked failed.
 
 The project is the git repository of --project (env SUDOCODE_AGENT_PROJECT;
-default the working directory). Worktrees go under <git dir>/sudocode-worktrees,
-the task database under <git dir>/sudocode (or --data DIR, env SUDOCODE_AGENT_DATA).
+default the working directory). Worktrees go outside the repository, under
+--worktrees DIR (env SUDOCODE_WORKTREES; else "worktrees" in the project's
+.sudocode/agent.json; default $XDG_STATE_HOME/sudocode/worktrees), in a
+directory <repo-name>-<hash> per repository; the task database goes under
+<git dir>/sudocode (or --data DIR, env SUDOCODE_AGENT_DATA).
 Stopping the server stops every running agent and its whole process group.
 
 Transport: stdio by default; --http ADDR serves Streamable HTTP at /mcp.`,
@@ -52,13 +56,14 @@ Transport: stdio by default; --http ADDR serves Streamable HTTP at /mcp.`,
 	opts.transport.register(cmd.Flags())
 	cmd.Flags().StringVar(&opts.project, "project", "", "the project `DIR`, inside a git repository (env SUDOCODE_AGENT_PROJECT; default the working directory)")
 	cmd.Flags().StringVar(&opts.data, "data", "", "`DIR` of the task database (env SUDOCODE_AGENT_DATA; default <git dir>/sudocode)")
+	cmd.Flags().StringVar(&opts.worktrees, "worktrees", "", "root `DIR` of the task worktrees, outside the repository (env SUDOCODE_WORKTREES; default $XDG_STATE_HOME/sudocode/worktrees)")
 	return cmd
 }
 
 func runMCPAgent(cmd *cobra.Command, opts *mcpAgentOptions, stdio IO) error {
 	ctx := cmd.Context()
 	logger := mcpx.NewLogger(stdio.Err, opts.transport.level())
-	orch, closeOrch, err := openOrchestrator(ctx, orEnv(opts.project, "SUDOCODE_AGENT_PROJECT"), orEnv(opts.data, "SUDOCODE_AGENT_DATA"))
+	orch, closeOrch, err := openOrchestrator(ctx, orEnv(opts.project, "SUDOCODE_AGENT_PROJECT"), orEnv(opts.data, "SUDOCODE_AGENT_DATA"), opts.worktrees)
 	if err != nil {
 		return err
 	}
@@ -77,9 +82,10 @@ func runMCPAgent(cmd *cobra.Command, opts *mcpAgentOptions, stdio IO) error {
 // the working directory) with its task store in dataDir (default
 // <git common dir>/sudocode, or a per-project directory in the user cache
 // when dir is not in a git repository: the server still starts, and
-// create_task explains). Leftover worktrees of an earlier run are swept.
+// create_task explains), and its worktrees under worktrees (see
+// orchestrator.Open). Leftover worktrees of an earlier run are swept.
 // closeFn stops every running agent and closes the store.
-func openOrchestrator(ctx context.Context, dir, dataDir string) (o *orchestrator.Orchestrator, closeFn func(), err error) {
+func openOrchestrator(ctx context.Context, dir, dataDir, worktrees string) (o *orchestrator.Orchestrator, closeFn func(), err error) {
 	if dir == "" {
 		if dir, err = os.Getwd(); err != nil {
 			return nil, nil, fault.Wrap(fault.Unavailable, err, "cannot find the working directory")
@@ -94,7 +100,7 @@ func openOrchestrator(ctx context.Context, dir, dataDir string) (o *orchestrator
 	if dataDir == "" {
 		dataDir = defaultAgentData(ctx, dir)
 	}
-	return orchestrator.Open(ctx, dir, dataDir, actor())
+	return orchestrator.Open(ctx, dir, dataDir, actor(), worktrees)
 }
 
 // defaultAgentData is orchestrator.DataDir (where sudocode serve keeps the

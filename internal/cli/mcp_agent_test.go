@@ -20,10 +20,17 @@ import (
 // connectAgent starts `sudocode mcp agent --project repo`.
 func connectAgent(t *testing.T, repo string) (*mcp.ClientSession, *exec.Cmd, *lockedBuffer) {
 	t.Helper()
+	return connectAgentWith(t, repo, nil)
+}
+
+// connectAgentWith starts `sudocode mcp agent --project repo args…` with
+// env added to the test's environment.
+func connectAgentWith(t *testing.T, repo string, env []string, args ...string) (*mcp.ClientSession, *exec.Cmd, *lockedBuffer) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cmd := exec.Command(sudocodeBin, "mcp", "agent", "--project", repo)
-	cmd.Env = childEnv(t)
+	cmd := exec.Command(sudocodeBin, append([]string{"mcp", "agent", "--project", repo}, args...)...)
+	cmd.Env = childEnv(t, env...)
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	s, err := mcp.NewClient(&mcp.Implementation{Name: "lead", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)

@@ -16,6 +16,7 @@ const DefaultServeAddr = "127.0.0.1:7474"
 
 type serveOptions struct {
 	addr, dir string
+	worktrees string
 	transport transportFlags
 	store     storeFlags
 }
@@ -52,6 +53,7 @@ at /metrics. Stops cleanly on SIGINT or SIGTERM.`,
 	f := cmd.Flags()
 	f.StringVar(&o.addr, "addr", DefaultServeAddr, "listen `ADDR` (host:port; port 0 picks a free one); loopback unless a token is set")
 	f.StringVar(&o.dir, "dir", ".", "the project `DIR`: tracker, coding workspace and git repository")
+	f.StringVar(&o.worktrees, "worktrees", "", "root `DIR` of the task worktrees, outside the repository (env SUDOCODE_WORKTREES; default $XDG_STATE_HOME/sudocode/worktrees)")
 	f.StringVar(&o.transport.token, "token", "", "bearer `TOKEN` every request must send (env SUDOCODE_TOKEN); required for a non-loopback --addr")
 	f.StringSliceVar(&o.transport.origins, "allow-origin", nil, "browser `ORIGIN` allowed besides loopback ones (repeatable)")
 	f.StringVar(&o.transport.logLevel, "log-level", "", "log level on stderr: debug, info, warn, error (env SUDOCODE_LOG_LEVEL; default info)")
@@ -95,7 +97,7 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) e
 	defer store.Close()
 	srv, err := serve.New(ctx, serve.Options{Dir: o.dir, Rulesets: store, Token: t.Token, AllowedOrigins: t.AllowedOrigins,
 		Version: Version, Actor: actor(), Logger: logger, Auth: auth, Calls: calls, BodyTimeout: t.BodyTimeout,
-		Sessions: t.Sessions})
+		Sessions: t.Sessions, Worktrees: o.worktrees})
 	if err != nil {
 		return err
 	}

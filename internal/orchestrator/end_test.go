@@ -30,8 +30,9 @@ func TestEndKeepBranchSavesWork(t *testing.T) {
 	if got := run1(t, repo, "git", "rev-parse", task.Branch); got != end.Removal.SavedCommit {
 		t.Fatalf("branch at %s, saved %s", got, end.Removal.SavedCommit)
 	}
+	// The repository's own identity (its config), as git itself resolves it.
 	if got := run1(t, repo, "git", "log", "-1", "--format=%an <%ae>|%cn <%ce>|%s", task.Branch); got !=
-		"sudocode <sudocode@localhost>|sudocode <sudocode@localhost>|sudocode: save uncommitted work of task "+task.ID {
+		"Test <test@example.com>|Test <test@example.com>|sudocode: save uncommitted work of task "+task.ID {
 		t.Fatalf("saved commit %q", got)
 	}
 	if got := run1(t, repo, "git", "log", "--format=%s", task.BaseSHA+".."+task.Branch); got != "sudocode: save uncommitted work of task "+task.ID+"\none" {
@@ -91,5 +92,24 @@ func TestEndDeletesBranch(t *testing.T) {
 	rep, err := f.o.Report(ctx, task.ID)
 	if err != nil || rep.Commits != 1 || strings.Join(rep.FilesChanged, ",") != "x.txt,y.txt" || rep.DiffStat.Files != 2 || rep.Outcome != OutcomeSucceeded {
 		t.Fatalf("report %+v %v", rep, err)
+	}
+}
+
+// When git knows no identity (none in the repository's or the user's
+// config), the save commit falls back to sudocode's own.
+func TestSaveCommitIdentityFallback(t *testing.T) {
+	repo := newRepo(t)
+	run1(t, repo, "git", "config", "--unset", "user.name")
+	run1(t, repo, "git", "config", "--unset", "user.email")
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", home)
+	f := newFixture(t, repo, noPool)
+	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "dirty", Config: shell(`echo x > x.txt`)}).ID)
+	if _, err := f.o.End(context.Background(), task.ID, EndInput{KeepBranch: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := run1(t, repo, "git", "log", "-1", "--format=%an <%ae>", task.Branch); got != "sudocode <sudocode@localhost>" {
+		t.Fatalf("saved commit by %q", got)
 	}
 }

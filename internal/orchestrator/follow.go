@@ -20,16 +20,21 @@ const (
 
 // runResult is the result a run leaves on its task.
 type runResult struct {
-	Outcome      string        `json:"outcome"`
-	ExitCode     int           `json:"exit_code"`
-	Success      *bool         `json:"success,omitempty"` // the agent's own verdict, if it gave one
-	Message      string        `json:"message,omitempty"` // the final answer
-	CostUSD      *float64      `json:"cost_usd,omitempty"`
-	Tokens       *agent.Tokens `json:"tokens,omitempty"`
-	Commits      int           `json:"commits"`
-	FilesChanged []string      `json:"files_changed"`
-	DiffStat     *DiffStat     `json:"diff_stat,omitempty"`
-	SessionID    string        `json:"session_id,omitempty"`
+	Outcome  string        `json:"outcome"`
+	ExitCode int           `json:"exit_code"`
+	Success  *bool         `json:"success,omitempty"`  // the agent's own verdict, if it gave one
+	Message  string        `json:"message,omitempty"`  // the final answer
+	CostUSD  *float64      `json:"cost_usd,omitempty"` // this run's
+	Tokens   *agent.Tokens `json:"tokens,omitempty"`   // this run's
+	// TaskUsage adds up every run of the task.
+	TaskUsage Usage `json:"task_usage"`
+	// Session is what the CLI last reported for its whole session.
+	Session           *sessionFigures `json:"session_figures,omitempty"`
+	PermissionDenials []Denial        `json:"permission_denials,omitempty"`
+	Commits           int             `json:"commits"`
+	FilesChanged      []string        `json:"files_changed"`
+	DiffStat          *DiffStat       `json:"diff_stat,omitempty"`
+	SessionID         string          `json:"session_id,omitempty"`
 }
 
 // follow runs in its own goroutine for each run: it stores the run's
@@ -81,9 +86,15 @@ func (o *Orchestrator) follow(id string, r *run, outR, errR *os.File, parser age
 	now := time.Now().UTC()
 	t.PID, t.OwnerPID = 0, 0
 	t.UpdatedAt, t.FinishedAt = now, &now
-	res := runResult{ExitCode: out.exitCode, Message: out.lastText, SessionID: t.SessionID, FilesChanged: []string{}}
+	var prev runResult // the previous run's, for the usage of the task and session
+	_ = json.Unmarshal(t.Result, &prev)
+	res := runResult{ExitCode: out.exitCode, Message: out.lastText, SessionID: t.SessionID, FilesChanged: []string{},
+		PermissionDenials: out.denials}
+	var run Usage
+	run, res.TaskUsage, res.Session = runUsage(out.completion, t.SessionID, prev)
+	res.CostUSD, res.Tokens = run.CostUSD, run.Tokens
 	if c := out.completion; c != nil {
-		res.Success, res.CostUSD, res.Tokens = c.Success, c.CostUSD, c.Tokens
+		res.Success = c.Success
 		if c.Text != "" {
 			res.Message = c.Text
 		}
@@ -96,14 +107,10 @@ func (o *Orchestrator) follow(id string, r *run, outR, errR *os.File, parser age
 		t.Status, res.Outcome = StatusCancelled, OutcomeCancelled
 	case out.exitCode != 0:
 		t.Status, res.Outcome = StatusFailed, OutcomeFailed
-		t.Error = &TaskError{Type: ErrTypeExit, Details: map[string]any{"exit_code": out.exitCode, "stderr": out.stderr}}
+		t.Error = &TaskError{Type: ErrTypeExit, Details: failureDetails(out, res.Message)}
 	case res.Success != nil && !*res.Success:
 		t.Status, res.Outcome = StatusFailed, OutcomeFailed
-		d := map[string]any{"message": res.Message}
-		if out.stderr != "" {
-			d["stderr"] = out.stderr
-		}
-		t.Error = &TaskError{Type: ErrTypeAgent, Details: d}
+		t.Error = &TaskError{Type: ErrTypeAgent, Details: failureDetails(out, res.Message)}
 	default:
 		// A resumable session waits for more instructions; only end_task
 		// completes it. Without one (COMMAND) there is nothing to resume.
@@ -122,6 +129,24 @@ func (o *Orchestrator) follow(id string, r *run, outR, errR *os.File, parser age
 	if err := o.store.Put(ctx, t); err == nil {
 		o.notify(Change{Kind: ChangeUpdated, Task: t})
 	}
+}
+
+// failureDetails are a failed run's error details: the reason the CLI
+// reported (on stdout, in its error or terminal event: Claude's error
+// result, Codex's turn.failed, OpenCode's error), its exit code and the
+// tail of its stderr.
+func failureDetails(out outcome, message string) map[string]any {
+	d := map[string]any{"exit_code": out.exitCode, "stderr": out.stderr}
+	switch {
+	case out.reason != "":
+		d["message"] = out.reason
+	case message != "":
+		d["message"] = message
+	}
+	if len(out.denials) > 0 {
+		d["permission_denials"] = out.denials
+	}
+	return d
 }
 
 // changeEvent is the file_change event of a run's git changes.

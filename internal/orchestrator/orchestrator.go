@@ -19,10 +19,13 @@ type Lookup func(kind string) (agent.Adapter, bool)
 
 // Options configure an Orchestrator.
 type Options struct {
-	Repo        string        // the project: a directory inside a git repository
-	WorktreeDir string        // where task worktrees go; empty for <repo>/.git/sudocode-worktrees
-	Actor       string        // recorded as the owner of created tasks
-	Grace       time.Duration // SIGTERM → SIGKILL delay; 0 means 5s
+	Repo string // the project: a directory inside a git repository
+	// Worktrees is the root of the task worktrees (each repository gets its
+	// own directory below it); empty for the project's .sudocode/agent.json
+	// "worktrees", else $XDG_STATE_HOME/sudocode/worktrees. See worktreeDir.
+	Worktrees string
+	Actor     string        // recorded as the owner of created tasks
+	Grace     time.Duration // SIGTERM → SIGKILL delay; 0 means 5s
 	// FlushEvery bounds how long parsed events wait before they are stored
 	// (they are also stored every 1000 events); 0 means 100ms.
 	FlushEvery time.Duration
@@ -75,7 +78,7 @@ func New(store *Store, lookup Lookup, opts Options) *Orchestrator {
 		opts.FlushEvery = 100 * time.Millisecond
 	}
 	o := &Orchestrator{
-		store: store, wt: NewWorktrees(opts.Repo, opts.WorktreeDir), lookup: lookup, opts: opts,
+		store: store, wt: NewWorktrees(opts.Repo, opts.Worktrees), lookup: lookup, opts: opts,
 		pool:    newPool(opts.NoPool),
 		running: map[string]*run{}, taskMu: map[string]*sync.Mutex{}, subs: map[int]func(Change){},
 	}

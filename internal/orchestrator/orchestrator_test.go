@@ -147,6 +147,9 @@ func newFixture(t *testing.T, repo string, edit ...func(*Options)) *fixture {
 		if kind == "FAKE" {
 			return f.ad, true
 		}
+		if a, ok := replayAdapters[kind]; ok {
+			return a, true
+		}
 		a, err := agent.Lookup(kind)
 		return a, err == nil
 	}, opts)
@@ -487,7 +490,7 @@ func TestBadInputsLeaveNothing(t *testing.T) {
 			if got := run1(t, repo, "git", "worktree", "list", "--porcelain"); got != wtBefore {
 				t.Fatalf("worktrees changed:\n%s", got)
 			}
-			if ents, _ := os.ReadDir(filepath.Join(repo, ".git", "sudocode-worktrees")); len(ents) != 0 {
+			if ents, _ := os.ReadDir(wtDirOf(t, f)); len(ents) != 0 {
 				t.Fatalf("worktree dirs left: %v", ents)
 			}
 		})

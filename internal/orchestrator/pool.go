@@ -212,7 +212,11 @@ func (w *Worktrees) addDetached(ctx context.Context, id string) (pooled, error) 
 		w.mu.Unlock()
 		return pooled{}, err
 	}
-	dir := w.dirFor(ri)
+	dir, err := w.dirFor(ri)
+	if err != nil {
+		w.mu.Unlock()
+		return pooled{}, err
+	}
 	path := filepath.Join(dir, id)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		w.mu.Unlock()

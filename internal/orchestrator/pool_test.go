@@ -33,7 +33,7 @@ func TestPoolClaim(t *testing.T) {
 	repo := newRepo(t)
 	f := newFixture(t, repo)
 	w := waitPool(t, f.o)
-	if !strings.HasPrefix(w.path, filepath.Join(repo, ".git", "sudocode-worktrees")+string(filepath.Separator)) || filepath.Base(w.path) != w.id {
+	if !strings.HasPrefix(w.path, wtDirOf(t, f)+string(filepath.Separator)) || filepath.Base(w.path) != w.id {
 		t.Fatalf("pooled %+v", w)
 	}
 	if got := run1(t, w.path, "git", "status", "--porcelain=v2", "--branch"); !pooledIntact(got, w.head) {
@@ -118,7 +118,7 @@ func TestPoolClose(t *testing.T) {
 	// Closing while a fill runs stops it and leaves nothing either.
 	g := newFixture(t, repo)
 	g.o.Close()
-	if ents, _ := os.ReadDir(filepath.Join(repo, ".git", "sudocode-worktrees")); len(ents) != 0 {
+	if ents, _ := os.ReadDir(wtDirOf(t, g)); len(ents) != 0 {
 		t.Fatalf("left: %v", ents)
 	}
 	if _, err := g.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "after close", Config: shell(`true`)}); err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"time"
-
-	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
 
 // Report is report_task's summary of a task.
@@ -21,10 +19,15 @@ type Report struct {
 	FinishedAt  *time.Time `json:"finished_at,omitempty"`
 	// DurationMS is from the first start to the finish (or now while the
 	// task runs or waits without a finish); 0 if it never started.
-	DurationMS  int64         `json:"duration_ms"`
-	FinalAnswer string        `json:"final_answer"` // the agent's last message or completion text
-	CostUSD     *float64      `json:"cost_usd,omitempty"`
-	Tokens      *agent.Tokens `json:"tokens,omitempty"`
+	DurationMS  int64  `json:"duration_ms"`
+	FinalAnswer string `json:"final_answer"` // the agent's last message or completion text
+	// Usage is tokens and cost of the last run and of the whole task,
+	// per run for every CLI (session-wide figures after a resume are
+	// turned into the run's own).
+	Usage ReportUsage `json:"usage"`
+	// PermissionDenials are the tool calls the agent's CLI refused in the
+	// last run (its permission mode or sandbox).
+	PermissionDenials []Denial `json:"permission_denials"`
 	// Outcome is the last run's: succeeded, noop, failed or cancelled; ""
 	// while running.
 	Outcome      string   `json:"outcome"`
@@ -37,6 +40,12 @@ type Report struct {
 	Events    int64      `json:"events"` // log events so far
 	Error     *TaskError `json:"error,omitempty"`
 	SessionID string     `json:"session_id,omitempty"`
+}
+
+// ReportUsage is a report's tokens and cost.
+type ReportUsage struct {
+	Run  Usage `json:"run"`  // the last run's
+	Task Usage `json:"task"` // every run's, added up
 }
 
 // Report summarizes task id: its state, the last run's result and its
@@ -65,7 +74,12 @@ func (o *Orchestrator) Report(ctx context.Context, id string) (Report, error) {
 	// A result replaced through update_task or end_task may not be a run's.
 	var res runResult
 	_ = json.Unmarshal(t.Result, &res)
-	r.FinalAnswer, r.CostUSD, r.Tokens = res.Message, res.CostUSD, res.Tokens
+	r.FinalAnswer = res.Message
+	r.Usage = ReportUsage{Run: Usage{CostUSD: res.CostUSD, Tokens: res.Tokens}, Task: res.TaskUsage}
+	r.PermissionDenials = res.PermissionDenials
+	if r.PermissionDenials == nil {
+		r.PermissionDenials = []Denial{}
+	}
 	r.Outcome = outcomeOf(t, res)
 	if c, ok, err := o.wt.taskChanges(ctx, t); err == nil && ok {
 		r.FilesChanged, r.DiffStat, r.Commits = c.Files, c.Stat, c.Commits

@@ -28,7 +28,7 @@ func TestReport(t *testing.T) {
 		strings.Join(rep.FilesChanged, ",") != "README,a.txt" || rep.DiffStat.Files != 2 || rep.DiffStat.Insertions != 3 || rep.DiffStat.Deletions != 0 ||
 		!strings.Contains(rep.DiffStat.Text, "a.txt") || !strings.Contains(rep.DiffStat.Text, "2 files changed") ||
 		rep.Events != 3 || rep.Error != nil || rep.StartedAt == nil || rep.FinishedAt == nil || rep.DurationMS < 0 ||
-		rep.FinishedAt.Sub(*rep.StartedAt).Milliseconds() != rep.DurationMS || rep.CostUSD != nil || rep.Tokens != nil {
+		rep.FinishedAt.Sub(*rep.StartedAt).Milliseconds() != rep.DurationMS || rep.Usage.Run.CostUSD != nil || rep.Usage.Task.Tokens != nil {
 		t.Fatalf("report %+v", rep)
 	}
 	// Live: work done after the run shows at once.

@@ -39,7 +39,16 @@ type outcome struct {
 	stderr     string
 	completion *agent.Event // the last completion event, if any
 	lastText   string       // the last message text
+	reason     string       // the last fatal error the agent reported: why a failed run failed
+	denials    []Denial     // the tool calls the CLI refused
 	sessionID  string
+}
+
+// Denial is a tool call the agent's CLI refused (its permission mode or
+// sandbox): without it a run that could not write ends as a silent noop.
+type Denial struct {
+	Tool   string `json:"tool,omitempty"`
+	Detail string `json:"detail"`
 }
 
 // run is one agent process.
@@ -115,17 +124,26 @@ func (r *run) cancelled() bool {
 }
 
 // execute reads the started process to its end: stdout lines go through
-// the parser, events to emit (in order, from this goroutine only); stderr
-// is drained into a tail. Once the leader exits, what is left of its
-// process group is terminated so that no orphan holds the pipes open.
+// the parser, stderr lines become stderr events (and a tail kept for the
+// error), all handed to emit one batch at a time. Once the leader exits,
+// what is left of its process group is terminated so that no orphan holds
+// the pipes open.
 func (r *run) execute(outR, errR *os.File, parser agent.Parser, grace time.Duration, emit func([]agent.Event)) outcome {
 	var o outcome
+	var emitMu sync.Mutex
+	emitLocked := func(evs []agent.Event) {
+		emitMu.Lock()
+		defer emitMu.Unlock()
+		emit(evs)
+	}
 	tail := &tailBuffer{max: stderrTail}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		_, _ = io.Copy(tail, errR)
+		readLines(io.TeeReader(errR, tail), func(line []byte) {
+			emitLocked([]agent.Event{{Time: time.Now(), Kind: agent.KindStderr, Text: string(line)}})
+		})
 	}()
 	waitErr := make(chan error, 1)
 	leaderDone := make(chan struct{})
@@ -154,13 +172,19 @@ func (r *run) execute(outR, errR *os.File, parser agent.Parser, grace time.Durat
 				c := *e
 				o.completion = &c
 			case agent.KindMessage:
-				if e.Text != "" {
+				if e.Text != "" && e.Data["reasoning"] != true {
 					o.lastText = e.Text
 				}
+			case agent.KindError:
+				if fatal, _ := e.Data["fatal"].(bool); fatal && e.Text != "" {
+					o.reason = e.Text
+				}
+			case agent.KindDenied:
+				o.denials = append(o.denials, Denial{Tool: e.Tool, Detail: e.Text})
 			}
 		}
 		if len(evs) > 0 {
-			emit(evs)
+			emitLocked(evs)
 		}
 	}
 	br := bufio.NewReaderSize(outR, 64<<10)
@@ -193,4 +217,19 @@ func (r *run) execute(outR, errR *os.File, parser agent.Parser, grace time.Durat
 	observe(parser.Finish(o.exitCode, time.Now()))
 	o.sessionID = parser.SessionID()
 	return o
+}
+
+// readLines calls fn with each line read from r (without its line end; a
+// last line without one too) until r ends.
+func readLines(r io.Reader, fn func([]byte)) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if line = []byte(strings.TrimRight(string(line), "\r\n")); len(line) > 0 {
+			fn(line)
+		}
+		if err != nil {
+			return
+		}
+	}
 }

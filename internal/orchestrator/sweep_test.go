@@ -15,7 +15,7 @@ import (
 func TestSweep(t *testing.T) {
 	repo := newRepo(t)
 	ctx := context.Background()
-	wtDir := filepath.Join(repo, ".git", "sudocode-worktrees")
+	wtDir := filepath.Join(os.Getenv("XDG_STATE_HOME"), "sudocode", "worktrees", repoKey(repoInfo{commonDir: filepath.Join(resolved(repo), ".git")}))
 	// A previous server's pool worktree and a half-created directory.
 	leftover := filepath.Join(wtDir, "oldpool1")
 	run1(t, repo, "git", "worktree", "add", "-q", "--detach", leftover, "HEAD")

@@ -17,18 +17,18 @@ import (
 // Worktrees creates and removes the task worktrees of one git repository.
 // Every git operation that takes locks in the shared .git runs under one
 // mutex. The user's own checkout is never modified: worktrees are added
-// from HEAD's commit, outside the checkout (under the git directory by
-// default).
+// from HEAD's commit, outside the checkout and its git directory (see
+// worktreeDir).
 type Worktrees struct {
 	repo string // the directory the user gave (any directory inside the repo)
-	dir  string // where worktrees go; empty means <git-common-dir>/sudocode-worktrees
+	root string // the configured worktree root; empty for the project's setting or the default
 	mu   sync.Mutex
 }
 
 // NewWorktrees returns a manager for the repository containing repo;
-// worktrees go under dir (empty for <repo>/.git/sudocode-worktrees).
-func NewWorktrees(repo, dir string) *Worktrees {
-	return &Worktrees{repo: repo, dir: dir}
+// worktrees go under root (see worktreeDir).
+func NewWorktrees(repo, root string) *Worktrees {
+	return &Worktrees{repo: repo, root: root}
 }
 
 // git runs git in dir (through gitx: hardened, and sandboxed where it
@@ -103,11 +103,12 @@ func (w *Worktrees) info(ctx context.Context) (repoInfo, error) {
 }
 
 // dirFor is where worktrees go in the repository described by ri.
-func (w *Worktrees) dirFor(ri repoInfo) string {
-	if w.dir != "" {
-		return w.dir
+func (w *Worktrees) dirFor(ri repoInfo) (string, error) {
+	s, err := loadSettings(ri.top)
+	if err != nil {
+		return "", err
 	}
-	return filepath.Join(ri.commonDir, "sudocode-worktrees")
+	return worktreeDir(ri, w.root, s)
 }
 
 // checkBranch validates a branch name and refuses one that exists.
@@ -160,7 +161,10 @@ func (w *Worktrees) Add(ctx context.Context, id, branch string) (path, base stri
 	if err := w.checkBranch(ctx, branch); err != nil {
 		return "", "", err
 	}
-	dir := w.dirFor(ri)
+	dir, err := w.dirFor(ri)
+	if err != nil {
+		return "", "", err
+	}
 	path = filepath.Join(dir, id)
 	if _, err := os.Lstat(path); err == nil {
 		return "", "", fault.New(fault.Conflict, "worktree path %s already exists", path)
@@ -221,7 +225,8 @@ type Removal struct {
 	BranchDeleted bool   `json:"branch_deleted"`
 }
 
-// saveIdent is the author and committer of the commits sudocode makes.
+// saveIdent is the author and committer of the commits sudocode makes
+// when git knows no identity for the repository.
 var saveIdent = []string{
 	"GIT_AUTHOR_NAME=sudocode", "GIT_AUTHOR_EMAIL=sudocode@localhost",
 	"GIT_COMMITTER_NAME=sudocode", "GIT_COMMITTER_EMAIL=sudocode@localhost",
@@ -292,7 +297,7 @@ func (w *Worktrees) save(ctx context.Context, id, path, branch string) (string, 
 		return "", nil
 	}
 	msg := "sudocode: save uncommitted work of task " + id
-	sha, err := gitWith(ctx, path, saveIdent, "commit-tree", "--no-gpg-sign", tree, "-p", parent, "-m", msg)
+	sha, err := gitWith(ctx, path, identity(ctx, path), "commit-tree", "--no-gpg-sign", tree, "-p", parent, "-m", msg)
 	if err != nil {
 		return "", fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
 	}
@@ -302,6 +307,18 @@ func (w *Worktrees) save(ctx context.Context, id, path, branch string) (string, 
 		return "", fault.Wrap(fault.Conflict, err, "failed to save the uncommitted work of task "+id)
 	}
 	return sha, nil
+}
+
+// identity is the environment that names the author and committer of a
+// commit sudocode makes in dir: nothing when git resolves an identity of
+// its own (the repository's config, then the user's), else saveIdent.
+func identity(ctx context.Context, dir string) []string {
+	for _, v := range []string{"GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"} {
+		if _, err := git(ctx, dir, "var", v); err != nil {
+			return saveIdent
+		}
+	}
+	return nil
 }
 
 // CommitsAhead counts the commits on branch since base.
@@ -319,14 +336,15 @@ func (w *Worktrees) CommitsAhead(ctx context.Context, base, branch string) (int,
 
 // Dir returns the directory the task worktrees go in.
 func (w *Worktrees) Dir(ctx context.Context) (string, error) {
-	if w.dir != "" {
-		return w.dir, nil
+	top, err := git(ctx, w.repo, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", fault.New(fault.Invalid, "%s is not a git repository", w.repo)
 	}
 	common, err := git(ctx, w.repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
 		return "", fault.New(fault.Invalid, "%s is not a git repository", w.repo)
 	}
-	return w.dirFor(repoInfo{commonDir: common}), nil
+	return w.dirFor(repoInfo{top: top, commonDir: common})
 }
 
 // prune drops git's registrations of worktrees whose directory is gone.

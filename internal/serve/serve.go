@@ -62,6 +62,9 @@ type Options struct {
 	// Sessions holds the MCP sessions of the four servers to one set of
 	// limits; nil: the default limits.
 	Sessions *mcpx.Sessions
+	// Worktrees is the root of the task worktrees (--worktrees); empty for
+	// SUDOCODE_WORKTREES, the project's setting or the default.
+	Worktrees string
 }
 
 // Server is everything `sudocode serve` runs.
@@ -108,7 +111,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		checkToken = func(token string) bool { _, ok := o.Auth.Check(token); return ok }
 	}
 
-	s.Orchestrator, s.closeTasks, s.TasksUnavailable = OpenTasks(ctx, dir, o.Actor)
+	s.Orchestrator, s.closeTasks, s.TasksUnavailable = OpenTasks(ctx, dir, o.Actor, o.Worktrees)
 	if s.Orchestrator == nil {
 		logger.Warn("tasks are unavailable", "reason", s.TasksUnavailable)
 	}
@@ -269,16 +272,17 @@ func at(path string, h http.Handler) http.Handler {
 }
 
 // OpenTasks opens the orchestrator of the git repository containing dir,
-// with its store in orchestrator.DataDir. Outside a git repository it
-// returns nil and the reason.
-func OpenTasks(ctx context.Context, dir, actor string) (*orchestrator.Orchestrator, func(), string) {
+// with its store in orchestrator.DataDir and its worktrees under
+// worktrees (see orchestrator.Open). Outside a git repository it returns
+// nil and the reason.
+func OpenTasks(ctx context.Context, dir, actor, worktrees string) (*orchestrator.Orchestrator, func(), string) {
 	ctx2, cancel := context.WithTimeout(ctx, 10*time.Second)
 	data, err := orchestrator.DataDir(ctx2, dir)
 	cancel()
 	if err != nil {
 		return nil, nil, err.Error()
 	}
-	o, closeFn, err := orchestrator.Open(ctx, dir, data, actor)
+	o, closeFn, err := orchestrator.Open(ctx, dir, data, actor, worktrees)
 	if err != nil {
 		return nil, nil, err.Error()
 	}

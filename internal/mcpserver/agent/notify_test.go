@@ -129,7 +129,7 @@ func TestUpdateResumesSession(t *testing.T) {
 		t.Fatalf("after the first run: %s session %q %+v", task.Status, task.SessionID, task.Error)
 	}
 	rep := f.report(c.TaskID)
-	if rep.FinalAnswer != "Done with run 0." || rep.CostUSD == nil || *rep.CostUSD != 0.0125 {
+	if rep.FinalAnswer != "Done with run 0." || rep.Usage.Run.CostUSD == nil || *rep.Usage.Run.CostUSD != 0.0125 {
 		t.Errorf("report = %+v", rep)
 	}
 	text, _ := f.read("session://claudecode/sess-new")
@@ -151,6 +151,11 @@ func TestUpdateResumesSession(t *testing.T) {
 	}
 	if task.Status != "waiting" {
 		t.Fatalf("after the second run: %s", task.Status)
+	}
+	// Claude's total_cost_usd is the session's: the resumed run cost nothing more.
+	if rep = f.report(c.TaskID); rep.Usage.Run.CostUSD == nil || *rep.Usage.Run.CostUSD != 0 ||
+		rep.Usage.Task.CostUSD == nil || *rep.Usage.Task.CostUSD != 0.0125 {
+		t.Errorf("usage after the resume = %+v", rep.Usage)
 	}
 	notes, _ := os.ReadFile(filepath.Join(task.WorktreePath, "notes.txt"))
 	if string(notes) != "run 0\nrun 1\n" {

@@ -17,8 +17,10 @@ func (h *handlers) reportTask() mcpx.Tool {
 	return mcpx.NewTool(&mcp.Tool{
 		Name:  "report_task",
 		Title: "Report on a task",
-		Description: "Report on a task: status and timings, the agent's final answer, cost and tokens when the CLI reports them, " +
-			"the files changed and a diff stat of its branch against the commit it started from.",
+		Description: "Report on a task: status and timings, the agent's final answer (its last message), " +
+			"usage (tokens and cost when the CLI reports them, for the last run and for the whole task), " +
+			"permission_denials (tool calls the agent's CLI refused), " +
+			"the files changed (read from git) and a diff stat of its branch against the commit it started from.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in reportIn) (*mcp.CallToolResult, error) {
 		if strings.TrimSpace(in.TaskID) == "" {

@@ -37,7 +37,7 @@ func TestResourceLists(t *testing.T) {
 		tmpls = append(tmpls, r.URITemplate)
 	}
 	slices.Sort(tmpls)
-	want := "[branch://{branchName}/tasks log://{logType}/{date} project://{projectPath}/status session://{sessionType}/{sessionId} task://{id} task://{id}/logs task://{id}/result]"
+	want := "[branch://{+branchName}/tasks log://{logType}/{date} project://{projectPath}/status session://{sessionType}/{sessionId} task://{id} task://{id}/logs task://{id}/result]"
 	if got := fmt.Sprint(tmpls); got != want {
 		t.Errorf("templates = %s", got)
 	}
@@ -123,6 +123,10 @@ line"`, map[string]any{"branch": "feature/print"})
 	}](t, text)
 	if bv.Branch != "feature/print" || len(bv.Tasks) != 1 || bv.Tasks[0].ID != c.TaskID {
 		t.Errorf("branch:// = %s", text)
+	}
+	// As users write it, with the slash, too.
+	if raw, _ := f.read("branch://feature/print/tasks"); raw != text {
+		t.Errorf("branch://feature/print/tasks = %s", raw)
 	}
 	text, _ = f.read("branch://none/tasks")
 	if !strings.Contains(text, `"tasks": []`) {

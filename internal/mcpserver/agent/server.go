@@ -62,7 +62,7 @@ func New(orch *orchestrator.Orchestrator, opts Options) *mcp.Server {
 			Tools:     &mcp.ToolCapabilities{},
 		},
 	})
-	mcpx.AddTools(s, h.createTask(), h.updateTask(), h.endTask(), h.reportTask(), h.listTasks())
+	mcpx.AddTools(s, h.createTask(), h.updateTask(), h.endTask(), h.reportTask(), h.listTasks(), h.gcTasks())
 	h.addResources(s)
 	watch(orch, s)
 	return s

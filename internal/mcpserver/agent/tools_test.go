@@ -39,17 +39,21 @@ func TestToolsGolden(t *testing.T) {
 			t.Errorf("%s: title and explicit annotations required", tool.Name)
 		}
 	}
-	if want := "[create_task end_task list_tasks report_task update_task]"; fmt.Sprint(names) != want {
+	if want := "[create_task end_task gc_tasks list_tasks report_task update_task]"; fmt.Sprint(names) != want {
 		t.Fatalf("tools = %v, want %s", names, want)
 	}
 }
 
 type report struct {
-	ID           string   `json:"id"`
-	Status       string   `json:"status"`
-	Outcome      string   `json:"outcome"`
-	FinalAnswer  string   `json:"final_answer"`
-	CostUSD      *float64 `json:"cost_usd"`
+	ID          string `json:"id"`
+	Status      string `json:"status"`
+	Outcome     string `json:"outcome"`
+	FinalAnswer string `json:"final_answer"`
+	Usage       struct {
+		Run, Task struct {
+			CostUSD *float64 `json:"cost_usd"`
+		}
+	} `json:"usage"`
 	FilesChanged []string `json:"files_changed"`
 	Commits      int      `json:"commits"`
 	DurationMS   int64    `json:"duration_ms"`
@@ -343,4 +347,27 @@ func branchWorktrees(t *testing.T, repo string) string {
 		}
 	}
 	return strings.Join(branches, " ")
+}
+
+// gc_tasks removes a finished task's clean worktree and reports one with
+// uncommitted work, which it leaves.
+func TestGCTasksTool(t *testing.T) {
+	f := newFixture(t)
+	clean := f.command("Clean", `true`, nil)
+	dirty := f.command("Dirty", `echo x > x.txt`, nil)
+	f.wait(clean.TaskID)
+	d := f.wait(dirty.TaskID)
+	var res struct {
+		Removed []string `json:"removed"`
+		Kept    []struct {
+			TaskID string `json:"task_id"`
+		} `json:"kept"`
+	}
+	f.mustSucceed("gc_tasks", map[string]any{}, &res)
+	if len(res.Removed) != 1 || res.Removed[0] != clean.TaskID || len(res.Kept) != 1 || res.Kept[0].TaskID != dirty.TaskID {
+		t.Fatalf("gc_tasks = %+v", res)
+	}
+	if _, err := os.Stat(d.WorktreePath); err != nil {
+		t.Fatalf("dirty worktree removed: %v", err)
+	}
 }

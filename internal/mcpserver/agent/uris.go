@@ -6,7 +6,8 @@ import (
 )
 
 // Resource URIs. Template variables that may hold a slash (a branch name,
-// a project path) are percent-encoded in the URI: branch://feature%2Fauth/tasks.
+// a project path) are percent-encoded in the URIs this server makes
+// (branch://feature%2Fauth/tasks); a branch name is also read as written.
 const (
 	uriStatus    = "agent://status"
 	uriTaskList  = "task://list"
@@ -41,6 +42,14 @@ func parseURI(uri string) (resourceRef, bool) {
 	}
 	scheme, rest, ok := strings.Cut(uri, "://")
 	if !ok || rest == "" {
+		return resourceRef{}, false
+	}
+	// A branch name keeps its slashes as users write it
+	// (branch://feature/x/tasks), or has them percent-encoded.
+	if name, ok := strings.CutSuffix(rest, "/tasks"); scheme == "branch" && ok {
+		if v, err := url.PathUnescape(name); err == nil && v != "" {
+			return resourceRef{kind: "branch", a: v}, true
+		}
 		return resourceRef{}, false
 	}
 	first, second, two := strings.Cut(rest, "/")

@@ -7,15 +7,31 @@ import "time"
 
 // Event kinds of the normalized log model.
 const (
-	KindMessage    = "message"     // assistant (or agent) text
-	KindToolCall   = "tool_call"   // the agent calls a tool
-	KindToolResult = "tool_result" // a tool's result
-	KindFileChange = "file_change" // the agent changed files
-	KindUsage      = "usage"       // tokens and cost
-	KindError      = "error"       // an error the agent reported
-	KindCompletion = "completion"  // the run ended (success or not)
-	KindLog        = "log"         // anything else worth keeping (a COMMAND's output line, an unknown event)
+	KindMessage    = "message"           // assistant (or agent) text
+	KindToolCall   = "tool_call"         // the agent calls a tool
+	KindToolResult = "tool_result"       // a tool's result
+	KindFileChange = "file_change"       // files the run changed, read from git by the orchestrator (never from tool calls)
+	KindDenied     = "permission_denied" // the CLI refused a tool call (its permission mode or sandbox)
+	KindUsage      = "usage"             // tokens and cost
+	KindError      = "error"             // an error the agent reported
+	KindCompletion = "completion"        // the run ended (success or not)
+	KindLog        = "log"               // anything else worth keeping (a COMMAND's output line, an unknown event)
+	KindStderr     = "stderr"            // a line the process wrote to stderr
 )
+
+// Keys of a completion's Data that say which of its figures the CLI
+// counts for the whole session rather than for this run (true when so):
+// after a resume the orchestrator subtracts the session's previous
+// figures to get the run's.
+const (
+	DataSessionCost   = "session_cost"
+	DataSessionTokens = "session_tokens"
+)
+
+// DataFiles is the Data key of a tool_call (or Codex's file change
+// result) that lists the files the agent tried to change: an attempt,
+// which the CLI may have refused; what changed is read from git.
+const DataFiles = "files"
 
 // Event is one normalized log entry.
 type Event struct {

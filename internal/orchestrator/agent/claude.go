@@ -16,8 +16,9 @@ func (Claude) Kind() string { return ToolClaudeCode }
 
 // Credentials: Claude Code reads ANTHROPIC_* (API key, auth token, base
 // URL, model) and CLAUDE_* (OAuth token, config dir, Bedrock/Vertex
-// switches).
-func (Claude) Credentials() []string { return []string{"ANTHROPIC_*", "CLAUDE_*"} }
+// switches); IS_SANDBOX=1, set by whoever runs the server in a disposable
+// container, lets it use bypassPermissions as root.
+func (Claude) Credentials() []string { return []string{"ANTHROPIC_*", "CLAUDE_*", "IS_SANDBOX"} }
 
 func (Claude) Check(RunSpec) error { return checkBinary("claude", "@anthropic-ai/claude-code") }
 
@@ -43,7 +44,7 @@ func (Claude) Invocation(spec RunSpec) (Invocation, error) {
 
 func (Claude) NewParser() Parser { return &claudeParser{tools: map[string]string{}} }
 
-// claudeFileTools are the tools whose input names a file they change.
+// claudeFileTools are the tools whose input names a file they would change.
 var claudeFileTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
 
 type claudeParser struct {
@@ -107,15 +108,12 @@ func (p *claudeParser) Line(line []byte, now time.Time) []Event {
 				e.Data = copyData(sub)
 				e.Data["id"] = id
 				e.Data["input"] = b["input"]
-				out = append(out, e)
 				if claudeFileTools[name] {
 					if files := filePaths(input); len(files) > 0 {
-						f := p.ev(now, KindFileChange)
-						f.Tool, f.Files = name, files
-						f.Data = map[string]any{"id": id}
-						out = append(out, f)
+						e.Data[DataFiles] = files // an attempt: the CLI may refuse it
 					}
 				}
+				out = append(out, e)
 			}
 		}
 		if errCode := str(m, "error"); errCode != "" {
@@ -177,16 +175,43 @@ func (p *claudeParser) Line(line []byte, now time.Time) []Event {
 		if d, ok := num(m, "duration_ms"); ok {
 			data["duration_ms"] = int64(d)
 		}
-		if den := arr(m, "permission_denials"); len(den) > 0 {
-			data["permission_denials"] = den
+		for _, d := range arr(m, "permission_denials") {
+			out = append(out, p.denial(d, now))
 		}
+		data[DataSessionCost] = true // total_cost_usd counts the whole session; usage is this run's
 		c := p.complete(now, success, text, data)
 		c.CostUSD, c.Tokens = u.CostUSD, u.Tokens // run totals, also on the completion
 		out = append(out, c)
+	case "stream_event":
+		// Partial-message deltas (--include-partial-messages): the whole
+		// message follows as an assistant line, which is what is logged.
 	default:
 		out = append(out, p.rawLog(line, now)...)
 	}
 	return out
+}
+
+// denial is the event of one result.permission_denials entry
+// ({tool_name, tool_use_id, tool_input}).
+func (p *claudeParser) denial(v any, now time.Time) Event {
+	d, _ := v.(map[string]any)
+	e := p.ev(now, KindDenied)
+	e.Tool = str(d, "tool_name")
+	input := obj(d, "tool_input")
+	e.Text = e.Tool + " refused"
+	if target := denialTarget(input); target != "" {
+		e.Text += ": " + target
+	}
+	e.Data = map[string]any{"id": str(d, "tool_use_id"), "input": d["tool_input"]}
+	return e
+}
+
+// denialTarget is what a refused call was about: its file or command.
+func denialTarget(input map[string]any) string {
+	if f := filePaths(input); len(f) > 0 {
+		return f[0]
+	}
+	return str(input, "command")
 }
 
 func (p *claudeParser) Finish(exitCode int, now time.Time) []Event { return p.finish(exitCode, now) }

@@ -71,9 +71,12 @@ func TestClaudeRun(t *testing.T) {
 		results[1].Tool != "Bash" || results[1].Text != "ok  example 0.01s" || results[1].Data["is_error"] != false {
 		t.Errorf("tool results = %+v", results)
 	}
-	fc := ofKind(ev, KindFileChange)
-	if len(fc) != 1 || !slices.Equal(fc[0].Files, []string{dir + "/main.go"}) {
-		t.Errorf("file changes = %+v", fc)
+	// What changed is read from git; the Edit call only names its target.
+	if fc := ofKind(ev, KindFileChange); len(fc) != 0 {
+		t.Errorf("file changes from tool calls = %+v", fc)
+	}
+	if f, _ := calls[0].Data[DataFiles].([]string); !slices.Equal(f, []string{dir + "/main.go"}) {
+		t.Errorf("Edit call files = %v", calls[0].Data)
 	}
 	u := ofKind(ev, KindUsage)
 	if len(u) != 1 || u[0].CostUSD == nil || *u[0].CostUSD != 0.0421 ||
@@ -151,5 +154,55 @@ func TestClaudeExitCodeMismatch(t *testing.T) {
 	completion(t, ev, false)
 	if e := ofKind(ev, KindError); len(e) != 1 || e[0].Text != "API Error: 500" {
 		t.Errorf("errors = %+v", e)
+	}
+}
+
+// A write Claude Code refused (a path it deems sensitive, headless
+// acceptEdits) is a permission_denied event of its own, from the result's
+// permission_denials, and no file_change; the session's cost is marked as
+// such.
+func TestClaudePermissionDenials(t *testing.T) {
+	p := Claude{}.NewParser()
+	var ev []Event
+	for _, l := range []string{
+		`{"type":"system","subtype":"init","session_id":"s1","cwd":"/w","model":"m","tools":["Write"],"permissionMode":"acceptEdits","uuid":"u0"}`,
+		`{"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_w","name":"Write","input":{"file_path":"/w/hello.txt","content":"hi"}}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u1"}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_w","content":"Claude requested permissions to write to /w/hello.txt, but you haven't granted it yet.","is_error":true}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u2"}`,
+		`{"type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_b","name":"Bash","input":{"command":"git commit -am x","description":"commit"}}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u3"}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_b","content":"This command requires approval","is_error":true}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u4"}`,
+		`{"type":"assistant","message":{"id":"msg_3","type":"message","role":"assistant","content":[{"type":"text","text":"I could not write the file."}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u5"}`,
+		`{"type":"result","subtype":"success","is_error":false,"result":"I could not write the file.","num_turns":3,"duration_ms":1200,"total_cost_usd":0.02,"usage":{"input_tokens":50,"output_tokens":20,"cache_creation_input_tokens":0,"cache_read_input_tokens":0},"permission_denials":[{"tool_name":"Write","tool_use_id":"toolu_w","tool_input":{"file_path":"/w/hello.txt","content":"hi"}},{"tool_name":"Bash","tool_use_id":"toolu_b","tool_input":{"command":"git commit -am x","description":"commit"}}],"terminal_reason":"completed","session_id":"s1","uuid":"u6"}`,
+	} {
+		ev = append(ev, p.Line([]byte(l), testNow)...)
+	}
+	ev = append(ev, p.Finish(0, testNow)...)
+	if fc := ofKind(ev, KindFileChange); len(fc) != 0 {
+		t.Errorf("a refused write logged as a file change: %+v", fc)
+	}
+	d := ofKind(ev, KindDenied)
+	if len(d) != 2 || d[0].Tool != "Write" || d[0].Text != "Write refused: /w/hello.txt" || d[0].Data["id"] != "toolu_w" ||
+		d[1].Tool != "Bash" || d[1].Text != "Bash refused: git commit -am x" {
+		t.Errorf("denials = %+v", d)
+	}
+	c := completion(t, ev, true)
+	if c.Data[DataSessionCost] != true || c.Data[DataSessionTokens] == true {
+		t.Errorf("completion data = %+v", c.Data)
+	}
+}
+
+// Partial-message deltas (--include-partial-messages) are not log
+// entries: the whole assistant message that follows is.
+func TestClaudePartialMessagesOneEntry(t *testing.T) {
+	p := Claude{}.NewParser()
+	var ev []Event
+	for _, l := range []string{
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}},"session_id":"s1","uuid":"d1","parent_tool_use_id":null}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lo"}},"session_id":"s1","uuid":"d2","parent_tool_use_id":null}`,
+		`{"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"text","text":"Hello"}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u1"}`,
+	} {
+		ev = append(ev, p.Line([]byte(l), testNow)...)
+	}
+	if got := kindsOf(ev); !slices.Equal(got, []string{KindLog, KindMessage}) {
+		t.Errorf("kinds = %v", got)
 	}
 }

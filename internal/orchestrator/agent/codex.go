@@ -92,7 +92,8 @@ func (p *codexParser) Line(line []byte, now time.Time) []Event {
 			out = append(out, u)
 			tokens = u.Tokens
 		}
-		c := p.complete(now, !p.failed, p.last, nil)
+		// turn.completed.usage counts the whole thread, resumed runs included.
+		c := p.complete(now, !p.failed, p.last, map[string]any{DataSessionTokens: true})
 		c.Tokens = tokens
 		out = append(out, c)
 	case "turn.failed":
@@ -162,6 +163,12 @@ func (p *codexParser) itemCompleted(item map[string]any, now time.Time) []Event 
 				e.Data["is_error"] = true
 			}
 		}
+		if status == "declined" {
+			d := p.ev(now, KindDenied)
+			d.Tool, d.Text = "command_execution", "command refused: "+str(item, "command")
+			d.Data = map[string]any{"id": id, "input": item["command"]}
+			return []Event{e, d}
+		}
 		return []Event{e}
 	case "mcp_tool_call":
 		e := p.ev(now, KindToolResult)
@@ -182,16 +189,21 @@ func (p *codexParser) itemCompleted(item map[string]any, now time.Time) []Event 
 		e.Data = map[string]any{"id": id, "is_error": false}
 		return []Event{e}
 	case "file_change":
-		e := p.ev(now, KindFileChange)
+		// The patch the agent applied (or failed to): a tool result; what
+		// changed is read from git.
+		e := p.ev(now, KindToolResult)
+		e.Tool = "file_change"
+		var files []string
 		var kinds []any
 		for _, c := range arr(item, "changes") {
 			ch, _ := c.(map[string]any)
 			if path := str(ch, "path"); path != "" {
-				e.Files = append(e.Files, path)
+				files = append(files, path)
 				kinds = append(kinds, str(ch, "kind"))
 			}
 		}
-		e.Data = map[string]any{"id": id, "status": status, "kinds": kinds}
+		e.Text = strings.Join(files, ", ")
+		e.Data = map[string]any{"id": id, "status": status, "kinds": kinds, DataFiles: files, "is_error": status == "failed"}
 		return []Event{e}
 	case "todo_list":
 		return []Event{p.plan(item, now)}

@@ -61,13 +61,17 @@ func TestCodexRun(t *testing.T) {
 		t.Errorf("calls = %+v", calls)
 	}
 	results := ofKind(ev, KindToolResult)
-	if len(results) != 2 || results[0].Text != "go.mod\nmain.go\n" || results[0].Data["exit_code"] != int64(0) ||
-		results[0].Data["is_error"] != false || results[1].Text != "found" || results[1].Data["server"] != "docs" {
+	if len(results) != 3 || results[0].Text != "go.mod\nmain.go\n" || results[0].Data["exit_code"] != int64(0) ||
+		results[0].Data["is_error"] != false || results[2].Text != "found" || results[2].Data["server"] != "docs" {
 		t.Errorf("results = %+v", results)
 	}
-	fc := ofKind(ev, KindFileChange)
-	if len(fc) != 1 || !slices.Equal(fc[0].Files, []string{dir + "/main.go", dir + "/main_test.go"}) {
-		t.Errorf("file changes = %+v", fc)
+	// The patch item is a tool result naming its files; what changed is
+	// read from git.
+	if fc := ofKind(ev, KindFileChange); len(fc) != 0 {
+		t.Errorf("file changes from the stream = %+v", fc)
+	}
+	if f, _ := results[1].Data[DataFiles].([]string); results[1].Tool != "file_change" || !slices.Equal(f, []string{dir + "/main.go", dir + "/main_test.go"}) {
+		t.Errorf("file_change result = %+v", results[1])
 	}
 	u := ofKind(ev, KindUsage)
 	if len(u) != 1 || *u[0].Tokens != (Tokens{Input: 24763, Output: 122, CacheRead: 24448}) || u[0].Data["reasoning_tokens"] != int64(64) {
@@ -77,7 +81,7 @@ func TestCodexRun(t *testing.T) {
 		t.Errorf("logs = %+v", logs)
 	}
 	c := completion(t, ev, true)
-	if c.Text != "Fixed the bug and added a test." || c.Tokens == nil || c.Tokens.Output != 122 {
+	if c.Text != "Fixed the bug and added a test." || c.Tokens == nil || c.Tokens.Output != 122 || c.Data[DataSessionTokens] != true {
 		t.Errorf("completion = %+v", c)
 	}
 }
@@ -124,5 +128,14 @@ func TestCodexStickyFailure(t *testing.T) {
 	completion(t, ev, false)
 	if fin := p.Finish(1, testNow); len(fin) != 0 {
 		t.Errorf("finish = %+v", fin)
+	}
+}
+
+// A command the approval policy declined is a permission_denied event.
+func TestCodexDeclinedCommand(t *testing.T) {
+	p := Codex{}.NewParser()
+	ev := p.Line([]byte(`{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"bash -lc 'git commit -am x'","aggregated_output":"","exit_code":null,"status":"declined"}}`), testNow)
+	if d := ofKind(ev, KindDenied); len(d) != 1 || d[0].Text != "command refused: bash -lc 'git commit -am x'" {
+		t.Errorf("events = %+v", ev)
 	}
 }

@@ -19,6 +19,8 @@ var baseEnv = []string{
 	"LC_*", "XDG_*",
 	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
 	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS",
+	// The identity the agent's commits carry, when the server was given one.
+	"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
 }
 
 // PassEnvKey is the config key that lists further server variables a

@@ -16,10 +16,13 @@ var serverEnv = []string{
 	"OPENCODE_CONFIG=/y", "OPENROUTER_API_KEY=r", "GROQ_API_KEY=q",
 	"AWS_SECRET_ACCESS_KEY=s", "AWS_ACCESS_KEY_ID=k", "GITHUB_TOKEN=t", "GH_TOKEN=t", "NPM_TOKEN=n",
 	"SSH_AUTH_SOCK=/tmp/agent", "GIT_DIR=/repo/.git", "DATABASE_URL=postgres://u:p@h/d", "SUDOCODE_TOKEN=x",
-	"anthropic_api_key=lower",
+	"anthropic_api_key=lower", "IS_SANDBOX=1",
+	"GIT_AUTHOR_NAME=Ann", "GIT_AUTHOR_EMAIL=ann@example.com", "GIT_COMMITTER_NAME=Ann", "GIT_COMMITTER_EMAIL=ann@example.com",
 }
 
-var neutral = []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "TERM", "XDG_CONFIG_HOME", "HTTPS_PROXY", "SSL_CERT_FILE"}
+// neutral are what every process gets, the identity its commits carry included.
+var neutral = []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "TERM", "XDG_CONFIG_HOME", "HTTPS_PROXY", "SSL_CERT_FILE",
+	"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"}
 
 // TestEnviron proves which server variables each adapter's process gets:
 // the neutral base, its own CLI's credentials and nothing else; COMMAND
@@ -30,14 +33,14 @@ func TestEnviron(t *testing.T) {
 		config map[string]any
 		own    []string
 	}{
-		{ToolClaudeCode, nil, []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_OAUTH_TOKEN"}},
+		{ToolClaudeCode, nil, []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_OAUTH_TOKEN", "IS_SANDBOX"}},
 		{ToolCodex, nil, []string{"OPENAI_API_KEY", "CODEX_HOME"}},
 		{ToolGemini, nil, []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT"}},
 		{ToolOpenCode, nil, []string{"OPENCODE_CONFIG", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY",
 			"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "OPENROUTER_API_KEY", "GROQ_API_KEY"}},
 		{ToolCommand, nil, nil},
 		{ToolCommand, map[string]any{"pass_env": []any{"GITHUB_TOKEN", "AWS_*"}}, []string{"GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID"}},
-		{ToolClaudeCode, map[string]any{"pass_env": []string{"AWS_*"}}, []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_OAUTH_TOKEN",
+		{ToolClaudeCode, map[string]any{"pass_env": []string{"AWS_*"}}, []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_OAUTH_TOKEN", "IS_SANDBOX",
 			"AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID"}},
 	} {
 		a, err := Lookup(tc.kind)

@@ -53,8 +53,21 @@ var geminiFileTools = map[string]bool{"write_file": true, "replace": true, "edit
 
 type geminiParser struct {
 	base
-	tools map[string]string // tool_id → tool_name
-	text  strings.Builder   // the assistant text of the turn (chunks concatenated)
+	tools   map[string]string // tool_id → tool_name
+	pending *Event            // the assistant message whose delta chunks are still arriving
+	last    string            // the last whole assistant message: the final answer
+}
+
+// flush returns the assistant message gathered from delta chunks, if any:
+// one message is one log entry, however many chunks carried it.
+func (p *geminiParser) flush() []Event {
+	if p.pending == nil {
+		return nil
+	}
+	e := *p.pending
+	p.pending = nil
+	p.last = e.Text
+	return []Event{e}
 }
 
 func (p *geminiParser) Line(line []byte, now time.Time) []Event {
@@ -63,25 +76,33 @@ func (p *geminiParser) Line(line []byte, now time.Time) []Event {
 	}
 	m, ok := decode(line)
 	if !ok {
-		return p.rawLog(line, now)
+		return append(p.flush(), p.rawLog(line, now)...)
 	}
-	var out []Event
+	if str(m, "type") == "message" && str(m, "role") == "assistant" && boolean(m, "delta") {
+		if p.pending == nil {
+			e := p.ev(now, KindMessage)
+			p.pending = &e
+		}
+		p.pending.Text += str(m, "content")
+		return nil
+	}
+	// Anything else ends the message being streamed (text said before a
+	// tool call is a message of its own).
+	out := p.flush()
 	switch str(m, "type") {
 	case "init":
-		out = p.setSession(str(m, "session_id"), now)
-		if len(out) > 0 {
-			out[0].Data["model"] = str(m, "model")
+		started := p.setSession(str(m, "session_id"), now)
+		if len(started) > 0 {
+			started[0].Data["model"] = str(m, "model")
 		}
+		out = append(out, started...)
 	case "message":
 		if str(m, "role") != "assistant" {
-			return nil
+			return out
 		}
 		e := p.ev(now, KindMessage)
 		e.Text = str(m, "content")
-		p.text.WriteString(e.Text)
-		if boolean(m, "delta") {
-			e.Data = map[string]any{"delta": true}
-		}
+		p.last = e.Text
 		out = append(out, e)
 	case "tool_use":
 		name, id := str(m, "tool_name"), str(m, "tool_id")
@@ -89,26 +110,30 @@ func (p *geminiParser) Line(line []byte, now time.Time) []Event {
 		e := p.ev(now, KindToolCall)
 		e.Tool = name
 		e.Data = map[string]any{"id": id, "input": m["parameters"]}
-		out = append(out, e)
 		if geminiFileTools[name] {
 			if files := filePaths(obj(m, "parameters")); len(files) > 0 {
-				f := p.ev(now, KindFileChange)
-				f.Tool, f.Files = name, files
-				f.Data = map[string]any{"id": id}
-				out = append(out, f)
+				e.Data[DataFiles] = files // an attempt: the CLI may refuse it
 			}
 		}
+		out = append(out, e)
 	case "tool_result":
 		id := str(m, "tool_id")
 		isErr := str(m, "status") == "error"
 		e := p.ev(now, KindToolResult)
 		e.Tool = p.tools[id]
 		e.Text = textOf(m["output"])
+		er := obj(m, "error")
 		if isErr && e.Text == "" {
-			e.Text = str(obj(m, "error"), "message")
+			e.Text = str(er, "message")
 		}
 		e.Data = map[string]any{"id": id, "is_error": isErr}
 		out = append(out, e)
+		if isErr && geminiRefused(str(er, "type"), str(er, "message")) {
+			d := p.ev(now, KindDenied)
+			d.Tool, d.Text = e.Tool, e.Tool+" refused: "+str(er, "message")
+			d.Data = map[string]any{"id": id, "type": str(er, "type")}
+			out = append(out, d)
+		}
 	case "error":
 		e := p.ev(now, KindError)
 		e.Text = str(m, "message")
@@ -127,8 +152,7 @@ func (p *geminiParser) Line(line []byte, now time.Time) []Event {
 			out = append(out, u)
 			tokens = u.Tokens
 		}
-		text := p.text.String() // the final answer on success
-		p.text.Reset()
+		text := p.last // the final answer on success: the last assistant message
 		if er := obj(m, "error"); er != nil || !success {
 			text = str(er, "message")
 			if text == "" {
@@ -143,9 +167,23 @@ func (p *geminiParser) Line(line []byte, now time.Time) []Event {
 		c.Tokens = tokens
 		out = append(out, c)
 	default:
-		out = p.rawLog(line, now)
+		out = append(out, p.rawLog(line, now)...)
 	}
 	return out
 }
 
-func (p *geminiParser) Finish(exitCode int, now time.Time) []Event { return p.finish(exitCode, now) }
+// geminiRefused tells a refused tool call from one that ran and failed:
+// policy denials, and tools a non-yolo headless run removed [U names].
+func geminiRefused(typ, msg string) bool {
+	s := strings.ToLower(typ + " " + msg)
+	for _, w := range []string{"denied", "permission", "policy", "not_registered", "not found in registry"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *geminiParser) Finish(exitCode int, now time.Time) []Event {
+	return append(p.flush(), p.finish(exitCode, now)...)
+}

@@ -55,7 +55,10 @@ func TestGeminiRun(t *testing.T) {
 	}
 	ev := res.events
 	msgs := ofKind(ev, KindMessage)
-	if len(msgs) != 3 || msgs[0].Text+msgs[1].Text != "Let me edit the file." || msgs[2].Data["delta"] != true {
+	// The chunks of one message are one entry; text said before a tool
+	// call is a message of its own.
+	if len(msgs) != 2 || msgs[0].Text != "Let me edit the file." || msgs[1].Text != "Done." ||
+		!msgs[0].Time.Equal(testNow) {
 		t.Errorf("messages = %+v", msgs)
 	}
 	calls := ofKind(ev, KindToolCall)
@@ -67,8 +70,11 @@ func TestGeminiRun(t *testing.T) {
 		results[1].Data["is_error"] != true || results[1].Text != "exit code 1" || results[1].Tool != "run_shell_command" {
 		t.Errorf("results = %+v", results)
 	}
-	if fc := ofKind(ev, KindFileChange); len(fc) != 1 || fc[0].Files[0] != dir+"/hello.txt" {
-		t.Errorf("file changes = %+v", fc)
+	if fc := ofKind(ev, KindFileChange); len(fc) != 0 {
+		t.Errorf("file changes from tool calls = %+v", fc)
+	}
+	if f, _ := calls[0].Data[DataFiles].([]string); !slices.Equal(f, []string{dir + "/hello.txt"}) {
+		t.Errorf("write_file call = %+v", calls[0].Data)
 	}
 	if u := ofKind(ev, KindUsage); len(u) != 1 || *u[0].Tokens != (Tokens{Input: 1200, Output: 250, CacheRead: 300}) || u[0].CostUSD != nil {
 		t.Errorf("usage = %+v", u)
@@ -76,7 +82,7 @@ func TestGeminiRun(t *testing.T) {
 	if logs := ofKind(ev, KindLog); len(logs) != 2 || logs[1].Text == "" { // session + unknown "retry"
 		t.Errorf("logs = %+v", logs)
 	}
-	if c := completion(t, ev, true); c.Tokens == nil || c.Tokens.Input != 1200 || c.Text != "Let me edit the file.Done." {
+	if c := completion(t, ev, true); c.Tokens == nil || c.Tokens.Input != 1200 || c.Text != "Done." { // the last message, not all the run's text
 		t.Errorf("completion = %+v", c)
 	}
 }
@@ -119,5 +125,26 @@ func TestGeminiUntrustedNoOutput(t *testing.T) {
 	res := runAgent(t, Gemini{}, RunSpec{Instructions: "x", Dir: t.TempDir()}, logDir)
 	if c := completion(t, res.events, false); c.Data["exit_code"] != 55 || len(res.events) != 1 {
 		t.Errorf("events = %+v", res.events)
+	}
+}
+
+// A tool the headless approval mode removed (or a policy denied) is a
+// permission_denied event besides its error result.
+func TestGeminiRefusedTool(t *testing.T) {
+	p := Gemini{}.NewParser()
+	var ev []Event
+	for _, l := range []string{
+		`{"type":"init","timestamp":"2026-11-21T12:00:00.000Z","session_id":"g1","model":"gemini-2.5-pro"}`,
+		`{"type":"tool_use","timestamp":"2026-11-21T12:00:01.000Z","tool_name":"run_shell_command","tool_id":"run_shell_command-1","parameters":{"command":"git commit -am x"}}`,
+		`{"type":"tool_result","timestamp":"2026-11-21T12:00:01.100Z","tool_id":"run_shell_command-1","status":"error","error":{"type":"tool_not_registered","message":"Tool \"run_shell_command\" not found in registry."}}`,
+		`{"type":"tool_use","timestamp":"2026-11-21T12:00:01.200Z","tool_name":"run_shell_command","tool_id":"run_shell_command-2","parameters":{"command":"false"}}`,
+		`{"type":"tool_result","timestamp":"2026-11-21T12:00:01.300Z","tool_id":"run_shell_command-2","status":"error","error":{"type":"shell_error","message":"exit code 1"}}`,
+		`{"type":"result","timestamp":"2026-11-21T12:00:02.000Z","status":"success","stats":{"total_tokens":3,"input_tokens":2,"output_tokens":1}}`,
+	} {
+		ev = append(ev, p.Line([]byte(l), testNow)...)
+	}
+	d := ofKind(ev, KindDenied)
+	if len(d) != 1 || d[0].Tool != "run_shell_command" || d[0].Data["id"] != "run_shell_command-1" {
+		t.Errorf("denials = %+v", d)
 	}
 }

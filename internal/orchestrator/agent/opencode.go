@@ -50,12 +50,13 @@ func (OpenCode) Invocation(spec RunSpec) (Invocation, error) {
 
 func (OpenCode) NewParser() Parser { return &openCodeParser{} }
 
-// openCodeFileTools are OpenCode's tools that change files [U names].
+// openCodeFileTools are OpenCode's tools that would change files [U names].
 var openCodeFileTools = map[string]bool{"edit": true, "write": true, "patch": true, "multiedit": true}
 
 type openCodeParser struct {
 	base
 	sawError  bool
+	lastErr   string // the last error the CLI reported: the reason of a failure
 	sawOutput bool
 	last      string
 	cost      float64
@@ -104,14 +105,17 @@ func (p *openCodeParser) Line(line []byte, now time.Time) []Event {
 			}
 		}
 		res.Data = map[string]any{"id": id, "status": str(state, "status"), "is_error": isErr}
-		out = append(out, call, res)
-		if openCodeFileTools[name] && !isErr {
+		if openCodeFileTools[name] {
 			if files := filePaths(obj(state, "input")); len(files) > 0 {
-				f := p.ev(now, KindFileChange)
-				f.Tool, f.Files = name, files
-				f.Data = map[string]any{"id": id}
-				out = append(out, f)
+				call.Data[DataFiles] = files // an attempt: the CLI may refuse it
 			}
+		}
+		out = append(out, call, res)
+		if isErr && strings.Contains(strings.ToLower(res.Text), "rejected permission") {
+			d := p.ev(now, KindDenied)
+			d.Tool, d.Text = name, name+" refused: "+res.Text
+			d.Data = map[string]any{"id": id, "input": state["input"]}
+			out = append(out, d)
 		}
 	case "step_finish":
 		tk := obj(part, "tokens")
@@ -133,6 +137,7 @@ func (p *openCodeParser) Line(line []byte, now time.Time) []Event {
 		if e.Text == "" {
 			e.Text = str(er, "name")
 		}
+		p.lastErr = e.Text
 		e.Data = map[string]any{"name": str(er, "name"), "fatal": true}
 		out = append(out, e)
 	case "done":
@@ -144,6 +149,11 @@ func (p *openCodeParser) Line(line []byte, now time.Time) []Event {
 		}
 		e.Data = map[string]any{"reason": str(m, "reason"), "rejected": p.rejected}
 		out = append(out, e)
+		for _, r := range p.rejected {
+			d := p.ev(now, KindDenied)
+			d.Tool, d.Text = textOf(r), textOf(r)+" refused"
+			out = append(out, d)
+		}
 	default:
 		out = append(out, p.rawLog(line, now)...)
 	}
@@ -156,6 +166,8 @@ func (p *openCodeParser) Finish(exitCode int, now time.Time) []Event {
 	ok := exitCode == 0 && !p.sawError && p.sawOutput
 	text := p.last
 	switch {
+	case p.lastErr != "":
+		text = p.lastErr
 	case exitCode != 0:
 		text = fmt.Sprintf("exited with code %d", exitCode)
 	case p.sawError:

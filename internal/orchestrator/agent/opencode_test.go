@@ -58,8 +58,11 @@ func TestOpenCodeRun(t *testing.T) {
 		results[1].Text != "make: *** No rule to make target 'lint'." {
 		t.Errorf("results = %+v", results)
 	}
-	if fc := ofKind(ev, KindFileChange); len(fc) != 1 || !slices.Equal(fc[0].Files, []string{dir + "/main.go"}) || fc[0].Tool != "edit" {
-		t.Errorf("file changes = %+v", fc)
+	if fc := ofKind(ev, KindFileChange); len(fc) != 0 {
+		t.Errorf("file changes from tool calls = %+v", fc)
+	}
+	if f, _ := calls[0].Data[DataFiles].([]string); !slices.Equal(f, []string{dir + "/main.go"}) {
+		t.Errorf("edit call = %+v", calls[0].Data)
 	}
 	u := ofKind(ev, KindUsage)
 	if len(u) != 2 || *u[0].CostUSD != 0.0125 || *u[1].Tokens != (Tokens{Input: 300, Output: 50, CacheRead: 1600}) || u[1].Data["cumulative"] != false {
@@ -98,7 +101,10 @@ func TestOpenCodeFailure(t *testing.T) {
 	if len(errs) != 1 || errs[0].Text != "No API key found for anthropic" || errs[0].Data["name"] != "ProviderAuthError" {
 		t.Errorf("errors = %+v", errs)
 	}
-	completion(t, res.events, false)
+	// The reason the CLI gave is the completion's text, not just the code.
+	if c := completion(t, res.events, false); c.Text != "No API key found for anthropic" || c.Data["exit_code"] != 1 {
+		t.Errorf("completion = %+v", c)
+	}
 }
 
 // Exit 0 with no output, or with rejected permissions.
@@ -110,8 +116,18 @@ func TestOpenCodeDegraded(t *testing.T) {
 	p = OpenCode{}.NewParser()
 	p.Line([]byte(`{"type":"text","timestamp":1,"sessionID":"ses_x","part":{"type":"text","text":"I could not edit."}}`), testNow)
 	p.Line([]byte(`{"type":"done","timestamp":2,"sessionID":"ses_x","reason":"idle","rejected":["external_directory"]}`), testNow)
-	c := completion(t, p.Finish(0, testNow), true)
+	ev := p.Finish(0, testNow)
+	c := completion(t, ev, true)
 	if c.Data["degraded"] != true {
 		t.Errorf("completion = %+v", c)
+	}
+
+	// Rejected permissions are permission_denied events, and so is a tool
+	// call auto-rejected in run mode.
+	p = OpenCode{}.NewParser()
+	ev = p.Line([]byte(`{"type":"tool_use","timestamp":1,"sessionID":"ses_x","part":{"type":"tool","tool":"bash","callID":"call_9","state":{"status":"error","input":{"command":"rm -rf /tmp/x"},"error":"Error: The user rejected permission to use this specific tool call."}}}`), testNow)
+	ev = append(ev, p.Line([]byte(`{"type":"done","timestamp":2,"sessionID":"ses_x","reason":"idle","rejected":["external_directory"]}`), testNow)...)
+	if d := ofKind(ev, KindDenied); len(d) != 2 || d[0].Tool != "bash" || d[1].Text != "external_directory refused" {
+		t.Errorf("denials = %+v", d)
 	}
 }

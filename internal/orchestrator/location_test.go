@@ -1,0 +1,89 @@
+package orchestrator
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sudocode/sudocode/internal/fault"
+)
+
+// Task worktrees live outside the repository's work tree and git
+// directory (Claude Code refuses every write below .git): by default in
+// the user's state directory, in a directory of the repository's own;
+// the user's git status never shows them, and the pool and the sweep
+// follow them there.
+func TestWorktreesOutsideRepository(t *testing.T) {
+	repo := newRepo(t)
+	f := newFixture(t, repo)
+	pool := waitPool(t, f.o)
+	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "write", Config: shell(`echo x > new.txt`)}).ID)
+	common := filepath.Join(repo, ".git")
+	top := run1(t, repo, "git", "rev-parse", "--show-toplevel")
+	key := filepath.Base(top) + "-"
+	want := filepath.Join(os.Getenv("XDG_STATE_HOME"), "sudocode", "worktrees")
+	for _, p := range []string{task.WorktreePath, pool.path} {
+		if !strings.HasPrefix(p, want+string(filepath.Separator)+key) {
+			t.Errorf("worktree %s is not under %s/%s*", p, want, key)
+		}
+		if within(resolved(p), resolved(repo)) || within(resolved(p), resolved(common)) {
+			t.Errorf("worktree %s is inside the repository", p)
+		}
+	}
+	if st := run1(t, repo, "git", "status", "--porcelain", "--ignored"); st != "" {
+		t.Errorf("the user's git status shows: %s", st)
+	}
+	// A leftover in the new place is swept.
+	dir, err := f.o.wt.Dir(context.Background())
+	if err != nil || filepath.Dir(task.WorktreePath) != dir {
+		t.Fatalf("Dir() = %s, %v; task at %s", dir, err, task.WorktreePath)
+	}
+	stray := filepath.Join(dir, "stray123")
+	os.MkdirAll(stray, 0o755)
+	removed, err := f.o.Sweep(context.Background())
+	if err != nil || len(removed) != 1 || removed[0] != stray {
+		t.Fatalf("sweep removed %v, %v", removed, err)
+	}
+}
+
+// The root comes from Options.Worktrees (the --worktrees flag or
+// SUDOCODE_WORKTREES), else the project's .sudocode/agent.json; one
+// inside the repository is refused with a reason.
+func TestWorktreeRootConfigured(t *testing.T) {
+	repo := newRepo(t)
+	root := t.TempDir()
+	f := newFixture(t, repo, noPool, func(o *Options) { o.Worktrees = root })
+	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "a", Config: shell(`true`)}).ID)
+	if filepath.Dir(filepath.Dir(task.WorktreePath)) != root {
+		t.Errorf("worktree %s not under %s", task.WorktreePath, root)
+	}
+
+	repo2 := newRepo(t)
+	os.MkdirAll(filepath.Join(repo2, ".sudocode"), 0o755)
+	os.WriteFile(filepath.Join(repo2, ".sudocode", "agent.json"), []byte(`{"worktrees": "../wt-of-repo2"}`), 0o644)
+	f2 := newFixture(t, repo2, noPool)
+	task2 := f2.wait(t, f2.create(t, CreateInput{Tool: "COMMAND", Description: "b", Config: shell(`true`)}).ID)
+	if want := filepath.Join(filepath.Dir(repo2), "wt-of-repo2"); filepath.Dir(filepath.Dir(task2.WorktreePath)) != want {
+		t.Errorf("worktree %s not under %s", task2.WorktreePath, want)
+	}
+
+	for _, bad := range []string{`{"worktrees": "wt"}`, `{"worktrees": ".git/wt"}`} {
+		os.WriteFile(filepath.Join(repo2, ".sudocode", "agent.json"), []byte(bad), 0o644)
+		_, err := f2.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "c", Config: shell(`true`)})
+		if fault.CodeOf(err) != fault.Invalid || !strings.Contains(err.Error(), "inside") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
+
+// wtDirOf is the directory f's orchestrator puts worktrees in.
+func wtDirOf(t *testing.T, f *fixture) string {
+	t.Helper()
+	dir, err := f.o.wt.Dir(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
