@@ -17,7 +17,7 @@ import (
 const (
 	helperEnv   = "SUDOCODE_SANDBOX_EXEC"
 	helperMagic = "2"
-	probeMagic  = "probe" // start and exit 0: can a helper start this way?
+	probeMagic  = "probe" // start and exit 0 if a helper can start this way
 	statusFD    = 3
 	lifelineFD  = 4
 )
@@ -56,7 +56,7 @@ func MaybeRunHelper() {
 		return
 	}
 	if v == probeMagic {
-		os.Exit(0)
+		os.Exit(probe())
 	}
 	if v != helperMagic || len(os.Args) < 3 {
 		fmt.Fprintln(os.Stderr, "sandbox helper: bad invocation")

@@ -34,11 +34,16 @@ func runHelper(cfg helperConfig, argv, env []string) int {
 	// if the server was started ignoring them (nohup).
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
 
-	rep := restrictSelf(cfg.Policy)
 	// In a PID namespace of its own the helper is process 1: leaving
 	// kills the rest. Otherwise orphans come to it as a subreaper, and it
-	// kills them itself.
+	// kills them itself. The namespace's /proc is mounted before Landlock,
+	// which forbids mounts.
 	inNamespace := os.Getpid() == 1
+	var procErr error
+	if inNamespace {
+		procErr = mountOwnProc()
+	}
+	rep := restrictSelf(cfg.Policy)
 	cleanUp := func() {}
 	if inNamespace {
 		rep.Containment = "pid-namespace"
@@ -48,6 +53,10 @@ func runHelper(cfg helperConfig, argv, env []string) int {
 		cleanUp = killDescendants
 	}
 	send(statusLine{Report: &rep})
+	if procErr != nil {
+		send(statusLine{ExecError: "sandbox helper: " + procErr.Error()})
+		return 126
+	}
 
 	files := []*os.File{os.Stdin, os.Stdout, os.Stderr}
 	child, err := os.StartProcess(cfg.Path, argv, &os.ProcAttr{Env: env, Files: files})
