@@ -189,10 +189,9 @@ func (p *codexParser) itemCompleted(item map[string]any, now time.Time) []Event 
 		e.Data = map[string]any{"id": id, "is_error": false}
 		return []Event{e}
 	case "file_change":
-		// The patch the agent applied (or failed to): a tool result; what
-		// changed is read from git.
-		e := p.ev(now, KindToolResult)
-		e.Tool = "file_change"
+		// The patch the agent applied (or failed to). Codex reports it
+		// only once done, so its call is logged here with its result;
+		// what changed is read from git.
 		var files []string
 		var kinds []any
 		for _, c := range arr(item, "changes") {
@@ -202,9 +201,13 @@ func (p *codexParser) itemCompleted(item map[string]any, now time.Time) []Event 
 				kinds = append(kinds, str(ch, "kind"))
 			}
 		}
-		e.Text = strings.Join(files, ", ")
+		call := p.ev(now, KindToolCall)
+		call.Tool, call.Text = "file_change", strings.Join(files, ", ")
+		call.Data = map[string]any{"id": id, "input": item["changes"], DataFiles: files}
+		e := p.ev(now, KindToolResult)
+		e.Tool, e.Text = "file_change", call.Text
 		e.Data = map[string]any{"id": id, "status": status, "kinds": kinds, DataFiles: files, "is_error": status == "failed"}
-		return []Event{e}
+		return []Event{call, e}
 	case "todo_list":
 		return []Event{p.plan(item, now)}
 	case "error":

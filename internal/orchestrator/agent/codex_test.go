@@ -57,8 +57,13 @@ func TestCodexRun(t *testing.T) {
 		t.Errorf("messages = %+v", msgs)
 	}
 	calls := ofKind(ev, KindToolCall)
-	if len(calls) != 2 || calls[0].Tool != "command_execution" || calls[0].Text != "bash -lc ls" || calls[1].Tool != "search" {
+	// Codex reports a patch only once applied (item.completed): the
+	// call is logged with its result, so that every result has its call.
+	if len(calls) != 3 || calls[0].Tool != "command_execution" || calls[0].Text != "bash -lc ls" ||
+		calls[1].Tool != "file_change" || calls[1].Data["id"] != "item_3" || calls[2].Tool != "search" {
 		t.Errorf("calls = %+v", calls)
+	} else if f, _ := calls[1].Data[DataFiles].([]string); !slices.Equal(f, []string{dir + "/main.go", dir + "/main_test.go"}) {
+		t.Errorf("file_change call = %+v", calls[1])
 	}
 	results := ofKind(ev, KindToolResult)
 	if len(results) != 3 || results[0].Text != "go.mod\nmain.go\n" || results[0].Data["exit_code"] != int64(0) ||
