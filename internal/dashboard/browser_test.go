@@ -51,7 +51,7 @@ func chromium(t *testing.T) string {
 func startServe(t *testing.T, f *fixture) (string, *serve.Server) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := serve.New(ctx, serve.Options{Dir: f.dir, Rulesets: f.rules, Version: "test", Actor: "tester"})
+	srv, err := serve.New(ctx, serve.Options{Dir: f.dir, Rulesets: f.rules, Version: "test", Actor: "tester", Worktrees: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func TestBrowserUnavailableParts(t *testing.T) {
 	f := newFixture(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := serve.New(ctx, serve.Options{Dir: dir, Rulesets: f.rules, Version: "test"})
+	srv, err := serve.New(ctx, serve.Options{Dir: dir, Rulesets: f.rules, Version: "test", Worktrees: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

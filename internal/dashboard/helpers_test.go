@@ -151,7 +151,7 @@ func (f *fixture) openTasks(t testing.TB) *orchestrator.Orchestrator {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := orchestrator.New(st, commandOnly, orchestrator.Options{Repo: f.dir, Actor: "tester", Grace: time.Second})
+	o := orchestrator.New(st, commandOnly, orchestrator.Options{Repo: f.dir, Actor: "tester", Grace: time.Second, Worktrees: t.TempDir()})
 	t.Cleanup(func() {
 		o.Close()
 		st.Close()

@@ -54,7 +54,8 @@ func build(dir string) error {
 }
 
 // serverEnv is the test process's environment without the settings the
-// servers read (SUDOCODE_*, VALKEY_*, CODING_TOOLS_MCP_*, XDG_DATA_HOME),
+// servers read (SUDOCODE_*, VALKEY_*, CODING_TOOLS_MCP_*, XDG_DATA_HOME,
+// XDG_STATE_HOME where task worktrees go),
 // with HOME and the data dir in home, so that no server touches the user's
 // files or a configured Valkey.
 func serverEnv(home string) []string {
@@ -63,13 +64,13 @@ func serverEnv(home string) []string {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
 		case strings.HasPrefix(k, "SUDOCODE_"), strings.HasPrefix(k, "VALKEY_"), strings.HasPrefix(k, "CODING_TOOLS_MCP_"),
-			k == "XDG_DATA_HOME", k == "XDG_CACHE_HOME", k == "HOME":
+			k == "XDG_DATA_HOME", k == "XDG_CACHE_HOME", k == "XDG_STATE_HOME", k == "HOME":
 			continue
 		}
 		env = append(env, kv)
 	}
 	return append(env, "HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
-		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"))
 }
 
 // logBuffer collects a process's stderr for failure messages.

@@ -100,6 +100,7 @@ func (o *Orchestrator) End(ctx context.Context, id string, in EndInput) (EndResu
 	if len(in.Result) > 0 {
 		t.Result = in.Result
 	}
+	o.cleanup(ctx, t)
 	rm, err := o.wt.Remove(ctx, t.ID, t.WorktreePath, t.Branch, in.KeepBranch)
 	if err != nil {
 		return EndResult{Task: t, Removal: rm}, err

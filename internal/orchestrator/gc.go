@@ -72,7 +72,12 @@ func (o *Orchestrator) collect(ctx context.Context, id string, res *GCResult) er
 	}
 	ahead, err := o.wt.CommitsAhead(ctx, t.BaseSHA, t.Branch)
 	keep := err != nil || ahead > 0
-	rm, err := o.wt.Remove(ctx, id, t.WorktreePath, t.Branch, keep)
+	o.cleanup(ctx, t)
+	// The worktree was clean: whatever cleanup left in it goes too.
+	if err := o.wt.removeTree(ctx, t.WorktreePath); err != nil {
+		return err
+	}
+	rm, err := o.wt.Remove(ctx, id, "", t.Branch, keep)
 	if err != nil {
 		return err
 	}

@@ -191,27 +191,40 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 			return Task{}, err
 		}
 	}
+	top, settings, err := o.wt.settings(ctx)
+	if err != nil {
+		return Task{}, err
+	}
 	defer o.refill() // after the agent started, so that the checkout does not slow its start
 	if err := o.placeWorktree(ctx, &t, branch); err != nil {
 		return Task{}, err
 	}
 	defer o.releaseID(t.ID) // once stored, the task owns its worktree
-	if err := o.store.Put(ctx, t); err != nil {
+	copied, err := copyInto(top, t.WorktreePath, settings.Copy)
+	if err == nil {
+		err = o.store.Put(ctx, t)
+	}
+	if err != nil {
 		_, _ = o.wt.Remove(context.WithoutCancel(ctx), t.ID, t.WorktreePath, t.Branch, false)
 		return Task{}, err
 	}
+	_, _ = o.store.AppendEvents(ctx, t.ID, copied)
 	o.notify(Change{Kind: ChangeCreated, Task: t})
 	unlock := o.lockTask(t.ID)
 	defer unlock()
-	return o.start(ctx, t, ad, agent.RunSpec{Instructions: t.Instructions, Dir: t.WorktreePath, Config: cfg})
+	return o.start(ctx, t, ad, agent.RunSpec{Instructions: t.Instructions, Dir: t.WorktreePath, Config: cfg}, settings.Setup)
 }
 
-// start launches the agent for t (whose task lock is held) and returns
-// the task as stored afterwards: in_progress, or failed to start.
-func (o *Orchestrator) start(ctx context.Context, t Task, ad agent.Adapter, spec agent.RunSpec) (Task, error) {
+// start launches the agent for t (whose task lock is held), after the
+// project's setup command when there is one, and returns the task as
+// stored afterwards: in_progress, or failed to start.
+func (o *Orchestrator) start(ctx context.Context, t Task, ad agent.Adapter, spec agent.RunSpec, setup Command) (Task, error) {
 	inv, err := ad.Invocation(spec)
 	if err == nil {
 		inv.Env, err = agent.Environ(ad, spec, inv.Env, os.Environ())
+	}
+	if err == nil && len(setup) > 0 {
+		return o.startWithSetup(ctx, t, ad, spec, inv, setup)
 	}
 	var cmd *sandbox.Cmd
 	var outR, errR *os.File

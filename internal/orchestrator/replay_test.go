@@ -63,7 +63,7 @@ func TestRefusedWriteIsReported(t *testing.T) {
 		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_w","content":"Claude requested permissions to write to hello.txt, but you haven't granted it yet.","is_error":true}]},"session_id":"s1"}`,
 		`{"type":"result","subtype":"success","is_error":false,"result":"I could not write it.","total_cost_usd":0.01,"usage":{"input_tokens":5,"output_tokens":2},"permission_denials":[{"tool_name":"Write","tool_use_id":"toolu_w","tool_input":{"file_path":"hello.txt","content":"hi"}}],"session_id":"s1"}`,
 	)}).ID)
-	if d := eventsOf(t, f, task.ID, agent.KindDenied); len(d) != 1 || d[0].Text != "Write refused: hello.txt" {
+	if d := eventsOf(t, f, task.ID, agent.KindDenied); len(d) != 1 || d[0].Tool != "Write" || d[0].Text != "hello.txt" {
 		t.Errorf("denial events %+v", d)
 	}
 	if fc := eventsOf(t, f, task.ID, agent.KindFileChange); len(fc) != 1 || fc[0].Data["source"] != "git" || len(fc[0].Files) != 0 {

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -46,19 +47,56 @@ type outcome struct {
 
 // Denial is a tool call the agent's CLI refused (its permission mode or
 // sandbox): without it a run that could not write ends as a silent noop.
+// Detail is what the call was about (its file or command) or the CLI's
+// reason.
 type Denial struct {
 	Tool   string `json:"tool,omitempty"`
-	Detail string `json:"detail"`
+	Detail string `json:"detail,omitempty"`
 }
 
-// run is one agent process.
+// run is one run of a task: its agent process, preceded on the task's
+// first run by the project's setup command (see setupThenFollow).
 type run struct {
-	cmd      *sandbox.Cmd
-	pgid     int
 	done     chan struct{} // closed when the run is fully finished
 	mu       sync.Mutex
+	cmd      *sandbox.Cmd // the current process; nil before the first
+	pgid     int
 	cancel   bool
 	killOnce sync.Once
+}
+
+// attach makes cmd the run's current process. It refuses (false) once the
+// run was cancelled: the caller then ends cmd itself.
+func (r *run) attach(cmd *sandbox.Cmd) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cancel {
+		return false
+	}
+	r.cmd, r.pgid = cmd, cmd.Process.Pid
+	return true
+}
+
+// group is the current process group (0 before the first process).
+func (r *run) group() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pgid
+}
+
+// signal sends sig to the current process group, if any.
+func (r *run) signal(sig syscall.Signal) {
+	if g := r.group(); g > 0 {
+		_ = syscall.Kill(-g, sig)
+	}
+}
+
+// abandon ends a process that attach refused, and its pipes.
+func abandon(cmd *sandbox.Cmd, outR, errR *os.File) {
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	outR.Close()
+	errR.Close()
+	_ = cmd.Wait()
 }
 
 // startProcess starts inv in dir with stdout and stderr on pipes and
@@ -106,13 +144,13 @@ func (r *run) terminate(grace time.Duration) {
 	r.cancel = true
 	r.mu.Unlock()
 	r.killOnce.Do(func() {
-		_ = syscall.Kill(-r.pgid, syscall.SIGTERM)
+		r.signal(syscall.SIGTERM)
 		select {
 		case <-r.done:
 			return
 		case <-time.After(grace):
 		}
-		_ = syscall.Kill(-r.pgid, syscall.SIGKILL)
+		r.signal(syscall.SIGKILL)
 	})
 	<-r.done
 }
@@ -130,6 +168,9 @@ func (r *run) cancelled() bool {
 // the pipes open.
 func (r *run) execute(outR, errR *os.File, parser agent.Parser, grace time.Duration, emit func([]agent.Event)) outcome {
 	var o outcome
+	r.mu.Lock()
+	cmd, pgid := r.cmd, r.pgid
+	r.mu.Unlock()
 	var emitMu sync.Mutex
 	emitLocked := func(evs []agent.Event) {
 		emitMu.Lock()
@@ -150,18 +191,18 @@ func (r *run) execute(outR, errR *os.File, parser agent.Parser, grace time.Durat
 	finished := make(chan struct{})
 	defer close(finished)
 	go func() {
-		waitErr <- r.cmd.Wait()
+		waitErr <- cmd.Wait()
 		close(leaderDone)
 	}()
 	// Once the leader exited, what is left of its group (a dev server, a
 	// shell) gets SIGTERM, and SIGKILL if it still holds the pipes after grace.
 	go func() {
 		<-leaderDone
-		_ = syscall.Kill(-r.pgid, syscall.SIGTERM)
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
 		select {
 		case <-finished:
 		case <-time.After(grace):
-			_ = syscall.Kill(-r.pgid, syscall.SIGKILL)
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		}
 	}()
 	observe := func(evs []agent.Event) {
@@ -211,7 +252,7 @@ func (r *run) execute(outR, errR *os.File, parser agent.Parser, grace time.Durat
 	wg.Wait()
 	errR.Close()
 	<-waitErr
-	o.exitCode, _ = r.cmd.ExitStatus() // -1 when killed by a signal
+	o.exitCode, _ = cmd.ExitStatus() // -1 when killed by a signal
 	o.cancelled = r.cancelled()
 	o.stderr = string(tail.b)
 	observe(parser.Finish(o.exitCode, time.Now()))
@@ -219,16 +260,18 @@ func (r *run) execute(outR, errR *os.File, parser agent.Parser, grace time.Durat
 	return o
 }
 
-// readLines calls fn with each line read from r (without its line end; a
-// last line without one too) until r ends.
+// readLines calls fn with each non-empty line read from r (without its
+// line end; a last line without one too) until r ends. A line longer than
+// 64 KiB comes in pieces of that size, so that a process writing endless
+// bytes without a newline cannot fill the server's memory.
 func readLines(r io.Reader, fn func([]byte)) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
-		line, err := br.ReadBytes('\n')
-		if line = []byte(strings.TrimRight(string(line), "\r\n")); len(line) > 0 {
-			fn(line)
+		chunk, err := br.ReadSlice('\n')
+		if line := bytes.TrimRight(chunk, "\r\n"); len(line) > 0 {
+			fn(bytes.Clone(line))
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 			return
 		}
 	}

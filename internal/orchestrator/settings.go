@@ -3,8 +3,10 @@ package orchestrator
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/sudocode/sudocode/internal/fault"
 )
@@ -15,12 +17,55 @@ import (
 // keys.
 const settingsFile = ".sudocode/agent.json"
 
-// Settings are a project's orchestrator settings (.sudocode/agent.json),
-// e.g. {"worktrees": "../app-worktrees"}. Worktrees is where task
-// worktrees go (relative to the checkout; the server's --worktrees and
-// SUDOCODE_WORKTREES win over it).
+// Settings are a project's orchestrator settings (.sudocode/agent.json):
+//
+//	{
+//	  "worktrees": "../app-worktrees",
+//	  "copy": [".env", "config/local.yaml"],
+//	  "setup": "npm ci",
+//	  "cleanup": ["docker", "compose", "down"]
+//	}
+//
+// Worktrees is where task worktrees go (relative to the checkout; the
+// server's --worktrees and SUDOCODE_WORKTREES win over it). Copy lists
+// files or directories of the user's checkout (typically untracked ones
+// such as .env) copied into each new task worktree. Setup runs in the
+// worktree before the task's first agent run, Cleanup before the worktree
+// is removed; each is an argv list, or a string run with sh -c.
 type Settings struct {
-	Worktrees string `json:"worktrees,omitempty"`
+	Worktrees string   `json:"worktrees,omitempty"`
+	Copy      []string `json:"copy,omitempty"`
+	Setup     Command  `json:"setup,omitempty"`
+	Cleanup   Command  `json:"cleanup,omitempty"`
+}
+
+// Command is a setting's command line: an argv, or a shell string.
+type Command []string
+
+// UnmarshalJSON takes a list of strings, or one string for sh -c.
+func (c *Command) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*c = nil
+		if strings.TrimSpace(s) != "" {
+			*c = Command{"/bin/sh", "-c", s}
+		}
+		return nil
+	}
+	var argv []string
+	if err := json.Unmarshal(b, &argv); err != nil {
+		return errors.New("want a command string or a list of strings")
+	}
+	*c = argv
+	return nil
+}
+
+// String renders c for logs.
+func (c Command) String() string {
+	if len(c) == 3 && c[0] == "/bin/sh" && c[1] == "-c" {
+		return c[2]
+	}
+	return fmt.Sprintf("%q", []string(c))
 }
 
 // loadSettings reads top's settings file; a missing file is no settings.
@@ -35,7 +80,17 @@ func loadSettings(top string) (Settings, error) {
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
 		return s, fault.New(fault.Invalid, "%s is not valid: %v", settingsFile, err).
-			WithHint(`expected {"worktrees": DIR}`)
+			WithHint(`expected {"worktrees": DIR, "copy": [PATH…], "setup": CMD, "cleanup": CMD}, a CMD being a string for sh -c or an argv list`)
+	}
+	for _, p := range s.Copy {
+		if !filepath.IsLocal(p) {
+			return s, fault.New(fault.Invalid, "%s: copy entry %q must be a relative path inside the checkout", settingsFile, p)
+		}
+	}
+	for name, c := range map[string]Command{"setup": s.Setup, "cleanup": s.Cleanup} {
+		if len(c) > 0 && strings.TrimSpace(c[0]) == "" {
+			return s, fault.New(fault.Invalid, "%s: %s has an empty program name", settingsFile, name)
+		}
 	}
 	return s, nil
 }

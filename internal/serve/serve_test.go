@@ -54,6 +54,9 @@ func start(t *testing.T, dir string, o serve.Options) (*httptest.Server, *serve.
 		t.Fatal(err)
 	}
 	o.Dir, o.Rulesets, o.Version = dir, rs, "test"
+	if o.Worktrees == "" {
+		o.Worktrees = t.TempDir() // not the user's state directory
+	}
 	srv, err := serve.New(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)

@@ -30,7 +30,8 @@ func (h *handlers) createTask() mcpx.Tool {
 	return mcpx.NewTool(&mcp.Tool{
 		Name:  "create_task",
 		Title: "Start an agent on a task",
-		Description: "Create a task and start a coding agent on it, in its own git worktree on a new branch from HEAD. " +
+		Description: "Create a task and start a coding agent on it, in its own git worktree (outside the repository) on a new branch from HEAD; " +
+			"the project's .sudocode/agent.json may copy files (such as .env) into the worktree and run a setup command before the agent. " +
 			"Returns the taskId as soon as the agent runs; follow it with report_task or the task:// resources. " +
 			"With a progress token the call instead stays open until the agent stops, sending progress notifications.",
 		InputSchema: mcpx.Schema[createIn](nil, map[string][]string{"tool": orchagent.Kinds()}),

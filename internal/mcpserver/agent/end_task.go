@@ -31,7 +31,7 @@ func (h *handlers) endTask() mcpx.Tool {
 	return mcpx.NewTool(&mcp.Tool{
 		Name:  "end_task",
 		Title: "End a task",
-		Description: "End a task: stop its agent if it runs (its whole process group), remove its worktree, and keep its branch " +
+		Description: "End a task: stop its agent if it runs (its whole process group), run the project's cleanup command, remove its worktree, and keep its branch " +
 			"(uncommitted work is committed onto it first) unless keepBranch is false. Ending an ended task changes nothing. " +
 			"status is completed, failed or cancelled; omitted or null, a running task ends cancelled and a waiting one completed.",
 		InputSchema: endSchema(),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -41,7 +42,7 @@ func (h *handlers) addResources(s *mcp.Server) {
 		{URITemplate: "project://{projectPath}/status", Name: "project-status", Title: "Project Status", MIMEType: mimeJSON,
 			Description: "The project's checkout (HEAD, branch, uncommitted changes) and its tasks; projectPath is the percent-encoded absolute path"},
 		{URITemplate: "log://{logType}/{date}", Name: "log", Title: "Historical Logs", MIMEType: mimeText,
-			Description: "Log entries of every task on one UTC day (YYYY-MM-DD or today); logType is all or an event kind: message, tool_call, tool_result, file_change, usage, error, completion, log"},
+			Description: "Log entries of every task on one UTC day (YYYY-MM-DD or today); logType is all or an event kind: " + strings.Join(logTypes[1:], ", ")},
 	} {
 		s.AddResourceTemplate(t, h.read)
 	}

@@ -176,3 +176,23 @@ line"`, map[string]any{"branch": "feature/print"})
 		}
 	}
 }
+
+// A task's stderr lines are log entries of their own kind, which the
+// historical log can be filtered by.
+func TestStderrLogType(t *testing.T) {
+	f := newFixture(t)
+	c := f.command("Complain", `echo "fatal: not a good day" >&2; exit 128`, nil)
+	f.wait(c.TaskID)
+	logs, _ := f.read("task://" + c.TaskID + "/logs")
+	if !strings.Contains(logs, "stderr: fatal: not a good day\n") {
+		t.Errorf("task log:\n%s", logs)
+	}
+	for _, kind := range []string{"stderr", "permission_denied"} {
+		if _, err := f.cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "log://" + kind + "/today"}); err != nil {
+			t.Errorf("log://%s/today: %v", kind, err)
+		}
+	}
+	if text, _ := f.read("log://stderr/today"); !strings.Contains(text, "not a good day") {
+		t.Errorf("log://stderr/today = %s", text)
+	}
+}

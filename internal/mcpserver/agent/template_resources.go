@@ -132,7 +132,7 @@ const maxHistoryLines = 2000
 // UTC day, oldest first, each line prefixed with its task id.
 func (h *handlers) history(ctx context.Context, logType, date string) (string, error) {
 	if !validLogType(logType) {
-		return "", badVar("unknown log type %q: want all, message, tool_call, tool_result, file_change, usage, error, completion or log", logType)
+		return "", badVar("unknown log type %q: want one of %s", logType, strings.Join(logTypes, ", "))
 	}
 	day, err := parseDay(date)
 	if err != nil {
@@ -179,14 +179,13 @@ func (h *handlers) history(ctx context.Context, logType, date string) (string, e
 	return b.String(), nil
 }
 
-func validLogType(t string) bool {
-	switch t {
-	case "all", orchagent.KindMessage, orchagent.KindToolCall, orchagent.KindToolResult, orchagent.KindFileChange,
-		orchagent.KindUsage, orchagent.KindError, orchagent.KindCompletion, orchagent.KindLog:
-		return true
-	}
-	return false
-}
+// logTypes are the log types of log://{logType}/{date}: all, or one
+// event kind.
+var logTypes = []string{"all", orchagent.KindMessage, orchagent.KindToolCall, orchagent.KindToolResult,
+	orchagent.KindDenied, orchagent.KindFileChange, orchagent.KindUsage, orchagent.KindError,
+	orchagent.KindCompletion, orchagent.KindLog, orchagent.KindStderr}
+
+func validLogType(t string) bool { return slices.Contains(logTypes, t) }
 
 func parseDay(date string) (time.Time, error) {
 	if date == "today" {

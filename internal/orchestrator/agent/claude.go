@@ -198,10 +198,7 @@ func (p *claudeParser) denial(v any, now time.Time) Event {
 	e := p.ev(now, KindDenied)
 	e.Tool = str(d, "tool_name")
 	input := obj(d, "tool_input")
-	e.Text = e.Tool + " refused"
-	if target := denialTarget(input); target != "" {
-		e.Text += ": " + target
-	}
+	e.Text = denialTarget(input)
 	e.Data = map[string]any{"id": str(d, "tool_use_id"), "input": d["tool_input"]}
 	return e
 }

@@ -180,8 +180,8 @@ func TestClaudePermissionDenials(t *testing.T) {
 		t.Errorf("a refused write logged as a file change: %+v", fc)
 	}
 	d := ofKind(ev, KindDenied)
-	if len(d) != 2 || d[0].Tool != "Write" || d[0].Text != "Write refused: /w/hello.txt" || d[0].Data["id"] != "toolu_w" ||
-		d[1].Tool != "Bash" || d[1].Text != "Bash refused: git commit -am x" {
+	if len(d) != 2 || d[0].Tool != "Write" || d[0].Text != "/w/hello.txt" || d[0].Data["id"] != "toolu_w" ||
+		d[1].Tool != "Bash" || d[1].Text != "git commit -am x" {
 		t.Errorf("denials = %+v", d)
 	}
 	c := completion(t, ev, true)

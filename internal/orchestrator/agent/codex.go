@@ -165,7 +165,7 @@ func (p *codexParser) itemCompleted(item map[string]any, now time.Time) []Event 
 		}
 		if status == "declined" {
 			d := p.ev(now, KindDenied)
-			d.Tool, d.Text = "command_execution", "command refused: "+str(item, "command")
+			d.Tool, d.Text = "command_execution", str(item, "command")
 			d.Data = map[string]any{"id": id, "input": item["command"]}
 			return []Event{e, d}
 		}

@@ -140,7 +140,7 @@ func TestCodexStickyFailure(t *testing.T) {
 func TestCodexDeclinedCommand(t *testing.T) {
 	p := Codex{}.NewParser()
 	ev := p.Line([]byte(`{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"bash -lc 'git commit -am x'","aggregated_output":"","exit_code":null,"status":"declined"}}`), testNow)
-	if d := ofKind(ev, KindDenied); len(d) != 1 || d[0].Text != "command refused: bash -lc 'git commit -am x'" {
+	if d := ofKind(ev, KindDenied); len(d) != 1 || d[0].Text != "bash -lc 'git commit -am x'" {
 		t.Errorf("events = %+v", ev)
 	}
 }

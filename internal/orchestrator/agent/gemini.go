@@ -130,7 +130,7 @@ func (p *geminiParser) Line(line []byte, now time.Time) []Event {
 		out = append(out, e)
 		if isErr && geminiRefused(str(er, "type"), str(er, "message")) {
 			d := p.ev(now, KindDenied)
-			d.Tool, d.Text = e.Tool, e.Tool+" refused: "+str(er, "message")
+			d.Tool, d.Text = e.Tool, str(er, "message")
 			d.Data = map[string]any{"id": id, "type": str(er, "type")}
 			out = append(out, d)
 		}

@@ -113,7 +113,7 @@ func (p *openCodeParser) Line(line []byte, now time.Time) []Event {
 		out = append(out, call, res)
 		if isErr && strings.Contains(strings.ToLower(res.Text), "rejected permission") {
 			d := p.ev(now, KindDenied)
-			d.Tool, d.Text = name, name+" refused: "+res.Text
+			d.Tool, d.Text = name, res.Text
 			d.Data = map[string]any{"id": id, "input": state["input"]}
 			out = append(out, d)
 		}
@@ -151,7 +151,7 @@ func (p *openCodeParser) Line(line []byte, now time.Time) []Event {
 		out = append(out, e)
 		for _, r := range p.rejected {
 			d := p.ev(now, KindDenied)
-			d.Tool, d.Text = textOf(r), textOf(r)+" refused"
+			d.Tool, d.Text = textOf(r), "permission rejected"
 			out = append(out, d)
 		}
 	default:

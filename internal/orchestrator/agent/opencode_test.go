@@ -127,7 +127,7 @@ func TestOpenCodeDegraded(t *testing.T) {
 	p = OpenCode{}.NewParser()
 	ev = p.Line([]byte(`{"type":"tool_use","timestamp":1,"sessionID":"ses_x","part":{"type":"tool","tool":"bash","callID":"call_9","state":{"status":"error","input":{"command":"rm -rf /tmp/x"},"error":"Error: The user rejected permission to use this specific tool call."}}}`), testNow)
 	ev = append(ev, p.Line([]byte(`{"type":"done","timestamp":2,"sessionID":"ses_x","reason":"idle","rejected":["external_directory"]}`), testNow)...)
-	if d := ofKind(ev, KindDenied); len(d) != 2 || d[0].Tool != "bash" || d[1].Text != "external_directory refused" {
+	if d := ofKind(ev, KindDenied); len(d) != 2 || d[0].Tool != "bash" || d[1].Tool != "external_directory" {
 		t.Errorf("denials = %+v", d)
 	}
 }

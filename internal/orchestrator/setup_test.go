@@ -1,0 +1,133 @@
+package orchestrator
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+)
+
+func writeSettings(t *testing.T, repo, json string) {
+	t.Helper()
+	os.MkdirAll(filepath.Join(repo, ".sudocode"), 0o755)
+	if err := os.WriteFile(filepath.Join(repo, ".sudocode", "agent.json"), []byte(json), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// phaseLines are task id's log lines of a phase (setup or cleanup).
+func phaseLines(t *testing.T, f *fixture, id, phase string) string {
+	t.Helper()
+	evs, err := f.o.Logs(context.Background(), id, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range evs {
+		if e.Event.Data["phase"] == phase {
+			b.WriteString(e.Event.Kind + ": " + e.Event.Text + "\n")
+		}
+	}
+	return b.String()
+}
+
+// The project's .sudocode/agent.json copies untracked files into a new
+// worktree and runs a setup command there before the agent, and a
+// cleanup command before the worktree goes; each step is logged.
+func TestProjectSetupAndCleanup(t *testing.T) {
+	repo := newRepo(t)
+	os.WriteFile(filepath.Join(repo, ".env"), []byte("SECRET=1\n"), 0o600)
+	os.MkdirAll(filepath.Join(repo, "conf", "sub"), 0o755)
+	os.WriteFile(filepath.Join(repo, "conf", "sub", "local.yaml"), []byte("a: 1\n"), 0o644)
+	writeSettings(t, repo, `{"copy": [".env", "conf", "missing.txt"],
+		"setup": "echo preparing; echo warming up >&2; touch .setup-done",
+		"cleanup": ["sh", "-c", "echo cleaning in $PWD"]}`)
+	f := newFixture(t, repo, noPool)
+	ctx := context.Background()
+	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "uses setup",
+		Config: shell(`test -f .setup-done && cat .env conf/sub/local.yaml`)}).ID)
+	if task.Status != StatusCompleted {
+		t.Fatalf("status %s %+v", task.Status, task.Error)
+	}
+	if st, _ := os.Stat(filepath.Join(task.WorktreePath, ".env")); st == nil || st.Mode().Perm() != 0o600 {
+		t.Errorf(".env not copied with its mode: %v", st)
+	}
+	setup := phaseLines(t, f, task.ID, PhaseSetup)
+	for _, want := range []string{"log: copy: .env\n", "log: copy: conf\n", "log: copy: missing.txt is not in the checkout, skipped\n",
+		"log: setup: echo preparing;", "log: preparing\n", "stderr: warming up\n", "log: setup exited with code 0\n"} {
+		if !strings.Contains(setup, want) {
+			t.Errorf("setup log lacks %q:\n%s", want, setup)
+		}
+	}
+	logs := eventsOf(t, f, task.ID, agent.KindLog)
+	if last := logs[len(logs)-1]; last.Text != "a: 1" || last.Data["phase"] != nil {
+		t.Errorf("the agent's output %+v", last)
+	}
+	if _, err := f.o.End(ctx, task.ID, EndInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if c := phaseLines(t, f, task.ID, PhaseCleanup); !strings.Contains(c, "log: cleaning in "+task.WorktreePath+"\n") {
+		t.Errorf("cleanup log:\n%s", c)
+	}
+}
+
+// A failing setup fails the task without running the agent; ending a
+// task during its setup stops the setup.
+func TestProjectSetupFailsOrIsEnded(t *testing.T) {
+	repo := newRepo(t)
+	writeSettings(t, repo, `{"setup": "echo no database >&2; exit 7"}`)
+	f := newFixture(t, repo, noPool)
+	ctx := context.Background()
+	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "never runs", Config: shell(`touch agent-ran`)}).ID)
+	d, _ := task.Error.Details.(map[string]any)
+	if task.Status != StatusFailed || task.Error.Type != ErrTypeSetup || d["exit_code"] != float64(7) ||
+		!strings.Contains(d["stderr"].(string), "no database") {
+		t.Fatalf("task %s %+v", task.Status, task.Error)
+	}
+	if _, err := os.Stat(filepath.Join(task.WorktreePath, "agent-ran")); !os.IsNotExist(err) {
+		t.Errorf("the agent ran after a failed setup: %v", err)
+	}
+
+	writeSettings(t, repo, `{"setup": "sleep 30"}`)
+	slow := f.create(t, CreateInput{Tool: "COMMAND", Description: "ended in setup", Config: shell(`touch agent-ran`)})
+	if slow.Status != StatusInProgress {
+		t.Fatalf("created %+v", slow)
+	}
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	end, err := f.o.End(ctx, slow.ID, EndInput{})
+	if err != nil || end.Task.Status != StatusCancelled || time.Since(start) > 5*time.Second {
+		t.Fatalf("end %+v %v after %s", end.Task, err, time.Since(start))
+	}
+}
+
+// A copy entry reached through a symlinked directory that leads out of
+// the checkout is refused, and the task is not created.
+func TestProjectCopyStaysInCheckout(t *testing.T) {
+	repo := newRepo(t)
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "id_rsa"), []byte("secret"), 0o600)
+	os.Symlink(outside, filepath.Join(repo, "out"))
+	writeSettings(t, repo, `{"copy": ["out/id_rsa"]}`)
+	f := newFixture(t, repo, noPool)
+	_, err := f.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "x", Config: shell(`true`)})
+	if err == nil || !strings.Contains(err.Error(), "leads out of the checkout") {
+		t.Fatalf("create: %v", err)
+	}
+	if l, _ := f.o.List(context.Background()); len(l) != 0 {
+		t.Fatalf("tasks %v", l)
+	}
+}
+
+// Endless stderr without a newline is logged in bounded pieces.
+func TestReadLinesBounded(t *testing.T) {
+	var sizes []int
+	readLines(strings.NewReader(strings.Repeat("x", 200<<10)+"\nend"), func(l []byte) { sizes = append(sizes, len(l)) })
+	if len(sizes) != 5 || sizes[0] != 64<<10 || sizes[3] != 8<<10 || sizes[4] != 3 {
+		t.Fatalf("pieces %v", sizes)
+	}
+}
