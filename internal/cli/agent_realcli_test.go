@@ -34,19 +34,28 @@ type realCLI struct {
 	// shellConfig is the create_task config under which the agent's shell
 	// may write to the repository's git directory (a commit).
 	shellConfig map[string]any
+	// refusal is a script whose tool call the CLI refuses under the
+	// adapter's default mode; "" where the simulator cannot provoke one.
+	refusal string
 	// errorStatus is the model error the failure scenario scripts.
 	errorStatus int
 }
 
 var realCLIs = []realCLI{
 	{name: "claude", tool: "CLAUDECODE", setup: modelsim.SetupClaude, writeTool: "Write",
-		// The default, acceptEdits, refuses Bash when headless.
-		shellConfig: map[string]any{"permission_mode": "bypassPermissions"}, errorStatus: 400},
+		// The default, acceptEdits, refuses commands such as git commit
+		// when headless (it lets `echo x > file` in the worktree run).
+		shellConfig: map[string]any{"permission_mode": "bypassPermissions"}, errorStatus: 400,
+		refusal: "@sim shell \"git commit -q --allow-empty -m refused\"\n@sim text \"The command was refused.\"\n"},
 	{name: "codex", tool: "CODEX", setup: modelsim.SetupCodex, writeTool: "file_change",
 		// workspace-write keeps the worktree's git directory (in the
 		// repository's .git) read-only.
+		// Under --sandbox read-only Codex rejects a patch, but says so only
+		// in a log line on stderr, not in its JSON stream.
 		shellConfig: map[string]any{"sandbox": "danger-full-access"}, errorStatus: 400},
 	{name: "gemini", tool: "GEMINI", setup: modelsim.SetupGemini, writeTool: "write_file", errorStatus: 400},
+	// Gemini's stricter approval modes do not offer the refused tools to the
+	// model at all, so a scripted model cannot call one.
 	// OpenCode retries a failed model call (400 and 500 alike, though its
 	// own error says a 400 is not retryable) for about 70 s before it
 	// fails; its failure scenario is skipped to keep the suite quick.
@@ -69,6 +78,9 @@ func TestAgentRealCLIs(t *testing.T) {
 			shared := startAgentServer(t, realCLIRepo(t), env)
 			t.Run("write_resume", func(t *testing.T) { t.Parallel(); realWriteResume(t, c, sim, shared) })
 			t.Run("commit", func(t *testing.T) { t.Parallel(); realCommit(t, c, shared) })
+			if c.refusal != "" {
+				t.Run("refusal", func(t *testing.T) { t.Parallel(); realRefusal(t, c, shared) })
+			}
 			t.Run("model_error", func(t *testing.T) { t.Parallel(); realModelError(t, c, shared) })
 			t.Run("end_hanging", func(t *testing.T) { t.Parallel(); realEndHanging(t, c, sim, shared) })
 			t.Run("resume_after_restart", func(t *testing.T) { t.Parallel(); realResumeAfterRestart(t, c, sim, env) })
@@ -267,4 +279,20 @@ func realResumeAfterRestart(t *testing.T, c realCLI, sim *modelsim.Server, env [
 		t.Errorf("resumed run's final_answer = %q, want %q", rep.FinalAnswer, again)
 	}
 	requireCarried(t, sim, again, "@sim write before-crash.txt", answer)
+}
+
+// A tool call the CLI refuses under the adapter's default mode (Claude
+// Code's acceptEdits refuses git commit when headless) is reported as a
+// permission denial, and the call has no effect.
+func realRefusal(t *testing.T, c realCLI, a *agentServer) {
+	id := a.createTask(t, c.tool, "Run a command.\n"+c.refusal, nil)
+	st := a.waitStopped(t, id)
+	kinds, logText := a.logKinds(t, id)
+	rep := a.report(t, id)
+	if kinds["permission_denied"] == 0 || len(rep.PermissionDenials) == 0 {
+		t.Errorf("task %s: report permission_denials %+v, want the refused call; log:\n%s", st.Task.Status, rep.PermissionDenials, logText)
+	}
+	if rep.Commits != 0 {
+		t.Errorf("the refused commit was made; log:\n%s", logText)
+	}
 }
