@@ -34,9 +34,10 @@ type realCLI struct {
 	// shellConfig is the create_task config under which the agent's shell
 	// may write to the repository's git directory (a commit).
 	shellConfig map[string]any
-	// refusal is a script whose tool call the CLI refuses under the
-	// adapter's default mode; "" where the simulator cannot provoke one.
-	refusal string
+	// refusal is a script whose tool call the CLI refuses under
+	// refusalConfig; "" where the simulator cannot provoke one.
+	refusal       string
+	refusalConfig map[string]any
 	// errorStatus is the model error the failure scenario scripts.
 	errorStatus int
 }
@@ -50,9 +51,10 @@ var realCLIs = []realCLI{
 	{name: "codex", tool: "CODEX", setup: modelsim.SetupCodex, writeTool: "file_change",
 		// workspace-write keeps the worktree's git directory (in the
 		// repository's .git) read-only.
-		// Under --sandbox read-only Codex rejects a patch, but says so only
-		// in a log line on stderr, not in its JSON stream.
-		shellConfig: map[string]any{"sandbox": "danger-full-access"}, errorStatus: 400},
+		shellConfig: map[string]any{"sandbox": "danger-full-access"}, errorStatus: 400,
+		// Codex says that it rejected the patch only on stderr.
+		refusal:       "@sim write refused.txt \"refused\\n\"\n@sim text \"The write was refused.\"\n",
+		refusalConfig: map[string]any{"sandbox": "read-only"}},
 	{name: "gemini", tool: "GEMINI", setup: modelsim.SetupGemini, writeTool: "write_file", errorStatus: 400},
 	// Gemini's stricter approval modes do not offer the refused tools to the
 	// model at all, so a scripted model cannot call one.
@@ -281,18 +283,18 @@ func realResumeAfterRestart(t *testing.T, c realCLI, sim *modelsim.Server, env [
 	requireCarried(t, sim, again, "@sim write before-crash.txt", answer)
 }
 
-// A tool call the CLI refuses under the adapter's default mode (Claude
-// Code's acceptEdits refuses git commit when headless) is reported as a
-// permission denial, and the call has no effect.
+// A tool call the CLI refuses (Claude Code's default acceptEdits refuses
+// git commit when headless; Codex's read-only sandbox a patch) is
+// reported as a permission denial, and the call has no effect.
 func realRefusal(t *testing.T, c realCLI, a *agentServer) {
-	id := a.createTask(t, c.tool, "Run a command.\n"+c.refusal, nil)
+	id := a.createTask(t, c.tool, "Try this.\n"+c.refusal, c.refusalConfig)
 	st := a.waitStopped(t, id)
 	kinds, logText := a.logKinds(t, id)
 	rep := a.report(t, id)
 	if kinds["permission_denied"] == 0 || len(rep.PermissionDenials) == 0 {
 		t.Errorf("task %s: report permission_denials %+v, want the refused call; log:\n%s", st.Task.Status, rep.PermissionDenials, logText)
 	}
-	if rep.Commits != 0 {
-		t.Errorf("the refused commit was made; log:\n%s", logText)
+	if _, err := os.Stat(filepath.Join(st.Task.WorktreePath, "refused.txt")); err == nil || rep.Commits != 0 {
+		t.Errorf("the refused call had an effect (refused.txt or %d commits); log:\n%s", rep.Commits, logText)
 	}
 }

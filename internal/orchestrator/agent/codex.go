@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"regexp"
 	"strings"
 	"time"
 )
@@ -227,4 +228,19 @@ func (p *codexParser) plan(item map[string]any, now time.Time) Event {
 	e.Text = "plan: " + textOf(item["items"])
 	e.Data = map[string]any{"plan": item["items"], "id": str(item, "id")}
 	return e
+}
+
+// codexRejectedPatch is the log line of a patch Codex's sandbox or
+// approval policy rejected (under --sandbox read-only, say), which it
+// writes only to stderr.
+var codexRejectedPatch = regexp.MustCompile(`codex_core::tools::router: error=(patch rejected: .*)$`)
+
+// StderrLine turns a rejected patch into a refusal; it uses no parser
+// state (see StderrReader).
+func (p *codexParser) StderrLine(line []byte, now time.Time) []Event {
+	m := codexRejectedPatch.FindSubmatch(line)
+	if m == nil {
+		return nil
+	}
+	return []Event{{Time: now, Kind: KindDenied, Tool: "file_change", Text: string(m[1])}}
 }

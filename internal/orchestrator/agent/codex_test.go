@@ -144,3 +144,21 @@ func TestCodexDeclinedCommand(t *testing.T) {
 		t.Errorf("events = %+v", ev)
 	}
 }
+
+// Codex says that its sandbox rejected a patch only in a log line on
+// stderr (its JSON stream has no item for it): that line is a refusal.
+func TestCodexRejectedPatchOnStderr(t *testing.T) {
+	p, ok := Codex{}.NewParser().(StderrReader)
+	if !ok {
+		t.Fatal("the Codex parser does not read stderr")
+	}
+	line := "2026-11-25T11:49:45.225362Z ERROR codex_core::tools::router: error=patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings"
+	ev := p.StderrLine([]byte(line), testNow)
+	if len(ev) != 1 || ev[0].Kind != KindDenied || ev[0].Tool != "file_change" ||
+		ev[0].Text != "patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings" {
+		t.Errorf("events = %+v", ev)
+	}
+	if ev := p.StderrLine([]byte(`WARNING: proceeding, even though we could not create PATH aliases`), testNow); len(ev) != 0 {
+		t.Errorf("a warning gave %+v", ev)
+	}
+}
