@@ -55,12 +55,14 @@ var realCLIs = []realCLI{
 		// Codex says that it rejected the patch only on stderr.
 		refusal:       "@sim write refused.txt \"refused\\n\"\n@sim text \"The write was refused.\"\n",
 		refusalConfig: map[string]any{"sandbox": "read-only"}},
-	{name: "gemini", tool: "GEMINI", setup: modelsim.SetupGemini, writeTool: "write_file", errorStatus: 400},
 	// Gemini's stricter approval modes do not offer the refused tools to the
 	// model at all, so a scripted model cannot call one.
+	{name: "gemini", tool: "GEMINI", setup: modelsim.SetupGemini, writeTool: "write_file", errorStatus: 400},
 	// OpenCode retries a failed model call (400 and 500 alike, though its
 	// own error says a 400 is not retryable) for about 70 s before it
 	// fails; its failure scenario is skipped to keep the suite quick.
+	// A tool its config denies OpenCode does not offer at all, and --auto
+	// approves the rest: no refusal to script.
 	{name: "opencode", tool: "OPENCODE", setup: modelsim.SetupOpenCode, writeTool: "write"},
 }
 
