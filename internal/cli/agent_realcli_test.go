@@ -135,6 +135,7 @@ func realWriteResume(t *testing.T, c realCLI, sim *modelsim.Server, a *agentServ
 		t.Fatalf("hello.txt in the worktree = %q, %v; log:\n%s", got, err, logText)
 	}
 	rep := a.report(t, id)
+	first := rep.Usage.Run
 	if !strings.Contains(rep.FinalAnswer, answer) || rep.Outcome != "succeeded" || rep.SessionID == "" {
 		t.Errorf("report: final_answer %q outcome %q session %q; want the scripted answer, succeeded, a session", rep.FinalAnswer, rep.Outcome, rep.SessionID)
 	}
@@ -150,14 +151,50 @@ func realWriteResume(t *testing.T, c realCLI, sim *modelsim.Server, a *agentServ
 	if st.Task.Status != orchestrator.StatusWaiting {
 		t.Fatalf("after update_task the task is %s (error %+v), want waiting", st.Task.Status, st.Task.Error)
 	}
-	if rep := a.report(t, id); !strings.Contains(rep.FinalAnswer, again) {
+	rep = a.report(t, id)
+	if !strings.Contains(rep.FinalAnswer, again) {
 		t.Errorf("resumed run's final_answer = %q, want %q", rep.FinalAnswer, again)
 	}
 	requireCarried(t, sim, again, "@sim write hello.txt", answer)
+	requireRunUsage(t, sim, again, first, rep.Usage)
 
 	a.call(t, "end_task", map[string]any{"taskId": id, "status": "completed"}, false, nil)
 	if got := gitIn(t, a.repo, "show", st.Task.Branch+":hello.txt"); got != "hi from the simulator" {
 		t.Errorf("git show %s:hello.txt = %q", st.Task.Branch, got)
+	}
+}
+
+// requireRunUsage checks the usage of a resumed run (whose requests hold
+// marker) after a first run that used first: the run's input tokens are
+// at most what the simulator counted for the run's own requests (not the
+// session's, which CLIs such as Codex report), the task's are both runs'
+// added up, and the run's cost, where the CLI reports one, is the run's
+// own: per input token, within a factor of two of the first run's.
+func requireRunUsage(t *testing.T, sim *modelsim.Server, marker string, first orchestrator.Usage, u orchestrator.ReportUsage) {
+	t.Helper()
+	own := 0
+	for _, r := range sim.ModelRequests() {
+		if bytes.Contains(r.Body, []byte(marker)) {
+			own += r.InputTokens()
+		}
+	}
+	run, task := u.Run.Tokens, u.Task.Tokens
+	if run == nil || task == nil || first.Tokens == nil {
+		t.Fatalf("usage after the resume: run %+v task %+v first run %+v, want tokens", u.Run, u.Task, first)
+	}
+	if run.Input <= 0 || run.Input > int64(own) {
+		t.Errorf("the resumed run's input tokens = %d, want 1…%d (what its own requests held)", run.Input, own)
+	}
+	if task.Input != first.Tokens.Input+run.Input || task.Output != first.Tokens.Output+run.Output {
+		t.Errorf("task tokens %+v, want the first run's %+v plus the resumed run's %+v", *task, *first.Tokens, *run)
+	}
+	if first.CostUSD != nil && *first.CostUSD > 0 {
+		perToken := func(cost float64, in int64) float64 { return cost / float64(in) }
+		r1 := perToken(*first.CostUSD, first.Tokens.Input)
+		if u.Run.CostUSD == nil || perToken(*u.Run.CostUSD, run.Input) < r1/2 || perToken(*u.Run.CostUSD, run.Input) > r1*2 {
+			t.Errorf("the resumed run's cost %v for %d input tokens, the first run's %v for %d: want the run's own cost",
+				u.Run.CostUSD, run.Input, *first.CostUSD, first.Tokens.Input)
+		}
 	}
 }
 
