@@ -89,12 +89,15 @@ func contentText(res *mcp.CallToolResult) string {
 	return strings.Join(parts, "\n")
 }
 
-// createTask starts tool on instructions and returns the task's id.
-func (a *agentServer) createTask(t *testing.T, tool, instructions string, config map[string]any) string {
+// createTask starts tool on instructions and returns the task's id;
+// extra adds arguments (config, branch).
+func (a *agentServer) createTask(t *testing.T, tool, instructions string, extra map[string]any) string {
 	t.Helper()
 	args := map[string]any{"tool": tool, "description": "real CLI test", "instructions": instructions}
-	if config != nil {
-		args["config"] = config
+	for k, v := range extra {
+		if m, ok := v.(map[string]any); !ok || m != nil { // a nil config is no config
+			args[k] = v
+		}
 	}
 	var created struct {
 		Result struct {

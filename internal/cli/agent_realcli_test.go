@@ -214,19 +214,29 @@ func requireCarried(t *testing.T, sim *modelsim.Server, marker string, earlier .
 	t.Errorf("no model request of the resumed run (holding %q) carried the first turn %q", marker, earlier)
 }
 
-// An agent that commits puts its commit on the task's branch, and the
-// report counts it.
+// An agent that commits puts its commit on the task's branch, named with
+// slashes as a user would, and the report counts it.
 func realCommit(t *testing.T, c realCLI, a *agentServer) {
 	prompt := "Write and commit.\n@sim write committed.txt \"committed by the agent\\n\"\n" +
 		"@sim shell \"git add -A && git commit -q -m agent-commit\"\n@sim text \"Committed.\"\n"
-	id := a.createTask(t, c.tool, prompt, c.shellConfig)
+	branch := "realcli/" + c.name + "/commit"
+	id := a.createTask(t, c.tool, prompt, map[string]any{"config": c.shellConfig, "branch": branch})
 	st := a.waitStopped(t, id)
 	_, logText := a.logKinds(t, id)
 	if st.Task.Status != orchestrator.StatusWaiting {
 		t.Fatalf("task is %s (error %+v), want waiting; log:\n%s", st.Task.Status, st.Task.Error, logText)
 	}
-	if got := gitIn(t, a.repo, "show", st.Task.Branch+":committed.txt"); got != "committed by the agent" {
-		t.Errorf("git show %s:committed.txt = %q; log:\n%s", st.Task.Branch, got, logText)
+	if got := gitIn(t, a.repo, "show", branch+":committed.txt"); got != "committed by the agent" {
+		t.Errorf("git show %s:committed.txt = %q; log:\n%s", branch, got, logText)
+	}
+	var view struct {
+		Tasks []struct {
+			ID string `json:"id"`
+		} `json:"tasks"`
+	}
+	text := a.read(t, "branch://"+branch+"/tasks")
+	if err := json.Unmarshal([]byte(text), &view); err != nil || len(view.Tasks) != 1 || view.Tasks[0].ID != id {
+		t.Errorf("branch://%s/tasks = %s, want task %s", branch, text, id)
 	}
 	if rep := a.report(t, id); rep.Commits != 1 {
 		t.Errorf("report commits = %d, want 1", rep.Commits)
@@ -326,7 +336,7 @@ func realResumeAfterRestart(t *testing.T, c realCLI, sim *modelsim.Server, env [
 // git commit when headless; Codex's read-only sandbox a patch) is
 // reported as a permission denial, and the call has no effect.
 func realRefusal(t *testing.T, c realCLI, a *agentServer) {
-	id := a.createTask(t, c.tool, "Try this.\n"+c.refusal, c.refusalConfig)
+	id := a.createTask(t, c.tool, "Try this.\n"+c.refusal, map[string]any{"config": c.refusalConfig})
 	st := a.waitStopped(t, id)
 	kinds, logText := a.logKinds(t, id)
 	rep := a.report(t, id)
