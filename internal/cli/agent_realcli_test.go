@@ -256,9 +256,11 @@ func realModelError(t *testing.T, c realCLI, a *agentServer) {
 	if st.Task.Status != orchestrator.StatusFailed || st.Task.Error == nil {
 		t.Fatalf("task is %s (error %+v), want failed with an error; log:\n%s", st.Task.Status, st.Task.Error, logText)
 	}
-	details, _ := json.Marshal(st.Task.Error.Details)
-	if !strings.Contains(string(details), reason) {
-		t.Errorf("error %s: details %s do not hold the CLI's reason %q; log:\n%s", st.Task.Error.Type, details, reason, logText)
+	// The reason, as the CLI reported it on stdout (not only in the tail
+	// of its stderr, which details also carry).
+	details, _ := st.Task.Error.Details.(map[string]any)
+	if msg, _ := details["message"].(string); !strings.Contains(msg, reason) {
+		t.Errorf("error %s: details %v: message %q does not hold the CLI's reason %q; log:\n%s", st.Task.Error.Type, details, msg, reason, logText)
 	}
 }
 
