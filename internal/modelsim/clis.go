@@ -50,7 +50,9 @@ func SetupClaude(t testing.TB, sim *Server) []string {
 const CodexModel = "gpt-5.5"
 
 // SetupCodex prepares Codex with a custom provider on the Responses API
-// (this version refuses wire_api "chat").
+// (this version refuses wire_api "chat"). Its key is in OPENAI_API_KEY,
+// one of the variables the orchestrator lets Codex inherit: a variable of
+// another name would need the task's config.pass_env.
 func SetupCodex(t testing.TB, sim *Server) []string {
 	env := cliEnv(t, CodexPackage, CodexVersion, "codex")
 	codexHome := filepath.Join(homeOf(env), ".codex")
@@ -60,11 +62,11 @@ model_provider = "modelsim"
 [model_providers.modelsim]
 name = "modelsim"
 base_url = %q
-env_key = "MODELSIM_API_KEY"
+env_key = "OPENAI_API_KEY"
 wire_api = "responses"
 `, CodexModel, sim.URL+"/v1")
 	writeFile(t, filepath.Join(codexHome, "config.toml"), config)
-	return append(env, "CODEX_HOME="+codexHome, "MODELSIM_API_KEY="+SimKey)
+	return append(env, "CODEX_HOME="+codexHome, "OPENAI_API_KEY="+SimKey)
 }
 
 // SetupGemini prepares the Gemini CLI. GOOGLE_GEMINI_BASE_URL alone makes

@@ -59,8 +59,9 @@
 // POST /v1/messages?beta=true, streamed, one call per model turn (no
 // count_tokens, model list or title call). Its Write tool is handed an
 // absolute path; the system prompt names the "Primary working directory".
-// The shell test needs bypassPermissions (acceptEdits refuses Bash
-// headless), hence IS_SANDBOX=1 as root.
+// The shell test needs bypassPermissions (acceptEdits refuses commands
+// such as git commit headless, though it runs `echo x > file` in the
+// working directory), hence IS_SANDBOX=1 as root.
 //
 // Codex 0.169.0: the provider lives in $CODEX_HOME/config.toml with
 // env_key naming the variable that holds the key. With gpt-5.5 it offers
@@ -86,7 +87,7 @@
 // stream_options.include_usage, and a new session's first call is a
 // title request without tools. Without the dead proxy a run took 5 s
 // rather than 2 s here: it tries the network at start-up, and needs none
-// of it. A 400 from the model is retried for about 70 s (six calls,
+// of it. A 400 (or a 500) from the model is retried for about 70 s (six calls,
 // though its own error says isRetryable false) before it exits 1 with an
 // error event, so the tests script errors only for the other three.
 //

@@ -160,7 +160,7 @@ func chunks(text string) []string {
 
 // usage is a rough token count for the simulated usage fields.
 func usage(body []byte, r reply) (in, out int) {
-	in = len(body)/4 + 1
+	in = inputTokens(body)
 	for _, p := range r.parts {
 		out += len(p.text)/4 + 1
 		if p.call != nil {
@@ -201,3 +201,6 @@ func schemaValue(schema map[string]any) any {
 	}
 	return map[string]any{}
 }
+
+// inputTokens is the input count of a request with body.
+func inputTokens(body []byte) int { return len(body)/4 + 1 }

@@ -34,6 +34,10 @@ type Request struct {
 	Known        bool     // false for a path the simulator does not serve (answered 404)
 }
 
+// InputTokens is the input token count the simulator reported for r (a
+// model call), so that a test can check the usage a CLI adds up.
+func (r Request) InputTokens() int { return inputTokens(r.Body) }
+
 // Start starts a simulator on 127.0.0.1 and stops it when the test ends.
 func Start(t testing.TB) *Server {
 	s := &Server{}

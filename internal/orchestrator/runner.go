@@ -180,10 +180,22 @@ func (r *run) execute(outR, errR *os.File, parser agent.Parser, grace time.Durat
 	tail := &tailBuffer{max: stderrTail}
 	var wg sync.WaitGroup
 	wg.Add(1)
+	var stderrDenials []Denial // what the parser found on stderr (see agent.StderrReader)
 	go func() {
 		defer wg.Done()
+		sr, _ := parser.(agent.StderrReader)
 		readLines(io.TeeReader(errR, tail), func(line []byte) {
-			emitLocked([]agent.Event{{Time: time.Now(), Kind: agent.KindStderr, Text: string(line)}})
+			now := time.Now()
+			evs := []agent.Event{{Time: now, Kind: agent.KindStderr, Text: string(line)}}
+			if sr != nil {
+				evs = append(evs, sr.StderrLine(line, now)...)
+			}
+			for _, e := range evs {
+				if e.Kind == agent.KindDenied {
+					stderrDenials = append(stderrDenials, Denial{Tool: e.Tool, Detail: e.Text})
+				}
+			}
+			emitLocked(evs)
 		})
 	}()
 	waitErr := make(chan error, 1)
@@ -250,6 +262,7 @@ func (r *run) execute(outR, errR *os.File, parser agent.Parser, grace time.Durat
 	}
 	outR.Close()
 	wg.Wait()
+	o.denials = append(o.denials, stderrDenials...)
 	errR.Close()
 	<-waitErr
 	o.exitCode, _ = cmd.ExitStatus() // -1 when killed by a signal

@@ -86,7 +86,7 @@ func TestContainmentAsSubreaper(t *testing.T) {
 // A signal the server sends the group reaches the command, whose status
 // is reported as its own.
 func TestSignalStatus(t *testing.T) {
-	c := exec.Command("/bin/sh", "-c", "echo up; sleep 30")
+	c := exec.Command("/bin/sh", "-c", "echo up; exec sleep 30")
 	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	out, _ := c.StdoutPipe()
 	sc := Command(c, Policy{})

@@ -27,7 +27,7 @@ const (
 	helperEnv       = "SUDOCODE_SANDBOX_EXEC"
 	supervisorMagic = "2"
 	restrictMagic   = "3"
-	probeMagic      = "probe" // start and exit 0: can a helper start this way?
+	probeMagic      = "probe" // start and exit 0 if a helper can start this way
 	statusFD        = 3
 	lifelineFD      = 4
 )
@@ -66,7 +66,7 @@ func MaybeRunHelper() {
 		return
 	}
 	if v == probeMagic {
-		os.Exit(0)
+		os.Exit(probe())
 	}
 	if (v != supervisorMagic && v != restrictMagic) || len(os.Args) < 3 {
 		fmt.Fprintln(os.Stderr, "sandbox helper: bad invocation")

@@ -36,8 +36,17 @@ func supervise(cfg helperConfig, argv, env []string) int {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
 
 	// In a PID namespace of its own the supervisor is process 1: leaving
-	// kills the rest. Otherwise orphans come to it as a subreaper, and it
-	// kills them itself.
+	// kills the rest, and the namespace gets a /proc of its own (mounted
+	// here, before the second stage's Landlock, which forbids mounts).
+	// Otherwise orphans come to it as a subreaper, and it kills them
+	// itself.
+	if os.Getpid() == 1 {
+		if err := mountOwnProc(); err != nil {
+			send(statusLine{Report: &Report{Containment: "pid-namespace"}})
+			send(statusLine{ExecError: "sandbox helper: " + err.Error()})
+			return 126
+		}
+	}
 	cleanUp := func() {}
 	containment := "pid-namespace"
 	if os.Getpid() != 1 {

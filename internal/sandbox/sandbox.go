@@ -4,7 +4,8 @@
 // scoping, as far as the kernel's ABI goes), sets no_new_privs, and starts
 // the command as its child. Every descendant of the command ends with it:
 // the helper is the first process of a new PID namespace (where the kernel
-// allows one), so when it exits the kernel kills whatever the command left
+// allows one, with a mount namespace for the namespace's own /proc), so
+// when it exits the kernel kills whatever the command left
 // behind, setsid and double forks included; where no namespace can be had
 // it is a subreaper that kills its remaining descendants itself. The
 // helper also ends everything when the server dies (a pipe whose write end

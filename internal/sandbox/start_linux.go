@@ -75,10 +75,10 @@ func namespaceAttr(base *syscall.SysProcAttr, mode int) *syscall.SysProcAttr {
 		*attr = *base
 	}
 	switch mode {
-	case nsPID:
-		attr.Cloneflags |= syscall.CLONE_NEWPID
+	case nsPID: // a mount namespace too, for the PID namespace's own /proc
+		attr.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
 	case nsUserPID:
-		attr.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWUSER
+		attr.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWNS | syscall.CLONE_NEWUSER
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
 		attr.GidMappingsEnableSetgroups = false

@@ -20,6 +20,9 @@ func eventSummary(e orchagent.Event, max int) string {
 	switch e.Kind {
 	case orchagent.KindFileChange:
 		detail = strings.Join(e.Files, ", ")
+		if detail == "" {
+			detail = e.Text // "no changes"
+		}
 	case orchagent.KindUsage:
 		detail = usageText(e)
 	case orchagent.KindCompletion:

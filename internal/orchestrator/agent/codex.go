@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"regexp"
 	"strings"
 	"time"
 )
@@ -189,10 +190,9 @@ func (p *codexParser) itemCompleted(item map[string]any, now time.Time) []Event 
 		e.Data = map[string]any{"id": id, "is_error": false}
 		return []Event{e}
 	case "file_change":
-		// The patch the agent applied (or failed to): a tool result; what
-		// changed is read from git.
-		e := p.ev(now, KindToolResult)
-		e.Tool = "file_change"
+		// The patch the agent applied (or failed to). Codex reports it
+		// only once done, so its call is logged here with its result;
+		// what changed is read from git.
 		var files []string
 		var kinds []any
 		for _, c := range arr(item, "changes") {
@@ -202,9 +202,13 @@ func (p *codexParser) itemCompleted(item map[string]any, now time.Time) []Event 
 				kinds = append(kinds, str(ch, "kind"))
 			}
 		}
-		e.Text = strings.Join(files, ", ")
+		call := p.ev(now, KindToolCall)
+		call.Tool, call.Text = "file_change", strings.Join(files, ", ")
+		call.Data = map[string]any{"id": id, "input": item["changes"], DataFiles: files}
+		e := p.ev(now, KindToolResult)
+		e.Tool, e.Text = "file_change", call.Text
 		e.Data = map[string]any{"id": id, "status": status, "kinds": kinds, DataFiles: files, "is_error": status == "failed"}
-		return []Event{e}
+		return []Event{call, e}
 	case "todo_list":
 		return []Event{p.plan(item, now)}
 	case "error":
@@ -224,4 +228,19 @@ func (p *codexParser) plan(item map[string]any, now time.Time) Event {
 	e.Text = "plan: " + textOf(item["items"])
 	e.Data = map[string]any{"plan": item["items"], "id": str(item, "id")}
 	return e
+}
+
+// codexRejectedPatch is the log line of a patch Codex's sandbox or
+// approval policy rejected (under --sandbox read-only, say), which it
+// writes only to stderr.
+var codexRejectedPatch = regexp.MustCompile(`codex_core::tools::router: error=(patch rejected: .*)$`)
+
+// StderrLine turns a rejected patch into a refusal; it uses no parser
+// state (see StderrReader).
+func (p *codexParser) StderrLine(line []byte, now time.Time) []Event {
+	m := codexRejectedPatch.FindSubmatch(line)
+	if m == nil {
+		return nil
+	}
+	return []Event{{Time: now, Kind: KindDenied, Tool: "file_change", Text: string(m[1])}}
 }

@@ -57,8 +57,13 @@ func TestCodexRun(t *testing.T) {
 		t.Errorf("messages = %+v", msgs)
 	}
 	calls := ofKind(ev, KindToolCall)
-	if len(calls) != 2 || calls[0].Tool != "command_execution" || calls[0].Text != "bash -lc ls" || calls[1].Tool != "search" {
+	// Codex reports a patch only once applied (item.completed): the
+	// call is logged with its result, so that every result has its call.
+	if len(calls) != 3 || calls[0].Tool != "command_execution" || calls[0].Text != "bash -lc ls" ||
+		calls[1].Tool != "file_change" || calls[1].Data["id"] != "item_3" || calls[2].Tool != "search" {
 		t.Errorf("calls = %+v", calls)
+	} else if f, _ := calls[1].Data[DataFiles].([]string); !slices.Equal(f, []string{dir + "/main.go", dir + "/main_test.go"}) {
+		t.Errorf("file_change call = %+v", calls[1])
 	}
 	results := ofKind(ev, KindToolResult)
 	if len(results) != 3 || results[0].Text != "go.mod\nmain.go\n" || results[0].Data["exit_code"] != int64(0) ||
@@ -137,5 +142,23 @@ func TestCodexDeclinedCommand(t *testing.T) {
 	ev := p.Line([]byte(`{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"bash -lc 'git commit -am x'","aggregated_output":"","exit_code":null,"status":"declined"}}`), testNow)
 	if d := ofKind(ev, KindDenied); len(d) != 1 || d[0].Text != "bash -lc 'git commit -am x'" {
 		t.Errorf("events = %+v", ev)
+	}
+}
+
+// Codex says that its sandbox rejected a patch only in a log line on
+// stderr (its JSON stream has no item for it): that line is a refusal.
+func TestCodexRejectedPatchOnStderr(t *testing.T) {
+	p, ok := Codex{}.NewParser().(StderrReader)
+	if !ok {
+		t.Fatal("the Codex parser does not read stderr")
+	}
+	line := "2026-11-25T11:49:45.225362Z ERROR codex_core::tools::router: error=patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings"
+	ev := p.StderrLine([]byte(line), testNow)
+	if len(ev) != 1 || ev[0].Kind != KindDenied || ev[0].Tool != "file_change" ||
+		ev[0].Text != "patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings" {
+		t.Errorf("events = %+v", ev)
+	}
+	if ev := p.StderrLine([]byte(`WARNING: proceeding, even though we could not create PATH aliases`), testNow); len(ev) != 0 {
+		t.Errorf("a warning gave %+v", ev)
 	}
 }
