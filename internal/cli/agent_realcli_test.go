@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -125,6 +126,9 @@ func realWriteResume(t *testing.T, c realCLI, sim *modelsim.Server, a *agentServ
 		if kinds[k] == 0 {
 			t.Errorf("the log has no %s entry:\n%s", k, logText)
 		}
+	}
+	if !regexp.MustCompile(`(?m) tool_call ` + regexp.QuoteMeta(c.writeTool) + `: .*hello\.txt$`).MatchString(logText) {
+		t.Errorf("no tool_call %s entry names hello.txt:\n%s", c.writeTool, logText)
 	}
 	// One entry per message, however many chunks streamed it.
 	if n := strings.Count(logText, "message: "+answer); n != 1 {
