@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -58,8 +59,8 @@ var realCLIs = []realCLI{
 	// Gemini's stricter approval modes do not offer the refused tools to the
 	// model at all, so a scripted model cannot call one.
 	{name: "gemini", tool: "GEMINI", setup: modelsim.SetupGemini, writeTool: "write_file", errorStatus: 400},
-	// OpenCode retries a failed model call (400 and 500 alike, though its
-	// own error says a 400 is not retryable) for about 70 s before it
+	// OpenCode retries a failed model call (400, 401 and 500 alike, though
+	// its own error says a 400 is not retryable) for about 70 s before it
 	// fails; its failure scenario is skipped to keep the suite quick.
 	// A tool its config denies OpenCode does not offer at all, and --auto
 	// approves the rest: no refusal to script.
@@ -125,6 +126,9 @@ func realWriteResume(t *testing.T, c realCLI, sim *modelsim.Server, a *agentServ
 		if kinds[k] == 0 {
 			t.Errorf("the log has no %s entry:\n%s", k, logText)
 		}
+	}
+	if !regexp.MustCompile(`(?m) tool_call ` + regexp.QuoteMeta(c.writeTool) + `: .*hello\.txt$`).MatchString(logText) {
+		t.Errorf("no tool_call %s entry names hello.txt:\n%s", c.writeTool, logText)
 	}
 	// One entry per message, however many chunks streamed it.
 	if n := strings.Count(logText, "message: "+answer); n != 1 {

@@ -105,6 +105,7 @@ func (p *claudeParser) Line(line []byte, now time.Time) []Event {
 				input := obj(b, "input")
 				e := p.ev(now, KindToolCall)
 				e.Tool = name
+				e.Text = denialTarget(input) // what the call is about, for the log
 				e.Data = copyData(sub)
 				e.Data["id"] = id
 				e.Data["input"] = b["input"]
@@ -203,7 +204,8 @@ func (p *claudeParser) denial(v any, now time.Time) Event {
 	return e
 }
 
-// denialTarget is what a refused call was about: its file or command.
+// denialTarget is what a call (refused or not) is about: its file or
+// command.
 func denialTarget(input map[string]any) string {
 	if f := filePaths(input); len(f) > 0 {
 		return f[0]

@@ -63,7 +63,9 @@ func TestClaudeRun(t *testing.T) {
 		t.Errorf("messages = %+v", msgs)
 	}
 	calls := ofKind(ev, KindToolCall)
-	if len(calls) != 2 || calls[0].Tool != "Edit" || calls[1].Tool != "Bash" || calls[0].Data["id"] != "toolu_01" {
+	// A call's text is what it is about (its file or command), for the log.
+	if len(calls) != 2 || calls[0].Tool != "Edit" || calls[1].Tool != "Bash" || calls[0].Data["id"] != "toolu_01" ||
+		calls[0].Text != dir+"/main.go" || calls[1].Text != "go test ./..." {
 		t.Errorf("tool calls = %+v", calls)
 	}
 	results := ofKind(ev, KindToolResult)

@@ -109,6 +109,7 @@ func (p *geminiParser) Line(line []byte, now time.Time) []Event {
 		p.tools[id] = name
 		e := p.ev(now, KindToolCall)
 		e.Tool = name
+		e.Text = denialTarget(obj(m, "parameters")) // what the call is about, for the log
 		e.Data = map[string]any{"id": id, "input": m["parameters"]}
 		if geminiFileTools[name] {
 			if files := filePaths(obj(m, "parameters")); len(files) > 0 {

@@ -62,7 +62,9 @@ func TestGeminiRun(t *testing.T) {
 		t.Errorf("messages = %+v", msgs)
 	}
 	calls := ofKind(ev, KindToolCall)
-	if len(calls) != 2 || calls[0].Tool != "write_file" || calls[1].Tool != "run_shell_command" {
+	// A call's text is what it is about (its file or command), for the log.
+	if len(calls) != 2 || calls[0].Tool != "write_file" || calls[1].Tool != "run_shell_command" ||
+		calls[0].Text != dir+"/hello.txt" || calls[1].Text != "false" {
 		t.Errorf("calls = %+v", calls)
 	}
 	results := ofKind(ev, KindToolResult)
