@@ -46,7 +46,7 @@ Every command takes --json; errors are then JSON on stderr too.`,
 		newInitCmd(tc), newIssueCmd(tc), newSpecCmd(tc), newLinkCmd(tc), newUnlinkCmd(tc), newFeedbackCmd(tc),
 		newReadyCmd(tc), newBlockedCmd(tc), newStatsCmd(tc), newStatusCmd(tc),
 		newSearchCmd(tc), newExportCmd(tc), newImportCmd(tc), newMergeDriverCmd(tc),
-		newServeCmd(g, stdio))
+		newServeCmd(g, stdio), newAgentCmd(g, stdio))
 	return root
 }
 
