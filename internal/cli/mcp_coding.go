@@ -128,7 +128,7 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 	if !auth.Enabled() && !mcpx.IsLoopback(o.host) {
 		return usageError{errors.New("refusing to listen on " + o.host + " without a bearer token: use --auth-token (or CODING_TOOLS_MCP_AUTH_TOKEN) or --token-file, or bind 127.0.0.1")}
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(strings.Trim(o.host, "[]"), strconv.Itoa(o.port)))
+	ln, err := mcpx.ListenTCP(net.JoinHostPort(strings.Trim(o.host, "[]"), strconv.Itoa(o.port)))
 	if err != nil {
 		return err
 	}

@@ -2,11 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/serve"
 )
@@ -90,6 +90,9 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) e
 	if err := t.CheckAddr(o.addr); err != nil {
 		return usageError{err}
 	}
+	if st, err := os.Stat(o.dir); err != nil || !st.IsDir() {
+		return usageError{fmt.Errorf("--dir %s: no such directory: serve a project that exists (default the current directory)", o.dir)}
+	}
 	store, err := o.store.open(ctx)
 	if err != nil {
 		return err
@@ -105,7 +108,7 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) e
 	t.HTTPAddr = o.addr
 	ln, err := mcpx.Listen(t)
 	if err != nil {
-		return fault.Wrap(fault.Unavailable, err, err.Error())
+		return err
 	}
 	base := "http://" + ln.Addr().String()
 	info := serveInfo{URL: base + "/", Dir: srv.Dir(), MCP: map[string]string{}, Unavailable: map[string]string{}, Auth: auth.Enabled()}

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -28,11 +30,16 @@ Commit .sudocode/ with your code.`,
 			if dir == "" {
 				dir = "."
 			}
+			_, statErr := os.Stat(filepath.Join(dir, store.DirName, "config.json"))
 			res, err := store.Init(dir, prefix)
 			if err != nil {
 				return err
 			}
 			return tc.print(res, func(w io.Writer) {
+				if statErr == nil {
+					fmt.Fprintf(w, "Already initialised: %s (prefix %s)\n", res.Path, res.Prefix)
+					return
+				}
 				fmt.Fprintf(w, "Initialised %s (prefix %s)\n", res.Path, res.Prefix)
 			})
 		},
@@ -166,8 +173,8 @@ func newStatusCmd(tc trackerCmd) *cobra.Command {
 				return tc.print(s, func(w io.Writer) {
 					fmt.Fprintf(w, "Specs\t%d\t%s\n", s.Specs.Total, counts(s.Specs.ByStatus))
 					fmt.Fprintf(w, "Issues\t%d\t%s\n", s.Issues.Total, counts(s.Issues.ByStatus))
-					fmt.Fprintf(w, "Ready\t%d\t%v\n", s.Issues.Ready, s.Issues.ReadyIDs)
-					fmt.Fprintf(w, "Blocked\t%d\t%v\n", s.Issues.Blocked, s.Issues.BlockedIDs)
+					fmt.Fprintf(w, "Ready\t%d\t%s\n", s.Issues.Ready, strings.Join(s.Issues.ReadyIDs, " "))
+					fmt.Fprintf(w, "Blocked\t%d\t%s\n", s.Issues.Blocked, strings.Join(s.Issues.BlockedIDs, " "))
 				})
 			})
 		},

@@ -3,14 +3,16 @@ package mcpx
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/fault"
 )
 
 // Transport says how a server is reached (stdio when HTTPAddr is empty)
@@ -97,9 +99,19 @@ func Listen(t Transport) (net.Listener, error) {
 	if err := t.CheckAddr(t.HTTPAddr); err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", t.HTTPAddr)
+	return ListenTCP(t.HTTPAddr)
+}
+
+// ListenTCP opens addr; an address in use is an invalid argument with a
+// hint, said once.
+func ListenTCP(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fault.New(fault.Invalid, "cannot listen on %s: the address is already in use (another server?)", addr).
+			WithHint("choose another port, or port 0 for a free one (e.g. 127.0.0.1:0): the address in use is printed at start")
+	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot listen on %s: %w", t.HTTPAddr, err)
+		return nil, fault.Wrap(fault.Unavailable, err, "cannot listen on "+addr)
 	}
 	return ln, nil
 }
