@@ -69,13 +69,8 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte, 
 		c.tools = append(c.tools, toolDef{name: t.Name, schema: t.InputSchema})
 	}
 	s.annotate(i, "anthropic", c.tools, true)
-	rep := s.plan(i, c)
-	switch {
-	case rep.hang:
-		hang(r)
-		return
-	case rep.status != 0:
-		writeJSON(w, rep.status, anthropicError("api_error", errorText(rep.status)))
+	rep, ok := s.planOrFail(w, r, i, c, func(_ int, msg string) any { return anthropicError("api_error", msg) })
+	if !ok {
 		return
 	}
 	in, out := usage(body, rep)

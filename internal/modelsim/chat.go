@@ -46,13 +46,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte, i int
 		c.tools = append(c.tools, toolDef{name: t.Function.Name, schema: t.Function.Parameters})
 	}
 	s.annotate(i, "chat", c.tools, true)
-	rep := s.plan(i, c)
-	switch {
-	case rep.hang:
-		hang(r)
-		return
-	case rep.status != 0:
-		writeJSON(w, rep.status, openAIError(errorText(rep.status)))
+	rep, ok := s.planOrFail(w, r, i, c, func(_ int, msg string) any { return openAIError(msg) })
+	if !ok {
 		return
 	}
 	in, out := usage(body, rep)

@@ -86,13 +86,8 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, body []byte, i i
 		}
 	}
 	s.annotate(i, "gemini", c.tools, true)
-	rep := s.plan(i, c)
-	switch {
-	case rep.hang:
-		hang(r)
-		return
-	case rep.status != 0:
-		writeJSON(w, rep.status, geminiError(rep.status, errorText(rep.status)))
+	rep, ok := s.planOrFail(w, r, i, c, func(status int, msg string) any { return geminiError(status, msg) })
+	if !ok {
 		return
 	}
 	in, out := usage(body, rep)

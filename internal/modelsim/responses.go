@@ -75,13 +75,8 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, body []byte, 
 		c.tools = append(c.tools, toolDef{name: t.Name, custom: t.Type == "custom", schema: t.Parameters})
 	}
 	s.annotate(i, "responses", c.tools, true)
-	rep := s.plan(i, c)
-	switch {
-	case rep.hang:
-		hang(r)
-		return
-	case rep.status != 0:
-		writeJSON(w, rep.status, openAIError(errorText(rep.status)))
+	rep, ok := s.planOrFail(w, r, i, c, func(_ int, msg string) any { return openAIError(msg) })
+	if !ok {
 		return
 	}
 	in, out := usage(body, rep)

@@ -126,6 +126,22 @@ func (s *Server) annotate(i int, api string, tools []toolDef, known bool) {
 	s.reqs[i].API, s.reqs[i].Tools, s.reqs[i].Known = api, toolNames(tools), known
 }
 
+// planOrFail plans request i's answer; a scripted hang holds the request
+// until the client gives up, and a scripted error is answered with the
+// API's own error body (errBody); ok says whether to answer normally.
+func (s *Server) planOrFail(w http.ResponseWriter, r *http.Request, i int, c *conversation, errBody func(status int, msg string) any) (rep reply, ok bool) {
+	rep = s.plan(i, c)
+	switch {
+	case rep.hang:
+		hang(r)
+		return rep, false
+	case rep.status != 0:
+		writeJSON(w, rep.status, errBody(rep.status, errorText(rep.status)))
+		return rep, false
+	}
+	return rep, true
+}
+
 // plan decides the answer to request i and records its tool calls.
 func (s *Server) plan(i int, c *conversation) reply {
 	rep := plan(c)
