@@ -211,22 +211,16 @@ func JSON(v any) (*mcp.CallToolResult, error) {
 }
 
 // FaultResult is a tool error for err: its message and hint as text, and
-// {"error": {"code", "message", "hint"}} as structured content.
+// its fault.Envelope as structured content.
 func FaultResult(err error) *mcp.CallToolResult {
-	type body struct {
-		Code    fault.Code `json:"code"`
-		Message string     `json:"message"`
-		Hint    *string    `json:"hint"`
-	}
-	b := body{Code: fault.CodeOf(err), Message: err.Error()}
-	text := b.Message
-	if h := fault.HintOf(err); h != "" {
-		b.Hint = &h
-		text += "\nHint: " + h
+	e := fault.EnvelopeOf(err)
+	text := e.Error.Message
+	if e.Error.Hint != nil {
+		text += "\nHint: " + *e.Error.Hint
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: map[string]any{"error": b},
+		StructuredContent: e,
 		IsError:           true,
 	}
 }
