@@ -75,7 +75,7 @@ func TestBadInput(t *testing.T) {
 		f.ok("upsert_ruleset", map[string]any{"name": "unicode_rules", "description": "Règles — 日本語", "tags": []string{"ß", "日本"}, "markdown": "# 🚀\n"},
 			"Successfully upserted ruleset 'unicode_rules'")
 		got, _ := f.call("get_ruleset", map[string]any{"name": "unicode_rules"})
-		if !strings.Contains(got, "description: Règles — 日本語\ntags: [ß 日本]\n") || !strings.HasSuffix(got, "# 🚀\n") {
+		if !strings.Contains(got, "description: Règles — 日本語\ntags: [ß, 日本]\n") || !strings.HasSuffix(got, "# 🚀\n") {
 			t.Fatalf("unicode: %q", got)
 		}
 
