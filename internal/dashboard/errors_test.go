@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
 // TestHTTPStatusOfEveryCode: every code of the closed set has its own
@@ -25,5 +26,27 @@ func TestHTTPStatusOfEveryCode(t *testing.T) {
 	}
 	if st := httpStatus(fmt.Errorf("read: %w", context.Canceled)); st != 499 {
 		t.Errorf("a cancelled request: %d", st)
+	}
+}
+
+// TestFailureSentences: each kind of task error reads as a sentence, with
+// the most telling detail and never the details' JSON.
+func TestFailureSentences(t *testing.T) {
+	for _, c := range []struct {
+		err  *orchestrator.TaskError
+		want string
+	}{
+		{nil, ""},
+		{&orchestrator.TaskError{Type: orchestrator.ErrTypeStart, Details: "exec: \"claude\": not found"}, `The agent could not start: exec: "claude": not found`},
+		{&orchestrator.TaskError{Type: orchestrator.ErrTypeServerStopped, Details: "the server stopped while the agent was running"}, "The server stopped while the agent was running."},
+		{&orchestrator.TaskError{Type: orchestrator.ErrTypeAgent, Details: map[string]any{"exit_code": float64(0), "stderr": "", "message": "rate limited",
+			"permission_denials": []any{map[string]any{"tool": "Bash"}}}}, "The agent reported a failure: rate limited (the agent's CLI refused 1 tool call(s))"},
+		{&orchestrator.TaskError{Type: orchestrator.ErrTypeSetup, Details: map[string]any{"command": "make deps", "exit_code": float64(2), "stderr": "make: *** no rule\n"}},
+			"The setup command make deps failed with code 2: make: *** no rule"},
+		{&orchestrator.TaskError{Type: "odd_thing", Details: map[string]any{"message": "something"}}, "The task failed (odd thing): something"},
+	} {
+		if got := failureSentence(c.err); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.err, got, c.want)
+		}
 	}
 }
