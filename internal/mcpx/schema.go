@@ -103,6 +103,7 @@ func outputSchema[Out any](sf Surface) *jsonschema.Schema {
 		t = t.Elem()
 	}
 	s := derive(t)
+	arraysNotNull(s)
 	if s.Type != "object" {
 		s = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"results": s},
 			Required: []string{"results"}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
@@ -111,6 +112,26 @@ func outputSchema[Out any](sf Surface) *jsonschema.Schema {
 		s = &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{s, sf.FailSchema}}
 	}
 	return s
+}
+
+// arraysNotNull makes every list of s an array that is never null: a
+// result's empty list is [] (a nil Go slice sent as null is a bug the
+// schema then shows).
+func arraysNotNull(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && slices.Contains(s.Types, "null") && slices.Contains(s.Types, "array") {
+		s.Type, s.Types = "array", nil
+	}
+	arraysNotNull(s.Items)
+	arraysNotNull(s.AdditionalProperties)
+	for _, p := range s.Properties {
+		arraysNotNull(p)
+	}
+	for _, a := range s.AnyOf {
+		arraysNotNull(a)
+	}
 }
 
 func mustSchema[T any]() *jsonschema.Schema { return derive(reflect.TypeFor[T]()) }

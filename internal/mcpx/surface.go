@@ -21,7 +21,17 @@ type Surface struct {
 
 // Faults answers with the fault envelope: the message and hint as text,
 // {"error": {"code", "message", "hint"}} as structured content.
-var Faults = Surface{Fail: FaultResult, FailSchema: mustSchema[fault.Envelope]()}
+var Faults = Surface{Fail: FaultResult, FailSchema: envelopeSchema()}
+
+// envelopeSchema is fault.Envelope's schema, its code one of the closed set.
+func envelopeSchema() *jsonschema.Schema {
+	s := mustSchema[fault.Envelope]()
+	code := s.Properties["error"].Properties["code"]
+	for _, c := range fault.Codes {
+		code.Enum = append(code.Enum, string(c))
+	}
+	return s
+}
 
 // Texts answers with the error's text alone, as a specification that fixes
 // the text wants (the caller's error carries the specification's prefix).

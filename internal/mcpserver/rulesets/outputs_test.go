@@ -15,6 +15,10 @@ func TestEveryToolMatchesItsOutputSchema(t *testing.T) {
 			"tags": []string{"python", "style"}, "markdown": "# Python"}, "Successfully upserted ruleset 'python_style_guide'")
 		f.ok("upsert_ruleset", map[string]any{"name": "go_conventions", "description": "Go", "markdown": "# Go"},
 			"Successfully upserted ruleset 'go_conventions'")
+		if text, isErr := f.call("get_ruleset", map[string]any{"name": "go_conventions"}); isErr || text == "" { // no tags: []
+			t.Fatalf("get_ruleset: %q", text)
+		}
+		f.page("search_rulesets", map[string]any{"pattern": "go_*"})
 		f.ok("upsert_ruleset", map[string]any{"name": "go_conventions", "tags": []string{"go"}}, "Successfully upserted ruleset 'go_conventions'")
 		if text, isErr := f.call("get_ruleset", map[string]any{"name": "python_style_guide"}); isErr || text == "" {
 			t.Fatalf("get_ruleset: %q", text)
