@@ -67,8 +67,8 @@ func failure(err error) *mcp.CallToolResult {
 		body.Details = map[string]string{"hint": h}
 	}
 	r, jerr := mcpx.Result(response[struct{}]{Status: "error", Message: err.Error(), Error: body})
-	if jerr != nil { // a message and a hint always encode
-		panic(jerr)
+	if jerr != nil { // a message and a hint always encode; the text alone if not
+		return mcpx.TextError(err)
 	}
 	return r
 }
