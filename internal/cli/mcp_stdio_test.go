@@ -97,7 +97,6 @@ func checkServer(t *testing.T, s *mcp.ClientSession) {
 	}
 
 	got, isErr := callText(t, s, "get_ruleset", map[string]any{"name": pyName})
-	wantDoc = strings.Replace(wantDoc, "[python, style, pep8]", "[python style pep8]", 1)
 	if isErr || maskTimes(got) != wantDoc {
 		t.Errorf("get_ruleset:\n got %q (isError %v)\nwant %q", got, isErr, wantDoc)
 	}

@@ -90,7 +90,7 @@ func TestRulesetsCommands(t *testing.T) {
 	l.ok("Successfully upserted ruleset 'python_style_guide'\n",
 		"put", pyName, "-d", pyDescription, "-t", "python,style,pep8", "-f", writeFile(t, pyMarkdown))
 	doc := "---\nname: python_style_guide\ndescription: " + pyDescription +
-		"\ntags: [python style pep8]\ncreated_at: TIME\nlast_modified: TIME\n---\n\n" + pyMarkdown + "\n"
+		"\ntags: [python, style, pep8]\ncreated_at: TIME\nlast_modified: TIME\n---\n\n" + pyMarkdown + "\n"
 	l.ok(doc, "get", pyName)
 
 	// get --json: the fields are pinned.

@@ -372,22 +372,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Write([]byte("\n"))
 }
 
-// apiError is the body of an API error: the CLI's --json error shape.
-type apiError struct {
-	Error struct {
-		Code    fault.Code `json:"code"`
-		Message string     `json:"message"`
-		Hint    *string    `json:"hint"`
-	} `json:"error"`
-}
-
+// writeError answers err in the envelope the CLI's --json and the tracker's
+// tools print.
 func writeError(w http.ResponseWriter, status int, err error) {
-	var e apiError
-	e.Error.Code, e.Error.Message = fault.CodeOf(err), err.Error()
-	if h := fault.HintOf(err); h != "" {
-		e.Error.Hint = &h
-	}
-	b, _ := json.Marshal(e)
+	b, _ := json.Marshal(fault.EnvelopeOf(err))
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
@@ -397,19 +385,23 @@ func writeError(w http.ResponseWriter, status int, err error) {
 
 // fail answers err with the status its code maps to.
 func fail(w http.ResponseWriter, err error) {
-	status := http.StatusInternalServerError
+	writeError(w, httpStatus(err), err)
+}
+
+// httpStatus is the dashboard's one mapping of a failure to an HTTP status.
+func httpStatus(err error) int {
+	if errors.Is(err, context.Canceled) {
+		return 499 // the client went away
+	}
 	switch fault.CodeOf(err) {
 	case fault.NotFound:
-		status = http.StatusNotFound
+		return http.StatusNotFound
 	case fault.Invalid:
-		status = http.StatusBadRequest
+		return http.StatusBadRequest
 	case fault.Conflict:
-		status = http.StatusConflict
+		return http.StatusConflict
 	case fault.Unavailable:
-		status = http.StatusServiceUnavailable
+		return http.StatusServiceUnavailable
 	}
-	if errors.Is(err, context.Canceled) {
-		status = 499
-	}
-	writeError(w, status, err)
+	return http.StatusInternalServerError
 }

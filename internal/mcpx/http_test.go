@@ -78,12 +78,19 @@ func testServer() *mcp.Server {
 	type echoIn struct {
 		Text string `json:"text"`
 	}
-	AddTools(s, NewTool(&mcp.Tool{Name: "echo", Description: "Echo the text"},
-		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, error) {
-			return Text("echo: " + in.Text), nil
+	AddTools(s, NewTool(Faults, &mcp.Tool{Name: "echo", Description: "Echo the text"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (echoOut, error) {
+			return echoOut{in.Text}, nil
 		}))
 	return s
 }
+
+// echoOut is the echo tool's result, whose text is "echo: " and the text.
+type echoOut struct {
+	Echo string `json:"echo"`
+}
+
+func (e echoOut) ToolText() string { return "echo: " + e.Echo }
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
@@ -207,8 +214,8 @@ func TestHandlerBearerToken(t *testing.T) {
 		t.Errorf("a mistyped argument: err = %v, want -32602 \"invalid parameter 'text': expected string, got number\"", err)
 	}
 	_, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"txt": "hi"}})
-	if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || werr.Message != "unknown parameter 'txt'" {
-		t.Errorf("an unknown argument: err = %v, want -32602 \"unknown parameter 'txt'\"", err)
+	if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || werr.Message != "unknown parameter 'txt'; expected: text" {
+		t.Errorf("an unknown argument: err = %v, want -32602 \"unknown parameter 'txt'; expected: text\"", err)
 	}
 
 	// Without the token the same client cannot connect.

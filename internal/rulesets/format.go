@@ -6,34 +6,30 @@ import (
 	"time"
 )
 
-// The texts below are fixed by the MCP Ruleset Server specification,
-// including its two spellings of a tag list: "[a b]" in tool results and
-// "[a, b]" in the resource's front matter.
+// The texts below are fixed by the MCP Ruleset Server specification. It
+// spells a tag list two ways: "[a, b]" in the resource's front matter and
+// "[a b]" elsewhere. A ruleset document (get_ruleset, the resource, the
+// CLI's get) is front matter, so it always uses the first, a YAML flow
+// sequence, in which a tag of several words stays one tag; the list items
+// keep the second.
 
 const displayLayout = "2006-01-02 15:04:05"
 
 // Display is the time format of every text result.
 func Display(t time.Time) string { return t.UTC().Format(displayLayout) }
 
-// FormatDocument renders a ruleset as get_ruleset returns it.
+// FormatDocument renders a ruleset as get_ruleset and the ruleset://{name}
+// resource return it: front matter, then the markdown.
 func FormatDocument(r Ruleset) string {
-	return formatDocument(r, fmt.Sprintf("%v", r.Tags))
-}
-
-// FormatResource renders a ruleset as the ruleset://{name} resource returns it.
-func FormatResource(r Ruleset) string {
-	return formatDocument(r, "["+strings.Join(r.Tags, ", ")+"]")
-}
-
-func formatDocument(r Ruleset, tags string) string {
 	var b strings.Builder
 	b.Grow(len(r.Markdown) + 256)
 	b.WriteString("---\nname: ")
 	b.WriteString(r.Name)
 	b.WriteString("\ndescription: ")
 	b.WriteString(r.Description)
-	b.WriteString("\ntags: ")
-	b.WriteString(tags)
+	b.WriteString("\ntags: [")
+	b.WriteString(strings.Join(r.Tags, ", "))
+	b.WriteString("]")
 	b.WriteString("\ncreated_at: ")
 	b.WriteString(Display(r.CreatedAt))
 	b.WriteString("\nlast_modified: ")

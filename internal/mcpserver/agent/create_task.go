@@ -22,12 +22,12 @@ type createIn struct {
 
 // createdResult is create_task's result.
 type createdResult struct {
-	TaskID string      `json:"taskId"`
-	Task   taskSummary `json:"task"`
+	TaskID string      `json:"taskId" jsonschema:"The task's id"`
+	Task   taskSummary `json:"task" jsonschema:"The task as it stands"`
 }
 
 func (h *handlers) createTask() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(surface, &mcp.Tool{
 		Name:  "create_task",
 		Title: "Start an agent on a task",
 		Description: "Create a task and start a coding agent on it, in its own git worktree (outside the repository) on a new branch from HEAD; " +
@@ -35,22 +35,22 @@ func (h *handlers) createTask() mcpx.Tool {
 			"Returns the taskId as soon as the agent runs; follow it with report_task or the task:// resources. " +
 			"With a progress token the call instead stays open until the agent stops, sending progress notifications.",
 		InputSchema: mcpx.Schema[createIn](nil, map[string][]string{"tool": orchagent.Kinds()}),
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
-	}, func(ctx context.Context, req *mcp.CallToolRequest, in createIn) (*mcp.CallToolResult, error) {
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(false), OpenWorldHint: new(true)},
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in createIn) (out response[createdResult], err error) {
 		if strings.TrimSpace(in.Tool) == "" {
-			return invalid("tool is required: one of %s", strings.Join(orchagent.Kinds(), ", "))
+			return out, invalid("tool is required: one of %s", strings.Join(orchagent.Kinds(), ", "))
 		}
 		if _, err := orchagent.Lookup(in.Tool); err != nil {
-			return invalid("%v", err)
+			return out, invalid("%v", err)
 		}
 		if strings.TrimSpace(in.Description) == "" {
-			return invalid("description is required")
+			return out, invalid("description is required")
 		}
 		var cfg json.RawMessage
 		if in.Config != nil {
 			b, err := json.Marshal(in.Config)
 			if err != nil {
-				return invalid("config must be a JSON object: %v", err)
+				return out, invalid("config must be a JSON object: %v", err)
 			}
 			cfg = b
 		}
@@ -59,12 +59,12 @@ func (h *handlers) createTask() mcpx.Tool {
 			Instructions: in.Instructions, Branch: in.Branch, Config: cfg, Actor: mcpx.CallerFrom(ctx),
 		})
 		if err != nil {
-			return failure(err)
+			return out, err
 		}
 		if token := req.Params.GetProgressToken(); token != nil && t.Running() {
 			t = h.follow(ctx, req.Session, token, t)
 		}
-		return taskResult(t, createdMessage(t))
+		return taskResult(t, createdMessage(t)), nil
 	})
 }
 
@@ -78,18 +78,11 @@ func createdMessage(t orchestrator.Task) string {
 // taskResult answers with t. A task that failed (its agent could not
 // start, or stopped with an error while the call followed it) is an error
 // result carrying the task and why, so the caller needs no other call.
-func taskResult(t orchestrator.Task, message string) (*mcp.CallToolResult, error) {
-	result := createdResult{TaskID: t.ID, Task: summarize(t)}
-	if t.Status != orchestrator.StatusFailed || t.Error == nil {
-		return success(message, result)
+func taskResult(t orchestrator.Task, message string) response[createdResult] {
+	res := success(message, createdResult{TaskID: t.ID, Task: summarize(t)})
+	if t.Status == orchestrator.StatusFailed && t.Error != nil {
+		res.Status, res.Message = "error", "Task "+t.ID+" failed: "+t.Error.Type
+		res.Error = &errorBody{Type: t.Error.Type, Details: t.Error.Details}
 	}
-	r, err := mcpx.JSON(response{
-		Status: "error", Message: "Task " + t.ID + " failed: " + t.Error.Type,
-		Result: result, Error: &errorBody{Type: t.Error.Type, Details: t.Error.Details},
-	})
-	if err != nil {
-		return nil, err
-	}
-	r.IsError = true
-	return r, nil
+	return res
 }

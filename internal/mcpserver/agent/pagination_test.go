@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	mcpagent "github.com/sudocode/sudocode/internal/mcpserver/agent"
+	"github.com/sudocode/sudocode/internal/mcpx/schematest"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
@@ -50,6 +51,7 @@ func newPagedFixture(t *testing.T, opts mcpagent.Options) *pagedFixture {
 	}
 	t.Cleanup(func() { cs.Close() })
 	f.cs = cs
+	f.schemas = schematest.New(t, cs)
 	return &pagedFixture{fixture: f, store: store}
 }
 

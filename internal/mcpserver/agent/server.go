@@ -67,5 +67,3 @@ func New(orch *orchestrator.Orchestrator, opts Options) *mcp.Server {
 	watch(orch, s)
 	return s
 }
-
-func ptr[T any](v T) *T { return &v }

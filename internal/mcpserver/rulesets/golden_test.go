@@ -7,18 +7,14 @@ import (
 	"github.com/sudocode/sudocode/internal/goldentest"
 )
 
-// TestToolsGolden pins tools/list: a change of a name, description, schema
-// or annotation is a visible diff of testdata/tools.golden.json. Refresh it
-// with: go test ./internal/mcpserver/rulesets -run TestToolsGolden -update
+// TestToolsGolden pins tools/list and the resource templates: a change of a
+// name, description, input or output schema, or annotation is a visible
+// diff of testdata/tools.golden.json. Refresh it with:
+// go test ./internal/mcpserver/rulesets -run TestToolsGolden -update
 func TestToolsGolden(t *testing.T) {
 	f := connect(t, stores[0].open(t))
-	res, err := f.cs.ListTools(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	goldentest.JSON(t, "testdata/tools.golden.json", res.Tools)
 	var names []string
-	for _, tool := range res.Tools {
+	for _, tool := range goldentest.Server(t, "testdata/tools.golden.json", f.cs).Tools {
 		names = append(names, tool.Name)
 		if tool.Title == "" || tool.Annotations == nil || tool.Annotations.OpenWorldHint == nil {
 			t.Errorf("%s: title and explicit annotations required", tool.Name)

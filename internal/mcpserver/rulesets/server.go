@@ -72,8 +72,6 @@ func NewWithOptions(lib rulesets.Library, opts Options) *mcp.Server {
 	return s
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // libFor is the library recording its changes as the caller of ctx (the
 // client's token name over HTTP), else as the library's own actor.
 func (h handlers) libFor(ctx context.Context) rulesets.Library {

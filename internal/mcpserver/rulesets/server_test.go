@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	mcprulesets "github.com/sudocode/sudocode/internal/mcpserver/rulesets"
+	"github.com/sudocode/sudocode/internal/mcpx/schematest"
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/rulesets/sqlitestore"
 	"github.com/sudocode/sudocode/internal/rulesets/valkeystore"
@@ -62,10 +63,11 @@ func (c *clock) Set(s string) {
 }
 
 type fixture struct {
-	t     testing.TB
-	cs    *mcp.ClientSession
-	clock *clock
-	logs  chan *mcp.LoggingMessageParams
+	t       testing.TB
+	cs      *mcp.ClientSession
+	clock   *clock
+	logs    chan *mcp.LoggingMessageParams
+	schemas *schematest.Checker // every result is checked against its tool's output schema
 }
 
 // connect serves a fresh server over in-memory transports and returns a
@@ -90,7 +92,7 @@ func connect(t testing.TB, store rulesets.Store) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close(); ss.Wait(); store.Close() })
-	return &fixture{t: t, cs: cs, clock: clk, logs: logs}
+	return &fixture{t: t, cs: cs, clock: clk, logs: logs, schemas: schematest.New(t, cs)}
 }
 
 // call calls a tool and returns its text and isError; a protocol error
@@ -103,6 +105,10 @@ func (f *fixture) call(name string, args map[string]any) (string, bool) {
 	}
 	if len(res.Content) != 1 {
 		f.t.Fatalf("%s: %d content items", name, len(res.Content))
+	}
+	f.schemas.Check(f.t, name, res)
+	if res.IsError && res.StructuredContent != nil {
+		f.t.Errorf("%s: a tool error with structured content: the specification's errors are their text alone", name)
 	}
 	return res.Content[0].(*mcp.TextContent).Text, res.IsError
 }

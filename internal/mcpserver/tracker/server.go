@@ -13,7 +13,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sudocode/sudocode/internal/cursor"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
@@ -87,28 +86,22 @@ func (s *server) tools() []mcpx.Tool {
 	}
 }
 
-// call runs fn on the tracker and returns its value as the tool's result,
-// or its error as a tool error that says what to do. An invalid cursor is
-// the caller's malformed argument: a JSON-RPC invalid-params error.
-func (s *server) call(ctx context.Context, fn func(*store.Repo) (any, error)) (*mcp.CallToolResult, error) {
+// call runs fn on the tracker, opened for the caller, and returns what it
+// returns; NewTool turns an error into the fault envelope, an invalid
+// cursor into an invalid-params error.
+func call[T any](ctx context.Context, s *server, fn func(*store.Repo) (T, error)) (T, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.open(ctx)
 	if err != nil {
-		return mcpx.FaultResult(err), nil
+		var zero T
+		return zero, err
 	}
 	r.Actor = s.opts.Actor // who changes are recorded as: the caller, when known
 	if caller := mcpx.CallerFrom(ctx); caller != "" {
 		r.Actor = caller
 	}
-	v, err := fn(r)
-	if cursor.IsInvalid(err) {
-		return nil, mcpx.InvalidParams(err.Error())
-	}
-	if err != nil {
-		return mcpx.FaultResult(err), nil
-	}
-	return mcpx.JSON(v)
+	return fn(r)
 }
 
 // open returns the tracker, opening it on first use, and makes it compare
@@ -168,11 +161,9 @@ func (s *server) dir() string {
 	return "."
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // Annotations of the tool families.
 var (
-	readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}
-	creates  = &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)}
-	changes  = &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}
+	readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
+	creates  = &mcp.ToolAnnotations{DestructiveHint: new(false), IdempotentHint: false, OpenWorldHint: new(false)}
+	changes  = &mcp.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: true, OpenWorldHint: new(false)}
 )

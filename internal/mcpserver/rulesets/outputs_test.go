@@ -1,0 +1,37 @@
+package rulesets_test
+
+import (
+	"testing"
+)
+
+// TestEveryToolMatchesItsOutputSchema calls every tool on a real Valkey
+// (and on the embedded store) and checks each structured result against
+// the output schema the tool publishes (the fixture checks every call):
+// a field renamed in a result type alone fails here. The texts stay the
+// specification's.
+func TestEveryToolMatchesItsOutputSchema(t *testing.T) {
+	forEachStore(t, func(t *testing.T, f *fixture) {
+		f.ok("upsert_ruleset", map[string]any{"name": "python_style_guide", "description": "Python style",
+			"tags": []string{"python", "style"}, "markdown": "# Python"}, "Successfully upserted ruleset 'python_style_guide'")
+		f.ok("upsert_ruleset", map[string]any{"name": "go_conventions", "description": "Go", "markdown": "# Go"},
+			"Successfully upserted ruleset 'go_conventions'")
+		if text, isErr := f.call("get_ruleset", map[string]any{"name": "go_conventions"}); isErr || text == "" { // no tags: []
+			t.Fatalf("get_ruleset: %q", text)
+		}
+		f.page("search_rulesets", map[string]any{"pattern": "go_*"})
+		f.ok("upsert_ruleset", map[string]any{"name": "go_conventions", "tags": []string{"go"}}, "Successfully upserted ruleset 'go_conventions'")
+		if text, isErr := f.call("get_ruleset", map[string]any{"name": "python_style_guide"}); isErr || text == "" {
+			t.Fatalf("get_ruleset: %q", text)
+		}
+		f.page("list_rulesets", map[string]any{})
+		first := f.page("list_rulesets", map[string]any{"limit": 1})
+		f.page("list_rulesets", map[string]any{"limit": 1, "cursor": first.next})
+		f.page("search_rulesets", map[string]any{"pattern": "*python*"})
+		f.page("search_rulesets", map[string]any{"pattern": "nothing*"})
+		f.ok("delete_ruleset", map[string]any{"name": "go_conventions"}, "Successfully deleted ruleset 'go_conventions'")
+		f.fails("get_ruleset", map[string]any{"name": "go_conventions"}, "failed to retrieve ruleset: ruleset 'go_conventions' not found")
+		if missing := f.schemas.Unchecked(); len(missing) > 0 {
+			t.Errorf("tools never checked: %v", missing)
+		}
+	})
+}
