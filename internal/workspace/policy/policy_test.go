@@ -80,32 +80,37 @@ type row struct {
 	want string // permission, "" when allowed
 }
 
+// run checks each row at the workspace root, in dangerous mode or not.
 func (f *fixture) run(t *testing.T, rows []row, env map[string]string, dangerous bool) {
 	t.Helper()
+	f.runIn(t, ".", Mode{Dangerous: dangerous}, rows, env)
+}
+
+// runIn checks each row run in workdir under mode: the permission
+// refused (none when allowed), and a refusal's details and message.
+func (f *fixture) runIn(t *testing.T, workdir string, mode Mode, rows []row, env map[string]string) {
+	t.Helper()
 	for _, r := range rows {
-		got := check(f.root, r.cmd, env, dangerous)
-		perm := ""
+		got := CheckWith(f.root, workdir, r.cmd, env, mode)
+		perm, msg := "", ""
 		if got != nil {
-			perm = got.Permission
+			perm, msg = got.Permission, got.Message
 		}
 		if perm != r.want {
-			msg := ""
-			if got != nil {
-				msg = got.Message
-			}
-			t.Errorf("check(%q, dangerous=%v) = %q (%s), want %q", r.cmd, dangerous, perm, msg, r.want)
+			t.Errorf("CheckWith(%q in %s, %+v) = %q (%s), want %q", r.cmd, workdir, mode, perm, msg, r.want)
 			continue
 		}
-		if got != nil {
-			if got.Details["permission"] != got.Permission {
-				t.Errorf("check(%q): details.permission = %v", r.cmd, got.Details["permission"])
-			}
-			if c, _ := got.Details["command"].(string); c == "" {
-				t.Errorf("check(%q): details.command missing", r.cmd)
-			}
-			if got.Message == "" || !strings.HasSuffix(got.Message, ".") {
-				t.Errorf("check(%q): message %q", r.cmd, got.Message)
-			}
+		if got == nil {
+			continue
+		}
+		if got.Details["permission"] != got.Permission {
+			t.Errorf("CheckWith(%q): details.permission = %v", r.cmd, got.Details["permission"])
+		}
+		if c, _ := got.Details["command"].(string); c == "" {
+			t.Errorf("CheckWith(%q): details.command missing", r.cmd)
+		}
+		if got.Message == "" || !strings.HasSuffix(got.Message, ".") {
+			t.Errorf("CheckWith(%q): message %q", r.cmd, got.Message)
 		}
 	}
 }
@@ -380,23 +385,12 @@ func TestCheckWithWorkdir(t *testing.T) {
 	if err := os.Symlink(f.outside, filepath.Join(f.root.Path, "sub", "out")); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		workdir, cmd, want string
-	}{
-		{"sub", "cat out/secret.txt", escape},
-		{".", "cat out/secret.txt", none},
-		{"sub", "ls deep", none},
-		{"sub", "cat ../README.md", escape},
-		{"sub/", "cat out", escape},
+	for workdir, rows := range map[string][]row{
+		"sub":  {{"cat out/secret.txt", escape}, {"ls deep", none}, {"cat ../README.md", escape}},
+		".":    {{"cat out/secret.txt", none}},
+		"sub/": {{"cat out", escape}},
 	} {
-		got := CheckWith(f.root, c.workdir, c.cmd, nil, Mode{})
-		perm := ""
-		if got != nil {
-			perm = got.Permission
-		}
-		if perm != c.want {
-			t.Errorf("CheckWith(%q, %q) = %q, want %q", c.workdir, c.cmd, perm, c.want)
-		}
+		f.runIn(t, workdir, Mode{}, rows, nil)
 	}
 }
 
@@ -848,18 +842,10 @@ func TestDangerousMode(t *testing.T) {
 // With the network allowed (--allow-network), step 7 alone is off.
 func TestNetworkMode(t *testing.T) {
 	f := newFixture(t)
-	for _, c := range []row{
+	f.runIn(t, ".", Mode{Network: true}, []row{
 		{"curl https://example.org", none}, {"git push", none}, {"python3 tools/gen.py https://x", none},
 		{"rm -rf build; curl x", destr}, {"cat /etc/hosts", escape}, {"python3 -c 1", inline}, {"echo $(curl x)", expn},
-	} {
-		perm := ""
-		if r := CheckWith(f.root, ".", c.cmd, nil, Mode{Network: true}); r != nil {
-			perm = r.Permission
-		}
-		if perm != c.want {
-			t.Errorf("CheckWith(%q, network allowed) = %q, want %q", c.cmd, perm, c.want)
-		}
-	}
+	}, nil)
 }
 
 func TestOrderPrecedence(t *testing.T) {
