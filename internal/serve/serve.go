@@ -137,10 +137,12 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if root, err := workspace.Open(dir); err != nil {
 		s.unavailable(PathCoding, "the coding tools cannot serve "+dir+": "+err.Error())
 	} else {
-		s.coding = coding.New(root, coding.Options{Version: o.Version, ViewImage: true, AuthToken: o.Token, Logger: logger,
-			Auth: o.Auth, Calls: o.Calls, Caller: o.Actor, Sessions: s.transport.Sessions})
-		// The coding server checks its own path (/mcp), token, Origin and
-		// body size, per its profile; the shared guard runs first.
+		t := s.transport
+		t.Name = coding.ServerName
+		s.coding = coding.New(root, coding.Options{Version: o.Version, ViewImage: true, Logger: logger, Transport: t})
+		// The shared guard runs first; the coding server then applies its
+		// profile's checks (path, token, Origin, body size) in its order,
+		// with the same tokens and allowed origins.
 		s.mount(PathCoding, mcpx.Guard(at(mcpx.Path, s.coding.HTTPHandler()), s.transport), "")
 	}
 

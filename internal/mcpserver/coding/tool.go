@@ -163,12 +163,12 @@ func marshalCompact(v any) ([]byte, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
-// callerOf is who makes a call: its token's name, else Options.Caller.
+// callerOf is who makes a call: its token's name, else Transport.Caller.
 func (s *Server) callerOf(ctx context.Context) string {
 	if c := mcpx.CallerFrom(ctx); c != "" {
 		return c
 	}
-	return s.opts.Caller
+	return s.opts.Transport.Caller
 }
 
 // ServerName is the coding server's name in audit lines and metrics.
@@ -176,13 +176,13 @@ const ServerName = "coding"
 
 // callTool runs a tools/call through the controls all the servers share
 // (mcpx.Calls: the rate limits before, an audit line and the metrics
-// after), with the caller (its token's name, else Options.Caller) in ctx
+// after), with the caller (its token's name, else Transport.Caller) in ctx
 // for the tool. A call refused by a rate limit is the JSON-RPC error
 // mcpx.CodeRateLimited with data {retry_after_ms, …}.
 func (s *Server) callTool(ctx context.Context, params json.RawMessage) (any, *response) {
 	caller := s.callerOf(ctx)
 	ctx = procs.WithOwner(mcpx.WithCaller(ctx, caller), caller)
-	if s.opts.Calls == nil {
+	if s.opts.Transport.Calls == nil {
 		return s.dispatchTool(ctx, params)
 	}
 	var p struct {
@@ -190,7 +190,7 @@ func (s *Server) callTool(ctx context.Context, params json.RawMessage) (any, *re
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	json.Unmarshal(orEmpty(params), &p)
-	call, limited := s.opts.Calls.Begin(mcpx.CallInfo{Server: ServerName, Client: caller, Tool: p.Name, Args: p.Arguments})
+	call, limited := s.opts.Transport.Calls.Begin(mcpx.CallInfo{Server: ServerName, Client: caller, Tool: p.Name, Args: p.Arguments})
 	if limited != nil {
 		e := limited.RPCError()
 		return nil, errorResponse(nil, int(e.Code), e.Message, e.Data)

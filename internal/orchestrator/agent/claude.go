@@ -140,7 +140,7 @@ func (p *claudeParser) Line(line []byte, now time.Time) []Event {
 		sub, isErr := str(m, "subtype"), boolean(m, "is_error")
 		u := p.ev(now, KindUsage)
 		if cost, ok := num(m, "total_cost_usd"); ok {
-			u.CostUSD = floatPtr(cost)
+			u.CostUSD = new(cost)
 		}
 		if usage := obj(m, "usage"); usage != nil {
 			u.Tokens = &Tokens{

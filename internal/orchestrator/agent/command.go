@@ -92,7 +92,7 @@ func (*commandParser) Finish(exitCode int, now time.Time) []Event {
 	if exitCode != 0 {
 		text = fmt.Sprintf("exited with code %d", exitCode)
 	}
-	return []Event{{Time: now, Kind: KindCompletion, Text: text, Success: boolPtr(exitCode == 0), Data: map[string]any{"exit_code": exitCode}}}
+	return []Event{{Time: now, Kind: KindCompletion, Text: text, Success: new(exitCode == 0), Data: map[string]any{"exit_code": exitCode}}}
 }
 
 func (*commandParser) SessionID() string { return "" }

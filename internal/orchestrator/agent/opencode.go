@@ -126,7 +126,7 @@ func (p *openCodeParser) Line(line []byte, now time.Time) []Event {
 		p.tokens = sumTokens(p.tokens, step)
 		u := p.ev(now, KindUsage)
 		u.Tokens = &step
-		u.CostUSD = floatPtr(cost)
+		u.CostUSD = new(cost)
 		u.Data = map[string]any{"cumulative": false, "reason": str(part, "reason")}
 		out = append(out, u)
 	case "error":
@@ -182,7 +182,7 @@ func (p *openCodeParser) Finish(exitCode int, now time.Time) []Event {
 		data["rejected"] = p.rejected
 	}
 	e := p.complete(now, ok, text, data)
-	e.CostUSD = floatPtr(p.cost)
+	e.CostUSD = new(p.cost)
 	e.Tokens = &tk
 	return []Event{e}
 }
