@@ -23,11 +23,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets"
 )
@@ -230,17 +230,13 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // maxBody caps a request body: the dashboard's API only reads.
 const maxBody = 64 << 10
 
-// originAllowed accepts the page's own origin, loopback origins and the
-// configured ones.
+// originAllowed accepts the page's own origin and what every server
+// accepts (mcpx.OriginAllowed: the configured origins and local pages).
 func (d *Dashboard) originAllowed(origin, host string) bool {
-	if slices.Contains(d.opts.AllowedOrigins, origin) {
+	if u, err := url.Parse(origin); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host == host {
 		return true
 	}
-	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return false
-	}
-	return u.Host == host || isLoopback(u.Hostname())
+	return mcpx.OriginAllowed(origin, d.opts.AllowedOrigins)
 }
 
 // rebound reports a request that reached a loopback address under a name
@@ -251,25 +247,14 @@ func rebound(r *http.Request) bool {
 		return false
 	}
 	lhost, _, err := net.SplitHostPort(local.String())
-	if err != nil || !isLoopback(lhost) {
+	if err != nil || !mcpx.IsLoopback(lhost) {
 		return false
 	}
 	host := r.Host
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	return !isLoopback(host)
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	if ip == nil && len(host) > 2 && host[0] == '[' {
-		ip = net.ParseIP(host[1 : len(host)-1])
-	}
-	return ip != nil && ip.IsLoopback()
+	return !mcpx.IsLoopback(host)
 }
 
 // authorized checks the token (when one is set). A browser opens
