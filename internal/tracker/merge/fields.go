@@ -50,7 +50,7 @@ func mergeTags(base, ours, theirs []string) []string {
 			}
 		}
 	}
-	return normTags(out)
+	return tracker.NormalizeTags(out)
 }
 
 func set(xs []string) map[string]bool {
@@ -62,12 +62,12 @@ func set(xs []string) map[string]bool {
 }
 
 // mergeRels merges relationships keyed by (from, to, type) as mergeTags
-// merges tags; a key on both sides keeps the earlier created_at (normRels).
+// merges tags; a key on both sides keeps the earlier created_at (tracker.NormalizeRelationships).
 func mergeRels(base, ours, theirs []tracker.Relationship) []tracker.Relationship {
-	keys := func(rs []tracker.Relationship) map[relKey]bool {
-		m := make(map[relKey]bool, len(rs))
+	keys := func(rs []tracker.Relationship) map[tracker.RelKey]bool {
+		m := make(map[tracker.RelKey]bool, len(rs))
 		for _, r := range rs {
-			m[keyOf(r)] = true
+			m[r.Key()] = true
 		}
 		return m
 	}
@@ -75,13 +75,13 @@ func mergeRels(base, ours, theirs []tracker.Relationship) []tracker.Relationship
 	var out []tracker.Relationship
 	for _, side := range [][]tracker.Relationship{ours, theirs} {
 		for _, r := range side {
-			k := keyOf(r)
+			k := r.Key()
 			if !inB[k] || (inO[k] && inT[k]) {
 				out = append(out, r)
 			}
 		}
 	}
-	return normRels(out)
+	return tracker.NormalizeRelationships(out)
 }
 
 type issueStatus struct {

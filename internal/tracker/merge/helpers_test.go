@@ -67,7 +67,18 @@ var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 // at is t0 plus n minutes.
 func at(n int) time.Time { return t0.Add(time.Duration(n) * time.Minute) }
 
-func ptr[V any](v V) *V { return &v }
+// encodeIssues, encodeSpecs and encodeFeedback are the canonical files of
+// records, for expected results.
+func encodeIssues(recs []tracker.IssueRecord) []byte { return must(tracker.EncodeIssues(recs)) }
+func encodeSpecs(recs []tracker.SpecRecord) []byte   { return must(tracker.EncodeSpecs(recs)) }
+func encodeFeedback(recs []tracker.Feedback) []byte  { return must(tracker.EncodeFeedback(recs)) }
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
 
 // issue is a small valid issue record, updated at minute upd.
 func issue(id, uuid, title string, upd int) tracker.IssueRecord {

@@ -122,23 +122,21 @@ func TestJSONLStaysCanonical(t *testing.T) {
 // counts expected, as the cache does.
 func (e *env) checkCanonical(when string, nIssues, nSpecs, nFeedback int) {
 	e.t.Helper()
-	canon := func(file string, recs int, line func(i int) []byte) {
+	// Each file is what the codec writes for the records it holds.
+	canon := func(file string, encode func() ([]byte, error)) {
 		e.t.Helper()
 		data, _ := os.ReadFile(filepath.Join(e.dir, file))
-		var want bytes.Buffer
-		for i := range recs {
-			want.Write(line(i))
-		}
-		if !bytes.Equal(data, want.Bytes()) {
-			e.t.Errorf("%s: %s is not canonical", when, file)
+		want, err := encode()
+		if err != nil || !bytes.Equal(data, want) {
+			e.t.Errorf("%s: %s is not canonical (%v)", when, file, err)
 		}
 	}
 	is := readJSONL[tracker.IssueRecord](e.t, filepath.Join(e.dir, store.IssuesFile))
-	canon(store.IssuesFile, len(is), func(i int) []byte { is[i].Canonical(); b, _ := tracker.MarshalLine(is[i]); return b })
+	canon(store.IssuesFile, func() ([]byte, error) { return tracker.EncodeIssues(is) })
 	ss := readJSONL[tracker.SpecRecord](e.t, filepath.Join(e.dir, store.SpecsFile))
-	canon(store.SpecsFile, len(ss), func(i int) []byte { ss[i].Canonical(); b, _ := tracker.MarshalLine(ss[i]); return b })
+	canon(store.SpecsFile, func() ([]byte, error) { return tracker.EncodeSpecs(ss) })
 	fs := readJSONL[tracker.Feedback](e.t, filepath.Join(e.dir, store.FeedbackFile))
-	canon(store.FeedbackFile, len(fs), func(i int) []byte { b, _ := tracker.MarshalLine(fs[i]); return b })
+	canon(store.FeedbackFile, func() ([]byte, error) { return tracker.EncodeFeedback(fs) })
 	if len(is) != nIssues || len(ss) != nSpecs || len(fs) != nFeedback {
 		e.t.Errorf("%s: the files hold %d issues, %d specs, %d feedback; want %d, %d, %d", when, len(is), len(ss), len(fs), nIssues, nSpecs, nFeedback)
 	}

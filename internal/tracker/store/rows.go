@@ -15,7 +15,7 @@ import (
 // and canonical line) and mark its file for rewriting.
 
 func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
-	rec.Canonical()
+	*rec = rec.Canonical()
 	line, err := tracker.MarshalLine(rec)
 	if err != nil {
 		return fault.Wrap(fault.Internal, err, "encode issue")
@@ -35,7 +35,7 @@ func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
 }
 
 func (t *Tx) putSpec(rec *tracker.SpecRecord) error {
-	rec.Canonical()
+	*rec = rec.Canonical()
 	line, err := tracker.MarshalLine(rec)
 	if err != nil {
 		return fault.Wrap(fault.Internal, err, "encode spec")
@@ -85,6 +85,7 @@ func (t *Tx) markDone(id string, done bool) error {
 }
 
 func (t *Tx) putFeedback(f *tracker.Feedback) error {
+	*f = f.Canonical()
 	line, err := tracker.MarshalLine(f)
 	if err != nil {
 		return fault.Wrap(fault.Internal, err, "encode feedback")
