@@ -194,7 +194,7 @@ func (v view) ids(query string, args ...any) ([]string, error) {
 
 // BlockTargets implements tracker.BlockGraph.
 func (v view) BlockTargets(id string) ([]string, error) {
-	return v.ids(`SELECT to_id FROM rels WHERE from_id = ? AND type IN ('blocks', 'depends-on') ORDER BY to_id`, id)
+	return v.ids(`SELECT to_id FROM rels WHERE from_id = ? AND `+blockingSQL+` ORDER BY to_id`, id)
 }
 
 // Parents implements tracker.BlockGraph.
@@ -209,8 +209,8 @@ func (v view) children(id string) ([]string, error) {
 // Unfinished implements tracker.BlockGraph.
 func (v view) Unfinished(id string) (tracker.Blocker, bool, error) {
 	b := tracker.Blocker{ID: id}
-	err := v.q.QueryRowContext(v.ctx, `SELECT title, status, type FROM issues WHERE id = ? AND status != 'closed'
-		UNION ALL SELECT title, status, type FROM specs WHERE id = ? AND status NOT IN ('approved', 'deprecated')`, id, id).
+	err := v.q.QueryRowContext(v.ctx, `SELECT title, status, type FROM issues WHERE id = ? AND NOT `+issueDoneSQL+`
+		UNION ALL SELECT title, status, type FROM specs WHERE id = ? AND NOT `+specDoneSQL, id, id).
 		Scan(&b.Title, &b.Status, &b.Type)
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, false, nil

@@ -10,17 +10,6 @@ import (
 	"github.com/sudocode/sudocode/internal/tracker"
 )
 
-// blockedCTE defines blocked(id): every item with an unfinished blocker of
-// its own (a blocks or depends-on target that is not done) or inherited
-// from an ancestor through parent-child.
-const blockedCTE = `WITH RECURSIVE
-blocked(id) AS (
-	SELECT from_id FROM rels WHERE type IN ('blocks', 'depends-on') AND to_done = 0
-	UNION
-	-- CROSS JOIN keeps blocked outermost, so each step is an index lookup
-	SELECT r.to_id FROM blocked b CROSS JOIN rels r ON r.from_id = b.id AND r.type = 'parent-child')
-`
-
 // where builds a conjunction of conditions with their arguments.
 type where struct {
 	conds []string
@@ -348,7 +337,7 @@ func (r *Repo) Ready(ctx context.Context, o ReadyOptions) (tracker.ReadyResult, 
 	var next twoKeys
 	if o.Issues {
 		iw := w.clone()
-		iw.add("status = 'open'")
+		iw.add(issueReadySQL)
 		if o.Assignee != "" {
 			iw.add("assignee = ?", o.Assignee)
 		}
@@ -360,7 +349,7 @@ func (r *Repo) Ready(ctx context.Context, o ReadyOptions) (tracker.ReadyResult, 
 	}
 	if o.Specs {
 		sw := w.clone()
-		sw.add("status IN ('draft', 'review')")
+		sw.add(specReadySQL)
 		items, err := v.twoPage("specs", sw, pos.Specs, pos.SpecsDone, unblocked, limit, &next.Specs, &next.SpecsDone)
 		if err != nil {
 			return res, err
@@ -520,9 +509,11 @@ func (r *Repo) Blocked(ctx context.Context, o BlockedOptions) (tracker.BlockedRe
 	}
 	if o.Issues {
 		var w where
-		w.add("status != 'closed'")
+		w.add("NOT " + issueDoneSQL)
 		// An issue whose status is blocked counts even when no link explains it.
-		keep := func(c tracker.Compact) bool { return c.Status == string(tracker.IssueBlocked) || blocked[c.ID] }
+		keep := func(c tracker.Compact) bool {
+			return tracker.IssueStatus(c.Status) == tracker.IssueBlocked || blocked[c.ID]
+		}
 		items, err := v.twoPage("issues", w, pos.Issues, pos.IssuesDone, keep, limit, &next.Issues, &next.IssuesDone)
 		if err != nil {
 			return res, err
@@ -533,7 +524,7 @@ func (r *Repo) Blocked(ctx context.Context, o BlockedOptions) (tracker.BlockedRe
 	}
 	if o.Specs {
 		var w where
-		w.add("status IN ('draft', 'review')")
+		w.add("NOT " + specDoneSQL)
 		items, err := v.twoPage("specs", w, pos.Specs, pos.SpecsDone, func(c tracker.Compact) bool { return blocked[c.ID] }, limit, &next.Specs, &next.SpecsDone)
 		if err != nil {
 			return res, err
@@ -577,12 +568,6 @@ func names[T ~string](vs []T) []string {
 	}
 	return out
 }
-
-const (
-	readyIssuesSQL   = blockedCTE + `SELECT id FROM issues WHERE status = 'open' AND id NOT IN (SELECT id FROM blocked) ORDER BY priority, created_ns, id`
-	blockedIssuesSQL = blockedCTE + `SELECT id FROM issues WHERE status != 'closed' AND (status = 'blocked' OR id IN (SELECT id FROM blocked)) ORDER BY priority, created_ns, id`
-	readySpecsSQL    = blockedCTE + `SELECT count(*) FROM specs WHERE status IN ('draft', 'review') AND id NOT IN (SELECT id FROM blocked)`
-)
 
 // Stats counts everything, with activity over the last 7 days.
 func (r *Repo) Stats(ctx context.Context) (tracker.Stats, error) {
