@@ -47,6 +47,16 @@ var base = body(
 	"Backups run nightly.",
 )
 
+// anchorAt anchors any line, blank ones too, as trackers did before New
+// refused blank lines: relocation must still handle what files hold.
+func anchorAt(body string, line int, now time.Time) (tracker.Anchor, error) {
+	d := parse(body)
+	if err := d.checkLine(line); err != nil {
+		return tracker.Anchor{}, err
+	}
+	return d.newAnchor(line-1, snippetOf(d.lines[line-1]), now), nil
+}
+
 func TestNew(t *testing.T) {
 	long := strings.Repeat("é", 30) + strings.Repeat("日", 30) // 60 runes, multi-byte
 	tests := []struct {
@@ -77,8 +87,13 @@ func TestNew(t *testing.T) {
 		{name: "no heading", body: body("plain", "", "  text here  "), line: 3,
 			snippet: "text here", offset: 3, before: "plain", after: ""},
 		{name: "blank line", body: base, line: 6,
-			snippet: "", heading: ptr("Auth flow"), level: ptr(2), offset: 1,
-			before: "## Auth flow", after: "Users log in with a token."},
+			wantErr: "line 6 is blank: anchor feedback on a line with text (the nearest are line 5 and line 7)"},
+		{name: "whitespace-only line", body: body("a", " \t ", "", "b"), line: 3,
+			wantErr: "line 3 is blank: anchor feedback on a line with text (the nearest are line 1 and line 4)"},
+		{name: "blank last line", body: body("a", "", ""), line: 3,
+			wantErr: "line 3 is blank: anchor feedback on a line with text (the nearest is line 1)"},
+		{name: "blank body", body: body("", " "), line: 1,
+			wantErr: "line 1 is blank: anchor feedback on a line with text (the spec has no line with text)"},
 		{name: "heading in backtick fence ignored", body: body("## Real", "```go", "# not a heading", "```", "line"), line: 5,
 			snippet: "line", heading: ptr("Real"), level: ptr(2), offset: 4, before: "```", after: ""},
 		{name: "line inside a fence", body: body("## Real", "```", "# not a heading", "```"), line: 3,
@@ -380,7 +395,7 @@ func TestRelocate(t *testing.T) {
 			if tc.text != "" {
 				a, err = NewAtText(tc.old, tc.text, t0)
 			} else {
-				a, err = New(tc.old, tc.line, t0)
+				a, err = anchorAt(tc.old, tc.line, t0)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -403,7 +418,7 @@ func TestRelocate(t *testing.T) {
 				t.Errorf("at line %d under %s, want line %d under %s", got.LineNumber, str(got.SectionHeading), tc.at, str(tc.heading))
 			}
 			// Position fields are those of a fresh anchor on that line.
-			fresh, err := New(tc.new, got.LineNumber, t1)
+			fresh, err := anchorAt(tc.new, got.LineNumber, t1)
 			if err != nil {
 				t.Fatal(err)
 			}
