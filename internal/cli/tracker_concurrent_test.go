@@ -183,7 +183,7 @@ func TestTrackerConcurrentWriters(t *testing.T) {
 	}
 
 	// The cache agrees with the files, record for record.
-	list := p.js("issue", "list", "--limit", "100000")
+	list := p.js("issue", "list", "--all", "--limit", "100000")
 	if n := list.num("total"); n != len(issueIDs) || len(list.list("issues")) != n {
 		t.Errorf("issue list: total %d, %d items; issues.jsonl has %d lines", n, len(list.list("issues")), len(issueIDs))
 	}
@@ -205,7 +205,7 @@ func TestTrackerConcurrentWriters(t *testing.T) {
 	views := func() string {
 		var b strings.Builder
 		for _, args := range [][]string{
-			{"issue", "list", "--limit", "100000"}, {"feedback", "list", "--limit", "100000"}, {"spec", "list"},
+			{"issue", "list", "--all", "--limit", "100000"}, {"feedback", "list", "--limit", "100000"}, {"spec", "list"},
 			{"ready", "--limit", "100000", "--specs", "--issues"}, {"blocked", "--limit", "100000"}, {"status", "--verbose"},
 			{"spec", "show", spec}, {"issue", "show", issueIDs[0]}, {"issue", "show", issueIDs[len(issueIDs)-1]},
 		} {
@@ -339,7 +339,7 @@ func TestTrackerKilledWriters(t *testing.T) {
 		len(issueIDs), len(specs), len(fbIDs), len(leftovers))
 
 	// The next commands work, and see what the files hold.
-	if n := p.js("issue", "list", "--limit", "100000").num("total"); n != len(issueIDs) {
+	if n := p.js("issue", "list", "--all", "--limit", "100000").num("total"); n != len(issueIDs) {
 		t.Errorf("issue list: %d issues; issues.jsonl has %d", n, len(issueIDs))
 	}
 	if n := p.js("spec", "list", "--limit", "100000").num("total"); n != len(specs) {

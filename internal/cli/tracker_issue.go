@@ -63,12 +63,14 @@ func newIssueCreateCmd(tc trackerCmd) *cobra.Command {
 
 func newIssueListCmd(tc trackerCmd) *cobra.Command {
 	var f store.IssueFilter
+	var all bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List issues (compact), highest priority then oldest first",
+		Short: "List open issues (compact), highest priority then oldest first; --all adds closed ones",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.Priority = intFlag(cmd, "priority")
+			f.HideClosed = !all
 			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
 				list, err := r.ListIssues(cmd.Context(), f)
 				if err != nil {
@@ -77,11 +79,15 @@ func newIssueListCmd(tc trackerCmd) *cobra.Command {
 				return tc.print(list, func(w io.Writer) {
 					compactTable(w, list.Issues)
 					footer(w, list.Total, len(list.Issues), list.Hint, list.NextCursor)
+					if list.HiddenClosed > 0 {
+						fmt.Fprintf(w, "%d closed not shown: --all lists them\n", list.HiddenClosed)
+					}
 				})
 			})
 		},
 	}
 	fs := cmd.Flags()
+	fs.BoolVar(&all, "all", false, "include closed issues (a --status lists any status)")
 	fs.StringVarP(&f.Status, "status", "s", "", "open, in_progress, blocked or closed")
 	fs.StringVarP(&f.Type, "type", "t", "", "bug, feature, task, epic or chore")
 	fs.IntP("priority", "p", 0, "0 (highest) to 4")

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -147,9 +146,9 @@ func newStatsCmd(tc trackerCmd) *cobra.Command {
 					return err
 				}
 				return tc.print(s, func(w io.Writer) {
-					fmt.Fprintf(w, "Specs\t%d\t%s\tready %d\n", s.Specs.Total, counts(s.Specs.ByStatus), s.Specs.Ready)
-					fmt.Fprintf(w, "Issues\t%d\t%s\tready %d, blocked %d\n", s.Issues.Total, counts(s.Issues.ByStatus), s.Issues.Ready, s.Issues.Blocked)
-					fmt.Fprintf(w, "Relationships\t%d\t%s\n", s.Relationships.Total, counts(s.Relationships.ByType))
+					fmt.Fprintf(w, "Specs\t%d\t%s\tready %d\n", s.Specs.Total, counts(s.Specs.ByStatus, tracker.SpecStatuses), s.Specs.Ready)
+					fmt.Fprintf(w, "Issues\t%d\t%s\tready %d, blocked %d\n", s.Issues.Total, issueCounts(s.Issues.ByStatus), s.Issues.Ready, s.Issues.Blocked)
+					fmt.Fprintf(w, "Relationships\t%d\t%s\n", s.Relationships.Total, counts(s.Relationships.ByType, tracker.RelTypes))
 					a := s.RecentActivity
 					fmt.Fprintf(w, "Last 7 days\t\tissues created %d, updated %d, closed %d; specs updated %d\n", a.IssuesCreated, a.IssuesUpdated, a.IssuesClosed, a.SpecsUpdated)
 				})
@@ -171,8 +170,8 @@ func newStatusCmd(tc trackerCmd) *cobra.Command {
 					return err
 				}
 				return tc.print(s, func(w io.Writer) {
-					fmt.Fprintf(w, "Specs\t%d\t%s\n", s.Specs.Total, counts(s.Specs.ByStatus))
-					fmt.Fprintf(w, "Issues\t%d\t%s\n", s.Issues.Total, counts(s.Issues.ByStatus))
+					fmt.Fprintf(w, "Specs\t%d\t%s\n", s.Specs.Total, counts(s.Specs.ByStatus, tracker.SpecStatuses))
+					fmt.Fprintf(w, "Issues\t%d\t%s\n", s.Issues.Total, issueCounts(s.Issues.ByStatus))
 					fmt.Fprintf(w, "Ready\t%d\t%s\n", s.Issues.Ready, strings.Join(s.Issues.ReadyIDs, " "))
 					fmt.Fprintf(w, "Blocked\t%d\t%s\n", s.Issues.Blocked, strings.Join(s.Issues.BlockedIDs, " "))
 				})
@@ -183,18 +182,25 @@ func newStatusCmd(tc trackerCmd) *cobra.Command {
 	return cmd
 }
 
-func counts(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// counts is "a 1, b 2" in the domain's order of the values.
+func counts[T ~string](m map[string]int, order []T) string {
+	parts := make([]string, len(order))
+	for i, v := range order {
+		parts[i] = fmt.Sprintf("%s %d", v, m[string(v)])
 	}
-	sort.Strings(keys)
-	out := ""
-	for i, k := range keys {
-		if i > 0 {
-			out += ", "
+	return strings.Join(parts, ", ")
+}
+
+// issueCounts is the issues by status, the status blocked said as "marked
+// blocked": a bare "blocked" is always the count of the rule, what
+// `sudocode blocked` lists (unfinished, and waiting on unfinished work or
+// marked blocked).
+func issueCounts(m map[string]int) string {
+	var rest []tracker.IssueStatus
+	for _, st := range tracker.IssueStatuses {
+		if st != tracker.IssueBlocked {
+			rest = append(rest, st)
 		}
-		out += fmt.Sprintf("%s %d", k, m[k])
 	}
-	return out
+	return fmt.Sprintf("%s, marked blocked %d", counts(m, rest), m[string(tracker.IssueBlocked)])
 }

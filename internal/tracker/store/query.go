@@ -49,6 +49,9 @@ type IssueFilter struct {
 	Priority               *int
 	Limit                  int
 	Cursor                 string
+	// HideClosed leaves out closed issues unless Status asks for them: the
+	// CLI's default (as gh and bd list), not the MCP tool's.
+	HideClosed bool
 }
 
 // DefaultListLimit is how many items a list returns unless told otherwise.
@@ -75,7 +78,8 @@ func (r *Repo) ListIssues(ctx context.Context, f IssueFilter) (tracker.IssueList
 	if f.Assignee != "" {
 		w.add("assignee = ?", f.Assignee)
 	}
-	scope := cursor.For("issues", f.Status, f.Type, f.Priority, f.Assignee)
+	hide := f.HideClosed && f.Status == ""
+	scope := cursor.For("issues", f.Status, f.Type, f.Priority, f.Assignee, hide)
 	after, err := decodePrio(f.Cursor, scope)
 	if err != nil {
 		return tracker.IssueList{}, err
@@ -84,12 +88,21 @@ func (r *Repo) ListIssues(ctx context.Context, f IssueFilter) (tracker.IssueList
 	if err != nil {
 		return tracker.IssueList{}, err
 	}
+	hidden := 0
+	if hide {
+		closed := w.clone()
+		closed.add(issueDoneSQL)
+		if hidden, err = v.count(`SELECT count(*) FROM issues WHERE `+closed.sql(), closed.args...); err != nil {
+			return tracker.IssueList{}, err
+		}
+		w.add("NOT " + issueDoneSQL)
+	}
 	p, err := v.prioPage("issues", w, after, listLimit(f.Limit), scope)
 	if err != nil {
 		return tracker.IssueList{}, err
 	}
 	return tracker.IssueList{Issues: p.items, Total: p.total, Truncated: p.more, Hint: cutHint(p.total, len(p.items), p.more, "--status, --type, --priority or --assignee"),
-		NextCursor: p.next, Page: p.page}, nil
+		NextCursor: p.next, Page: p.page, HiddenClosed: hidden}, nil
 }
 
 // prioPage is a page of a priority-ordered list.
