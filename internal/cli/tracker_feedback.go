@@ -132,16 +132,10 @@ func newFeedbackStaleCmd(tc trackerCmd) *cobra.Command {
 }
 
 func newFeedbackShowCmd(tc trackerCmd) *cobra.Command {
-	o := &idOptions{trackerCmd: tc}
-	return &cobra.Command{
+	return withID(tc, &cobra.Command{
 		Use:   "show ID",
 		Short: "Show feedback with its anchor and the line it points at now",
-		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.id = args[0]
-			return runFeedbackShow(cmd.Context(), o)
-		},
-	}
+	}, runFeedbackShow)
 }
 
 func runFeedbackShow(ctx context.Context, o *idOptions) error {

@@ -120,17 +120,22 @@ type idOptions struct {
 	id string
 }
 
-func newIssueShowCmd(tc trackerCmd) *cobra.Command {
+// withID completes cmd, a command on one id ("show ID"), to run run.
+func withID(tc trackerCmd, cmd *cobra.Command, run func(context.Context, *idOptions) error) *cobra.Command {
 	o := &idOptions{trackerCmd: tc}
-	return &cobra.Command{
+	cmd.Args = exactArgs(1)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		o.id = args[0]
+		return run(cmd.Context(), o)
+	}
+	return cmd
+}
+
+func newIssueShowCmd(tc trackerCmd) *cobra.Command {
+	return withID(tc, &cobra.Command{
 		Use:   "show ID",
 		Short: "Show an issue with its relationships, blockers and the feedback it gave",
-		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.id = args[0]
-			return runIssueShow(cmd.Context(), o)
-		},
-	}
+	}, runIssueShow)
 }
 
 func runIssueShow(ctx context.Context, o *idOptions) error {

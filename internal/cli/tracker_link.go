@@ -18,20 +18,28 @@ type linkOptions struct {
 }
 
 func newLinkCmd(tc trackerCmd) *cobra.Command {
-	o := &linkOptions{trackerCmd: tc}
-	cmd := &cobra.Command{
+	return withLinkArgs(tc, &cobra.Command{
 		Use:   "link FROM TO",
 		Short: "Link two issues or specs (default type references)",
 		Long:  "Link two issues or specs. Unknown ids, self-links and links that would make a cycle of blocking (or parent-child) links are refused.\n\n" + relHelp,
 		Example: `  sudocode link sudocode-b2c3 sudocode-a1b2 --type blocks     # b2c3 waits until a1b2 is closed
   sudocode link sudocode-a1b2 sudocode-spec-x9y8 --type implements`,
-		Args: exactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.from, o.to = args[0], args[1]
-			return runLink(cmd.Context(), o)
-		},
+	}, "blocks, implements, references, depends-on, parent-child, discovered-from or related", runLink)
+}
+
+func newUnlinkCmd(tc trackerCmd) *cobra.Command {
+	return withLinkArgs(tc, &cobra.Command{Use: "unlink FROM TO", Short: "Remove a link"}, "the link's type", runUnlink)
+}
+
+// withLinkArgs completes cmd, a command on FROM TO --type, to run run.
+func withLinkArgs(tc trackerCmd, cmd *cobra.Command, typeHelp string, run func(context.Context, *linkOptions) error) *cobra.Command {
+	o := &linkOptions{trackerCmd: tc}
+	cmd.Args = exactArgs(2)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		o.from, o.to = args[0], args[1]
+		return run(cmd.Context(), o)
 	}
-	cmd.Flags().StringVarP(&o.typ, "type", "t", string(tracker.DefaultRelType), "blocks, implements, references, depends-on, parent-child, discovered-from or related")
+	cmd.Flags().StringVarP(&o.typ, "type", "t", string(tracker.DefaultRelType), typeHelp)
 	return cmd
 }
 
@@ -40,21 +48,6 @@ func runLink(ctx context.Context, o *linkOptions) error {
 		func(w io.Writer, res tracker.LinkResult) {
 			fmt.Fprintf(w, "Linked %s %s %s\n", res.From, res.Type, res.To)
 		})
-}
-
-func newUnlinkCmd(tc trackerCmd) *cobra.Command {
-	o := &linkOptions{trackerCmd: tc}
-	cmd := &cobra.Command{
-		Use:   "unlink FROM TO",
-		Short: "Remove a link",
-		Args:  exactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.from, o.to = args[0], args[1]
-			return runUnlink(cmd.Context(), o)
-		},
-	}
-	cmd.Flags().StringVarP(&o.typ, "type", "t", string(tracker.DefaultRelType), "the link's type")
-	return cmd
 }
 
 func runUnlink(ctx context.Context, o *linkOptions) error {

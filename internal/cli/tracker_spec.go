@@ -118,16 +118,10 @@ func runSpecList(ctx context.Context, o *specListOptions) error {
 }
 
 func newSpecShowCmd(tc trackerCmd) *cobra.Command {
-	o := &idOptions{trackerCmd: tc}
-	return &cobra.Command{
+	return withID(tc, &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a spec with its markdown, relationships and the feedback it received",
-		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.id = args[0]
-			return runSpecShow(cmd.Context(), o)
-		},
-	}
+	}, runSpecShow)
 }
 
 func runSpecShow(ctx context.Context, o *idOptions) error {

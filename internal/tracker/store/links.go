@@ -90,27 +90,25 @@ func (t *Tx) editRels(id string, edit func([]tracker.Relationship) ([]tracker.Re
 		return err
 	}
 	if kind == tracker.KindIssue {
-		rec, err := t.issue(id)
-		if err != nil {
-			return err
-		}
-		rels, err := edit(rec.Relationships)
-		if err != nil || rels == nil {
-			return err
-		}
-		rec.Relationships = rels
-		return t.putIssue(&rec)
+		return editRelsOf(id, t.issue, t.putIssue, func(r *tracker.IssueRecord) *[]tracker.Relationship { return &r.Relationships }, edit)
 	}
-	rec, err := t.spec(id)
+	return editRelsOf(id, t.spec, t.putSpec, func(r *tracker.SpecRecord) *[]tracker.Relationship { return &r.Relationships }, edit)
+}
+
+// editRelsOf is editRels on a record of one kind: read it, edit its
+// relationships (rels reaches them), store it.
+func editRelsOf[R any](id string, get func(string) (R, error), put func(*R) error,
+	rels func(*R) *[]tracker.Relationship, edit func([]tracker.Relationship) ([]tracker.Relationship, error)) error {
+	rec, err := get(id)
 	if err != nil {
 		return err
 	}
-	rels, err := edit(rec.Relationships)
-	if err != nil || rels == nil {
+	edited, err := edit(*rels(&rec))
+	if err != nil || edited == nil {
 		return err
 	}
-	rec.Relationships = rels
-	return t.putSpec(&rec)
+	*rels(&rec) = edited
+	return put(&rec)
 }
 
 // refuseCycle refuses from→to when to already reaches from through links

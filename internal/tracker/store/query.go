@@ -60,17 +60,11 @@ const DefaultListLimit = 50
 // ListIssues returns compact issues, highest priority then oldest first.
 func (r *Repo) ListIssues(ctx context.Context, f IssueFilter) (tracker.IssueList, error) {
 	var w where
-	if f.Status != "" {
-		if _, err := tracker.ParseEnum("status", f.Status, tracker.IssueStatuses); err != nil {
-			return tracker.IssueList{}, err
-		}
-		w.add("status = ?", f.Status)
+	if err := addEnum(&w, "status", "status", f.Status, tracker.IssueStatuses); err != nil {
+		return tracker.IssueList{}, err
 	}
-	if f.Type != "" {
-		if _, err := tracker.ParseEnum("type", f.Type, tracker.IssueTypes); err != nil {
-			return tracker.IssueList{}, err
-		}
-		w.add("type = ?", f.Type)
+	if err := addEnum(&w, "type", "type", f.Type, tracker.IssueTypes); err != nil {
+		return tracker.IssueList{}, err
 	}
 	if err := addPriority(&w, f.Priority); err != nil {
 		return tracker.IssueList{}, err
@@ -154,17 +148,11 @@ type SpecFilter struct {
 // ListSpecs returns compact specs, highest priority then oldest first.
 func (r *Repo) ListSpecs(ctx context.Context, f SpecFilter) (tracker.SpecList, error) {
 	var w where
-	if f.Status != "" {
-		if _, err := tracker.ParseEnum("status", f.Status, tracker.SpecStatuses); err != nil {
-			return tracker.SpecList{}, err
-		}
-		w.add("status = ?", f.Status)
+	if err := addEnum(&w, "status", "status", f.Status, tracker.SpecStatuses); err != nil {
+		return tracker.SpecList{}, err
 	}
-	if f.Type != "" {
-		if _, err := tracker.ParseEnum("type", f.Type, tracker.SpecTypes); err != nil {
-			return tracker.SpecList{}, err
-		}
-		w.add("type = ?", f.Type)
+	if err := addEnum(&w, "type", "type", f.Type, tracker.SpecTypes); err != nil {
+		return tracker.SpecList{}, err
 	}
 	if err := addPriority(&w, f.Priority); err != nil {
 		return tracker.SpecList{}, err
@@ -204,17 +192,11 @@ func (r *Repo) ListFeedback(ctx context.Context, f FeedbackFilter) (tracker.Feed
 	if f.SpecID != "" {
 		w.add("spec_id = ?", f.SpecID)
 	}
-	if f.Type != "" {
-		if _, err := tracker.ParseEnum("feedback type", f.Type, tracker.FeedbackTypes); err != nil {
-			return tracker.FeedbackList{}, err
-		}
-		w.add("type = ?", f.Type)
+	if err := addEnum(&w, "type", "feedback type", f.Type, tracker.FeedbackTypes); err != nil {
+		return tracker.FeedbackList{}, err
 	}
-	if f.Status != "" {
-		if _, err := tracker.ParseEnum("status", f.Status, tracker.FeedbackStatuses); err != nil {
-			return tracker.FeedbackList{}, err
-		}
-		w.add("status = ?", f.Status)
+	if err := addEnum(&w, "status", "status", f.Status, tracker.FeedbackStatuses); err != nil {
+		return tracker.FeedbackList{}, err
 	}
 	if f.Stale {
 		w.add("anchor_status = 'stale'")
@@ -288,6 +270,19 @@ func (v view) feedbackPage(cond string, args ...any) ([]tracker.Feedback, []time
 		keys = append(keys, timeKey{C: created, ID: fb.ID})
 	}
 	return out, keys, cacheErr(rows.Err())
+}
+
+// addEnum adds col = v when v is given, after checking it is one of valid
+// (field names it in the error).
+func addEnum[T ~string](w *where, col, field, v string, valid []T) error {
+	if v == "" {
+		return nil
+	}
+	if _, err := tracker.ParseEnum(field, v, valid); err != nil {
+		return err
+	}
+	w.add(col+" = ?", v)
+	return nil
 }
 
 func addPriority(w *where, p *int) error {
