@@ -50,17 +50,17 @@ func TestJSONLStaysCanonical(t *testing.T) {
 		var err error
 		switch op := rng.IntN(10); {
 		case op <= 1 || len(issues) < 3:
-			in := store.IssueInput{Title: "issue " + word(), Type: string(tracker.IssueTypes[rng.IntN(5)]), Priority: ptr(rng.IntN(5))}
+			in := store.IssueInput{Title: "issue " + word(), Type: string(tracker.IssueTypes[rng.IntN(5)]), Priority: new(rng.IntN(5))}
 			if len(issues) > 0 && rng.IntN(4) == 0 {
-				in.Parent = ptr(pick(issues))
+				in.Parent = new(pick(issues))
 			}
 			var is tracker.Issue
 			if is, err = e.r.CreateIssue(e.ctx, in); err == nil {
 				issues = append(issues, is.ID)
 			}
 		case op == 2:
-			_, err = e.r.UpdateIssue(e.ctx, pick(issues), store.IssuePatch{Title: ptr("updated " + word()),
-				Status: ptr(string(tracker.IssueStatuses[rng.IntN(4)])), Tags: &[]string{word()}})
+			_, err = e.r.UpdateIssue(e.ctx, pick(issues), store.IssuePatch{Title: new("updated " + word()),
+				Status: new(string(tracker.IssueStatuses[rng.IntN(4)])), Tags: &[]string{word()}})
 		case op == 3:
 			_, err = e.r.CloseIssues(e.ctx, []string{pick(issues), pick(issues)}, "")
 		case op == 4 || op == 5:
@@ -85,9 +85,9 @@ func TestJSONLStaysCanonical(t *testing.T) {
 			}
 		case op == 8:
 			if rng.IntN(2) == 0 {
-				_, err = e.r.UpdateSpec(e.ctx, pick(specs), store.SpecPatch{Content: ptr(body()), Status: ptr(string(tracker.SpecStatuses[rng.IntN(4)]))})
+				_, err = e.r.UpdateSpec(e.ctx, pick(specs), store.SpecPatch{Content: new(body()), Status: new(string(tracker.SpecStatuses[rng.IntN(4)]))})
 			} else if len(fbs) > 0 {
-				_, err = e.r.SetFeedbackStatus(e.ctx, pick(fbs), tracker.FeedbackStatuses[rng.IntN(4)], ptr(word()))
+				_, err = e.r.SetFeedbackStatus(e.ctx, pick(fbs), tracker.FeedbackStatuses[rng.IntN(4)], new(word()))
 			}
 		default:
 			var f tracker.Feedback

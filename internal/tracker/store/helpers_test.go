@@ -27,8 +27,6 @@ var t0 = time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
 
 const day = 24 * time.Hour
 
-func ptr[T any](v T) *T { return &v }
-
 // clock is a fake time source that advances by one second at every read,
 // so that every change gets a distinct, increasing time.
 type clock struct {

@@ -40,7 +40,7 @@ func buildGraph(t *testing.T, items, edges []string) *graph {
 				n, _ := strconv.Atoi(tok[1:])
 				prio = &n
 			case strings.HasPrefix(tok, "@"):
-				assignee = ptr(tok[1:])
+				assignee = new(tok[1:])
 			default:
 				status = tok
 			}
@@ -185,7 +185,7 @@ func TestReadyAndBlocked(t *testing.T) {
 			ready: []string{"B", "D", "C", "F", "A", "E"}},
 		{name: "priority filter",
 			items: []string{"A p3", "B p0", "C", "D p0", "S spec p0", "T spec"},
-			opts:  store.ReadyOptions{Priority: ptr(0)},
+			opts:  store.ReadyOptions{Priority: new(0)},
 			ready: []string{"B", "D"}, readySpecs: []string{"S"}},
 		{name: "assignee filter",
 			items: []string{"A @ann", "B @bob", "C", "D @ann p1"},
@@ -333,7 +333,7 @@ func TestReadyOnlyWhatIsAskedFor(t *testing.T) {
 	if err != nil || b.Issues != nil || b.Specs == nil || len(*b.Specs) != 0 {
 		t.Errorf("blocked specs only: %+v, %v", b, err)
 	}
-	if _, err := e.r.Ready(e.ctx, store.ReadyOptions{Issues: true, Priority: ptr(5)}); err == nil {
+	if _, err := e.r.Ready(e.ctx, store.ReadyOptions{Issues: true, Priority: new(5)}); err == nil {
 		t.Error("ready --priority 5 succeeded")
 	} else {
 		wantCode(t, "ready --priority 5", err, fault.Invalid)
