@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +19,7 @@ import (
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // t0 is the fake clock's start.
@@ -148,60 +148,14 @@ func (e *env) showFeedback(id string) tracker.FeedbackDetail {
 	return d
 }
 
-// snapshot is every file under .sudocode except the cache and the lock,
-// by path relative to .sudocode.
+// snapshot is every file under .sudocode except the cache and the lock.
 func (e *env) snapshot() map[string]string {
 	e.t.Helper()
-	return snapshotDir(e.t, e.dir)
-}
-
-func snapshotDir(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if strings.HasPrefix(rel, store.CacheFile) || rel == store.LockFile {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		out[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return trackertest.Snapshot(e.t, e.dir)
 }
 
 // sameSnapshot reports the files that differ between two snapshots.
-func sameSnapshot(t *testing.T, what string, before, after map[string]string) {
-	t.Helper()
-	var paths []string
-	for p := range before {
-		paths = append(paths, p)
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			paths = append(paths, p)
-		}
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		b, inBefore := before[p]
-		a, inAfter := after[p]
-		switch {
-		case !inBefore:
-			t.Errorf("%s: created %s:\n%s", what, p, a)
-		case !inAfter:
-			t.Errorf("%s: removed %s", what, p)
-		case a != b:
-			t.Errorf("%s: changed %s\nbefore:\n%s\nafter:\n%s", what, p, b, a)
-		}
-	}
-}
+var sameSnapshot = trackertest.Same
 
 // readJSONL parses a .sudocode JSONL file strictly, one record a line, and
 // checks it is canonical: sorted by id, one line each, a final newline.
