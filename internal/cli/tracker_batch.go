@@ -13,19 +13,6 @@ import (
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
-// batchIssue is one item of issue create-batch's input: the fields of
-// issue create (and of the create_issues MCP tool).
-type batchIssue struct {
-	Title       string   `json:"title"`
-	Description string   `json:"description"`
-	Type        string   `json:"type"`
-	Priority    *int     `json:"priority"`
-	Assignee    *string  `json:"assignee"`
-	Parent      *string  `json:"parent"`
-	Tags        []string `json:"tags"`
-	Estimate    *int     `json:"estimate"`
-}
-
 // batchUpdate is one item of issue update-batch's input.
 type batchUpdate struct {
 	IssueID     string  `json:"issue_id"`
@@ -65,10 +52,10 @@ func newIssueCreateBatchCmd(tc trackerCmd) *cobra.Command {
 }
 
 func runIssueCreateBatch(ctx context.Context, o *batchOptions) error {
-	return runBatch(ctx, o, func(b batchIssue) store.IssueInput {
-		return store.IssueInput{Title: b.Title, Description: b.Description, Type: b.Type, Priority: b.Priority,
-			Assignee: b.Assignee, Parent: b.Parent, Tags: b.Tags, Estimate: b.Estimate}
-	}, (*store.Repo).CreateIssues, "Created issue %[1]s: %[3]s\n")
+	// An item has the fields of issue create (and of the create_issues MCP
+	// tool), which are IssueInput's.
+	return runBatch(ctx, o, func(in store.IssueInput) store.IssueInput { return in },
+		(*store.Repo).CreateIssues, "Created issue %[1]s: %[3]s\n")
 }
 
 func newIssueUpdateBatchCmd(tc trackerCmd) *cobra.Command {

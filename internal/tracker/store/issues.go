@@ -13,13 +13,14 @@ import (
 
 // IssueInput is a new issue. Empty Type and nil Priority take the defaults.
 type IssueInput struct {
-	Title, Description string
-	Type               string
-	Priority           *int
-	Assignee           *string
-	Parent             *string
-	Tags               []string
-	Estimate           *int
+	Title       string   `json:"title"`
+	Description string   `json:"description"`
+	Type        string   `json:"type"`
+	Priority    *int     `json:"priority"`
+	Assignee    *string  `json:"assignee"`
+	Parent      *string  `json:"parent"`
+	Tags        []string `json:"tags"`
+	Estimate    *int     `json:"estimate"`
 }
 
 // CreateIssue adds an issue; with a parent, also the parent-child link.
