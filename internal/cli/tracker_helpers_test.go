@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/tracker/store"
 	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
@@ -333,7 +334,7 @@ func (j js) newID(idRE *regexp.Regexp) string {
 // snapshot is every file under .sudocode except the cache and the lock.
 func (p *proj) snapshot() map[string]string {
 	p.t.Helper()
-	return trackertest.Snapshot(p.t, p.dir)
+	return trackertest.Snapshot(p.t, p.dir, store.CacheFile, store.LockFile)
 }
 
 // sameFiles reports the files that differ between two snapshots.

@@ -3,7 +3,6 @@ package tracker_test
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 func TestParseErrorsNameTheLine(t *testing.T) {
@@ -213,35 +213,14 @@ func TestNormalizeTags(t *testing.T) {
 	}
 }
 
-var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-
-// at is t0 plus n minutes.
-func at(n int) time.Time { return t0.Add(time.Duration(n) * time.Minute) }
-
-func issue(id, uuid, title string, upd int) tracker.IssueRecord {
-	return tracker.IssueRecord{Issue: tracker.Issue{
-		ID: id, UUID: uuid, Title: title, Status: tracker.IssueOpen, Type: "task",
-		Priority: 2, CreatedAt: t0, UpdatedAt: at(upd), CreatedBy: "alice",
-	}}
-}
-
-func rel(from, to string, typ tracker.RelType, created int, by string) tracker.Relationship {
-	return tracker.Relationship{From: from, FromType: tracker.KindIssue, To: to, ToType: tracker.KindIssue,
-		Type: typ, CreatedAt: at(created), CreatedBy: by}
-}
-
-func feedback(id, content string, upd int) tracker.Feedback {
-	return tracker.Feedback{
-		ID: id, IssueID: "sudocode-aaaa", SpecID: "sudocode-spec-aaaa", Type: "question",
-		Status: tracker.FeedbackOpen, Content: content, Agent: "claude",
-		Anchor: tracker.Anchor{
-			SectionHeading: new("Intro"), SectionLevel: new(2), LineNumber: 3, LineOffset: 1,
-			TextSnippet: "some text", ContentHash: "0123456789abcdef", AnchorStatus: tracker.AnchorValid,
-			LastVerifiedAt: t0, OriginalLocation: tracker.Location{LineNumber: 3, SectionHeading: new("Intro")},
-		},
-		CreatedAt: t0, UpdatedAt: at(upd),
-	}
-}
+// The records and times the tests are made of (trackertest).
+var (
+	t0        = trackertest.T0
+	issue     = trackertest.Issue
+	rel       = trackertest.Rel
+	feedback  = trackertest.Feedback
+	diffLines = trackertest.DiffLines
+)
 
 func encodeIssues(t *testing.T, recs []tracker.IssueRecord) []byte {
 	t.Helper()
@@ -266,22 +245,4 @@ func mustEncode(t *testing.T) func([]byte, error) []byte {
 		}
 		return b
 	}
-}
-
-// diffLines reports the first differing line of two JSONL outputs.
-func diffLines(got, want []byte) string {
-	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return fmt.Sprintf("line %d:\n got: %s\nwant: %s", i+1, gl, wl)
-		}
-	}
-	return "(equal)"
 }

@@ -376,19 +376,6 @@ func TestThreeWaySpecs(t *testing.T) {
 	}
 }
 
-func feedback(id, content string, upd int) tracker.Feedback {
-	return tracker.Feedback{
-		ID: id, IssueID: "sudocode-aaaa", SpecID: "sudocode-spec-aaaa", Type: "question",
-		Status: tracker.FeedbackOpen, Content: content, Agent: "claude",
-		Anchor: tracker.Anchor{
-			SectionHeading: new("Intro"), SectionLevel: new(2), LineNumber: 3, LineOffset: 1,
-			TextSnippet: "some text", ContentHash: "0123456789abcdef", AnchorStatus: tracker.AnchorValid,
-			LastVerifiedAt: t0, OriginalLocation: tracker.Location{LineNumber: 3, SectionHeading: new("Intro")},
-		},
-		CreatedAt: t0, UpdatedAt: at(upd),
-	}
-}
-
 func TestThreeWayFeedback(t *testing.T) {
 	f1, f2, f3, f4 := feedback("fb-1", "one", 0), feedback("fb-2", "two", 0), feedback("fb-3", "three", 1), feedback("fb-4", "four", 1)
 	o1 := f1

@@ -151,7 +151,7 @@ func (e *env) showFeedback(id string) tracker.FeedbackDetail {
 // snapshot is every file under .sudocode except the cache and the lock.
 func (e *env) snapshot() map[string]string {
 	e.t.Helper()
-	return trackertest.Snapshot(e.t, e.dir)
+	return trackertest.Snapshot(e.t, e.dir, store.CacheFile, store.LockFile)
 }
 
 // sameSnapshot reports the files that differ between two snapshots.

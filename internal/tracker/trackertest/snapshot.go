@@ -1,6 +1,8 @@
-// Package trackertest holds what the tests of the tracker's store and of
-// its commands both need: a snapshot of a tracker's files, and the check
-// that a command left them as they were.
+// Package trackertest holds what several of the tracker's test packages
+// need: records to build files from, the first difference of two files, a
+// snapshot of a tracker's files and the check that a command left them as
+// they were. It imports only the domain, so that every tracker package's
+// tests can use it.
 package trackertest
 
 import (
@@ -10,13 +12,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
-// Snapshot is every file under the tracker directory dir (a .sudocode)
-// except the cache and the lock, by path relative to dir.
-func Snapshot(t testing.TB, dir string) map[string]string {
+// Snapshot is every file under the tracker directory dir (a .sudocode),
+// by path relative to dir, except those whose path starts with one of
+// skip (the store's cache and lock).
+func Snapshot(t testing.TB, dir string, skip ...string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -24,8 +25,10 @@ func Snapshot(t testing.TB, dir string) map[string]string {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		if strings.HasPrefix(rel, store.CacheFile) || rel == store.LockFile {
-			return nil
+		for _, s := range skip {
+			if strings.HasPrefix(rel, s) {
+				return nil
+			}
 		}
 		b, err := os.ReadFile(p)
 		out[rel] = string(b)
