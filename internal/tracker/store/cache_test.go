@@ -12,6 +12,7 @@ import (
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // populated is a tracker with a bit of everything: links of every family,
@@ -215,7 +216,7 @@ func TestCacheSeesHandEdits(t *testing.T) {
 	if _, err := e.r.UpdateIssue(e.ctx, b, store.IssuePatch{Priority: new(1)}); err != nil {
 		t.Fatal(err)
 	}
-	recs := readJSONL[tracker.IssueRecord](t, issues)
+	recs := trackertest.ReadJSONL[tracker.IssueRecord](t, issues)
 	if len(recs) != 2 || recs[0].ID > recs[1].ID {
 		t.Fatalf("issues.jsonl: %+v", recs)
 	}

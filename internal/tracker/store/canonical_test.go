@@ -1,10 +1,8 @@
 package store_test
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,6 +11,7 @@ import (
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // TestJSONLStaysCanonical makes random changes of every kind and checks
@@ -125,20 +124,9 @@ func TestJSONLStaysCanonical(t *testing.T) {
 func (e *env) checkCanonical(when string, nIssues, nSpecs, nFeedback int) {
 	e.t.Helper()
 	// Each file is what the codec writes for the records it holds.
-	canon := func(file string, encode func() ([]byte, error)) {
-		e.t.Helper()
-		data, _ := os.ReadFile(filepath.Join(e.dir, file))
-		want, err := encode()
-		if err != nil || !bytes.Equal(data, want) {
-			e.t.Errorf("%s: %s is not canonical (%v)", when, file, err)
-		}
-	}
-	is := readJSONL[tracker.IssueRecord](e.t, filepath.Join(e.dir, store.IssuesFile))
-	canon(store.IssuesFile, func() ([]byte, error) { return tracker.EncodeIssues(is) })
-	ss := readJSONL[tracker.SpecRecord](e.t, filepath.Join(e.dir, store.SpecsFile))
-	canon(store.SpecsFile, func() ([]byte, error) { return tracker.EncodeSpecs(ss) })
-	fs := readJSONL[tracker.Feedback](e.t, filepath.Join(e.dir, store.FeedbackFile))
-	canon(store.FeedbackFile, func() ([]byte, error) { return tracker.EncodeFeedback(fs) })
+	is := trackertest.ReadJSONL[tracker.IssueRecord](e.t, filepath.Join(e.dir, store.IssuesFile))
+	ss := trackertest.ReadJSONL[tracker.SpecRecord](e.t, filepath.Join(e.dir, store.SpecsFile))
+	fs := trackertest.ReadJSONL[tracker.Feedback](e.t, filepath.Join(e.dir, store.FeedbackFile))
 	if len(is) != nIssues || len(ss) != nSpecs || len(fs) != nFeedback {
 		e.t.Errorf("%s: the files hold %d issues, %d specs, %d feedback; want %d, %d, %d", when, len(is), len(ss), len(fs), nIssues, nSpecs, nFeedback)
 	}

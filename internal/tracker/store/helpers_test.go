@@ -5,10 +5,7 @@ package store_test
 // ends up in the .sudocode files.
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,45 +154,10 @@ func (e *env) snapshot() map[string]string {
 // sameSnapshot reports the files that differ between two snapshots.
 var sameSnapshot = trackertest.Same
 
-// readJSONL parses a .sudocode JSONL file strictly, one record a line, and
-// checks it is canonical: sorted by id, one line each, a final newline.
-func readJSONL[T any](t *testing.T, path string) []T {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		t.Errorf("%s does not end with a newline", filepath.Base(path))
-	}
-	var out []T
-	var prev string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.DisallowUnknownFields()
-		var v T
-		if err := dec.Decode(&v); err != nil {
-			t.Fatalf("%s line %d: %v\n%s", filepath.Base(path), n, err, sc.Bytes())
-		}
-		var id struct {
-			ID string `json:"id"`
-		}
-		json.Unmarshal(sc.Bytes(), &id)
-		if id.ID <= prev {
-			t.Errorf("%s line %d: id %q after %q: not sorted", filepath.Base(path), n, id.ID, prev)
-		}
-		prev = id.ID
-		out = append(out, v)
-	}
-	return out
-}
-
 // fileFeedback is feedback id as feedback.jsonl holds it.
 func (e *env) fileFeedback(id string) tracker.Feedback {
 	e.t.Helper()
-	for _, f := range readJSONL[tracker.Feedback](e.t, filepath.Join(e.dir, store.FeedbackFile)) {
+	for _, f := range trackertest.ReadJSONL[tracker.Feedback](e.t, filepath.Join(e.dir, store.FeedbackFile)) {
 		if f.ID == id {
 			return f
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // graph builds a tracker from a compact description and maps ids back to
@@ -434,8 +435,8 @@ func TestLinkRefusals(t *testing.T) {
 func TestLinksInFiles(t *testing.T) {
 	g := buildGraph(t, []string{"A", "S spec"}, []string{"A implements S", "S references A"})
 	e := g.e
-	issues := readJSONL[tracker.IssueRecord](t, e.dir+"/"+store.IssuesFile)
-	specs := readJSONL[tracker.SpecRecord](t, e.dir+"/"+store.SpecsFile)
+	issues := trackertest.ReadJSONL[tracker.IssueRecord](t, e.dir+"/"+store.IssuesFile)
+	specs := trackertest.ReadJSONL[tracker.SpecRecord](t, e.dir+"/"+store.SpecsFile)
 	if len(issues) != 1 || len(issues[0].Relationships) != 1 || issues[0].Relationships[0].To != g.ids["S"] ||
 		issues[0].Relationships[0].FromType != tracker.KindIssue || issues[0].Relationships[0].ToType != tracker.KindSpec ||
 		issues[0].Relationships[0].CreatedBy != "tester" {
