@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -56,6 +57,30 @@ func (o *rulesetsOptions) print(w io.Writer, v any, text string) error {
 	return writeJSON(w, v)
 }
 
+// forTerminal is a list's text as the MCP tool gives it, without the
+// markdown bold around each name when w is a terminal, where "**" would
+// show as it is. Piped, the text stays the server's, for scripts that
+// compare the two.
+func forTerminal(w io.Writer, text string, items []rulesets.Summary) string {
+	if !isTerminal(w) {
+		return text
+	}
+	for _, it := range items {
+		text = strings.Replace(text, "- **"+it.Name+"**: ", "- "+it.Name+": ", 1)
+	}
+	return text
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
 func newRulesetsListCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
@@ -67,7 +92,7 @@ func newRulesetsListCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return o.print(stdio.Out, items, rulesets.FormatList(items)+"\n")
+				return o.print(stdio.Out, items, forTerminal(stdio.Out, rulesets.FormatList(items), items)+"\n")
 			})
 		},
 	}
@@ -84,7 +109,7 @@ func newRulesetsSearchCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return o.print(stdio.Out, items, rulesets.FormatSearch(args[0], items)+"\n")
+				return o.print(stdio.Out, items, forTerminal(stdio.Out, rulesets.FormatSearch(args[0], items), items)+"\n")
 			})
 		},
 	}

@@ -149,12 +149,13 @@ type CompactFeedback struct {
 // page, and then a hint to narrow the query and the cursor that continues
 // it (null on the last page).
 type IssueList struct {
-	Issues     []Compact `json:"issues"`
-	Total      int       `json:"total"`
-	Truncated  bool      `json:"truncated"`
-	Hint       *string   `json:"hint"`
-	NextCursor *string   `json:"next_cursor"`
-	Page       Page      `json:"-"`
+	Issues       []Compact `json:"issues"`
+	Total        int       `json:"total"`
+	Truncated    bool      `json:"truncated"`
+	Hint         *string   `json:"hint"`
+	NextCursor   *string   `json:"next_cursor"`
+	Page         Page      `json:"-"`
+	HiddenClosed int       `json:"-"` // closed issues a HideClosed list left out
 }
 
 type SpecList struct {
