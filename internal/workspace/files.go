@@ -50,7 +50,7 @@ func ListFiles(ctx context.Context, r *Root, o ListFilesOptions) (map[string]any
 		o.Sort = "path"
 	case "path", "modified":
 	default:
-		return nil, Errorf("INVALID_ARGUMENT", map[string]any{"sort": o.Sort}, "invalid sort %q: use path or modified", o.Sort)
+		return nil, Errorf(CodeInvalidArgument, map[string]any{"sort": o.Sort}, "invalid sort %q: use path or modified", o.Sort)
 	}
 	patterns := o.Patterns
 	arg := "patterns"

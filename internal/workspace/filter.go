@@ -100,7 +100,7 @@ func ignoredByGit(ctx context.Context, dir string) (map[string]bool, string, err
 	case errors.As(err, &nf):
 		return nil, "", nil
 	case errors.As(err, &te):
-		return nil, "", Errorf("TIMEOUT", map[string]any{"seconds": ignoreGitTimeout.Seconds()},
+		return nil, "", Errorf(CodeTimeout, map[string]any{"seconds": ignoreGitTimeout.Seconds()},
 			"git took longer than %s to list ignored paths; retry, or pass include_ignored", ignoreGitTimeout)
 	case ctx.Err() != nil:
 		return nil, "", context.Cause(ctx)

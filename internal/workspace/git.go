@@ -48,14 +48,14 @@ func gitFailure(err error) error {
 		if len(ee.Args) > 0 {
 			sub = ee.Args[0]
 		}
-		return Errorf("GIT_ERROR", map[string]any{"command": "git " + sub, "exit_code": ee.Code, "stderr": strings.TrimSpace(ee.Stderr)},
+		return Errorf(CodeGitError, map[string]any{"command": "git " + sub, "exit_code": ee.Code, "stderr": strings.TrimSpace(ee.Stderr)},
 			"git %s failed: %s", sub, firstLine(ee.Stderr, ee.Code))
 	}
 	var we *Error
 	if errors.As(err, &we) {
 		return we
 	}
-	return Errorf("GIT_ERROR", nil, "git failed: %v", err)
+	return Errorf(CodeGitError, nil, "git failed: %v", err)
 }
 
 func firstLine(s string, code int) string {
@@ -76,13 +76,6 @@ func runGit(ctx context.Context, o gitx.Options, consume func(*bufio.Reader) err
 	return gitError(gitx.Run(ctx, o, consume, args...), args)
 }
 
-// gitOutput runs git and returns its stdout, which must fit in limit bytes
-// (else GIT_ERROR).
-func gitOutput(ctx context.Context, o gitx.Options, limit int, args ...string) ([]byte, error) {
-	out, err := gitx.Output(ctx, o, limit, args...)
-	return out, gitError(err, args)
-}
-
 // gitError maps gitx's errors to the profile's, leaving an
 // *gitx.ExitError for the caller to read.
 func gitError(err error, args []string) error {
@@ -92,12 +85,12 @@ func gitError(err error, args []string) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &nf):
-		return Errorf("GIT_ERROR", map[string]any{"binary": nf.Binary}, "git binary not found: %s is not installed or not on PATH", nf.Binary)
+		return Errorf(CodeGitError, map[string]any{"binary": nf.Binary}, "git binary not found: %s is not installed or not on PATH", nf.Binary)
 	case errors.As(err, &te):
-		return Errorf("TIMEOUT", map[string]any{"command": "git " + args[0], "timeout_ms": te.Timeout.Milliseconds()},
+		return Errorf(CodeTimeout, map[string]any{"command": "git " + args[0], "timeout_ms": te.Timeout.Milliseconds()},
 			"git %s timed out after %s", args[0], te.Timeout)
 	case errors.Is(err, context.Canceled):
-		return Errorf("GIT_ERROR", nil, "git %s interrupted: the request was cancelled", args[0])
+		return Errorf(CodeGitError, nil, "git %s interrupted: the request was cancelled", args[0])
 	}
 	return err
 }

@@ -43,7 +43,7 @@ func compileGlobs(arg string, patterns []string) (globSet, error) {
 			continue
 		}
 		if !doublestar.ValidatePattern(g.pattern) {
-			return nil, Errorf("INVALID_ARGUMENT", map[string]any{"argument": arg, "pattern": p}, "invalid glob pattern in %s: %q", arg, p)
+			return nil, Errorf(CodeInvalidArgument, map[string]any{"argument": arg, "pattern": p}, "invalid glob pattern in %s: %q", arg, p)
 		}
 		set = append(set, g)
 	}

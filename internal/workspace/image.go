@@ -81,7 +81,7 @@ func ViewImage(r *Root, o ImageOptions) (map[string]any, []byte, error) {
 	}
 	defer f.Close()
 	tooLarge := func(n int64, why string) error {
-		return Errorf("OUTPUT_TOO_LARGE", map[string]any{"path": res.Rel, "bytes": int(n), "max_bytes": o.MaxBytes,
+		return Errorf(CodeOutputTooLarge, map[string]any{"path": res.Rel, "bytes": int(n), "max_bytes": o.MaxBytes,
 			"resize_attempted": false, "warnings": []string{}},
 			"image too large: %s %s; not decoded", res.Rel, why)
 	}
@@ -90,14 +90,14 @@ func ViewImage(r *Root, o ImageOptions) (map[string]any, []byte, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, imageMaxFileBytes+1))
 	if err != nil {
-		return nil, nil, Errorf("INTERNAL_ERROR", map[string]any{"path": res.Rel}, "cannot read %s: %v", res.Rel, err)
+		return nil, nil, Errorf(CodeInternal, map[string]any{"path": res.Rel}, "cannot read %s: %v", res.Rel, err)
 	}
 	if len(data) > imageMaxFileBytes { // grew since the stat
 		return nil, nil, tooLarge(int64(len(data)), fmt.Sprintf("is over the %d-byte limit", imageMaxFileBytes))
 	}
 	info, ok := SniffImage(data)
 	if !ok {
-		return nil, nil, Errorf("BINARY_FILE", map[string]any{"path": res.Rel},
+		return nil, nil, Errorf(CodeBinaryFile, map[string]any{"path": res.Rel},
 			"not a supported image: %s is not PNG, JPEG, GIF or WebP by its content; view blocked", res.Rel)
 	}
 	if int64(info.Width)*int64(info.Height) > imageMaxPixels {
@@ -130,7 +130,7 @@ func ViewImage(r *Root, o ImageOptions) (map[string]any, []byte, error) {
 		} else if !o.AutoResize {
 			msg += " (auto_resize is off)"
 		}
-		return nil, nil, Errorf("OUTPUT_TOO_LARGE", map[string]any{"path": res.Rel, "bytes": len(out), "max_bytes": o.MaxBytes,
+		return nil, nil, Errorf(CodeOutputTooLarge, map[string]any{"path": res.Rel, "bytes": len(out), "max_bytes": o.MaxBytes,
 			"resize_attempted": attempted, "warnings": warnings}, msg, res.Rel, len(out), o.MaxBytes)
 	}
 	return map[string]any{

@@ -75,7 +75,7 @@ func ListDir(ctx context.Context, r *Root, o ListDirOptions) (map[string]any, er
 		o.Sort = "name"
 	case "name", "type", "modified":
 	default:
-		return nil, Errorf("INVALID_ARGUMENT", map[string]any{"sort": o.Sort}, "invalid sort %q: use name, type or modified", o.Sort)
+		return nil, Errorf(CodeInvalidArgument, map[string]any{"sort": o.Sort}, "invalid sort %q: use name, type or modified", o.Sort)
 	}
 	base, dir, err := openDirRoot(r, o.Path)
 	if err != nil {
@@ -225,7 +225,7 @@ func (r *Root) listDirEntry(c listCandidate) (ListDirEntry, bool) {
 	e.Modified = formatTime(fi.ModTime())
 	if e.Type == "symlink" {
 		if t, err := r.FS.Readlink(c.rel); err == nil {
-			if _, err := r.Existing(c.rel); !isCode(err, "SYMLINK_ESCAPE") {
+			if _, err := r.Existing(c.rel); !isCode(err, CodeSymlinkEscape) {
 				e.SymlinkTarget = t
 			}
 		}
@@ -237,9 +237,9 @@ func (r *Root) listDirEntry(c listCandidate) (ListDirEntry, bool) {
 // is one.
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-func isCode(err error, code string) bool {
+func isCode(err error, code Code) bool {
 	var we *Error
-	return errors.As(err, &we) && we.Code == code
+	return errors.As(err, &we) && we.HasCode(code)
 }
 
 // openDirRoot resolves a directory argument (§5.2) and opens it anchored:
@@ -258,7 +258,7 @@ func openDirRoot(r *Root, p string) (string, *os.Root, error) {
 		return "", nil, openError(res.Rel, err)
 	}
 	if !fi.IsDir() {
-		return "", nil, Errorf("NOT_A_DIRECTORY", map[string]any{"path": res.Rel}, "%s is not a directory", res.Rel)
+		return "", nil, Errorf(CodeNotADirectory, map[string]any{"path": res.Rel}, "%s is not a directory", res.Rel)
 	}
 	if res.Rel == "." {
 		d, err := r.FS.OpenRoot(".")
@@ -278,11 +278,11 @@ func openDirRoot(r *Root, p string) (string, *os.Root, error) {
 func openError(rel string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return Errorf("NOT_FOUND", map[string]any{"path": rel}, "not found: %s", rel)
+		return Errorf(CodeNotFound, map[string]any{"path": rel}, "not found: %s", rel)
 	case strings.Contains(err.Error(), "escapes"):
-		return Errorf("SYMLINK_ESCAPE", map[string]any{"path": rel}, "symlink escape denied: %s resolves outside the workspace", rel)
+		return Errorf(CodeSymlinkEscape, map[string]any{"path": rel}, "symlink escape denied: %s resolves outside the workspace", rel)
 	}
-	return Errorf("INTERNAL_ERROR", map[string]any{"path": rel}, "cannot open %s: %v", rel, err)
+	return Errorf(CodeInternal, map[string]any{"path": rel}, "cannot open %s: %v", rel, err)
 }
 
 // errText is an error's text without the os package's op/path wrapping.

@@ -64,7 +64,7 @@ func newLineMatcher(query string, regex, caseSensitive bool) (*lineMatcher, erro
 	re, err := regexp.Compile(pat)
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "error parsing regexp: ")
-		return nil, Errorf("INVALID_ARGUMENT", map[string]any{"query": query, "reason": msg}, "invalid regex: %s", msg)
+		return nil, Errorf(CodeInvalidArgument, map[string]any{"query": query, "reason": msg}, "invalid regex: %s", msg)
 	}
 	m.re = re
 	ast, err := syntax.Parse(pat, syntax.Perl)

@@ -61,7 +61,7 @@ func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (map[stri
 			if sniffed < binarySniffBytes {
 				k := min(n, binarySniffBytes-sniffed)
 				if bytes.IndexByte(chunk[:k], 0) >= 0 {
-					return nil, Errorf("BINARY_FILE", map[string]any{"path": res.Rel}, "binary file: text read blocked for %s", res.Rel)
+					return nil, Errorf(CodeBinaryFile, map[string]any{"path": res.Rel}, "binary file: text read blocked for %s", res.Rel)
 				}
 				sniffed += k
 			}
@@ -77,7 +77,7 @@ func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (map[stri
 			break
 		}
 		if rerr != nil {
-			return nil, Errorf("INTERNAL_ERROR", map[string]any{"path": res.Rel}, "cannot read %s: %v", res.Rel, rerr)
+			return nil, Errorf(CodeInternal, map[string]any{"path": res.Rel}, "cannot read %s: %v", res.Rel, rerr)
 		}
 	}
 	if len(carry) > 0 {
@@ -136,7 +136,7 @@ func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (map[stri
 }
 
 func notUTF8(rel string) error {
-	return Errorf("UNSUPPORTED_ENCODING", map[string]any{"path": rel, "encoding": "utf-8"}, "%s is not valid UTF-8 text; only UTF-8 is supported", rel)
+	return Errorf(CodeUnsupportedEncoding, map[string]any{"path": rel, "encoding": "utf-8"}, "%s is not valid UTF-8 text; only UTF-8 is supported", rel)
 }
 
 // openRegular opens rel through the anchored root for reading, refusing a
@@ -151,15 +151,15 @@ func openRegular(fsys *os.Root, rel string) (*os.File, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, Errorf("INTERNAL_ERROR", map[string]any{"path": rel}, "cannot stat %s: %v", rel, err)
+		return nil, Errorf(CodeInternal, map[string]any{"path": rel}, "cannot stat %s: %v", rel, err)
 	}
 	if fi.IsDir() {
 		f.Close()
-		return nil, Errorf("IS_DIRECTORY", map[string]any{"path": rel}, "%s is a directory; use list_dir to list it", rel)
+		return nil, Errorf(CodeIsDirectory, map[string]any{"path": rel}, "%s is a directory; use list_dir to list it", rel)
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, Errorf("INVALID_ARGUMENT", map[string]any{"path": rel}, "%s is not a regular file", rel)
+		return nil, Errorf(CodeInvalidArgument, map[string]any{"path": rel}, "%s is not a regular file", rel)
 	}
 	return f, nil
 }

@@ -74,7 +74,7 @@ var searchBudget = walkBudget
 // RE2 regex, case-insensitively unless CaseSensitive, one match per line.
 func SearchText(ctx context.Context, r *Root, o SearchOptions) (map[string]any, error) {
 	if o.Query == "" {
-		return nil, Errorf("INVALID_ARGUMENT", map[string]any{"argument": "query"}, "query must not be empty")
+		return nil, Errorf(CodeInvalidArgument, map[string]any{"argument": "query"}, "query must not be empty")
 	}
 	if o.MaxResults <= 0 {
 		o.MaxResults = searchDefaultMaxResults

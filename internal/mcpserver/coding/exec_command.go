@@ -67,7 +67,7 @@ func (s *Server) execCommand() tool {
 				return rejected, err
 			}
 			if fi, err := os.Stat(dir.Abs); err != nil || !fi.IsDir() {
-				return rejected, workspace.Errorf("NOT_A_DIRECTORY", map[string]any{"path": dir.Rel},
+				return rejected, workspace.Errorf(workspace.CodeNotADirectory, map[string]any{"path": dir.Rel},
 					"workdir %s is not a directory", dir.Rel)
 			}
 			// Steps 1–7: the policy, relative paths taken from workdir.
@@ -97,7 +97,7 @@ func permissionRequired(r *policy.Refusal) map[string]any {
 	}
 	details["permission"] = r.Permission
 	request := map[string]any{"tool_name": "exec_command", "permission": r.Permission, "status": "required", "retryable": r.Grantable()}
-	e := workspace.Errorf("PERMISSION_REQUIRED", details, "%s", r.Message)
+	e := workspace.Errorf(workspace.CodePermissionRequired, details, "%s", r.Message)
 	return map[string]any{
 		"ok": false, "status": "permission_required", "permission_request": request, "warnings": []string{},
 		"error": map[string]any{"code": e.Code, "message": e.Message, "category": e.Category, "retryable": e.Retryable,

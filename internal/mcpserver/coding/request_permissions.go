@@ -39,7 +39,7 @@ func (s *Server) requestPermissions() tool {
 					"warnings":    []string{"dangerous mode auto-grants gated operations; no prompt was shown"}}, nil
 			}
 			return map[string]any{"status": "unsupported", "grant_id": nil, "expires_at": nil, "constraints": map[string]any{}},
-				workspace.Errorf("ELICITATION_UNSUPPORTED", map[string]any{"requested": requested},
+				workspace.Errorf(workspace.CodeElicitationUnsupported, map[string]any{"requested": requested},
 					"permission not granted: this server cannot ask the user (elicitation is not available), so %s cannot be granted", in.Permission)
 		})
 }

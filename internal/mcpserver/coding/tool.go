@@ -49,7 +49,7 @@ func define[In any](name, description string, ann annotations, input *schema, ou
 		run: func(ctx context.Context, raw json.RawMessage) (map[string]any, error) {
 			var in In
 			if err := json.Unmarshal(raw, &in); err != nil {
-				return nil, workspace.Errorf("INVALID_ARGUMENT", nil, "arguments: %v", err)
+				return nil, workspace.Errorf(workspace.CodeInvalidArgument, nil, "arguments: %v", err)
 			}
 			return run(ctx, in)
 		},
@@ -106,7 +106,7 @@ func callResult(ctx context.Context, t tool, args json.RawMessage) map[string]an
 	if err != nil {
 		var we *workspace.Error
 		if !errors.As(err, &we) {
-			we = workspace.Errorf("INTERNAL_ERROR", nil, "internal error: %v", err)
+			we = workspace.Errorf(workspace.CodeInternal, nil, "internal error: %v", err)
 		}
 		structured = map[string]any{}
 		for k, v := range fields { // a failing tool may add context (exec's status)
@@ -145,7 +145,7 @@ func callResult(ctx context.Context, t tool, args json.RawMessage) map[string]an
 func safeRun(ctx context.Context, t tool, args json.RawMessage) (fields map[string]any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			fields, err = nil, workspace.Errorf("INTERNAL_ERROR", nil, "internal error in %s: %v", t.Name, p)
+			fields, err = nil, workspace.Errorf(workspace.CodeInternal, nil, "internal error in %s: %v", t.Name, p)
 		}
 	}()
 	return t.run(ctx, args)

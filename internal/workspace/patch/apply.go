@@ -60,7 +60,7 @@ const modeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 func osPath(rel string) string { return filepath.FromSlash(rel) }
 
 func symlinkDenied(rel string) error {
-	return workspace.Errorf("SYMLINK_ESCAPE", map[string]any{"path": rel},
+	return workspace.Errorf(workspace.CodeSymlinkEscape, map[string]any{"path": rel},
 		"symlink escape denied: %s is a symlink and writing through symlinks is denied", rel)
 }
 
@@ -69,7 +69,7 @@ func patchFailed(rel string, line int, format string, args ...any) error {
 	if line > 0 {
 		d["line"] = line
 	}
-	return workspace.Errorf("PATCH_FAILED", d, format, args...)
+	return workspace.Errorf(workspace.CodePatchFailed, d, format, args...)
 }
 
 // isNotExist also counts a parent that is not a directory as missing.
@@ -204,7 +204,7 @@ func readExisting(r *workspace.Root, rel, what string, op *operation) ([]byte, f
 	fi, err := r.FS.Lstat(osPath(rel))
 	switch {
 	case err != nil && isNotExist(err):
-		return nil, 0, workspace.Errorf("NOT_FOUND", map[string]any{"path": rel}, "not found: cannot %s %s, it does not exist", what, rel)
+		return nil, 0, workspace.Errorf(workspace.CodeNotFound, map[string]any{"path": rel}, "not found: cannot %s %s, it does not exist", what, rel)
 	case err != nil:
 		return nil, 0, patchFailed(rel, op.line, "cannot %s %s: %v", what, rel, err)
 	case fi.Mode()&fs.ModeSymlink != 0:

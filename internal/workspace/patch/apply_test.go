@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 const absent = "\x00absent"
@@ -28,7 +30,7 @@ type applyCase struct {
 	code     string
 	msg      string
 	details  map[string]any // expected subset of error details
-	category string
+	category workspace.Category
 }
 
 func runApply(t *testing.T, tc applyCase) {

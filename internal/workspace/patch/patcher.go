@@ -31,7 +31,7 @@ func (p *Patcher) Apply(r *workspace.Root, text string, dryRun bool) (map[string
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if r == nil || r.FS == nil {
-		return nil, workspace.Errorf("INTERNAL_ERROR", nil, "apply_patch: no workspace")
+		return nil, workspace.Errorf(workspace.CodeInternal, nil, "apply_patch: no workspace")
 	}
 	ops, err := parse(text)
 	if err != nil {

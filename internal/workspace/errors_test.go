@@ -1,0 +1,55 @@
+package workspace
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestErrorfUnknownCode: a string that is not one of the profile's codes
+// never reaches a client as a code, and never takes the server down: it
+// becomes INTERNAL_ERROR with the string kept in details.
+func TestErrorfUnknownCode(t *testing.T) {
+	var e *Error
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				t.Fatalf("Errorf panicked on an unknown code: %v", p)
+			}
+		}()
+		e = Errorf("NO_SUCH_CODE", map[string]any{"path": "a"}, "went wrong")
+	}()
+	if e.Code != "INTERNAL_ERROR" || e.Category != CatInternal || e.Retryable || e.Details["code"] != "NO_SUCH_CODE" ||
+		e.Details["path"] != "a" || e.Message != "went wrong" {
+		t.Fatalf("unknown code became %+v", e)
+	}
+}
+
+// TestErrorCodesTable: every code maps to the category and retryable flag
+// of the profile's table (§4.2), and its JSON has exactly the profile's
+// keys.
+func TestErrorCodesTable(t *testing.T) {
+	want := map[string]string{
+		"INVALID_ARGUMENT": "validation", "PATH_OUTSIDE_WORKSPACE": "security", "ABSOLUTE_PATH_DENIED": "security",
+		"SYMLINK_ESCAPE": "security", "NOT_FOUND": "not_found", "NOT_A_DIRECTORY": "validation", "IS_DIRECTORY": "validation",
+		"BINARY_FILE": "validation", "UNSUPPORTED_ENCODING": "validation", "OUTPUT_TOO_LARGE": "validation", "TIMEOUT": "runtime",
+		"SESSION_NOT_FOUND": "not_found", "SESSION_CLOSED": "runtime", "COMMAND_REJECTED": "security",
+		"PERMISSION_REQUIRED": "permission", "PERMISSION_DENIED": "permission", "SANDBOX_UNAVAILABLE": "security",
+		"ELICITATION_UNSUPPORTED": "permission", "PATCH_FAILED": "validation", "GIT_ERROR": "runtime", "INTERNAL_ERROR": "internal",
+	}
+	codes := Codes()
+	if len(codes) != len(want) {
+		t.Fatalf("%d codes, the profile has %d", len(codes), len(want))
+	}
+	for _, c := range codes {
+		e := Errorf(c, nil, "m")
+		if e.Code != string(c) || string(e.Category) != want[string(c)] || e.Retryable != (c == CodeTimeout) {
+			t.Errorf("%s: %+v, want category %s", c, e, want[string(c)])
+		}
+		b, _ := json.Marshal(e)
+		var m map[string]any
+		json.Unmarshal(b, &m)
+		if len(m) != 5 || m["details"] == nil {
+			t.Errorf("%s: wire error %s, want code, message, category, retryable and details", c, b)
+		}
+	}
+}
