@@ -15,14 +15,22 @@ const (
 	filesMaxMaxResults     = 50000
 )
 
-// ListedFile is one list_files result, fields in key order.
+// ListedFile is one list_files result.
 type ListedFile struct {
-	Modified  string `json:"modified"`
-	Path      string `json:"path"`
+	Path      string `json:"path" jsonschema:"Workspace-relative path"`
+	Type      string `json:"type" jsonschema:"file or symlink"`
 	SizeBytes int64  `json:"size_bytes"`
-	Type      string `json:"type"`
+	Modified  string `json:"modified" jsonschema:"Modification time, RFC 3339 UTC"`
 
 	info os.FileInfo
+}
+
+// ListFilesResult is list_files' result (profile §6.3).
+type ListFilesResult struct {
+	Path      string       `json:"path" jsonschema:"Canonical workspace-relative path of the directory searched"`
+	Files     []ListedFile `json:"files"`
+	Truncated bool         `json:"truncated"`
+	Warnings  []string     `json:"warnings"`
 }
 
 // ListFilesOptions are list_files' inputs.
@@ -40,7 +48,7 @@ type ListFilesOptions struct {
 // below Path, pruning filtered and excluded directories, listing regular
 // files and symlinks to files inside the workspace whose workspace-relative
 // path matches a pattern and no exclude pattern, up to MaxResults.
-func ListFiles(ctx context.Context, r *Root, o ListFilesOptions) (map[string]any, error) {
+func ListFiles(ctx context.Context, r *Root, o ListFilesOptions) (*ListFilesResult, error) {
 	if o.MaxResults <= 0 {
 		o.MaxResults = filesDefaultMaxResults
 	}
@@ -154,7 +162,7 @@ func ListFiles(ctx context.Context, r *Root, o ListFilesOptions) (map[string]any
 		truncated = true
 		warnings = append(warnings, "listing time limit reached: the result is partial")
 	}
-	return map[string]any{"path": base, "files": files, "truncated": truncated, "warnings": warnings}, nil
+	return &ListFilesResult{Path: base, Files: files, Truncated: truncated, Warnings: warnings}, nil
 }
 
 // listedFile describes a regular file, or a symlink whose target is a

@@ -7,14 +7,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
 func twFiles(t testing.TB, r *Root, o ListFilesOptions) (map[string]any, []ListedFile) {
 	t.Helper()
-	res, err := ListFiles(context.Background(), r, o)
+	out, err := ListFiles(context.Background(), r, o)
 	if err != nil {
 		t.Fatalf("ListFiles(%+v): %v", o, err)
 	}
+	res := wstest.Fields(out)
 	for _, k := range []string{"path", "files", "truncated", "warnings"} {
 		if _, ok := res[k]; !ok {
 			t.Fatalf("field %s missing in %v", k, res)

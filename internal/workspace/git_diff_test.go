@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
 func gitDiffT(t *testing.T, r *Root, o DiffOptions) map[string]any {
@@ -17,10 +19,11 @@ func gitDiffT(t *testing.T, r *Root, o DiffOptions) map[string]any {
 	if o.MaxBytes == 0 {
 		o.MaxBytes = 262144
 	}
-	res, err := GitDiff(context.Background(), r, o)
+	out, err := GitDiff(context.Background(), r, o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	res := wstest.Fields(out)
 	gitCheckDiffResult(t, res, o.MaxBytes)
 	return res
 }
@@ -67,13 +70,13 @@ func gitCheckDiffResult(t *testing.T, res map[string]any, maxBytes int) {
 // gitFileList renders files as "path<-old:status[:bin]".
 func gitFileList(res map[string]any) []string {
 	var out []string
-	for _, f := range res["files"].([]map[string]any) {
-		s := f["path"].(string)
-		if o, ok := f["old_path"]; ok {
-			s += "<-" + o.(string)
+	for _, f := range res["files"].([]DiffFile) {
+		s := f.Path
+		if f.OldPath != "" {
+			s += "<-" + f.OldPath
 		}
-		s += ":" + f["status"].(string)
-		if f["binary"] == true {
+		s += ":" + f.Status
+		if f.Binary {
 			s += ":bin"
 		}
 		out = append(out, s)
@@ -131,7 +134,7 @@ func TestGitDiffStagedUnstaged(t *testing.T) {
 	gitWantFiles(t, st, "b.txt:modified", "s.txt:modified")
 
 	none := gitDiffT(t, r, DiffOptions{ContextLines: 3})
-	if none["diff"] != "" || len(none["files"].([]map[string]any)) != 0 || none["output_lines"] != 0 || none["truncated"] != false {
+	if none["diff"] != "" || len(none["files"].([]DiffFile)) != 0 || none["output_lines"] != 0 || none["truncated"] != false {
 		t.Fatalf("both flags false: %v", none)
 	}
 }
@@ -226,7 +229,7 @@ func TestGitDiffTruncateBytes(t *testing.T) {
 	gitWriteFiles(t, repo, map[string]string{"staged.txt": "s\n"})
 	gitT(t, repo, "add", "staged.txt")
 	both := gitDiffT(t, r, DiffOptions{Unstaged: true, Staged: true, ContextLines: 3, MaxBytes: 1000})
-	if strings.Contains(both["diff"].(string), "staged.txt") || len(both["files"].([]map[string]any)) != 6 {
+	if strings.Contains(both["diff"].(string), "staged.txt") || len(both["files"].([]DiffFile)) != 6 {
 		t.Fatalf("files %v", gitFileList(both))
 	}
 	// A first line longer than max_bytes: its UTF-8-safe prefix.

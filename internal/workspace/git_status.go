@@ -10,10 +10,32 @@ import (
 	"strings"
 )
 
+// StatusEntry is one git_status entry.
+type StatusEntry struct {
+	Path           string `json:"path" jsonschema:"Workspace-relative path"`
+	OriginalPath   string `json:"original_path,omitempty" jsonschema:"The source of a rename or copy"`
+	IndexStatus    string `json:"index_status" jsonschema:"git's X status code (' ', M, T, A, D, R, C, U, ?)"`
+	WorktreeStatus string `json:"worktree_status" jsonschema:"git's Y status code"`
+}
+
+// StatusResult is git_status's result (profile §6.9).
+type StatusResult struct {
+	IsRepo    bool          `json:"is_repo" jsonschema:"Whether the workspace is inside a git work tree"`
+	Branch    string        `json:"branch" jsonschema:"Current branch, or (detached)"`
+	Head      string        `json:"head" jsonschema:"Full HEAD sha; empty before the first commit"`
+	Upstream  string        `json:"upstream" jsonschema:"Upstream branch, e.g. origin/main; empty without one"`
+	Ahead     int           `json:"ahead"`
+	Behind    int           `json:"behind"`
+	Clean     bool          `json:"clean" jsonschema:"No entries"`
+	Entries   []StatusEntry `json:"entries"`
+	Truncated bool          `json:"truncated"`
+	Warnings  []string      `json:"warnings"`
+}
+
 // GitStatus reports the work tree status of the workspace, scoped to path
 // (git_status, profile §6.9). Outside a work tree it succeeds with
 // is_repo false; the git binary missing is GIT_ERROR.
-func GitStatus(ctx context.Context, r *Root, path string, untracked bool, maxEntries int) (map[string]any, error) {
+func GitStatus(ctx context.Context, r *Root, path string, untracked bool, maxEntries int) (*StatusResult, error) {
 	if path == "" {
 		path = "."
 	}
@@ -24,41 +46,32 @@ func GitStatus(ctx context.Context, r *Root, path string, untracked bool, maxEnt
 	if maxEntries < 1 {
 		maxEntries = 1000
 	}
-	out := map[string]any{
-		"is_repo": false, "branch": "", "head": "", "upstream": "", "ahead": 0, "behind": 0,
-		"clean": true, "entries": []map[string]any{}, "truncated": false, "warnings": []string{},
-	}
+	out := &StatusResult{Clean: true, Entries: []StatusEntry{}, Warnings: []string{}}
 	repo, err := gitOpen(ctx, r)
 	if err != nil {
 		return nil, err
 	}
 	if repo == nil {
-		out["warnings"] = []string{"not inside a git work tree"}
+		out.Warnings = []string{"not inside a git work tree"}
 		return out, nil
 	}
-	out["is_repo"] = true
+	out.IsRepo = true
 
 	mode := "--untracked-files=no"
 	if untracked {
 		mode = "--untracked-files=all"
 	}
-	st := statusParse{repo: repo, max: maxEntries, entries: []map[string]any{}}
+	st := statusParse{repo: repo, max: maxEntries, entries: []StatusEntry{}}
 	err = runGit(ctx, repo.opts, st.consume,
 		"status", "--porcelain=v2", "-z", "--branch", mode, "--find-renames", "--ignore-submodules=dirty",
 		"--", scope.Rel)
 	if err != nil {
 		return nil, gitFailure(err)
 	}
-	out["branch"] = st.branch
-	out["head"] = st.head
-	out["upstream"] = st.upstream
-	out["ahead"] = st.ahead
-	out["behind"] = st.behind
-	out["entries"] = st.entries
-	out["clean"] = len(st.entries) == 0
-	out["truncated"] = st.truncated
+	out.Branch, out.Head, out.Upstream, out.Ahead, out.Behind = st.branch, st.head, st.upstream, st.ahead, st.behind
+	out.Entries, out.Clean, out.Truncated = st.entries, len(st.entries) == 0, st.truncated
 	if st.truncated {
-		out["warnings"] = []string{fmt.Sprintf("status truncated to %d entries", maxEntries)}
+		out.Warnings = []string{fmt.Sprintf("status truncated to %d entries", maxEntries)}
 	}
 	return out, nil
 }
@@ -69,7 +82,7 @@ type statusParse struct {
 	max                    int
 	branch, head, upstream string
 	ahead, behind          int
-	entries                []map[string]any
+	entries                []StatusEntry
 	truncated              bool
 }
 
@@ -86,7 +99,7 @@ func (s *statusParse) consume(r *bufio.Reader) error {
 			s.header(rec[2:])
 			continue
 		}
-		var e map[string]any
+		var e StatusEntry
 		switch {
 		case strings.HasPrefix(rec, "1 "):
 			f := strings.SplitN(rec, " ", 9)
@@ -104,7 +117,7 @@ func (s *statusParse) consume(r *bufio.Reader) error {
 				return fmt.Errorf("git status: rename record without its original path")
 			}
 			e = s.entry(f[1], f[9])
-			e["original_path"] = s.repo.rel(orig)
+			e.OriginalPath = s.repo.rel(orig)
 		case strings.HasPrefix(rec, "u "):
 			f := strings.SplitN(rec, " ", 11)
 			if len(f) < 11 {
@@ -124,7 +137,7 @@ func (s *statusParse) consume(r *bufio.Reader) error {
 	}
 }
 
-func (s *statusParse) entry(xy, path string) map[string]any {
+func (s *statusParse) entry(xy, path string) StatusEntry {
 	code := func(c byte) string {
 		if c == '.' {
 			return " "
@@ -134,7 +147,7 @@ func (s *statusParse) entry(xy, path string) map[string]any {
 	if len(xy) < 2 {
 		xy += ".."
 	}
-	return map[string]any{"path": s.repo.rel(path), "index_status": code(xy[0]), "worktree_status": code(xy[1])}
+	return StatusEntry{Path: s.repo.rel(path), IndexStatus: code(xy[0]), WorktreeStatus: code(xy[1])}
 }
 
 func (s *statusParse) header(h string) {

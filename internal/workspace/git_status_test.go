@@ -10,14 +10,17 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
 func gitStatusT(t *testing.T, r *Root, path string, untracked bool, max int) map[string]any {
 	t.Helper()
-	res, err := GitStatus(context.Background(), r, path, untracked, max)
+	out, err := GitStatus(context.Background(), r, path, untracked, max)
 	if err != nil {
 		t.Fatal(err)
 	}
+	res := wstest.Fields(out)
 	if _, ok := res["ok"]; ok {
 		t.Fatal("result carries ok")
 	}
@@ -38,12 +41,12 @@ func gitStatusT(t *testing.T, r *Root, path string, untracked bool, max int) map
 // gitEntryList renders entries as "path<-orig:XY" sorted.
 func gitEntryList(res map[string]any) []string {
 	var out []string
-	for _, e := range res["entries"].([]map[string]any) {
-		s := e["path"].(string)
-		if o, ok := e["original_path"]; ok {
-			s += "<-" + o.(string)
+	for _, e := range res["entries"].([]StatusEntry) {
+		s := e.Path
+		if e.OriginalPath != "" {
+			s += "<-" + e.OriginalPath
 		}
-		out = append(out, s+":"+e["index_status"].(string)+e["worktree_status"].(string))
+		out = append(out, s+":"+e.IndexStatus+e.WorktreeStatus)
 	}
 	sort.Strings(out)
 	return out
@@ -212,14 +215,14 @@ func TestGitStatusMaxEntries(t *testing.T) {
 	}
 	r := gitOpenRoot(t, repo)
 	res := gitStatusT(t, r, ".", true, 3)
-	if len(res["entries"].([]map[string]any)) != 3 || res["truncated"] != true || res["clean"] != false {
+	if len(res["entries"].([]StatusEntry)) != 3 || res["truncated"] != true || res["clean"] != false {
 		t.Fatalf("%v", res)
 	}
 	if w := res["warnings"].([]string); len(w) != 1 || !strings.Contains(w[0], "truncated") {
 		t.Fatalf("warnings %v", w)
 	}
 	res = gitStatusT(t, r, ".", true, 5)
-	if len(res["entries"].([]map[string]any)) != 5 || res["truncated"] != false {
+	if len(res["entries"].([]StatusEntry)) != 5 || res["truncated"] != false {
 		t.Fatalf("%v", res)
 	}
 }
@@ -244,7 +247,7 @@ func TestGitStatusNotRepo(t *testing.T) {
 	gitWriteFiles(t, dir, map[string]string{"a.txt": "a\n"})
 	r := gitOpenRoot(t, dir)
 	res := gitStatusT(t, r, ".", true, 100)
-	if res["is_repo"] != false || res["clean"] != true || res["truncated"] != false || len(res["entries"].([]map[string]any)) != 0 ||
+	if res["is_repo"] != false || res["clean"] != true || res["truncated"] != false || len(res["entries"].([]StatusEntry)) != 0 ||
 		res["branch"] != "" || res["head"] != "" || res["ahead"] != 0 {
 		t.Fatalf("%v", res)
 	}

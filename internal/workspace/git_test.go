@@ -170,20 +170,19 @@ esac
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("bounded read took %s", d)
 	}
-	if res["truncated"] != true || res["truncated_by"] != "bytes" || res["output_bytes"].(int) > 1000 {
-		t.Fatalf("result %v", res)
+	if !res.Truncated || res.TruncatedBy == nil || *res.TruncatedBy != "bytes" || res.OutputBytes > 1000 {
+		t.Fatalf("result %+v", res)
 	}
-	files := res["files"].([]map[string]any)
-	if len(files) != 1 || files[0]["path"] != "big.txt" || files[0]["status"] != "modified" {
-		t.Fatalf("files %v", files)
+	if files := res.Files; len(files) != 1 || files[0].Path != "big.txt" || files[0].Status != "modified" {
+		t.Fatalf("files %+v", files)
 	}
 	// By lines: 2000 of them.
 	res, err = GitDiff(context.Background(), r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res["truncated_by"] != "lines" || res["output_lines"] != 2000 {
-		t.Fatalf("lines: %v %v", res["truncated_by"], res["output_lines"])
+	if res.TruncatedBy == nil || *res.TruncatedBy != "lines" || res.OutputLines != 2000 {
+		t.Fatalf("lines: %v %v", res.TruncatedBy, res.OutputLines)
 	}
 }
 
@@ -247,8 +246,8 @@ func TestGitHostileConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, e := range st["entries"].([]map[string]any) {
-		got = append(got, e["path"].(string)+":"+e["index_status"].(string)+e["worktree_status"].(string))
+	for _, e := range st.Entries {
+		got = append(got, e.Path+":"+e.IndexStatus+e.WorktreeStatus)
 	}
 	if strings.Join(got, ",") != "a.txt: M,b.txt:M ,c.txt: M,d.md: M,.gitattributes:??" {
 		t.Fatalf("status entries %v", got)
@@ -257,7 +256,7 @@ func TestGitHostileConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff := d["diff"].(string)
+	diff := d.Diff
 	for _, want := range []string{"-hello\n+HELLO\n", "-world\n+WORLD\n", "-third\n+THIRD\n", "-plain\n+PLAIN\n"} {
 		if !strings.Contains(diff, want) {
 			t.Fatalf("diff lacks %q:\n%s", want, diff)

@@ -19,7 +19,7 @@ import (
 var fallbackMaxFile int64 = 32 << 20
 
 // fallbackDiff appends the diff text to text and returns the files.
-func fallbackDiff(r *Root, o DiffOptions, specs []string, text *diffText) ([]diffFile, []string) {
+func fallbackDiff(r *Root, o DiffOptions, specs []string, text *diffText) ([]DiffFile, []string) {
 	var warnings []string
 	paths := make([]string, 0, len(o.Originals))
 	orig := map[string]*string{}
@@ -34,7 +34,7 @@ func fallbackDiff(r *Root, o DiffOptions, specs []string, text *diffText) ([]dif
 		orig[clean] = v
 	}
 	sort.Strings(paths)
-	var files []diffFile
+	var files []DiffFile
 	for _, p := range paths {
 		if !matchesSpecs(p, specs) {
 			continue
@@ -48,19 +48,19 @@ func fallbackDiff(r *Root, o DiffOptions, specs []string, text *diffText) ([]dif
 		if old == nil && !cur.exists || old != nil && cur.exists && cur.same {
 			continue
 		}
-		f := diffFile{path: p, status: "modified"}
+		f := DiffFile{Path: p, Status: "modified"}
 		switch {
 		case old == nil:
-			f.status = "added"
+			f.Status = "added"
 		case !cur.exists:
-			f.status = "deleted"
+			f.Status = "deleted"
 		}
 		var a string
 		if old != nil {
 			a = *old
 		}
 		b := string(cur.content)
-		f.binary = cur.large || looksBinary(a) || looksBinary(b)
+		f.Binary = cur.large || looksBinary(a) || looksBinary(b)
 		files = append(files, f)
 		if text.full() {
 			text.cut = true
@@ -162,11 +162,11 @@ func looksBinary(s string) bool {
 }
 
 // fileDiff is one file's section in git's format.
-func fileDiff(f diffFile, mode, a, b string, context int) string {
+func fileDiff(f DiffFile, mode, a, b string, context int) string {
 	var w strings.Builder
-	fmt.Fprintf(&w, "diff --git a/%s b/%s\n", f.path, f.path)
-	from, to := "a/"+f.path, "b/"+f.path
-	switch f.status {
+	fmt.Fprintf(&w, "diff --git a/%s b/%s\n", f.Path, f.Path)
+	from, to := "a/"+f.Path, "b/"+f.Path
+	switch f.Status {
 	case "added":
 		fmt.Fprintf(&w, "new file mode %s\n", mode)
 		from = "/dev/null"
@@ -174,7 +174,7 @@ func fileDiff(f diffFile, mode, a, b string, context int) string {
 		w.WriteString("deleted file mode 100644\n")
 		to = "/dev/null"
 	}
-	if f.binary {
+	if f.Binary {
 		fmt.Fprintf(&w, "Binary files %s and %s differ\n", from, to)
 		return w.String()
 	}

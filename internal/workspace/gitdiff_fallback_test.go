@@ -70,12 +70,12 @@ func TestGitDiffFallback(t *testing.T) {
 	gitWantCode(t, err, "PATH_OUTSIDE_WORKSPACE")
 	// Staged only: the fallback has no index, it shows the same changes.
 	res = gitDiffT(t, r, DiffOptions{Staged: true, ContextLines: 3, Originals: orig})
-	if len(res["files"].([]map[string]any)) != 7 {
+	if len(res["files"].([]DiffFile)) != 7 {
 		t.Fatalf("staged fallback %v", gitFileList(res))
 	}
 	// Both flags false: empty.
 	res = gitDiffT(t, r, DiffOptions{ContextLines: 3, Originals: orig})
-	if res["diff"] != "" || len(res["files"].([]map[string]any)) != 0 {
+	if res["diff"] != "" || len(res["files"].([]DiffFile)) != 0 {
 		t.Fatalf("%v", res)
 	}
 	// Nothing recorded: empty, with the warning.
@@ -85,7 +85,7 @@ func TestGitDiffFallback(t *testing.T) {
 	}
 	// Truncation applies.
 	res = gitDiffT(t, r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 100, Originals: orig})
-	if res["truncated"] != true || res["truncated_by"] != "bytes" || len(res["files"].([]map[string]any)) != 7 {
+	if res["truncated"] != true || res["truncated_by"] != "bytes" || len(res["files"].([]DiffFile)) != 7 {
 		t.Fatalf("%v", res)
 	}
 	// Context 0.

@@ -55,13 +55,35 @@ type ImageInfo struct {
 	Width, Height int
 }
 
+// ImageSize describes image data.
+type ImageSize struct {
+	Bytes    int    `json:"bytes"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	MimeType string `json:"mime_type"`
+}
+
+// ImageResult is view_image's result (profile §6.12) without the ways
+// the data is returned (an image content item or a data URL), which are
+// the tool's.
+type ImageResult struct {
+	Path     string    `json:"path" jsonschema:"Canonical workspace-relative path"`
+	MimeType string    `json:"mime_type" jsonschema:"Type of the returned data, from its content"`
+	Bytes    int       `json:"bytes" jsonschema:"Size of the returned data"`
+	Width    int       `json:"width"`
+	Height   int       `json:"height"`
+	Resized  bool      `json:"resized"`
+	Original ImageSize `json:"original" jsonschema:"The image as stored"`
+	Warnings []string  `json:"warnings"`
+	// Data is the image data to return.
+	Data []byte `json:"-"`
+}
+
 // ViewImage reads a workspace image, identified by its content only, and
-// returns the structured result's fields (path, mime_type, bytes, width,
-// height, resized, original, warnings; no ok, no data_url) with the image
-// data to return. Over the limits and with AutoResize it scales the image
+// returns it with its description. Over the limits and with AutoResize it scales the image
 // down to fit them (re-encoded as the same format where Go has an
 // encoder, WebP as PNG); data still over MaxBytes is OUTPUT_TOO_LARGE.
-func ViewImage(r *Root, o ImageOptions) (map[string]any, []byte, error) {
+func ViewImage(r *Root, o ImageOptions) (*ImageResult, error) {
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = imageDefaultMaxBytes
 	}
@@ -73,11 +95,11 @@ func ViewImage(r *Root, o ImageOptions) (map[string]any, []byte, error) {
 	}
 	res, err := r.Existing(o.Path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	f, err := openRegular(r.FS, res.Rel)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer f.Close()
 	tooLarge := func(n int64, why string) error {
@@ -86,22 +108,22 @@ func ViewImage(r *Root, o ImageOptions) (map[string]any, []byte, error) {
 			"image too large: %s %s; not decoded", res.Rel, why)
 	}
 	if fi, err := f.Stat(); err == nil && fi.Size() > imageMaxFileBytes {
-		return nil, nil, tooLarge(fi.Size(), fmt.Sprintf("is %d bytes, over the %d-byte limit", fi.Size(), imageMaxFileBytes))
+		return nil, tooLarge(fi.Size(), fmt.Sprintf("is %d bytes, over the %d-byte limit", fi.Size(), imageMaxFileBytes))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, imageMaxFileBytes+1))
 	if err != nil {
-		return nil, nil, Errorf(CodeInternal, map[string]any{"path": res.Rel}, "cannot read %s: %v", res.Rel, err)
+		return nil, Errorf(CodeInternal, map[string]any{"path": res.Rel}, "cannot read %s: %v", res.Rel, err)
 	}
 	if len(data) > imageMaxFileBytes { // grew since the stat
-		return nil, nil, tooLarge(int64(len(data)), fmt.Sprintf("is over the %d-byte limit", imageMaxFileBytes))
+		return nil, tooLarge(int64(len(data)), fmt.Sprintf("is over the %d-byte limit", imageMaxFileBytes))
 	}
 	info, ok := SniffImage(data)
 	if !ok {
-		return nil, nil, Errorf(CodeBinaryFile, map[string]any{"path": res.Rel},
+		return nil, Errorf(CodeBinaryFile, map[string]any{"path": res.Rel},
 			"not a supported image: %s is not PNG, JPEG, GIF or WebP by its content; view blocked", res.Rel)
 	}
 	if int64(info.Width)*int64(info.Height) > imageMaxPixels {
-		return nil, nil, tooLarge(int64(len(data)), fmt.Sprintf("is %dx%d pixels, over the %d-pixel limit",
+		return nil, tooLarge(int64(len(data)), fmt.Sprintf("is %dx%d pixels, over the %d-pixel limit",
 			info.Width, info.Height, imageMaxPixels))
 	}
 
@@ -130,20 +152,12 @@ func ViewImage(r *Root, o ImageOptions) (map[string]any, []byte, error) {
 		} else if !o.AutoResize {
 			msg += " (auto_resize is off)"
 		}
-		return nil, nil, Errorf(CodeOutputTooLarge, map[string]any{"path": res.Rel, "bytes": len(out), "max_bytes": o.MaxBytes,
+		return nil, Errorf(CodeOutputTooLarge, map[string]any{"path": res.Rel, "bytes": len(out), "max_bytes": o.MaxBytes,
 			"resize_attempted": attempted, "warnings": warnings}, msg, res.Rel, len(out), o.MaxBytes)
 	}
-	return map[string]any{
-		"path":      res.Rel,
-		"mime_type": outInfo.Mime,
-		"bytes":     len(out),
-		"width":     outInfo.Width,
-		"height":    outInfo.Height,
-		"resized":   resized,
-		"original": map[string]any{"bytes": len(data), "width": info.Width, "height": info.Height,
-			"mime_type": info.Mime},
-		"warnings": warnings,
-	}, out, nil
+	return &ImageResult{Path: res.Rel, MimeType: outInfo.Mime, Bytes: len(out), Width: outInfo.Width, Height: outInfo.Height,
+		Resized: resized, Original: ImageSize{Bytes: len(data), Width: info.Width, Height: info.Height, MimeType: info.Mime},
+		Warnings: warnings, Data: out}, nil
 }
 
 // SniffImage identifies PNG, GIF, JPEG and WebP data by its magic bytes

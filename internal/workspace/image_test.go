@@ -18,6 +18,8 @@ import (
 	"testing"
 
 	"golang.org/x/image/webp"
+
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
 // Helpers of the view_image tests (prefix img).
@@ -214,11 +216,11 @@ func imgRoot(t testing.TB, files map[string][]byte) *Root {
 
 func imgView(t testing.TB, r *Root, o ImageOptions) (map[string]any, []byte) {
 	t.Helper()
-	res, data, err := ViewImage(r, o)
+	res, err := ViewImage(r, o)
 	if err != nil {
 		t.Fatalf("ViewImage(%+v): %v", o, err)
 	}
-	return res, data
+	return wstest.Fields(res), res.Data
 }
 
 // imgCheck checks the result against the returned data: bytes, and the
@@ -361,7 +363,7 @@ func TestViewImageFormats(t *testing.T) {
 		} else {
 			imgCheck(t, res, data, c.mime, c.w, c.h)
 		}
-		want := map[string]any{"bytes": len(data), "width": c.w, "height": c.h, "mime_type": c.mime}
+		want := ImageSize{Bytes: len(data), Width: c.w, Height: c.h, MimeType: c.mime}
 		if !reflect.DeepEqual(res["original"], want) {
 			t.Fatalf("%s: original %v, want %v", c.path, res["original"], want)
 		}
@@ -388,7 +390,7 @@ func TestViewImageExtensionLies(t *testing.T) {
 	res, data = imgView(t, r, ImageOptions{Path: "noext", AutoResize: true})
 	imgCheck(t, res, data, MimeJPEG, 5, 6)
 	for _, p := range []string{"fake.png", "fake.webp", "empty.gif", "binary.jpeg"} {
-		_, _, err := ViewImage(r, ImageOptions{Path: p, AutoResize: true})
+		_, err := ViewImage(r, ImageOptions{Path: p, AutoResize: true})
 		e := twCode(t, err, "BINARY_FILE")
 		if !strings.Contains(e.Message, "not a supported image") || e.Category != CatValidation || e.Details["path"] != p {
 			t.Fatalf("%s: %+v", p, e)
@@ -435,7 +437,7 @@ func TestViewImageResizeByDimensions(t *testing.T) {
 		if res["resized"] != true {
 			t.Fatalf("%s: resized %v", c.path, res["resized"])
 		}
-		want := map[string]any{"bytes": len(files[c.path]), "width": c.origW, "height": c.origH, "mime_type": c.origMime}
+		want := ImageSize{Bytes: len(files[c.path]), Width: c.origW, Height: c.origH, MimeType: c.origMime}
 		if !reflect.DeepEqual(res["original"], want) {
 			t.Fatalf("%s: original %v, want %v", c.path, res["original"], want)
 		}
@@ -489,8 +491,8 @@ func TestViewImageResizeByBytes(t *testing.T) {
 		if d := float64(w)/float64(h) - float64(c.w)/float64(c.h); d > 0.05 || d < -0.05 {
 			t.Fatalf("%s: %dx%d from %dx%d", c.path, w, h, c.w, c.h)
 		}
-		o := res["original"].(map[string]any)
-		if o["bytes"] != len(files[c.path]) || o["mime_type"] != c.origMime || o["width"] != c.w || o["height"] != c.h {
+		o := res["original"].(ImageSize)
+		if o.Bytes != len(files[c.path]) || o.MimeType != c.origMime || o.Width != c.w || o.Height != c.h {
 			t.Fatalf("%s: original %v", c.path, o)
 		}
 	}
@@ -530,7 +532,7 @@ func TestViewImageTooLarge(t *testing.T) {
 	}
 
 	t.Run("auto_resize off", func(t *testing.T) {
-		_, _, err := ViewImage(r, ImageOptions{Path: "noise.png", MaxBytes: 1024})
+		_, err := ViewImage(r, ImageOptions{Path: "noise.png", MaxBytes: 1024})
 		e := twCode(t, err, "OUTPUT_TOO_LARGE")
 		details(t, e, len(noise), false)
 		if e.Details["max_bytes"] != 1024 {
@@ -538,7 +540,7 @@ func TestViewImageTooLarge(t *testing.T) {
 		}
 	})
 	t.Run("max_bytes too small to reach", func(t *testing.T) {
-		_, _, err := ViewImage(r, ImageOptions{Path: "noise.png", MaxBytes: 10, AutoResize: true})
+		_, err := ViewImage(r, ImageOptions{Path: "noise.png", MaxBytes: 10, AutoResize: true})
 		e := twCode(t, err, "OUTPUT_TOO_LARGE")
 		details(t, e, -1, true)
 		if n := e.Details["bytes"].(int); n <= 10 || n >= len(noise) {
@@ -546,7 +548,7 @@ func TestViewImageTooLarge(t *testing.T) {
 		}
 	})
 	t.Run("resize fails, original too large", func(t *testing.T) {
-		_, _, err := ViewImage(r, ImageOptions{Path: "truncated.png", MaxBytes: 2048, AutoResize: true})
+		_, err := ViewImage(r, ImageOptions{Path: "truncated.png", MaxBytes: 2048, AutoResize: true})
 		e := twCode(t, err, "OUTPUT_TOO_LARGE")
 		details(t, e, len(truncated), true)
 		if w := e.Details["warnings"].([]string); len(w) != 1 || !strings.Contains(w[0], "resizing failed") {
@@ -577,7 +579,7 @@ func TestViewImageTooLarge(t *testing.T) {
 		binary.BigEndian.PutUint32(huge[16:], 20000) // IHDR width
 		binary.BigEndian.PutUint32(huge[20:], 20000) // and height: 400 megapixels
 		r := imgRoot(t, map[string][]byte{"huge.png": huge})
-		_, _, err := ViewImage(r, ImageOptions{Path: "huge.png", AutoResize: true})
+		_, err := ViewImage(r, ImageOptions{Path: "huge.png", AutoResize: true})
 		e := twCode(t, err, "OUTPUT_TOO_LARGE")
 		details(t, e, len(huge), false)
 		if !strings.Contains(e.Message, "pixel") {
@@ -589,7 +591,7 @@ func TestViewImageTooLarge(t *testing.T) {
 		if err := os.Truncate(r.Join("big.png"), imageMaxFileBytes+1); err != nil { // sparse
 			t.Fatal(err)
 		}
-		_, _, err := ViewImage(r, ImageOptions{Path: "big.png", AutoResize: true})
+		_, err := ViewImage(r, ImageOptions{Path: "big.png", AutoResize: true})
 		details(t, twCode(t, err, "OUTPUT_TOO_LARGE"), -1, false)
 	})
 }
@@ -620,7 +622,7 @@ func TestViewImagePathErrors(t *testing.T) {
 		{"dir", "IS_DIRECTORY"},
 		{".", "IS_DIRECTORY"},
 	} {
-		_, _, err := ViewImage(r, ImageOptions{Path: c.path, AutoResize: true})
+		_, err := ViewImage(r, ImageOptions{Path: c.path, AutoResize: true})
 		twCode(t, err, c.code)
 	}
 	// A symlink inside the workspace is followed; the path is canonical.

@@ -22,17 +22,24 @@ const (
 	walkBudget = 10 * time.Second
 )
 
-// ListDirEntry is one list_dir entry. Fields are declared in key order so
-// the JSON has sorted keys.
+// ListDirEntry is one list_dir entry.
 type ListDirEntry struct {
-	IsHidden      bool   `json:"is_hidden"`
-	IsIgnored     bool   `json:"is_ignored"`
-	Modified      string `json:"modified"`
 	Name          string `json:"name"`
-	Path          string `json:"path"`
+	Path          string `json:"path" jsonschema:"Workspace-relative path"`
+	Type          string `json:"type" jsonschema:"file, directory, symlink or other"`
 	SizeBytes     int64  `json:"size_bytes"`
-	SymlinkTarget string `json:"symlink_target,omitempty"`
-	Type          string `json:"type"`
+	Modified      string `json:"modified" jsonschema:"Modification time, RFC 3339 UTC"`
+	IsHidden      bool   `json:"is_hidden"`
+	IsIgnored     bool   `json:"is_ignored" jsonschema:"Shown only because include_ignored is set"`
+	SymlinkTarget string `json:"symlink_target,omitempty" jsonschema:"The raw link text of a symlink"`
+}
+
+// ListDirResult is list_dir's result (profile §6.2).
+type ListDirResult struct {
+	Path      string         `json:"path" jsonschema:"Canonical workspace-relative path of the directory"`
+	Entries   []ListDirEntry `json:"entries"`
+	Truncated bool           `json:"truncated"`
+	Warnings  []string       `json:"warnings"`
 }
 
 // ListDirOptions are list_dir's inputs.
@@ -58,7 +65,7 @@ type listCandidate struct {
 // ListDir lists a directory (list_dir): its entries, or with recursive the
 // entries down to max_depth levels, filtered per §5.4, sorted over the
 // whole result and cut at max_entries.
-func ListDir(ctx context.Context, r *Root, o ListDirOptions) (map[string]any, error) {
+func ListDir(ctx context.Context, r *Root, o ListDirOptions) (*ListDirResult, error) {
 	if o.Path == "" {
 		o.Path = "."
 	}
@@ -162,7 +169,7 @@ func ListDir(ctx context.Context, r *Root, o ListDirOptions) (map[string]any, er
 		truncated = true
 		warnings = append(warnings, "listing time limit reached: the result is partial")
 	}
-	return map[string]any{"path": base, "entries": entries, "truncated": truncated, "warnings": warnings}, nil
+	return &ListDirResult{Path: base, Entries: entries, Truncated: truncated, Warnings: warnings}, nil
 }
 
 // listDirLess orders candidates by the requested key: name (then path),

@@ -13,14 +13,17 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
 func twList(t testing.TB, r *Root, o ListDirOptions) (map[string]any, []ListDirEntry) {
 	t.Helper()
-	res, err := ListDir(context.Background(), r, o)
+	out, err := ListDir(context.Background(), r, o)
 	if err != nil {
 		t.Fatalf("ListDir(%+v): %v", o, err)
 	}
+	res := wstest.Fields(out)
 	for _, k := range []string{"path", "entries", "truncated", "warnings"} {
 		if _, ok := res[k]; !ok {
 			t.Fatalf("field %s missing in %v", k, res)
@@ -303,8 +306,8 @@ func TestListDirHugeDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if files := res["files"].([]ListedFile); len(files) != 5000 || res["truncated"] != true || files[0].Path != "big/f000000.txt" {
-		t.Errorf("list_files: %d files, truncated %v", len(files), res["truncated"])
+	if files := res.Files; len(files) != 5000 || !res.Truncated || files[0].Path != "big/f000000.txt" {
+		t.Errorf("list_files: %d files, truncated %v", len(files), res.Truncated)
 	}
 	t.Logf("list_files: %v", time.Since(start))
 	start = time.Now()
@@ -312,8 +315,8 @@ func TestListDirHugeDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sres["total_matches"] != int64(0) {
-		t.Errorf("search: %v", sres["total_matches"])
+	if sres.TotalMatches != 0 {
+		t.Errorf("search: %v", sres.TotalMatches)
 	}
 	t.Logf("search_text: %v", time.Since(start))
 }

@@ -24,7 +24,26 @@ const (
 // 2000-line cap and maxBytes. The file is streamed: memory stays bounded
 // by maxBytes whatever its size, while the whole file is still scanned for
 // total_lines, total_bytes and UTF-8 validity.
-func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (map[string]any, error) {
+// ReadResult is read_file's result (profile §6.1).
+type ReadResult struct {
+	Path       string `json:"path" jsonschema:"Canonical workspace-relative path of the file"`
+	Content    string `json:"content" jsonschema:"The selected lines, terminators included"`
+	Encoding   string `json:"encoding" jsonschema:"Always utf-8"`
+	StartLine  int    `json:"start_line"`
+	EndLine    int    `json:"end_line" jsonschema:"Last line returned"`
+	TotalLines int    `json:"total_lines"`
+	TotalBytes int64  `json:"total_bytes" jsonschema:"Size of the file"`
+	BytesRead  int    `json:"bytes_read" jsonschema:"Bytes of content"`
+	Truncated  bool   `json:"truncated"`
+	// TruncatedBy is lines or bytes, or null.
+	TruncatedBy   *string  `json:"truncated_by" jsonschema:"The limit that cut the content: lines or bytes; null when not cut"`
+	OutputLines   int      `json:"output_lines"`
+	OutputBytes   int      `json:"output_bytes"`
+	NextStartLine *int     `json:"next_start_line" jsonschema:"Where to continue reading after a cut; null when done"`
+	Warnings      []string `json:"warnings"`
+}
+
+func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (*ReadResult, error) {
 	if start < 1 {
 		start = 1
 	}
@@ -98,11 +117,12 @@ func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (map[stri
 			endLine = endReq
 		}
 	}
-	var truncatedBy, nextStart any
+	var truncatedBy *string
+	var nextStart *int
 	if s.truncatedBy != "" {
-		truncatedBy = s.truncatedBy
+		truncatedBy = &s.truncatedBy
 		if endLine+1 <= totalLines {
-			nextStart = endLine + 1
+			nextStart = new(endLine + 1)
 		}
 		if s.partial {
 			warnings = append(warnings, "first line exceeds max_bytes: returned its first "+strconv.Itoa(len(content))+" bytes")
@@ -117,22 +137,10 @@ func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (map[stri
 			warnings = append(warnings, "content truncated at "+limit)
 		}
 	}
-	return map[string]any{
-		"path":            res.Rel,
-		"content":         content,
-		"encoding":        "utf-8",
-		"start_line":      start,
-		"end_line":        endLine,
-		"total_lines":     totalLines,
-		"total_bytes":     total,
-		"bytes_read":      len(content),
-		"truncated":       s.truncatedBy != "",
-		"truncated_by":    truncatedBy,
-		"output_lines":    s.outLines,
-		"output_bytes":    len(content),
-		"next_start_line": nextStart,
-		"warnings":        warnings,
-	}, nil
+	return &ReadResult{Path: res.Rel, Content: content, Encoding: "utf-8", StartLine: start, EndLine: endLine,
+		TotalLines: totalLines, TotalBytes: total, BytesRead: len(content), Truncated: s.truncatedBy != "",
+		TruncatedBy: truncatedBy, OutputLines: s.outLines, OutputBytes: len(content), NextStartLine: nextStart,
+		Warnings: warnings}, nil
 }
 
 func notUTF8(rel string) error {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
 // Helpers of the read/list/search tests (prefix tw: they share the
@@ -114,7 +116,7 @@ func twRead(t testing.TB, r *Root, path string, start int, end *int, maxBytes in
 	if err != nil {
 		t.Fatalf("ReadFile(%q): %v", path, err)
 	}
-	return res
+	return wstest.Fields(res)
 }
 
 func intp(n int) *int { return &n }

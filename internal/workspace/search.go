@@ -46,14 +46,23 @@ var (
 	searchMaxLine = 64 << 20 // a file with a longer line is skipped
 )
 
-// SearchMatch is one matching line, fields in key order.
+// SearchMatch is one matching line.
 type SearchMatch struct {
-	After   []string `json:"after"`
-	Before  []string `json:"before"`
-	Column  int      `json:"column"`
-	Line    int      `json:"line"`
-	Path    string   `json:"path"`
-	Preview string   `json:"preview"`
+	Path    string   `json:"path" jsonschema:"Workspace-relative path of the file"`
+	Line    int      `json:"line" jsonschema:"1-based line number"`
+	Column  int      `json:"column" jsonschema:"1-based byte offset of the first match in the line"`
+	Preview string   `json:"preview" jsonschema:"The matching line, cut to max_preview_bytes"`
+	Before  []string `json:"before" jsonschema:"Lines of context before"`
+	After   []string `json:"after" jsonschema:"Lines of context after"`
+}
+
+// SearchResult is search_text's result (profile §6.4).
+type SearchResult struct {
+	Query        string        `json:"query"`
+	Matches      []SearchMatch `json:"matches"`
+	TotalMatches int64         `json:"total_matches" jsonschema:"Every matching line, including those past max_results"`
+	Truncated    bool          `json:"truncated"`
+	Warnings     []string      `json:"warnings"`
 }
 
 // SearchOptions are search_text's inputs.
@@ -72,7 +81,7 @@ var searchBudget = walkBudget
 
 // SearchText searches files (search_text) for a literal (default) or an
 // RE2 regex, case-insensitively unless CaseSensitive, one match per line.
-func SearchText(ctx context.Context, r *Root, o SearchOptions) (map[string]any, error) {
+func SearchText(ctx context.Context, r *Root, o SearchOptions) (*SearchResult, error) {
 	if o.Query == "" {
 		return nil, Errorf(CodeInvalidArgument, map[string]any{"argument": "query"}, "query must not be empty")
 	}
@@ -148,7 +157,7 @@ func SearchText(ctx context.Context, r *Root, o SearchOptions) (map[string]any, 
 	if n := s.longLines.Load(); n > 0 {
 		s.warnings = append(s.warnings, "skipped "+strconv.Itoa(int(n))+" file(s) with a line longer than "+strconv.Itoa(searchMaxLine>>10)+" KiB")
 	}
-	return map[string]any{"query": o.Query, "matches": matches, "total_matches": total, "truncated": truncated, "warnings": s.warnings}, nil
+	return &SearchResult{Query: o.Query, Matches: matches, TotalMatches: total, Truncated: truncated, Warnings: s.warnings}, nil
 }
 
 type searcher struct {

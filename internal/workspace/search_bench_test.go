@@ -38,7 +38,7 @@ func BenchmarkSearchText(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				total = res["total_matches"].(int64)
+				total = res.TotalMatches
 			}
 			b.ReportMetric(float64(total), "matches")
 		})

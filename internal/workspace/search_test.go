@@ -10,14 +10,17 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
 func twSearch(t testing.TB, r *Root, o SearchOptions) (map[string]any, []SearchMatch) {
 	t.Helper()
-	res, err := SearchText(context.Background(), r, o)
+	out, err := SearchText(context.Background(), r, o)
 	if err != nil {
 		t.Fatalf("SearchText(%+v): %v", o, err)
 	}
+	res := wstest.Fields(out)
 	for _, k := range []string{"query", "matches", "total_matches", "truncated", "warnings"} {
 		if _, ok := res[k]; !ok {
 			t.Fatalf("field %s missing in %v", k, res)
@@ -50,9 +53,13 @@ func TestSearchMatchFields(t *testing.T) {
 	if !reflect.DeepEqual(ms, want) {
 		t.Errorf("matches %+v, want %+v", ms, want)
 	}
-	// The JSON has every key, before/after as arrays.
+	// The JSON has every key, before/after as arrays (the server sorts
+	// the keys of what it sends).
 	b, _ := json.Marshal(ms[0])
-	if string(b) != `{"after":[],"before":[],"column":5,"line":2,"path":"a.txt","preview":"the Needle here, needle again"}` {
+	var got, wantJSON map[string]any
+	json.Unmarshal(b, &got)
+	json.Unmarshal([]byte(`{"after":[],"before":[],"column":5,"line":2,"path":"a.txt","preview":"the Needle here, needle again"}`), &wantJSON)
+	if !reflect.DeepEqual(got, wantJSON) {
 		t.Errorf("json %s", b)
 	}
 	// Case-sensitive: the first exact occurrence gives the column.

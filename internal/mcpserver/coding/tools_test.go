@@ -43,7 +43,8 @@ var toolTransports = []toolTransport{
 }
 
 // toolSession is a connected client, the workspace it serves and the
-// resolved output schemas of its catalog.
+// resolved output schemas of its catalog, closed (closeObjects) so that a
+// result field the schema does not declare fails validation.
 type toolSession struct {
 	cs      *mcp.ClientSession
 	dir     string
@@ -66,6 +67,7 @@ func newToolSession(t *testing.T, cs *mcp.ClientSession, dir string) *toolSessio
 		if err := json.Unmarshal(b, &sch); err != nil {
 			t.Fatalf("%s: outputSchema %s: %v", tl.Name, b, err)
 		}
+		closeObjects(&sch)
 		rs, err := sch.Resolve(nil)
 		if err != nil {
 			t.Fatalf("%s: outputSchema does not resolve: %v", tl.Name, err)
