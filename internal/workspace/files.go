@@ -69,11 +69,11 @@ func ListFiles(ctx context.Context, r *Root, o ListFilesOptions) (*ListFilesResu
 			patterns = []string{"**/*"}
 		}
 	}
-	include, err := compileGlobs(arg, patterns)
+	include, err := CompileGlobs(arg, patterns)
 	if err != nil {
 		return nil, err
 	}
-	exclude, err := compileGlobs("exclude_patterns", o.Exclude)
+	exclude, err := CompileGlobs("exclude_patterns", o.Exclude)
 	if err != nil {
 		return nil, err
 	}
@@ -83,11 +83,11 @@ func ListFiles(ctx context.Context, r *Root, o ListFilesOptions) (*ListFilesResu
 	}
 	defer dir.Close()
 	warnings := []string{}
-	vis, err := newVisibility(ctx, r, base, o.IncludeHidden, o.IncludeIgnored, false, &warnings)
+	vis, err := NewVisibility(ctx, r, base, o.IncludeHidden, o.IncludeIgnored, false, &warnings)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, walkBudget)
+	ctx, cancel := context.WithTimeout(ctx, WalkBudget)
 	defer cancel()
 
 	files := []ListedFile{}
@@ -101,23 +101,23 @@ func ListFiles(ctx context.Context, r *Root, o ListFilesOptions) (*ListFilesResu
 		}
 		ents, err := readDirSorted(d)
 		if err != nil {
-			warnings = append(warnings, "cannot read directory "+rel+": "+errText(err))
+			warnings = append(warnings, "cannot read directory "+rel+": "+ErrText(err))
 			return true
 		}
 		for _, e := range ents {
-			childBase := joinRel(relToBase, e.name)
-			if show, _ := vis.visible(childBase, e.name, false); !show {
+			childBase := JoinRel(relToBase, e.Name)
+			if show, _ := vis.Visible(childBase, e.Name, false); !show {
 				continue
 			}
-			child := joinRel(rel, e.name)
-			if exclude.match(child) {
+			child := JoinRel(rel, e.Name)
+			if exclude.Match(child) {
 				continue // an excluded directory is pruned with its contents
 			}
 			switch {
-			case e.isDir():
-				sub, err := d.OpenRoot(e.name)
+			case e.IsDir():
+				sub, err := d.OpenRoot(e.Name)
 				if err != nil {
-					warnings = append(warnings, "cannot open directory "+child+": "+errText(err))
+					warnings = append(warnings, "cannot open directory "+child+": "+ErrText(err))
 					continue
 				}
 				more := walk(sub, child, childBase)
@@ -126,11 +126,11 @@ func ListFiles(ctx context.Context, r *Root, o ListFilesOptions) (*ListFilesResu
 					return false
 				}
 				continue
-			case e.isRegular(), e.isSymlink():
+			case e.IsRegular(), e.IsSymlink():
 			default:
 				continue
 			}
-			if !include.match(child) {
+			if !include.Match(child) {
 				continue
 			}
 			f, ok := r.listedFile(d, e, child)
@@ -168,8 +168,8 @@ func ListFiles(ctx context.Context, r *Root, o ListFilesOptions) (*ListFilesResu
 // listedFile describes a regular file, or a symlink whose target is a
 // file inside the workspace (lstat data, like list_dir); anything else,
 // including links that dangle or resolve outside, is dropped.
-func (r *Root) listedFile(d *os.Root, e dirent, rel string) (ListedFile, bool) {
-	fi, err := d.Lstat(e.name)
+func (r *Root) listedFile(d *os.Root, e Dirent, rel string) (ListedFile, bool) {
+	fi, err := d.Lstat(e.Name)
 	if err != nil {
 		return ListedFile{}, false
 	}

@@ -30,8 +30,12 @@ var defaultExcluded = map[string]bool{
 	"__pycache__": true,
 }
 
-// visibility decides which entries below one base directory are shown.
-type visibility struct {
+// DefaultExcluded reports a name the profile leaves out of listings and
+// searches unless include_ignored is set.
+func DefaultExcluded(name string) bool { return defaultExcluded[name] }
+
+// Visibility decides which entries below one base directory are shown.
+type Visibility struct {
 	includeHidden, includeIgnored bool
 	// gitIgnored holds the paths, relative to the base directory, that git
 	// reports as ignored (a directory stands for everything below it); nil
@@ -39,11 +43,14 @@ type visibility struct {
 	gitIgnored map[string]bool
 }
 
-// visible reports whether the entry name at relToBase (its path relative
+// IgnoredByGit reports whether git ignores the path relative to the base.
+func (v *Visibility) IgnoredByGit(relToBase string) bool { return v.gitIgnored[relToBase] }
+
+// Visible reports whether the entry name at relToBase (its path relative
 // to the base, "/"-separated) is shown, and whether it counts as ignored
 // (is_ignored: shown only because include_ignored is set). parentIgnored
 // is the ignored state of its directory, which descendants inherit.
-func (v *visibility) visible(relToBase, name string, parentIgnored bool) (show, ignored bool) {
+func (v *Visibility) Visible(relToBase, name string, parentIgnored bool) (show, ignored bool) {
 	if !v.includeHidden && strings.HasPrefix(name, ".") {
 		return false, false
 	}
@@ -54,12 +61,12 @@ func (v *visibility) visible(relToBase, name string, parentIgnored bool) (show, 
 	return true, ignored
 }
 
-// newVisibility prepares the filters for a walk of the directory baseRel.
+// NewVisibility prepares the filters for a walk of the directory baseRel.
 // withGit asks for git's ignore list even when include_ignored is set
 // (list_dir reports is_ignored); warnings collects what the caller should
 // pass on.
-func newVisibility(ctx context.Context, r *Root, baseRel string, includeHidden, includeIgnored, withGit bool, warnings *[]string) (*visibility, error) {
-	v := &visibility{includeHidden: includeHidden, includeIgnored: includeIgnored}
+func NewVisibility(ctx context.Context, r *Root, baseRel string, includeHidden, includeIgnored, withGit bool, warnings *[]string) (*Visibility, error) {
+	v := &Visibility{includeHidden: includeHidden, includeIgnored: includeIgnored}
 	if includeIgnored && !withGit {
 		return v, nil
 	}
@@ -134,37 +141,37 @@ func ignoredByGit(ctx context.Context, dir string) (map[string]bool, string, err
 	return ign, "", nil
 }
 
-// dirent is one directory entry as the walkers see it: the type comes from
+// Dirent is one directory entry as the walkers see it: the type comes from
 // the directory read itself (no stat).
-type dirent struct {
-	name string
-	typ  fs.FileMode // fs.ModeDir, fs.ModeSymlink, 0 for a regular file, other type bits
+type Dirent struct {
+	Name string
+	Type fs.FileMode // fs.ModeDir, fs.ModeSymlink, 0 for a regular file, other type bits
 }
 
-func (d dirent) isDir() bool     { return d.typ&fs.ModeDir != 0 }
-func (d dirent) isSymlink() bool { return d.typ&fs.ModeSymlink != 0 }
-func (d dirent) isRegular() bool { return d.typ&fs.ModeType == 0 }
+func (d Dirent) IsDir() bool     { return d.Type&fs.ModeDir != 0 }
+func (d Dirent) IsSymlink() bool { return d.Type&fs.ModeSymlink != 0 }
+func (d Dirent) IsRegular() bool { return d.Type&fs.ModeType == 0 }
 
 // readDirSorted reads the directory d (anchored: it can only be inside the
 // workspace) and returns its entries in path order: sorted by name, a
 // directory's name compared as if followed by "/", so that a depth-first
 // walk yields paths in plain byte order ("a-b" before "a/x").
-func readDirSorted(d *os.Root) ([]dirent, error) {
+func readDirSorted(d *os.Root) ([]Dirent, error) {
 	f, err := d.Open(".")
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readDirFileSorted(f)
+	return ReadDirFileSorted(f)
 }
 
-// readDirFileSorted is readDirSorted on an open directory.
-func readDirFileSorted(f *os.File) ([]dirent, error) {
+// ReadDirFileSorted is readDirSorted on an open directory.
+func ReadDirFileSorted(f *os.File) ([]Dirent, error) {
 	out, err := readDirents(f)
 	if err != nil && len(out) == 0 {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b dirent) int { return comparePathKey(a.name, a.isDir(), b.name, b.isDir()) })
+	slices.SortFunc(out, func(a, b Dirent) int { return comparePathKey(a.Name, a.IsDir(), b.Name, b.IsDir()) })
 	return out, nil
 }
 
@@ -200,8 +207,8 @@ func comparePathKey(a string, aDir bool, b string, bDir bool) int {
 	return 0
 }
 
-// joinRel joins a workspace-relative directory and a name.
-func joinRel(dir, name string) string {
+// JoinRel joins a workspace-relative directory and a name.
+func JoinRel(dir, name string) string {
 	if dir == "." || dir == "" {
 		return name
 	}

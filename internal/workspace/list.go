@@ -17,9 +17,9 @@ const (
 	listDefaultMaxEntries = 1000
 	listMaxMaxEntries     = 10000
 	listMaxDepth          = 20
-	// walkBudget bounds the work of one listing or search; past it the
+	// WalkBudget bounds the work of one listing or search; past it the
 	// result is partial and says so.
-	walkBudget = 10 * time.Second
+	WalkBudget = 10 * time.Second
 )
 
 // ListDirEntry is one list_dir entry.
@@ -90,11 +90,11 @@ func ListDir(ctx context.Context, r *Root, o ListDirOptions) (*ListDirResult, er
 	}
 	defer dir.Close()
 	warnings := []string{}
-	vis, err := newVisibility(ctx, r, base, o.IncludeHidden, o.IncludeIgnored, true, &warnings)
+	vis, err := NewVisibility(ctx, r, base, o.IncludeHidden, o.IncludeIgnored, true, &warnings)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, walkBudget)
+	ctx, cancel := context.WithTimeout(ctx, WalkBudget)
 	defer cancel()
 
 	less := listDirLess(o.Sort)
@@ -121,18 +121,18 @@ func ListDir(ctx context.Context, r *Root, o ListDirOptions) (*ListDirResult, er
 		}
 		ents, err := readDirSorted(d)
 		if err != nil {
-			warnings = append(warnings, "cannot read directory "+rel+": "+errText(err))
+			warnings = append(warnings, "cannot read directory "+rel+": "+ErrText(err))
 			return
 		}
 		for _, e := range ents {
-			childBase := joinRel(relToBase, e.name)
-			show, ignored := vis.visible(childBase, e.name, parentIgnored)
+			childBase := JoinRel(relToBase, e.Name)
+			show, ignored := vis.Visible(childBase, e.Name, parentIgnored)
 			if !show {
 				continue
 			}
-			c := listCandidate{name: e.name, rel: joinRel(rel, e.name), typ: e.typ, hidden: strings.HasPrefix(e.name, "."), ignored: ignored}
+			c := listCandidate{name: e.Name, rel: JoinRel(rel, e.Name), typ: e.Type, hidden: strings.HasPrefix(e.Name, "."), ignored: ignored}
 			if o.Sort == "modified" {
-				if fi, err := d.Lstat(e.name); err == nil {
+				if fi, err := d.Lstat(e.Name); err == nil {
 					c.info = fi
 				} else {
 					continue // vanished
@@ -142,10 +142,10 @@ func ListDir(ctx context.Context, r *Root, o ListDirOptions) (*ListDirResult, er
 			if len(cands) >= max(4*o.MaxEntries, 4096) {
 				compact()
 			}
-			if o.Recursive && depth < o.MaxDepth && e.isDir() {
-				sub, err := d.OpenRoot(e.name)
+			if o.Recursive && depth < o.MaxDepth && e.IsDir() {
+				sub, err := d.OpenRoot(e.Name)
 				if err != nil {
-					warnings = append(warnings, "cannot open directory "+c.rel+": "+errText(err))
+					warnings = append(warnings, "cannot open directory "+c.rel+": "+ErrText(err))
 					continue
 				}
 				walk(sub, c.rel, childBase, depth+1, ignored)
@@ -262,7 +262,7 @@ func openDirRoot(r *Root, p string) (string, *os.Root, error) {
 	}
 	fi, err := r.FS.Stat(res.Rel)
 	if err != nil {
-		return "", nil, openError(res.Rel, err)
+		return "", nil, OpenError(res.Rel, err)
 	}
 	if !fi.IsDir() {
 		return "", nil, Errorf(CodeNotADirectory, map[string]any{"path": res.Rel}, "%s is not a directory", res.Rel)
@@ -270,19 +270,19 @@ func openDirRoot(r *Root, p string) (string, *os.Root, error) {
 	if res.Rel == "." {
 		d, err := r.FS.OpenRoot(".")
 		if err != nil {
-			return "", nil, openError(res.Rel, err)
+			return "", nil, OpenError(res.Rel, err)
 		}
 		return res.Rel, d, nil
 	}
 	d, err := r.FS.OpenRoot(res.Rel)
 	if err != nil {
-		return "", nil, openError(res.Rel, err)
+		return "", nil, OpenError(res.Rel, err)
 	}
 	return res.Rel, d, nil
 }
 
-// openError maps an anchored open failure to the profile's codes.
-func openError(rel string, err error) error {
+// OpenError maps an anchored open failure to the profile's codes.
+func OpenError(rel string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return Errorf(CodeNotFound, map[string]any{"path": rel}, "not found: %s", rel)
@@ -292,8 +292,8 @@ func openError(rel string, err error) error {
 	return Errorf(CodeInternal, map[string]any{"path": rel}, "cannot open %s: %v", rel, err)
 }
 
-// errText is an error's text without the os package's op/path wrapping.
-func errText(err error) string {
+// ErrText is an error's text without the os package's op/path wrapping.
+func ErrText(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()

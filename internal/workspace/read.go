@@ -15,7 +15,7 @@ const (
 	readMaxLines        = 2000    // fixed per-call line cap
 	readDefaultMaxBytes = 131072  // max_bytes default
 	readMaxMaxBytes     = 1 << 20 // max_bytes upper bound
-	binarySniffBytes    = 4096    // a NUL in this many leading bytes means binary (§5.6)
+	BinarySniffBytes    = 4096    // a NUL in this many leading bytes means binary (§5.6)
 	readChunk           = 256 << 10
 )
 
@@ -59,7 +59,7 @@ func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (*ReadRes
 	if err != nil {
 		return nil, err
 	}
-	f, err := openRegular(r.FS, res.Rel)
+	f, err := r.OpenRegular(res.Rel)
 	if err != nil {
 		return nil, err
 	}
@@ -77,8 +77,8 @@ func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (*ReadRes
 		n, rerr := f.Read(buf)
 		chunk := buf[:n]
 		if n > 0 {
-			if sniffed < binarySniffBytes {
-				k := min(n, binarySniffBytes-sniffed)
+			if sniffed < BinarySniffBytes {
+				k := min(n, BinarySniffBytes-sniffed)
 				if bytes.IndexByte(chunk[:k], 0) >= 0 {
 					return nil, Errorf(CodeBinaryFile, map[string]any{"path": res.Rel}, "binary file: text read blocked for %s", res.Rel)
 				}
@@ -147,14 +147,14 @@ func notUTF8(rel string) error {
 	return Errorf(CodeUnsupportedEncoding, map[string]any{"path": rel, "encoding": "utf-8"}, "%s is not valid UTF-8 text; only UTF-8 is supported", rel)
 }
 
-// openRegular opens rel through the anchored root for reading, refusing a
+// OpenRegular opens rel through the anchored root for reading, refusing a
 // directory (IS_DIRECTORY) and anything that is not a regular file. It
 // opens non-blocking so that a FIFO swapped in cannot hang the call, and
 // checks the type on the opened file, not the name.
-func openRegular(fsys *os.Root, rel string) (*os.File, error) {
-	f, err := fsys.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+func (r *Root) OpenRegular(rel string) (*os.File, error) {
+	f, err := r.FS.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, openError(rel, err)
+		return nil, OpenError(rel, err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
@@ -298,7 +298,7 @@ func (s *lineSelector) endLine() {
 		return
 	}
 	if s.outLines == 0 {
-		s.out.Write(utf8Prefix(s.pending, s.maxBytes))
+		s.out.Write(UTF8Prefix(s.pending, s.maxBytes))
 		s.outLines = 1
 		s.partial = true
 	}
@@ -312,9 +312,9 @@ func (s *lineSelector) finish() {
 	}
 }
 
-// utf8Prefix is the longest prefix of b of at most n bytes that does not
+// UTF8Prefix is the longest prefix of b of at most n bytes that does not
 // split a UTF-8 sequence.
-func utf8Prefix(b []byte, n int) []byte {
+func UTF8Prefix(b []byte, n int) []byte {
 	if len(b) <= n {
 		return b
 	}

@@ -66,9 +66,9 @@ type Resolved struct {
 // messages) proportionate to a real path.
 const MaxPathBytes = 4096
 
-// lexical applies the profile's lexical checks (§5.1) and returns the
+// Lexical applies the profile's lexical checks (§5.1) and returns the
 // cleaned relative path ("." for the root).
-func lexical(p string) (string, error) {
+func Lexical(p string) (string, error) {
 	if len(p) > MaxPathBytes {
 		return "", Errorf(CodeInvalidArgument, map[string]any{"path": Abbrev(p), "bytes": len(p)},
 			"invalid path: %d bytes is longer than the %d a path can have", len(p), MaxPathBytes)
@@ -129,7 +129,7 @@ func (r *Root) rel(canon string) (string, bool) {
 // Existing resolves a path that must exist (§5.2): missing is NOT_FOUND,
 // a canonical form outside the root is SYMLINK_ESCAPE.
 func (r *Root) Existing(p string) (Resolved, error) {
-	clean, err := lexical(p)
+	clean, err := Lexical(p)
 	if err != nil {
 		return Resolved{}, err
 	}
@@ -214,7 +214,7 @@ func symlinkEscape(p string) error {
 // Abs is the lexical target under the canonical root (its parents may be
 // missing); its nearest existing ancestor is inside the root.
 func (r *Root) WriteTarget(p string) (Resolved, error) {
-	clean, err := lexical(p)
+	clean, err := Lexical(p)
 	if err != nil {
 		return Resolved{}, err
 	}
@@ -255,3 +255,6 @@ func (r *Root) WriteTarget(p string) (Resolved, error) {
 func (r *Root) Join(rel string) string {
 	return filepath.Join(r.Path, filepath.FromSlash(path.Clean(rel)))
 }
+
+// Close releases the workspace's directory handle.
+func (r *Root) Close() error { return r.FS.Close() }

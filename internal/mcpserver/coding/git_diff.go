@@ -3,7 +3,7 @@ package coding
 import (
 	"context"
 
-	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/gitinfo"
 )
 
 type gitDiffIn struct {
@@ -18,12 +18,12 @@ type gitDiffIn struct {
 func (s *Server) gitDiff() tool {
 	return define("git_diff", "Show a bounded unified diff of the workspace's changes, optionally filtered by paths.",
 		hints("Git diff", true, false, true, false),
-		func(ctx context.Context, in gitDiffIn) (*workspace.DiffResult, error) {
+		func(ctx context.Context, in gitDiffIn) (*gitinfo.DiffResult, error) {
 			paths := in.Paths
 			if in.Path != "" {
 				paths = append([]string{in.Path}, paths...)
 			}
-			return workspace.GitDiff(ctx, s.root, workspace.DiffOptions{Paths: paths, Staged: in.Staged, Unstaged: in.Unstaged,
+			return gitinfo.Diff(ctx, s.root, gitinfo.DiffOptions{Paths: paths, Staged: in.Staged, Unstaged: in.Unstaged,
 				ContextLines: in.ContextLines, MaxBytes: in.MaxBytes, Originals: s.patcher.Originals()})
 		})
 }

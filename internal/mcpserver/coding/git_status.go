@@ -3,7 +3,7 @@ package coding
 import (
 	"context"
 
-	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/gitinfo"
 )
 
 type gitStatusIn struct {
@@ -15,7 +15,7 @@ type gitStatusIn struct {
 func (s *Server) gitStatus() tool {
 	return define("git_status", "Report the git working tree status of the workspace (branch, upstream, changed files).",
 		hints("Git status", true, false, true, false),
-		func(ctx context.Context, in gitStatusIn) (*workspace.StatusResult, error) {
-			return workspace.GitStatus(ctx, s.root, in.Path, in.IncludeUntracked, in.MaxEntries)
+		func(ctx context.Context, in gitStatusIn) (*gitinfo.StatusResult, error) {
+			return gitinfo.Status(ctx, s.root, in.Path, in.IncludeUntracked, in.MaxEntries)
 		})
 }

@@ -3,7 +3,7 @@ package coding
 import (
 	"context"
 
-	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/search"
 )
 
 type searchTextIn struct {
@@ -22,12 +22,12 @@ type searchTextIn struct {
 func (s *Server) searchText() tool {
 	return define("search_text", "Search workspace text files for a literal string or a regular expression, line by line.",
 		hints("Search text", true, false, true, false),
-		func(ctx context.Context, in searchTextIn) (*workspace.SearchResult, error) {
+		func(ctx context.Context, in searchTextIn) (*search.Result, error) {
 			globs := in.IncludeGlobs
 			if in.Glob != "" {
 				globs = append(globs, in.Glob)
 			}
-			return workspace.SearchText(ctx, s.root, workspace.SearchOptions{Query: in.Query, Path: in.Path, Regex: in.Regex,
+			return search.Text(ctx, s.root, search.Options{Query: in.Query, Path: in.Path, Regex: in.Regex,
 				CaseSensitive: in.CaseSensitive, Include: globs, Exclude: in.ExcludeGlobs, ContextLines: in.ContextLines,
 				MaxResults: in.MaxResults, MaxPreviewBytes: in.MaxPreviewBytes})
 		})

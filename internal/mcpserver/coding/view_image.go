@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 
-	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/imageview"
 )
 
 type viewImageIn struct {
@@ -19,7 +19,7 @@ type viewImageIn struct {
 // viewImageOut is view_image's result: the image as an image content item
 // before the text mirror, or as a data URL in the structured result.
 type viewImageOut struct {
-	workspace.ImageResult
+	imageview.Result
 	DataURL string `json:"data_url,omitempty" jsonschema:"The image as a data URL (output data_url)"`
 	// image is the content item (output mcp_image).
 	image map[string]any
@@ -36,12 +36,12 @@ func (s *Server) viewImage() tool {
 	return define("view_image", "Return a workspace image (PNG, JPEG, GIF or WebP) for viewing, resized to fit limits.",
 		hints("View image", true, false, true, false),
 		func(ctx context.Context, in viewImageIn) (*viewImageOut, error) {
-			img, err := workspace.ViewImage(s.root, workspace.ImageOptions{Path: in.Path, MaxBytes: in.MaxBytes,
+			img, err := imageview.View(s.root, imageview.Options{Path: in.Path, MaxBytes: in.MaxBytes,
 				MaxWidth: in.MaxWidth, MaxHeight: in.MaxHeight, AutoResize: in.AutoResize})
 			if err != nil {
 				return nil, err
 			}
-			out := &viewImageOut{ImageResult: *img}
+			out := &viewImageOut{Result: *img}
 			b64 := base64.StdEncoding.EncodeToString(img.Data)
 			if in.Output == "data_url" {
 				out.DataURL = "data:" + img.MimeType + ";base64," + b64

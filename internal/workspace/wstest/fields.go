@@ -5,6 +5,7 @@ package wstest
 import (
 	"reflect"
 	"strings"
+	"testing"
 )
 
 // Fields is a result struct as a map from its JSON field names to its Go
@@ -62,5 +63,20 @@ func collect(rv reflect.Value, out map[string]any) {
 			fv = fv.Elem()
 		}
 		out[name] = fv.Interface()
+	}
+}
+
+// Want compares selected fields of a result (Fields) with want.
+func Want(t testing.TB, res map[string]any, want map[string]any) {
+	t.Helper()
+	for k, v := range want {
+		got, ok := res[k]
+		if !ok {
+			t.Errorf("field %s missing", k)
+			continue
+		}
+		if !reflect.DeepEqual(got, v) {
+			t.Errorf("%s = %#v, want %#v", k, got, v)
+		}
 	}
 }

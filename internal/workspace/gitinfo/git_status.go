@@ -1,4 +1,4 @@
-package workspace
+package gitinfo
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 // StatusEntry is one git_status entry.
@@ -32,10 +34,10 @@ type StatusResult struct {
 	Warnings  []string      `json:"warnings"`
 }
 
-// GitStatus reports the work tree status of the workspace, scoped to path
+// Status reports the work tree status of the workspace, scoped to path
 // (git_status, profile §6.9). Outside a work tree it succeeds with
 // is_repo false; the git binary missing is GIT_ERROR.
-func GitStatus(ctx context.Context, r *Root, path string, untracked bool, maxEntries int) (*StatusResult, error) {
+func Status(ctx context.Context, r *workspace.Root, path string, untracked bool, maxEntries int) (*StatusResult, error) {
 	if path == "" {
 		path = "."
 	}

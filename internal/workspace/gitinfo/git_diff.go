@@ -1,4 +1,4 @@
-package workspace
+package gitinfo
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 // DiffOptions are git_diff's inputs. Originals maps workspace-relative
@@ -104,10 +106,10 @@ func (d *diffText) append(s string) {
 	d.lines += strings.Count(s, "\n")
 }
 
-// GitDiff diffs the workspace (git_diff, profile §6.10): in a work tree
+// Diff diffs the workspace (git_diff, profile §6.10): in a work tree
 // the unstaged then the staged unified diff, filtered by o.Paths; outside
 // one, the server's own changes (o.Originals) against the current files.
-func GitDiff(ctx context.Context, r *Root, o DiffOptions) (*DiffResult, error) {
+func Diff(ctx context.Context, r *workspace.Root, o DiffOptions) (*DiffResult, error) {
 	var specs []string
 	seen := map[string]bool{}
 	for _, p := range o.Paths {

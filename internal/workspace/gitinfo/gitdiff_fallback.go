@@ -1,4 +1,4 @@
-package workspace
+package gitinfo
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 // The diff outside a git work tree: the first-seen content of the files
@@ -19,12 +21,12 @@ import (
 var fallbackMaxFile int64 = 32 << 20
 
 // fallbackDiff appends the diff text to text and returns the files.
-func fallbackDiff(r *Root, o DiffOptions, specs []string, text *diffText) ([]DiffFile, []string) {
+func fallbackDiff(r *workspace.Root, o DiffOptions, specs []string, text *diffText) ([]DiffFile, []string) {
 	var warnings []string
 	paths := make([]string, 0, len(o.Originals))
 	orig := map[string]*string{}
 	for p, v := range o.Originals {
-		clean, err := lexical(p)
+		clean, err := workspace.Lexical(p)
 		if err != nil || clean == "." {
 			continue
 		}
@@ -95,7 +97,7 @@ type current struct {
 
 // fallbackCurrent looks at the file now: absent (or no longer a regular
 // file) is !exists.
-func fallbackCurrent(r *Root, p string, orig *string) (current, error) {
+func fallbackCurrent(r *workspace.Root, p string, orig *string) (current, error) {
 	fi, err := r.FS.Lstat(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -129,7 +131,7 @@ func fallbackCurrent(r *Root, p string, orig *string) (current, error) {
 }
 
 // sameContent compares a file with s without reading it whole.
-func sameContent(r *Root, p, s string) (bool, error) {
+func sameContent(r *workspace.Root, p, s string) (bool, error) {
 	fh, err := r.FS.Open(p)
 	if err != nil {
 		return false, errors.New("cannot read the file")

@@ -1,4 +1,4 @@
-package workspace
+package imageview
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/image/webp"
 
+	"github.com/sudocode/sudocode/internal/workspace"
 	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
@@ -205,7 +206,7 @@ var imgTinyWebP = []byte{
 	0x2f, 0x00, 0x00, 0x00, 0x00, 0x28, 0x45, 0x3d, 0x8a, 0xd2, 0xff, 0x00,
 }
 
-func imgRoot(t testing.TB, files map[string][]byte) *Root {
+func imgRoot(t testing.TB, files map[string][]byte) *workspace.Root {
 	t.Helper()
 	m := map[string]string{}
 	for k, v := range files {
@@ -214,11 +215,11 @@ func imgRoot(t testing.TB, files map[string][]byte) *Root {
 	return twRoot(t, m)
 }
 
-func imgView(t testing.TB, r *Root, o ImageOptions) (map[string]any, []byte) {
+func imgView(t testing.TB, r *workspace.Root, o Options) (map[string]any, []byte) {
 	t.Helper()
-	res, err := ViewImage(r, o)
+	res, err := View(r, o)
 	if err != nil {
-		t.Fatalf("ViewImage(%+v): %v", o, err)
+		t.Fatalf("View(%+v): %v", o, err)
 	}
 	return wstest.Fields(res), res.Data
 }
@@ -233,8 +234,8 @@ func imgCheck(t testing.TB, res map[string]any, data []byte, mime string, w, h i
 	if res["bytes"] != len(data) {
 		t.Fatalf("bytes %v, returned %d", res["bytes"], len(data))
 	}
-	info, ok := SniffImage(data)
-	if !ok || info != (ImageInfo{mime, w, h}) {
+	info, ok := Sniff(data)
+	if !ok || info != (Info{mime, w, h}) {
 		t.Fatalf("returned data sniffs as %+v (%v), want %s %dx%d", info, ok, mime, w, h)
 	}
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
@@ -269,21 +270,21 @@ func TestImageSniff(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		data []byte
-		want ImageInfo
+		want Info
 	}{
-		{"png", imgPNG(t, imgGradient(123, 45)), ImageInfo{MimePNG, 123, 45}},
-		{"png paletted", imgPNG(t, image.NewPaletted(image.Rect(0, 0, 7, 300), palette.Plan9)), ImageInfo{MimePNG, 7, 300}},
-		{"jpeg", jpg, ImageInfo{MimeJPEG, 33, 17}},
-		{"jpeg gray", imgJPEG(t, image.NewGray(image.Rect(0, 0, 640, 1)), 50), ImageInfo{MimeJPEG, 640, 1}},
-		{"jpeg with APP1 and fill bytes", jpgApp, ImageInfo{MimeJPEG, 33, 17}},
-		{"gif89a", imgGIF(t, imgGradient(70, 80)), ImageInfo{MimeGIF, 70, 80}},
-		{"gif87a", gif87, ImageInfo{MimeGIF, 320, 240}},
-		{"webp lossless", imgWebP(300, 200, false), ImageInfo{MimeWebP, 300, 200}},
-		{"webp lossless 1x1 literal", imgTinyWebP, ImageInfo{MimeWebP, 1, 1}},
-		{"webp extended", imgWebPX(16384, 3), ImageInfo{MimeWebP, 16384, 3}},
-		{"webp lossy", imgWebPLossyHeader(640, 480), ImageInfo{MimeWebP, 640, 480}},
+		{"png", imgPNG(t, imgGradient(123, 45)), Info{MimePNG, 123, 45}},
+		{"png paletted", imgPNG(t, image.NewPaletted(image.Rect(0, 0, 7, 300), palette.Plan9)), Info{MimePNG, 7, 300}},
+		{"jpeg", jpg, Info{MimeJPEG, 33, 17}},
+		{"jpeg gray", imgJPEG(t, image.NewGray(image.Rect(0, 0, 640, 1)), 50), Info{MimeJPEG, 640, 1}},
+		{"jpeg with APP1 and fill bytes", jpgApp, Info{MimeJPEG, 33, 17}},
+		{"gif89a", imgGIF(t, imgGradient(70, 80)), Info{MimeGIF, 70, 80}},
+		{"gif87a", gif87, Info{MimeGIF, 320, 240}},
+		{"webp lossless", imgWebP(300, 200, false), Info{MimeWebP, 300, 200}},
+		{"webp lossless 1x1 literal", imgTinyWebP, Info{MimeWebP, 1, 1}},
+		{"webp extended", imgWebPX(16384, 3), Info{MimeWebP, 16384, 3}},
+		{"webp lossy", imgWebPLossyHeader(640, 480), Info{MimeWebP, 640, 480}},
 	} {
-		got, ok := SniffImage(c.data)
+		got, ok := Sniff(c.data)
 		if !ok || got != c.want {
 			t.Errorf("%s: %+v %v, want %+v", c.name, got, ok, c.want)
 		}
@@ -304,7 +305,7 @@ func TestImageSniff(t *testing.T) {
 		"webp VP8 no start code":  imgRIFF(imgChunk("VP8 ", make([]byte, 10))),
 		"elf":                     []byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00"),
 	} {
-		if got, ok := SniffImage(data); ok {
+		if got, ok := Sniff(data); ok {
 			t.Errorf("%s: sniffed as %+v", name, got)
 		}
 	}
@@ -315,7 +316,7 @@ func TestImageSniff(t *testing.T) {
 		t.Fatalf("tiny WebP pixel %v", c)
 	}
 	for _, data := range [][]byte{imgTinyWebP, imgWebP(5, 3, true), imgWebPX(4, 6)} {
-		info, _ := SniffImage(data)
+		info, _ := Sniff(data)
 		m, err := webp.Decode(bytes.NewReader(data))
 		if err != nil {
 			t.Fatalf("webp %+v: %v", info, err)
@@ -348,7 +349,7 @@ func TestViewImageFormats(t *testing.T) {
 		{"d.webp", MimeWebP, 50, 20}, {"e.webp", MimeWebP, 9, 7}, {"f.webp", MimeWebP, 1, 1},
 		{"./sub//g.jpeg", MimeJPEG, 10, 10},
 	} {
-		res, data := imgView(t, r, ImageOptions{Path: c.path, AutoResize: true})
+		res, data := imgView(t, r, Options{Path: c.path, AutoResize: true})
 		rel := filepath.ToSlash(filepath.Clean(c.path))
 		if res["path"] != rel || res["resized"] != false || len(res["warnings"].([]string)) != 0 {
 			t.Fatalf("%s: %v", c.path, res)
@@ -363,7 +364,7 @@ func TestViewImageFormats(t *testing.T) {
 		} else {
 			imgCheck(t, res, data, c.mime, c.w, c.h)
 		}
-		want := ImageSize{Bytes: len(data), Width: c.w, Height: c.h, MimeType: c.mime}
+		want := Size{Bytes: len(data), Width: c.w, Height: c.h, MimeType: c.mime}
 		if !reflect.DeepEqual(res["original"], want) {
 			t.Fatalf("%s: original %v, want %v", c.path, res["original"], want)
 		}
@@ -383,16 +384,16 @@ func TestViewImageExtensionLies(t *testing.T) {
 		"empty.gif":   nil,
 		"binary.jpeg": {0, 1, 2, 3, 0xFF, 0xD8, 0xFF},
 	})
-	res, data := imgView(t, r, ImageOptions{Path: "photo.jpg", AutoResize: true})
+	res, data := imgView(t, r, Options{Path: "photo.jpg", AutoResize: true})
 	imgCheck(t, res, data, MimePNG, 10, 20)
-	res, data = imgView(t, r, ImageOptions{Path: "anim.png", AutoResize: true})
+	res, data = imgView(t, r, Options{Path: "anim.png", AutoResize: true})
 	imgCheck(t, res, data, MimeGIF, 3, 4)
-	res, data = imgView(t, r, ImageOptions{Path: "noext", AutoResize: true})
+	res, data = imgView(t, r, Options{Path: "noext", AutoResize: true})
 	imgCheck(t, res, data, MimeJPEG, 5, 6)
 	for _, p := range []string{"fake.png", "fake.webp", "empty.gif", "binary.jpeg"} {
-		_, err := ViewImage(r, ImageOptions{Path: p, AutoResize: true})
-		e := twCode(t, err, "BINARY_FILE")
-		if !strings.Contains(e.Message, "not a supported image") || e.Category != CatValidation || e.Details["path"] != p {
+		_, err := View(r, Options{Path: p, AutoResize: true})
+		e := wstest.Code[workspace.Error](t, err, "BINARY_FILE")
+		if !strings.Contains(e.Message, "not a supported image") || e.Category != workspace.CatValidation || e.Details["path"] != p {
 			t.Fatalf("%s: %+v", p, e)
 		}
 	}
@@ -432,12 +433,12 @@ func TestViewImageResizeByDimensions(t *testing.T) {
 		{"imgx.webp", 30, 30, MimePNG, 9, 30, MimeWebP, 90, 300, "WebP to PNG"},
 		{"img.webp", 1, 1, MimePNG, 1, 1, MimeWebP, 400, 100, "WebP to PNG"},
 	} {
-		res, data := imgView(t, r, ImageOptions{Path: c.path, MaxWidth: c.maxW, MaxHeight: c.maxH, AutoResize: true})
+		res, data := imgView(t, r, Options{Path: c.path, MaxWidth: c.maxW, MaxHeight: c.maxH, AutoResize: true})
 		imgCheck(t, res, data, c.mime, c.w, c.h)
 		if res["resized"] != true {
 			t.Fatalf("%s: resized %v", c.path, res["resized"])
 		}
-		want := ImageSize{Bytes: len(files[c.path]), Width: c.origW, Height: c.origH, MimeType: c.origMime}
+		want := Size{Bytes: len(files[c.path]), Width: c.origW, Height: c.origH, MimeType: c.origMime}
 		if !reflect.DeepEqual(res["original"], want) {
 			t.Fatalf("%s: original %v, want %v", c.path, res["original"], want)
 		}
@@ -448,7 +449,7 @@ func TestViewImageResizeByDimensions(t *testing.T) {
 		}
 	}
 	// Grayscale stays grayscale.
-	_, data := imgView(t, r, ImageOptions{Path: "gray.jpg", MaxWidth: 50, MaxHeight: 50, AutoResize: true})
+	_, data := imgView(t, r, Options{Path: "gray.jpg", MaxWidth: 50, MaxHeight: 50, AutoResize: true})
 	if cfg, _, _ := image.DecodeConfig(bytes.NewReader(data)); cfg.ColorModel != color.GrayModel {
 		t.Fatalf("gray JPEG re-encoded in colour")
 	}
@@ -478,7 +479,7 @@ func TestViewImageResizeByBytes(t *testing.T) {
 		if len(files[c.path]) <= c.maxBytes {
 			t.Fatalf("%s: %d bytes is within max_bytes %d: no test", c.path, len(files[c.path]), c.maxBytes)
 		}
-		res, data := imgView(t, r, ImageOptions{Path: c.path, MaxBytes: c.maxBytes, AutoResize: true})
+		res, data := imgView(t, r, Options{Path: c.path, MaxBytes: c.maxBytes, AutoResize: true})
 		if res["resized"] != true || len(data) > c.maxBytes || res["mime_type"] != c.mime {
 			t.Fatalf("%s: %d bytes for max_bytes %d: %v", c.path, len(data), c.maxBytes, res)
 		}
@@ -491,13 +492,13 @@ func TestViewImageResizeByBytes(t *testing.T) {
 		if d := float64(w)/float64(h) - float64(c.w)/float64(c.h); d > 0.05 || d < -0.05 {
 			t.Fatalf("%s: %dx%d from %dx%d", c.path, w, h, c.w, c.h)
 		}
-		o := res["original"].(ImageSize)
+		o := res["original"].(Size)
 		if o.Bytes != len(files[c.path]) || o.MimeType != c.origMime || o.Width != c.w || o.Height != c.h {
 			t.Fatalf("%s: original %v", c.path, o)
 		}
 	}
 	// A JPEG that only needs a lower quality keeps its size.
-	res, data := imgView(t, r, ImageOptions{Path: "noise.jpg", MaxBytes: len(files["noise.jpg"]) / 2, AutoResize: true})
+	res, data := imgView(t, r, Options{Path: "noise.jpg", MaxBytes: len(files["noise.jpg"]) / 2, AutoResize: true})
 	if res["width"] != 600 || res["height"] != 600 || len(data) > len(files["noise.jpg"])/2 {
 		t.Fatalf("quality step: %v", res)
 	}
@@ -510,9 +511,9 @@ func TestViewImageTooLarge(t *testing.T) {
 	noise := imgPNG(t, imgNoise(300, 300, 5))
 	truncated := imgPNG(t, imgNoise(300, 300, 6))[:50_000] // header fine, data cut
 	r := imgRoot(t, map[string][]byte{"noise.png": noise, "truncated.png": truncated})
-	details := func(t *testing.T, e *Error, bytes int, attempted bool) {
+	details := func(t *testing.T, e *workspace.Error, bytes int, attempted bool) {
 		t.Helper()
-		if e.Category != CatValidation || e.Retryable {
+		if e.Category != workspace.CatValidation || e.Retryable {
 			t.Fatalf("%+v", e)
 		}
 		for _, k := range []string{"bytes", "max_bytes", "resize_attempted", "warnings"} {
@@ -532,31 +533,31 @@ func TestViewImageTooLarge(t *testing.T) {
 	}
 
 	t.Run("auto_resize off", func(t *testing.T) {
-		_, err := ViewImage(r, ImageOptions{Path: "noise.png", MaxBytes: 1024})
-		e := twCode(t, err, "OUTPUT_TOO_LARGE")
+		_, err := View(r, Options{Path: "noise.png", MaxBytes: 1024})
+		e := wstest.Code[workspace.Error](t, err, "OUTPUT_TOO_LARGE")
 		details(t, e, len(noise), false)
 		if e.Details["max_bytes"] != 1024 {
 			t.Fatalf("details %v", e.Details)
 		}
 	})
 	t.Run("max_bytes too small to reach", func(t *testing.T) {
-		_, err := ViewImage(r, ImageOptions{Path: "noise.png", MaxBytes: 10, AutoResize: true})
-		e := twCode(t, err, "OUTPUT_TOO_LARGE")
+		_, err := View(r, Options{Path: "noise.png", MaxBytes: 10, AutoResize: true})
+		e := wstest.Code[workspace.Error](t, err, "OUTPUT_TOO_LARGE")
 		details(t, e, -1, true)
 		if n := e.Details["bytes"].(int); n <= 10 || n >= len(noise) {
 			t.Fatalf("details.bytes %d: not the best attempt", n)
 		}
 	})
 	t.Run("resize fails, original too large", func(t *testing.T) {
-		_, err := ViewImage(r, ImageOptions{Path: "truncated.png", MaxBytes: 2048, AutoResize: true})
-		e := twCode(t, err, "OUTPUT_TOO_LARGE")
+		_, err := View(r, Options{Path: "truncated.png", MaxBytes: 2048, AutoResize: true})
+		e := wstest.Code[workspace.Error](t, err, "OUTPUT_TOO_LARGE")
 		details(t, e, len(truncated), true)
 		if w := e.Details["warnings"].([]string); len(w) != 1 || !strings.Contains(w[0], "resizing failed") {
 			t.Fatalf("warnings %q", w)
 		}
 	})
 	t.Run("auto_resize off, over the box only", func(t *testing.T) {
-		res, data := imgView(t, r, ImageOptions{Path: "noise.png", MaxWidth: 10, MaxHeight: 10})
+		res, data := imgView(t, r, Options{Path: "noise.png", MaxWidth: 10, MaxHeight: 10})
 		imgCheck(t, res, data, MimePNG, 300, 300)
 		if res["resized"] != false || !bytes.Equal(data, noise) {
 			t.Fatalf("%v", res)
@@ -566,7 +567,7 @@ func TestViewImageTooLarge(t *testing.T) {
 	t.Run("resize fails, original fits", func(t *testing.T) {
 		r := imgRoot(t, map[string][]byte{"lossy.webp": imgWebPLossyHeader(3000, 20), "cut.png": truncated})
 		for _, p := range []string{"lossy.webp", "cut.png"} {
-			res, data := imgView(t, r, ImageOptions{Path: p, MaxBytes: 1 << 20, MaxWidth: 100, MaxHeight: 100, AutoResize: true})
+			res, data := imgView(t, r, Options{Path: p, MaxBytes: 1 << 20, MaxWidth: 100, MaxHeight: 100, AutoResize: true})
 			if res["resized"] != false || res["bytes"] != len(data) || res["width"] != 300 && res["width"] != 3000 {
 				t.Fatalf("%s: %v", p, res)
 			}
@@ -579,8 +580,8 @@ func TestViewImageTooLarge(t *testing.T) {
 		binary.BigEndian.PutUint32(huge[16:], 20000) // IHDR width
 		binary.BigEndian.PutUint32(huge[20:], 20000) // and height: 400 megapixels
 		r := imgRoot(t, map[string][]byte{"huge.png": huge})
-		_, err := ViewImage(r, ImageOptions{Path: "huge.png", AutoResize: true})
-		e := twCode(t, err, "OUTPUT_TOO_LARGE")
+		_, err := View(r, Options{Path: "huge.png", AutoResize: true})
+		e := wstest.Code[workspace.Error](t, err, "OUTPUT_TOO_LARGE")
 		details(t, e, len(huge), false)
 		if !strings.Contains(e.Message, "pixel") {
 			t.Fatalf("message %q", e.Message)
@@ -591,8 +592,8 @@ func TestViewImageTooLarge(t *testing.T) {
 		if err := os.Truncate(r.Join("big.png"), imageMaxFileBytes+1); err != nil { // sparse
 			t.Fatal(err)
 		}
-		_, err := ViewImage(r, ImageOptions{Path: "big.png", AutoResize: true})
-		details(t, twCode(t, err, "OUTPUT_TOO_LARGE"), -1, false)
+		_, err := View(r, Options{Path: "big.png", AutoResize: true})
+		details(t, wstest.Code[workspace.Error](t, err, "OUTPUT_TOO_LARGE"), -1, false)
 	})
 }
 
@@ -601,13 +602,13 @@ func TestViewImagePathErrors(t *testing.T) {
 	t.Parallel()
 	pngData := imgPNG(t, imgGradient(2, 2))
 	r := imgRoot(t, map[string][]byte{"dir/a.png": pngData})
-	out := twOutside(t, r)
+	out := wstest.Outside(t, r.Path)
 	if err := os.WriteFile(filepath.Join(out, "secret.png"), pngData, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	twSymlink(t, r, "escape.png", filepath.Join(out, "secret.png"))
-	twSymlink(t, r, "escdir", out)
-	twSymlink(t, r, "inside.png", "dir/a.png")
+	wstest.Symlink(t, r.Path, "escape.png", filepath.Join(out, "secret.png"))
+	wstest.Symlink(t, r.Path, "escdir", out)
+	wstest.Symlink(t, r.Path, "inside.png", "dir/a.png")
 	for _, c := range []struct{ path, code string }{
 		{"", "INVALID_ARGUMENT"},
 		{"a\x00.png", "INVALID_ARGUMENT"},
@@ -622,11 +623,11 @@ func TestViewImagePathErrors(t *testing.T) {
 		{"dir", "IS_DIRECTORY"},
 		{".", "IS_DIRECTORY"},
 	} {
-		_, err := ViewImage(r, ImageOptions{Path: c.path, AutoResize: true})
-		twCode(t, err, c.code)
+		_, err := View(r, Options{Path: c.path, AutoResize: true})
+		wstest.Code[workspace.Error](t, err, c.code)
 	}
 	// A symlink inside the workspace is followed; the path is canonical.
-	res, data := imgView(t, r, ImageOptions{Path: "inside.png", AutoResize: true})
+	res, data := imgView(t, r, Options{Path: "inside.png", AutoResize: true})
 	imgCheck(t, res, data, MimePNG, 2, 2)
 	if res["path"] != "dir/a.png" {
 		t.Fatalf("path %v", res["path"])
@@ -649,4 +650,9 @@ func TestImageFitBox(t *testing.T) {
 			t.Errorf("fitBox(%d, %d, %d, %d) = %d, %d, want %d, %d", c[0], c[1], c[2], c[3], w, h, c[4], c[5])
 		}
 	}
+}
+
+// twRoot opens a workspace holding files (wstest.Tree).
+func twRoot(t testing.TB, files map[string]string) *workspace.Root {
+	return wstest.Root(t, files, workspace.Open)
 }
