@@ -255,6 +255,3 @@ func (r *Root) WriteTarget(p string) (Resolved, error) {
 func (r *Root) Join(rel string) string {
 	return filepath.Join(r.Path, filepath.FromSlash(path.Clean(rel)))
 }
-
-// Close releases the workspace's directory handle.
-func (r *Root) Close() error { return r.FS.Close() }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
 // closeObjects makes every object schema that declares properties refuse
@@ -41,10 +42,10 @@ func TestEveryToolConformsToItsOutputSchema(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	png, _ := base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
-	writeTree(t, dir, map[string]string{"a.txt": "one\ntwo needle\n", "src/b.go": "package b\n", "pic.png": string(png)})
-	gitRun(t, dir, "init", "-q")
-	gitRun(t, dir, "add", ".")
-	gitRun(t, dir, "commit", "-q", "-m", "init")
+	wstest.Write(t, dir, map[string]string{"a.txt": "one\ntwo needle\n", "src/b.go": "package b\n", "pic.png": string(png)})
+	wstest.Git(t, dir, "init", "-q")
+	wstest.Git(t, dir, "add", ".")
+	wstest.Git(t, dir, "commit", "-q", "-m", "init")
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo needle\nthree\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestEveryToolConformsToItsOutputSchema(t *testing.T) {
 func TestClosedSchemaCatchesARename(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"a.txt": "x\n"})
+	wstest.Write(t, dir, map[string]string{"a.txt": "x\n"})
 	s := newToolSession(t, connectHTTPAt(t, dir, coding.Options{}), dir)
 	sc := s.ok(t, "list_dir", nil)
 	renamed := maps.Clone(sc)

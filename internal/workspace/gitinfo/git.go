@@ -99,6 +99,23 @@ func gitError(err error, args []string) error {
 	return err
 }
 
+// records calls each with every NUL-terminated record of r until its
+// end; each may read the records that belong to the one it got (readZ).
+func records(r *bufio.Reader, each func(rec string) error) error {
+	for {
+		rec, err := readZ(r)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := each(rec); err != nil {
+			return err
+		}
+	}
+}
+
 // readZ reads one NUL-terminated record (without the NUL). At EOF it
 // returns io.EOF; a final record without NUL is returned as is.
 func readZ(r *bufio.Reader) (string, error) {

@@ -181,81 +181,15 @@ func (g *gitRepo) diffPart(ctx context.Context, staged bool, contextLines int, s
 	}
 	tail := append([]string{"--"}, specs...)
 
-	var raws, nums []DiffFile
-	more := false
+	var l diffList
 	consume := func(r *bufio.Reader) error {
-		for {
-			rec, err := readZ(r)
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			switch {
-			case rec == "":
-				continue
-			case rec[0] == ':':
-				// ":mode mode sha sha STATUS" then the path (two for a
-				// rename or copy); "::…" is a combined (unmerged) record.
-				f := strings.Fields(rec)
-				code := f[len(f)-1]
-				d := DiffFile{Status: diffStatus(code[0])}
-				if strings.HasPrefix(rec, "::") {
-					d.Status = "modified"
-				}
-				src, err := readZ(r)
-				if err != nil {
-					return fmt.Errorf("git diff: raw record without a path")
-				}
-				d.Path = src
-				if !strings.HasPrefix(rec, "::") && (code[0] == 'R' || code[0] == 'C') {
-					dst, err := readZ(r)
-					if err != nil {
-						return fmt.Errorf("git diff: rename record without its destination")
-					}
-					d.Path, d.OldPath = dst, src
-					if code[0] == 'C' {
-						d.OldPath = "" // a copy adds a file
-					}
-				}
-				if len(raws) < diffMaxFiles {
-					raws = append(raws, d)
-				} else {
-					more = true
-				}
-			default: // numstat: added TAB deleted TAB path (empty for a rename: src NUL dst follow)
-				f := strings.SplitN(rec, "\t", 3)
-				if len(f) < 3 {
-					return fmt.Errorf("unexpected git diff numstat record %q", rec)
-				}
-				d := DiffFile{Path: f[2], Binary: f[0] == "-" && f[1] == "-"}
-				if f[2] == "" {
-					if _, err := readZ(r); err != nil {
-						return fmt.Errorf("git diff: numstat rename without paths")
-					}
-					dst, err := readZ(r)
-					if err != nil {
-						return fmt.Errorf("git diff: numstat rename without its destination")
-					}
-					d.Path = dst
-				}
-				if len(nums) < diffMaxFiles {
-					nums = append(nums, d)
-				}
-			}
-		}
+		return records(r, func(rec string) error { return l.record(r, rec) })
 	}
 	args := append(append([]string{"diff", "--raw", "--numstat", "-z"}, common...), tail...)
 	if err := runGit(ctx, g.opts, consume, args...); err != nil {
 		return nil, false, gitFailure(err)
 	}
-	// Raw and numstat records come in the same order.
-	for i := range raws {
-		if i < len(nums) && nums[i].Path == raws[i].Path {
-			raws[i].Binary = nums[i].Binary
-		}
-	}
+	raws, more := l.files()
 	if len(raws) == 0 {
 		return raws, more, nil // no patch either
 	}
@@ -269,6 +203,81 @@ func (g *gitRepo) diffPart(ctx context.Context, staged bool, contextLines int, s
 		return nil, false, gitFailure(err)
 	}
 	return raws, more, nil
+}
+
+// diffList collects the records of `git diff --raw --numstat -z`: a raw
+// record per file, then a numstat record per file in the same order.
+type diffList struct {
+	raws, nums []DiffFile
+	more       bool // more than diffMaxFiles files
+}
+
+// record reads one record (and the paths that follow it).
+func (l *diffList) record(r *bufio.Reader, rec string) error {
+	switch {
+	case rec == "":
+		return nil
+	case rec[0] == ':':
+		// ":mode mode sha sha STATUS" then the path (two for a rename or
+		// copy); "::…" is a combined (unmerged) record.
+		f := strings.Fields(rec)
+		code := f[len(f)-1]
+		d := DiffFile{Status: diffStatus(code[0])}
+		if strings.HasPrefix(rec, "::") {
+			d.Status = "modified"
+		}
+		src, err := readZ(r)
+		if err != nil {
+			return fmt.Errorf("git diff: raw record without a path")
+		}
+		d.Path = src
+		if !strings.HasPrefix(rec, "::") && (code[0] == 'R' || code[0] == 'C') {
+			dst, err := readZ(r)
+			if err != nil {
+				return fmt.Errorf("git diff: rename record without its destination")
+			}
+			d.Path, d.OldPath = dst, src
+			if code[0] == 'C' {
+				d.OldPath = "" // a copy adds a file
+			}
+		}
+		if len(l.raws) < diffMaxFiles {
+			l.raws = append(l.raws, d)
+		} else {
+			l.more = true
+		}
+	default: // numstat: added TAB deleted TAB path (empty for a rename: src NUL dst follow)
+		f := strings.SplitN(rec, "\t", 3)
+		if len(f) < 3 {
+			return fmt.Errorf("unexpected git diff numstat record %q", rec)
+		}
+		d := DiffFile{Path: f[2], Binary: f[0] == "-" && f[1] == "-"}
+		if f[2] == "" {
+			if _, err := readZ(r); err != nil {
+				return fmt.Errorf("git diff: numstat rename without paths")
+			}
+			dst, err := readZ(r)
+			if err != nil {
+				return fmt.Errorf("git diff: numstat rename without its destination")
+			}
+			d.Path = dst
+		}
+		if len(l.nums) < diffMaxFiles {
+			l.nums = append(l.nums, d)
+		}
+	}
+	return nil
+}
+
+// files are the raw records with the binary flag of their numstat
+// records, and whether there were more.
+func (l *diffList) files() ([]DiffFile, bool) {
+	for i := range l.raws {
+		if i < len(l.nums) && l.nums[i].Path == l.raws[i].Path {
+			l.raws[i].Binary = l.nums[i].Binary
+		}
+	}
+	return l.raws, l.more
 }
 
 func diffStatus(c byte) string {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -70,8 +69,7 @@ func gitCheckDiffResult(t *testing.T, res map[string]any, maxBytes int) {
 
 // gitFileList renders files as "path<-old:status[:bin]".
 func gitFileList(res map[string]any) []string {
-	var out []string
-	for _, f := range res["files"].([]DiffFile) {
+	return render(res["files"].([]DiffFile), func(f DiffFile) string {
 		s := f.Path
 		if f.OldPath != "" {
 			s += "<-" + f.OldPath
@@ -80,20 +78,13 @@ func gitFileList(res map[string]any) []string {
 		if f.Binary {
 			s += ":bin"
 		}
-		out = append(out, s)
-	}
-	return out
+		return s
+	})
 }
 
 func gitWantFiles(t *testing.T, res map[string]any, want ...string) {
 	t.Helper()
-	got := gitFileList(res)
-	if len(want) == 0 {
-		want = nil
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("files\n got %q\nwant %q", got, want)
-	}
+	wantList(t, "files", gitFileList(res), want)
 }
 
 func TestGitDiffStagedUnstaged(t *testing.T) {

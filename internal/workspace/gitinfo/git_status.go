@@ -3,9 +3,7 @@ package gitinfo
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -89,54 +87,51 @@ type statusParse struct {
 }
 
 func (s *statusParse) consume(r *bufio.Reader) error {
-	for {
-		rec, err := readZ(r)
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(rec, "# ") {
-			s.header(rec[2:])
-			continue
-		}
-		var e StatusEntry
-		switch {
-		case strings.HasPrefix(rec, "1 "):
-			f := strings.SplitN(rec, " ", 9)
-			if len(f) < 9 {
-				return fmt.Errorf("unexpected git status record %q", rec)
-			}
-			e = s.entry(f[1], f[8])
-		case strings.HasPrefix(rec, "2 "):
-			f := strings.SplitN(rec, " ", 10)
-			if len(f) < 10 {
-				return fmt.Errorf("unexpected git status record %q", rec)
-			}
-			orig, err := readZ(r)
-			if err != nil {
-				return fmt.Errorf("git status: rename record without its original path")
-			}
-			e = s.entry(f[1], f[9])
-			e.OriginalPath = s.repo.rel(orig)
-		case strings.HasPrefix(rec, "u "):
-			f := strings.SplitN(rec, " ", 11)
-			if len(f) < 11 {
-				return fmt.Errorf("unexpected git status record %q", rec)
-			}
-			e = s.entry(f[1], f[10])
-		case strings.HasPrefix(rec, "? "):
-			e = s.entry("??", rec[2:])
-		default: // "! " ignored entries (not requested) and anything newer
-			continue
-		}
-		if len(s.entries) == s.max {
-			s.truncated = true
-			return errGitEnough
-		}
-		s.entries = append(s.entries, e)
+	return records(r, func(rec string) error { return s.record(r, rec) })
+}
+
+// record reads one status record (and the original path after a rename).
+func (s *statusParse) record(r *bufio.Reader, rec string) error {
+	if strings.HasPrefix(rec, "# ") {
+		s.header(rec[2:])
+		return nil
 	}
+	var e StatusEntry
+	switch {
+	case strings.HasPrefix(rec, "1 "):
+		f := strings.SplitN(rec, " ", 9)
+		if len(f) < 9 {
+			return fmt.Errorf("unexpected git status record %q", rec)
+		}
+		e = s.entry(f[1], f[8])
+	case strings.HasPrefix(rec, "2 "):
+		f := strings.SplitN(rec, " ", 10)
+		if len(f) < 10 {
+			return fmt.Errorf("unexpected git status record %q", rec)
+		}
+		orig, err := readZ(r)
+		if err != nil {
+			return fmt.Errorf("git status: rename record without its original path")
+		}
+		e = s.entry(f[1], f[9])
+		e.OriginalPath = s.repo.rel(orig)
+	case strings.HasPrefix(rec, "u "):
+		f := strings.SplitN(rec, " ", 11)
+		if len(f) < 11 {
+			return fmt.Errorf("unexpected git status record %q", rec)
+		}
+		e = s.entry(f[1], f[10])
+	case strings.HasPrefix(rec, "? "):
+		e = s.entry("??", rec[2:])
+	default: // "! " ignored entries (not requested) and anything newer
+		return nil
+	}
+	if len(s.entries) == s.max {
+		s.truncated = true
+		return errGitEnough
+	}
+	s.entries = append(s.entries, e)
+	return nil
 }
 
 func (s *statusParse) entry(xy, path string) StatusEntry {

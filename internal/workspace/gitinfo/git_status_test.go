@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -41,14 +40,13 @@ func gitStatusT(t *testing.T, r *workspace.Root, path string, untracked bool, ma
 
 // gitEntryList renders entries as "path<-orig:XY" sorted.
 func gitEntryList(res map[string]any) []string {
-	var out []string
-	for _, e := range res["entries"].([]StatusEntry) {
+	out := render(res["entries"].([]StatusEntry), func(e StatusEntry) string {
 		s := e.Path
 		if e.OriginalPath != "" {
 			s += "<-" + e.OriginalPath
 		}
-		out = append(out, s+":"+e.IndexStatus+e.WorktreeStatus)
-	}
+		return s + ":" + e.IndexStatus + e.WorktreeStatus
+	})
 	sort.Strings(out)
 	return out
 }
@@ -56,13 +54,7 @@ func gitEntryList(res map[string]any) []string {
 func gitWantEntries(t *testing.T, res map[string]any, want ...string) {
 	t.Helper()
 	sort.Strings(want)
-	got := gitEntryList(res)
-	if len(want) == 0 {
-		want = nil
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("entries\n got %q\nwant %q", got, want)
-	}
+	wantList(t, "entries", gitEntryList(res), want)
 }
 
 func TestGitStatusFields(t *testing.T) {

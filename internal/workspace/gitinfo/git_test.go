@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,26 @@ func gitNewRepo(t *testing.T, files map[string]string) string {
 		wstest.Git(t, dir, "commit", "-q", "-m", "initial")
 	}
 	return dir
+}
+
+// render renders each item as a string.
+func render[T any](items []T, f func(T) string) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, f(it))
+	}
+	return out
+}
+
+// wantList compares a rendered list with want (none: nil).
+func wantList(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if len(want) == 0 {
+		want = nil
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s\n got %q\nwant %q", what, got, want)
+	}
 }
 
 func gitHeadSHA(t *testing.T, dir string) string {

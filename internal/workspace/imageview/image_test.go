@@ -6,10 +6,6 @@ import (
 	"image"
 	"image/color"
 	"image/color/palette"
-	"image/draw"
-	"image/gif"
-	"image/jpeg"
-	"image/png"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -25,17 +21,6 @@ import (
 
 // Helpers of the view_image tests (prefix img).
 
-// imgGradient is a smooth w×h image: it compresses well.
-func imgGradient(w, h int) *image.RGBA {
-	m := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			m.Set(x, y, color.RGBA{uint8(x * 255 / max(1, w-1)), uint8(y * 255 / max(1, h-1)), 128, 255})
-		}
-	}
-	return m
-}
-
 // imgNoise is a w×h image of random opaque pixels: it hardly compresses.
 func imgNoise(w, h int, seed uint64) *image.RGBA {
 	rng := rand.New(rand.NewPCG(seed, 1))
@@ -47,41 +32,6 @@ func imgNoise(w, h int, seed uint64) *image.RGBA {
 		}
 	}
 	return m
-}
-
-func imgPNG(t testing.TB, m image.Image) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if err := png.Encode(&b, m); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-func imgJPEG(t testing.TB, m image.Image, q int) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, m, &jpeg.Options{Quality: q}); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-// imgGIF encodes the frames as a GIF (one frame: a still image).
-func imgGIF(t testing.TB, frames ...image.Image) []byte {
-	t.Helper()
-	g := &gif.GIF{}
-	for _, m := range frames {
-		p := image.NewPaletted(m.Bounds(), palette.Plan9)
-		draw.Draw(p, p.Bounds(), m, m.Bounds().Min, draw.Src)
-		g.Image = append(g.Image, p)
-		g.Delay = append(g.Delay, 10)
-	}
-	var b bytes.Buffer
-	if err := gif.EncodeAll(&b, g); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }
 
 // imgBits writes a VP8L bit stream (least significant bit first).
@@ -262,7 +212,7 @@ func imgWarned(t testing.TB, res map[string]any, sub string) {
 
 func TestImageSniff(t *testing.T) {
 	t.Parallel()
-	jpg := imgJPEG(t, imgGradient(33, 17), 90)
+	jpg := wstest.JPEG(t, wstest.Gradient(33, 17), 90)
 	// An APP1 segment and fill bytes before the tables and the SOF.
 	app1 := append([]byte{0xFF, 0xE1, 0x00, 0x08}, "Exif\x00\x00"...)
 	jpgApp := append(append(append([]byte{0xFF, 0xD8}, app1...), 0xFF, 0xFF), jpg[2:]...)
@@ -272,12 +222,12 @@ func TestImageSniff(t *testing.T) {
 		data []byte
 		want Info
 	}{
-		{"png", imgPNG(t, imgGradient(123, 45)), Info{MimePNG, 123, 45}},
-		{"png paletted", imgPNG(t, image.NewPaletted(image.Rect(0, 0, 7, 300), palette.Plan9)), Info{MimePNG, 7, 300}},
+		{"png", wstest.PNG(t, wstest.Gradient(123, 45)), Info{MimePNG, 123, 45}},
+		{"png paletted", wstest.PNG(t, image.NewPaletted(image.Rect(0, 0, 7, 300), palette.Plan9)), Info{MimePNG, 7, 300}},
 		{"jpeg", jpg, Info{MimeJPEG, 33, 17}},
-		{"jpeg gray", imgJPEG(t, image.NewGray(image.Rect(0, 0, 640, 1)), 50), Info{MimeJPEG, 640, 1}},
+		{"jpeg gray", wstest.JPEG(t, image.NewGray(image.Rect(0, 0, 640, 1)), 50), Info{MimeJPEG, 640, 1}},
 		{"jpeg with APP1 and fill bytes", jpgApp, Info{MimeJPEG, 33, 17}},
-		{"gif89a", imgGIF(t, imgGradient(70, 80)), Info{MimeGIF, 70, 80}},
+		{"gif89a", wstest.GIF(t, wstest.Gradient(70, 80)), Info{MimeGIF, 70, 80}},
 		{"gif87a", gif87, Info{MimeGIF, 320, 240}},
 		{"webp lossless", imgWebP(300, 200, false), Info{MimeWebP, 300, 200}},
 		{"webp lossless 1x1 literal", imgTinyWebP, Info{MimeWebP, 1, 1}},
@@ -332,13 +282,13 @@ func TestImageSniff(t *testing.T) {
 func TestViewImageFormats(t *testing.T) {
 	t.Parallel()
 	files := map[string][]byte{
-		"a.png":      imgPNG(t, imgGradient(120, 80)),
-		"b.jpg":      imgJPEG(t, imgGradient(64, 48), 80),
-		"c.gif":      imgGIF(t, imgGradient(30, 40)),
+		"a.png":      wstest.PNG(t, wstest.Gradient(120, 80)),
+		"b.jpg":      wstest.JPEG(t, wstest.Gradient(64, 48), 80),
+		"c.gif":      wstest.GIF(t, wstest.Gradient(30, 40)),
 		"d.webp":     imgWebP(50, 20, true),
 		"e.webp":     imgWebPX(9, 7),
 		"f.webp":     imgTinyWebP,
-		"sub/g.jpeg": imgJPEG(t, image.NewGray(image.Rect(0, 0, 10, 10)), 80),
+		"sub/g.jpeg": wstest.JPEG(t, image.NewGray(image.Rect(0, 0, 10, 10)), 80),
 	}
 	r := imgRoot(t, files)
 	for _, c := range []struct {
@@ -374,11 +324,11 @@ func TestViewImageFormats(t *testing.T) {
 // TestViewImageExtensionLies: the content decides, never the name.
 func TestViewImageExtensionLies(t *testing.T) {
 	t.Parallel()
-	pngData := imgPNG(t, imgGradient(10, 20))
+	pngData := wstest.PNG(t, wstest.Gradient(10, 20))
 	r := imgRoot(t, map[string][]byte{
 		"photo.jpg":   pngData,
-		"anim.png":    imgGIF(t, imgGradient(3, 4)),
-		"noext":       imgJPEG(t, imgGradient(5, 6), 80),
+		"anim.png":    wstest.GIF(t, wstest.Gradient(3, 4)),
+		"noext":       wstest.JPEG(t, wstest.Gradient(5, 6), 80),
 		"fake.png":    []byte("this is text, named like an image\n"),
 		"fake.webp":   []byte("RIFF....WEBPnot really"),
 		"empty.gif":   nil,
@@ -404,11 +354,11 @@ func TestViewImageExtensionLies(t *testing.T) {
 func TestViewImageResizeByDimensions(t *testing.T) {
 	t.Parallel()
 	files := map[string][]byte{
-		"wide.png":  imgPNG(t, imgGradient(300, 200)),
-		"tall.jpg":  imgJPEG(t, imgGradient(200, 400), 90),
-		"gray.jpg":  imgJPEG(t, image.NewGray(image.Rect(0, 0, 500, 100)), 90),
-		"img.gif":   imgGIF(t, imgGradient(150, 150)),
-		"anim.gif":  imgGIF(t, imgGradient(120, 60), imgNoise(120, 60, 1)),
+		"wide.png":  wstest.PNG(t, wstest.Gradient(300, 200)),
+		"tall.jpg":  wstest.JPEG(t, wstest.Gradient(200, 400), 90),
+		"gray.jpg":  wstest.JPEG(t, image.NewGray(image.Rect(0, 0, 500, 100)), 90),
+		"img.gif":   wstest.GIF(t, wstest.Gradient(150, 150)),
+		"anim.gif":  wstest.GIF(t, wstest.Gradient(120, 60), imgNoise(120, 60, 1)),
 		"img.webp":  imgWebP(400, 100, true),
 		"imgx.webp": imgWebPX(90, 300),
 	}
@@ -460,9 +410,9 @@ func TestViewImageResizeByDimensions(t *testing.T) {
 func TestViewImageResizeByBytes(t *testing.T) {
 	t.Parallel()
 	files := map[string][]byte{
-		"noise.png":  imgPNG(t, imgNoise(400, 300, 2)),
-		"noise.jpg":  imgJPEG(t, imgNoise(600, 600, 3), 100),
-		"noise.gif":  imgGIF(t, imgNoise(500, 400, 4)),
+		"noise.png":  wstest.PNG(t, imgNoise(400, 300, 2)),
+		"noise.jpg":  wstest.JPEG(t, imgNoise(600, 600, 3), 100),
+		"noise.gif":  wstest.GIF(t, imgNoise(500, 400, 4)),
 		"noise.webp": imgWebP(700, 500, true),
 	}
 	r := imgRoot(t, files)
@@ -508,8 +458,8 @@ func TestViewImageResizeByBytes(t *testing.T) {
 // be) brought under it is OUTPUT_TOO_LARGE with the profile's details.
 func TestViewImageTooLarge(t *testing.T) {
 	t.Parallel()
-	noise := imgPNG(t, imgNoise(300, 300, 5))
-	truncated := imgPNG(t, imgNoise(300, 300, 6))[:50_000] // header fine, data cut
+	noise := wstest.PNG(t, imgNoise(300, 300, 5))
+	truncated := wstest.PNG(t, imgNoise(300, 300, 6))[:50_000] // header fine, data cut
 	r := imgRoot(t, map[string][]byte{"noise.png": noise, "truncated.png": truncated})
 	details := func(t *testing.T, e *workspace.Error, bytes int, attempted bool) {
 		t.Helper()
@@ -576,7 +526,7 @@ func TestViewImageTooLarge(t *testing.T) {
 		}
 	})
 	t.Run("absurd dimensions refused before decoding", func(t *testing.T) {
-		huge := imgPNG(t, image.NewGray(image.Rect(0, 0, 1, 1)))
+		huge := wstest.PNG(t, image.NewGray(image.Rect(0, 0, 1, 1)))
 		binary.BigEndian.PutUint32(huge[16:], 20000) // IHDR width
 		binary.BigEndian.PutUint32(huge[20:], 20000) // and height: 400 megapixels
 		r := imgRoot(t, map[string][]byte{"huge.png": huge})
@@ -588,7 +538,7 @@ func TestViewImageTooLarge(t *testing.T) {
 		}
 	})
 	t.Run("absurd file size refused before reading", func(t *testing.T) {
-		r := imgRoot(t, map[string][]byte{"big.png": imgPNG(t, imgGradient(4, 4))})
+		r := imgRoot(t, map[string][]byte{"big.png": wstest.PNG(t, wstest.Gradient(4, 4))})
 		if err := os.Truncate(r.Join("big.png"), imageMaxFileBytes+1); err != nil { // sparse
 			t.Fatal(err)
 		}
@@ -600,7 +550,7 @@ func TestViewImageTooLarge(t *testing.T) {
 // TestViewImagePathErrors: the §5 codes and IS_DIRECTORY.
 func TestViewImagePathErrors(t *testing.T) {
 	t.Parallel()
-	pngData := imgPNG(t, imgGradient(2, 2))
+	pngData := wstest.PNG(t, wstest.Gradient(2, 2))
 	r := imgRoot(t, map[string][]byte{"dir/a.png": pngData})
 	out := wstest.Outside(t, r.Path)
 	if err := os.WriteFile(filepath.Join(out, "secret.png"), pngData, 0o644); err != nil {

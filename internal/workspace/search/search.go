@@ -615,17 +615,7 @@ func (fs *fileSearch) record(buf []byte, ls, le int, line []byte, lineNo, col in
 			need := min(fs.ctxLines, lineNo-1) - len(m.Before)
 			m.Before = append(slices.Clone(fs.prevTail[max(0, len(fs.prevTail)-need):]), m.Before...)
 		}
-		start := le + 1
-		for len(m.After) < fs.ctxLines && start < len(buf) {
-			e := bytes.IndexByte(buf[start:], '\n')
-			if e < 0 {
-				e = len(buf)
-			} else {
-				e += start
-			}
-			m.After = append(m.After, preview(trimCR(buf[start:e]), fs.previewMax))
-			start = e + 1
-		}
+		fs.linesAfter(&m, buf, le+1)
 		if len(m.After) < fs.ctxLines && !final {
 			fs.pending = append(fs.pending, len(fs.matches))
 		}
@@ -649,23 +639,28 @@ func (fs *fileSearch) linesBefore(buf []byte, end, n int) []string {
 	return out
 }
 
+// linesAfter adds to m's after-context the lines of buf from offset
+// start (a line start) until it has ctxLines of them or buf ends.
+func (fs *fileSearch) linesAfter(m *Match, buf []byte, start int) {
+	for len(m.After) < fs.ctxLines && start < len(buf) {
+		e := bytes.IndexByte(buf[start:], '\n')
+		if e < 0 {
+			e = len(buf)
+		} else {
+			e += start
+		}
+		m.After = append(m.After, preview(trimCR(buf[start:e]), fs.previewMax))
+		start = e + 1
+	}
+}
+
 // fillPending completes the after-context of matches from the previous
 // window with the first lines of this one.
 func (fs *fileSearch) fillPending(buf []byte) {
 	keep := fs.pending[:0]
 	for _, idx := range fs.pending {
 		m := &fs.matches[idx]
-		start := 0
-		for len(m.After) < fs.ctxLines && start < len(buf) {
-			e := bytes.IndexByte(buf[start:], '\n')
-			if e < 0 {
-				e = len(buf)
-			} else {
-				e += start
-			}
-			m.After = append(m.After, preview(trimCR(buf[start:e]), fs.previewMax))
-			start = e + 1
-		}
+		fs.linesAfter(m, buf, 0)
 		if len(m.After) < fs.ctxLines {
 			keep = append(keep, idx)
 		}
