@@ -111,12 +111,13 @@ func (c Code) spec() (codeSpec, bool) {
 }
 
 // PermissionRequest is what a policy refusal asks the client for (§8.1),
-// both at the top of the result and inside its error.
+// both at the top of the result and inside its error (fields in key
+// order, as it has always been written).
 type PermissionRequest struct {
-	ToolName   string `json:"tool_name"`
 	Permission string `json:"permission"`
-	Status     string `json:"status"`
 	Retryable  bool   `json:"retryable"`
+	Status     string `json:"status"`
+	ToolName   string `json:"tool_name"`
 }
 
 // Error is a tool failure; its JSON is the profile's error object

@@ -196,7 +196,7 @@ func TestReadFilePathErrors(t *testing.T) {
 func TestReadFileFIFO(t *testing.T) {
 	r := twRoot(t, map[string]string{})
 	if err := syscall.Mkfifo(r.Join("pipe"), 0o644); err != nil {
-		t.Skip("mkfifo:", err)
+		t.Fatal("mkfifo:", err)
 	}
 	wstest.Code[Error](t, readErr(r, "pipe"), "INVALID_ARGUMENT") // and it does not hang
 }

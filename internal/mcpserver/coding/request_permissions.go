@@ -16,13 +16,14 @@ type requestPermissionsIn struct {
 }
 
 // permissionRequest is the request as request_permissions echoes it:
-// every argument, defaults applied.
+// every argument, defaults applied (fields in key order: the JSON keeps
+// the order it has always had).
 type permissionRequest struct {
-	ToolName   string         `json:"tool_name"`
+	Arguments  map[string]any `json:"arguments"`
 	Permission string         `json:"permission"`
 	Reason     string         `json:"reason"`
-	Arguments  map[string]any `json:"arguments"`
 	Scope      string         `json:"scope"`
+	ToolName   string         `json:"tool_name"`
 	TTLSeconds int            `json:"ttl_seconds"`
 }
 
@@ -48,7 +49,8 @@ func (s *Server) requestPermissions() tool {
 	return define("request_permissions", "Ask for a permission an exec_command or apply_patch call needs; without interactive approval it reports that it cannot be granted.",
 		hints("Request permissions", true, false, false, false),
 		func(ctx context.Context, in requestPermissionsIn) (*requestPermissionsOut, error) {
-			requested := permissionRequest(in)
+			requested := permissionRequest{Arguments: in.Arguments, Permission: in.Permission, Reason: in.Reason, Scope: in.Scope,
+				ToolName: in.ToolName, TTLSeconds: in.TTLSeconds}
 			if s.opts.Dangerous {
 				return &requestPermissionsOut{Status: "granted", GrantID: new("dangerously-skip-all-permissions"),
 					Constraints: grantConstraints{Mode: "dangerously_skip_all_permissions", Workspace: s.root.Path, Requested: &requested},

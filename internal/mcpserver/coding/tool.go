@@ -94,8 +94,9 @@ func callResult(ctx context.Context, t tool, args json.RawMessage) map[string]an
 }
 
 // structuredOf is the structured result of a tool's outcome, as decoded
-// JSON (so every object's keys are written sorted), and the content items
-// that go before the mirror.
+// JSON (so the keys of the result's objects are written sorted) with the
+// error object as it is, and the content items that go before the
+// mirror.
 func structuredOf(out any, err error) (map[string]any, []any, error) {
 	var we *workspace.Error
 	if err != nil {
@@ -117,9 +118,12 @@ func structuredOf(out any, err error) (map[string]any, []any, error) {
 	}
 	m["ok"] = we == nil
 	if we != nil {
-		if m["error"], encErr = asObject(we); encErr != nil {
+		// The error object keeps its fields in the profile's order
+		// (code, message, category, retryable, details).
+		if _, encErr = json.Marshal(we); encErr != nil {
 			return nil, nil, encErr
 		}
+		m["error"] = we
 	}
 	if w, ok := m["warnings"]; !ok || w == nil {
 		m["warnings"] = []any{}
