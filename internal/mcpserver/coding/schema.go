@@ -9,8 +9,9 @@ import (
 )
 
 // schema is the small JSON Schema vocabulary the profile's input schemas
-// use. Validation is done here, not by a general validator, so that every
-// message names the argument the way the profile wants.
+// use, derived from each tool's input type (derive.go). Validation is done
+// here, not by a general validator, so that every message names the
+// argument the way the profile wants.
 type schema struct {
 	Type        string             `json:"type"`
 	Description string             `json:"description,omitempty"`
