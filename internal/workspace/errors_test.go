@@ -2,6 +2,13 @@ package workspace
 
 import (
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -51,5 +58,55 @@ func TestErrorCodesTable(t *testing.T) {
 		if len(m) != 5 || m["details"] == nil {
 			t.Errorf("%s: wire error %s, want code, message, category, retryable and details", c, b)
 		}
+	}
+}
+
+// TestErrorfLiteralsAreCodes: a code written as a string literal (the
+// packages that predate the constants) is one of the set, so that no call
+// site falls back to INTERNAL_ERROR by a typo.
+func TestErrorfLiteralsAreCodes(t *testing.T) {
+	known := map[string]bool{}
+	for _, c := range Codes() {
+		known[string(c)] = true
+	}
+	fset := token.NewFileSet()
+	calls := 0
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) == 0 {
+				return true
+			}
+			name := ""
+			switch fn := call.Fun.(type) {
+			case *ast.Ident:
+				name = fn.Name
+			case *ast.SelectorExpr:
+				if x, ok := fn.X.(*ast.Ident); ok && x.Name == "workspace" {
+					name = fn.Sel.Name
+				}
+			}
+			if lit, ok := call.Args[0].(*ast.BasicLit); ok && name == "Errorf" && lit.Kind == token.STRING {
+				calls++
+				if code, _ := strconv.Unquote(lit.Value); !known[code] {
+					t.Errorf("%s: Errorf(%s): not one of the profile's codes", fset.Position(lit.Pos()), lit.Value)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 {
+		t.Fatal("no Errorf call with a literal code found: the scan is looking in the wrong place")
 	}
 }
