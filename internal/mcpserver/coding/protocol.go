@@ -295,7 +295,7 @@ func (s *Server) dispatchTool(ctx context.Context, params json.RawMessage) (any,
 	}
 	if err := t.InputSchema.validate(args); err != nil {
 		return nil, errorResponse(nil, codeInvalidParams, "Invalid arguments for "+name+": "+err.Error(),
-			map[string]any{"reason": "invalid_arguments", "code": "INVALID_ARGUMENT"})
+			map[string]any{"reason": "invalid_arguments", "code": workspace.CodeInvalidArgument})
 	}
 	raw, _ := json.Marshal(args)
 	start := time.Now()

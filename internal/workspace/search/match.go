@@ -1,4 +1,4 @@
-package workspace
+package search
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 // The line matcher of search_text: a literal prefilter that finds
@@ -64,7 +66,7 @@ func newLineMatcher(query string, regex, caseSensitive bool) (*lineMatcher, erro
 	re, err := regexp.Compile(pat)
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "error parsing regexp: ")
-		return nil, Errorf("INVALID_ARGUMENT", map[string]any{"query": query, "reason": msg}, "invalid regex: %s", msg)
+		return nil, workspace.Errorf(workspace.CodeInvalidArgument, map[string]any{"query": query, "reason": msg}, "invalid regex: %s", msg)
 	}
 	m.re = re
 	ast, err := syntax.Parse(pat, syntax.Perl)

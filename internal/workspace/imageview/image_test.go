@@ -1,4 +1,4 @@
-package workspace
+package imageview
 
 import (
 	"bytes"
@@ -6,10 +6,6 @@ import (
 	"image"
 	"image/color"
 	"image/color/palette"
-	"image/draw"
-	"image/gif"
-	"image/jpeg"
-	"image/png"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -18,20 +14,12 @@ import (
 	"testing"
 
 	"golang.org/x/image/webp"
+
+	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
 // Helpers of the view_image tests (prefix img).
-
-// imgGradient is a smooth w×h image: it compresses well.
-func imgGradient(w, h int) *image.RGBA {
-	m := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			m.Set(x, y, color.RGBA{uint8(x * 255 / max(1, w-1)), uint8(y * 255 / max(1, h-1)), 128, 255})
-		}
-	}
-	return m
-}
 
 // imgNoise is a w×h image of random opaque pixels: it hardly compresses.
 func imgNoise(w, h int, seed uint64) *image.RGBA {
@@ -44,41 +32,6 @@ func imgNoise(w, h int, seed uint64) *image.RGBA {
 		}
 	}
 	return m
-}
-
-func imgPNG(t testing.TB, m image.Image) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if err := png.Encode(&b, m); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-func imgJPEG(t testing.TB, m image.Image, q int) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, m, &jpeg.Options{Quality: q}); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-// imgGIF encodes the frames as a GIF (one frame: a still image).
-func imgGIF(t testing.TB, frames ...image.Image) []byte {
-	t.Helper()
-	g := &gif.GIF{}
-	for _, m := range frames {
-		p := image.NewPaletted(m.Bounds(), palette.Plan9)
-		draw.Draw(p, p.Bounds(), m, m.Bounds().Min, draw.Src)
-		g.Image = append(g.Image, p)
-		g.Delay = append(g.Delay, 10)
-	}
-	var b bytes.Buffer
-	if err := gif.EncodeAll(&b, g); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }
 
 // imgBits writes a VP8L bit stream (least significant bit first).
@@ -203,7 +156,7 @@ var imgTinyWebP = []byte{
 	0x2f, 0x00, 0x00, 0x00, 0x00, 0x28, 0x45, 0x3d, 0x8a, 0xd2, 0xff, 0x00,
 }
 
-func imgRoot(t testing.TB, files map[string][]byte) *Root {
+func imgRoot(t testing.TB, files map[string][]byte) *workspace.Root {
 	t.Helper()
 	m := map[string]string{}
 	for k, v := range files {
@@ -212,13 +165,13 @@ func imgRoot(t testing.TB, files map[string][]byte) *Root {
 	return twRoot(t, m)
 }
 
-func imgView(t testing.TB, r *Root, o ImageOptions) (map[string]any, []byte) {
+func imgView(t testing.TB, r *workspace.Root, o Options) (map[string]any, []byte) {
 	t.Helper()
-	res, data, err := ViewImage(r, o)
+	res, err := View(r, o)
 	if err != nil {
-		t.Fatalf("ViewImage(%+v): %v", o, err)
+		t.Fatalf("View(%+v): %v", o, err)
 	}
-	return res, data
+	return wstest.Fields(res), res.Data
 }
 
 // imgCheck checks the result against the returned data: bytes, and the
@@ -231,8 +184,8 @@ func imgCheck(t testing.TB, res map[string]any, data []byte, mime string, w, h i
 	if res["bytes"] != len(data) {
 		t.Fatalf("bytes %v, returned %d", res["bytes"], len(data))
 	}
-	info, ok := SniffImage(data)
-	if !ok || info != (ImageInfo{mime, w, h}) {
+	info, ok := Sniff(data)
+	if !ok || info != (Info{mime, w, h}) {
 		t.Fatalf("returned data sniffs as %+v (%v), want %s %dx%d", info, ok, mime, w, h)
 	}
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
@@ -259,7 +212,7 @@ func imgWarned(t testing.TB, res map[string]any, sub string) {
 
 func TestImageSniff(t *testing.T) {
 	t.Parallel()
-	jpg := imgJPEG(t, imgGradient(33, 17), 90)
+	jpg := wstest.JPEG(t, wstest.Gradient(33, 17), 90)
 	// An APP1 segment and fill bytes before the tables and the SOF.
 	app1 := append([]byte{0xFF, 0xE1, 0x00, 0x08}, "Exif\x00\x00"...)
 	jpgApp := append(append(append([]byte{0xFF, 0xD8}, app1...), 0xFF, 0xFF), jpg[2:]...)
@@ -267,21 +220,21 @@ func TestImageSniff(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		data []byte
-		want ImageInfo
+		want Info
 	}{
-		{"png", imgPNG(t, imgGradient(123, 45)), ImageInfo{MimePNG, 123, 45}},
-		{"png paletted", imgPNG(t, image.NewPaletted(image.Rect(0, 0, 7, 300), palette.Plan9)), ImageInfo{MimePNG, 7, 300}},
-		{"jpeg", jpg, ImageInfo{MimeJPEG, 33, 17}},
-		{"jpeg gray", imgJPEG(t, image.NewGray(image.Rect(0, 0, 640, 1)), 50), ImageInfo{MimeJPEG, 640, 1}},
-		{"jpeg with APP1 and fill bytes", jpgApp, ImageInfo{MimeJPEG, 33, 17}},
-		{"gif89a", imgGIF(t, imgGradient(70, 80)), ImageInfo{MimeGIF, 70, 80}},
-		{"gif87a", gif87, ImageInfo{MimeGIF, 320, 240}},
-		{"webp lossless", imgWebP(300, 200, false), ImageInfo{MimeWebP, 300, 200}},
-		{"webp lossless 1x1 literal", imgTinyWebP, ImageInfo{MimeWebP, 1, 1}},
-		{"webp extended", imgWebPX(16384, 3), ImageInfo{MimeWebP, 16384, 3}},
-		{"webp lossy", imgWebPLossyHeader(640, 480), ImageInfo{MimeWebP, 640, 480}},
+		{"png", wstest.PNG(t, wstest.Gradient(123, 45)), Info{MimePNG, 123, 45}},
+		{"png paletted", wstest.PNG(t, image.NewPaletted(image.Rect(0, 0, 7, 300), palette.Plan9)), Info{MimePNG, 7, 300}},
+		{"jpeg", jpg, Info{MimeJPEG, 33, 17}},
+		{"jpeg gray", wstest.JPEG(t, image.NewGray(image.Rect(0, 0, 640, 1)), 50), Info{MimeJPEG, 640, 1}},
+		{"jpeg with APP1 and fill bytes", jpgApp, Info{MimeJPEG, 33, 17}},
+		{"gif89a", wstest.GIF(t, wstest.Gradient(70, 80)), Info{MimeGIF, 70, 80}},
+		{"gif87a", gif87, Info{MimeGIF, 320, 240}},
+		{"webp lossless", imgWebP(300, 200, false), Info{MimeWebP, 300, 200}},
+		{"webp lossless 1x1 literal", imgTinyWebP, Info{MimeWebP, 1, 1}},
+		{"webp extended", imgWebPX(16384, 3), Info{MimeWebP, 16384, 3}},
+		{"webp lossy", imgWebPLossyHeader(640, 480), Info{MimeWebP, 640, 480}},
 	} {
-		got, ok := SniffImage(c.data)
+		got, ok := Sniff(c.data)
 		if !ok || got != c.want {
 			t.Errorf("%s: %+v %v, want %+v", c.name, got, ok, c.want)
 		}
@@ -302,7 +255,7 @@ func TestImageSniff(t *testing.T) {
 		"webp VP8 no start code":  imgRIFF(imgChunk("VP8 ", make([]byte, 10))),
 		"elf":                     []byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00"),
 	} {
-		if got, ok := SniffImage(data); ok {
+		if got, ok := Sniff(data); ok {
 			t.Errorf("%s: sniffed as %+v", name, got)
 		}
 	}
@@ -313,7 +266,7 @@ func TestImageSniff(t *testing.T) {
 		t.Fatalf("tiny WebP pixel %v", c)
 	}
 	for _, data := range [][]byte{imgTinyWebP, imgWebP(5, 3, true), imgWebPX(4, 6)} {
-		info, _ := SniffImage(data)
+		info, _ := Sniff(data)
 		m, err := webp.Decode(bytes.NewReader(data))
 		if err != nil {
 			t.Fatalf("webp %+v: %v", info, err)
@@ -329,13 +282,13 @@ func TestImageSniff(t *testing.T) {
 func TestViewImageFormats(t *testing.T) {
 	t.Parallel()
 	files := map[string][]byte{
-		"a.png":      imgPNG(t, imgGradient(120, 80)),
-		"b.jpg":      imgJPEG(t, imgGradient(64, 48), 80),
-		"c.gif":      imgGIF(t, imgGradient(30, 40)),
+		"a.png":      wstest.PNG(t, wstest.Gradient(120, 80)),
+		"b.jpg":      wstest.JPEG(t, wstest.Gradient(64, 48), 80),
+		"c.gif":      wstest.GIF(t, wstest.Gradient(30, 40)),
 		"d.webp":     imgWebP(50, 20, true),
 		"e.webp":     imgWebPX(9, 7),
 		"f.webp":     imgTinyWebP,
-		"sub/g.jpeg": imgJPEG(t, image.NewGray(image.Rect(0, 0, 10, 10)), 80),
+		"sub/g.jpeg": wstest.JPEG(t, image.NewGray(image.Rect(0, 0, 10, 10)), 80),
 	}
 	r := imgRoot(t, files)
 	for _, c := range []struct {
@@ -346,7 +299,7 @@ func TestViewImageFormats(t *testing.T) {
 		{"d.webp", MimeWebP, 50, 20}, {"e.webp", MimeWebP, 9, 7}, {"f.webp", MimeWebP, 1, 1},
 		{"./sub//g.jpeg", MimeJPEG, 10, 10},
 	} {
-		res, data := imgView(t, r, ImageOptions{Path: c.path, AutoResize: true})
+		res, data := imgView(t, r, Options{Path: c.path, AutoResize: true})
 		rel := filepath.ToSlash(filepath.Clean(c.path))
 		if res["path"] != rel || res["resized"] != false || len(res["warnings"].([]string)) != 0 {
 			t.Fatalf("%s: %v", c.path, res)
@@ -361,7 +314,7 @@ func TestViewImageFormats(t *testing.T) {
 		} else {
 			imgCheck(t, res, data, c.mime, c.w, c.h)
 		}
-		want := map[string]any{"bytes": len(data), "width": c.w, "height": c.h, "mime_type": c.mime}
+		want := Size{Bytes: len(data), Width: c.w, Height: c.h, MimeType: c.mime}
 		if !reflect.DeepEqual(res["original"], want) {
 			t.Fatalf("%s: original %v, want %v", c.path, res["original"], want)
 		}
@@ -371,26 +324,26 @@ func TestViewImageFormats(t *testing.T) {
 // TestViewImageExtensionLies: the content decides, never the name.
 func TestViewImageExtensionLies(t *testing.T) {
 	t.Parallel()
-	pngData := imgPNG(t, imgGradient(10, 20))
+	pngData := wstest.PNG(t, wstest.Gradient(10, 20))
 	r := imgRoot(t, map[string][]byte{
 		"photo.jpg":   pngData,
-		"anim.png":    imgGIF(t, imgGradient(3, 4)),
-		"noext":       imgJPEG(t, imgGradient(5, 6), 80),
+		"anim.png":    wstest.GIF(t, wstest.Gradient(3, 4)),
+		"noext":       wstest.JPEG(t, wstest.Gradient(5, 6), 80),
 		"fake.png":    []byte("this is text, named like an image\n"),
 		"fake.webp":   []byte("RIFF....WEBPnot really"),
 		"empty.gif":   nil,
 		"binary.jpeg": {0, 1, 2, 3, 0xFF, 0xD8, 0xFF},
 	})
-	res, data := imgView(t, r, ImageOptions{Path: "photo.jpg", AutoResize: true})
+	res, data := imgView(t, r, Options{Path: "photo.jpg", AutoResize: true})
 	imgCheck(t, res, data, MimePNG, 10, 20)
-	res, data = imgView(t, r, ImageOptions{Path: "anim.png", AutoResize: true})
+	res, data = imgView(t, r, Options{Path: "anim.png", AutoResize: true})
 	imgCheck(t, res, data, MimeGIF, 3, 4)
-	res, data = imgView(t, r, ImageOptions{Path: "noext", AutoResize: true})
+	res, data = imgView(t, r, Options{Path: "noext", AutoResize: true})
 	imgCheck(t, res, data, MimeJPEG, 5, 6)
 	for _, p := range []string{"fake.png", "fake.webp", "empty.gif", "binary.jpeg"} {
-		_, _, err := ViewImage(r, ImageOptions{Path: p, AutoResize: true})
-		e := twCode(t, err, "BINARY_FILE")
-		if !strings.Contains(e.Message, "not a supported image") || e.Category != CatValidation || e.Details["path"] != p {
+		_, err := View(r, Options{Path: p, AutoResize: true})
+		e := wstest.Code[workspace.Error](t, err, "BINARY_FILE")
+		if !strings.Contains(e.Message, "not a supported image") || e.Category != workspace.CatValidation || e.Details["path"] != p {
 			t.Fatalf("%s: %+v", p, e)
 		}
 	}
@@ -401,11 +354,11 @@ func TestViewImageExtensionLies(t *testing.T) {
 func TestViewImageResizeByDimensions(t *testing.T) {
 	t.Parallel()
 	files := map[string][]byte{
-		"wide.png":  imgPNG(t, imgGradient(300, 200)),
-		"tall.jpg":  imgJPEG(t, imgGradient(200, 400), 90),
-		"gray.jpg":  imgJPEG(t, image.NewGray(image.Rect(0, 0, 500, 100)), 90),
-		"img.gif":   imgGIF(t, imgGradient(150, 150)),
-		"anim.gif":  imgGIF(t, imgGradient(120, 60), imgNoise(120, 60, 1)),
+		"wide.png":  wstest.PNG(t, wstest.Gradient(300, 200)),
+		"tall.jpg":  wstest.JPEG(t, wstest.Gradient(200, 400), 90),
+		"gray.jpg":  wstest.JPEG(t, image.NewGray(image.Rect(0, 0, 500, 100)), 90),
+		"img.gif":   wstest.GIF(t, wstest.Gradient(150, 150)),
+		"anim.gif":  wstest.GIF(t, wstest.Gradient(120, 60), imgNoise(120, 60, 1)),
 		"img.webp":  imgWebP(400, 100, true),
 		"imgx.webp": imgWebPX(90, 300),
 	}
@@ -430,12 +383,12 @@ func TestViewImageResizeByDimensions(t *testing.T) {
 		{"imgx.webp", 30, 30, MimePNG, 9, 30, MimeWebP, 90, 300, "WebP to PNG"},
 		{"img.webp", 1, 1, MimePNG, 1, 1, MimeWebP, 400, 100, "WebP to PNG"},
 	} {
-		res, data := imgView(t, r, ImageOptions{Path: c.path, MaxWidth: c.maxW, MaxHeight: c.maxH, AutoResize: true})
+		res, data := imgView(t, r, Options{Path: c.path, MaxWidth: c.maxW, MaxHeight: c.maxH, AutoResize: true})
 		imgCheck(t, res, data, c.mime, c.w, c.h)
 		if res["resized"] != true {
 			t.Fatalf("%s: resized %v", c.path, res["resized"])
 		}
-		want := map[string]any{"bytes": len(files[c.path]), "width": c.origW, "height": c.origH, "mime_type": c.origMime}
+		want := Size{Bytes: len(files[c.path]), Width: c.origW, Height: c.origH, MimeType: c.origMime}
 		if !reflect.DeepEqual(res["original"], want) {
 			t.Fatalf("%s: original %v, want %v", c.path, res["original"], want)
 		}
@@ -446,7 +399,7 @@ func TestViewImageResizeByDimensions(t *testing.T) {
 		}
 	}
 	// Grayscale stays grayscale.
-	_, data := imgView(t, r, ImageOptions{Path: "gray.jpg", MaxWidth: 50, MaxHeight: 50, AutoResize: true})
+	_, data := imgView(t, r, Options{Path: "gray.jpg", MaxWidth: 50, MaxHeight: 50, AutoResize: true})
 	if cfg, _, _ := image.DecodeConfig(bytes.NewReader(data)); cfg.ColorModel != color.GrayModel {
 		t.Fatalf("gray JPEG re-encoded in colour")
 	}
@@ -457,9 +410,9 @@ func TestViewImageResizeByDimensions(t *testing.T) {
 func TestViewImageResizeByBytes(t *testing.T) {
 	t.Parallel()
 	files := map[string][]byte{
-		"noise.png":  imgPNG(t, imgNoise(400, 300, 2)),
-		"noise.jpg":  imgJPEG(t, imgNoise(600, 600, 3), 100),
-		"noise.gif":  imgGIF(t, imgNoise(500, 400, 4)),
+		"noise.png":  wstest.PNG(t, imgNoise(400, 300, 2)),
+		"noise.jpg":  wstest.JPEG(t, imgNoise(600, 600, 3), 100),
+		"noise.gif":  wstest.GIF(t, imgNoise(500, 400, 4)),
 		"noise.webp": imgWebP(700, 500, true),
 	}
 	r := imgRoot(t, files)
@@ -476,7 +429,7 @@ func TestViewImageResizeByBytes(t *testing.T) {
 		if len(files[c.path]) <= c.maxBytes {
 			t.Fatalf("%s: %d bytes is within max_bytes %d: no test", c.path, len(files[c.path]), c.maxBytes)
 		}
-		res, data := imgView(t, r, ImageOptions{Path: c.path, MaxBytes: c.maxBytes, AutoResize: true})
+		res, data := imgView(t, r, Options{Path: c.path, MaxBytes: c.maxBytes, AutoResize: true})
 		if res["resized"] != true || len(data) > c.maxBytes || res["mime_type"] != c.mime {
 			t.Fatalf("%s: %d bytes for max_bytes %d: %v", c.path, len(data), c.maxBytes, res)
 		}
@@ -489,13 +442,13 @@ func TestViewImageResizeByBytes(t *testing.T) {
 		if d := float64(w)/float64(h) - float64(c.w)/float64(c.h); d > 0.05 || d < -0.05 {
 			t.Fatalf("%s: %dx%d from %dx%d", c.path, w, h, c.w, c.h)
 		}
-		o := res["original"].(map[string]any)
-		if o["bytes"] != len(files[c.path]) || o["mime_type"] != c.origMime || o["width"] != c.w || o["height"] != c.h {
+		o := res["original"].(Size)
+		if o.Bytes != len(files[c.path]) || o.MimeType != c.origMime || o.Width != c.w || o.Height != c.h {
 			t.Fatalf("%s: original %v", c.path, o)
 		}
 	}
 	// A JPEG that only needs a lower quality keeps its size.
-	res, data := imgView(t, r, ImageOptions{Path: "noise.jpg", MaxBytes: len(files["noise.jpg"]) / 2, AutoResize: true})
+	res, data := imgView(t, r, Options{Path: "noise.jpg", MaxBytes: len(files["noise.jpg"]) / 2, AutoResize: true})
 	if res["width"] != 600 || res["height"] != 600 || len(data) > len(files["noise.jpg"])/2 {
 		t.Fatalf("quality step: %v", res)
 	}
@@ -505,12 +458,12 @@ func TestViewImageResizeByBytes(t *testing.T) {
 // be) brought under it is OUTPUT_TOO_LARGE with the profile's details.
 func TestViewImageTooLarge(t *testing.T) {
 	t.Parallel()
-	noise := imgPNG(t, imgNoise(300, 300, 5))
-	truncated := imgPNG(t, imgNoise(300, 300, 6))[:50_000] // header fine, data cut
+	noise := wstest.PNG(t, imgNoise(300, 300, 5))
+	truncated := wstest.PNG(t, imgNoise(300, 300, 6))[:50_000] // header fine, data cut
 	r := imgRoot(t, map[string][]byte{"noise.png": noise, "truncated.png": truncated})
-	details := func(t *testing.T, e *Error, bytes int, attempted bool) {
+	details := func(t *testing.T, e *workspace.Error, bytes int, attempted bool) {
 		t.Helper()
-		if e.Category != CatValidation || e.Retryable {
+		if e.Category != workspace.CatValidation || e.Retryable {
 			t.Fatalf("%+v", e)
 		}
 		for _, k := range []string{"bytes", "max_bytes", "resize_attempted", "warnings"} {
@@ -530,31 +483,31 @@ func TestViewImageTooLarge(t *testing.T) {
 	}
 
 	t.Run("auto_resize off", func(t *testing.T) {
-		_, _, err := ViewImage(r, ImageOptions{Path: "noise.png", MaxBytes: 1024})
-		e := twCode(t, err, "OUTPUT_TOO_LARGE")
+		_, err := View(r, Options{Path: "noise.png", MaxBytes: 1024})
+		e := wstest.Code[workspace.Error](t, err, "OUTPUT_TOO_LARGE")
 		details(t, e, len(noise), false)
 		if e.Details["max_bytes"] != 1024 {
 			t.Fatalf("details %v", e.Details)
 		}
 	})
 	t.Run("max_bytes too small to reach", func(t *testing.T) {
-		_, _, err := ViewImage(r, ImageOptions{Path: "noise.png", MaxBytes: 10, AutoResize: true})
-		e := twCode(t, err, "OUTPUT_TOO_LARGE")
+		_, err := View(r, Options{Path: "noise.png", MaxBytes: 10, AutoResize: true})
+		e := wstest.Code[workspace.Error](t, err, "OUTPUT_TOO_LARGE")
 		details(t, e, -1, true)
 		if n := e.Details["bytes"].(int); n <= 10 || n >= len(noise) {
 			t.Fatalf("details.bytes %d: not the best attempt", n)
 		}
 	})
 	t.Run("resize fails, original too large", func(t *testing.T) {
-		_, _, err := ViewImage(r, ImageOptions{Path: "truncated.png", MaxBytes: 2048, AutoResize: true})
-		e := twCode(t, err, "OUTPUT_TOO_LARGE")
+		_, err := View(r, Options{Path: "truncated.png", MaxBytes: 2048, AutoResize: true})
+		e := wstest.Code[workspace.Error](t, err, "OUTPUT_TOO_LARGE")
 		details(t, e, len(truncated), true)
 		if w := e.Details["warnings"].([]string); len(w) != 1 || !strings.Contains(w[0], "resizing failed") {
 			t.Fatalf("warnings %q", w)
 		}
 	})
 	t.Run("auto_resize off, over the box only", func(t *testing.T) {
-		res, data := imgView(t, r, ImageOptions{Path: "noise.png", MaxWidth: 10, MaxHeight: 10})
+		res, data := imgView(t, r, Options{Path: "noise.png", MaxWidth: 10, MaxHeight: 10})
 		imgCheck(t, res, data, MimePNG, 300, 300)
 		if res["resized"] != false || !bytes.Equal(data, noise) {
 			t.Fatalf("%v", res)
@@ -564,7 +517,7 @@ func TestViewImageTooLarge(t *testing.T) {
 	t.Run("resize fails, original fits", func(t *testing.T) {
 		r := imgRoot(t, map[string][]byte{"lossy.webp": imgWebPLossyHeader(3000, 20), "cut.png": truncated})
 		for _, p := range []string{"lossy.webp", "cut.png"} {
-			res, data := imgView(t, r, ImageOptions{Path: p, MaxBytes: 1 << 20, MaxWidth: 100, MaxHeight: 100, AutoResize: true})
+			res, data := imgView(t, r, Options{Path: p, MaxBytes: 1 << 20, MaxWidth: 100, MaxHeight: 100, AutoResize: true})
 			if res["resized"] != false || res["bytes"] != len(data) || res["width"] != 300 && res["width"] != 3000 {
 				t.Fatalf("%s: %v", p, res)
 			}
@@ -573,39 +526,39 @@ func TestViewImageTooLarge(t *testing.T) {
 		}
 	})
 	t.Run("absurd dimensions refused before decoding", func(t *testing.T) {
-		huge := imgPNG(t, image.NewGray(image.Rect(0, 0, 1, 1)))
+		huge := wstest.PNG(t, image.NewGray(image.Rect(0, 0, 1, 1)))
 		binary.BigEndian.PutUint32(huge[16:], 20000) // IHDR width
 		binary.BigEndian.PutUint32(huge[20:], 20000) // and height: 400 megapixels
 		r := imgRoot(t, map[string][]byte{"huge.png": huge})
-		_, _, err := ViewImage(r, ImageOptions{Path: "huge.png", AutoResize: true})
-		e := twCode(t, err, "OUTPUT_TOO_LARGE")
+		_, err := View(r, Options{Path: "huge.png", AutoResize: true})
+		e := wstest.Code[workspace.Error](t, err, "OUTPUT_TOO_LARGE")
 		details(t, e, len(huge), false)
 		if !strings.Contains(e.Message, "pixel") {
 			t.Fatalf("message %q", e.Message)
 		}
 	})
 	t.Run("absurd file size refused before reading", func(t *testing.T) {
-		r := imgRoot(t, map[string][]byte{"big.png": imgPNG(t, imgGradient(4, 4))})
+		r := imgRoot(t, map[string][]byte{"big.png": wstest.PNG(t, wstest.Gradient(4, 4))})
 		if err := os.Truncate(r.Join("big.png"), imageMaxFileBytes+1); err != nil { // sparse
 			t.Fatal(err)
 		}
-		_, _, err := ViewImage(r, ImageOptions{Path: "big.png", AutoResize: true})
-		details(t, twCode(t, err, "OUTPUT_TOO_LARGE"), -1, false)
+		_, err := View(r, Options{Path: "big.png", AutoResize: true})
+		details(t, wstest.Code[workspace.Error](t, err, "OUTPUT_TOO_LARGE"), -1, false)
 	})
 }
 
 // TestViewImagePathErrors: the §5 codes and IS_DIRECTORY.
 func TestViewImagePathErrors(t *testing.T) {
 	t.Parallel()
-	pngData := imgPNG(t, imgGradient(2, 2))
+	pngData := wstest.PNG(t, wstest.Gradient(2, 2))
 	r := imgRoot(t, map[string][]byte{"dir/a.png": pngData})
-	out := twOutside(t, r)
+	out := wstest.Outside(t, r.Path)
 	if err := os.WriteFile(filepath.Join(out, "secret.png"), pngData, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	twSymlink(t, r, "escape.png", filepath.Join(out, "secret.png"))
-	twSymlink(t, r, "escdir", out)
-	twSymlink(t, r, "inside.png", "dir/a.png")
+	wstest.Symlink(t, r.Path, "escape.png", filepath.Join(out, "secret.png"))
+	wstest.Symlink(t, r.Path, "escdir", out)
+	wstest.Symlink(t, r.Path, "inside.png", "dir/a.png")
 	for _, c := range []struct{ path, code string }{
 		{"", "INVALID_ARGUMENT"},
 		{"a\x00.png", "INVALID_ARGUMENT"},
@@ -620,11 +573,11 @@ func TestViewImagePathErrors(t *testing.T) {
 		{"dir", "IS_DIRECTORY"},
 		{".", "IS_DIRECTORY"},
 	} {
-		_, _, err := ViewImage(r, ImageOptions{Path: c.path, AutoResize: true})
-		twCode(t, err, c.code)
+		_, err := View(r, Options{Path: c.path, AutoResize: true})
+		wstest.Code[workspace.Error](t, err, c.code)
 	}
 	// A symlink inside the workspace is followed; the path is canonical.
-	res, data := imgView(t, r, ImageOptions{Path: "inside.png", AutoResize: true})
+	res, data := imgView(t, r, Options{Path: "inside.png", AutoResize: true})
 	imgCheck(t, res, data, MimePNG, 2, 2)
 	if res["path"] != "dir/a.png" {
 		t.Fatalf("path %v", res["path"])
@@ -647,4 +600,9 @@ func TestImageFitBox(t *testing.T) {
 			t.Errorf("fitBox(%d, %d, %d, %d) = %d, %d, want %d, %d", c[0], c[1], c[2], c[3], w, h, c[4], c[5])
 		}
 	}
+}
+
+// twRoot opens a workspace holding files (wstest.Tree).
+func twRoot(t testing.TB, files map[string]string) *workspace.Root {
+	return wstest.Root(t, files, workspace.Open)
 }

@@ -1,4 +1,4 @@
-package workspace
+package gitinfo
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 // DiffOptions are git_diff's inputs. Originals maps workspace-relative
@@ -33,18 +35,24 @@ const (
 // tests).
 var diffMaxFiles = 10000
 
-// diffFile is one files[] entry.
-type diffFile struct {
-	path, oldPath, status string
-	binary                bool
+// DiffFile is one files[] entry of git_diff.
+type DiffFile struct {
+	Path    string `json:"path" jsonschema:"Workspace-relative path (the destination of a rename)"`
+	OldPath string `json:"old_path,omitempty" jsonschema:"The source of a rename"`
+	Status  string `json:"status" jsonschema:"added, deleted, modified or renamed"`
+	Binary  bool   `json:"binary"`
 }
 
-func (f diffFile) out() map[string]any {
-	m := map[string]any{"path": f.path, "status": f.status, "binary": f.binary}
-	if f.oldPath != "" {
-		m["old_path"] = f.oldPath
-	}
-	return m
+// DiffResult is git_diff's result (profile §6.10).
+type DiffResult struct {
+	Diff      string     `json:"diff" jsonschema:"Unified diff, unstaged part first, then staged"`
+	Files     []DiffFile `json:"files" jsonschema:"Every changed file, even when the diff text is cut"`
+	Truncated bool       `json:"truncated"`
+	// TruncatedBy is lines or bytes, or null.
+	TruncatedBy *string  `json:"truncated_by" jsonschema:"The limit that cut the diff: lines or bytes; null when not cut"`
+	OutputLines int      `json:"output_lines"`
+	OutputBytes int      `json:"output_bytes"`
+	Warnings    []string `json:"warnings"`
 }
 
 // diffText accumulates the diff text of every part, reading no more than
@@ -98,10 +106,10 @@ func (d *diffText) append(s string) {
 	d.lines += strings.Count(s, "\n")
 }
 
-// GitDiff diffs the workspace (git_diff, profile §6.10): in a work tree
+// Diff diffs the workspace (git_diff, profile §6.10): in a work tree
 // the unstaged then the staged unified diff, filtered by o.Paths; outside
 // one, the server's own changes (o.Originals) against the current files.
-func GitDiff(ctx context.Context, r *Root, o DiffOptions) (map[string]any, error) {
+func Diff(ctx context.Context, r *workspace.Root, o DiffOptions) (*DiffResult, error) {
 	var specs []string
 	seen := map[string]bool{}
 	for _, p := range o.Paths {
@@ -121,7 +129,7 @@ func GitDiff(ctx context.Context, r *Root, o DiffOptions) (map[string]any, error
 		o.MaxBytes = diffDefaultBytes
 	}
 	text := &diffText{maxBytes: o.MaxBytes}
-	var files []diffFile
+	var files []DiffFile
 	var warnings []string
 	if !o.Staged && !o.Unstaged {
 		return diffResult(text, files, false, warnings), nil
@@ -134,7 +142,7 @@ func GitDiff(ctx context.Context, r *Root, o DiffOptions) (map[string]any, error
 		files, warnings = fallbackDiff(r, o, specs, text)
 		return diffResult(text, files, false, append([]string{warnFallback}, warnings...)), nil
 	}
-	var parts [][]diffFile
+	var parts [][]DiffFile
 	filesCut := false
 	for _, staged := range []bool{false, true} {
 		if staged && !o.Staged || !staged && !o.Unstaged {
@@ -163,7 +171,7 @@ func GitDiff(ctx context.Context, r *Root, o DiffOptions) (map[string]any, error
 // limits need). One process cannot do both: for unmerged paths git
 // switches to a combined diff, which prints the raw records and drops the
 // patch. It returns the files and whether more than diffMaxFiles existed.
-func (g *gitRepo) diffPart(ctx context.Context, staged bool, contextLines int, specs []string, text *diffText) ([]diffFile, bool, error) {
+func (g *gitRepo) diffPart(ctx context.Context, staged bool, contextLines int, specs []string, text *diffText) ([]DiffFile, bool, error) {
 	common := []string{"--no-ext-diff", "--no-textconv", "--no-color", "--find-renames", "--submodule=short", "--ignore-submodules=dirty"}
 	if g.prefix != "" {
 		common = append(common, "--relative")
@@ -173,81 +181,15 @@ func (g *gitRepo) diffPart(ctx context.Context, staged bool, contextLines int, s
 	}
 	tail := append([]string{"--"}, specs...)
 
-	var raws, nums []diffFile
-	more := false
+	var l diffList
 	consume := func(r *bufio.Reader) error {
-		for {
-			rec, err := readZ(r)
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			switch {
-			case rec == "":
-				continue
-			case rec[0] == ':':
-				// ":mode mode sha sha STATUS" then the path (two for a
-				// rename or copy); "::…" is a combined (unmerged) record.
-				f := strings.Fields(rec)
-				code := f[len(f)-1]
-				d := diffFile{status: diffStatus(code[0])}
-				if strings.HasPrefix(rec, "::") {
-					d.status = "modified"
-				}
-				src, err := readZ(r)
-				if err != nil {
-					return fmt.Errorf("git diff: raw record without a path")
-				}
-				d.path = src
-				if !strings.HasPrefix(rec, "::") && (code[0] == 'R' || code[0] == 'C') {
-					dst, err := readZ(r)
-					if err != nil {
-						return fmt.Errorf("git diff: rename record without its destination")
-					}
-					d.path, d.oldPath = dst, src
-					if code[0] == 'C' {
-						d.oldPath = "" // a copy adds a file
-					}
-				}
-				if len(raws) < diffMaxFiles {
-					raws = append(raws, d)
-				} else {
-					more = true
-				}
-			default: // numstat: added TAB deleted TAB path (empty for a rename: src NUL dst follow)
-				f := strings.SplitN(rec, "\t", 3)
-				if len(f) < 3 {
-					return fmt.Errorf("unexpected git diff numstat record %q", rec)
-				}
-				d := diffFile{path: f[2], binary: f[0] == "-" && f[1] == "-"}
-				if f[2] == "" {
-					if _, err := readZ(r); err != nil {
-						return fmt.Errorf("git diff: numstat rename without paths")
-					}
-					dst, err := readZ(r)
-					if err != nil {
-						return fmt.Errorf("git diff: numstat rename without its destination")
-					}
-					d.path = dst
-				}
-				if len(nums) < diffMaxFiles {
-					nums = append(nums, d)
-				}
-			}
-		}
+		return records(r, func(rec string) error { return l.record(r, rec) })
 	}
 	args := append(append([]string{"diff", "--raw", "--numstat", "-z"}, common...), tail...)
 	if err := runGit(ctx, g.opts, consume, args...); err != nil {
 		return nil, false, gitFailure(err)
 	}
-	// Raw and numstat records come in the same order.
-	for i := range raws {
-		if i < len(nums) && nums[i].path == raws[i].path {
-			raws[i].binary = nums[i].binary
-		}
-	}
+	raws, more := l.files()
 	if len(raws) == 0 {
 		return raws, more, nil // no patch either
 	}
@@ -261,6 +203,81 @@ func (g *gitRepo) diffPart(ctx context.Context, staged bool, contextLines int, s
 		return nil, false, gitFailure(err)
 	}
 	return raws, more, nil
+}
+
+// diffList collects the records of `git diff --raw --numstat -z`: a raw
+// record per file, then a numstat record per file in the same order.
+type diffList struct {
+	raws, nums []DiffFile
+	more       bool // more than diffMaxFiles files
+}
+
+// record reads one record (and the paths that follow it).
+func (l *diffList) record(r *bufio.Reader, rec string) error {
+	switch {
+	case rec == "":
+		return nil
+	case rec[0] == ':':
+		// ":mode mode sha sha STATUS" then the path (two for a rename or
+		// copy); "::…" is a combined (unmerged) record.
+		f := strings.Fields(rec)
+		code := f[len(f)-1]
+		d := DiffFile{Status: diffStatus(code[0])}
+		if strings.HasPrefix(rec, "::") {
+			d.Status = "modified"
+		}
+		src, err := readZ(r)
+		if err != nil {
+			return fmt.Errorf("git diff: raw record without a path")
+		}
+		d.Path = src
+		if !strings.HasPrefix(rec, "::") && (code[0] == 'R' || code[0] == 'C') {
+			dst, err := readZ(r)
+			if err != nil {
+				return fmt.Errorf("git diff: rename record without its destination")
+			}
+			d.Path, d.OldPath = dst, src
+			if code[0] == 'C' {
+				d.OldPath = "" // a copy adds a file
+			}
+		}
+		if len(l.raws) < diffMaxFiles {
+			l.raws = append(l.raws, d)
+		} else {
+			l.more = true
+		}
+	default: // numstat: added TAB deleted TAB path (empty for a rename: src NUL dst follow)
+		f := strings.SplitN(rec, "\t", 3)
+		if len(f) < 3 {
+			return fmt.Errorf("unexpected git diff numstat record %q", rec)
+		}
+		d := DiffFile{Path: f[2], Binary: f[0] == "-" && f[1] == "-"}
+		if f[2] == "" {
+			if _, err := readZ(r); err != nil {
+				return fmt.Errorf("git diff: numstat rename without paths")
+			}
+			dst, err := readZ(r)
+			if err != nil {
+				return fmt.Errorf("git diff: numstat rename without its destination")
+			}
+			d.Path = dst
+		}
+		if len(l.nums) < diffMaxFiles {
+			l.nums = append(l.nums, d)
+		}
+	}
+	return nil
+}
+
+// files are the raw records with the binary flag of their numstat
+// records, and whether there were more.
+func (l *diffList) files() ([]DiffFile, bool) {
+	for i := range l.raws {
+		if i < len(l.nums) && l.nums[i].Path == l.raws[i].Path {
+			l.raws[i].Binary = l.nums[i].Binary
+		}
+	}
+	return l.raws, l.more
 }
 
 func diffStatus(c byte) string {
@@ -279,25 +296,25 @@ func diffStatus(c byte) string {
 // mergeDiffFiles lists each file once, in the order of the text (unstaged
 // part first). A file in both parts takes the staged status (HEAD against
 // the index) unless the work tree deleted it since.
-func mergeDiffFiles(parts [][]diffFile) []diffFile {
-	var out []diffFile
+func mergeDiffFiles(parts [][]DiffFile) []DiffFile {
+	var out []DiffFile
 	at := map[string]int{}
 	for pi, part := range parts {
 		for _, f := range part {
-			i, ok := at[f.path]
+			i, ok := at[f.Path]
 			if !ok {
-				at[f.path] = len(out)
+				at[f.Path] = len(out)
 				out = append(out, f)
 				continue
 			}
 			prev := out[i]
 			merged := f
 			if pi > 0 { // f is the staged side, prev the unstaged one
-				if prev.status == "deleted" {
-					merged = diffFile{path: f.path, status: "deleted"}
+				if prev.Status == "deleted" {
+					merged = DiffFile{Path: f.Path, Status: "deleted"}
 				}
 			}
-			merged.binary = prev.binary || f.binary
+			merged.Binary = prev.Binary || f.Binary
 			out[i] = merged
 		}
 	}
@@ -306,7 +323,7 @@ func mergeDiffFiles(parts [][]diffFile) []diffFile {
 
 // diffResult cuts the text (head, on line boundaries, to max_bytes and
 // 2000 lines) and builds the result; filesCut: files[] was capped.
-func diffResult(text *diffText, files []diffFile, filesCut bool, warnings []string) map[string]any {
+func diffResult(text *diffText, files []DiffFile, filesCut bool, warnings []string) *DiffResult {
 	raw := text.buf
 	if text.cut {
 		// The read stopped anywhere: drop an incomplete trailing rune.
@@ -317,22 +334,19 @@ func diffResult(text *diffText, files []diffFile, filesCut bool, warnings []stri
 	if warnings == nil {
 		warnings = []string{}
 	}
-	var tb any
+	var tb *string
 	if by != "" {
-		tb = by
+		tb = &by
 		warnings = append(warnings, warnDiffTruncated)
 		if firstCut {
 			warnings = append(warnings, fmt.Sprintf("the first diff line exceeds max_bytes (%d): it is cut", text.maxBytes))
 		}
 	}
-	fl := make([]map[string]any, 0, len(files))
-	for _, f := range files {
-		fl = append(fl, f.out())
+	if files == nil {
+		files = []DiffFile{}
 	}
-	return map[string]any{
-		"diff": out, "files": fl, "truncated": by != "" || filesCut, "truncated_by": tb,
-		"output_lines": lines, "output_bytes": len(out), "warnings": warnings,
-	}
+	return &DiffResult{Diff: out, Files: files, Truncated: by != "" || filesCut, TruncatedBy: tb,
+		OutputLines: lines, OutputBytes: len(out), Warnings: warnings}
 }
 
 func trimPartialRune(b []byte) []byte {

@@ -1,4 +1,4 @@
-package workspace
+package search
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 // BenchmarkSearchText searches the Go distribution's source tree
@@ -17,28 +19,28 @@ func BenchmarkSearchText(b *testing.B) {
 	if err != nil {
 		b.Skip("go env GOROOT:", err)
 	}
-	r, err := Open(filepath.Join(strings.TrimSpace(string(out)), "src"))
+	r, err := workspace.Open(filepath.Join(strings.TrimSpace(string(out)), "src"))
 	if err != nil {
 		b.Skip(err)
 	}
 	defer r.FS.Close()
 	for _, c := range []struct {
 		name string
-		o    SearchOptions
+		o    Options
 	}{
-		{"literal", SearchOptions{Query: "func main"}},
-		{"literal_case", SearchOptions{Query: "func main", CaseSensitive: true}},
-		{"regex", SearchOptions{Query: `func \w+Handler`, Regex: true}},
-		{"regex_case", SearchOptions{Query: `func \w+Handler`, Regex: true, CaseSensitive: true}},
+		{"literal", Options{Query: "func main"}},
+		{"literal_case", Options{Query: "func main", CaseSensitive: true}},
+		{"regex", Options{Query: `func \w+Handler`, Regex: true}},
+		{"regex_case", Options{Query: `func \w+Handler`, Regex: true, CaseSensitive: true}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var total int64
 			for b.Loop() {
-				res, err := SearchText(context.Background(), r, c.o)
+				res, err := Text(context.Background(), r, c.o)
 				if err != nil {
 					b.Fatal(err)
 				}
-				total = res["total_matches"].(int64)
+				total = res.TotalMatches
 			}
 			b.ReportMetric(float64(total), "matches")
 		})

@@ -1,4 +1,4 @@
-package workspace
+package gitinfo
 
 import (
 	"context"
@@ -6,21 +6,24 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
-func gitDiffT(t *testing.T, r *Root, o DiffOptions) map[string]any {
+func gitDiffT(t *testing.T, r *workspace.Root, o DiffOptions) map[string]any {
 	t.Helper()
 	if o.MaxBytes == 0 {
 		o.MaxBytes = 262144
 	}
-	res, err := GitDiff(context.Background(), r, o)
+	out, err := Diff(context.Background(), r, o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	res := wstest.Fields(out)
 	gitCheckDiffResult(t, res, o.MaxBytes)
 	return res
 }
@@ -66,38 +69,30 @@ func gitCheckDiffResult(t *testing.T, res map[string]any, maxBytes int) {
 
 // gitFileList renders files as "path<-old:status[:bin]".
 func gitFileList(res map[string]any) []string {
-	var out []string
-	for _, f := range res["files"].([]map[string]any) {
-		s := f["path"].(string)
-		if o, ok := f["old_path"]; ok {
-			s += "<-" + o.(string)
+	return render(res["files"].([]DiffFile), func(f DiffFile) string {
+		s := f.Path
+		if f.OldPath != "" {
+			s += "<-" + f.OldPath
 		}
-		s += ":" + f["status"].(string)
-		if f["binary"] == true {
+		s += ":" + f.Status
+		if f.Binary {
 			s += ":bin"
 		}
-		out = append(out, s)
-	}
-	return out
+		return s
+	})
 }
 
 func gitWantFiles(t *testing.T, res map[string]any, want ...string) {
 	t.Helper()
-	got := gitFileList(res)
-	if len(want) == 0 {
-		want = nil
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("files\n got %q\nwant %q", got, want)
-	}
+	wantList(t, "files", gitFileList(res), want)
 }
 
 func TestGitDiffStagedUnstaged(t *testing.T) {
 	repo := gitNewRepo(t, map[string]string{"u.txt": "one\ntwo\n", "s.txt": "alpha\nbeta\n", "b.txt": "x\n"})
-	gitWriteFiles(t, repo, map[string]string{"s.txt": "alpha\nBETA\n", "b.txt": "y\n"})
-	gitT(t, repo, "add", "s.txt", "b.txt")
-	gitWriteFiles(t, repo, map[string]string{"u.txt": "one\nTWO\n", "b.txt": "z\n", "untracked.txt": "new\n"})
-	r := gitOpenRoot(t, repo)
+	wstest.Write(t, repo, map[string]string{"s.txt": "alpha\nBETA\n", "b.txt": "y\n"})
+	wstest.Git(t, repo, "add", "s.txt", "b.txt")
+	wstest.Write(t, repo, map[string]string{"u.txt": "one\nTWO\n", "b.txt": "z\n", "untracked.txt": "new\n"})
+	r := wstest.Open(t, repo, workspace.Open)
 
 	both := gitDiffT(t, r, DiffOptions{Staged: true, Unstaged: true, ContextLines: 3})
 	d := both["diff"].(string)
@@ -131,7 +126,7 @@ func TestGitDiffStagedUnstaged(t *testing.T) {
 	gitWantFiles(t, st, "b.txt:modified", "s.txt:modified")
 
 	none := gitDiffT(t, r, DiffOptions{ContextLines: 3})
-	if none["diff"] != "" || len(none["files"].([]map[string]any)) != 0 || none["output_lines"] != 0 || none["truncated"] != false {
+	if none["diff"] != "" || len(none["files"].([]DiffFile)) != 0 || none["output_lines"] != 0 || none["truncated"] != false {
 		t.Fatalf("both flags false: %v", none)
 	}
 }
@@ -139,12 +134,12 @@ func TestGitDiffStagedUnstaged(t *testing.T) {
 func TestGitDiffFileStatuses(t *testing.T) {
 	body := strings.Repeat("a fairly long line so renames are detected\n", 20)
 	repo := gitNewRepo(t, map[string]string{"mod.txt": "m\n", "del.txt": "d\n", "old.txt": body, "bin.dat": "\x00\x01\x02", "wdel.txt": "w\n"})
-	gitWriteFiles(t, repo, map[string]string{"mod.txt": "m2\n", "add.txt": "new\n", "bin.dat": "\x00\x03\x04\x05"})
-	gitT(t, repo, "rm", "-q", "del.txt")
-	gitT(t, repo, "mv", "old.txt", "new.txt")
-	gitT(t, repo, "add", "-A")
+	wstest.Write(t, repo, map[string]string{"mod.txt": "m2\n", "add.txt": "new\n", "bin.dat": "\x00\x03\x04\x05"})
+	wstest.Git(t, repo, "rm", "-q", "del.txt")
+	wstest.Git(t, repo, "mv", "old.txt", "new.txt")
+	wstest.Git(t, repo, "add", "-A")
 	os.Remove(filepath.Join(repo, "wdel.txt"))
-	r := gitOpenRoot(t, repo)
+	r := wstest.Open(t, repo, workspace.Open)
 
 	st := gitDiffT(t, r, DiffOptions{Staged: true, ContextLines: 3})
 	gitWantFiles(t, st, "add.txt:added", "bin.dat:modified:bin", "del.txt:deleted", "mod.txt:modified", "new.txt<-old.txt:renamed")
@@ -163,11 +158,11 @@ func TestGitDiffFileStatuses(t *testing.T) {
 
 func TestGitDiffWorktreeDeletion(t *testing.T) {
 	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
-	gitWriteFiles(t, repo, map[string]string{"b.txt": "b2\n"})
-	gitT(t, repo, "add", "b.txt")
+	wstest.Write(t, repo, map[string]string{"b.txt": "b2\n"})
+	wstest.Git(t, repo, "add", "b.txt")
 	os.Remove(filepath.Join(repo, "a.txt"))
 	os.Remove(filepath.Join(repo, "b.txt"))
-	r := gitOpenRoot(t, repo)
+	r := wstest.Open(t, repo, workspace.Open)
 	res := gitDiffT(t, r, DiffOptions{Staged: true, Unstaged: true, ContextLines: 3})
 	// b.txt: modified in the index, deleted in the work tree.
 	gitWantFiles(t, res, "a.txt:deleted", "b.txt:deleted")
@@ -181,8 +176,8 @@ func TestGitDiffContextLines(t *testing.T) {
 	orig := strings.Join(lines, "\n") + "\n"
 	repo := gitNewRepo(t, map[string]string{"f.txt": orig})
 	lines[9] = "CHANGED"
-	gitWriteFiles(t, repo, map[string]string{"f.txt": strings.Join(lines, "\n") + "\n"})
-	r := gitOpenRoot(t, repo)
+	wstest.Write(t, repo, map[string]string{"f.txt": strings.Join(lines, "\n") + "\n"})
+	r := wstest.Open(t, repo, workspace.Open)
 	for n, hdr := range map[int]string{0: "@@ -10 +10 @@ line 9\n-line 10\n+CHANGED\n", 1: "@@ -9,3 +9,3 @@ line 8\n line 9\n-line 10\n+CHANGED\n line 11\n", 3: "@@ -7,7 +7,7 @@", 20: "@@ -1,20 +1,20 @@"} {
 		res := gitDiffT(t, r, DiffOptions{Unstaged: true, ContextLines: n})
 		if !strings.Contains(res["diff"].(string), hdr) {
@@ -200,8 +195,8 @@ func TestGitDiffTruncateBytes(t *testing.T) {
 	for name := range files {
 		files[name] = strings.Repeat("new line é\n", 100)
 	}
-	gitWriteFiles(t, repo, files)
-	r := gitOpenRoot(t, repo)
+	wstest.Write(t, repo, files)
+	r := wstest.Open(t, repo, workspace.Open)
 	full := gitDiffT(t, r, DiffOptions{Unstaged: true, ContextLines: 3})
 	res := gitDiffT(t, r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 1000})
 	d := res["diff"].(string)
@@ -223,10 +218,10 @@ func TestGitDiffTruncateBytes(t *testing.T) {
 		t.Fatal("max_bytes = size-1: not truncated")
 	}
 	// The staged part is cut away entirely but its files are listed.
-	gitWriteFiles(t, repo, map[string]string{"staged.txt": "s\n"})
-	gitT(t, repo, "add", "staged.txt")
+	wstest.Write(t, repo, map[string]string{"staged.txt": "s\n"})
+	wstest.Git(t, repo, "add", "staged.txt")
 	both := gitDiffT(t, r, DiffOptions{Unstaged: true, Staged: true, ContextLines: 3, MaxBytes: 1000})
-	if strings.Contains(both["diff"].(string), "staged.txt") || len(both["files"].([]map[string]any)) != 6 {
+	if strings.Contains(both["diff"].(string), "staged.txt") || len(both["files"].([]DiffFile)) != 6 {
 		t.Fatalf("files %v", gitFileList(both))
 	}
 	// A first line longer than max_bytes: its UTF-8-safe prefix.
@@ -238,15 +233,15 @@ func TestGitDiffTruncateBytes(t *testing.T) {
 
 func TestGitDiffTruncateLines(t *testing.T) {
 	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
-	gitWriteFiles(t, repo, map[string]string{"a.txt": strings.Repeat("x\n", 3000)})
-	r := gitOpenRoot(t, repo)
+	wstest.Write(t, repo, map[string]string{"a.txt": strings.Repeat("x\n", 3000)})
+	r := wstest.Open(t, repo, workspace.Open)
 	res := gitDiffT(t, r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 1 << 20})
 	if res["truncated"] != true || res["truncated_by"] != "lines" || res["output_lines"] != 2000 {
 		t.Fatalf("truncated %v by %v lines %v", res["truncated"], res["truncated_by"], res["output_lines"])
 	}
 	gitWantFiles(t, res, "a.txt:modified")
 	// 2000 lines exactly are not truncated.
-	gitWriteFiles(t, repo, map[string]string{"a.txt": "a\n" + strings.Repeat("x\n", 2000-6)})
+	wstest.Write(t, repo, map[string]string{"a.txt": "a\n" + strings.Repeat("x\n", 2000-6)})
 	res = gitDiffT(t, r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 1 << 20})
 	if res["output_lines"] != 2000 || res["truncated"] != false {
 		t.Fatalf("lines %v truncated %v", res["output_lines"], res["truncated"])
@@ -255,16 +250,16 @@ func TestGitDiffTruncateLines(t *testing.T) {
 
 func TestGitDiffFilters(t *testing.T) {
 	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n", "dir/b.txt": "b\n", "dir/c.txt": "c\n", "*.txt": "star\n"})
-	gitWriteFiles(t, repo, map[string]string{"a.txt": "A\n", "dir/b.txt": "B\n", "dir/c.txt": "C\n"})
+	wstest.Write(t, repo, map[string]string{"a.txt": "A\n", "dir/b.txt": "B\n", "dir/c.txt": "C\n"})
 	outside := t.TempDir()
-	gitWriteFiles(t, outside, map[string]string{"x.txt": "x\n"})
+	wstest.Write(t, outside, map[string]string{"x.txt": "x\n"})
 	if err := os.Symlink(outside, filepath.Join(repo, "escape")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("dir", filepath.Join(repo, "inside")); err != nil {
 		t.Fatal(err)
 	}
-	r := gitOpenRoot(t, repo)
+	r := wstest.Open(t, repo, workspace.Open)
 	cases := []struct {
 		paths []string
 		want  []string
@@ -295,16 +290,16 @@ func TestGitDiffFilters(t *testing.T) {
 		"":               "INVALID_ARGUMENT",
 		"C:\\Windows\\x": "ABSOLUTE_PATH_DENIED",
 	} {
-		_, err := GitDiff(context.Background(), r, DiffOptions{Paths: []string{"a.txt", path}, Unstaged: true, ContextLines: 3, MaxBytes: 1000})
-		gitWantCode(t, err, code)
+		_, err := Diff(context.Background(), r, DiffOptions{Paths: []string{"a.txt", path}, Unstaged: true, ContextLines: 3, MaxBytes: 1000})
+		wstest.Code[workspace.Error](t, err, code)
 	}
 }
 
 func TestGitDiffSubdirWorkspace(t *testing.T) {
 	repo := gitNewRepo(t, map[string]string{"top.txt": "t\n", "sub/in.txt": "i\n", "sub/d/x.txt": "x\n"})
-	gitWriteFiles(t, repo, map[string]string{"top.txt": "T\n", "sub/in.txt": "I\n", "sub/d/x.txt": "X\n"})
-	gitT(t, repo, "add", "sub/d/x.txt")
-	r := gitOpenRoot(t, filepath.Join(repo, "sub"))
+	wstest.Write(t, repo, map[string]string{"top.txt": "T\n", "sub/in.txt": "I\n", "sub/d/x.txt": "X\n"})
+	wstest.Git(t, repo, "add", "sub/d/x.txt")
+	r := wstest.Open(t, filepath.Join(repo, "sub"), workspace.Open)
 	res := gitDiffT(t, r, DiffOptions{Unstaged: true, Staged: true, ContextLines: 3})
 	d := res["diff"].(string)
 	if strings.Contains(d, "top.txt") || strings.Contains(d, "sub/") ||
@@ -318,9 +313,9 @@ func TestGitDiffSubdirWorkspace(t *testing.T) {
 
 func TestGitDiffNoCommits(t *testing.T) {
 	repo := gitNewRepo(t, nil)
-	gitWriteFiles(t, repo, map[string]string{"a.txt": "a\n"})
-	gitT(t, repo, "add", "a.txt")
-	r := gitOpenRoot(t, repo)
+	wstest.Write(t, repo, map[string]string{"a.txt": "a\n"})
+	wstest.Git(t, repo, "add", "a.txt")
+	r := wstest.Open(t, repo, workspace.Open)
 	res := gitDiffT(t, r, DiffOptions{Staged: true, Unstaged: true, ContextLines: 3})
 	gitWantFiles(t, res, "a.txt:added")
 	if !strings.Contains(res["diff"].(string), "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+a\n") {
@@ -330,8 +325,8 @@ func TestGitDiffNoCommits(t *testing.T) {
 
 func TestGitDiffInvalidUTF8(t *testing.T) {
 	repo := gitNewRepo(t, map[string]string{"l.txt": "caf\xe9\n"})
-	gitWriteFiles(t, repo, map[string]string{"l.txt": "CAF\xe9\n"})
-	r := gitOpenRoot(t, repo)
+	wstest.Write(t, repo, map[string]string{"l.txt": "CAF\xe9\n"})
+	r := wstest.Open(t, repo, workspace.Open)
 	res := gitDiffT(t, r, DiffOptions{Unstaged: true, ContextLines: 3})
 	if !strings.Contains(res["diff"].(string), "-caf\uFFFD\n+CAF\uFFFD\n") {
 		t.Fatalf("%q", res["diff"])
@@ -373,15 +368,15 @@ func TestGitDiffTrimPartialRune(t *testing.T) {
 
 func TestGitDiffUnmerged(t *testing.T) {
 	repo := gitNewRepo(t, map[string]string{"c.txt": "base\n", "d.txt": "d\n"})
-	gitT(t, repo, "checkout", "-qb", "other")
-	gitWriteFiles(t, repo, map[string]string{"c.txt": "other\n"})
-	gitT(t, repo, "commit", "-qam", "other")
-	gitT(t, repo, "checkout", "-q", "main")
-	gitWriteFiles(t, repo, map[string]string{"c.txt": "main\n"})
-	gitT(t, repo, "commit", "-qam", "main")
-	_ = gitExec(repo, "-c", "user.name=T", "-c", "user.email=t@e", "merge", "-q", "other").Run()
-	gitWriteFiles(t, repo, map[string]string{"d.txt": "D\n"})
-	r := gitOpenRoot(t, repo)
+	wstest.Git(t, repo, "checkout", "-qb", "other")
+	wstest.Write(t, repo, map[string]string{"c.txt": "other\n"})
+	wstest.Git(t, repo, "commit", "-qam", "other")
+	wstest.Git(t, repo, "checkout", "-q", "main")
+	wstest.Write(t, repo, map[string]string{"c.txt": "main\n"})
+	wstest.Git(t, repo, "commit", "-qam", "main")
+	_ = wstest.GitCmd(repo, "-c", "user.name=T", "-c", "user.email=t@e", "merge", "-q", "other").Run()
+	wstest.Write(t, repo, map[string]string{"d.txt": "D\n"})
+	r := wstest.Open(t, repo, workspace.Open)
 	// A combined diff for the conflict, and the plain one next to it.
 	un := gitDiffT(t, r, DiffOptions{Unstaged: true, ContextLines: 3})
 	d := un["diff"].(string)
@@ -395,9 +390,9 @@ func TestGitDiffUnmerged(t *testing.T) {
 
 func TestGitDiffFileCap(t *testing.T) {
 	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
-	gitWriteFiles(t, repo, map[string]string{"a.txt": "A\n", "b.txt": "B\n", "c.txt": "C\n"})
-	setGitVar(t, &diffMaxFiles, 2)
-	r := gitOpenRoot(t, repo)
+	wstest.Write(t, repo, map[string]string{"a.txt": "A\n", "b.txt": "B\n", "c.txt": "C\n"})
+	wstest.Set(t, &diffMaxFiles, 2)
+	r := wstest.Open(t, repo, workspace.Open)
 	res := gitDiffT(t, r, DiffOptions{Unstaged: true, ContextLines: 3})
 	gitWantFiles(t, res, "a.txt:modified", "b.txt:modified")
 	if res["truncated"] != true || res["truncated_by"] != nil || !strings.Contains(res["diff"].(string), "c.txt") {

@@ -1,4 +1,7 @@
-package workspace
+// Package gitinfo is git_status and git_diff (coding-tools profile §6.9,
+// §6.10): the workspace seen through the hardened git runner, and outside
+// a repository a diff of the server's own changes.
+package gitinfo
 
 import (
 	"bufio"
@@ -10,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sudocode/sudocode/internal/gitx"
+	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 // The git plumbing shared by git_status and git_diff. Every git process
@@ -48,14 +52,14 @@ func gitFailure(err error) error {
 		if len(ee.Args) > 0 {
 			sub = ee.Args[0]
 		}
-		return Errorf("GIT_ERROR", map[string]any{"command": "git " + sub, "exit_code": ee.Code, "stderr": strings.TrimSpace(ee.Stderr)},
+		return workspace.Errorf(workspace.CodeGitError, map[string]any{"command": "git " + sub, "exit_code": ee.Code, "stderr": strings.TrimSpace(ee.Stderr)},
 			"git %s failed: %s", sub, firstLine(ee.Stderr, ee.Code))
 	}
-	var we *Error
+	var we *workspace.Error
 	if errors.As(err, &we) {
 		return we
 	}
-	return Errorf("GIT_ERROR", nil, "git failed: %v", err)
+	return workspace.Errorf(workspace.CodeGitError, nil, "git failed: %v", err)
 }
 
 func firstLine(s string, code int) string {
@@ -71,16 +75,9 @@ func firstLine(s string, code int) string {
 
 // runGit runs git in o.Dir. consume reads stdout; it may return
 // errGitEnough to stop git early. A nil consume discards stdout. Errors:
-// *Error (TIMEOUT, GIT_ERROR) or *gitx.ExitError for a non-zero exit.
+// *workspace.Error (TIMEOUT, GIT_ERROR) or *gitx.ExitError for a non-zero exit.
 func runGit(ctx context.Context, o gitx.Options, consume func(*bufio.Reader) error, args ...string) error {
 	return gitError(gitx.Run(ctx, o, consume, args...), args)
-}
-
-// gitOutput runs git and returns its stdout, which must fit in limit bytes
-// (else GIT_ERROR).
-func gitOutput(ctx context.Context, o gitx.Options, limit int, args ...string) ([]byte, error) {
-	out, err := gitx.Output(ctx, o, limit, args...)
-	return out, gitError(err, args)
 }
 
 // gitError maps gitx's errors to the profile's, leaving an
@@ -92,14 +89,31 @@ func gitError(err error, args []string) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &nf):
-		return Errorf("GIT_ERROR", map[string]any{"binary": nf.Binary}, "git binary not found: %s is not installed or not on PATH", nf.Binary)
+		return workspace.Errorf(workspace.CodeGitError, map[string]any{"binary": nf.Binary}, "git binary not found: %s is not installed or not on PATH", nf.Binary)
 	case errors.As(err, &te):
-		return Errorf("TIMEOUT", map[string]any{"command": "git " + args[0], "timeout_ms": te.Timeout.Milliseconds()},
+		return workspace.Errorf(workspace.CodeTimeout, map[string]any{"command": "git " + args[0], "timeout_ms": te.Timeout.Milliseconds()},
 			"git %s timed out after %s", args[0], te.Timeout)
 	case errors.Is(err, context.Canceled):
-		return Errorf("GIT_ERROR", nil, "git %s interrupted: the request was cancelled", args[0])
+		return workspace.Errorf(workspace.CodeGitError, nil, "git %s interrupted: the request was cancelled", args[0])
 	}
 	return err
+}
+
+// records calls each with every NUL-terminated record of r until its
+// end; each may read the records that belong to the one it got (readZ).
+func records(r *bufio.Reader, each func(rec string) error) error {
+	for {
+		rec, err := readZ(r)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := each(rec); err != nil {
+			return err
+		}
+	}
 }
 
 // readZ reads one NUL-terminated record (without the NUL). At EOF it
@@ -134,7 +148,7 @@ func readZ(r *bufio.Reader) (string, error) {
 
 // gitRepo is the workspace seen from git.
 type gitRepo struct {
-	root *Root
+	root *workspace.Root
 	// prefix is the workspace's path below the work tree's top level,
 	// POSIX, with a trailing slash; "" when the workspace is the top level.
 	prefix string
@@ -145,7 +159,7 @@ type gitRepo struct {
 // when the workspace is not inside one. The git binary missing is
 // GIT_ERROR. The filter drivers the configuration names are switched off
 // (see gitx.Filters: a courtesy, the sandbox is the protection).
-func gitOpen(ctx context.Context, r *Root) (*gitRepo, error) {
+func gitOpen(ctx context.Context, r *workspace.Root) (*gitRepo, error) {
 	o := gitOptions(r.Path)
 	repo, err := gitx.Discover(ctx, o)
 	if err != nil {

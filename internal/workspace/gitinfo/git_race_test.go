@@ -1,4 +1,4 @@
-package workspace
+package gitinfo
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
 // TestGitFilterSwapRace: a command left running in the background (as
@@ -22,7 +25,7 @@ func TestGitFilterSwapRace(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(outside) })
 	marker := filepath.Join(outside, "escaped")
-	gitWriteFiles(t, repo, map[string]string{".gitattributes": "* filter=evil\n", "a.txt": "HELLO\n"})
+	wstest.Write(t, repo, map[string]string{".gitattributes": "* filter=evil\n", "a.txt": "HELLO\n"})
 	cfgPath := filepath.Join(repo, ".git", "config")
 	clean, err := os.ReadFile(cfgPath)
 	if err != nil {
@@ -33,7 +36,7 @@ func TestGitFilterSwapRace(t *testing.T) {
 	if err := os.WriteFile(cfgPath, hostile, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_ = gitExec(repo, "diff").Run()
+	_ = wstest.GitCmd(repo, "diff").Run()
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatal("control: plain git did not run the filter: the test proves nothing")
 	}
@@ -62,11 +65,11 @@ func TestGitFilterSwapRace(t *testing.T) {
 	}()
 	defer func() { close(stop); <-swapped }()
 
-	r := gitOpenRoot(t, repo)
+	r := wstest.Open(t, repo, workspace.Open)
 	deadline := time.Now().Add(20 * time.Second)
 	for i := 0; i < 200 && time.Now().Before(deadline); i++ {
-		GitStatus(context.Background(), r, ".", true, 100)
-		GitDiff(context.Background(), r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 10000})
+		Status(context.Background(), r, ".", true, 100)
+		Diff(context.Background(), r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 10000})
 		if _, err := os.Stat(marker); err == nil {
 			t.Fatalf("iteration %d: a clean filter ran outside the sandbox and wrote %s", i, marker)
 		}

@@ -1,4 +1,4 @@
-package workspace
+package gitinfo
 
 import (
 	"context"
@@ -6,18 +6,21 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
-func gitStatusT(t *testing.T, r *Root, path string, untracked bool, max int) map[string]any {
+func gitStatusT(t *testing.T, r *workspace.Root, path string, untracked bool, max int) map[string]any {
 	t.Helper()
-	res, err := GitStatus(context.Background(), r, path, untracked, max)
+	out, err := Status(context.Background(), r, path, untracked, max)
 	if err != nil {
 		t.Fatal(err)
 	}
+	res := wstest.Fields(out)
 	if _, ok := res["ok"]; ok {
 		t.Fatal("result carries ok")
 	}
@@ -37,14 +40,13 @@ func gitStatusT(t *testing.T, r *Root, path string, untracked bool, max int) map
 
 // gitEntryList renders entries as "path<-orig:XY" sorted.
 func gitEntryList(res map[string]any) []string {
-	var out []string
-	for _, e := range res["entries"].([]map[string]any) {
-		s := e["path"].(string)
-		if o, ok := e["original_path"]; ok {
-			s += "<-" + o.(string)
+	out := render(res["entries"].([]StatusEntry), func(e StatusEntry) string {
+		s := e.Path
+		if e.OriginalPath != "" {
+			s += "<-" + e.OriginalPath
 		}
-		out = append(out, s+":"+e["index_status"].(string)+e["worktree_status"].(string))
-	}
+		return s + ":" + e.IndexStatus + e.WorktreeStatus
+	})
 	sort.Strings(out)
 	return out
 }
@@ -52,25 +54,19 @@ func gitEntryList(res map[string]any) []string {
 func gitWantEntries(t *testing.T, res map[string]any, want ...string) {
 	t.Helper()
 	sort.Strings(want)
-	got := gitEntryList(res)
-	if len(want) == 0 {
-		want = nil
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("entries\n got %q\nwant %q", got, want)
-	}
+	wantList(t, "entries", gitEntryList(res), want)
 }
 
 func TestGitStatusFields(t *testing.T) {
 	repo := gitNewRepo(t, map[string]string{"mod.txt": "m\n", "staged.txt": "s\n", "both.txt": "b\n", "gone.txt": "g\n",
 		"old.txt": "rename me\n", "dir/keep.txt": "k\n", "sp ace é.txt": "x\n"})
-	gitWriteFiles(t, repo, map[string]string{"mod.txt": "m2\n", "staged.txt": "s2\n", "both.txt": "b2\n", "new.txt": "n\n",
+	wstest.Write(t, repo, map[string]string{"mod.txt": "m2\n", "staged.txt": "s2\n", "both.txt": "b2\n", "new.txt": "n\n",
 		"untracked.txt": "u\n", "dir/untracked/deep.txt": "d\n", "sp ace é.txt": "y\n", "ignored.log": "i\n", ".gitignore": "*.log\n"})
-	gitT(t, repo, "add", "staged.txt", "both.txt", "new.txt", ".gitignore")
-	gitWriteFiles(t, repo, map[string]string{"both.txt": "b3\n"})
+	wstest.Git(t, repo, "add", "staged.txt", "both.txt", "new.txt", ".gitignore")
+	wstest.Write(t, repo, map[string]string{"both.txt": "b3\n"})
 	os.Remove(filepath.Join(repo, "gone.txt"))
-	gitT(t, repo, "mv", "old.txt", "renamed.txt")
-	r := gitOpenRoot(t, repo)
+	wstest.Git(t, repo, "mv", "old.txt", "renamed.txt")
+	r := wstest.Open(t, repo, workspace.Open)
 
 	res := gitStatusT(t, r, ".", true, 1000)
 	gitWantEntries(t, res, "mod.txt: M", "staged.txt:M ", "both.txt:MM", "new.txt:A ", ".gitignore:A ", "gone.txt: D",
@@ -101,14 +97,14 @@ func TestGitStatusFields(t *testing.T) {
 
 func TestGitStatusClean(t *testing.T) {
 	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
-	r := gitOpenRoot(t, repo)
+	r := wstest.Open(t, repo, workspace.Open)
 	res := gitStatusT(t, r, ".", true, 1000)
 	gitWantEntries(t, res)
 	if res["clean"] != true || res["truncated"] != false || res["is_repo"] != true {
 		t.Fatalf("%v", res)
 	}
 	// Untracked files make it unclean only when listed.
-	gitWriteFiles(t, repo, map[string]string{"u.txt": "u\n"})
+	wstest.Write(t, repo, map[string]string{"u.txt": "u\n"})
 	if res := gitStatusT(t, r, ".", true, 1000); res["clean"] != false {
 		t.Fatalf("%v", res)
 	}
@@ -123,7 +119,7 @@ func TestGitStatusPathErrors(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(repo, "escape")); err != nil {
 		t.Fatal(err)
 	}
-	r := gitOpenRoot(t, repo)
+	r := wstest.Open(t, repo, workspace.Open)
 	for path, code := range map[string]string{
 		"missing":  "NOT_FOUND",
 		"../x":     "PATH_OUTSIDE_WORKSPACE",
@@ -132,17 +128,17 @@ func TestGitStatusPathErrors(t *testing.T) {
 		"a\x00b":   "INVALID_ARGUMENT",
 		"C:/stuff": "ABSOLUTE_PATH_DENIED",
 	} {
-		_, err := GitStatus(context.Background(), r, path, true, 10)
-		gitWantCode(t, err, code)
+		_, err := Status(context.Background(), r, path, true, 10)
+		wstest.Code[workspace.Error](t, err, code)
 	}
 }
 
 func TestGitStatusSubdirWorkspace(t *testing.T) {
 	repo := gitNewRepo(t, map[string]string{"top.txt": "t\n", "sub/in.txt": "i\n", "sub/deep/d.txt": "d\n", "subx/y.txt": "y\n"})
-	gitWriteFiles(t, repo, map[string]string{"top.txt": "t2\n", "sub/in.txt": "i2\n", "sub/deep/d.txt": "d2\n", "sub/new.txt": "n\n",
+	wstest.Write(t, repo, map[string]string{"top.txt": "t2\n", "sub/in.txt": "i2\n", "sub/deep/d.txt": "d2\n", "sub/new.txt": "n\n",
 		"subx/y.txt": "y2\n", "untr.txt": "u\n"})
-	gitT(t, repo, "add", "sub/deep/d.txt")
-	r := gitOpenRoot(t, filepath.Join(repo, "sub"))
+	wstest.Git(t, repo, "add", "sub/deep/d.txt")
+	r := wstest.Open(t, filepath.Join(repo, "sub"), workspace.Open)
 	res := gitStatusT(t, r, ".", true, 1000)
 	gitWantEntries(t, res, "in.txt: M", "deep/d.txt:M ", "new.txt:??")
 	if res["branch"] != "main" || res["head"] != gitHeadSHA(t, repo) {
@@ -154,11 +150,11 @@ func TestGitStatusSubdirWorkspace(t *testing.T) {
 
 func TestGitStatusDetached(t *testing.T) {
 	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
-	gitWriteFiles(t, repo, map[string]string{"a.txt": "a2\n"})
-	gitT(t, repo, "commit", "-qam", "second")
-	first := strings.TrimSpace(gitT(t, repo, "rev-parse", "HEAD~1"))
-	gitT(t, repo, "checkout", "-q", "--detach", first)
-	r := gitOpenRoot(t, repo)
+	wstest.Write(t, repo, map[string]string{"a.txt": "a2\n"})
+	wstest.Git(t, repo, "commit", "-qam", "second")
+	first := strings.TrimSpace(wstest.Git(t, repo, "rev-parse", "HEAD~1"))
+	wstest.Git(t, repo, "checkout", "-q", "--detach", first)
+	r := wstest.Open(t, repo, workspace.Open)
 	res := gitStatusT(t, r, ".", true, 1000)
 	if res["branch"] != "(detached)" || res["head"] != first || res["upstream"] != "" || res["clean"] != true {
 		t.Fatalf("%v", res)
@@ -167,9 +163,9 @@ func TestGitStatusDetached(t *testing.T) {
 
 func TestGitStatusNoCommits(t *testing.T) {
 	repo := gitNewRepo(t, nil)
-	gitWriteFiles(t, repo, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
-	gitT(t, repo, "add", "a.txt")
-	r := gitOpenRoot(t, repo)
+	wstest.Write(t, repo, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	wstest.Git(t, repo, "add", "a.txt")
+	r := wstest.Open(t, repo, workspace.Open)
 	res := gitStatusT(t, r, ".", true, 1000)
 	if res["is_repo"] != true || res["branch"] != "main" || res["head"] != "" || res["ahead"] != 0 {
 		t.Fatalf("%v", res)
@@ -180,25 +176,25 @@ func TestGitStatusNoCommits(t *testing.T) {
 func TestGitStatusUpstream(t *testing.T) {
 	remote := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
 	parent := t.TempDir()
-	gitT(t, parent, "clone", "-q", remote, "work")
+	wstest.Git(t, parent, "clone", "-q", remote, "work")
 	work := filepath.Join(parent, "work")
 	// Two commits on the remote, one local: behind 2, ahead 1.
 	for i := 0; i < 2; i++ {
-		gitWriteFiles(t, remote, map[string]string{"r.txt": fmt.Sprint(i)})
-		gitT(t, remote, "add", "r.txt")
-		gitT(t, remote, "commit", "-qm", "remote")
+		wstest.Write(t, remote, map[string]string{"r.txt": fmt.Sprint(i)})
+		wstest.Git(t, remote, "add", "r.txt")
+		wstest.Git(t, remote, "commit", "-qm", "remote")
 	}
-	gitWriteFiles(t, work, map[string]string{"l.txt": "l\n"})
-	gitT(t, work, "add", "l.txt")
-	gitT(t, work, "commit", "-qm", "local")
-	gitT(t, work, "fetch", "-q")
-	r := gitOpenRoot(t, work)
+	wstest.Write(t, work, map[string]string{"l.txt": "l\n"})
+	wstest.Git(t, work, "add", "l.txt")
+	wstest.Git(t, work, "commit", "-qm", "local")
+	wstest.Git(t, work, "fetch", "-q")
+	r := wstest.Open(t, work, workspace.Open)
 	res := gitStatusT(t, r, ".", true, 1000)
 	if res["upstream"] != "origin/main" || res["ahead"] != 1 || res["behind"] != 2 || res["branch"] != "main" || res["clean"] != true {
 		t.Fatalf("%v", res)
 	}
 	// A branch without upstream: zeros.
-	gitT(t, work, "checkout", "-qb", "topic")
+	wstest.Git(t, work, "checkout", "-qb", "topic")
 	res = gitStatusT(t, r, ".", true, 1000)
 	if res["upstream"] != "" || res["ahead"] != 0 || res["behind"] != 0 || res["branch"] != "topic" {
 		t.Fatalf("%v", res)
@@ -208,52 +204,52 @@ func TestGitStatusUpstream(t *testing.T) {
 func TestGitStatusMaxEntries(t *testing.T) {
 	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
 	for i := 0; i < 5; i++ {
-		gitWriteFiles(t, repo, map[string]string{fmt.Sprintf("u%d.txt", i): "u\n"})
+		wstest.Write(t, repo, map[string]string{fmt.Sprintf("u%d.txt", i): "u\n"})
 	}
-	r := gitOpenRoot(t, repo)
+	r := wstest.Open(t, repo, workspace.Open)
 	res := gitStatusT(t, r, ".", true, 3)
-	if len(res["entries"].([]map[string]any)) != 3 || res["truncated"] != true || res["clean"] != false {
+	if len(res["entries"].([]StatusEntry)) != 3 || res["truncated"] != true || res["clean"] != false {
 		t.Fatalf("%v", res)
 	}
 	if w := res["warnings"].([]string); len(w) != 1 || !strings.Contains(w[0], "truncated") {
 		t.Fatalf("warnings %v", w)
 	}
 	res = gitStatusT(t, r, ".", true, 5)
-	if len(res["entries"].([]map[string]any)) != 5 || res["truncated"] != false {
+	if len(res["entries"].([]StatusEntry)) != 5 || res["truncated"] != false {
 		t.Fatalf("%v", res)
 	}
 }
 
 func TestGitStatusUnmerged(t *testing.T) {
 	repo := gitNewRepo(t, map[string]string{"c.txt": "base\n"})
-	gitT(t, repo, "checkout", "-qb", "other")
-	gitWriteFiles(t, repo, map[string]string{"c.txt": "other\n"})
-	gitT(t, repo, "commit", "-qam", "other")
-	gitT(t, repo, "checkout", "-q", "main")
-	gitWriteFiles(t, repo, map[string]string{"c.txt": "main\n"})
-	gitT(t, repo, "commit", "-qam", "main")
+	wstest.Git(t, repo, "checkout", "-qb", "other")
+	wstest.Write(t, repo, map[string]string{"c.txt": "other\n"})
+	wstest.Git(t, repo, "commit", "-qam", "other")
+	wstest.Git(t, repo, "checkout", "-q", "main")
+	wstest.Write(t, repo, map[string]string{"c.txt": "main\n"})
+	wstest.Git(t, repo, "commit", "-qam", "main")
 	// The merge conflicts (and fails).
-	_ = gitExec(repo, "-c", "user.name=T", "-c", "user.email=t@e", "merge", "-q", "other").Run()
-	r := gitOpenRoot(t, repo)
+	_ = wstest.GitCmd(repo, "-c", "user.name=T", "-c", "user.email=t@e", "merge", "-q", "other").Run()
+	r := wstest.Open(t, repo, workspace.Open)
 	res := gitStatusT(t, r, ".", true, 100)
 	gitWantEntries(t, res, "c.txt:UU")
 }
 
 func TestGitStatusNotRepo(t *testing.T) {
 	dir := t.TempDir()
-	gitWriteFiles(t, dir, map[string]string{"a.txt": "a\n"})
-	r := gitOpenRoot(t, dir)
+	wstest.Write(t, dir, map[string]string{"a.txt": "a\n"})
+	r := wstest.Open(t, dir, workspace.Open)
 	res := gitStatusT(t, r, ".", true, 100)
-	if res["is_repo"] != false || res["clean"] != true || res["truncated"] != false || len(res["entries"].([]map[string]any)) != 0 ||
+	if res["is_repo"] != false || res["clean"] != true || res["truncated"] != false || len(res["entries"].([]StatusEntry)) != 0 ||
 		res["branch"] != "" || res["head"] != "" || res["ahead"] != 0 {
 		t.Fatalf("%v", res)
 	}
 	// The path is still checked.
-	_, err := GitStatus(context.Background(), r, "nope", true, 100)
-	gitWantCode(t, err, "NOT_FOUND")
+	_, err := Status(context.Background(), r, "nope", true, 100)
+	wstest.Code[workspace.Error](t, err, "NOT_FOUND")
 	// Inside a .git directory is not a work tree either.
 	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
-	res = gitStatusT(t, gitOpenRoot(t, filepath.Join(repo, ".git")), ".", true, 100)
+	res = gitStatusT(t, wstest.Open(t, filepath.Join(repo, ".git"), workspace.Open), ".", true, 100)
 	if res["is_repo"] != false {
 		t.Fatalf("%v", res)
 	}

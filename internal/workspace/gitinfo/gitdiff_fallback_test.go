@@ -1,4 +1,4 @@
-package workspace
+package gitinfo
 
 import (
 	"fmt"
@@ -9,13 +9,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
 func gitStr(s string) *string { return &s }
 
 func TestGitDiffFallback(t *testing.T) {
 	dir := t.TempDir()
-	gitWriteFiles(t, dir, map[string]string{
+	wstest.Write(t, dir, map[string]string{
 		"mod.txt":      "a\nb\nc\n",
 		"new.txt":      "x\ny\n",
 		"same.txt":     "same\n",
@@ -24,7 +27,7 @@ func TestGitDiffFallback(t *testing.T) {
 		"sub/deep.txt": "deep2\n",
 		"empty.txt":    "",
 	})
-	r := gitOpenRoot(t, dir)
+	r := wstest.Open(t, dir, workspace.Open)
 	orig := map[string]*string{
 		"mod.txt":        gitStr("a\nB\nc\n"),
 		"new.txt":        nil,
@@ -66,16 +69,16 @@ func TestGitDiffFallback(t *testing.T) {
 	res = gitDiffT(t, r, DiffOptions{Paths: []string{"sub", "new.txt", "nothing/here.txt"}, Unstaged: true, ContextLines: 3, Originals: orig})
 	gitWantFiles(t, res, "new.txt:added", "sub/deep.txt:modified")
 	// Filter validation still applies.
-	_, err := GitDiff(t.Context(), r, DiffOptions{Paths: []string{"../x"}, Unstaged: true, MaxBytes: 100, Originals: orig})
-	gitWantCode(t, err, "PATH_OUTSIDE_WORKSPACE")
+	_, err := Diff(t.Context(), r, DiffOptions{Paths: []string{"../x"}, Unstaged: true, MaxBytes: 100, Originals: orig})
+	wstest.Code[workspace.Error](t, err, "PATH_OUTSIDE_WORKSPACE")
 	// Staged only: the fallback has no index, it shows the same changes.
 	res = gitDiffT(t, r, DiffOptions{Staged: true, ContextLines: 3, Originals: orig})
-	if len(res["files"].([]map[string]any)) != 7 {
+	if len(res["files"].([]DiffFile)) != 7 {
 		t.Fatalf("staged fallback %v", gitFileList(res))
 	}
 	// Both flags false: empty.
 	res = gitDiffT(t, r, DiffOptions{ContextLines: 3, Originals: orig})
-	if res["diff"] != "" || len(res["files"].([]map[string]any)) != 0 {
+	if res["diff"] != "" || len(res["files"].([]DiffFile)) != 0 {
 		t.Fatalf("%v", res)
 	}
 	// Nothing recorded: empty, with the warning.
@@ -85,7 +88,7 @@ func TestGitDiffFallback(t *testing.T) {
 	}
 	// Truncation applies.
 	res = gitDiffT(t, r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 100, Originals: orig})
-	if res["truncated"] != true || res["truncated_by"] != "bytes" || len(res["files"].([]map[string]any)) != 7 {
+	if res["truncated"] != true || res["truncated_by"] != "bytes" || len(res["files"].([]DiffFile)) != 7 {
 		t.Fatalf("%v", res)
 	}
 	// Context 0.
@@ -97,11 +100,11 @@ func TestGitDiffFallback(t *testing.T) {
 
 func TestGitDiffFallbackExecutableAndLarge(t *testing.T) {
 	dir := t.TempDir()
-	gitWriteFiles(t, dir, map[string]string{"run.sh": "echo\n"})
+	wstest.Write(t, dir, map[string]string{"run.sh": "echo\n"})
 	if err := os.Chmod(filepath.Join(dir, "run.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r := gitOpenRoot(t, dir)
+	r := wstest.Open(t, dir, workspace.Open)
 	res := gitDiffT(t, r, DiffOptions{Unstaged: true, ContextLines: 3, Originals: map[string]*string{"run.sh": nil}})
 	if !strings.Contains(res["diff"].(string), "new file mode 100755\n") {
 		t.Fatalf("%s", res["diff"])
@@ -109,10 +112,10 @@ func TestGitDiffFallbackExecutableAndLarge(t *testing.T) {
 }
 
 func TestGitDiffFallbackLargeFiles(t *testing.T) {
-	setGitVar(t, &fallbackMaxFile, 10)
+	wstest.Set(t, &fallbackMaxFile, 10)
 	dir := t.TempDir()
-	gitWriteFiles(t, dir, map[string]string{"same.txt": "0123456789abcdef\n", "samesize.txt": "0123456789abcdef\n", "grown.txt": "0123456789abcdef\n"})
-	r := gitOpenRoot(t, dir)
+	wstest.Write(t, dir, map[string]string{"same.txt": "0123456789abcdef\n", "samesize.txt": "0123456789abcdef\n", "grown.txt": "0123456789abcdef\n"})
+	r := wstest.Open(t, dir, workspace.Open)
 	res := gitDiffT(t, r, DiffOptions{Unstaged: true, ContextLines: 3, Originals: map[string]*string{
 		"same.txt": gitStr("0123456789abcdef\n"), "samesize.txt": gitStr("0123456789ABCDEF\n"), "grown.txt": gitStr("short\n")}})
 	gitWantFiles(t, res, "grown.txt:modified:bin", "samesize.txt:modified:bin")
@@ -251,9 +254,9 @@ func TestGitDiffHunksLikeGit(t *testing.T) {
 	b = append(b, "changed 31\n")
 	b = append(b, a[31:]...)
 	b = append(b, "tail")
-	gitWriteFiles(t, dir, map[string]string{"a": strings.Join(a, ""), "b": strings.Join(b, "")})
+	wstest.Write(t, dir, map[string]string{"a": strings.Join(a, ""), "b": strings.Join(b, "")})
 	for _, ctx := range []int{0, 1, 3, 10} {
-		cmd := gitExec(dir, "diff", "--no-index", "--no-color", "-U"+strconv.Itoa(ctx), "a", "b")
+		cmd := wstest.GitCmd(dir, "diff", "--no-index", "--no-color", "-U"+strconv.Itoa(ctx), "a", "b")
 		out, _ := cmd.Output()
 		s := string(out)
 		s = s[strings.Index(s, "@@"):]

@@ -1,4 +1,4 @@
-package workspace
+package gitinfo
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 // The diff outside a git work tree: the first-seen content of the files
@@ -19,12 +21,12 @@ import (
 var fallbackMaxFile int64 = 32 << 20
 
 // fallbackDiff appends the diff text to text and returns the files.
-func fallbackDiff(r *Root, o DiffOptions, specs []string, text *diffText) ([]diffFile, []string) {
+func fallbackDiff(r *workspace.Root, o DiffOptions, specs []string, text *diffText) ([]DiffFile, []string) {
 	var warnings []string
 	paths := make([]string, 0, len(o.Originals))
 	orig := map[string]*string{}
 	for p, v := range o.Originals {
-		clean, err := lexical(p)
+		clean, err := workspace.Lexical(p)
 		if err != nil || clean == "." {
 			continue
 		}
@@ -34,7 +36,7 @@ func fallbackDiff(r *Root, o DiffOptions, specs []string, text *diffText) ([]dif
 		orig[clean] = v
 	}
 	sort.Strings(paths)
-	var files []diffFile
+	var files []DiffFile
 	for _, p := range paths {
 		if !matchesSpecs(p, specs) {
 			continue
@@ -48,19 +50,19 @@ func fallbackDiff(r *Root, o DiffOptions, specs []string, text *diffText) ([]dif
 		if old == nil && !cur.exists || old != nil && cur.exists && cur.same {
 			continue
 		}
-		f := diffFile{path: p, status: "modified"}
+		f := DiffFile{Path: p, Status: "modified"}
 		switch {
 		case old == nil:
-			f.status = "added"
+			f.Status = "added"
 		case !cur.exists:
-			f.status = "deleted"
+			f.Status = "deleted"
 		}
 		var a string
 		if old != nil {
 			a = *old
 		}
 		b := string(cur.content)
-		f.binary = cur.large || looksBinary(a) || looksBinary(b)
+		f.Binary = cur.large || looksBinary(a) || looksBinary(b)
 		files = append(files, f)
 		if text.full() {
 			text.cut = true
@@ -95,7 +97,7 @@ type current struct {
 
 // fallbackCurrent looks at the file now: absent (or no longer a regular
 // file) is !exists.
-func fallbackCurrent(r *Root, p string, orig *string) (current, error) {
+func fallbackCurrent(r *workspace.Root, p string, orig *string) (current, error) {
 	fi, err := r.FS.Lstat(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -129,7 +131,7 @@ func fallbackCurrent(r *Root, p string, orig *string) (current, error) {
 }
 
 // sameContent compares a file with s without reading it whole.
-func sameContent(r *Root, p, s string) (bool, error) {
+func sameContent(r *workspace.Root, p, s string) (bool, error) {
 	fh, err := r.FS.Open(p)
 	if err != nil {
 		return false, errors.New("cannot read the file")
@@ -162,11 +164,11 @@ func looksBinary(s string) bool {
 }
 
 // fileDiff is one file's section in git's format.
-func fileDiff(f diffFile, mode, a, b string, context int) string {
+func fileDiff(f DiffFile, mode, a, b string, context int) string {
 	var w strings.Builder
-	fmt.Fprintf(&w, "diff --git a/%s b/%s\n", f.path, f.path)
-	from, to := "a/"+f.path, "b/"+f.path
-	switch f.status {
+	fmt.Fprintf(&w, "diff --git a/%s b/%s\n", f.Path, f.Path)
+	from, to := "a/"+f.Path, "b/"+f.Path
+	switch f.Status {
 	case "added":
 		fmt.Fprintf(&w, "new file mode %s\n", mode)
 		from = "/dev/null"
@@ -174,7 +176,7 @@ func fileDiff(f diffFile, mode, a, b string, context int) string {
 		w.WriteString("deleted file mode 100644\n")
 		to = "/dev/null"
 	}
-	if f.binary {
+	if f.Binary {
 		fmt.Fprintf(&w, "Binary files %s and %s differ\n", from, to)
 		return w.String()
 	}

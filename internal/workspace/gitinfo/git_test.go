@@ -1,98 +1,53 @@
-package workspace
+package gitinfo
 
 import (
 	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
-
-// gitT runs git for a test's setup (never hardened: it is the user's git).
-func gitT(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	full := append([]string{"-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main",
-		"-c", "commit.gpgsign=false", "-c", "protocol.file.allow=always"}, args...)
-	out, err := gitExec(dir, full...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-// gitExec is a plain git command for test setup, isolated from the
-// user's and the system's configuration.
-func gitExec(dir string, args ...string) *exec.Cmd {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_CONFIG_GLOBAL=" + os.DevNull, "LC_ALL=C", "GIT_TERMINAL_PROMPT=0"}
-	return cmd
-}
 
 // gitNewRepo makes a repository with one commit holding files.
 func gitNewRepo(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	gitT(t, dir, "init", "-q")
+	wstest.Git(t, dir, "init", "-q")
 	if len(files) > 0 {
-		gitWriteFiles(t, dir, files)
-		gitT(t, dir, "add", "-A")
-		gitT(t, dir, "commit", "-q", "-m", "initial")
+		wstest.Write(t, dir, files)
+		wstest.Git(t, dir, "add", "-A")
+		wstest.Git(t, dir, "commit", "-q", "-m", "initial")
 	}
 	return dir
 }
 
-func gitWriteFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+// render renders each item as a string.
+func render[T any](items []T, f func(T) string) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, f(it))
 	}
+	return out
 }
 
-func gitOpenRoot(t *testing.T, dir string) *Root {
+// wantList compares a rendered list with want (none: nil).
+func wantList(t *testing.T, what string, got, want []string) {
 	t.Helper()
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
+	if len(want) == 0 {
+		want = nil
 	}
-	t.Cleanup(func() { r.FS.Close() })
-	return r
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s\n got %q\nwant %q", what, got, want)
+	}
 }
 
 func gitHeadSHA(t *testing.T, dir string) string {
-	return strings.TrimSpace(gitT(t, dir, "rev-parse", "HEAD"))
-}
-
-// gitWantCode asserts err is a *Error with code.
-func gitWantCode(t *testing.T, err error, code string) *Error {
-	t.Helper()
-	var we *Error
-	if !errors.As(err, &we) {
-		t.Fatalf("error %v (%T), want code %s", err, err, code)
-	}
-	if we.Code != code {
-		t.Fatalf("error code %s (%s), want %s", we.Code, we.Message, code)
-	}
-	if we.Details == nil {
-		t.Fatalf("error %s without details", code)
-	}
-	return we
-}
-
-func setGitVar[T any](t *testing.T, v *T, val T) {
-	old := *v
-	*v = val
-	t.Cleanup(func() { *v = old })
+	return strings.TrimSpace(wstest.Git(t, dir, "rev-parse", "HEAD"))
 }
 
 func gitWriteScript(t *testing.T, path, body string) string {
@@ -106,44 +61,44 @@ func gitWriteScript(t *testing.T, path, body string) string {
 func TestGitMissingBinary(t *testing.T) {
 	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
 	plain := t.TempDir()
-	setGitVar(t, &gitBinary, filepath.Join(t.TempDir(), "no-such-git"))
+	wstest.Set(t, &gitBinary, filepath.Join(t.TempDir(), "no-such-git"))
 	for _, dir := range []string{repo, plain} {
-		r := gitOpenRoot(t, dir)
-		_, err := GitStatus(context.Background(), r, ".", true, 100)
-		e := gitWantCode(t, err, "GIT_ERROR")
-		if e.Category != CatRuntime || e.Retryable {
+		r := wstest.Open(t, dir, workspace.Open)
+		_, err := Status(context.Background(), r, ".", true, 100)
+		e := wstest.Code[workspace.Error](t, err, "GIT_ERROR")
+		if e.Category != workspace.CatRuntime || e.Retryable {
 			t.Fatalf("GIT_ERROR category %s retryable %v", e.Category, e.Retryable)
 		}
-		_, err = GitDiff(context.Background(), r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 1000})
-		gitWantCode(t, err, "GIT_ERROR")
+		_, err = Diff(context.Background(), r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 1000})
+		wstest.Code[workspace.Error](t, err, "GIT_ERROR")
 	}
 }
 
 func TestGitMissingFromPath(t *testing.T) {
 	// The same through PATH: an empty directory holds no git.
 	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
-	r := gitOpenRoot(t, repo)
+	r := wstest.Open(t, repo, workspace.Open)
 	t.Setenv("PATH", t.TempDir())
-	_, err := GitStatus(context.Background(), r, ".", true, 100)
-	gitWantCode(t, err, "GIT_ERROR")
+	_, err := Status(context.Background(), r, ".", true, 100)
+	wstest.Code[workspace.Error](t, err, "GIT_ERROR")
 }
 
 func TestGitTimeout(t *testing.T) {
 	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
-	r := gitOpenRoot(t, repo)
+	r := wstest.Open(t, repo, workspace.Open)
 	// A git that hangs, with a grandchild holding stdout open.
 	fake := gitWriteScript(t, filepath.Join(t.TempDir(), "git"), "sleep 30\n")
-	setGitVar(t, &gitBinary, fake)
-	setGitVar(t, &gitTimeout, 300*time.Millisecond)
-	setGitVar(t, &gitWaitDelay, 200*time.Millisecond)
+	wstest.Set(t, &gitBinary, fake)
+	wstest.Set(t, &gitTimeout, 300*time.Millisecond)
+	wstest.Set(t, &gitWaitDelay, 200*time.Millisecond)
 	start := time.Now()
-	_, err := GitStatus(context.Background(), r, ".", true, 100)
-	e := gitWantCode(t, err, "TIMEOUT")
-	if !e.Retryable || e.Category != CatRuntime {
+	_, err := Status(context.Background(), r, ".", true, 100)
+	e := wstest.Code[workspace.Error](t, err, "TIMEOUT")
+	if !e.Retryable || e.Category != workspace.CatRuntime {
 		t.Fatalf("TIMEOUT retryable %v category %s", e.Retryable, e.Category)
 	}
-	_, err = GitDiff(context.Background(), r, DiffOptions{Unstaged: true, MaxBytes: 100})
-	gitWantCode(t, err, "TIMEOUT")
+	_, err = Diff(context.Background(), r, DiffOptions{Unstaged: true, MaxBytes: 100})
+	wstest.Code[workspace.Error](t, err, "TIMEOUT")
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("timeouts took %s", d)
 	}
@@ -151,7 +106,7 @@ func TestGitTimeout(t *testing.T) {
 
 func TestGitDiffBoundedRead(t *testing.T) {
 	repo := t.TempDir()
-	r := gitOpenRoot(t, repo)
+	r := wstest.Open(t, repo, workspace.Open)
 	// A git whose diff never ends: it must be read only as far as needed.
 	fake := gitWriteScript(t, filepath.Join(t.TempDir(), "git"), `case "$*" in
 *rev-parse*) printf '%s\n%s/.git\n%s/.git\n\n' "$PWD" "$PWD" "$PWD" ;;
@@ -161,29 +116,28 @@ func TestGitDiffBoundedRead(t *testing.T) {
 *--patch*) yes 'diff line diff line diff line' ;;
 esac
 `)
-	setGitVar(t, &gitBinary, fake)
+	wstest.Set(t, &gitBinary, fake)
 	start := time.Now()
-	res, err := GitDiff(context.Background(), r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 1000})
+	res, err := Diff(context.Background(), r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("bounded read took %s", d)
 	}
-	if res["truncated"] != true || res["truncated_by"] != "bytes" || res["output_bytes"].(int) > 1000 {
-		t.Fatalf("result %v", res)
+	if !res.Truncated || res.TruncatedBy == nil || *res.TruncatedBy != "bytes" || res.OutputBytes > 1000 {
+		t.Fatalf("result %+v", res)
 	}
-	files := res["files"].([]map[string]any)
-	if len(files) != 1 || files[0]["path"] != "big.txt" || files[0]["status"] != "modified" {
-		t.Fatalf("files %v", files)
+	if files := res.Files; len(files) != 1 || files[0].Path != "big.txt" || files[0].Status != "modified" {
+		t.Fatalf("files %+v", files)
 	}
 	// By lines: 2000 of them.
-	res, err = GitDiff(context.Background(), r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 1 << 20})
+	res, err = Diff(context.Background(), r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res["truncated_by"] != "lines" || res["output_lines"] != 2000 {
-		t.Fatalf("lines: %v %v", res["truncated_by"], res["output_lines"])
+	if res.TruncatedBy == nil || *res.TruncatedBy != "lines" || res.OutputLines != 2000 {
+		t.Fatalf("lines: %v %v", res.TruncatedBy, res.OutputLines)
 	}
 }
 
@@ -199,10 +153,10 @@ func TestGitHostileConfig(t *testing.T) {
 		return gitWriteScript(t, filepath.Join(bin, filepath.FromSlash(name)), "touch '"+markers+"/"+marker+"'\n"+body)
 	}
 	// Staged and unstaged changes of the same size (git must hash them).
-	gitWriteFiles(t, repo, map[string]string{"b.txt": "WORLD\n"})
-	gitT(t, repo, "add", "b.txt")
+	wstest.Write(t, repo, map[string]string{"b.txt": "WORLD\n"})
+	wstest.Git(t, repo, "add", "b.txt")
 	time.Sleep(20 * time.Millisecond)
-	gitWriteFiles(t, repo, map[string]string{"a.txt": "HELLO\n", "c.txt": "THIRD\n", "d.md": "PLAIN\n", ".gitattributes": "*.txt diff=evil filter=evil\n"})
+	wstest.Write(t, repo, map[string]string{"a.txt": "HELLO\n", "c.txt": "THIRD\n", "d.md": "PLAIN\n", ".gitattributes": "*.txt diff=evil filter=evil\n"})
 
 	hooks := filepath.Join(bin, "hooks")
 	if err := os.MkdirAll(hooks, 0o755); err != nil {
@@ -225,10 +179,10 @@ func TestGitHostileConfig(t *testing.T) {
 		{"core.hooksPath", hooks},
 		{"status.submoduleSummary", "true"},
 	} {
-		gitT(t, repo, "config", kv[0], kv[1])
+		wstest.Git(t, repo, "config", kv[0], kv[1])
 	}
 	// Control: the same repository does run them under a plain git.
-	plain := func(args ...string) { _ = gitExec(repo, args...).Run() }
+	plain := func(args ...string) { _ = wstest.GitCmd(repo, args...).Run() }
 	plain("--no-optional-locks", "status", "--porcelain")
 	plain("--no-optional-locks", "diff")
 	for _, m := range []string{"fsmonitor", "clean", "external", "diffcommand"} {
@@ -241,23 +195,23 @@ func TestGitHostileConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r := gitOpenRoot(t, repo)
-	st, err := GitStatus(context.Background(), r, ".", true, 100)
+	r := wstest.Open(t, repo, workspace.Open)
+	st, err := Status(context.Background(), r, ".", true, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, e := range st["entries"].([]map[string]any) {
-		got = append(got, e["path"].(string)+":"+e["index_status"].(string)+e["worktree_status"].(string))
+	for _, e := range st.Entries {
+		got = append(got, e.Path+":"+e.IndexStatus+e.WorktreeStatus)
 	}
 	if strings.Join(got, ",") != "a.txt: M,b.txt:M ,c.txt: M,d.md: M,.gitattributes:??" {
 		t.Fatalf("status entries %v", got)
 	}
-	d, err := GitDiff(context.Background(), r, DiffOptions{Staged: true, Unstaged: true, ContextLines: 3, MaxBytes: 100000})
+	d, err := Diff(context.Background(), r, DiffOptions{Staged: true, Unstaged: true, ContextLines: 3, MaxBytes: 100000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff := d["diff"].(string)
+	diff := d.Diff
 	for _, want := range []string{"-hello\n+HELLO\n", "-world\n+WORLD\n", "-third\n+THIRD\n", "-plain\n+PLAIN\n"} {
 		if !strings.Contains(diff, want) {
 			t.Fatalf("diff lacks %q:\n%s", want, diff)

@@ -1,4 +1,6 @@
-package workspace
+// Package imageview is view_image (coding-tools profile §6.12): a
+// workspace image identified by its content and scaled down to the limits.
+package imageview
 
 import (
 	"bytes"
@@ -14,6 +16,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/sudocode/sudocode/internal/workspace"
 	"golang.org/x/image/draw"
 	"golang.org/x/image/webp"
 )
@@ -39,9 +42,9 @@ const (
 	MimeWebP = "image/webp"
 )
 
-// ImageOptions are view_image's inputs. Zero limits take the profile's
+// Options are view_image's inputs. Zero limits take the profile's
 // defaults.
-type ImageOptions struct {
+type Options struct {
 	Path       string
 	MaxBytes   int
 	MaxWidth   int
@@ -49,19 +52,41 @@ type ImageOptions struct {
 	AutoResize bool
 }
 
-// ImageInfo is what the magic bytes tell of an image.
-type ImageInfo struct {
+// Info is what the magic bytes tell of an image.
+type Info struct {
 	Mime          string
 	Width, Height int
 }
 
-// ViewImage reads a workspace image, identified by its content only, and
-// returns the structured result's fields (path, mime_type, bytes, width,
-// height, resized, original, warnings; no ok, no data_url) with the image
-// data to return. Over the limits and with AutoResize it scales the image
+// Size describes image data.
+type Size struct {
+	Bytes    int    `json:"bytes"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	MimeType string `json:"mime_type"`
+}
+
+// Result is view_image's result (profile §6.12) without the ways
+// the data is returned (an image content item or a data URL), which are
+// the tool's.
+type Result struct {
+	Path     string   `json:"path" jsonschema:"Canonical workspace-relative path"`
+	MimeType string   `json:"mime_type" jsonschema:"Type of the returned data, from its content"`
+	Bytes    int      `json:"bytes" jsonschema:"Size of the returned data"`
+	Width    int      `json:"width"`
+	Height   int      `json:"height"`
+	Resized  bool     `json:"resized"`
+	Original Size     `json:"original" jsonschema:"The image as stored"`
+	Warnings []string `json:"warnings"`
+	// Data is the image data to return.
+	Data []byte `json:"-"`
+}
+
+// View reads a workspace image, identified by its content only, and
+// returns it with its description. Over the limits and with AutoResize it scales the image
 // down to fit them (re-encoded as the same format where Go has an
 // encoder, WebP as PNG); data still over MaxBytes is OUTPUT_TOO_LARGE.
-func ViewImage(r *Root, o ImageOptions) (map[string]any, []byte, error) {
+func View(r *workspace.Root, o Options) (*Result, error) {
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = imageDefaultMaxBytes
 	}
@@ -73,35 +98,35 @@ func ViewImage(r *Root, o ImageOptions) (map[string]any, []byte, error) {
 	}
 	res, err := r.Existing(o.Path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	f, err := openRegular(r.FS, res.Rel)
+	f, err := r.OpenRegular(res.Rel)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer f.Close()
 	tooLarge := func(n int64, why string) error {
-		return Errorf("OUTPUT_TOO_LARGE", map[string]any{"path": res.Rel, "bytes": int(n), "max_bytes": o.MaxBytes,
+		return workspace.Errorf(workspace.CodeOutputTooLarge, map[string]any{"path": res.Rel, "bytes": int(n), "max_bytes": o.MaxBytes,
 			"resize_attempted": false, "warnings": []string{}},
 			"image too large: %s %s; not decoded", res.Rel, why)
 	}
 	if fi, err := f.Stat(); err == nil && fi.Size() > imageMaxFileBytes {
-		return nil, nil, tooLarge(fi.Size(), fmt.Sprintf("is %d bytes, over the %d-byte limit", fi.Size(), imageMaxFileBytes))
+		return nil, tooLarge(fi.Size(), fmt.Sprintf("is %d bytes, over the %d-byte limit", fi.Size(), imageMaxFileBytes))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, imageMaxFileBytes+1))
 	if err != nil {
-		return nil, nil, Errorf("INTERNAL_ERROR", map[string]any{"path": res.Rel}, "cannot read %s: %v", res.Rel, err)
+		return nil, workspace.Errorf(workspace.CodeInternal, map[string]any{"path": res.Rel}, "cannot read %s: %v", res.Rel, err)
 	}
 	if len(data) > imageMaxFileBytes { // grew since the stat
-		return nil, nil, tooLarge(int64(len(data)), fmt.Sprintf("is over the %d-byte limit", imageMaxFileBytes))
+		return nil, tooLarge(int64(len(data)), fmt.Sprintf("is over the %d-byte limit", imageMaxFileBytes))
 	}
-	info, ok := SniffImage(data)
+	info, ok := Sniff(data)
 	if !ok {
-		return nil, nil, Errorf("BINARY_FILE", map[string]any{"path": res.Rel},
+		return nil, workspace.Errorf(workspace.CodeBinaryFile, map[string]any{"path": res.Rel},
 			"not a supported image: %s is not PNG, JPEG, GIF or WebP by its content; view blocked", res.Rel)
 	}
 	if int64(info.Width)*int64(info.Height) > imageMaxPixels {
-		return nil, nil, tooLarge(int64(len(data)), fmt.Sprintf("is %dx%d pixels, over the %d-pixel limit",
+		return nil, tooLarge(int64(len(data)), fmt.Sprintf("is %dx%d pixels, over the %d-pixel limit",
 			info.Width, info.Height, imageMaxPixels))
 	}
 
@@ -130,29 +155,21 @@ func ViewImage(r *Root, o ImageOptions) (map[string]any, []byte, error) {
 		} else if !o.AutoResize {
 			msg += " (auto_resize is off)"
 		}
-		return nil, nil, Errorf("OUTPUT_TOO_LARGE", map[string]any{"path": res.Rel, "bytes": len(out), "max_bytes": o.MaxBytes,
+		return nil, workspace.Errorf(workspace.CodeOutputTooLarge, map[string]any{"path": res.Rel, "bytes": len(out), "max_bytes": o.MaxBytes,
 			"resize_attempted": attempted, "warnings": warnings}, msg, res.Rel, len(out), o.MaxBytes)
 	}
-	return map[string]any{
-		"path":      res.Rel,
-		"mime_type": outInfo.Mime,
-		"bytes":     len(out),
-		"width":     outInfo.Width,
-		"height":    outInfo.Height,
-		"resized":   resized,
-		"original": map[string]any{"bytes": len(data), "width": info.Width, "height": info.Height,
-			"mime_type": info.Mime},
-		"warnings": warnings,
-	}, out, nil
+	return &Result{Path: res.Rel, MimeType: outInfo.Mime, Bytes: len(out), Width: outInfo.Width, Height: outInfo.Height,
+		Resized: resized, Original: Size{Bytes: len(data), Width: info.Width, Height: info.Height, MimeType: info.Mime},
+		Warnings: warnings, Data: out}, nil
 }
 
-// SniffImage identifies PNG, GIF, JPEG and WebP data by its magic bytes
+// Sniff identifies PNG, GIF, JPEG and WebP data by its magic bytes
 // and reads the dimensions from the header (PNG's IHDR, GIF's logical
 // screen, JPEG's SOF segment, WebP's VP8X/VP8/VP8L chunk). Zero
 // dimensions do not qualify.
-func SniffImage(b []byte) (ImageInfo, bool) {
+func Sniff(b []byte) (Info, bool) {
 	var (
-		info ImageInfo
+		info Info
 		ok   bool
 	)
 	switch {
@@ -160,7 +177,7 @@ func SniffImage(b []byte) (ImageInfo, bool) {
 		info, ok = sniffPNG(b)
 	case bytes.HasPrefix(b, []byte("GIF87a")) || bytes.HasPrefix(b, []byte("GIF89a")):
 		if len(b) >= 10 {
-			info = ImageInfo{MimeGIF, int(binary.LittleEndian.Uint16(b[6:])), int(binary.LittleEndian.Uint16(b[8:]))}
+			info = Info{MimeGIF, int(binary.LittleEndian.Uint16(b[6:])), int(binary.LittleEndian.Uint16(b[8:]))}
 			ok = true
 		}
 	case bytes.HasPrefix(b, []byte{0xFF, 0xD8, 0xFF}):
@@ -169,29 +186,29 @@ func SniffImage(b []byte) (ImageInfo, bool) {
 		info, ok = sniffWebP(b)
 	}
 	if !ok || info.Width <= 0 || info.Height <= 0 {
-		return ImageInfo{}, false
+		return Info{}, false
 	}
 	return info, true
 }
 
-func sniffPNG(b []byte) (ImageInfo, bool) {
+func sniffPNG(b []byte) (Info, bool) {
 	// Signature, then the IHDR chunk: length, type, width, height.
 	if len(b) < 24 || string(b[12:16]) != "IHDR" {
-		return ImageInfo{}, false
+		return Info{}, false
 	}
 	w, h := binary.BigEndian.Uint32(b[16:]), binary.BigEndian.Uint32(b[20:])
 	if w > math.MaxInt32 || h > math.MaxInt32 {
-		return ImageInfo{}, false
+		return Info{}, false
 	}
-	return ImageInfo{MimePNG, int(w), int(h)}, true
+	return Info{MimePNG, int(w), int(h)}, true
 }
 
 // sniffJPEG walks the marker segments from SOI to the first SOF.
-func sniffJPEG(b []byte) (ImageInfo, bool) {
+func sniffJPEG(b []byte) (Info, bool) {
 	i := 2
 	for i < len(b) {
 		if b[i] != 0xFF {
-			return ImageInfo{}, false
+			return Info{}, false
 		}
 		for i < len(b) && b[i] == 0xFF { // fill bytes
 			i++
@@ -205,61 +222,61 @@ func sniffJPEG(b []byte) (ImageInfo, bool) {
 		case m == 0x01 || m == 0xD8 || (m >= 0xD0 && m <= 0xD7): // no length
 			continue
 		case m == 0xD9 || m == 0xDA: // EOI or SOS before any SOF
-			return ImageInfo{}, false
+			return Info{}, false
 		}
 		if i+2 > len(b) {
 			break
 		}
 		n := int(binary.BigEndian.Uint16(b[i:]))
 		if n < 2 {
-			return ImageInfo{}, false
+			return Info{}, false
 		}
 		if m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC { // SOFn
 			if n < 7 || i+7 > len(b) { // length, precision, height, width
 				break
 			}
 			h, w := binary.BigEndian.Uint16(b[i+3:]), binary.BigEndian.Uint16(b[i+5:])
-			return ImageInfo{MimeJPEG, int(w), int(h)}, true
+			return Info{MimeJPEG, int(w), int(h)}, true
 		}
 		i += n
 	}
-	return ImageInfo{}, false
+	return Info{}, false
 }
 
 // sniffWebP reads the first chunk of a RIFF WEBP file.
-func sniffWebP(b []byte) (ImageInfo, bool) {
+func sniffWebP(b []byte) (Info, bool) {
 	if len(b) < 20 {
-		return ImageInfo{}, false
+		return Info{}, false
 	}
 	fourcc, p := string(b[12:16]), b[20:]
 	u24 := func(x []byte) int { return int(x[0]) | int(x[1])<<8 | int(x[2])<<16 }
 	switch fourcc {
 	case "VP8X": // flags, 3 reserved bytes, canvas width-1 and height-1 (24 bits each)
 		if len(p) < 10 {
-			return ImageInfo{}, false
+			return Info{}, false
 		}
-		return ImageInfo{MimeWebP, u24(p[4:]) + 1, u24(p[7:]) + 1}, true
+		return Info{MimeWebP, u24(p[4:]) + 1, u24(p[7:]) + 1}, true
 	case "VP8 ": // frame tag (3 bytes), start code 9D 01 2A, 14-bit width and height
 		if len(p) < 10 || p[3] != 0x9D || p[4] != 0x01 || p[5] != 0x2A {
-			return ImageInfo{}, false
+			return Info{}, false
 		}
 		w, h := binary.LittleEndian.Uint16(p[6:])&0x3FFF, binary.LittleEndian.Uint16(p[8:])&0x3FFF
-		return ImageInfo{MimeWebP, int(w), int(h)}, true
+		return Info{MimeWebP, int(w), int(h)}, true
 	case "VP8L": // signature 0x2F, then 14-bit width-1 and height-1
 		if len(p) < 5 || p[0] != 0x2F {
-			return ImageInfo{}, false
+			return Info{}, false
 		}
 		v := binary.LittleEndian.Uint32(p[1:])
-		return ImageInfo{MimeWebP, int(v&0x3FFF) + 1, int(v>>14&0x3FFF) + 1}, true
+		return Info{MimeWebP, int(v&0x3FFF) + 1, int(v>>14&0x3FFF) + 1}, true
 	}
-	return ImageInfo{}, false
+	return Info{}, false
 }
 
 // resizeImage decodes data, scales it down to fit the box and re-encodes
 // it; while the result is over maxBytes it steps JPEG quality down, then
 // the size, a bounded number of times. It returns the smallest encoding
 // it made (which may still be over maxBytes) with its info.
-func resizeImage(data []byte, info ImageInfo, maxW, maxH, maxBytes int) (out []byte, outInfo ImageInfo, warnings []string, err error) {
+func resizeImage(data []byte, info Info, maxW, maxH, maxBytes int) (out []byte, outInfo Info, warnings []string, err error) {
 	defer func() {
 		if p := recover(); p != nil { // a decoder or encoder choking on crafted input
 			out, err = nil, fmt.Errorf("%s codec failure: %v", info.Mime, p)
@@ -267,11 +284,11 @@ func resizeImage(data []byte, info ImageInfo, maxW, maxH, maxBytes int) (out []b
 	}()
 	src, gifPalette, warnings, err := decodeImage(data, info)
 	if err != nil {
-		return nil, ImageInfo{}, warnings, err
+		return nil, Info{}, warnings, err
 	}
 	b := src.Bounds()
 	if b.Dx() <= 0 || b.Dy() <= 0 {
-		return nil, ImageInfo{}, warnings, errors.New("decoded an empty image")
+		return nil, Info{}, warnings, errors.New("decoded an empty image")
 	}
 	outMime := info.Mime
 	if outMime == MimeWebP {
@@ -284,14 +301,14 @@ func resizeImage(data []byte, info ImageInfo, maxW, maxH, maxBytes int) (out []b
 		var enc []byte
 		for _, q := range jpegQualities(outMime) {
 			if enc, err = encodeImage(scaled, outMime, q, gifPalette); err != nil {
-				return nil, ImageInfo{}, warnings, err
+				return nil, Info{}, warnings, err
 			}
 			if len(enc) <= maxBytes {
 				break
 			}
 		}
 		if out == nil || len(enc) < len(out) {
-			out, outInfo = enc, ImageInfo{outMime, w, h}
+			out, outInfo = enc, Info{outMime, w, h}
 		}
 		if len(enc) <= maxBytes || round+1 >= imageResizeRounds || (w == 1 && h == 1) {
 			return out, outInfo, warnings, nil
@@ -314,7 +331,7 @@ func jpegQualities(mime string) []int {
 
 // decodeImage decodes data; a GIF yields its first frame on its logical
 // screen and that frame's palette, for re-encoding.
-func decodeImage(data []byte, info ImageInfo) (image.Image, color.Palette, []string, error) {
+func decodeImage(data []byte, info Info) (image.Image, color.Palette, []string, error) {
 	rd := bytes.NewReader(data)
 	switch info.Mime {
 	case MimePNG:

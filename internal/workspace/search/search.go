@@ -1,4 +1,8 @@
-package workspace
+// Package search is search_text (coding-tools profile §6.4): a parallel
+// walk of the workspace that prunes filtered directories before descent,
+// skips binary and non-UTF-8 files, and finds lines with a literal
+// prefilter before the regular expression.
+package search
 
 import (
 	"bytes"
@@ -14,6 +18,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 // search_text (profile §6.4).
@@ -46,18 +52,27 @@ var (
 	searchMaxLine = 64 << 20 // a file with a longer line is skipped
 )
 
-// SearchMatch is one matching line, fields in key order.
-type SearchMatch struct {
-	After   []string `json:"after"`
-	Before  []string `json:"before"`
-	Column  int      `json:"column"`
-	Line    int      `json:"line"`
-	Path    string   `json:"path"`
-	Preview string   `json:"preview"`
+// Match is one matching line.
+type Match struct {
+	Path    string   `json:"path" jsonschema:"Workspace-relative path of the file"`
+	Line    int      `json:"line" jsonschema:"1-based line number"`
+	Column  int      `json:"column" jsonschema:"1-based byte offset of the first match in the line"`
+	Preview string   `json:"preview" jsonschema:"The matching line, cut to max_preview_bytes"`
+	Before  []string `json:"before" jsonschema:"Lines of context before"`
+	After   []string `json:"after" jsonschema:"Lines of context after"`
 }
 
-// SearchOptions are search_text's inputs.
-type SearchOptions struct {
+// Result is search_text's result (profile §6.4).
+type Result struct {
+	Query        string   `json:"query"`
+	Matches      []Match  `json:"matches"`
+	TotalMatches int64    `json:"total_matches" jsonschema:"Every matching line, including those past max_results"`
+	Truncated    bool     `json:"truncated"`
+	Warnings     []string `json:"warnings"`
+}
+
+// Options are search_text's inputs.
+type Options struct {
 	Query, Path                               string
 	Regex, CaseSensitive                      bool
 	Include, Exclude                          []string
@@ -68,13 +83,13 @@ type SearchOptions struct {
 var searchWorkers = runtime.GOMAXPROCS(0)
 
 // searchBudget bounds a search's total work; a variable for tests.
-var searchBudget = walkBudget
+var searchBudget = workspace.WalkBudget
 
-// SearchText searches files (search_text) for a literal (default) or an
+// Text searches files (search_text) for a literal (default) or an
 // RE2 regex, case-insensitively unless CaseSensitive, one match per line.
-func SearchText(ctx context.Context, r *Root, o SearchOptions) (map[string]any, error) {
+func Text(ctx context.Context, r *workspace.Root, o Options) (*Result, error) {
 	if o.Query == "" {
-		return nil, Errorf("INVALID_ARGUMENT", map[string]any{"argument": "query"}, "query must not be empty")
+		return nil, workspace.Errorf(workspace.CodeInvalidArgument, map[string]any{"argument": "query"}, "query must not be empty")
 	}
 	if o.MaxResults <= 0 {
 		o.MaxResults = searchDefaultMaxResults
@@ -89,11 +104,11 @@ func SearchText(ctx context.Context, r *Root, o SearchOptions) (map[string]any, 
 	if err != nil {
 		return nil, err
 	}
-	include, err := compileGlobs("include_globs", o.Include)
+	include, err := workspace.CompileGlobs("include_globs", o.Include)
 	if err != nil {
 		return nil, err
 	}
-	exclude, err := compileGlobs("exclude_globs", o.Exclude)
+	exclude, err := workspace.CompileGlobs("exclude_globs", o.Exclude)
 	if err != nil {
 		return nil, err
 	}
@@ -106,13 +121,13 @@ func SearchText(ctx context.Context, r *Root, o SearchOptions) (map[string]any, 
 	}
 	fi, err := r.FS.Stat(res.Rel)
 	if err != nil {
-		return nil, openError(res.Rel, err)
+		return nil, workspace.OpenError(res.Rel, err)
 	}
 	s := &searcher{r: r, m: m, o: o, include: include, exclude: exclude, warnings: []string{}}
 	s.col.init(o.MaxResults)
-	var vis *visibility
+	var vis *workspace.Visibility
 	if fi.IsDir() && !m.never {
-		if vis, err = newVisibility(ctx, r, res.Rel, false, false, true, &s.warnings); err != nil {
+		if vis, err = workspace.NewVisibility(ctx, r, res.Rel, false, false, true, &s.warnings); err != nil {
 			return nil, err
 		}
 	}
@@ -125,9 +140,9 @@ func SearchText(ctx context.Context, r *Root, o SearchOptions) (map[string]any, 
 	case fi.IsDir():
 		s.searchTree(ctx, vis, res.Rel)
 	case fi.Mode().IsRegular():
-		// A file named explicitly is searched whatever the visibility
+		// A file named explicitly is searched whatever the workspace.Visibility
 		// filters say; the globs still apply.
-		if (len(include) == 0 || include.match(res.Rel)) && !exclude.match(res.Rel) {
+		if (len(include) == 0 || include.Match(res.Rel)) && !exclude.Match(res.Rel) {
 			s.searchNamed(ctx, res.Rel)
 		}
 	default:
@@ -148,14 +163,14 @@ func SearchText(ctx context.Context, r *Root, o SearchOptions) (map[string]any, 
 	if n := s.longLines.Load(); n > 0 {
 		s.warnings = append(s.warnings, "skipped "+strconv.Itoa(int(n))+" file(s) with a line longer than "+strconv.Itoa(searchMaxLine>>10)+" KiB")
 	}
-	return map[string]any{"query": o.Query, "matches": matches, "total_matches": total, "truncated": truncated, "warnings": s.warnings}, nil
+	return &Result{Query: o.Query, Matches: matches, TotalMatches: total, Truncated: truncated, Warnings: s.warnings}, nil
 }
 
 type searcher struct {
-	r                *Root
+	r                *workspace.Root
 	m                *lineMatcher
-	o                SearchOptions
-	include, exclude globSet
+	o                Options
+	include, exclude workspace.GlobSet
 	col              collector
 	warnMu           sync.Mutex
 	warnings         []string
@@ -223,10 +238,10 @@ type fileJob struct {
 	target string  // canonical workspace-relative target of a symlink
 }
 
-func (s *searcher) searchTree(ctx context.Context, vis *visibility, base string) {
+func (s *searcher) searchTree(ctx context.Context, vis *workspace.Visibility, base string) {
 	top, err := openDirRef(s.r.FS, base)
 	if err != nil {
-		s.warn("cannot open directory " + base + ": " + errText(err))
+		s.warn("cannot open directory " + base + ": " + workspace.ErrText(err))
 		return
 	}
 
@@ -268,25 +283,25 @@ func (s *searcher) searchTree(ctx context.Context, vis *visibility, base string)
 		if ctx.Err() != nil {
 			return false
 		}
-		ents, err := readDirFileSorted(d.dir)
+		ents, err := workspace.ReadDirFileSorted(d.dir)
 		if err != nil {
-			s.warn("cannot read directory " + rel + ": " + errText(err))
+			s.warn("cannot read directory " + rel + ": " + workspace.ErrText(err))
 			return true
 		}
 		for _, e := range ents {
-			childBase := joinRel(relToBase, e.name)
-			if show, _ := vis.visible(childBase, e.name, false); !show {
+			childBase := workspace.JoinRel(relToBase, e.Name)
+			if show, _ := vis.Visible(childBase, e.Name, false); !show {
 				continue
 			}
-			child := joinRel(rel, e.name)
-			if s.exclude.match(child) {
+			child := workspace.JoinRel(rel, e.Name)
+			if s.exclude.Match(child) {
 				continue
 			}
 			switch {
-			case e.isDir():
-				sd, err := openDirRef(d.root, e.name)
+			case e.IsDir():
+				sd, err := openDirRef(d.root, e.Name)
 				if err != nil {
-					s.warn("cannot open directory " + child + ": " + errText(err))
+					s.warn("cannot open directory " + child + ": " + workspace.ErrText(err))
 					continue
 				}
 				more := walk(sd, child, childBase)
@@ -294,16 +309,16 @@ func (s *searcher) searchTree(ctx context.Context, vis *visibility, base string)
 				if !more {
 					return false
 				}
-			case e.isRegular():
-				if len(s.include) > 0 && !s.include.match(child) {
+			case e.IsRegular():
+				if len(s.include) > 0 && !s.include.Match(child) {
 					continue
 				}
 				d.refs.Add(1)
-				if !send(fileJob{dir: d, name: e.name, rel: child}) {
+				if !send(fileJob{dir: d, name: e.Name, rel: child}) {
 					return false
 				}
-			case e.isSymlink():
-				if len(s.include) > 0 && !s.include.match(child) {
+			case e.IsSymlink():
+				if len(s.include) > 0 && !s.include.Match(child) {
 					continue
 				}
 				target, ok := s.symlinkTarget(vis, base, child)
@@ -322,9 +337,9 @@ func (s *searcher) searchTree(ctx context.Context, vis *visibility, base string)
 
 // symlinkTarget resolves a symlink found by the walk: it is searched only
 // when it resolves to a regular file inside the workspace that the
-// visibility filters would not have hidden; links that dangle or leave the
+// workspace.Visibility filters would not have hidden; links that dangle or leave the
 // workspace are never followed.
-func (s *searcher) symlinkTarget(vis *visibility, base, rel string) (string, bool) {
+func (s *searcher) symlinkTarget(vis *workspace.Visibility, base, rel string) (string, bool) {
 	res, err := s.r.Existing(rel)
 	if err != nil {
 		return "", false
@@ -345,10 +360,10 @@ func (s *searcher) symlinkTarget(vis *visibility, base, rel string) (string, boo
 		parts = strings.Split(under, "/")
 	}
 	for i, p := range parts {
-		if strings.HasPrefix(p, ".") || defaultExcluded[p] {
+		if strings.HasPrefix(p, ".") || workspace.DefaultExcluded(p) {
 			return "", false
 		}
-		if under != "" && vis.gitIgnored[strings.Join(parts[:i+1], "/")] {
+		if under != "" && vis.IgnoredByGit(strings.Join(parts[:i+1], "/")) {
 			return "", false
 		}
 	}
@@ -359,7 +374,7 @@ func (s *searcher) symlinkTarget(vis *visibility, base, rel string) (string, boo
 func (s *searcher) searchNamed(ctx context.Context, rel string) {
 	f, err := s.r.FS.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		s.warn("cannot open " + rel + ": " + errText(err))
+		s.warn("cannot open " + rel + ": " + workspace.ErrText(err))
 		return
 	}
 	defer f.Close()
@@ -468,7 +483,7 @@ func (s *searcher) scanFile(ctx context.Context, w *fileWorker, f io.Reader, siz
 			}
 		}
 		if first {
-			if bytes.IndexByte(w.buf[:min(n, binarySniffBytes)], 0) >= 0 {
+			if bytes.IndexByte(w.buf[:min(n, workspace.BinarySniffBytes)], 0) >= 0 {
 				return nil, skipBinary
 			}
 			first = false
@@ -530,7 +545,7 @@ type fileSearch struct {
 	validated  bool // the (single) window was checked
 	invalid    bool
 
-	matches  []SearchMatch
+	matches  []Match
 	count    int
 	prevTail []string // the last ctxLines lines before the current window
 	pending  []int    // matches still collecting after-context
@@ -593,24 +608,14 @@ func (fs *fileSearch) process(buf []byte, final bool) {
 
 // record adds a match with its preview and context.
 func (fs *fileSearch) record(buf []byte, ls, le int, line []byte, lineNo, col int, final bool) {
-	m := SearchMatch{Line: lineNo, Column: col + 1, Preview: preview(line, fs.previewMax), Before: []string{}, After: []string{}}
+	m := Match{Line: lineNo, Column: col + 1, Preview: preview(line, fs.previewMax), Before: []string{}, After: []string{}}
 	if fs.ctxLines > 0 {
 		m.Before = fs.linesBefore(buf, ls, fs.ctxLines)
 		if len(m.Before) < fs.ctxLines && len(m.Before) < lineNo-1 {
 			need := min(fs.ctxLines, lineNo-1) - len(m.Before)
 			m.Before = append(slices.Clone(fs.prevTail[max(0, len(fs.prevTail)-need):]), m.Before...)
 		}
-		start := le + 1
-		for len(m.After) < fs.ctxLines && start < len(buf) {
-			e := bytes.IndexByte(buf[start:], '\n')
-			if e < 0 {
-				e = len(buf)
-			} else {
-				e += start
-			}
-			m.After = append(m.After, preview(trimCR(buf[start:e]), fs.previewMax))
-			start = e + 1
-		}
+		fs.linesAfter(&m, buf, le+1)
 		if len(m.After) < fs.ctxLines && !final {
 			fs.pending = append(fs.pending, len(fs.matches))
 		}
@@ -634,23 +639,28 @@ func (fs *fileSearch) linesBefore(buf []byte, end, n int) []string {
 	return out
 }
 
+// linesAfter adds to m's after-context the lines of buf from offset
+// start (a line start) until it has ctxLines of them or buf ends.
+func (fs *fileSearch) linesAfter(m *Match, buf []byte, start int) {
+	for len(m.After) < fs.ctxLines && start < len(buf) {
+		e := bytes.IndexByte(buf[start:], '\n')
+		if e < 0 {
+			e = len(buf)
+		} else {
+			e += start
+		}
+		m.After = append(m.After, preview(trimCR(buf[start:e]), fs.previewMax))
+		start = e + 1
+	}
+}
+
 // fillPending completes the after-context of matches from the previous
 // window with the first lines of this one.
 func (fs *fileSearch) fillPending(buf []byte) {
 	keep := fs.pending[:0]
 	for _, idx := range fs.pending {
 		m := &fs.matches[idx]
-		start := 0
-		for len(m.After) < fs.ctxLines && start < len(buf) {
-			e := bytes.IndexByte(buf[start:], '\n')
-			if e < 0 {
-				e = len(buf)
-			} else {
-				e += start
-			}
-			m.After = append(m.After, preview(trimCR(buf[start:e]), fs.previewMax))
-			start = e + 1
-		}
+		fs.linesAfter(m, buf, 0)
 		if len(m.After) < fs.ctxLines {
 			keep = append(keep, idx)
 		}
@@ -684,7 +694,7 @@ func preview(line []byte, maxBytes int) string {
 		return string(line)
 	}
 	if limit := maxBytes - len(previewCutMark); cut > limit {
-		cut = len(utf8Prefix(line, limit))
+		cut = len(workspace.UTF8Prefix(line, limit))
 	}
 	return string(line[:cut]) + previewCutMark
 }
@@ -692,7 +702,7 @@ func preview(line []byte, maxBytes int) string {
 // fileResult is one file's matches.
 type fileResult struct {
 	seq     int64
-	matches []SearchMatch
+	matches []Match
 	count   int
 }
 
@@ -732,7 +742,7 @@ func (c *collector) add(fr *fileResult) {
 }
 
 // collect returns the first max records in path order.
-func (c *collector) collect() []SearchMatch {
+func (c *collector) collect() []Match {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	files := slices.Clone([]*fileResult(c.files))
@@ -745,7 +755,7 @@ func (c *collector) collect() []SearchMatch {
 		}
 		return 0
 	})
-	out := make([]SearchMatch, 0, min(c.kept, c.max))
+	out := make([]Match, 0, min(c.kept, c.max))
 	for _, f := range files {
 		for _, m := range f.matches {
 			if len(out) == c.max {
