@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -109,14 +111,31 @@ func newRulesetsGetCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 
 // contentFlags are the fields put and create take.
 type contentFlags struct {
-	description, file string
-	tags              []string
+	description, file    string
+	tags, globs, targets []string
+	always               bool
 }
 
 func (c *contentFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&c.description, "description", "d", "", "one-line description")
 	cmd.Flags().StringVarP(&c.file, "file", "f", "", "read the markdown from `FILE` ('-' for standard input)")
 	cmd.Flags().StringSliceVarP(&c.tags, "tags", "t", nil, "comma-separated tags; replaces the current ones (--tags= clears them)")
+	cmd.Flags().StringArrayVar(&c.globs, "glob", nil, "a `GLOB` of the paths the ruleset applies to, e.g. 'pkg/api/**' (repeat for more; --glob= clears them; none: everywhere)")
+	cmd.Flags().BoolVar(&c.always, "always", false, "apply the ruleset without being asked (--always=false clears it)")
+	cmd.Flags().StringSliceVar(&c.targets, "targets", nil, "comma-separated agents whose files it is exported to: "+strings.Join(rulesets.Agents, ",")+" (--targets= clears them; none: all)")
+}
+
+// scope sets the scope fields given on the command line in p.
+func (c *contentFlags) scope(cmd *cobra.Command, p *rulesets.Patch) {
+	if p.SetGlobs = cmd.Flags().Changed("glob"); p.SetGlobs {
+		p.Globs = slices.DeleteFunc(slices.Clone(c.globs), func(g string) bool { return g == "" })
+	}
+	if p.SetTargets = cmd.Flags().Changed("targets"); p.SetTargets {
+		p.Targets = append([]string{}, c.targets...)
+	}
+	if cmd.Flags().Changed("always") {
+		p.Always = &c.always
+	}
 }
 
 func (c *contentFlags) markdown(in io.Reader) (string, error) {
@@ -155,6 +174,7 @@ func newRulesetsPutCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 			if md != "" {
 				p.Markdown = &md
 			}
+			c.scope(cmd, &p)
 			return o.withLibrary(cmd, func(lib rulesets.Library) error {
 				created, err := lib.Upsert(cmd.Context(), p)
 				if err != nil {
@@ -180,7 +200,8 @@ func newRulesetsCreateCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			r := rulesets.Ruleset{Name: args[0], Description: c.description, Markdown: md, Tags: c.tags}
+			r := rulesets.Ruleset{Name: args[0], Description: c.description, Markdown: md, Tags: c.tags,
+				Scope: rulesets.Scope{Globs: c.globs, Always: c.always, Targets: c.targets}}
 			return o.withLibrary(cmd, func(lib rulesets.Library) error {
 				if err := lib.Create(cmd.Context(), r); err != nil {
 					return err

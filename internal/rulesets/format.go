@@ -2,6 +2,7 @@ package rulesets
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -30,6 +31,7 @@ func FormatDocument(r Ruleset) string {
 	b.WriteString("\ntags: [")
 	b.WriteString(strings.Join(r.Tags, ", "))
 	b.WriteString("]")
+	writeScope(&b, r.Scope)
 	b.WriteString("\ncreated_at: ")
 	b.WriteString(Display(r.CreatedAt))
 	b.WriteString("\nlast_modified: ")
@@ -37,6 +39,24 @@ func FormatDocument(r Ruleset) string {
 	b.WriteString("\n---\n\n")
 	b.WriteString(r.Markdown)
 	return b.String()
+}
+
+// writeScope adds the scope's lines to a front matter, each only when
+// set. Globs are quoted: a YAML plain scalar cannot start with '*'.
+func writeScope(b *strings.Builder, s Scope) {
+	if len(s.Globs) > 0 {
+		quoted := make([]string, len(s.Globs))
+		for i, g := range s.Globs {
+			quoted[i] = strconv.Quote(g)
+		}
+		b.WriteString("\nglobs: [" + strings.Join(quoted, ", ") + "]")
+	}
+	if s.Always {
+		b.WriteString("\nalways: true")
+	}
+	if len(s.Targets) > 0 {
+		b.WriteString("\ntargets: [" + strings.Join(s.Targets, ", ") + "]")
+	}
 }
 
 // FormatList renders list_rulesets' result.

@@ -3,6 +3,7 @@ package rulesets
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -49,13 +50,27 @@ func PatchChanges(p Patch, now time.Time) (created, updated Change) {
 	if p.SetTags {
 		fields = append(fields, "tags")
 	}
-	return Change{Time: now, By: p.By, Action: ActionCreated, Fields: createdFields},
+	set, _ := PatchScope(p)
+	scoped := []string{}
+	for i, f := range ScopeFields {
+		if set[i] {
+			scoped = append(scoped, f)
+		}
+	}
+	fields = append(fields, scoped...)
+	return Change{Time: now, By: p.By, Action: ActionCreated, Fields: append(slices.Clone(createdFields), scoped...)},
 		Change{Time: now, By: p.By, Action: ActionUpdated, Fields: fields}
 }
 
 // CreateChange is the change a Create makes.
 func CreateChange(r Ruleset, by string) Change {
-	return Change{Time: r.CreatedAt, By: by, Action: ActionCreated, Fields: createdFields}
+	fields := slices.Clone(createdFields)
+	for i, v := range EncodeScope(r.Scope) {
+		if v != "" {
+			fields = append(fields, ScopeFields[i])
+		}
+	}
+	return Change{Time: r.CreatedAt, By: by, Action: ActionCreated, Fields: fields}
 }
 
 // DeleteChange is the change a Delete makes.
