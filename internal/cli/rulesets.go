@@ -35,6 +35,7 @@ func newRulesetsCmd(g *globalOptions, stdio IO) *cobra.Command {
 		newRulesetsCreateCmd(opts, stdio),
 		newRulesetsDeleteCmd(opts, stdio),
 		newRulesetsHistoryCmd(opts, stdio),
+		newRulesetsImportCmd(opts, stdio),
 	)
 	return cmd
 }

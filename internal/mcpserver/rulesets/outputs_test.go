@@ -1,6 +1,8 @@
 package rulesets_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -28,6 +30,14 @@ func TestEveryToolMatchesItsOutputSchema(t *testing.T) {
 		f.page("list_rulesets", map[string]any{"limit": 1, "cursor": first.next})
 		f.page("search_rulesets", map[string]any{"pattern": "*python*"})
 		f.page("search_rulesets", map[string]any{"pattern": "nothing*"})
+		repo := t.TempDir()
+		if err := os.WriteFile(filepath.Join(repo, "CLAUDE.md"), []byte("# Notes\n\nBe brief.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f.ok("import_rules", map[string]any{"path": repo}, "Imported 1 ruleset(s): 1 created, 0 updated, 0 skipped\ncreated claude (CLAUDE.md)")
+		f.ok("import_rules", map[string]any{"path": repo, "force": true}, "Imported 1 ruleset(s): 0 created, 0 updated, 1 skipped\nskipped claude (CLAUDE.md): unchanged")
+		f.fails("import_rules", map[string]any{"path": filepath.Join(repo, "none")}, "failed to import rules: cannot import "+filepath.Join(repo, "none")+
+			": stat "+filepath.Join(repo, "none")+": no such file or directory")
 		f.ok("delete_ruleset", map[string]any{"name": "go_conventions"}, "Successfully deleted ruleset 'go_conventions'")
 		f.fails("get_ruleset", map[string]any{"name": "go_conventions"}, "failed to retrieve ruleset: ruleset 'go_conventions' not found")
 		if missing := f.schemas.Unchecked(); len(missing) > 0 {

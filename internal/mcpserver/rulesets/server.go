@@ -1,6 +1,7 @@
-// Package rulesets is the MCP Ruleset Server: five tools and the
-// ruleset://{name} resource template over a rulesets.Library, with every
-// text and error as the specification prints it.
+// Package rulesets is the MCP Ruleset Server: the specification's five
+// tools and ruleset://{name} resource template over a rulesets.Library,
+// with every text and error as the specification prints it, and the
+// library's further tools (import, resolve, versions) beside them.
 package rulesets
 
 import (
@@ -66,6 +67,7 @@ func NewWithOptions(lib rulesets.Library, opts Options) *mcp.Server {
 		h.deleteRuleset(),
 		h.listRulesets(),
 		h.searchRulesets(),
+		h.importRules(),
 	)
 	s.AddResourceTemplate(resourceTemplate, h.readRuleset)
 	s.AddResourceTemplate(historyTemplate, h.readHistory)
