@@ -36,6 +36,7 @@ func newRulesetsCmd(g *globalOptions, stdio IO) *cobra.Command {
 		newRulesetsDeleteCmd(opts, stdio),
 		newRulesetsHistoryCmd(opts, stdio),
 		newRulesetsImportCmd(opts, stdio),
+		newRulesetsExportCmd(opts, stdio),
 	)
 	return cmd
 }

@@ -185,3 +185,24 @@ func nameList(names []string) string {
 	}
 	return fmt.Sprintf("%s, ... and %d more", strings.Join(names[:maxListedNames], ", "), len(names)-maxListedNames)
 }
+
+// All returns every ruleset in full, by name; one deleted meanwhile is
+// left out.
+func (l Library) All(ctx context.Context) ([]Ruleset, error) {
+	names, err := l.Store.Names(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Ruleset, 0, len(names))
+	for _, n := range names {
+		r, err := l.Store.Get(ctx, n)
+		if fault.Is(err, fault.NotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
