@@ -37,6 +37,7 @@ func newRulesetsCmd(g *globalOptions, stdio IO) *cobra.Command {
 		newRulesetsHistoryCmd(opts, stdio),
 		newRulesetsImportCmd(opts, stdio),
 		newRulesetsExportCmd(opts, stdio),
+		newRulesetsResolveCmd(opts, stdio),
 	)
 	return cmd
 }

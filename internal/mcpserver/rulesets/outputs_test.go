@@ -38,6 +38,11 @@ func TestEveryToolMatchesItsOutputSchema(t *testing.T) {
 		f.ok("import_rules", map[string]any{"path": repo, "force": true}, "Imported 1 ruleset(s): 0 created, 0 updated, 1 skipped\nskipped claude (CLAUDE.md): unchanged")
 		f.fails("import_rules", map[string]any{"path": filepath.Join(repo, "none")}, "failed to import rules: cannot import "+filepath.Join(repo, "none")+
 			": stat "+filepath.Join(repo, "none")+": no such file or directory")
+		f.ok("resolve_rules", map[string]any{"path": "main.go", "agent": "claude"}, "3 ruleset(s) apply to main.go for claude, in order (about 8 tokens):\n\n"+
+			"=== 1. claude (always; about 5 tokens): Notes ===\n# Notes\n\nBe brief.\n\n"+
+			"=== 2. go_conventions (everywhere, when relevant; about 1 tokens): Go ===\n# Go\n\n"+
+			"=== 3. python_style_guide (everywhere, when relevant; about 2 tokens): Python style ===\n# Python")
+		f.fails("resolve_rules", map[string]any{"path": "/etc/passwd"}, "failed to resolve rules: invalid path '/etc/passwd': must be relative to the repository root")
 		f.ok("delete_ruleset", map[string]any{"name": "go_conventions"}, "Successfully deleted ruleset 'go_conventions'")
 		f.fails("get_ruleset", map[string]any{"name": "go_conventions"}, "failed to retrieve ruleset: ruleset 'go_conventions' not found")
 		if missing := f.schemas.Unchecked(); len(missing) > 0 {

@@ -68,6 +68,7 @@ func NewWithOptions(lib rulesets.Library, opts Options) *mcp.Server {
 		h.listRulesets(),
 		h.searchRulesets(),
 		h.importRules(),
+		h.resolveRules(),
 	)
 	s.AddResourceTemplate(resourceTemplate, h.readRuleset)
 	s.AddResourceTemplate(historyTemplate, h.readHistory)

@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) rulesets.Store) {
 		{"HistoryKeepsTheNewest", testHistoryCap},
 		{"HistoryOfRacingWriters", testHistoryRacing},
 		{"ScopeIsStoredKeptAndCleared", testScope},
+		{"ResolveOrdersWhatApplies", testResolve},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
