@@ -38,6 +38,8 @@ func newRulesetsCmd(g *globalOptions, stdio IO) *cobra.Command {
 		newRulesetsImportCmd(opts, stdio),
 		newRulesetsExportCmd(opts, stdio),
 		newRulesetsResolveCmd(opts, stdio),
+		newRulesetsDiffCmd(opts, stdio),
+		newRulesetsRestoreCmd(opts, stdio),
 	)
 	return cmd
 }
@@ -96,12 +98,27 @@ func newRulesetsSearchCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 }
 
 func newRulesetsGetCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
-	return &cobra.Command{
+	var version string
+	cmd := &cobra.Command{
 		Use:   "get NAME",
-		Short: "Print a ruleset: front matter, then its markdown",
+		Short: "Print a ruleset: front matter, then its markdown (--version N: as a past change left it)",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			v := 0
+			if version != "" {
+				var err error
+				if v, err = versionArg(version); err != nil {
+					return err
+				}
+			}
 			return o.withLibrary(cmd, func(lib rulesets.Library) error {
+				if v > 0 {
+					r, _, err := lib.Version(cmd.Context(), args[0], v)
+					if err != nil {
+						return err
+					}
+					return o.print(stdio.Out, map[string]any{"ruleset": r, "version": v}, rulesets.FormatVersion(r, v)+"\n")
+				}
 				r, err := lib.Get(cmd.Context(), args[0])
 				if err != nil {
 					return err
@@ -110,6 +127,8 @@ func newRulesetsGetCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 			})
 		},
 	}
+	cmd.Flags().StringVar(&version, "version", "", "print version `N` (see history)")
+	return cmd
 }
 
 // contentFlags are the fields put and create take.

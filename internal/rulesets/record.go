@@ -27,6 +27,19 @@ type Record struct {
 	Globs, Always, Targets        string
 }
 
+// StoredFields is r as the Valkey hash holds it: the specification's five
+// fields, and the scope's only when set.
+func StoredFields(r Ruleset) map[string]string {
+	m := map[string]string{"description": r.Description, "tags": EncodeTags(r.Tags), "markdown": r.Markdown,
+		"created_at": Timestamp(r.CreatedAt), "last_modified": Timestamp(r.LastModified)}
+	for i, v := range EncodeScope(r.Scope) {
+		if v != "" {
+			m[ScopeFields[i]] = v
+		}
+	}
+	return m
+}
+
 // ScopeFields are the stored names of the scope's fields.
 var ScopeFields = []string{"globs", "always", "targets"}
 

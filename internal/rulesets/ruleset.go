@@ -53,6 +53,7 @@ type Patch struct {
 	Targets     []string // nil: unchanged (none on create)
 	SetTargets  bool     // Targets was given, even if empty
 	By          string   // who makes the change, for the history
+	Restored    int      // the version this change brings back, recorded in the history (0: none)
 }
 
 // Store keeps rulesets. Implementations must make Upsert atomic per name:

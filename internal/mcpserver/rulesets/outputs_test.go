@@ -3,6 +3,7 @@ package rulesets_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -43,6 +44,17 @@ func TestEveryToolMatchesItsOutputSchema(t *testing.T) {
 			"=== 2. go_conventions (everywhere, when relevant; about 1 tokens): Go ===\n# Go\n\n"+
 			"=== 3. python_style_guide (everywhere, when relevant; about 2 tokens): Python style ===\n# Python")
 		f.fails("resolve_rules", map[string]any{"path": "/etc/passwd"}, "failed to resolve rules: invalid path '/etc/passwd': must be relative to the repository root")
+		if text, isErr := f.call("get_ruleset_version", map[string]any{"name": "go_conventions", "version": 1}); isErr ||
+			!strings.HasPrefix(text, "---\nname: go_conventions\nversion: 1\ndescription: Go\ntags: []\n") {
+			t.Fatalf("get_ruleset_version: %q", text)
+		}
+		f.fails("get_ruleset_version", map[string]any{"name": "go_conventions", "version": 7}, "failed to retrieve ruleset version: version 7 of ruleset 'go_conventions' not found")
+		if text, isErr := f.call("diff_ruleset_versions", map[string]any{"name": "go_conventions", "from": 1, "to": 2}); isErr ||
+			!strings.Contains(text, "\n-tags: []\n+tags: [go]\n") {
+			t.Fatalf("diff_ruleset_versions: %q", text)
+		}
+		f.ok("diff_ruleset_versions", map[string]any{"name": "go_conventions", "from": 2}, "No differences in ruleset 'go_conventions' between the two versions")
+		f.ok("restore_ruleset", map[string]any{"name": "go_conventions", "version": 1}, "Successfully restored ruleset 'go_conventions' to version 1")
 		f.ok("delete_ruleset", map[string]any{"name": "go_conventions"}, "Successfully deleted ruleset 'go_conventions'")
 		f.fails("get_ruleset", map[string]any{"name": "go_conventions"}, "failed to retrieve ruleset: ruleset 'go_conventions' not found")
 		if missing := f.schemas.Unchecked(); len(missing) > 0 {

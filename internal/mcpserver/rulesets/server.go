@@ -69,6 +69,9 @@ func NewWithOptions(lib rulesets.Library, opts Options) *mcp.Server {
 		h.searchRulesets(),
 		h.importRules(),
 		h.resolveRules(),
+		h.getRulesetVersion(),
+		h.diffRulesetVersions(),
+		h.restoreRuleset(),
 	)
 	s.AddResourceTemplate(resourceTemplate, h.readRuleset)
 	s.AddResourceTemplate(historyTemplate, h.readHistory)

@@ -100,9 +100,18 @@ func (s *Store) Close() error {
 
 // Get implements rulesets.Store.
 func (s *Store) Get(ctx context.Context, name string) (rulesets.Ruleset, error) {
+	return s.getIn(ctx, nil, name)
+}
+
+// getIn reads a ruleset, inside tx when it is not nil.
+func (s *Store) getIn(ctx context.Context, tx *sql.Tx, name string) (rulesets.Ruleset, error) {
+	stmt := s.get
+	if tx != nil {
+		stmt = tx.StmtContext(ctx, s.get)
+	}
 	var rec rulesets.Record
 	r := rulesets.Ruleset{Name: name}
-	err := s.get.QueryRowContext(ctx, name).Scan(&r.Description, &rec.Tags, &r.Markdown, &rec.CreatedAt, &rec.LastModified,
+	err := stmt.QueryRowContext(ctx, name).Scan(&r.Description, &rec.Tags, &r.Markdown, &rec.CreatedAt, &rec.LastModified,
 		&rec.Globs, &rec.Always, &rec.Targets)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rulesets.Ruleset{}, rulesets.NotFound(name)
@@ -167,7 +176,7 @@ func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bo
 	if !exists {
 		change = created
 	}
-	if err := record(ctx, tx, p.Name, change); err != nil {
+	if err := s.record(ctx, tx, p.Name, change); err != nil {
 		return false, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -189,7 +198,7 @@ func (s *Store) Create(ctx context.Context, r rulesets.Ruleset, by string) error
 		if n, _ := res.RowsAffected(); n == 0 {
 			return fault.New(fault.Conflict, "ruleset '%s' already exists", r.Name)
 		}
-		return record(ctx, tx, r.Name, rulesets.CreateChange(r, by))
+		return s.record(ctx, tx, r.Name, rulesets.CreateChange(r, by))
 	})
 }
 
@@ -203,7 +212,7 @@ func (s *Store) Delete(ctx context.Context, name, by string, now time.Time) erro
 		if n, _ := res.RowsAffected(); n == 0 {
 			return rulesets.NotFound(name)
 		}
-		return record(ctx, tx, name, rulesets.DeleteChange(by, now))
+		return s.record(ctx, tx, name, rulesets.DeleteChange(by, now))
 	})
 }
 
@@ -248,13 +257,31 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return nil
 }
 
-// record appends a change to name's history in tx, and drops what passes
-// rulesets.MaxHistory.
-func record(ctx context.Context, tx *sql.Tx, name string, c rulesets.Change) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO ruleset_history (name, change) VALUES (?, ?)`, name, rulesets.EncodeChange(c)); err != nil {
+// record appends a change to name's history in tx, with its version (one
+// more than the newest's) and the ruleset as the change left it, and drops
+// what passes rulesets.MaxHistory.
+func (s *Store) record(ctx context.Context, tx *sql.Tx, name string, c rulesets.Change) error {
+	version := 1
+	var prev string
+	err := tx.QueryRowContext(ctx, `SELECT change FROM ruleset_history WHERE name = ? ORDER BY seq DESC LIMIT 1`, name).Scan(&prev)
+	switch {
+	case err == nil:
+		version = rulesets.VersionOf(prev) + 1
+	case !errors.Is(err, sql.ErrNoRows):
 		return storeErr(err)
 	}
-	_, err := tx.ExecContext(ctx, `DELETE FROM ruleset_history WHERE name = ?1 AND seq <=
+	var state *rulesets.Ruleset
+	if c.Action != rulesets.ActionDeleted {
+		r, err := s.getIn(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		state = &r
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO ruleset_history (name, change) VALUES (?, ?)`, name, rulesets.EncodeVersioned(c, version, state)); err != nil {
+		return storeErr(err)
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM ruleset_history WHERE name = ?1 AND seq <=
 		(SELECT seq FROM ruleset_history WHERE name = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)`, name, rulesets.MaxHistory)
 	if err != nil {
 		return storeErr(err)

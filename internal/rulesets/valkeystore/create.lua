@@ -1,4 +1,5 @@
--- Stores a new ruleset hash only if the key is free, and records the change.
+-- Stores a new ruleset hash only if the key is free, and records the change
+-- (record.lua is prepended).
 -- KEYS[1]: ruleset:{name}; KEYS[2]: its history list (HistoryKey, same slot)
 -- ARGV: description, tags_json, markdown, created_at, last_modified, the change, the history's length,
 --       globs, always, targets (each left out of the hash when empty)
@@ -9,6 +10,5 @@ redis.call('HSET', KEYS[1], 'description', ARGV[1], 'tags', ARGV[2], 'markdown',
 for i, field in ipairs({'globs', 'always', 'targets'}) do
   if ARGV[7 + i] ~= '' then redis.call('HSET', KEYS[1], field, ARGV[7 + i]) end
 end
-redis.call('LPUSH', KEYS[2], ARGV[6])
-redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[7]) - 1)
+record(KEYS[1], KEYS[2], ARGV[6], ARGV[7])
 return 1

@@ -33,10 +33,13 @@ var (
 	createSrc string
 	//go:embed delete.lua
 	deleteSrc string
+	//go:embed record.lua
+	recordSrc string
 
-	upsertScript = valkey.NewLuaScript(upsertSrc)
-	createScript = valkey.NewLuaScript(createSrc)
-	deleteScript = valkey.NewLuaScript(deleteSrc)
+	// Each script records its change with record.lua's function.
+	upsertScript = valkey.NewLuaScript(recordSrc + upsertSrc)
+	createScript = valkey.NewLuaScript(recordSrc + createSrc)
+	deleteScript = valkey.NewLuaScript(recordSrc + deleteSrc)
 )
 
 // HistoryKey is the list of name's changes. Its hash tag is the ruleset's

@@ -1,4 +1,5 @@
--- Creates or updates one ruleset hash atomically, and records the change.
+-- Creates or updates one ruleset hash atomically, and records the change
+-- (record.lua is prepended).
 -- KEYS[1]: ruleset:{name}; KEYS[2]: its history list (HistoryKey, same slot)
 -- ARGV: now, has_description, description, has_markdown, markdown, has_tags, tags_json,
 --       the change if created, the change if updated, the history's length,
@@ -10,10 +11,6 @@
 local key = KEYS[1]
 local now = ARGV[1]
 local scope = {'globs', 'always', 'targets'}
-local function record(change)
-  redis.call('LPUSH', KEYS[2], change)
-  redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[10]) - 1)
-end
 local function set_scope()
   for i, field in ipairs(scope) do
     local has, value = ARGV[9 + 2 * i], ARGV[10 + 2 * i]
@@ -30,7 +27,7 @@ if redis.call('EXISTS', key) == 0 then
   redis.call('HSET', key, 'description', ARGV[3], 'tags', tags, 'markdown', ARGV[5],
     'created_at', now, 'last_modified', now)
   set_scope()
-  record(ARGV[8])
+  record(key, KEYS[2], ARGV[8], ARGV[10])
   return 1
 end
 local fields = {'last_modified', now}
@@ -39,5 +36,5 @@ if ARGV[4] == '1' then table.insert(fields, 'markdown'); table.insert(fields, AR
 if ARGV[6] == '1' then table.insert(fields, 'tags'); table.insert(fields, ARGV[7]) end
 redis.call('HSET', key, unpack(fields))
 set_scope()
-record(ARGV[9])
+record(key, KEYS[2], ARGV[9], ARGV[10])
 return 0
