@@ -35,7 +35,7 @@ type Options struct {
 	Logger *slog.Logger // nil discards
 	// PageSize is how many tools or resource templates a list request
 	// returns at most (mcp.ServerOptions.PageSize); 0 is the SDK's default
-	// (1,000), far above the server's five tools and one template.
+	// (1,000), far above the server's ten tools and two templates.
 	PageSize int
 }
 
