@@ -95,6 +95,7 @@ func kindOf(rel string) string {
 // written by hand is one ruleset named after its path, scoped by where it
 // is and by its front matter.
 func Parse(rel, content string) []Found {
+	content = strings.ReplaceAll(content, "\r\n", "\n") // a file saved on Windows
 	_, content = inspect(content)
 	keys, body := splitFrontMatter(content)
 	if kindOf(rel) == "main" {

@@ -35,3 +35,16 @@ func TestReadHandwritten(t *testing.T) {
 		t.Fatalf("read:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A file saved with Windows line endings reads as the same ruleset: its
+// front matter is found and its markdown has no '\r'.
+func TestParseCRLF(t *testing.T) {
+	got := rulefiles.Parse(".cursor/rules/go-style.mdc", "---\r\ndescription: Go style\r\nglobs: **/*.go\r\nalwaysApply: true\r\n---\r\nUse gofmt.\r\nWrap errors.\r\n")
+	if len(got) != 1 {
+		t.Fatalf("found %d rulesets", len(got))
+	}
+	r := got[0].Ruleset
+	if r.Description != "Go style" || strings.Join(r.Globs, ",") != "**/*.go" || !r.Always || r.Markdown != "Use gofmt.\nWrap errors." {
+		t.Fatalf("CRLF file: %+v", r)
+	}
+}
