@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/rulesets"
@@ -39,7 +40,11 @@ type ExportReport struct {
 	Check     bool         `json:"check" jsonschema:"True when nothing was written, only compared"`
 	Files     []FileChange `json:"files"`
 	Unchanged int          `json:"unchanged"`
+	Warnings  []string     `json:"warnings,omitempty" jsonschema:"Files the agent may not read whole"`
 }
+
+// windsurfLimit is about how many characters of a rule file Windsurf reads.
+const windsurfLimit = 12000
 
 // Differs reports whether a file differs from what the library writes.
 func (r ExportReport) Differs() bool { return len(r.Files) > 0 }
@@ -105,6 +110,9 @@ func Export(ctx context.Context, lib rulesets.Library, root string, agents []str
 	slices.Sort(paths)
 	rep := ExportReport{Agents: agents, Check: check, Files: []FileChange{}}
 	for _, p := range paths {
+		if n := utf8.RuneCountInString(plan[p]); agentOf(p) == "windsurf" && n > windsurfLimit {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s has %d characters; Windsurf reads about %d of a rule file: split the ruleset", p, n, windsurfLimit))
+		}
 		want, keep := plan[p]
 		full := filepath.Join(root, filepath.FromSlash(p))
 		b, err := os.ReadFile(full)
@@ -220,8 +228,16 @@ func agentOf(rel string) string {
 	return ""
 }
 
-// FormatExport is an export's report as text.
+// FormatExport is an export's report as text, its warnings last.
 func FormatExport(r ExportReport) string {
+	text := formatFiles(r)
+	for _, w := range r.Warnings {
+		text += "\nwarning: " + w
+	}
+	return text
+}
+
+func formatFiles(r ExportReport) string {
 	var b strings.Builder
 	to := strings.Join(r.Agents, ", ")
 	if r.Check {

@@ -102,3 +102,23 @@ func TestExport(t *testing.T) {
 		}
 	})
 }
+
+// A Windsurf rule over the characters Windsurf reads is exported with a
+// warning saying so.
+func TestExportWarnsOfWindsurfLimit(t *testing.T) {
+	forEachStore(t, func(t *testing.T, lib rulesets.Library) {
+		ctx := context.Background()
+		long := strings.Repeat("Keep it short. ", 1000)
+		if err := lib.Create(ctx, rulesets.Ruleset{Name: "long_rules", Description: "Long", Markdown: long}); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := rulefiles.Export(ctx, lib, t.TempDir(), []string{"windsurf"}, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "warning: .windsurf/rules/long-rules.md has 15244 characters; Windsurf reads about 12000 of a rule file: split the ruleset"
+		if got := rulefiles.FormatExport(rep); !strings.HasSuffix(got, "\n"+want) {
+			t.Fatalf("export:\n%s\nwant its last line %q", got, want)
+		}
+	})
+}
