@@ -97,7 +97,7 @@ func Export(ctx context.Context, lib rulesets.Library, root string, agents []str
 			plan[p] = c
 		}
 	}
-	existing, err := generatedFiles(root, agents)
+	existing, err := generatedFiles(ctx, root, agents)
 	if err != nil {
 		return ExportReport{}, err
 	}
@@ -176,10 +176,13 @@ func apply(full, action, content string) error {
 
 // generatedFiles are the files under root that an earlier export for one
 // of agents generated.
-func generatedFiles(root string, agents []string) ([]string, error) {
+func generatedFiles(ctx context.Context, root string, agents []string) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(root, p)

@@ -43,7 +43,7 @@ type ImportReport struct {
 func Import(ctx context.Context, lib rulesets.Library, paths []string, force bool) (ImportReport, error) {
 	var found []Found
 	for _, p := range paths {
-		fs, err := readPath(p)
+		fs, err := readPath(ctx, p)
 		if err != nil {
 			return ImportReport{}, err
 		}
@@ -75,13 +75,13 @@ func Import(ctx context.Context, lib rulesets.Library, paths []string, force boo
 	return rep, nil
 }
 
-func readPath(p string) ([]Found, error) {
+func readPath(ctx context.Context, p string) ([]Found, error) {
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, fault.Wrap(fault.Invalid, err, "cannot import "+p).WithHint("pass a repository's root directory or one rule file")
 	}
 	if st.IsDir() {
-		return Read(p)
+		return Read(ctx, p)
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {

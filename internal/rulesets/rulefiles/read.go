@@ -1,6 +1,7 @@
 package rulefiles
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"path"
@@ -32,11 +33,15 @@ var (
 )
 
 // Read finds every agent's rule file under root and returns the rulesets
-// in them, in path order.
-func Read(root string) ([]Found, error) {
+// in them, in path order. A cancelled ctx stops the search (a root such as
+// "/" is a long walk).
+func Read(ctx context.Context, root string) ([]Found, error) {
 	var rels []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(root, p)

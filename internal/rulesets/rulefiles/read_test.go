@@ -1,6 +1,7 @@
 package rulefiles_test
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 // ruleset each, named by the snake_case rule, their front matter mapped
 // onto the scope; dependencies' files are not read.
 func TestReadHandwritten(t *testing.T) {
-	found, err := rulefiles.Read("testdata/handwritten")
+	found, err := rulefiles.Read(context.Background(), "testdata/handwritten")
 	if err != nil {
 		t.Fatal(err)
 	}

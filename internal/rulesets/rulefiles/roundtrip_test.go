@@ -1,6 +1,7 @@
 package rulefiles_test
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -50,7 +51,7 @@ func TestRoundTrip(t *testing.T) {
 			if diff := compareTrees(onDisk, files); diff != "" {
 				t.Fatalf("export differs from the golden files (-update to rewrite them):\n%s", diff)
 			}
-			found, err := rulefiles.Read(dir)
+			found, err := rulefiles.Read(context.Background(), dir)
 			if err != nil {
 				t.Fatal(err)
 			}
