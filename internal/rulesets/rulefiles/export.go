@@ -178,26 +178,11 @@ func apply(full, action, content string) error {
 // of agents generated.
 func generatedFiles(ctx context.Context, root string, agents []string) ([]string, error) {
 	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			top, _, _ := strings.Cut(rel, "/")
-			if rel != "." && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), ".") && !agentDirs[top]) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	err := walk(ctx, root, func(rel string) error {
 		if !slices.Contains(agents, agentOf(rel)) {
 			return nil
 		}
-		b, err := os.ReadFile(p)
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 		if err != nil {
 			return err
 		}

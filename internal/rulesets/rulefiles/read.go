@@ -37,7 +37,25 @@ var (
 // "/" is a long walk).
 func Read(ctx context.Context, root string) ([]Found, error) {
 	var rels []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	if err := walk(ctx, root, func(rel string) error { rels = append(rels, rel); return nil }); err != nil {
+		return nil, fault.Wrap(fault.Invalid, err, "cannot read the rule files under "+root)
+	}
+	slices.Sort(rels)
+	var out []Found
+	for _, rel := range rels {
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			return nil, fault.Wrap(fault.Invalid, err, "cannot read "+rel)
+		}
+		out = append(out, Parse(rel, string(b))...)
+	}
+	return out, nil
+}
+
+// walk calls fn with the path from root of every agent's rule file under
+// it, skipping dependencies and hidden directories but the agents' own.
+func walk(ctx context.Context, root string, fn func(rel string) error) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -53,24 +71,11 @@ func Read(ctx context.Context, root string) ([]Found, error) {
 			}
 			return nil
 		}
-		if kindOf(rel) != "" {
-			rels = append(rels, rel)
+		if kindOf(rel) == "" {
+			return nil
 		}
-		return nil
+		return fn(rel)
 	})
-	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, err, "cannot read the rule files under "+root)
-	}
-	slices.Sort(rels)
-	var out []Found
-	for _, rel := range rels {
-		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-		if err != nil {
-			return nil, fault.Wrap(fault.Invalid, err, "cannot read "+rel)
-		}
-		out = append(out, Parse(rel, string(b))...)
-	}
-	return out, nil
 }
 
 // kindOf says which agent's file rel is, "" for none.
