@@ -137,6 +137,7 @@ type CreateInput struct {
 	Branch       string          // empty: sudocode/<slug>-<id>; read by BranchName
 	Config       json.RawMessage // a JSON object, or empty
 	Actor        string          // empty: Options.Actor
+	IssueID      string          // the tracker issue the task works on, recorded with it
 }
 
 func decodeConfig(raw json.RawMessage) (map[string]any, error) {
@@ -180,7 +181,7 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 	now := time.Now().UTC()
 	t := Task{
 		Tool: in.Tool, Description: in.Description, Instructions: in.Instructions,
-		Config: in.Config, Status: StatusPending, Actor: in.Actor, CreatedAt: now, UpdatedAt: now,
+		Config: in.Config, Status: StatusPending, Actor: in.Actor, IssueID: in.IssueID, CreatedAt: now, UpdatedAt: now,
 	}
 	if t.Actor == "" {
 		t.Actor = o.opts.Actor
