@@ -29,16 +29,16 @@ const (
 
 // RunItem is one issue a run worked on.
 type RunItem struct {
-	IssueID string `json:"issue_id"`
-	TaskID  string `json:"task_id,omitempty"`
-	Outcome string `json:"outcome"`
-	Commit  string `json:"commit,omitempty"` // the merge commit
-	Error   string `json:"error,omitempty"`  // why it failed or was not merged
+	IssueID string `json:"issue_id" jsonschema:"The issue"`
+	TaskID  string `json:"task_id,omitempty" jsonschema:"The task that worked on it"`
+	Outcome string `json:"outcome" jsonschema:"merged, failed, not_merged or not_started"`
+	Commit  string `json:"commit,omitempty" jsonschema:"The merge commit"`
+	Error   string `json:"error,omitempty" jsonschema:"Why it failed, was not merged or not started"`
 }
 
 // RunResult is what a run did, in the order the issues were started.
 type RunResult struct {
-	Items []RunItem `json:"items"`
+	Items []RunItem `json:"items" jsonschema:"The issues worked on, in the order they were started"`
 }
 
 // RunReady works the ready queue: it starts agents on the ready issues
