@@ -121,7 +121,13 @@ func openOrchestrator(ctx context.Context, dir, dataDir, worktrees string) (o *o
 	if dataDir == "" {
 		dataDir = defaultAgentData(ctx, dir)
 	}
-	return orchestrator.Open(ctx, dir, dataDir, actor(), worktrees)
+	o, closeFn, err = orchestrator.Open(ctx, dir, dataDir, actor(), worktrees)
+	if err == nil {
+		if exe, xerr := os.Executable(); xerr == nil {
+			o.ServeTracker([]string{exe, "mcp"}) // agents get the tracker of their repository
+		}
+	}
+	return o, closeFn, err
 }
 
 // defaultAgentData is orchestrator.DataDir (where sudocode serve keeps the

@@ -32,6 +32,11 @@ type Options struct {
 	// NoPool turns off the warm worktree (see pool): every task then gets a
 	// fresh checkout, and no worktree exists before the first task.
 	NoPool bool
+	// Tracker is the command line that serves the tracker's MCP server on
+	// stdio (this binary's "mcp"); set, the agents of a repository with a
+	// tracker are given it (see runSpec). Open's caller sets it with
+	// ServeTracker.
+	Tracker []string
 }
 
 // Change is a notification that a task changed: its state (Kind
@@ -85,6 +90,9 @@ func New(store *Store, lookup Lookup, opts Options) *Orchestrator {
 	o.refill()
 	return o
 }
+
+// ServeTracker sets Options.Tracker; call it before the first task.
+func (o *Orchestrator) ServeTracker(argv []string) { o.opts.Tracker = argv }
 
 // Repo returns the project directory the orchestrator works on.
 func (o *Orchestrator) Repo() string { return o.opts.Repo }
@@ -213,7 +221,7 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 	o.notify(Change{Kind: ChangeCreated, Task: t})
 	unlock := o.lockTask(t.ID)
 	defer unlock()
-	return o.start(ctx, t, ad, agent.RunSpec{Instructions: t.Instructions, Dir: t.WorktreePath, Config: cfg}, settings.Setup)
+	return o.start(ctx, t, ad, o.runSpec(ctx, t, cfg, t.Instructions, ""), settings.Setup)
 }
 
 // start launches the agent for t (whose task lock is held), after the
