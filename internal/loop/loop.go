@@ -118,6 +118,15 @@ func (l *Loop) Start(ctx context.Context, in StartInput) (orchestrator.Task, err
 	return t, nil
 }
 
+// Finished records on t's issue what its run ended with, as the watcher
+// does in the background: a caller about to exit calls it so that nothing
+// is lost.
+func (l *Loop) Finished(ctx context.Context, t orchestrator.Task) {
+	if t.IssueID != "" && t.Status == orchestrator.StatusFailed && t.Error != nil {
+		l.recordFailure(ctx, t)
+	}
+}
+
 // recordFailure reopens t's issue (unless it was closed meanwhile) and
 // appends the failure to its description, so that whoever reads the issue
 // next sees what happened; the assignee is cleared.

@@ -117,9 +117,7 @@ func (l *Loop) finish(ctx context.Context, item *RunItem, m orchestrator.MergeIn
 	}
 	if t.Status != orchestrator.StatusWaiting && t.Status != orchestrator.StatusCompleted {
 		item.Outcome, item.Error = OutcomeFailed, failure(t)
-		if t.Status == orchestrator.StatusFailed && t.Error != nil {
-			l.recordFailure(ctx, t) // now, so that the run returns with it recorded
-		}
+		l.Finished(ctx, t) // now, so that the run returns with it recorded
 		return
 	}
 	mr, err := l.Merge(ctx, t.ID, m)

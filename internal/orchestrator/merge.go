@@ -89,7 +89,7 @@ func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (Mer
 	if err := mergeable(t); err != nil {
 		return MergeResult{}, err
 	}
-	if t.WorktreePath != "" {
+	if t.WorktreePath != "" { // the agent's uncommitted work goes with the merge
 		if _, err := os.Stat(t.WorktreePath); err == nil {
 			if _, err := o.wt.save(ctx, t.ID, t.WorktreePath, t.Branch); err != nil {
 				return MergeResult{}, err
@@ -149,11 +149,7 @@ func mergeable(t Task) error {
 		return fault.New(fault.Conflict, "task %s %s: its branch is not merged", t.ID, why).
 			WithHint("look at report_task; give the agent new instructions with update_task, or end the task")
 	}
-	if t.Ended() {
-		return fault.New(fault.Conflict, "task %s has ended; its worktree is gone", t.ID).
-			WithHint("merge its branch " + t.Branch + " with git if it was kept")
-	}
-	return nil
+	return nil // an ended task whose branch was kept merges too
 }
 
 // check runs the project's check command on commit (the merge result) in

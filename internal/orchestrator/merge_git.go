@@ -54,7 +54,8 @@ func (w *Worktrees) planMerge(ctx context.Context, t Task, strategy, msg string)
 	branch := "refs/heads/" + t.Branch
 	tip, err := git(ctx, ri.top, "rev-parse", "--verify", "--quiet", branch+"^{commit}")
 	if err != nil {
-		return mergePlan{}, fault.New(fault.NotFound, "branch %s of task %s does not exist", t.Branch, t.ID)
+		return mergePlan{}, fault.New(fault.NotFound, "branch %s of task %s does not exist: there is nothing to merge", t.Branch, t.ID).
+			WithHint("it was deleted when the task ended without keeping its branch")
 	}
 	p := mergePlan{top: ri.top, base: base, from: ri.head}
 	if _, err := git(ctx, ri.top, "merge-base", "--is-ancestor", tip, ri.head); err == nil {

@@ -94,7 +94,7 @@ func TestCreateTaskFromIssueAndMerge(t *testing.T) {
 	if is := f.showIssue(id); is["status"] != "closed" || !strings.Contains(is["close_reason"].(string), m.Commit) {
 		t.Errorf("issue after merge = %v", is)
 	}
-	if r := f.call("merge_task", map[string]any{"taskId": c.TaskID}); r.Status != "error" || r.Error.Type != "conflict" {
+	if r := f.call("merge_task", map[string]any{"taskId": c.TaskID}); r.Status != "error" || r.Error.Type != "not_found" {
 		t.Errorf("merging again: %+v", r)
 	}
 }
