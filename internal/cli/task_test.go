@@ -84,6 +84,17 @@ func TestTaskCommandsJSON(t *testing.T) {
 	}
 	id := rep.ID
 
+	// The issue and the task name each other: issue show and show_issue
+	// list the task, the same way.
+	shown := run("issue", "show", first, "--json").stdout
+	if !strings.Contains(shown, `"tasks": [`) || !strings.Contains(shown, `"id": "`+id+`"`) {
+		t.Errorf("issue show does not list task %s: %s", id, shown)
+	}
+	s, _ := connectStdio(t, append(env, "SUDOCODE_WORKING_DIR="+dir), sudocodeBin, "mcp")
+	if text, isErr := callText(t, s, "show_issue", map[string]any{"issue_id": first}); isErr || !jsonSame(text, shown) {
+		t.Errorf("show_issue differs from issue show --json:\n%s\n%s", text, shown)
+	}
+
 	r = run("task", "list", "--json")
 	var list struct{ Tasks []json.RawMessage }
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list.Tasks) != 1 {
@@ -144,4 +155,14 @@ func TestTaskCommandsJSON(t *testing.T) {
 			t.Errorf("%v --help: %s", c, h.stdout)
 		}
 	}
+}
+
+func jsonSame(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
 }

@@ -99,10 +99,13 @@ func newIssueShowCmd(tc trackerCmd) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
 				d, err := r.ShowIssue(cmd.Context(), args[0])
+				if err == nil {
+					d.Tasks, err = issueTasks(cmd.Context(), r.Dir, d.ID)
+				}
 				if err != nil {
 					return err
 				}
-				return tc.print(d, func(w io.Writer) { issueText(w, d) })
+				return tc.print(d, func(w io.Writer) { issueText(w, d); issueTasksText(w, d.Tasks) })
 			})
 		},
 	}
