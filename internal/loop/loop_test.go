@@ -248,3 +248,18 @@ func (w *world) refused(task orchestrator.Task, want string) {
 		w.t.Errorf("the refusal removed the task's worktree")
 	}
 }
+
+// A review sent to the agent (update_task with instructions) is recorded
+// on the issue, which is in progress again.
+func TestReviewIsRecordedOnTheIssue(t *testing.T) {
+	w := newWorld(t)
+	task, id := w.startDone(`printf 'hi\n' > greeting.txt && git add greeting.txt && git commit -qm agent`)
+	if err := w.loop.Review(context.Background(), task, "Use a friendlier greeting.\nAnd a newline."); err != nil {
+		t.Fatal(err)
+	}
+	got := w.issue(id)
+	if !strings.Contains(got, "Review sent to agent task "+task.ID) || !strings.Contains(got, `\u003e Use a friendlier greeting.\n\u003e And a newline.`) ||
+		!strings.Contains(got, `"status":"in_progress"`) {
+		t.Errorf("issue = %s", got)
+	}
+}
