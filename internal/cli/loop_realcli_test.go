@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sudocode/sudocode/internal/modelsim"
+	"github.com/sudocode/sudocode/internal/npmtool"
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/rulesets/sqlitestore"
 	"github.com/sudocode/sudocode/internal/tracker"
@@ -112,15 +114,30 @@ func newChainWorld(t *testing.T, mcp bool) chainWorld {
 
 // mcpScripted are the CLIs whose scripted model reaches the tracker's MCP
 // tools: Codex offers this model its MCP tools only through its
-// tool_search tool, and the Gemini CLI run does not offer the configured
-// server's tools, so their runs work the chain without the MCP calls.
-var mcpScripted = map[string]bool{"claude": true, "opencode": true}
+// tool_search tool, so its run works the chain without the MCP calls.
+var mcpScripted = map[string]bool{"claude": true, "opencode": true, "gemini": true}
 
 func realRunReady(t *testing.T, c realCLI, env []string) {
 	w := newChainWorld(t, mcpScripted[c.name])
 	config := map[string]any{}
 	for k, v := range c.shellConfig {
 		config[k] = v
+	}
+	if c.name == "gemini" {
+		// Gemini CLI ignores a settings file below a directory others may
+		// write; the tests' scratch homes are all under /tmp, so the
+		// server's cache directory (where the task's settings go) is a
+		// private one of the npm cache's.
+		cache, err := npmtool.CacheDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		private, err := os.MkdirTemp(cache, "loop-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(private) })
+		env = append(env, "XDG_CACHE_HOME="+private)
 	}
 	if c.name == "claude" {
 		// Claude Code defers MCP tools behind its ToolSearch tool, which a

@@ -38,8 +38,14 @@ func (o *Orchestrator) runSpec(ctx context.Context, t Task, cfg map[string]any, 
 }
 
 // configDir is task id's directory for agent configuration files: outside
-// the worktree (the agent would commit them) and removed with the task's
-// worktree.
+// the worktree (the agent would commit them), removed with the task's
+// worktree, and in the user's cache directory rather than the temporary
+// one: Gemini CLI ignores a settings file below a directory that others
+// may write, such as /tmp.
 func configDir(id string) string {
-	return filepath.Join(os.TempDir(), "sudocode-task-"+id)
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "sudocode", "agent-config", id)
 }
