@@ -263,3 +263,39 @@ func TestReviewIsRecordedOnTheIssue(t *testing.T) {
 		t.Errorf("issue = %s", got)
 	}
 }
+
+// run_ready runs at most parallel agents at a time, and starts the next as
+// one finishes.
+func TestRunReadyCapsConcurrency(t *testing.T) {
+	w := newWorld(t)
+	for i := range 4 {
+		if _, err := w.tr.CreateIssue(context.Background(), store.IssueInput{Title: "Independent " + string(rune('a'+i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.commit("tracker")
+	res, err := w.loop.RunReady(context.Background(), loop.RunInput{Tool: "COMMAND", Config: command("sleep 0.4; " + stepScript), Parallel: 2, Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 3 {
+		t.Fatalf("items = %+v, want the limit of 3", res.Items)
+	}
+	tasks, err := w.orch.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := 0
+	for _, a := range tasks {
+		at := 0
+		for _, b := range tasks { // tasks running when a started
+			if !b.StartedAt.After(*a.StartedAt) && b.FinishedAt.After(*a.StartedAt) {
+				at++
+			}
+		}
+		most = max(most, at)
+	}
+	if most != 2 {
+		t.Errorf("at most %d agents ran at once, want 2", most)
+	}
+}
