@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/loop"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
@@ -137,14 +136,4 @@ type taskItem struct {
 func itemOf(t orchestrator.Task) taskItem {
 	return taskItem{ID: t.ID, IssueID: t.IssueID, Tool: t.Tool, Description: t.Description, Status: t.Status,
 		Branch: t.Branch, Worktree: t.WorktreePath, CreatedAt: t.CreatedAt}
-}
-
-// notFinished is the error of a command whose task ended badly: the
-// output was printed, the exit code says it.
-func taskFailed(t orchestrator.Task) error {
-	why := string(t.Status)
-	if t.Error != nil {
-		why += ": " + t.Error.Type
-	}
-	return fault.New(fault.Conflict, "task %s %s", t.ID, why)
 }
