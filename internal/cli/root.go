@@ -37,6 +37,10 @@ Servers (stdio, or Streamable HTTP with --http ADDR):
 All of them over HTTP on one port, with a live web dashboard:
   sudocode serve          http://127.0.0.1:7474/ (MCP at /mcp/tracker, /mcp/rulesets, …)
 
+Work issues with agents, each on its own worktree and branch, merged when done:
+  sudocode task start ISSUE | list | show | logs | merge | end
+  sudocode run            agents on the ready issues, merging as they finish
+
 Manage the ruleset library from the shell with "sudocode rulesets".
 Every command takes --json; errors are then JSON on stderr too.`,
 		Args: groupArgs,
@@ -50,7 +54,7 @@ Every command takes --json; errors are then JSON on stderr too.`,
 		newInitCmd(tc), newIssueCmd(tc), newSpecCmd(tc), newLinkCmd(tc), newUnlinkCmd(tc), newFeedbackCmd(tc),
 		newReadyCmd(tc), newBlockedCmd(tc), newStatsCmd(tc), newStatusCmd(tc),
 		newSearchCmd(tc), newExportCmd(tc), newImportCmd(tc), newMergeDriverCmd(tc),
-		newServeCmd(g, stdio), newAgentCmd(g, stdio))
+		newServeCmd(g, stdio), newAgentCmd(g, stdio), newTaskCmd(g, stdio), newRunCmd(g, stdio))
 	return root
 }
 

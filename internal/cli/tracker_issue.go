@@ -138,8 +138,15 @@ func newIssueShowCmd(tc trackerCmd) *cobra.Command {
 	}, runIssueShow)
 }
 
+// runIssueShow shows the issue with the agent tasks started on it.
 func runIssueShow(ctx context.Context, o *idOptions) error {
-	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.IssueDetail, error) { return r.ShowIssue(ctx, o.id) }, issueText)
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.IssueDetail, error) {
+		d, err := r.ShowIssue(ctx, o.id)
+		if err == nil {
+			d.Tasks, err = issueTasks(ctx, r.Dir, d.ID)
+		}
+		return d, err
+	}, func(w io.Writer, d tracker.IssueDetail) { issueText(w, d); issueTasksText(w, d.Tasks) })
 }
 
 func issueText(w io.Writer, d tracker.IssueDetail) {
