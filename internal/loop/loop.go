@@ -87,7 +87,7 @@ func (l *Loop) Start(ctx context.Context, in StartInput) (orchestrator.Task, err
 	if err != nil {
 		return orchestrator.Task{}, err
 	}
-	prompt, err := Prompt(ctx, r, l.rules, settings.Rulesets, is.ID)
+	prompt, err := Prompt(ctx, r, l.rules, settings.Rulesets, RulesAgent(in.Tool), is.ID)
 	if err != nil {
 		return orchestrator.Task{}, err
 	}

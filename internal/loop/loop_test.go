@@ -46,6 +46,11 @@ func TestStartAssemblesThePrompt(t *testing.T) {
 	mustCreateRule(t, w.rules, "go_style", []string{"go"}, "Run gofmt.")
 	mustCreateRule(t, w.rules, "python_style", []string{"python"}, "Use black.")
 	mustCreateRule(t, w.rules, "team_rules", nil, "Write tests first.")
+	// The library's own scope: always-on, path-scoped, and for other agents only.
+	mustCreateScoped(t, w.rules, "security", rulesets.Scope{Always: true}, "Never log tokens.")
+	mustCreateScoped(t, w.rules, "sql_rules", rulesets.Scope{Globs: []string{"db/**/*.sql"}}, "Migrations are reversible.")
+	mustCreateScoped(t, w.rules, "cursor_only", rulesets.Scope{Always: true, Targets: []string{"cursor"}}, "Cursor things.")
+	mustCreateScoped(t, w.rules, "claude_only", rulesets.Scope{Always: true, Targets: []string{"claude"}}, "Claude things.")
 	writeFile(t, filepath.Join(w.repo, ".sudocode", "agent.json"), `{"rulesets": ["team_rules"]}`)
 	w.commit("tracker")
 
@@ -67,12 +72,13 @@ func TestStartAssemblesThePrompt(t *testing.T) {
 		"Epic: accounts", "Everything about accounts", "Audit sessions",
 		blocker.ID + ": Add the users table (closed: Done in the schema migration)",
 		"### go_style", "Run gofmt.", "### team_rules", "Write tests first.", "discovered-from " + issue.ID,
+		"### security", "Never log tokens.", "### sql_rules (for files matching db/**/*.sql)", "Migrations are reversible.",
 	} {
 		if !strings.Contains(rep.Prompt, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, rep.Prompt)
 		}
 	}
-	if strings.Contains(rep.Prompt, "Use black.") {
+	if strings.Contains(rep.Prompt, "Use black.") || strings.Contains(rep.Prompt, "Cursor things.") || strings.Contains(rep.Prompt, "Claude things.") {
 		t.Errorf("prompt holds a ruleset that does not apply:\n%s", rep.Prompt)
 	}
 	if rep.IssueID != issue.ID {
@@ -89,6 +95,13 @@ func mustCreateRule(t *testing.T, s rulesets.Store, name string, tags []string, 
 		tags = []string{}
 	}
 	if err := s.Create(context.Background(), rulesets.Ruleset{Name: name, Description: name, Tags: tags, Markdown: md}, "test"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustCreateScoped(t *testing.T, s rulesets.Store, name string, sc rulesets.Scope, md string) {
+	t.Helper()
+	if err := s.Create(context.Background(), rulesets.Ruleset{Name: name, Description: name, Tags: []string{}, Markdown: md, Scope: sc}, "test"); err != nil {
 		t.Fatal(err)
 	}
 }

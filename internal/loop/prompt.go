@@ -7,23 +7,24 @@ import (
 	"strings"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
 // Rules is the part of the ruleset library a prompt reads.
-type Rules interface {
-	Search(ctx context.Context, pattern string) ([]rulesets.Summary, error)
-	Get(ctx context.Context, name string) (rulesets.Ruleset, error)
-}
+type Rules = rulesets.Reader
 
 // Prompt assembles the prompt of an agent working on issue id: the issue,
 // the specs it implements (markdown and open feedback), its parent, what
 // it was discovered from, the closed blockers it builds on (with how they
 // were closed), the rulesets that apply (those tagged with one of the
-// issue's tags, and the always-on names), and how to use the tracker.
-func Prompt(ctx context.Context, r *store.Repo, rules Rules, always []string, id string) (string, error) {
+// issue's tags, those the library or the project marks always-on, and
+// those scoped to paths, with their globs), and how to use the tracker.
+// reader is the rulesets' name of the agent that reads the prompt
+// (RulesAgent): a ruleset targeted at other agents is left out.
+func Prompt(ctx context.Context, r *store.Repo, rules Rules, always []string, reader, id string) (string, error) {
 	d, err := r.ShowIssue(ctx, id)
 	if err != nil {
 		return "", err
@@ -70,7 +71,7 @@ func Prompt(ctx context.Context, r *store.Repo, rules Rules, always []string, id
 	if len(builds) > 0 {
 		b.WriteString("## Builds on (done before this issue)\n\n" + strings.Join(builds, "\n") + "\n\n")
 	}
-	if err := writeRules(ctx, &b, rules, always, d.Tags); err != nil {
+	if err := writeRules(ctx, &b, rules, always, reader, d.Tags); err != nil {
 		return "", err
 	}
 	fmt.Fprintf(&b, `## How to work
@@ -109,39 +110,58 @@ func writeSpec(ctx context.Context, b *strings.Builder, r *store.Repo, id string
 	return nil
 }
 
-// writeRules writes the rulesets that apply: each one named in always,
-// and each one tagged with one of tags, by name.
-func writeRules(ctx context.Context, b *strings.Builder, rules Rules, always, tags []string) error {
-	names := slices.Clone(always)
+// writeRules writes the rulesets that apply for reader: each one named in
+// always or marked always in the library, each one tagged with one of
+// tags, and each one scoped to paths (the agent applies it to the files
+// its globs match), by name.
+func writeRules(ctx context.Context, b *strings.Builder, rules Rules, always []string, reader string, tags []string) error {
 	if rules == nil {
-		if len(names) > 0 {
-			return fault.New(fault.Unavailable, "the project's always-on rulesets %s cannot be read: no ruleset library is configured", strings.Join(names, ", "))
+		if len(always) > 0 {
+			return fault.New(fault.Unavailable, "the project's always-on rulesets %s cannot be read: no ruleset library is configured", strings.Join(always, ", "))
 		}
 		return nil
 	}
-	if len(tags) > 0 {
-		all, err := rules.Search(ctx, "*")
-		if err != nil {
-			return err
-		}
-		for _, s := range all {
-			if slices.ContainsFunc(s.Tags, func(t string) bool { return slices.Contains(tags, t) }) {
-				names = append(names, s.Name)
-			}
-		}
+	all, err := rulesets.AllOf(ctx, rules)
+	if err != nil {
+		return fault.Wrap(fault.Unavailable, err, "the ruleset library cannot be read")
 	}
-	slices.Sort(names)
-	names = slices.Compact(names)
-	if len(names) == 0 {
+	var parts []string
+	for _, rs := range all {
+		named := slices.Contains(always, rs.Name)
+		if !named && !rs.ReadBy(reader) {
+			continue
+		}
+		switch {
+		case named, rs.Always, slices.ContainsFunc(rs.Tags, func(t string) bool { return slices.Contains(tags, t) }):
+			parts = append(parts, fmt.Sprintf("### %s\n\n%s\n\n", rs.Name, strings.TrimSpace(rs.Markdown)))
+		case len(rs.Globs) > 0:
+			parts = append(parts, fmt.Sprintf("### %s (for files matching %s)\n\n%s\n\n", rs.Name, strings.Join(rs.Globs, ", "), strings.TrimSpace(rs.Markdown)))
+		}
+		always = slices.DeleteFunc(slices.Clone(always), func(n string) bool { return n == rs.Name })
+	}
+	if len(always) > 0 {
+		return fault.New(fault.NotFound, "the project's always-on rulesets %s are not in the ruleset library", strings.Join(always, ", ")).
+			WithHint("create them, or remove them from \"rulesets\" in .sudocode/agent.json")
+	}
+	if len(parts) == 0 {
 		return nil
 	}
-	b.WriteString("## Rules to follow\n\n")
-	for _, n := range names {
-		rs, err := rules.Get(ctx, n)
-		if err != nil {
-			return fault.Wrap(fault.Unavailable, err, "ruleset "+n+" cannot be read")
-		}
-		fmt.Fprintf(b, "### %s\n\n%s\n\n", rs.Name, strings.TrimSpace(rs.Markdown))
-	}
+	b.WriteString("## Rules to follow\n\n" + strings.Join(parts, ""))
 	return nil
+}
+
+// RulesAgent is the rulesets' name (rulesets.KnownAgents) of the agent a
+// task runs with tool: a COMMAND agent reads what AGENTS.md carries.
+func RulesAgent(tool string) string {
+	switch strings.ToUpper(tool) {
+	case agent.ToolClaudeCode:
+		return "claude"
+	case agent.ToolCodex:
+		return "codex"
+	case agent.ToolGemini:
+		return "gemini"
+	case agent.ToolOpenCode:
+		return "opencode"
+	}
+	return "agents"
 }

@@ -188,21 +188,31 @@ func nameList(names []string) string {
 
 // All returns every ruleset in full, by name; one deleted meanwhile is
 // left out.
-func (l Library) All(ctx context.Context) ([]Ruleset, error) {
-	names, err := l.Store.Names(ctx)
+func (l Library) All(ctx context.Context) ([]Ruleset, error) { return AllOf(ctx, l.Store) }
+
+// Reader is the part of a Store that reads whole rulesets.
+type Reader interface {
+	Get(ctx context.Context, name string) (Ruleset, error)
+	Names(ctx context.Context) ([]string, error)
+}
+
+// AllOf returns every ruleset of r in full, by name; one deleted
+// meanwhile is left out.
+func AllOf(ctx context.Context, r Reader) ([]Ruleset, error) {
+	names, err := r.Names(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Ruleset, 0, len(names))
 	for _, n := range names {
-		r, err := l.Store.Get(ctx, n)
+		rs, err := r.Get(ctx, n)
 		if fault.Is(err, fault.NotFound) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r)
+		out = append(out, rs)
 	}
 	return out, nil
 }

@@ -88,7 +88,7 @@ func (l Library) Resolve(ctx context.Context, paths []string, agent string) ([]A
 	}
 	var out []ranked
 	for _, r := range all {
-		if agent != "" && len(r.Targets) > 0 && !slices.ContainsFunc(reads, func(t string) bool { return slices.Contains(r.Targets, t) }) {
+		if !r.readBy(agent, reads) {
 			continue
 		}
 		a := ranked{Applied: Applied{Name: r.Name, Description: r.Description, Tokens: EstimateTokens(r.Markdown), Markdown: r.Markdown}}
@@ -118,6 +118,14 @@ func (l Library) Resolve(ctx context.Context, paths []string, agent string) ([]A
 		res[i] = a.Applied
 	}
 	return res, nil
+}
+
+// ReadBy reports whether agent (one of KnownAgents, or "" for any) reads
+// r: r names no targets, or one of them is a file the agent reads.
+func (r Ruleset) ReadBy(agent string) bool { return r.readBy(agent, readsFiles[agent]) }
+
+func (r Ruleset) readBy(agent string, reads []string) bool {
+	return agent == "" || len(r.Targets) == 0 || slices.ContainsFunc(reads, func(t string) bool { return slices.Contains(r.Targets, t) })
 }
 
 // matchGlobs returns the first glob matching one of paths, and the path.
