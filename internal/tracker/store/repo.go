@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -28,15 +27,6 @@ type Repo struct {
 	Clock  func() time.Time // nil: time.Now
 	db     *sql.DB
 	fresh  bool // the cache was checked against the files by this Repo
-	memo   blockedMemo
-}
-
-// blockedMemo keeps the blocked set computed at a cache generation, so a
-// long-lived Repo (an MCP server) answers ready again without recomputing.
-type blockedMemo struct {
-	mu  sync.Mutex
-	gen string
-	set map[string]bool
 }
 
 // Recheck makes the next read compare the cache with the files again: a

@@ -21,7 +21,13 @@ func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
 		return fault.Wrap(fault.Internal, err, "encode issue")
 	}
 	i := rec.Issue
-	_, err = t.tx.ExecContext(t.ctx, `INSERT OR REPLACE INTO issues VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	// An upsert, not a replace: the blocked flag and the tallies stay right.
+	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO issues (id, uuid, title, description, status, type, priority, assignee, parent_id, created_ns, updated_ns, closed_ns, line)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT (id) DO UPDATE SET uuid=excluded.uuid, title=excluded.title, description=excluded.description,
+			status=excluded.status, type=excluded.type, priority=excluded.priority, assignee=excluded.assignee,
+			parent_id=excluded.parent_id, created_ns=excluded.created_ns, updated_ns=excluded.updated_ns,
+			closed_ns=excluded.closed_ns, line=excluded.line`,
 		i.ID, i.UUID, i.Title, i.Description, i.Status, i.Type, i.Priority, i.Assignee, i.ParentID,
 		i.CreatedAt.UnixNano(), i.UpdatedAt.UnixNano(), nanos(i.ClosedAt), line)
 	if err != nil {
@@ -60,11 +66,16 @@ func (t *Tx) putSpec(rec *tracker.SpecRecord) error {
 }
 
 // putRelSQL stores a link with whether its target is done now.
-var putRelSQL = `INSERT OR REPLACE INTO rels VALUES (?,?,?,?,?,?,?,
+var putRelSQL = `INSERT INTO rels VALUES (?,?,?,?,?,?,?,
 	coalesce((SELECT ` + issueDoneSQL + ` FROM issues WHERE id = ?2),
-	         (SELECT ` + specDoneSQL + ` FROM specs WHERE id = ?2), 1))`
+	         (SELECT ` + specDoneSQL + ` FROM specs WHERE id = ?2), 1))
+	ON CONFLICT DO UPDATE SET from_type=excluded.from_type, to_type=excluded.to_type, created_ns=excluded.created_ns, created_by=excluded.created_by`
 
 func (t *Tx) putRels(from string, rels []tracker.Relationship) error {
+	t.seed(from)
+	if err := t.seedChildren(from); err != nil {
+		return err
+	}
 	if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM rels WHERE from_id = ?`, from); err != nil {
 		return cacheErr(err)
 	}
@@ -83,8 +94,14 @@ func (t *Tx) putRels(from string, rels []tracker.Relationship) error {
 // markDone records on the links to id whether id is done, which is what
 // readiness asks of them.
 func (t *Tx) markDone(id string, done bool) error {
-	_, err := t.tx.ExecContext(t.ctx, `UPDATE rels SET to_done = ? WHERE to_id = ? AND to_done != ?`, done, id, done)
-	return cacheErr(err)
+	res, err := t.tx.ExecContext(t.ctx, `UPDATE rels SET to_done = ? WHERE to_id = ? AND to_done != ?`, done, id, done)
+	if err != nil {
+		return cacheErr(err)
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		return t.seedWaiters(id)
+	}
+	return nil
 }
 
 func (t *Tx) putFeedback(f *tracker.Feedback) error {

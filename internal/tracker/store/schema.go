@@ -2,26 +2,32 @@ package store
 
 // schemaVersion changes whenever the cache's tables change; a cache of
 // another version is dropped and rebuilt from the files.
-const schemaVersion = "5"
+const schemaVersion = "6"
 
-const schema = `
+var schema = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS issues (
 	id TEXT PRIMARY KEY, uuid TEXT NOT NULL, title TEXT NOT NULL, description TEXT NOT NULL,
 	status TEXT NOT NULL, type TEXT NOT NULL, priority INTEGER NOT NULL, assignee TEXT, parent_id TEXT,
 	created_ns INTEGER NOT NULL, updated_ns INTEGER NOT NULL, closed_ns INTEGER,
-	line TEXT NOT NULL -- the record's canonical JSONL line
+	line TEXT NOT NULL, -- the record's canonical JSONL line
+	blocked INTEGER NOT NULL DEFAULT 0 -- an unfinished blocker, own or inherited (blocked.go keeps it current)
 );
-CREATE INDEX IF NOT EXISTS issues_by_status ON issues (status, priority, created_ns);
+CREATE INDEX IF NOT EXISTS issues_by_status ON issues (status, blocked, priority, created_ns, id); -- ready's order
+CREATE INDEX IF NOT EXISTS issues_by_updated ON issues (updated_ns);
+CREATE INDEX IF NOT EXISTS issues_by_created ON issues (created_ns);
+CREATE INDEX IF NOT EXISTS issues_by_closed ON issues (closed_ns);
 CREATE INDEX IF NOT EXISTS issues_in_order ON issues (priority, created_ns, id); -- the lists' order and cursors
 CREATE TABLE IF NOT EXISTS specs (
 	id TEXT PRIMARY KEY, uuid TEXT NOT NULL, title TEXT NOT NULL, description TEXT,
 	status TEXT NOT NULL, type TEXT NOT NULL, priority INTEGER NOT NULL, file_path TEXT NOT NULL, parent_id TEXT,
 	created_ns INTEGER NOT NULL, updated_ns INTEGER NOT NULL,
 	line TEXT NOT NULL,
-	body_stat TEXT NOT NULL DEFAULT '', body_hash TEXT NOT NULL DEFAULT '' -- of the markdown file when last read
+	body_stat TEXT NOT NULL DEFAULT '', body_hash TEXT NOT NULL DEFAULT '', -- of the markdown file when last read
+	blocked INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS specs_by_status ON specs (status, priority, created_ns);
+CREATE INDEX IF NOT EXISTS specs_by_status ON specs (status, blocked, priority, created_ns, id);
+CREATE INDEX IF NOT EXISTS specs_by_updated ON specs (updated_ns);
 CREATE INDEX IF NOT EXISTS specs_in_order ON specs (priority, created_ns, id);
 CREATE TABLE IF NOT EXISTS rels (
 	from_id TEXT NOT NULL, to_id TEXT NOT NULL, type TEXT NOT NULL,
@@ -39,8 +45,8 @@ CREATE TABLE IF NOT EXISTS feedback (
 CREATE INDEX IF NOT EXISTS feedback_by_spec ON feedback (spec_id);
 CREATE INDEX IF NOT EXISTS feedback_by_issue ON feedback (issue_id);
 CREATE INDEX IF NOT EXISTS feedback_in_order ON feedback (created_ns, id);
-`
+` + tallySchema
 
 const dropAll = `
 DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS issues; DROP TABLE IF EXISTS specs;
-DROP TABLE IF EXISTS rels; DROP TABLE IF EXISTS feedback;`
+DROP TABLE IF EXISTS rels; DROP TABLE IF EXISTS feedback; DROP TABLE IF EXISTS tally;`

@@ -23,11 +23,13 @@ import (
 // what the files now are.
 type Tx struct {
 	view
-	tx      *sql.Tx
-	now     time.Time
-	lines   map[string]map[string][]byte // JSONL file → id → its record's new line
-	rebuilt bool                         // the files were read whole: rewrite them whole
-	bodies  map[string][]byte            // spec file_path → new markdown
+	tx         *sql.Tx
+	now        time.Time
+	lines      map[string]map[string][]byte // JSONL file → id → its record's new line
+	rebuilt    bool                         // the files were read whole: rewrite them whole
+	rebuilding bool                         // rows are being put from the files: flag blocked items at the end
+	seeds      map[string]bool              // items whose blocked flag may have moved (blocked.go)
+	bodies     map[string][]byte            // spec file_path → new markdown
 }
 
 // Update runs fn as one change. fn nil only brings the cache up to date.
@@ -43,7 +45,7 @@ func (r *Repo) Update(ctx context.Context, fn func(*Tx) error) error {
 		return cacheErr(err)
 	}
 	defer sqlTx.Rollback()
-	t := &Tx{view: view{ctx: ctx, r: r, q: sqlTx}, tx: sqlTx, now: r.now(), lines: map[string]map[string][]byte{}, bodies: map[string][]byte{}}
+	t := &Tx{view: view{ctx: ctx, r: r, q: sqlTx}, tx: sqlTx, now: r.now(), lines: map[string]map[string][]byte{}, bodies: map[string][]byte{}, seeds: map[string]bool{}}
 	if err := t.sync(); err != nil {
 		return err
 	}
@@ -51,6 +53,9 @@ func (r *Repo) Update(ctx context.Context, fn func(*Tx) error) error {
 		if err := fn(t); err != nil {
 			return err
 		}
+	}
+	if err := t.settle(); err != nil {
+		return err
 	}
 	if err := t.flush(); err != nil {
 		return err
@@ -117,6 +122,9 @@ func (t *Tx) rebuild() error {
 	if _, err := t.tx.ExecContext(t.ctx, dropAll+schema); err != nil {
 		return cacheErr(err)
 	}
+	t.rebuilding = true
+	defer func() { t.rebuilding = false }()
+	clear(t.seeds)
 	for i := range issues {
 		if err := t.putIssue(&issues[i]); err != nil {
 			return err
@@ -131,6 +139,9 @@ func (t *Tx) rebuild() error {
 		if err := t.putFeedback(&feedback[i]); err != nil {
 			return err
 		}
+	}
+	if err := t.flagAll(); err != nil {
+		return err
 	}
 	if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO meta VALUES ('schema', ?)`, schemaVersion); err != nil {
 		return cacheErr(err)
