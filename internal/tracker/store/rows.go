@@ -22,7 +22,7 @@ func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
 	}
 	i := rec.Issue
 	// An upsert, not a replace: the blocked flag and the tallies stay right.
-	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO issues (id, uuid, title, description, status, type, priority, assignee, parent_id, created_ns, updated_ns, closed_ns, line)
+	_, err = t.exec(`INSERT INTO issues (id, uuid, title, description, status, type, priority, assignee, parent_id, created_ns, updated_ns, closed_ns, line)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT (id) DO UPDATE SET uuid=excluded.uuid, title=excluded.title, description=excluded.description,
 			status=excluded.status, type=excluded.type, priority=excluded.priority, assignee=excluded.assignee,
@@ -48,7 +48,7 @@ func (t *Tx) putSpec(rec *tracker.SpecRecord) error {
 	}
 	s := rec.Spec
 	// Keep the body's stat and hash across a rewrite of the row.
-	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO specs (id, uuid, title, description, status, type, priority, file_path, parent_id, created_ns, updated_ns, line)
+	_, err = t.exec(`INSERT INTO specs (id, uuid, title, description, status, type, priority, file_path, parent_id, created_ns, updated_ns, line)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT (id) DO UPDATE SET uuid=excluded.uuid, title=excluded.title, description=excluded.description,
 			status=excluded.status, type=excluded.type, priority=excluded.priority, file_path=excluded.file_path,
@@ -76,14 +76,14 @@ func (t *Tx) putRels(from string, rels []tracker.Relationship) error {
 	if err := t.seedChildren(from); err != nil {
 		return err
 	}
-	if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM rels WHERE from_id = ?`, from); err != nil {
+	if _, err := t.exec(`DELETE FROM rels WHERE from_id = ?`, from); err != nil {
 		return cacheErr(err)
 	}
 	// A target that is not (or not yet) in the cache counts as done: an
 	// unknown item blocks nothing (see tracker.Blockers), and when it is put
 	// later in a rebuild, markDone sets the flag from its status.
 	for _, r := range rels {
-		if _, err := t.tx.ExecContext(t.ctx, putRelSQL,
+		if _, err := t.exec(putRelSQL,
 			r.From, r.To, r.Type, r.FromType, r.ToType, r.CreatedAt.UnixNano(), r.CreatedBy); err != nil {
 			return cacheErr(err)
 		}
@@ -91,10 +91,20 @@ func (t *Tx) putRels(from string, rels []tracker.Relationship) error {
 	return nil
 }
 
+// relsDoneSQL sets every link's done flag from its target, after a rebuild
+// put every row.
+var relsDoneSQL = `UPDATE rels SET to_done = coalesce(
+	(SELECT ` + issueDoneSQL + ` FROM issues WHERE id = rels.to_id),
+	(SELECT ` + specDoneSQL + ` FROM specs WHERE id = rels.to_id), 1);
+`
+
 // markDone records on the links to id whether id is done, which is what
 // readiness asks of them.
 func (t *Tx) markDone(id string, done bool) error {
-	res, err := t.tx.ExecContext(t.ctx, `UPDATE rels SET to_done = ? WHERE to_id = ? AND to_done != ?`, done, id, done)
+	if t.rebuilding {
+		return nil // relsDoneSQL sets them all at the end
+	}
+	res, err := t.exec(`UPDATE rels SET to_done = ? WHERE to_id = ? AND to_done != ?`, done, id, done)
 	if err != nil {
 		return cacheErr(err)
 	}
@@ -110,7 +120,7 @@ func (t *Tx) putFeedback(f *tracker.Feedback) error {
 	if err != nil {
 		return fault.Wrap(fault.Internal, err, "encode feedback")
 	}
-	_, err = t.tx.ExecContext(t.ctx, `INSERT OR REPLACE INTO feedback VALUES (?,?,?,?,?,?,?,?)`,
+	_, err = t.exec(`INSERT OR REPLACE INTO feedback VALUES (?,?,?,?,?,?,?,?)`,
 		f.ID, f.IssueID, f.SpecID, f.Type, f.Status, f.Anchor.AnchorStatus, f.CreatedAt.UnixNano(), line)
 	if err != nil {
 		return cacheErr(err)

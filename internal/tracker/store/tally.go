@@ -6,11 +6,34 @@ import "strings"
 // instead of scanning every row: triggers move them with each row written.
 // Keys are "issues.state:STATUS:BLOCKED", "issues.type:TYPE", the same for
 // specs, and "rels.type:TYPE".
-var tallySchema = `
+var tallySchema = tallyTable + tallyTriggers("issues", "status, type, blocked", issueStateKey, issueTypeKey) +
+	tallyTriggers("specs", "status, type, blocked", specStateKey, specTypeKey) +
+	tallyTriggers("rels", "type", relTypeKey)
+
+const tallyTable = `
 CREATE TABLE IF NOT EXISTS tally (k TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
-` + tallyTriggers("issues", "status, type, blocked", "'issues.state:' || %s.status || ':' || %s.blocked", "'issues.type:' || %s.type") +
-	tallyTriggers("specs", "status, type, blocked", "'specs.state:' || %s.status || ':' || %s.blocked", "'specs.type:' || %s.type") +
-	tallyTriggers("rels", "type", "'rels.type:' || %s.type")
+`
+
+const (
+	issueStateKey = "'issues.state:' || %s.status || ':' || %s.blocked"
+	issueTypeKey  = "'issues.type:' || %s.type"
+	specStateKey  = "'specs.state:' || %s.status || ':' || %s.blocked"
+	specTypeKey   = "'specs.type:' || %s.type"
+	relTypeKey    = "'rels.type:' || %s.type"
+)
+
+// fillTallySQL counts every row once, after a rebuild put them all
+// (before the triggers exist).
+var fillTallySQL = func() string {
+	q := tallyTable + "DELETE FROM tally;\n"
+	for _, c := range []struct{ table, key string }{
+		{"issues", issueStateKey}, {"issues", issueTypeKey}, {"specs", specStateKey}, {"specs", specTypeKey}, {"rels", relTypeKey},
+	} {
+		k := strings.ReplaceAll(c.key, "%s", c.table)
+		q += "INSERT INTO tally SELECT " + k + ", count(*) FROM " + c.table + " GROUP BY 1;\n"
+	}
+	return q
+}()
 
 // tallyTriggers counts each row of table under the keys (SQL expressions
 // of the row, written with %s for NEW or OLD), which depend on cols only.

@@ -29,6 +29,7 @@ type Tx struct {
 	rebuilt    bool                         // the files were read whole: rewrite them whole
 	rebuilding bool                         // rows are being put from the files: flag blocked items at the end
 	seeds      map[string]bool              // items whose blocked flag may have moved (blocked.go)
+	stmts      map[string]*sql.Stmt         // prepared once per change: a rebuild runs each 100,000s of times
 	bodies     map[string][]byte            // spec file_path → new markdown
 }
 
@@ -45,7 +46,7 @@ func (r *Repo) Update(ctx context.Context, fn func(*Tx) error) error {
 		return cacheErr(err)
 	}
 	defer sqlTx.Rollback()
-	t := &Tx{view: view{ctx: ctx, r: r, q: sqlTx}, tx: sqlTx, now: r.now(), lines: map[string]map[string][]byte{}, bodies: map[string][]byte{}, seeds: map[string]bool{}}
+	t := &Tx{view: view{ctx: ctx, r: r, q: sqlTx}, tx: sqlTx, now: r.now(), lines: map[string]map[string][]byte{}, bodies: map[string][]byte{}, seeds: map[string]bool{}, stmts: map[string]*sql.Stmt{}}
 	if err := t.sync(); err != nil {
 		return err
 	}
@@ -113,15 +114,19 @@ func (t *Tx) sync() error {
 	return nil
 }
 
-// rebuild replaces the cache's content with the files'.
+// rebuild replaces the cache's content with the files'. The rows go into
+// bare tables; the done flags of links, the indexes, the blocked flags and
+// the tallies are then computed once for all of them.
 func (t *Tx) rebuild() error {
 	issues, specs, feedback, err := readFiles(t.r.Dir)
 	if err != nil {
 		return err
 	}
-	if _, err := t.tx.ExecContext(t.ctx, dropAll+schema); err != nil {
+	// A bigger page cache for the bulk load, back to the default after.
+	if _, err := t.tx.ExecContext(t.ctx, `PRAGMA cache_size = -131072;`+dropAll+tablesSchema); err != nil {
 		return cacheErr(err)
 	}
+	defer t.tx.ExecContext(t.ctx, `PRAGMA cache_size = -2000`)
 	t.rebuilding = true
 	defer func() { t.rebuilding = false }()
 	clear(t.seeds)
@@ -140,8 +145,14 @@ func (t *Tx) rebuild() error {
 			return err
 		}
 	}
+	if _, err := t.tx.ExecContext(t.ctx, relsDoneSQL+indexSchema); err != nil {
+		return cacheErr(err)
+	}
 	if err := t.flagAll(); err != nil {
 		return err
+	}
+	if _, err := t.tx.ExecContext(t.ctx, fillTallySQL+tallySchema); err != nil {
+		return cacheErr(err)
 	}
 	if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO meta VALUES ('schema', ?)`, schemaVersion); err != nil {
 		return cacheErr(err)
@@ -152,6 +163,19 @@ func (t *Tx) rebuild() error {
 		}
 	}
 	return nil
+}
+
+// exec runs a statement of the change, prepared on its first use.
+func (t *Tx) exec(query string, args ...any) (sql.Result, error) {
+	st, ok := t.stmts[query]
+	if !ok {
+		var err error
+		if st, err = t.tx.PrepareContext(t.ctx, query); err != nil {
+			return nil, err
+		}
+		t.stmts[query] = st
+	}
+	return st.ExecContext(t.ctx, args...)
 }
 
 // bodyChanged relocates the anchors on spec id, whose markdown is now
