@@ -27,6 +27,9 @@ type Repo struct {
 	Clock  func() time.Time // nil: time.Now
 	db     *sql.DB
 	fresh  bool // the cache was checked against the files by this Repo
+	// rebuilds counts the cache's rebuilds from every line, which a
+	// change of a few lines should not need (resync.go).
+	rebuilds int
 }
 
 // Recheck makes the next read compare the cache with the files again: a
@@ -129,29 +132,38 @@ func (r *Repo) stale(ctx context.Context, q querier) (bool, error) {
 }
 
 func (r *Repo) jsonlStale(ctx context.Context, q querier) (bool, error) {
-	want := map[string]string{"schema": schemaVersion}
-	for _, f := range []string{IssuesFile, SpecsFile, FeedbackFile} {
-		want["stat:"+f] = fileStat(filepath.Join(r.Dir, f))
-	}
+	files, whole, err := r.staleFiles(ctx, q)
+	return whole || len(files) > 0, err
+}
+
+// staleFiles returns the JSONL files that changed behind the cache, or
+// whole when the cache is of another schema (or empty) and must be rebuilt.
+func (r *Repo) staleFiles(ctx context.Context, q querier) (files []string, whole bool, err error) {
 	rows, err := q.QueryContext(ctx, `SELECT key, value FROM meta`)
 	if err != nil {
-		return false, cacheErr(err)
+		return nil, false, cacheErr(err)
 	}
 	defer rows.Close()
 	have := map[string]string{}
 	for rows.Next() {
 		var k, v string
 		if err := rows.Scan(&k, &v); err != nil {
-			return false, cacheErr(err)
+			return nil, false, cacheErr(err)
 		}
 		have[k] = v
 	}
-	for k, v := range want {
-		if have[k] != v {
-			return true, nil
+	if err := rows.Err(); err != nil {
+		return nil, false, cacheErr(err)
+	}
+	if have["schema"] != schemaVersion {
+		return nil, true, nil
+	}
+	for _, f := range []string{IssuesFile, SpecsFile, FeedbackFile} {
+		if have["stat:"+f] != fileStat(filepath.Join(r.Dir, f)) {
+			files = append(files, f)
 		}
 	}
-	return false, rows.Err()
+	return files, false, nil
 }
 
 // bodyChange is a spec whose markdown file differs from the cache's view.

@@ -22,14 +22,14 @@ func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
 	}
 	i := rec.Issue
 	// An upsert, not a replace: the blocked flag and the tallies stay right.
-	_, err = t.exec(`INSERT INTO issues (id, uuid, title, description, status, type, priority, assignee, parent_id, created_ns, updated_ns, closed_ns, line)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
+	_, err = t.exec(`INSERT INTO issues (id, uuid, title, description, status, type, priority, assignee, parent_id, created_ns, updated_ns, closed_ns, line, hash)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT (id) DO UPDATE SET uuid=excluded.uuid, title=excluded.title, description=excluded.description,
 			status=excluded.status, type=excluded.type, priority=excluded.priority, assignee=excluded.assignee,
 			parent_id=excluded.parent_id, created_ns=excluded.created_ns, updated_ns=excluded.updated_ns,
-			closed_ns=excluded.closed_ns, line=excluded.line`,
+			closed_ns=excluded.closed_ns, line=excluded.line, hash=excluded.hash`,
 		i.ID, i.UUID, i.Title, i.Description, i.Status, i.Type, i.Priority, i.Assignee, i.ParentID,
-		i.CreatedAt.UnixNano(), i.UpdatedAt.UnixNano(), nanos(i.ClosedAt), line)
+		i.CreatedAt.UnixNano(), i.UpdatedAt.UnixNano(), nanos(i.ClosedAt), line, lineHash(line))
 	if err != nil {
 		return cacheErr(err)
 	}

@@ -2,7 +2,7 @@ package store
 
 // schemaVersion changes whenever the cache's tables change; a cache of
 // another version is dropped and rebuilt from the files.
-const schemaVersion = "6"
+const schemaVersion = "7"
 
 // schema is the cache's tables with their indexes, tallies and triggers.
 // A rebuild creates tablesSchema, fills it, then adds the rest: bulk rows
@@ -16,7 +16,8 @@ CREATE TABLE IF NOT EXISTS issues (
 	status TEXT NOT NULL, type TEXT NOT NULL, priority INTEGER NOT NULL, assignee TEXT, parent_id TEXT,
 	created_ns INTEGER NOT NULL, updated_ns INTEGER NOT NULL, closed_ns INTEGER,
 	line TEXT NOT NULL, -- the record's canonical JSONL line
-	blocked INTEGER NOT NULL DEFAULT 0 -- an unfinished blocker, own or inherited (blocked.go keeps it current)
+	blocked INTEGER NOT NULL DEFAULT 0, -- an unfinished blocker, own or inherited (blocked.go keeps it current)
+	hash INTEGER NOT NULL DEFAULT 0 -- of line, to find the lines a pull changed (resync.go)
 );
 CREATE TABLE IF NOT EXISTS specs (
 	id TEXT PRIMARY KEY, uuid TEXT NOT NULL, title TEXT NOT NULL, description TEXT,
@@ -41,6 +42,8 @@ CREATE TABLE IF NOT EXISTS feedback (
 const indexSchema = `
 CREATE INDEX IF NOT EXISTS issues_by_status ON issues (status, blocked, priority, created_ns, id); -- ready's order
 CREATE INDEX IF NOT EXISTS issues_by_updated ON issues (updated_ns);
+CREATE INDEX IF NOT EXISTS issues_by_hash ON issues (id, hash);
+CREATE INDEX IF NOT EXISTS issues_by_uuid ON issues (uuid);
 CREATE INDEX IF NOT EXISTS issues_by_created ON issues (created_ns);
 CREATE INDEX IF NOT EXISTS issues_by_closed ON issues (closed_ns);
 CREATE INDEX IF NOT EXISTS issues_in_order ON issues (priority, created_ns, id); -- the lists' order and cursors

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -75,11 +76,24 @@ func (r *Repo) Update(ctx context.Context, fn func(*Tx) error) error {
 // sync rebuilds the cache when a JSONL file changed behind it, then
 // relocates the anchors on every spec whose markdown changed.
 func (t *Tx) sync() error {
-	stale, err := t.r.jsonlStale(t.ctx, t.tx)
+	files, whole, err := t.r.staleFiles(t.ctx, t.tx)
 	if err != nil {
 		return err
 	}
-	if stale {
+	switch {
+	case !whole && slices.Equal(files, []string{IssuesFile}):
+		// After a pull or a checkout, usually only some issues changed.
+		done, err := t.syncIssues()
+		if err != nil {
+			return err
+		}
+		whole = !done
+	case len(files) > 0:
+		whole = true
+	}
+	if whole {
+		clear(t.lines)
+		clear(t.seeds)
 		if err := t.rebuild(); err != nil {
 			return err
 		}
@@ -128,6 +142,7 @@ func (t *Tx) rebuild() error {
 	}
 	defer t.tx.ExecContext(t.ctx, `PRAGMA cache_size = -2000`)
 	t.rebuilding = true
+	t.r.rebuilds++
 	defer func() { t.rebuilding = false }()
 	clear(t.seeds)
 	for i := range issues {
