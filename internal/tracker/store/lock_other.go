@@ -26,3 +26,9 @@ func lockFile(path string) (unlock func(), err error) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// lockHeld reports whether another process holds the lock on path now.
+func lockHeld(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

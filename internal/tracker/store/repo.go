@@ -108,10 +108,19 @@ func (r *Repo) schemaCurrent(ctx context.Context, q querier) bool {
 
 // refresh rebuilds what is stale: the whole cache when a JSONL file changed
 // behind it, and the anchors of a spec whose markdown changed.
+//
+// While a writer holds the lock, its files run ahead of the cache until it
+// commits: a reader then answers from the cache as last committed (a
+// consistent state, the one before that change) rather than queueing for
+// the lock behind every writer. The writer brings the cache up to date
+// with the files, a pull's changes included, before it commits.
 func (r *Repo) refresh(ctx context.Context) error {
 	stale, err := r.stale(ctx, r.db)
 	if err != nil || !stale {
 		return err
+	}
+	if r.schemaCurrent(ctx, r.db) && lockHeld(filepath.Join(r.Dir, LockFile)) {
+		return nil
 	}
 	return r.Update(ctx, nil)
 }
