@@ -83,13 +83,21 @@ func (t *Tx) putRels(from string, rels []tracker.Relationship) error {
 	// unknown item blocks nothing (see tracker.Blockers), and when it is put
 	// later in a rebuild, markDone sets the flag from its status.
 	for _, r := range rels {
-		if _, err := t.exec(putRelSQL,
+		q := putRelSQL
+		if t.rebuilding {
+			q = putRelBulkSQL // relsDoneSQL sets the flags once all rows are in
+		}
+		if _, err := t.exec(q,
 			r.From, r.To, r.Type, r.FromType, r.ToType, r.CreatedAt.UnixNano(), r.CreatedBy); err != nil {
 			return cacheErr(err)
 		}
 	}
 	return nil
 }
+
+// putRelBulkSQL stores a link during a rebuild.
+var putRelBulkSQL = `INSERT INTO rels VALUES (?,?,?,?,?,?,?,1)
+	ON CONFLICT DO UPDATE SET from_type=excluded.from_type, to_type=excluded.to_type, created_ns=excluded.created_ns, created_by=excluded.created_by`
 
 // relsDoneSQL sets every link's done flag from its target, after a rebuild
 // put every row.

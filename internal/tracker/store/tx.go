@@ -9,6 +9,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"time"
@@ -92,8 +93,6 @@ func (t *Tx) sync() error {
 		whole = true
 	}
 	if whole {
-		clear(t.lines)
-		clear(t.seeds)
 		if err := t.rebuild(); err != nil {
 			return err
 		}
@@ -132,6 +131,9 @@ func (t *Tx) sync() error {
 // bare tables; the done flags of links, the indexes, the blocked flags and
 // the tallies are then computed once for all of them.
 func (t *Tx) rebuild() error {
+	// The records read are all live until the end: collecting garbage as
+	// often as usual would only walk them again and again.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	issues, specs, feedback, err := readFiles(t.r.Dir)
 	if err != nil {
 		return err
@@ -145,6 +147,7 @@ func (t *Tx) rebuild() error {
 	t.r.rebuilds++
 	defer func() { t.rebuilding = false }()
 	clear(t.seeds)
+	clear(t.lines) // every record is put again: the lines become the files' (see writeJSONL)
 	for i := range issues {
 		if err := t.putIssue(&issues[i]); err != nil {
 			return err
@@ -295,17 +298,24 @@ var tableOf = map[string]string{IssuesFile: "issues", SpecsFile: "specs", Feedba
 
 // writeJSONL rewrites a changed JSONL file. The file on disk is the one
 // this cache last wrote (else sync rebuilt from it), so the changed lines
-// are spliced into it; after a rebuild, or when the file is not in
-// canonical form, it is dumped whole from the cache.
+// are spliced into it; when it is not in canonical form, it is dumped
+// whole from the cache. After a rebuild every record was put, so the lines
+// put are the whole file: it is written only when it differs (a file that
+// was not canonical).
 func (t *Tx) writeJSONL(file string) error {
 	path := filepath.Join(t.r.Dir, file)
-	if !t.rebuilt {
-		if src, err := os.Open(path); err == nil {
-			err = writeAtomicFunc(path, func(dst *os.File) error { return spliceFile(src, t.lines[file], dst) })
-			src.Close()
-			if !errors.Is(err, errNotCanonical) {
-				return err
-			}
+	if t.rebuilt {
+		data := t.joined(file)
+		if cur, err := os.ReadFile(path); err == nil && bytes.Equal(cur, data) {
+			return nil
+		}
+		return writeAtomic(path, data)
+	}
+	if src, err := os.Open(path); err == nil {
+		err = writeAtomicFunc(path, func(dst *os.File) error { return spliceFile(src, t.lines[file], dst) })
+		src.Close()
+		if !errors.Is(err, errNotCanonical) {
+			return err
 		}
 	}
 	data, err := t.dump(file)
@@ -313,6 +323,22 @@ func (t *Tx) writeJSONL(file string) error {
 		return err
 	}
 	return writeAtomic(path, data)
+}
+
+// joined is the lines put into file during this change, in id order.
+func (t *Tx) joined(file string) []byte {
+	ids := make([]string, 0, len(t.lines[file]))
+	size := 0
+	for id, l := range t.lines[file] {
+		ids = append(ids, id)
+		size += len(l)
+	}
+	slices.Sort(ids)
+	b := make([]byte, 0, size)
+	for _, id := range ids {
+		b = append(b, t.lines[file][id]...)
+	}
+	return b
 }
 
 // dump is a JSONL file's content: the records' lines in id order.
