@@ -27,8 +27,16 @@ func lockFile(path string) (unlock func(), err error) {
 	}
 }
 
-// lockHeld reports whether another process holds the lock on path now.
-func lockHeld(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
+// tryLockFile takes the lock on path when it is free now; ok false when
+// another process holds it.
+func tryLockFile(path string) (unlock func(), ok bool, err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	f.Close()
+	return func() { os.Remove(path) }, true, nil
 }

@@ -29,16 +29,28 @@ func lockFile(path string) (unlock func(), err error) {
 	}, nil
 }
 
-// lockHeld reports whether another process holds the lock on path now.
-func lockHeld(path string) bool {
-	f, err := os.Open(path)
+// tryLockFile takes the lock on path when it is free now; ok false when
+// another process holds it.
+func tryLockFile(path string) (unlock func(), ok bool, err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return false
+		return nil, false, err
 	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return err == syscall.EWOULDBLOCK
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err != syscall.EINTR {
+			break
+		}
 	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return false
+	if err != nil {
+		f.Close()
+		if err == syscall.EWOULDBLOCK {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, true, nil
 }

@@ -119,10 +119,18 @@ func (r *Repo) refresh(ctx context.Context) error {
 	if err != nil || !stale {
 		return err
 	}
-	if r.schemaCurrent(ctx, r.db) && lockHeld(filepath.Join(r.Dir, LockFile)) {
+	if !r.schemaCurrent(ctx, r.db) {
+		return r.Update(ctx, nil) // no cache to answer from: wait
+	}
+	unlock, ok, err := tryLockFile(filepath.Join(r.Dir, LockFile))
+	if err != nil {
+		return fault.Wrap(fault.Unavailable, err, "cannot lock the tracker")
+	}
+	if !ok {
 		return nil
 	}
-	return r.Update(ctx, nil)
+	defer unlock()
+	return r.updateLocked(ctx, nil)
 }
 
 type querier interface {

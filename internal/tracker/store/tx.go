@@ -42,6 +42,11 @@ func (r *Repo) Update(ctx context.Context, fn func(*Tx) error) error {
 		return fault.Wrap(fault.Unavailable, err, "cannot lock the tracker")
 	}
 	defer unlock()
+	return r.updateLocked(ctx, fn)
+}
+
+// updateLocked is Update once the lock is held.
+func (r *Repo) updateLocked(ctx context.Context, fn func(*Tx) error) error {
 	r.removeOrphans()
 	sqlTx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
