@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,17 +19,28 @@ func buildSudocode(b *testing.B) string {
 	return bin
 }
 
+// trackerSize is the generated repository the CLI benchmark runs on:
+// TRACKER_SIZE=large gives 100,000 issues, 10,000 specs and 200,000
+// relationships; otherwise 10,000 / 1,000 / 20,000.
+func trackerSize() trackergen.Size {
+	if os.Getenv("TRACKER_SIZE") == "large" {
+		return trackergen.Large
+	}
+	return trackergen.Benchmark
+}
+
 // BenchmarkTrackerCLI measures whole sudocode processes, as an agent runs
-// them, on a generated repository of 10,000 issues, 1,000 specs and 20,000
-// relationships; the peer is the process floor (sudocode --version).
+// them, on a generated repository (see trackerSize). Peers in the same
+// run: the process floor (sudocode --version) and, for the whole issue
+// list, cat writing the same bytes.
 func BenchmarkTrackerCLI(b *testing.B) {
 	bin := buildSudocode(b)
 	dir := b.TempDir()
-	if err := trackergen.Generate(dir, trackergen.Benchmark); err != nil {
+	if err := trackergen.Generate(dir, trackerSize()); err != nil {
 		b.Fatal(err)
 	}
-	run := func(b *testing.B, args ...string) []byte {
-		cmd := exec.Command(bin, args...)
+	run := func(b *testing.B, name string, args ...string) []byte {
+		cmd := exec.Command(name, args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "SUDOCODE_ACTOR=bench")
 		out, err := cmd.Output()
@@ -37,21 +49,74 @@ func BenchmarkTrackerCLI(b *testing.B) {
 		}
 		return out
 	}
-	run(b, "status") // builds the cache
-	showID := strings.SplitN(strings.SplitN(string(run(b, "issue", "list", "--json", "--limit", "1")), `"id": "`, 2)[1], `"`, 2)[0]
+	run(b, bin, "status") // builds the cache
+	showID := strings.SplitN(strings.SplitN(string(run(b, bin, "issue", "list", "--json", "--limit", "1")), `"id": "`, 2)[1], `"`, 2)[0]
+	all := []string{"issue", "list", "--all", "--json", "--limit", "1000000"}
+	listed := filepath.Join(b.TempDir(), "list.json")
+	if err := os.WriteFile(listed, run(b, bin, all...), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	issues := filepath.Join(dir, ".sudocode", "issues.jsonl")
+	status := []string{"in_progress", "open"}
 	for _, c := range []struct {
-		name string
-		args []string
+		name  string
+		args  []string
+		setup func(i int) []string // per run, outside the timing: the args
 	}{
-		{"ready", []string{"ready", "--json"}},
-		{"issue_create", []string{"issue", "create", "Benchmark issue", "--json"}},
-		{"issue_show", []string{"issue", "show", showID, "--json"}},
-		{"peer_version", []string{"--version"}},
+		{name: "ready", args: []string{"ready", "--json"}},
+		{name: "blocked", args: []string{"blocked", "--json"}},
+		{name: "stats", args: []string{"stats", "--json"}},
+		{name: "issue_show", args: []string{"issue", "show", showID, "--json"}},
+		{name: "issue_create", args: []string{"issue", "create", "Benchmark issue", "--json"}},
+		{name: "issue_update", setup: func(i int) []string { return []string{"issue", "update", showID, "--status", status[i%2], "--json"} }},
+		{name: "list_all", args: all},
+		{name: "peer_list_bytes"},
+		{name: "cold_start", setup: func(int) []string {
+			for _, f := range []string{"cache.db", "cache.db-wal", "cache.db-shm"} {
+				os.Remove(filepath.Join(dir, ".sudocode", f))
+			}
+			return []string{"status"}
+		}},
+		{name: "pull_of_10", setup: func(i int) []string {
+			pullTen(b, issues, i)
+			return []string{"status"}
+		}},
+		{name: "peer_version", args: []string{"--version"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			i := 0
 			for b.Loop() {
-				run(b, c.args...)
+				args := c.args
+				if c.setup != nil {
+					b.StopTimer()
+					args = c.setup(i)
+					b.StartTimer()
+				}
+				i++
+				if c.name == "peer_list_bytes" {
+					run(b, "cat", listed)
+					continue
+				}
+				run(b, bin, args...)
 			}
 		})
+	}
+}
+
+// pullTen changes the titles of 10 issues spread over issues.jsonl, as a
+// pull that brought other clones' edits of 10 issues does.
+func pullTen(b *testing.B, path string, round int) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	step := max(1, len(lines)/10)
+	for k := 0; k < 10 && k*step < len(lines); k++ {
+		l := &lines[k*step]
+		*l = bytes.Replace(*l, []byte(`"title":"`), []byte(`"title":"`+string(rune('a'+round%26))), 1)
+	}
+	if err := os.WriteFile(path, bytes.Join(lines, nil), 0o644); err != nil {
+		b.Fatal(err)
 	}
 }

@@ -336,20 +336,15 @@ func (r *Repo) Ready(ctx context.Context, o ReadyOptions) (tracker.ReadyResult, 
 	if err != nil {
 		return tracker.ReadyResult{}, err
 	}
-	blocked, err := v.blockedSet()
-	if err != nil {
-		return tracker.ReadyResult{}, err
-	}
-	unblocked := func(c tracker.Compact) bool { return !blocked[c.ID] }
 	var res tracker.ReadyResult
 	var next twoKeys
 	if o.Issues {
 		iw := w.clone()
-		iw.add(issueReadySQL)
+		iw.add(issueReadySQL + " AND blocked = 0")
 		if o.Assignee != "" {
 			iw.add("assignee = ?", o.Assignee)
 		}
-		items, err := v.twoPage("issues", iw, pos.Issues, pos.IssuesDone, unblocked, limit, &next.Issues, &next.IssuesDone)
+		items, err := v.twoPage("issues", iw, pos.Issues, pos.IssuesDone, nil, limit, &next.Issues, &next.IssuesDone)
 		if err != nil {
 			return res, err
 		}
@@ -357,8 +352,8 @@ func (r *Repo) Ready(ctx context.Context, o ReadyOptions) (tracker.ReadyResult, 
 	}
 	if o.Specs {
 		sw := w.clone()
-		sw.add(specReadySQL)
-		items, err := v.twoPage("specs", sw, pos.Specs, pos.SpecsDone, unblocked, limit, &next.Specs, &next.SpecsDone)
+		sw.add(specReadySQL + " AND blocked = 0")
+		items, err := v.twoPage("specs", sw, pos.Specs, pos.SpecsDone, nil, limit, &next.Specs, &next.SpecsDone)
 		if err != nil {
 			return res, err
 		}
@@ -422,31 +417,6 @@ func (k twoKeys) cursor(scope cursor.Scope, issues, specs bool) *string {
 	return &c
 }
 
-// blockedSet is the set of blocked ids (see blockedCTE), computed once per
-// cache generation.
-func (v view) blockedSet() (map[string]bool, error) {
-	var gen string
-	if err := v.q.QueryRowContext(v.ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'gen'), '')`).Scan(&gen); err != nil {
-		return nil, cacheErr(err)
-	}
-	m := &v.r.memo
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.set != nil && m.gen == gen {
-		return m.set, nil
-	}
-	ids, err := v.ids(blockedCTE + `SELECT id FROM blocked`)
-	if err != nil {
-		return nil, err
-	}
-	set := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		set[id] = true
-	}
-	m.gen, m.set = gen, set
-	return set, nil
-}
-
 // firstCompacts streams a query's rows (the columns compactCols) and
 // returns the first limit that keep accepts (every row when keep is nil),
 // with the sort key of each.
@@ -498,16 +468,21 @@ func (r *Repo) Blocked(ctx context.Context, o BlockedOptions) (tracker.BlockedRe
 	if err != nil {
 		return tracker.BlockedResult{}, err
 	}
-	blocked, err := v.blockedSet()
-	if err != nil {
-		return tracker.BlockedResult{}, err
-	}
 	var res tracker.BlockedResult
 	var next twoKeys
+	// The blockers of a whole page are read together (pagegraph.go).
 	load := func(items []tracker.Compact) (*[]tracker.BlockedItem, error) {
+		ids := make([]string, len(items))
+		for i, c := range items {
+			ids[i] = c.ID
+		}
+		g, err := v.pageGraph(ids)
+		if err != nil {
+			return nil, err
+		}
 		out := make([]tracker.BlockedItem, len(items))
 		for i, c := range items {
-			bs, err := tracker.Blockers(v, c.ID)
+			bs, err := tracker.Blockers(g, c.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -517,12 +492,9 @@ func (r *Repo) Blocked(ctx context.Context, o BlockedOptions) (tracker.BlockedRe
 	}
 	if o.Issues {
 		var w where
-		w.add("NOT " + issueDoneSQL)
 		// An issue whose status is blocked counts even when no link explains it.
-		keep := func(c tracker.Compact) bool {
-			return tracker.IssueStatus(c.Status) == tracker.IssueBlocked || blocked[c.ID]
-		}
-		items, err := v.twoPage("issues", w, pos.Issues, pos.IssuesDone, keep, limit, &next.Issues, &next.IssuesDone)
+		w.add("NOT " + issueDoneSQL + " AND (blocked = 1 OR status = '" + string(tracker.IssueBlocked) + "')")
+		items, err := v.twoPage("issues", w, pos.Issues, pos.IssuesDone, nil, limit, &next.Issues, &next.IssuesDone)
 		if err != nil {
 			return res, err
 		}
@@ -532,8 +504,8 @@ func (r *Repo) Blocked(ctx context.Context, o BlockedOptions) (tracker.BlockedRe
 	}
 	if o.Specs {
 		var w where
-		w.add("NOT " + specDoneSQL)
-		items, err := v.twoPage("specs", w, pos.Specs, pos.SpecsDone, func(c tracker.Compact) bool { return blocked[c.ID] }, limit, &next.Specs, &next.SpecsDone)
+		w.add("NOT " + specDoneSQL + " AND blocked = 1")
+		items, err := v.twoPage("specs", w, pos.Specs, pos.SpecsDone, nil, limit, &next.Specs, &next.SpecsDone)
 		if err != nil {
 			return res, err
 		}
@@ -545,69 +517,26 @@ func (r *Repo) Blocked(ctx context.Context, o BlockedOptions) (tracker.BlockedRe
 	return res, nil
 }
 
-// countBy returns counts of a column's values, with every known value present.
-func (v view) countBy(table, col string, known []string) (map[string]int, int, error) {
-	out := map[string]int{}
-	for _, k := range known {
-		out[k] = 0
-	}
-	rows, err := v.q.QueryContext(v.ctx, `SELECT `+col+`, count(*) FROM `+table+` GROUP BY `+col)
-	if err != nil {
-		return nil, 0, cacheErr(err)
-	}
-	defer rows.Close()
-	total := 0
-	for rows.Next() {
-		var k string
-		var n int
-		if err := rows.Scan(&k, &n); err != nil {
-			return nil, 0, cacheErr(err)
-		}
-		out[k] = n
-		total += n
-	}
-	return out, total, cacheErr(rows.Err())
-}
-
-func names[T ~string](vs []T) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = string(v)
-	}
-	return out
-}
-
-// Stats counts everything, with activity over the last 7 days.
+// Stats counts everything, with activity over the last 7 days. The counts
+// are the cache's tallies (tally.go); the activity is a range of an index.
 func (r *Repo) Stats(ctx context.Context) (tracker.Stats, error) {
 	v, err := r.read(ctx)
 	if err != nil {
 		return tracker.Stats{}, err
 	}
+	c, err := v.tallies()
+	if err != nil {
+		return tracker.Stats{}, err
+	}
 	var s tracker.Stats
-	if s.Specs.ByStatus, s.Specs.Total, err = v.countBy("specs", "status", names(tracker.SpecStatuses)); err != nil {
-		return s, err
-	}
-	if s.Specs.ByType, _, err = v.countBy("specs", "type", names(tracker.SpecTypes)); err != nil {
-		return s, err
-	}
-	if s.Specs.Ready, err = v.count(readySpecsSQL); err != nil {
-		return s, err
-	}
-	if s.Issues.ByStatus, s.Issues.Total, err = v.countBy("issues", "status", names(tracker.IssueStatuses)); err != nil {
-		return s, err
-	}
-	if s.Issues.ByType, _, err = v.countBy("issues", "type", names(tracker.IssueTypes)); err != nil {
-		return s, err
-	}
-	if s.Issues.Ready, err = v.count(`SELECT count(*) FROM (` + readyIssuesSQL + `)`); err != nil {
-		return s, err
-	}
-	if s.Issues.Blocked, err = v.count(`SELECT count(*) FROM (` + blockedIssuesSQL + `)`); err != nil {
-		return s, err
-	}
-	if s.Relationships.ByType, s.Relationships.Total, err = v.countBy("rels", "type", names(tracker.RelTypes)); err != nil {
-		return s, err
-	}
+	s.Specs.ByStatus, s.Specs.Total = byStatus(c, "specs", tracker.SpecStatuses)
+	s.Specs.ByType, _ = c.by("specs.type:", names(tracker.SpecTypes))
+	s.Specs.Ready = ready(c, "specs", tracker.ReadySpecStatuses)
+	s.Issues.ByStatus, s.Issues.Total = byStatus(c, "issues", tracker.IssueStatuses)
+	s.Issues.ByType, _ = c.by("issues.type:", names(tracker.IssueTypes))
+	s.Issues.Ready = ready(c, "issues", tracker.ReadyIssueStatuses)
+	s.Issues.Blocked = c.blockedIssues()
+	s.Relationships.ByType, s.Relationships.Total = c.by("rels.type:", names(tracker.RelTypes))
 	since := r.now().Add(-7 * 24 * time.Hour).UnixNano()
 	ra := &s.RecentActivity
 	for _, c := range []struct {
@@ -632,12 +561,16 @@ func (r *Repo) Status(ctx context.Context, verbose bool) (tracker.Status, error)
 	if err != nil {
 		return tracker.Status{}, err
 	}
-	var s tracker.Status
-	if s.Specs.ByStatus, s.Specs.Total, err = v.countBy("specs", "status", names(tracker.SpecStatuses)); err != nil {
-		return s, err
+	c, err := v.tallies()
+	if err != nil {
+		return tracker.Status{}, err
 	}
-	if s.Issues.ByStatus, s.Issues.Total, err = v.countBy("issues", "status", names(tracker.IssueStatuses)); err != nil {
-		return s, err
+	var s tracker.Status
+	s.Specs.ByStatus, s.Specs.Total = byStatus(c, "specs", tracker.SpecStatuses)
+	s.Issues.ByStatus, s.Issues.Total = byStatus(c, "issues", tracker.IssueStatuses)
+	s.Issues.Ready, s.Issues.Blocked = ready(c, "issues", tracker.ReadyIssueStatuses), c.blockedIssues()
+	if !verbose {
+		return s, nil
 	}
 	ready, err := v.ids(readyIssuesSQL)
 	if err != nil {
@@ -647,10 +580,7 @@ func (r *Repo) Status(ctx context.Context, verbose bool) (tracker.Status, error)
 	if err != nil {
 		return s, err
 	}
-	s.Issues.Ready, s.Issues.Blocked = len(ready), len(blocked)
-	if verbose {
-		s.Issues.ReadyIDs, s.Issues.BlockedIDs = orEmpty(ready), orEmpty(blocked)
-	}
+	s.Issues.ReadyIDs, s.Issues.BlockedIDs = orEmpty(ready), orEmpty(blocked)
 	return s, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -28,15 +27,9 @@ type Repo struct {
 	Clock  func() time.Time // nil: time.Now
 	db     *sql.DB
 	fresh  bool // the cache was checked against the files by this Repo
-	memo   blockedMemo
-}
-
-// blockedMemo keeps the blocked set computed at a cache generation, so a
-// long-lived Repo (an MCP server) answers ready again without recomputing.
-type blockedMemo struct {
-	mu  sync.Mutex
-	gen string
-	set map[string]bool
+	// rebuilds counts the cache's rebuilds from every line, which a
+	// change of a few lines should not need (resync.go).
+	rebuilds int
 }
 
 // Recheck makes the next read compare the cache with the files again: a
@@ -115,12 +108,29 @@ func (r *Repo) schemaCurrent(ctx context.Context, q querier) bool {
 
 // refresh rebuilds what is stale: the whole cache when a JSONL file changed
 // behind it, and the anchors of a spec whose markdown changed.
+//
+// While a writer holds the lock, its files run ahead of the cache until it
+// commits: a reader then answers from the cache as last committed (a
+// consistent state, the one before that change) rather than queueing for
+// the lock behind every writer. The writer brings the cache up to date
+// with the files, a pull's changes included, before it commits.
 func (r *Repo) refresh(ctx context.Context) error {
 	stale, err := r.stale(ctx, r.db)
 	if err != nil || !stale {
 		return err
 	}
-	return r.Update(ctx, nil)
+	if !r.schemaCurrent(ctx, r.db) {
+		return r.Update(ctx, nil) // no cache to answer from: wait
+	}
+	unlock, ok, err := tryLockFile(filepath.Join(r.Dir, LockFile))
+	if err != nil {
+		return fault.Wrap(fault.Unavailable, err, "cannot lock the tracker")
+	}
+	if !ok {
+		return nil
+	}
+	defer unlock()
+	return r.updateLocked(ctx, nil)
 }
 
 type querier interface {
@@ -139,29 +149,38 @@ func (r *Repo) stale(ctx context.Context, q querier) (bool, error) {
 }
 
 func (r *Repo) jsonlStale(ctx context.Context, q querier) (bool, error) {
-	want := map[string]string{"schema": schemaVersion}
-	for _, f := range []string{IssuesFile, SpecsFile, FeedbackFile} {
-		want["stat:"+f] = fileStat(filepath.Join(r.Dir, f))
-	}
+	files, whole, err := r.staleFiles(ctx, q)
+	return whole || len(files) > 0, err
+}
+
+// staleFiles returns the JSONL files that changed behind the cache, or
+// whole when the cache is of another schema (or empty) and must be rebuilt.
+func (r *Repo) staleFiles(ctx context.Context, q querier) (files []string, whole bool, err error) {
 	rows, err := q.QueryContext(ctx, `SELECT key, value FROM meta`)
 	if err != nil {
-		return false, cacheErr(err)
+		return nil, false, cacheErr(err)
 	}
 	defer rows.Close()
 	have := map[string]string{}
 	for rows.Next() {
 		var k, v string
 		if err := rows.Scan(&k, &v); err != nil {
-			return false, cacheErr(err)
+			return nil, false, cacheErr(err)
 		}
 		have[k] = v
 	}
-	for k, v := range want {
-		if have[k] != v {
-			return true, nil
+	if err := rows.Err(); err != nil {
+		return nil, false, cacheErr(err)
+	}
+	if have["schema"] != schemaVersion {
+		return nil, true, nil
+	}
+	for _, f := range []string{IssuesFile, SpecsFile, FeedbackFile} {
+		if have["stat:"+f] != fileStat(filepath.Join(r.Dir, f)) {
+			files = append(files, f)
 		}
 	}
-	return false, rows.Err()
+	return files, false, nil
 }
 
 // bodyChange is a spec whose markdown file differs from the cache's view.

@@ -21,9 +21,15 @@ func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
 		return fault.Wrap(fault.Internal, err, "encode issue")
 	}
 	i := rec.Issue
-	_, err = t.tx.ExecContext(t.ctx, `INSERT OR REPLACE INTO issues VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	// An upsert, not a replace: the blocked flag and the tallies stay right.
+	_, err = t.exec(`INSERT INTO issues (id, uuid, title, description, status, type, priority, assignee, parent_id, created_ns, updated_ns, closed_ns, line, hash)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT (id) DO UPDATE SET uuid=excluded.uuid, title=excluded.title, description=excluded.description,
+			status=excluded.status, type=excluded.type, priority=excluded.priority, assignee=excluded.assignee,
+			parent_id=excluded.parent_id, created_ns=excluded.created_ns, updated_ns=excluded.updated_ns,
+			closed_ns=excluded.closed_ns, line=excluded.line, hash=excluded.hash`,
 		i.ID, i.UUID, i.Title, i.Description, i.Status, i.Type, i.Priority, i.Assignee, i.ParentID,
-		i.CreatedAt.UnixNano(), i.UpdatedAt.UnixNano(), nanos(i.ClosedAt), line)
+		i.CreatedAt.UnixNano(), i.UpdatedAt.UnixNano(), nanos(i.ClosedAt), line, lineHash(line))
 	if err != nil {
 		return cacheErr(err)
 	}
@@ -42,7 +48,7 @@ func (t *Tx) putSpec(rec *tracker.SpecRecord) error {
 	}
 	s := rec.Spec
 	// Keep the body's stat and hash across a rewrite of the row.
-	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO specs (id, uuid, title, description, status, type, priority, file_path, parent_id, created_ns, updated_ns, line)
+	_, err = t.exec(`INSERT INTO specs (id, uuid, title, description, status, type, priority, file_path, parent_id, created_ns, updated_ns, line)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT (id) DO UPDATE SET uuid=excluded.uuid, title=excluded.title, description=excluded.description,
 			status=excluded.status, type=excluded.type, priority=excluded.priority, file_path=excluded.file_path,
@@ -60,19 +66,28 @@ func (t *Tx) putSpec(rec *tracker.SpecRecord) error {
 }
 
 // putRelSQL stores a link with whether its target is done now.
-var putRelSQL = `INSERT OR REPLACE INTO rels VALUES (?,?,?,?,?,?,?,
+var putRelSQL = `INSERT INTO rels VALUES (?,?,?,?,?,?,?,
 	coalesce((SELECT ` + issueDoneSQL + ` FROM issues WHERE id = ?2),
-	         (SELECT ` + specDoneSQL + ` FROM specs WHERE id = ?2), 1))`
+	         (SELECT ` + specDoneSQL + ` FROM specs WHERE id = ?2), 1))
+	ON CONFLICT DO UPDATE SET from_type=excluded.from_type, to_type=excluded.to_type, created_ns=excluded.created_ns, created_by=excluded.created_by`
 
 func (t *Tx) putRels(from string, rels []tracker.Relationship) error {
-	if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM rels WHERE from_id = ?`, from); err != nil {
+	t.seed(from)
+	if err := t.seedChildren(from); err != nil {
+		return err
+	}
+	if _, err := t.exec(`DELETE FROM rels WHERE from_id = ?`, from); err != nil {
 		return cacheErr(err)
 	}
 	// A target that is not (or not yet) in the cache counts as done: an
 	// unknown item blocks nothing (see tracker.Blockers), and when it is put
 	// later in a rebuild, markDone sets the flag from its status.
 	for _, r := range rels {
-		if _, err := t.tx.ExecContext(t.ctx, putRelSQL,
+		q := putRelSQL
+		if t.rebuilding {
+			q = putRelBulkSQL // relsDoneSQL sets the flags once all rows are in
+		}
+		if _, err := t.exec(q,
 			r.From, r.To, r.Type, r.FromType, r.ToType, r.CreatedAt.UnixNano(), r.CreatedBy); err != nil {
 			return cacheErr(err)
 		}
@@ -80,11 +95,31 @@ func (t *Tx) putRels(from string, rels []tracker.Relationship) error {
 	return nil
 }
 
+// putRelBulkSQL stores a link during a rebuild.
+var putRelBulkSQL = `INSERT INTO rels VALUES (?,?,?,?,?,?,?,1)
+	ON CONFLICT DO UPDATE SET from_type=excluded.from_type, to_type=excluded.to_type, created_ns=excluded.created_ns, created_by=excluded.created_by`
+
+// relsDoneSQL sets every link's done flag from its target, after a rebuild
+// put every row.
+var relsDoneSQL = `UPDATE rels SET to_done = coalesce(
+	(SELECT ` + issueDoneSQL + ` FROM issues WHERE id = rels.to_id),
+	(SELECT ` + specDoneSQL + ` FROM specs WHERE id = rels.to_id), 1);
+`
+
 // markDone records on the links to id whether id is done, which is what
 // readiness asks of them.
 func (t *Tx) markDone(id string, done bool) error {
-	_, err := t.tx.ExecContext(t.ctx, `UPDATE rels SET to_done = ? WHERE to_id = ? AND to_done != ?`, done, id, done)
-	return cacheErr(err)
+	if t.rebuilding {
+		return nil // relsDoneSQL sets them all at the end
+	}
+	res, err := t.exec(`UPDATE rels SET to_done = ? WHERE to_id = ? AND to_done != ?`, done, id, done)
+	if err != nil {
+		return cacheErr(err)
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		return t.seedWaiters(id)
+	}
+	return nil
 }
 
 func (t *Tx) putFeedback(f *tracker.Feedback) error {
@@ -93,7 +128,7 @@ func (t *Tx) putFeedback(f *tracker.Feedback) error {
 	if err != nil {
 		return fault.Wrap(fault.Internal, err, "encode feedback")
 	}
-	_, err = t.tx.ExecContext(t.ctx, `INSERT OR REPLACE INTO feedback VALUES (?,?,?,?,?,?,?,?)`,
+	_, err = t.exec(`INSERT OR REPLACE INTO feedback VALUES (?,?,?,?,?,?,?,?)`,
 		f.ID, f.IssueID, f.SpecID, f.Type, f.Status, f.Anchor.AnchorStatus, f.CreatedAt.UnixNano(), line)
 	if err != nil {
 		return cacheErr(err)

@@ -27,11 +27,11 @@ blocked(id) AS (
 	SELECT r.to_id FROM blocked b CROSS JOIN rels r ON r.from_id = b.id AND r.type = '` + string(tracker.RelParentChild) + `')
 `
 
-// The ready and blocked issues, in ready's order, and the count of ready specs.
+// The ready and blocked issues, in ready's order, from the cache's
+// blocked flags (blocked.go).
 var (
-	readyIssuesSQL   = blockedCTE + `SELECT id FROM issues WHERE ` + issueReadySQL + ` AND id NOT IN (SELECT id FROM blocked) ORDER BY priority, created_ns, id`
-	blockedIssuesSQL = blockedCTE + `SELECT id FROM issues WHERE NOT ` + issueDoneSQL + ` AND (status = '` + string(tracker.IssueBlocked) + `' OR id IN (SELECT id FROM blocked)) ORDER BY priority, created_ns, id`
-	readySpecsSQL    = blockedCTE + `SELECT count(*) FROM specs WHERE ` + specReadySQL + ` AND id NOT IN (SELECT id FROM blocked)`
+	readyIssuesSQL   = `SELECT id FROM issues WHERE ` + issueReadySQL + ` AND blocked = 0 ORDER BY priority, created_ns, id`
+	blockedIssuesSQL = `SELECT id FROM issues WHERE NOT ` + issueDoneSQL + ` AND (status = '` + string(tracker.IssueBlocked) + `' OR blocked = 1) ORDER BY priority, created_ns, id`
 )
 
 // in is the condition "col is one of vs", parenthesised; the values are

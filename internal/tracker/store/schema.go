@@ -2,40 +2,57 @@ package store
 
 // schemaVersion changes whenever the cache's tables change; a cache of
 // another version is dropped and rebuilt from the files.
-const schemaVersion = "5"
+const schemaVersion = "7"
 
-const schema = `
+// schema is the cache's tables with their indexes, tallies and triggers.
+// A rebuild creates tablesSchema, fills it, then adds the rest: bulk rows
+// go in faster without indexes to keep, and the tallies are counted once.
+var schema = tablesSchema + indexSchema + tallySchema
+
+const tablesSchema = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS issues (
 	id TEXT PRIMARY KEY, uuid TEXT NOT NULL, title TEXT NOT NULL, description TEXT NOT NULL,
 	status TEXT NOT NULL, type TEXT NOT NULL, priority INTEGER NOT NULL, assignee TEXT, parent_id TEXT,
 	created_ns INTEGER NOT NULL, updated_ns INTEGER NOT NULL, closed_ns INTEGER,
-	line TEXT NOT NULL -- the record's canonical JSONL line
+	line TEXT NOT NULL, -- the record's canonical JSONL line
+	blocked INTEGER NOT NULL DEFAULT 0, -- an unfinished blocker, own or inherited (blocked.go keeps it current)
+	hash INTEGER NOT NULL DEFAULT 0 -- of line, to find the lines a pull changed (resync.go)
 );
-CREATE INDEX IF NOT EXISTS issues_by_status ON issues (status, priority, created_ns);
-CREATE INDEX IF NOT EXISTS issues_in_order ON issues (priority, created_ns, id); -- the lists' order and cursors
 CREATE TABLE IF NOT EXISTS specs (
 	id TEXT PRIMARY KEY, uuid TEXT NOT NULL, title TEXT NOT NULL, description TEXT,
 	status TEXT NOT NULL, type TEXT NOT NULL, priority INTEGER NOT NULL, file_path TEXT NOT NULL, parent_id TEXT,
 	created_ns INTEGER NOT NULL, updated_ns INTEGER NOT NULL,
 	line TEXT NOT NULL,
-	body_stat TEXT NOT NULL DEFAULT '', body_hash TEXT NOT NULL DEFAULT '' -- of the markdown file when last read
+	body_stat TEXT NOT NULL DEFAULT '', body_hash TEXT NOT NULL DEFAULT '', -- of the markdown file when last read
+	blocked INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS specs_by_status ON specs (status, priority, created_ns);
-CREATE INDEX IF NOT EXISTS specs_in_order ON specs (priority, created_ns, id);
 CREATE TABLE IF NOT EXISTS rels (
 	from_id TEXT NOT NULL, to_id TEXT NOT NULL, type TEXT NOT NULL,
 	from_type TEXT NOT NULL, to_type TEXT NOT NULL, created_ns INTEGER NOT NULL, created_by TEXT NOT NULL,
 	to_done INTEGER NOT NULL, -- whether to_id is done (closed; approved or deprecated), kept current on every write
 	PRIMARY KEY (from_id, type, to_id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS rels_blocking ON rels (type, to_done, from_id);
-CREATE INDEX IF NOT EXISTS rels_to ON rels (to_id, type);
-CREATE INDEX IF NOT EXISTS rels_type ON rels (type, from_id);
 CREATE TABLE IF NOT EXISTS feedback (
 	id TEXT PRIMARY KEY, issue_id TEXT NOT NULL, spec_id TEXT NOT NULL, type TEXT NOT NULL,
 	status TEXT NOT NULL, anchor_status TEXT NOT NULL, created_ns INTEGER NOT NULL, line TEXT NOT NULL
 );
+`
+
+const indexSchema = `
+CREATE INDEX IF NOT EXISTS issues_by_status ON issues (status, blocked, priority, created_ns, id); -- ready's order
+CREATE INDEX IF NOT EXISTS issues_by_updated ON issues (updated_ns);
+CREATE INDEX IF NOT EXISTS issues_by_hash ON issues (id, hash);
+CREATE INDEX IF NOT EXISTS issues_by_uuid ON issues (uuid);
+CREATE INDEX IF NOT EXISTS issues_by_created ON issues (created_ns);
+CREATE INDEX IF NOT EXISTS issues_by_closed ON issues (closed_ns);
+CREATE INDEX IF NOT EXISTS issues_in_order ON issues (priority, created_ns, id); -- the lists' order and cursors
+CREATE INDEX IF NOT EXISTS specs_by_status ON specs (status, blocked, priority, created_ns, id);
+CREATE INDEX IF NOT EXISTS specs_by_updated ON specs (updated_ns);
+CREATE INDEX IF NOT EXISTS specs_in_order ON specs (priority, created_ns, id);
+CREATE INDEX IF NOT EXISTS rels_blocking ON rels (type, to_done, from_id);
+CREATE INDEX IF NOT EXISTS rels_to ON rels (to_id, type);
+CREATE INDEX IF NOT EXISTS rels_type ON rels (type, from_id);
 CREATE INDEX IF NOT EXISTS feedback_by_spec ON feedback (spec_id);
 CREATE INDEX IF NOT EXISTS feedback_by_issue ON feedback (issue_id);
 CREATE INDEX IF NOT EXISTS feedback_in_order ON feedback (created_ns, id);
@@ -43,4 +60,4 @@ CREATE INDEX IF NOT EXISTS feedback_in_order ON feedback (created_ns, id);
 
 const dropAll = `
 DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS issues; DROP TABLE IF EXISTS specs;
-DROP TABLE IF EXISTS rels; DROP TABLE IF EXISTS feedback;`
+DROP TABLE IF EXISTS rels; DROP TABLE IF EXISTS feedback; DROP TABLE IF EXISTS tally;`

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"sort"
 	"time"
 
@@ -23,11 +25,14 @@ import (
 // what the files now are.
 type Tx struct {
 	view
-	tx      *sql.Tx
-	now     time.Time
-	lines   map[string]map[string][]byte // JSONL file → id → its record's new line
-	rebuilt bool                         // the files were read whole: rewrite them whole
-	bodies  map[string][]byte            // spec file_path → new markdown
+	tx         *sql.Tx
+	now        time.Time
+	lines      map[string]map[string][]byte // JSONL file → id → its record's new line
+	rebuilt    bool                         // the files were read whole: rewrite them whole
+	rebuilding bool                         // rows are being put from the files: flag blocked items at the end
+	seeds      map[string]bool              // items whose blocked flag may have moved (blocked.go)
+	stmts      map[string]*sql.Stmt         // prepared once per change: a rebuild runs each 100,000s of times
+	bodies     map[string][]byte            // spec file_path → new markdown
 }
 
 // Update runs fn as one change. fn nil only brings the cache up to date.
@@ -37,13 +42,18 @@ func (r *Repo) Update(ctx context.Context, fn func(*Tx) error) error {
 		return fault.Wrap(fault.Unavailable, err, "cannot lock the tracker")
 	}
 	defer unlock()
+	return r.updateLocked(ctx, fn)
+}
+
+// updateLocked is Update once the lock is held.
+func (r *Repo) updateLocked(ctx context.Context, fn func(*Tx) error) error {
 	r.removeOrphans()
 	sqlTx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
 		return cacheErr(err)
 	}
 	defer sqlTx.Rollback()
-	t := &Tx{view: view{ctx: ctx, r: r, q: sqlTx}, tx: sqlTx, now: r.now(), lines: map[string]map[string][]byte{}, bodies: map[string][]byte{}}
+	t := &Tx{view: view{ctx: ctx, r: r, q: sqlTx}, tx: sqlTx, now: r.now(), lines: map[string]map[string][]byte{}, bodies: map[string][]byte{}, seeds: map[string]bool{}, stmts: map[string]*sql.Stmt{}}
 	if err := t.sync(); err != nil {
 		return err
 	}
@@ -51,6 +61,9 @@ func (r *Repo) Update(ctx context.Context, fn func(*Tx) error) error {
 		if err := fn(t); err != nil {
 			return err
 		}
+	}
+	if err := t.settle(); err != nil {
+		return err
 	}
 	if err := t.flush(); err != nil {
 		return err
@@ -69,11 +82,22 @@ func (r *Repo) Update(ctx context.Context, fn func(*Tx) error) error {
 // sync rebuilds the cache when a JSONL file changed behind it, then
 // relocates the anchors on every spec whose markdown changed.
 func (t *Tx) sync() error {
-	stale, err := t.r.jsonlStale(t.ctx, t.tx)
+	files, whole, err := t.r.staleFiles(t.ctx, t.tx)
 	if err != nil {
 		return err
 	}
-	if stale {
+	switch {
+	case !whole && slices.Equal(files, []string{IssuesFile}):
+		// After a pull or a checkout, usually only some issues changed.
+		done, err := t.syncIssues()
+		if err != nil {
+			return err
+		}
+		whole = !done
+	case len(files) > 0:
+		whole = true
+	}
+	if whole {
 		if err := t.rebuild(); err != nil {
 			return err
 		}
@@ -108,15 +132,27 @@ func (t *Tx) sync() error {
 	return nil
 }
 
-// rebuild replaces the cache's content with the files'.
+// rebuild replaces the cache's content with the files'. The rows go into
+// bare tables; the done flags of links, the indexes, the blocked flags and
+// the tallies are then computed once for all of them.
 func (t *Tx) rebuild() error {
+	// The records read are all live until the end: collecting garbage as
+	// often as usual would only walk them again and again.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	issues, specs, feedback, err := readFiles(t.r.Dir)
 	if err != nil {
 		return err
 	}
-	if _, err := t.tx.ExecContext(t.ctx, dropAll+schema); err != nil {
+	// A bigger page cache for the bulk load, back to the default after.
+	if _, err := t.tx.ExecContext(t.ctx, `PRAGMA cache_size = -131072;`+dropAll+tablesSchema); err != nil {
 		return cacheErr(err)
 	}
+	defer t.tx.ExecContext(t.ctx, `PRAGMA cache_size = -2000`)
+	t.rebuilding = true
+	t.r.rebuilds++
+	defer func() { t.rebuilding = false }()
+	clear(t.seeds)
+	clear(t.lines) // every record is put again: the lines become the files' (see writeJSONL)
 	for i := range issues {
 		if err := t.putIssue(&issues[i]); err != nil {
 			return err
@@ -132,6 +168,15 @@ func (t *Tx) rebuild() error {
 			return err
 		}
 	}
+	if _, err := t.tx.ExecContext(t.ctx, relsDoneSQL+indexSchema); err != nil {
+		return cacheErr(err)
+	}
+	if err := t.flagAll(); err != nil {
+		return err
+	}
+	if _, err := t.tx.ExecContext(t.ctx, fillTallySQL+tallySchema); err != nil {
+		return cacheErr(err)
+	}
 	if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO meta VALUES ('schema', ?)`, schemaVersion); err != nil {
 		return cacheErr(err)
 	}
@@ -141,6 +186,19 @@ func (t *Tx) rebuild() error {
 		}
 	}
 	return nil
+}
+
+// exec runs a statement of the change, prepared on its first use.
+func (t *Tx) exec(query string, args ...any) (sql.Result, error) {
+	st, ok := t.stmts[query]
+	if !ok {
+		var err error
+		if st, err = t.tx.PrepareContext(t.ctx, query); err != nil {
+			return nil, err
+		}
+		t.stmts[query] = st
+	}
+	return st.ExecContext(t.ctx, args...)
 }
 
 // bodyChanged relocates the anchors on spec id, whose markdown is now
@@ -245,17 +303,24 @@ var tableOf = map[string]string{IssuesFile: "issues", SpecsFile: "specs", Feedba
 
 // writeJSONL rewrites a changed JSONL file. The file on disk is the one
 // this cache last wrote (else sync rebuilt from it), so the changed lines
-// are spliced into it; after a rebuild, or when the file is not in
-// canonical form, it is dumped whole from the cache.
+// are spliced into it; when it is not in canonical form, it is dumped
+// whole from the cache. After a rebuild every record was put, so the lines
+// put are the whole file: it is written only when it differs (a file that
+// was not canonical).
 func (t *Tx) writeJSONL(file string) error {
 	path := filepath.Join(t.r.Dir, file)
-	if !t.rebuilt {
-		if src, err := os.Open(path); err == nil {
-			err = writeAtomicFunc(path, func(dst *os.File) error { return spliceFile(src, t.lines[file], dst) })
-			src.Close()
-			if !errors.Is(err, errNotCanonical) {
-				return err
-			}
+	if t.rebuilt {
+		data := t.joined(file)
+		if cur, err := os.ReadFile(path); err == nil && bytes.Equal(cur, data) {
+			return nil
+		}
+		return writeAtomic(path, data)
+	}
+	if src, err := os.Open(path); err == nil {
+		err = writeAtomicFunc(path, func(dst *os.File) error { return spliceFile(src, t.lines[file], dst) })
+		src.Close()
+		if !errors.Is(err, errNotCanonical) {
+			return err
 		}
 	}
 	data, err := t.dump(file)
@@ -263,6 +328,22 @@ func (t *Tx) writeJSONL(file string) error {
 		return err
 	}
 	return writeAtomic(path, data)
+}
+
+// joined is the lines put into file during this change, in id order.
+func (t *Tx) joined(file string) []byte {
+	ids := make([]string, 0, len(t.lines[file]))
+	size := 0
+	for id, l := range t.lines[file] {
+		ids = append(ids, id)
+		size += len(l)
+	}
+	slices.Sort(ids)
+	b := make([]byte, 0, size)
+	for _, id := range ids {
+		b = append(b, t.lines[file][id]...)
+	}
+	return b
 }
 
 // dump is a JSONL file's content: the records' lines in id order.

@@ -16,15 +16,29 @@ import (
 // Size is how much to generate.
 type Size struct{ Issues, Specs, Relationships int }
 
-// Benchmark is the size the tracker's performance targets are set for.
-var Benchmark = Size{Issues: 10_000, Specs: 1_000, Relationships: 20_000}
+// Benchmark is the size the tracker's performance targets are set for;
+// Large is the size its scale targets are set for.
+var (
+	Benchmark = Size{Issues: 10_000, Specs: 1_000, Relationships: 20_000}
+	Large     = Size{Issues: 100_000, Specs: 10_000, Relationships: 200_000}
+)
 
 // Generate writes a tracker of the given size into dir/.sudocode, as its
 // files would be after months of use: half the issues closed, blocking
 // links to older issues (so no cycles), parent-child trees and references.
-// The same size always gives the same shape.
+// The same size always gives the same files: uuids come from a seeded
+// generator, and an id that collides grows, as the tracker's own do.
 func Generate(dir string, size Size) error {
 	rng := rand.New(rand.NewPCG(1, 2))
+	ids := map[string]bool{}
+	newID := func(n int, form func(string) string) (uuid, id string) {
+		uuid = seededUUID(rng)
+		for id = form(tracker.Hash(uuid, n)); ids[id]; n++ {
+			id = form(tracker.Hash(uuid, n+1))
+		}
+		ids[id] = true
+		return uuid, id
+	}
 	tdir := filepath.Join(dir, ".sudocode")
 	if err := os.MkdirAll(filepath.Join(tdir, "specs"), 0o755); err != nil {
 		return err
@@ -33,10 +47,10 @@ func Generate(dir string, size Size) error {
 	issues := make([]tracker.IssueRecord, size.Issues)
 	statuses := []tracker.IssueStatus{"open", "open", "in_progress", "closed", "closed", "closed", "closed", "blocked"}
 	for i := range issues {
-		uuid := tracker.NewUUID()
+		uuid, id := newID(6, func(h string) string { return tracker.IssueID("sudocode", h) })
 		at := t0.Add(time.Duration(i) * time.Minute)
 		st := statuses[rng.IntN(len(statuses))]
-		is := tracker.Issue{ID: tracker.IssueID("sudocode", tracker.Hash(uuid, 6)), UUID: uuid,
+		is := tracker.Issue{ID: id, UUID: uuid,
 			Title: fmt.Sprintf("Issue %d: make the thing work", i), Description: strings.Repeat("Some words about the work. ", 8),
 			Status: st, Type: tracker.IssueTypes[rng.IntN(5)], Priority: rng.IntN(5), Tags: []string{"gen"},
 			CreatedAt: at, UpdatedAt: at, CreatedBy: "bench"}
@@ -47,9 +61,8 @@ func Generate(dir string, size Size) error {
 	}
 	specs := make([]tracker.SpecRecord, size.Specs)
 	for i := range specs {
-		uuid := tracker.NewUUID()
+		uuid, id := newID(5, func(h string) string { return tracker.SpecID("sudocode", h) })
 		at := t0.Add(time.Duration(i) * time.Hour)
-		id := tracker.SpecID("sudocode", tracker.Hash(uuid, 5))
 		specs[i] = tracker.SpecRecord{Spec: tracker.Spec{ID: id, UUID: uuid, Title: fmt.Sprintf("Spec %d", i),
 			Type: "feature", Status: tracker.SpecStatuses[rng.IntN(4)], Priority: 2, FilePath: "specs/" + id + ".md",
 			Tags: []string{}, CreatedAt: at, UpdatedAt: at, CreatedBy: "bench"}}
@@ -110,4 +123,15 @@ func Generate(dir string, size Size) error {
 		}
 	}
 	return nil
+}
+
+// seededUUID is a version 4 UUID drawn from rng.
+func seededUUID(rng *rand.Rand) string {
+	var b [16]byte
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }

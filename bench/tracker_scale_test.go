@@ -1,0 +1,199 @@
+package bench_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/trackergen"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
+)
+
+// TestTrackerWritersAtScale runs, on the 100,000-issue repository, 16
+// writer processes at once, each making TRACKER_WRITES mutations in turn
+// (issue create, update, link, feedback add; default 10, so that CI stays
+// short: TRACKER_WRITES=200 is the full load), with a reader asking ready
+// meanwhile; then writers killed by SIGKILL at random moments. Nothing
+// acknowledged is lost, every file stays valid and sorted, and a cache
+// rebuilt from the files agrees. The throughput and the reader's waits are
+// logged.
+func TestTrackerWritersAtScale(t *testing.T) {
+	bin := buildBin(t)
+	root := t.TempDir()
+	if err := trackergen.Generate(root, trackergen.Large); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) ([]byte, error) {
+		cmd := exec.Command(bin, append(args, "--json")...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "SUDOCODE_ACTOR=scale")
+		return cmd.Output()
+	}
+	if out, err := run("status"); err != nil { // the cache, from the files
+		t.Fatalf("status: %v %s", err, out)
+	}
+	dir := filepath.Join(root, ".sudocode")
+	specs := trackertest.ReadJSONL[tracker.SpecRecord](t, filepath.Join(dir, "specs.jsonl"))
+	spec := specs[0].ID
+	base := trackertest.IDs(trackertest.ReadJSONL[tracker.IssueRecord](t, filepath.Join(dir, "issues.jsonl")))
+
+	writes := 10
+	if n, err := strconv.Atoi(os.Getenv("TRACKER_WRITES")); err == nil && n > 0 {
+		writes = n
+	}
+	const writers = 16
+	var mu sync.Mutex
+	titles := map[string]string{} // created issue → its last acknowledged title
+	links := map[string]bool{}    // "from to"
+	feedback := 0
+	stop := make(chan struct{})
+	var readerWaits []time.Duration
+	var reader sync.WaitGroup
+	reader.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			t0 := time.Now()
+			if out, err := run("ready"); err != nil {
+				t.Errorf("ready during the writes: %v %s", err, out)
+				return
+			}
+			readerWaits = append(readerWaits, time.Since(t0))
+		}
+	})
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 3))
+			var own string
+			for i := range writes {
+				var args []string
+				switch {
+				case own == "" || i%4 == 0:
+					args = []string{"issue", "create", fmt.Sprintf("writer %d item %d", w, i)}
+				case i%4 == 1:
+					args = []string{"issue", "update", own, "--title", fmt.Sprintf("writer %d item %d, updated", w, i)}
+				case i%4 == 2:
+					args = []string{"link", own, base[rng.IntN(len(base))], "--type", "depends-on"}
+				default:
+					args = []string{"feedback", "add", own, spec, "--content", fmt.Sprintf("writer %d note %d", w, i), "--line", "3"}
+				}
+				out, err := run(args...)
+				if err != nil {
+					t.Errorf("%v: %v %s", args, err, out)
+					continue
+				}
+				mu.Lock()
+				switch args[0] + " " + args[1] {
+				case "issue create":
+					var r struct{ ID string }
+					json.Unmarshal(out, &r)
+					own, titles[r.ID] = r.ID, args[2]
+				case "issue update":
+					titles[own] = args[4]
+				case "link " + own:
+					links[own+" "+args[2]] = true
+				default:
+					feedback++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(stop)
+	reader.Wait()
+	t.Logf("%d writers × %d mutations at 100,000 issues: %v, %.1f mutations per second (target ≥ 200)",
+		writers, writes, elapsed.Round(time.Millisecond), float64(writers*writes)/elapsed.Seconds())
+	if len(readerWaits) > 0 {
+		slices.Sort(readerWaits)
+		t.Logf("ready during the writes: %d calls, median %v, slowest %v", len(readerWaits), readerWaits[len(readerWaits)/2], readerWaits[len(readerWaits)-1])
+	}
+
+	// Killed writers: each change is whole or absent.
+	killed := 0
+	for i := range 12 {
+		cmd := exec.Command(bin, "issue", "create", fmt.Sprint("killed ", i), "--json")
+		cmd.Dir = root
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(20+rand.IntN(200)) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		if ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() {
+			killed++
+		}
+	}
+	t.Logf("%d of 12 writers killed before they finished", killed)
+
+	// The files: valid, sorted, holding every acknowledged change.
+	issues := trackertest.ReadJSONL[tracker.IssueRecord](t, filepath.Join(dir, "issues.jsonl"))
+	fbs := trackertest.ReadJSONL[tracker.Feedback](t, filepath.Join(dir, "feedback.jsonl"))
+	byID := map[string]tracker.IssueRecord{}
+	for _, r := range issues {
+		byID[r.ID] = r
+	}
+	for id, title := range titles {
+		r, ok := byID[id]
+		if !ok {
+			t.Errorf("issue %s (%q) was acknowledged and is lost", id, title)
+			continue
+		}
+		if r.Title != title {
+			t.Errorf("issue %s: title %q, want the last acknowledged %q", id, r.Title, title)
+		}
+	}
+	for l := range links {
+		var from, to string
+		fmt.Sscan(l, &from, &to)
+		found := false
+		for _, rel := range byID[from].Relationships {
+			found = found || rel.To == to && rel.Type == tracker.RelDependsOn
+		}
+		if !found {
+			t.Errorf("link %s was acknowledged and is lost", l)
+		}
+	}
+	if len(fbs) != feedback {
+		t.Errorf("%d feedback in the file, %d acknowledged", len(fbs), feedback)
+	}
+
+	// The cache, rebuilt from the files, agrees with them.
+	for _, f := range []string{"cache.db", "cache.db-wal", "cache.db-shm"} {
+		os.Remove(filepath.Join(dir, f))
+	}
+	out, err := run("stats")
+	if err != nil {
+		t.Fatalf("stats after the rebuild: %v %s", err, out)
+	}
+	var st tracker.Stats
+	json.Unmarshal(out, &st)
+	if st.Issues.Total != len(issues) {
+		t.Errorf("the rebuilt cache counts %d issues, the file holds %d", st.Issues.Total, len(issues))
+	}
+}
+
+// buildBin builds sudocode for a test.
+func buildBin(t *testing.T) string {
+	bin := filepath.Join(t.TempDir(), "sudocode")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/sudocode").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
