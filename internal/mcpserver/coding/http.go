@@ -39,9 +39,12 @@ func (s *Server) HTTPHandler() http.Handler {
 		if !authenticated && !s.auth.NamesClients() {
 			owner, known = mcpx.SingleTokenCaller, true
 		}
+		// A 2026-07-28 request stands alone: it gets no session (and no
+		// session id), and any instance may answer it.
+		modern := r.Header.Get("MCP-Protocol-Version") == mcpx.ModernProtocol
 		var sess *httpSession
 		var tooMany *mcpx.SessionLimitError
-		if known {
+		if known && !modern {
 			if sess, tooMany = s.sessions.of(owner); sess != nil {
 				h.Set("Mcp-Session-Id", sess.id)
 			}
@@ -80,7 +83,7 @@ func (s *Server) HTTPHandler() http.Handler {
 			fail(http.StatusForbidden, codeInvalidRequest, "Origin denied", nil)
 			return
 		}
-		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && sid != sess.id {
+		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && !modern && sid != sess.id {
 			if s.sessions.find(sid) != nil {
 				fail(http.StatusForbidden, codeInvalidRequest, "Forbidden: this MCP session belongs to another client; use the Mcp-Session-Id this server gives you (or send none)", nil)
 				return
@@ -108,7 +111,12 @@ func (s *Server) HTTPHandler() http.Handler {
 			fail(http.StatusBadRequest, codeParse, "Parse error", nil)
 			return
 		}
-		resp, status := s.handleHTTPBody(r, &sess.conn, body)
+		c := &conn{}
+		if sess != nil {
+			c = &sess.conn
+		}
+		r = r.WithContext(withHeaderVersion(r.Context(), r.Header.Get("MCP-Protocol-Version")))
+		resp, status := s.handleHTTPBody(r, c, body)
 		if resp == nil {
 			w.WriteHeader(status)
 			return
@@ -145,6 +153,11 @@ func (s *Server) handleHTTPBody(r *http.Request, c *conn, body []byte) ([]byte, 
 	}
 	trimmed := strings.TrimSpace(string(body))
 	isBatch := strings.HasPrefix(trimmed, "[")
+	if len(resp) > 0 && resp[0] == '{' && unmarshalOK(resp, &probe) && probe.Error != nil &&
+		(probe.Error.Code == codeHeaderMismatch || probe.Error.Code == codeUnsupportedVersion) {
+		// 2026-07-28: a request the transport cannot route is a 400.
+		return resp, http.StatusBadRequest
+	}
 	if len(resp) > 0 && resp[0] == '{' && unmarshalOK(resp, &probe) && probe.Error != nil && probe.ID == nil &&
 		(probe.Error.Code == codeParse || (probe.Error.Code == codeInvalidRequest && (isBatch || !strings.HasPrefix(trimmed, "{")))) {
 		return resp, http.StatusBadRequest

@@ -202,10 +202,27 @@ func (s *Server) call(ctx context.Context, c *conn, method string, params json.R
 		return s.initialize(c, params)
 	case "ping":
 		return map[string]any{}, nil
+	case "server/discover":
+		return s.discover(), nil
+	}
+	version, rerr := modernVersion(ctx, params)
+	if rerr != nil {
+		return nil, rerr
+	}
+	if version != "" {
+		// A 2026-07-28 request stands alone: no initialize, no session.
+		res, rerr := s.method(ctx, &conn{}, method, params)
+		return modernResult(res, method == "tools/list"), rerr
 	}
 	if !c.initialized.Load() {
 		return nil, errorResponse(nil, codeNotInitialized, "Server not initialized", nil)
 	}
+	return s.method(ctx, c, method, params)
+}
+
+// method runs a request's method once the client is known to speak the
+// protocol: initialized, or naming 2026-07-28 in the request.
+func (s *Server) method(ctx context.Context, c *conn, method string, params json.RawMessage) (any, *response) {
 	switch method {
 	case "logging/setLevel":
 		var p struct {
