@@ -41,7 +41,9 @@ func (s *Server) HTTPHandler() http.Handler {
 		}
 		// A 2026-07-28 request stands alone: it gets no session (and no
 		// session id), and any instance may answer it.
-		modern := r.Header.Get("MCP-Protocol-Version") == mcpx.ModernProtocol
+		// A server run stateless serves every request so.
+		stateless := s.opts.Transport.Stateless
+		modern := stateless || r.Header.Get("MCP-Protocol-Version") == mcpx.ModernProtocol
 		var sess *httpSession
 		var tooMany *mcpx.SessionLimitError
 		if known && !modern {
@@ -114,6 +116,11 @@ func (s *Server) HTTPHandler() http.Handler {
 		c := &conn{}
 		if sess != nil {
 			c = &sess.conn
+		}
+		// Without sessions, no request waits for an initialize another
+		// instance may have answered.
+		if stateless {
+			c.initialized.Store(true)
 		}
 		r = r.WithContext(withHeaderVersion(r.Context(), r.Header.Get("MCP-Protocol-Version")))
 		resp, status := s.handleHTTPBody(r, c, body)
