@@ -66,7 +66,14 @@ func startTeam(t *testing.T, tr Transport) string {
 	if tr.Name == "" {
 		tr.Name = "team"
 	}
-	ts := httptest.NewServer(Handler(teamServer(), tr, quietLogger()))
+	return startServer(t, teamServer(), tr)
+}
+
+// startServer serves s with tr over a real loopback listener and returns
+// the base URL.
+func startServer(t *testing.T, s *mcp.Server, tr Transport) string {
+	t.Helper()
+	ts := httptest.NewServer(Handler(s, tr, quietLogger()))
 	t.Cleanup(ts.Close)
 	return ts.URL
 }

@@ -43,7 +43,8 @@ func (s *Server) HTTPHandler() http.Handler {
 		// session id), and any instance may answer it.
 		// A server run stateless serves every request so.
 		stateless := s.opts.Transport.Stateless
-		modern := stateless || r.Header.Get("MCP-Protocol-Version") == mcpx.ModernProtocol
+		revision2026 := r.Header.Get("MCP-Protocol-Version") == mcpx.ModernProtocol
+		modern := stateless || revision2026
 		var sess *httpSession
 		var tooMany *mcpx.SessionLimitError
 		if known && !modern {
@@ -123,7 +124,7 @@ func (s *Server) HTTPHandler() http.Handler {
 			c.initialized.Store(true)
 		}
 		r = r.WithContext(withHeaderVersion(r.Context(), r.Header.Get("MCP-Protocol-Version")))
-		resp, status := s.handleHTTPBody(r, c, body)
+		resp, status := s.handleHTTPBody(r, c, body, revision2026)
 		if resp == nil {
 			w.WriteHeader(status)
 			return
@@ -144,8 +145,9 @@ func (s *Server) authenticate(r *http.Request) (string, bool) {
 	return s.auth.Authenticate(r)
 }
 
-// handleHTTPBody applies the body checks (11–13) and dispatches.
-func (s *Server) handleHTTPBody(r *http.Request, c *conn, body []byte) ([]byte, int) {
+// handleHTTPBody applies the body checks (11–13) and dispatches. A
+// request of 2026-07-28 has that revision's statuses for its errors.
+func (s *Server) handleHTTPBody(r *http.Request, c *conn, body []byte, revision2026 bool) ([]byte, int) {
 	resp := s.handleMessage(r.Context(), c, body)
 	if resp == nil {
 		return nil, http.StatusAccepted
@@ -160,10 +162,11 @@ func (s *Server) handleHTTPBody(r *http.Request, c *conn, body []byte) ([]byte, 
 	}
 	trimmed := strings.TrimSpace(string(body))
 	isBatch := strings.HasPrefix(trimmed, "[")
+	// The errors only 2026-07-28 has are its (a request naming it in its
+	// _meta but not in its header is one).
 	if len(resp) > 0 && resp[0] == '{' && unmarshalOK(resp, &probe) && probe.Error != nil &&
-		(probe.Error.Code == codeHeaderMismatch || probe.Error.Code == codeUnsupportedVersion) {
-		// 2026-07-28: a request the transport cannot route is a 400.
-		return resp, http.StatusBadRequest
+		(revision2026 || probe.Error.Code == codeHeaderMismatch || probe.Error.Code == codeUnsupportedVersion) {
+		return resp, statusOf2026(probe.Error.Code)
 	}
 	if len(resp) > 0 && resp[0] == '{' && unmarshalOK(resp, &probe) && probe.Error != nil && probe.ID == nil &&
 		(probe.Error.Code == codeParse || (probe.Error.Code == codeInvalidRequest && (isBatch || !strings.HasPrefix(trimmed, "{")))) {

@@ -3,6 +3,7 @@ package coding
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 
 	"github.com/sudocode/sudocode/internal/mcpx"
 )
@@ -24,8 +25,11 @@ const (
 	codeUnsupportedVersion = -32022 // a protocol version the server does not speak
 )
 
-// metaProtocolVersion is the _meta key a request's protocol version is in.
-const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+// The _meta keys of a 2026-07-28 request.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+)
 
 type headerVersionKey struct{}
 
@@ -35,31 +39,50 @@ func withHeaderVersion(ctx context.Context, v string) context.Context {
 	return context.WithValue(ctx, headerVersionKey{}, &v)
 }
 
-// modernVersion is the protocol version params' _meta names ("" when it
-// names none: a handshake client's request), or the error that refuses
-// it.
-func modernVersion(ctx context.Context, params json.RawMessage) (string, *response) {
+// checkModern reports whether a request is of 2026-07-28 (its _meta names
+// a protocol version, or over HTTP its header names 2026-07-28), and
+// refuses one whose _meta lacks what that revision requires: the
+// protocol version, equal to the header's, one the server speaks, and the
+// client's capabilities.
+func checkModern(ctx context.Context, params json.RawMessage) (bool, *response) {
 	var p struct {
 		Meta map[string]any `json:"_meta"`
 	}
 	json.Unmarshal(orEmpty(params), &p)
 	raw, named := p.Meta[metaProtocolVersion]
 	header, overHTTP := ctx.Value(headerVersionKey{}).(*string)
-	if !named {
-		if overHTTP && *header == mcpx.ModernProtocol {
-			return "", errorResponse(nil, codeInvalidParams, "Invalid params: a "+*header+" request carries _meta."+metaProtocolVersion, nil)
-		}
-		return "", nil
+	if !named && !(overHTTP && *header == mcpx.ModernProtocol) {
+		return false, nil
 	}
 	v, _ := raw.(string)
-	if v != mcpx.ModernProtocol {
-		return "", errorResponse(nil, codeUnsupportedVersion, "Unsupported MCP protocol version",
-			map[string]any{"supported": supportedVersions, "requested": raw})
+	if v == "" {
+		return true, errorResponse(nil, codeInvalidParams, "Invalid params: a "+mcpx.ModernProtocol+" request carries its protocol version in _meta."+metaProtocolVersion, nil)
 	}
 	if overHTTP && *header != v {
-		return "", errorResponse(nil, codeHeaderMismatch, "Header mismatch: MCP-Protocol-Version must repeat _meta."+metaProtocolVersion+" ("+v+")", nil)
+		return true, errorResponse(nil, codeHeaderMismatch, "Header mismatch: MCP-Protocol-Version ("+*header+") must repeat _meta."+metaProtocolVersion+" ("+v+")", nil)
 	}
-	return v, nil
+	if v != mcpx.ModernProtocol {
+		return true, errorResponse(nil, codeUnsupportedVersion, "Unsupported MCP protocol version",
+			map[string]any{"supported": supportedVersions, "requested": v})
+	}
+	if _, ok := p.Meta[metaClientCapabilities].(map[string]any); !ok {
+		return true, errorResponse(nil, codeInvalidParams, "Invalid params: a "+mcpx.ModernProtocol+" request carries the client's capabilities in _meta."+metaClientCapabilities+" ({} for none)", nil)
+	}
+	return true, nil
+}
+
+// callModern runs a 2026-07-28 request: it stands alone (no initialize, no
+// session). The handshake's methods (initialize, ping, logging/setLevel)
+// are gone from that revision.
+func (s *Server) callModern(ctx context.Context, method string, params json.RawMessage) (any, *response) {
+	switch method {
+	case "server/discover":
+		return s.discover(), nil
+	case "tools/list", "tools/call":
+		res, rerr := s.method(ctx, &conn{}, method, params)
+		return modernResult(res, method == "tools/list"), rerr
+	}
+	return nil, errorResponse(nil, codeNoMethod, "Method not found", map[string]any{"method": method})
 }
 
 // discover answers server/discover: the revisions, capabilities and
@@ -96,3 +119,17 @@ func modernResult(r any, fixed bool) any {
 // the process runs: an hour, after which a restarted server (a new
 // version, view_image turned on) is seen.
 const fixedTTLMillis = 3600 * 1000
+
+// statusOf2026 is the HTTP status of a JSON-RPC error answering a
+// 2026-07-28 request: a method the server does not have is a 404, a
+// request it cannot take as sent a 400; a tool's own failure is a result,
+// not an error, and other errors keep the profile's 200.
+func statusOf2026(code int) int {
+	switch code {
+	case codeNoMethod:
+		return http.StatusNotFound
+	case codeParse, codeInvalidRequest, codeInvalidParams, codeHeaderMismatch, codeUnsupportedVersion:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}

@@ -197,22 +197,16 @@ func (s *Server) notification(ctx context.Context, method string, params json.Ra
 
 // call runs a request's method.
 func (s *Server) call(ctx context.Context, c *conn, method string, params json.RawMessage) (any, *response) {
+	if modern, rerr := checkModern(ctx, params); rerr != nil {
+		return nil, rerr
+	} else if modern {
+		return s.callModern(ctx, method, params)
+	}
 	switch method {
 	case "initialize":
 		return s.initialize(c, params)
 	case "ping":
 		return map[string]any{}, nil
-	case "server/discover":
-		return s.discover(), nil
-	}
-	version, rerr := modernVersion(ctx, params)
-	if rerr != nil {
-		return nil, rerr
-	}
-	if version != "" {
-		// A 2026-07-28 request stands alone: no initialize, no session.
-		res, rerr := s.method(ctx, &conn{}, method, params)
-		return modernResult(res, method == "tools/list"), rerr
 	}
 	if !c.initialized.Load() {
 		return nil, errorResponse(nil, codeNotInitialized, "Server not initialized", nil)

@@ -160,16 +160,16 @@ func TestSDKInitialize(t *testing.T) {
 			c.Prompts != nil || c.Resources != nil || c.Completions != nil {
 			t.Fatalf("capabilities %+v", c)
 		}
-		if err := cs.Ping(context.Background(), nil); err != nil {
-			t.Fatalf("ping: %v", err)
-		}
 		if _, err := cs.ListPrompts(context.Background(), nil); err == nil {
 			t.Fatal("prompts/list answered")
 		}
-		// logging/setLevel is the handshake revisions' (2026-07-28
-		// deprecates it, SEP-2577: a request names its log level).
+		// ping and logging/setLevel are the handshake revisions' (2026-07-28
+		// removes them, SEP-2575 and SEP-2577: a request names its log level).
 		if version == "2026-07-28" {
 			return
+		}
+		if err := cs.Ping(context.Background(), nil); err != nil {
+			t.Fatalf("ping: %v", err)
 		}
 		if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
 			t.Fatalf("logging/setLevel: %v", err)
