@@ -78,8 +78,9 @@ func (s *Server) HTTPHandler() http.Handler {
 			return
 		}
 		if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !versionOK(v) {
+			// requested is 2026-07-28's name for the profile's received.
 			fail(http.StatusBadRequest, codeInvalidRequest, "Unsupported MCP protocol version",
-				map[string]any{"supported": []string{ProtocolVersion}, "received": v})
+				map[string]any{"supported": []string{ProtocolVersion}, "received": v, "requested": v})
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" && !mcpx.OriginAllowed(o, s.opts.Transport.AllowedOrigins) {
