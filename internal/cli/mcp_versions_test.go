@@ -8,6 +8,7 @@ import (
 	"context"
 	"net/http"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -75,13 +76,20 @@ func negotiate(t *testing.T, tr mcp.Transport, asked, want, tool string) {
 	if err != nil {
 		t.Fatalf("%s: tools/list: %v", asked, err)
 	}
+	found := false
 	for _, tl := range res.Tools {
-		if tl.Name == tool {
-			return
+		found = found || tl.Name == tool
+		if !toolNameRE.MatchString(tl.Name) {
+			t.Errorf("%s: tool name %q is not 1 to 128 of A-Z a-z 0-9 _ - . (2025-11-25 and later)", asked, tl.Name)
 		}
 	}
-	t.Errorf("%s: tools/list has no %s", asked, tool)
+	if !found {
+		t.Errorf("%s: tools/list has no %s", asked, tool)
+	}
 }
+
+// toolNameRE is what a tool name may be since 2025-11-25 (SEP-986).
+var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
 func TestServersNegotiateEveryRevision(t *testing.T) {
 	for _, sv := range versionServers() {

@@ -100,10 +100,10 @@ func (call Call) end(outcome Outcome, known bool, errMsg string) {
 // request's context learns its caller (CallerFrom: the name of the bearer
 // token the HTTP request carried, else t.Caller), and tool calls go
 // through t.Calls; the methods of a capability s does not declare are
-// not found. Handler and Serve call it; call it yourself only for a
-// server served some other way.
+// not found; lists carry caching hints. Handler and Serve call it; call
+// it yourself only for a server served some other way.
 func Install(s *mcp.Server, t Transport) {
-	s.AddReceivingMiddleware(t.middleware(), refuseUndeclared(s))
+	s.AddReceivingMiddleware(t.middleware(), refuseUndeclared(s), cacheHints(t.auth().Enabled()))
 }
 
 func (t Transport) middleware() mcp.Middleware {

@@ -80,7 +80,7 @@ func (s *Server) callModern(ctx context.Context, method string, params json.RawM
 		return s.discover(), nil
 	case "tools/list", "tools/call":
 		res, rerr := s.method(ctx, &conn{}, method, params)
-		return modernResult(res, method == "tools/list"), rerr
+		return s.modernResult(res, method == "tools/list"), rerr
 	}
 	return nil, errorResponse(nil, codeNoMethod, "Method not found", map[string]any{"method": method})
 }
@@ -90,7 +90,7 @@ func (s *Server) callModern(ctx context.Context, method string, params json.RawM
 func (s *Server) discover() any {
 	init, _ := s.initialize(&conn{}, nil)
 	r := init.(map[string]any)
-	return modernResult(map[string]any{
+	return s.modernResult(map[string]any{
 		"supportedVersions": supportedVersions,
 		"capabilities":      r["capabilities"],
 		"instructions":      r["instructions"],
@@ -100,25 +100,23 @@ func (s *Server) discover() any {
 
 // modernResult marks a 2026-07-28 result complete and, for what stays the
 // same for the life of the process (tools/list, server/discover), says
-// clients may cache it; the hint is a hint: a client that re-fetches gets
-// the same answer.
-func modernResult(r any, fixed bool) any {
+// clients may keep it an hour (mcpx.FixedTTLMillis, as on the other
+// servers): only the client that asked when tokens guard the server.
+func (s *Server) modernResult(r any, fixed bool) any {
 	m, ok := r.(map[string]any)
 	if !ok {
 		return r
 	}
 	m["resultType"] = "complete"
 	if fixed {
-		m["ttlMs"] = fixedTTLMillis
+		m["ttlMs"] = mcpx.FixedTTLMillis
 		m["cacheScope"] = "public"
+		if s.auth.Enabled() {
+			m["cacheScope"] = "private"
+		}
 	}
 	return m
 }
-
-// fixedTTLMillis is how long a client may keep what never changes while
-// the process runs: an hour, after which a restarted server (a new
-// version, view_image turned on) is seen.
-const fixedTTLMillis = 3600 * 1000
 
 // statusOf2026 is the HTTP status of a JSON-RPC error answering a
 // 2026-07-28 request: a method the server does not have is a 404, a

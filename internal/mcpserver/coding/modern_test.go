@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+	"github.com/sudocode/sudocode/internal/mcpx"
 )
 
 // meta2026 is the _meta of a 2026-07-28 request.
@@ -88,4 +89,15 @@ func TestHTTP2026Requests(t *testing.T) {
 		t.Errorf("handshake client: status %d, session %q", legacy.status, legacy.header.Get("Mcp-Session-Id"))
 	}
 	decode(t, legacy.body).wantError(t, -32002, "11", "Server not initialized")
+}
+
+// Behind a token, only the client that asked may keep a list.
+func TestHTTP2026CachingBehindToken(t *testing.T) {
+	t.Parallel()
+	const token = "coding-token-0123456789abcdef0123"
+	_, url := newHTTP(t, coding.Options{Transport: mcpx.Transport{Token: token}})
+	r := post(t, url, hdr{"MCP-Protocol-Version": "2026-07-28", "Authorization": "Bearer " + token}, req2026(1, "tools/list", ""))
+	if res := decode(t, r.body).resultMap(t); res["cacheScope"] != "private" || res["ttlMs"] != float64(mcpx.FixedTTLMillis) {
+		t.Errorf("tools/list behind a token: ttlMs %v, cacheScope %v; want %d, private", res["ttlMs"], res["cacheScope"], mcpx.FixedTTLMillis)
+	}
 }
