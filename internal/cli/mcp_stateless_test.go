@@ -173,3 +173,51 @@ func lbCall(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]an
 	}
 	return string(b)
 }
+
+// Without sessions, an exec session of the coding tools still belongs to
+// the client (token) that started it: bob cannot write to alice's
+// command, alice can, each request on its own.
+func TestExecSessionOwnershipWithoutSessions(t *testing.T) {
+	env := childEnv(t)
+	tokens := teamTokenFile(t)
+	connect := func(t *testing.T, url, token string) *mcp.ClientSession {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "owner-test", Version: "0"}, nil).Connect(ctx,
+			&mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, DisableStandaloneSSE: true,
+				HTTPClient: &http.Client{Transport: &watchingTransport{header: map[string]string{"Authorization": "Bearer " + token}, base: http.DefaultTransport}}},
+			nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	structured := func(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (map[string]any, bool) {
+		t.Helper()
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		var m map[string]any
+		json.Unmarshal(b, &m)
+		return m, res.IsError
+	}
+
+	srv := startHTTP(t, env, sudocodeBin, "mcp", "coding", "--stateless", "--workspace", t.TempDir(), "--port", "0", "--token-file", tokens)
+	alice, bob := connect(t, srv.url, teamAlice), connect(t, srv.url, teamBob)
+	started, _ := structured(t, alice, "exec_command", map[string]any{"cmd": "cat", "tty": true, "yield_time_ms": 200})
+	id, _ := started["session_id"].(string)
+	if id == "" {
+		t.Fatalf("exec_command: %v", started)
+	}
+	if out, isErr := structured(t, bob, "write_stdin", map[string]any{"session_id": id, "chars": "bob\n"}); !isErr && out["ok"] != false {
+		t.Errorf("bob wrote to alice's command: %v", out)
+	}
+	if out, _ := structured(t, alice, "write_stdin", map[string]any{"session_id": id, "chars": "alice\n"}); out["ok"] != true {
+		t.Errorf("alice cannot write to her own command: %v", out)
+	}
+	structured(t, alice, "kill_session", map[string]any{"session_id": id})
+}
