@@ -124,7 +124,7 @@ func (s *Server) HTTPHandler() http.Handler {
 		if stateless {
 			c.initialized.Store(true)
 		}
-		r = r.WithContext(withHeaderVersion(r.Context(), r.Header.Get("MCP-Protocol-Version")))
+		r = r.WithContext(withHTTPHeaders(r.Context(), r.Header))
 		resp, status := s.handleHTTPBody(r, c, body, revision2026)
 		if resp == nil {
 			w.WriteHeader(status)

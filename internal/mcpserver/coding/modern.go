@@ -3,6 +3,7 @@ package coding
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/sudocode/sudocode/internal/mcpx"
@@ -31,12 +32,41 @@ const (
 	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
 )
 
-type headerVersionKey struct{}
+type httpHeadersKey struct{}
 
-// withHeaderVersion marks ctx with the MCP-Protocol-Version header of an
-// HTTP request, which a 2026-07-28 request must carry and match.
-func withHeaderVersion(ctx context.Context, v string) context.Context {
-	return context.WithValue(ctx, headerVersionKey{}, &v)
+// httpHeaders are the headers of an HTTP request that a 2026-07-28
+// request must carry and match its message with: MCP-Protocol-Version,
+// Mcp-Method, and Mcp-Name (the tool a tools/call calls).
+type httpHeaders struct{ version, method, name string }
+
+// withHTTPHeaders marks ctx as an HTTP request's, with its headers.
+func withHTTPHeaders(ctx context.Context, h http.Header) context.Context {
+	return context.WithValue(ctx, httpHeadersKey{}, &httpHeaders{
+		version: h.Get("MCP-Protocol-Version"), method: h.Get("Mcp-Method"), name: h.Get("Mcp-Name")})
+}
+
+// checkHeaders refuses a 2026-07-28 request over HTTP whose Mcp-Method
+// (or, for tools/call, Mcp-Name) header is missing or differs from its
+// message: a proxy routes by the headers, the server acts on the body.
+func checkHeaders(ctx context.Context, method string, params json.RawMessage) *response {
+	h, overHTTP := ctx.Value(httpHeadersKey{}).(*httpHeaders)
+	if !overHTTP {
+		return nil
+	}
+	if h.method != method {
+		return errorResponse(nil, codeHeaderMismatch, fmt.Sprintf("Header mismatch: Mcp-Method must be the message's method %q, got %q", method, h.method), nil)
+	}
+	if method != "tools/call" {
+		return nil
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	json.Unmarshal(orEmpty(params), &p)
+	if h.name != p.Name {
+		return errorResponse(nil, codeHeaderMismatch, fmt.Sprintf("Header mismatch: Mcp-Name must be the tool's name %q, got %q", p.Name, h.name), nil)
+	}
+	return nil
 }
 
 // checkModern reports whether a request is of 2026-07-28 (its _meta names
@@ -50,7 +80,11 @@ func checkModern(ctx context.Context, params json.RawMessage) (bool, *response) 
 	}
 	json.Unmarshal(orEmpty(params), &p)
 	raw, named := p.Meta[metaProtocolVersion]
-	header, overHTTP := ctx.Value(headerVersionKey{}).(*string)
+	h, overHTTP := ctx.Value(httpHeadersKey{}).(*httpHeaders)
+	var header *string
+	if overHTTP {
+		header = &h.version
+	}
 	if !named && !(overHTTP && *header == mcpx.ModernProtocol) {
 		return false, nil
 	}
@@ -75,6 +109,9 @@ func checkModern(ctx context.Context, params json.RawMessage) (bool, *response) 
 // session). The handshake's methods (initialize, ping, logging/setLevel)
 // are gone from that revision.
 func (s *Server) callModern(ctx context.Context, method string, params json.RawMessage) (any, *response) {
+	if rerr := checkHeaders(ctx, method, params); rerr != nil {
+		return nil, rerr
+	}
 	switch method {
 	case "server/discover":
 		return s.discover(), nil

@@ -1,6 +1,7 @@
 package coding_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -20,6 +21,28 @@ func req2026(id int, method, params string) string {
 		params += ","
 	}
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s%s}}`, id, method, params, meta2026)
+}
+
+// post2026 posts body with the headers a 2026-07-28 client sends along
+// (Mcp-Method, and Mcp-Name for tools/call, from the body) unless h sets
+// them.
+func post2026(t *testing.T, url string, h hdr, body string) reply {
+	t.Helper()
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	json.Unmarshal([]byte(body), &msg)
+	all := hdr{"Mcp-Method": msg.Method}
+	if msg.Method == "tools/call" {
+		all["Mcp-Name"] = msg.Params.Name
+	}
+	for k, v := range h {
+		all[k] = v
+	}
+	return post(t, url, all, body)
 }
 
 // A request of 2026-07-28 stands alone over HTTP: no initialize, no
@@ -47,8 +70,10 @@ func TestHTTP2026Requests(t *testing.T) {
 		{"logging/setLevel is gone", h, req2026(7, "logging/setLevel", `"level":"debug"`), 404, -32601, "Method not found"},
 		{"unknown method", h, req2026(7, "resources/list", ""), 404, -32601, "Method not found"},
 		{"invalid tool arguments", h, req2026(7, "tools/call", `"name":"read_file","arguments":{}`), 400, -32602, "Invalid arguments"},
+		{"Mcp-Method mismatch", hdr{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}, req2026(7, "tools/call", `"name":"list_dir","arguments":{}`), 400, -32020, "Mcp-Method"},
+		{"Mcp-Name mismatch", hdr{"MCP-Protocol-Version": "2026-07-28", "Mcp-Name": "read_file"}, req2026(7, "tools/call", `"name":"list_dir","arguments":{}`), 400, -32020, "Mcp-Name"},
 	} {
-		r := post(t, url, c.h, c.body)
+		r := post2026(t, url, c.h, c.body)
 		if r.status != c.status {
 			t.Errorf("%s: status %d, want %d: %s", c.name, r.status, c.status, r.body)
 			continue
@@ -61,14 +86,14 @@ func TestHTTP2026Requests(t *testing.T) {
 		}
 	}
 
-	unsupported := post(t, url, hdr{"MCP-Protocol-Version": "2099-01-01"}, strings.ReplaceAll(req2026(8, "tools/list", ""), `"2026-07-28"`, `"2099-01-01"`))
+	unsupported := post2026(t, url, hdr{"MCP-Protocol-Version": "2099-01-01"}, strings.ReplaceAll(req2026(8, "tools/list", ""), `"2026-07-28"`, `"2099-01-01"`))
 	m := decode(t, unsupported.body)
 	m.wantError(t, -32022, "8", "Unsupported MCP protocol version")
 	wantData(t, m, "requested", "2099-01-01")
 	wantData(t, m, "supported", []any{"2026-07-28", "2025-06-18"})
 
 	for _, method := range []string{"server/discover", "tools/list"} {
-		r := post(t, url, h, req2026(9, method, ""))
+		r := post2026(t, url, h, req2026(9, method, ""))
 		if r.status != http.StatusOK || r.header.Get("Mcp-Session-Id") != "" {
 			t.Fatalf("%s: status %d, session %q: %s", method, r.status, r.header.Get("Mcp-Session-Id"), r.body)
 		}
@@ -77,7 +102,7 @@ func TestHTTP2026Requests(t *testing.T) {
 			t.Errorf("%s: resultType %v, ttlMs %v, cacheScope %v; want complete, 3600000, public", method, res["resultType"], res["ttlMs"], res["cacheScope"])
 		}
 	}
-	call := post(t, url, h, req2026(10, "tools/call", `"name":"list_dir","arguments":{"path":"."}`))
+	call := post2026(t, url, h, req2026(10, "tools/call", `"name":"list_dir","arguments":{"path":"."}`))
 	if res := decode(t, call.body).resultMap(t); call.status != 200 || res["resultType"] != "complete" || res["isError"] == true {
 		t.Errorf("tools/call without initialize: %d %s", call.status, call.body)
 	}
@@ -96,7 +121,7 @@ func TestHTTP2026CachingBehindToken(t *testing.T) {
 	t.Parallel()
 	const token = "coding-token-0123456789abcdef0123"
 	_, url := newHTTP(t, coding.Options{Transport: mcpx.Transport{Token: token}})
-	r := post(t, url, hdr{"MCP-Protocol-Version": "2026-07-28", "Authorization": "Bearer " + token}, req2026(1, "tools/list", ""))
+	r := post2026(t, url, hdr{"MCP-Protocol-Version": "2026-07-28", "Authorization": "Bearer " + token}, req2026(1, "tools/list", ""))
 	if res := decode(t, r.body).resultMap(t); res["cacheScope"] != "private" || res["ttlMs"] != float64(mcpx.FixedTTLMillis) {
 		t.Errorf("tools/list behind a token: ttlMs %v, cacheScope %v; want %d, private", res["ttlMs"], res["cacheScope"], mcpx.FixedTTLMillis)
 	}
