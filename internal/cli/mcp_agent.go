@@ -74,7 +74,7 @@ func runMCPAgent(cmd *cobra.Command, opts *mcpAgentOptions, stdio IO) error {
 	}
 	defer closeT()
 	t.Calls.Metrics.WatchTasks(serve.TaskCounts(orch))
-	server := mcpagent.New(orch, mcpagent.Options{Version: Version, Logger: logger})
+	server := mcpagent.New(orch, mcpagent.Options{Version: Version, Logger: logger, Shared: t.Stateless})
 	return mcpx.Serve(ctx, server, t, logger)
 }
 

@@ -221,3 +221,46 @@ func TestExecSessionOwnershipWithoutSessions(t *testing.T) {
 	}
 	structured(t, alice, "kill_session", map[string]any{"session_id": id})
 }
+
+// Two orchestrator instances on one task database: a client subscribed on
+// one hears of a task another one started (and of its end), as it would
+// from a single instance.
+func TestAgentUpdatesReachEveryInstance(t *testing.T) {
+	env := childEnv(t)
+	args := []string{"mcp", "agent", "--stateless", "--project", gitRepo(t), "--data", t.TempDir(), "--http", "127.0.0.1:0"}
+	a := startHTTP(t, env, sudocodeBin, args...)
+	b := startHTTP(t, env, sudocodeBin, args...)
+
+	updates := make(chan string, 100)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	listener, err := mcp.NewClient(&mcp.Implementation{Name: "listener", Version: "0"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			updates <- req.Params.URI
+		},
+	}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: b.url, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer listener.Close()
+	if err := listener.Subscribe(ctx, &mcp.SubscribeParams{URI: "task://list"}); err != nil {
+		t.Fatalf("subscribe to task://list on B: %v", err)
+	}
+
+	starter, err := mcp.NewClient(&mcp.Implementation{Name: "starter", Version: "0"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: a.url, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer starter.Close()
+	lbCall(t, starter, "create_task", map[string]any{"tool": "COMMAND", "description": "Started on A",
+		"config": map[string]any{"command": []string{"sh", "-c", "echo done"}}})
+	select {
+	case uri := <-updates:
+		if uri != "task://list" {
+			t.Errorf("update for %s, want task://list", uri)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("B's subscriber heard nothing of the task A started")
+	}
+}

@@ -150,7 +150,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 
 	if s.Orchestrator != nil {
-		s.mountSDK(PathAgent, "agent", mcpagent.New(s.Orchestrator, mcpagent.Options{Version: o.Version, Logger: logger}))
+		s.mountSDK(PathAgent, "agent", mcpagent.New(s.Orchestrator, mcpagent.Options{Version: o.Version, Logger: logger, Shared: o.Stateless}))
 	} else {
 		s.unavailable(PathAgent, s.TasksUnavailable)
 	}

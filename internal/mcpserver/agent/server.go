@@ -30,6 +30,10 @@ type Options struct {
 	// request returns at most (mcp.ServerOptions.PageSize); 0 is the SDK's
 	// default (1,000), far above the server's few of each.
 	PageSize int
+	// Shared says other processes may use the task database too (several
+	// instances run --stateless): the server then follows their changes
+	// in it (watchPeers), not only its own.
+	Shared bool
 }
 
 // handlers carries what every tool and resource needs.
@@ -64,6 +68,9 @@ func New(orch *orchestrator.Orchestrator, opts Options) *mcp.Server {
 	})
 	mcpx.AddTools(s, h.createTask(), h.updateTask(), h.endTask(), h.reportTask(), h.listTasks(), h.gcTasks())
 	h.addResources(s)
-	watch(orch, s)
+	w := watch(orch, s)
+	if opts.Shared {
+		go watchPeers(orch, w, opts.Logger)
+	}
 	return s
 }
