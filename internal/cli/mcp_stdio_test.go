@@ -34,7 +34,9 @@ func stdioServers() []struct {
 	}
 }
 
-var wantTools = []string{"upsert_ruleset", "get_ruleset", "delete_ruleset", "list_rulesets", "search_rulesets"}
+// wantTools are the specification's five tools and the library's own.
+var wantTools = []string{"upsert_ruleset", "get_ruleset", "delete_ruleset", "list_rulesets", "search_rulesets",
+	"import_rules", "resolve_rules", "get_ruleset_version", "diff_ruleset_versions", "restore_ruleset"}
 
 // checkServer runs the smoke test every transport shares: identity,
 // capabilities, the tool list, an upsert and the resource.

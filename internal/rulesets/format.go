@@ -2,6 +2,7 @@ package rulesets
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -20,16 +21,26 @@ func Display(t time.Time) string { return t.UTC().Format(displayLayout) }
 
 // FormatDocument renders a ruleset as get_ruleset and the ruleset://{name}
 // resource return it: front matter, then the markdown.
-func FormatDocument(r Ruleset) string {
+func FormatDocument(r Ruleset) string { return formatDocument(r, 0) }
+
+// FormatVersion renders a past version of a ruleset: its document with
+// "version: N" after the name.
+func FormatVersion(r Ruleset, version int) string { return formatDocument(r, version) }
+
+func formatDocument(r Ruleset, version int) string {
 	var b strings.Builder
 	b.Grow(len(r.Markdown) + 256)
 	b.WriteString("---\nname: ")
 	b.WriteString(r.Name)
+	if version > 0 {
+		b.WriteString("\nversion: " + strconv.Itoa(version))
+	}
 	b.WriteString("\ndescription: ")
 	b.WriteString(r.Description)
 	b.WriteString("\ntags: [")
 	b.WriteString(strings.Join(r.Tags, ", "))
 	b.WriteString("]")
+	writeScope(&b, r.Scope)
 	b.WriteString("\ncreated_at: ")
 	b.WriteString(Display(r.CreatedAt))
 	b.WriteString("\nlast_modified: ")
@@ -37,6 +48,24 @@ func FormatDocument(r Ruleset) string {
 	b.WriteString("\n---\n\n")
 	b.WriteString(r.Markdown)
 	return b.String()
+}
+
+// writeScope adds the scope's lines to a front matter, each only when
+// set. Globs are quoted: a YAML plain scalar cannot start with '*'.
+func writeScope(b *strings.Builder, s Scope) {
+	if len(s.Globs) > 0 {
+		quoted := make([]string, len(s.Globs))
+		for i, g := range s.Globs {
+			quoted[i] = strconv.Quote(g)
+		}
+		b.WriteString("\nglobs: [" + strings.Join(quoted, ", ") + "]")
+	}
+	if s.Always {
+		b.WriteString("\nalways: true")
+	}
+	if len(s.Targets) > 0 {
+		b.WriteString("\ntargets: [" + strings.Join(s.Targets, ", ") + "]")
+	}
 }
 
 // FormatList renders list_rulesets' result.
@@ -75,8 +104,15 @@ func FormatHistory(name string, changes []Change) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d change(s) of ruleset '%s', newest first:", len(changes), name)
 	for _, c := range changes {
-		fmt.Fprintf(&b, "\n%s  %s  %s", c.Time.Format(displayLayout), c.By, c.Action)
-		if len(c.Fields) > 0 && c.Action != ActionCreated {
+		b.WriteString("\n")
+		if c.Version > 0 {
+			fmt.Fprintf(&b, "v%d  ", c.Version)
+		}
+		fmt.Fprintf(&b, "%s  %s  %s", c.Time.Format(displayLayout), c.By, c.Action)
+		switch {
+		case c.Restored > 0:
+			fmt.Fprintf(&b, " version %d", c.Restored)
+		case len(c.Fields) > 0 && c.Action != ActionCreated:
 			b.WriteString(": " + strings.Join(c.Fields, ", "))
 		}
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets"
+	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
@@ -134,7 +135,10 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	})
 	notify.changed = func() { s.Dashboard.Changed(dashboard.TopicRulesets) }
 
-	s.mountSDK(PathTracker, "tracker", mcptracker.New(mcptracker.Options{Dir: dir, Version: o.Version, Actor: o.Actor, Logger: logger}))
+	s.mountSDK(PathTracker, "tracker", mcptracker.New(mcptracker.Options{Dir: dir, Version: o.Version, Actor: o.Actor, Logger: logger,
+		Tasks: func(ctx context.Context, trackerDir, id string) ([]tracker.TaskRef, error) {
+			return orchestrator.IssueTasks(ctx, filepath.Dir(trackerDir), id)
+		}}))
 	s.mountSDK(PathRulesets, "rulesets", mcprulesets.New(rulesets.Library{Store: notify, Actor: o.Actor}, logger))
 
 	if root, err := workspace.Open(dir); err != nil {
@@ -150,7 +154,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 
 	if s.Orchestrator != nil {
-		s.mountSDK(PathAgent, "agent", mcpagent.New(s.Orchestrator, mcpagent.Options{Version: o.Version, Logger: logger, Shared: o.Stateless}))
+		s.mountSDK(PathAgent, "agent", mcpagent.New(s.Orchestrator, mcpagent.Options{Version: o.Version, Logger: logger, Rules: o.Rulesets, Shared: o.Stateless}))
 	} else {
 		s.unavailable(PathAgent, s.TasksUnavailable)
 	}

@@ -1,6 +1,9 @@
 package tracker
 
-import "unicode/utf8"
+import (
+	"time"
+	"unicode/utf8"
+)
 
 // Relationships are an item's links, both ways.
 type Relationships struct {
@@ -14,6 +17,18 @@ type IssueDetail struct {
 	Relationships Relationships `json:"relationships" jsonschema:"The issue's links, both ways"`
 	BlockedBy     []Blocker     `json:"blocked_by" jsonschema:"Unfinished items the issue waits on, direct or inherited from a parent"`
 	Feedback      []Feedback    `json:"feedback" jsonschema:"Feedback this issue gave on specs"` // feedback this issue gave
+	// Tasks are filled by the callers that know the agent orchestrator of
+	// the repository (the CLI, the MCP server); absent when there are none.
+	Tasks []TaskRef `json:"tasks,omitempty" jsonschema:"The agent tasks started on this issue, oldest first"`
+}
+
+// TaskRef is an agent task (of the orchestrator) working on an issue.
+type TaskRef struct {
+	ID        string    `json:"id" jsonschema:"The task's id (task://{id})"`
+	Tool      string    `json:"tool" jsonschema:"The agent: CLAUDECODE, GEMINI, CODEX, OPENCODE or COMMAND"`
+	Status    string    `json:"status" jsonschema:"pending, in_progress, waiting, completed, failed or cancelled"`
+	Branch    string    `json:"branch" jsonschema:"The task's git branch"`
+	CreatedAt time.Time `json:"created_at" jsonschema:"When the task was created"`
 }
 
 // SpecDetail is show's result for a spec.
@@ -149,12 +164,13 @@ type CompactFeedback struct {
 // page, and then a hint to narrow the query and the cursor that continues
 // it (null on the last page).
 type IssueList struct {
-	Issues     []Compact `json:"issues"`
-	Total      int       `json:"total"`
-	Truncated  bool      `json:"truncated"`
-	Hint       *string   `json:"hint"`
-	NextCursor *string   `json:"next_cursor"`
-	Page       Page      `json:"-"`
+	Issues       []Compact `json:"issues"`
+	Total        int       `json:"total"`
+	Truncated    bool      `json:"truncated"`
+	Hint         *string   `json:"hint"`
+	NextCursor   *string   `json:"next_cursor"`
+	Page         Page      `json:"-"`
+	HiddenClosed int       `json:"-"` // closed issues a HideClosed list left out
 }
 
 type SpecList struct {

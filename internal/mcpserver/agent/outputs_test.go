@@ -29,6 +29,14 @@ func TestEveryToolMatchesItsOutputSchema(t *testing.T) {
 	if r := f.call("report_task", map[string]any{"taskId": "nope"}); r.Status != "error" || r.Error.Type != "not_found" {
 		t.Errorf("an unknown task: %+v", r)
 	}
+	issue := f.tracked("Greet")
+	var c created
+	commit := map[string]any{"command": []string{"sh", "-c", "echo hi > hi.txt && git add hi.txt && git commit -qm hi"}}
+	f.mustSucceed("create_task", map[string]any{"tool": "COMMAND", "issue_id": issue, "config": commit}, &c)
+	f.wait(c.TaskID)
+	f.mustSucceed("merge_task", map[string]any{"taskId": c.TaskID}, nil)
+	f.tracked("Greet again")
+	f.mustSucceed("run_ready", map[string]any{"tool": "COMMAND", "config": map[string]any{"command": []string{"sh", "-c", "echo again >> hi.txt && git commit -qam again"}}}, nil)
 	if missing := f.schemas.Unchecked(); len(missing) > 0 {
 		t.Errorf("tools never checked: %v", missing)
 	}

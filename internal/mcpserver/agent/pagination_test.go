@@ -294,7 +294,7 @@ func TestListTasksInvalidCursor(t *testing.T) {
 		}
 		templates = append(templates, rt.URITemplate)
 	}
-	if len(tools) != 6 || len(resources) != 3 || len(templates) != 7 {
+	if len(tools) != 8 || len(resources) != 3 || len(templates) != 7 {
 		t.Errorf("paged lists: tools %v, resources %v, templates %v", tools, resources, templates)
 	}
 	first, err := f.cs.ListTools(ctx, nil)

@@ -16,6 +16,7 @@ type taskSummary struct {
 	Branch       string              `json:"branch" jsonschema:"The task's git branch"`
 	WorktreePath string              `json:"worktree_path,omitempty" jsonschema:"Where the agent works, while the worktree exists"`
 	SessionID    string              `json:"session_id,omitempty" jsonschema:"The agent CLI's session, which new instructions continue"`
+	IssueID      string              `json:"issue_id,omitempty" jsonschema:"The tracker issue the task works on"`
 	CreatedAt    time.Time           `json:"created_at" jsonschema:"When the task was created (RFC 3339)"`
 	UpdatedAt    time.Time           `json:"updated_at" jsonschema:"When it last changed (RFC 3339)"`
 }
@@ -23,7 +24,7 @@ type taskSummary struct {
 func summarize(t orchestrator.Task) taskSummary {
 	return taskSummary{
 		ID: t.ID, Tool: t.Tool, Description: t.Description, Status: t.Status, Branch: t.Branch,
-		WorktreePath: t.WorktreePath, SessionID: t.SessionID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+		WorktreePath: t.WorktreePath, SessionID: t.SessionID, IssueID: t.IssueID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 	}
 }
 

@@ -35,7 +35,7 @@ func TestToolsGolden(t *testing.T) {
 			t.Errorf("%s: title and explicit annotations required", tool.Name)
 		}
 	}
-	if want := "[create_task end_task gc_tasks list_tasks report_task update_task]"; fmt.Sprint(names) != want {
+	if want := "[create_task end_task gc_tasks list_tasks merge_task report_task run_ready update_task]"; fmt.Sprint(names) != want {
 		t.Fatalf("tools = %v, want %s", names, want)
 	}
 }

@@ -49,6 +49,9 @@ func (h *handlers) updateTask() mcpx.Tool {
 		}
 		msg := "Task " + t.ID + " updated; it is " + string(t.Status)
 		if in.Instructions != "" {
+			if err := h.loop.Review(ctx, t, in.Instructions); err != nil {
+				return out, err
+			}
 			if token := req.Params.GetProgressToken(); token != nil && t.Running() {
 				t = h.follow(ctx, req.Session, token, t)
 			}

@@ -88,8 +88,6 @@ func New(root *workspace.Root, opts Options) *Server {
 	return s
 }
 
-const maxInt = int(^uint(0) >> 1)
-
 // Sessions is the number of live sessions over HTTP: those a client has
 // initialized.
 func (s *Server) Sessions() int { return s.sessions.initialized() }

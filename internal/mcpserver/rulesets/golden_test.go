@@ -21,7 +21,7 @@ func TestToolsGolden(t *testing.T) {
 		}
 	}
 	// The SDK lists tools by name, whatever the registration order.
-	if want := "[delete_ruleset get_ruleset list_rulesets search_rulesets upsert_ruleset]"; fmt.Sprint(names) != want {
+	if want := "[delete_ruleset diff_ruleset_versions get_ruleset get_ruleset_version import_rules list_rulesets resolve_rules restore_ruleset search_rulesets upsert_ruleset]"; fmt.Sprint(names) != want {
 		t.Fatalf("tools = %v, want %s", names, want)
 	}
 }

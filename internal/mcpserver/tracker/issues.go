@@ -89,13 +89,19 @@ func (s *server) showIssue() mcpx.Tool {
 	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "show_issue",
 		Title:       "Show an issue",
-		Description: "Show an issue in full: fields, tags, relationships both ways, what blocks it (with the ancestor a blocker is inherited through), and the feedback it gave on specs.",
+		Description: "Show an issue in full: fields, tags, relationships both ways, what blocks it (with the ancestor a blocker is inherited through), the feedback it gave on specs, and the agent tasks started on it (tasks, when there are any).",
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in issueIDIn) (out tracker.IssueDetail, err error) {
 		if in.IssueID == "" {
 			return out, mcpx.MissingParam("issue_id", "the id of the issue to show, e.g. from ready or list_issues")
 		}
-		return call(ctx, s, func(r *store.Repo) (tracker.IssueDetail, error) { return r.ShowIssue(ctx, in.IssueID) })
+		return call(ctx, s, func(r *store.Repo) (tracker.IssueDetail, error) {
+			d, err := r.ShowIssue(ctx, in.IssueID)
+			if err == nil && s.opts.Tasks != nil {
+				d.Tasks, err = s.opts.Tasks(ctx, r.Dir, d.ID)
+			}
+			return d, err
+		})
 	})
 }
 

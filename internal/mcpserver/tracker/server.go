@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
@@ -32,6 +33,10 @@ type Options struct {
 	// a list request returns at most (mcp.ServerOptions.PageSize); 0 is the
 	// SDK's default (1,000), far above the server's few of each.
 	PageSize int
+	// Tasks lists the agent tasks started on an issue of the tracker in
+	// trackerDir (the .sudocode directory); show_issue includes them. Nil:
+	// show_issue lists none.
+	Tasks func(ctx context.Context, trackerDir, issueID string) ([]tracker.TaskRef, error)
 }
 
 // DefaultBudget keeps a list result to a few thousand tokens.

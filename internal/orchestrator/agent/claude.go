@@ -38,6 +38,10 @@ func (Claude) Invocation(spec RunSpec) (Invocation, error) {
 	if spec.ResumeSession != "" {
 		argv = append(argv, "--resume", spec.ResumeSession)
 	}
+	if len(spec.MCPServers) > 0 {
+		config, allowed := claudeMCP(spec.MCPServers)
+		argv = append(argv, "--mcp-config", config, "--allowedTools", strings.Join(allowed, ","))
+	}
 	argv = append(argv, extra...)
 	return Invocation{Argv: argv, Env: pwdEnv(spec), Stdin: spec.Instructions}, nil
 }

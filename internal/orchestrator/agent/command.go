@@ -63,6 +63,9 @@ func (Command) Invocation(spec RunSpec) (Invocation, error) {
 		env = append(env, EnvInstructions+"_TRUNCATED=1")
 	}
 	env = append(env, EnvInstructions+"="+instr)
+	if len(spec.MCPServers) > 0 {
+		env = append(env, commandMCP(spec.MCPServers))
+	}
 	return Invocation{Argv: argv, Env: env, Stdin: spec.Instructions}, nil
 }
 

@@ -45,7 +45,11 @@ func (OpenCode) Invocation(spec RunSpec) (Invocation, error) {
 		argv = append(argv, "--session", spec.ResumeSession)
 	}
 	argv = append(argv, extra...)
-	return Invocation{Argv: argv, Env: pwdEnv(spec), Stdin: spec.Instructions}, nil
+	env := pwdEnv(spec)
+	if len(spec.MCPServers) > 0 {
+		env = append(env, openCodeMCP(spec.MCPServers))
+	}
+	return Invocation{Argv: argv, Env: env, Stdin: spec.Instructions}, nil
 }
 
 func (OpenCode) NewParser() Parser { return &openCodeParser{} }
