@@ -66,6 +66,7 @@ type controlFlags struct {
 	toolRates                      []string
 	bodyTimeout, sessionIdle       time.Duration
 	sessionsPerClient, sessions    int
+	stateless                      bool
 }
 
 func (f *transportFlags) register(fs *pflag.FlagSet) {
@@ -84,7 +85,13 @@ func (f *controlFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.bodyTimeout, "body-timeout", 0, "time a client has to send a request body over HTTP, e.g. 30s (env SUDOCODE_BODY_TIMEOUT; default 30s)")
 	fs.IntVar(&f.sessionsPerClient, "max-sessions-per-client", 0, "MCP sessions one client may hold open over HTTP (env SUDOCODE_MAX_SESSIONS_PER_CLIENT; default 64)")
 	fs.IntVar(&f.sessions, "max-sessions", 0, "MCP sessions held open over HTTP in all (env SUDOCODE_MAX_SESSIONS; default 1024)")
+	fs.BoolVar(&f.stateless, "stateless", false, "serve every HTTP request on its own, with no MCP session, so that several instances behind a load balancer can share the work (env SUDOCODE_STATELESS=1); without it, only 2026-07-28 clients are served so")
 	fs.DurationVar(&f.sessionIdle, "session-idle-timeout", 0, "close an MCP session unused this long, e.g. 30m (env SUDOCODE_SESSION_IDLE_TIMEOUT; default 30m); the coding server's one session per client stays")
+}
+
+// isStateless is --stateless, else SUDOCODE_STATELESS=1.
+func (f *controlFlags) isStateless() bool {
+	return f.stateless || os.Getenv("SUDOCODE_STATELESS") == "1"
 }
 
 // sessionLimits is the count of HTTP sessions the flags (else their
@@ -161,7 +168,7 @@ func (f *transportFlags) transport() mcpx.Transport {
 // metrics. closeFn closes the audit log.
 func (f *transportFlags) open(name string, logger *slog.Logger) (t mcpx.Transport, closeFn func(), err error) {
 	t = f.transport()
-	t.Name, t.Caller = name, actor()
+	t.Name, t.Caller, t.Stateless = name, actor(), f.isStateless()
 	if t.BodyTimeout, err = f.bodyTime(); err != nil {
 		return t, func() {}, err
 	}

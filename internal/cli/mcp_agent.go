@@ -95,7 +95,7 @@ func runMCPAgent(cmd *cobra.Command, opts *mcpAgentOptions, stdio IO) error {
 	if rules != nil {
 		lib = rules
 	}
-	server := mcpagent.New(orch, mcpagent.Options{Version: Version, Logger: logger, Rules: lib})
+	server := mcpagent.New(orch, mcpagent.Options{Version: Version, Logger: logger, Rules: lib, Shared: t.Stateless})
 	return mcpx.Serve(ctx, server, t, logger)
 }
 

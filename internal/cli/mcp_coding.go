@@ -137,7 +137,7 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 	// same bind check, host guard and listener as the others.
 	t := mcpx.Transport{HTTPAddr: net.JoinHostPort(strings.Trim(o.host, "[]"), strconv.Itoa(o.port)), Token: token,
 		AllowedOrigins: o.origins, MaxBodyBytes: coding.MaxBodyBytes, BodyTimeout: bodyTimeout, Sessions: sessions,
-		Name: coding.ServerName, Caller: actor(), Auth: auth, Calls: calls}
+		Name: coding.ServerName, Caller: actor(), Auth: auth, Calls: calls, Stateless: o.controls.isStateless()}
 	s := coding.New(root, coding.Options{Version: Version, ViewImage: viewImage, Dangerous: o.danger, AllowNetwork: network,
 		Trace: os.Getenv("CODING_TOOLS_MCP_TRACE") == "1", TraceOut: stdio.Err, ExecAllowRoots: allow, Logger: logger, Transport: t})
 	defer s.Close(cmd.Context())

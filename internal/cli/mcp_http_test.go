@@ -109,8 +109,9 @@ func (w *watchingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// connectHTTP connects the SDK's Streamable HTTP client and waits until its
-// standalone SSE stream is open.
+// connectHTTP connects the SDK's Streamable HTTP client as a client of
+// 2025-11-25 (one that holds a session) and waits until its standalone SSE
+// stream is open.
 //
 // The client opens at most two connections: a connection its pool dialled
 // but never sent a request on makes net/http's Shutdown wait 5s for it,
@@ -123,7 +124,8 @@ func connectHTTP(t *testing.T, url string, header map[string]string) *mcp.Client
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	session, err := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "0"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: w}, MaxRetries: -1}, nil)
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: w}, MaxRetries: -1},
+			&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatalf("connect to %s: %v", url, err)
 	}

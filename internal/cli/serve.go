@@ -80,7 +80,7 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) e
 		return err
 	}
 	defer closeControls()
-	t.Auth, t.Calls = auth, calls
+	t.Auth, t.Calls, t.Stateless = auth, calls, o.transport.isStateless()
 	if t.BodyTimeout, err = o.transport.bodyTime(); err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) e
 	defer store.Close()
 	srv, err := serve.New(ctx, serve.Options{Dir: o.dir, Rulesets: store, Token: t.Token, AllowedOrigins: t.AllowedOrigins,
 		Version: Version, Actor: actor(), Logger: logger, Auth: auth, Calls: calls, BodyTimeout: t.BodyTimeout,
-		Sessions: t.Sessions, Worktrees: o.worktrees})
+		Sessions: t.Sessions, Stateless: t.Stateless, Worktrees: o.worktrees})
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,10 @@ const (
 	inspectorVersion   = "2.12.0"
 	conformancePackage = "@modelcontextprotocol/conformance"
 	conformanceVersion = "0.1.16"
+	// requirementsVersion is the first release of the suite that runs a
+	// revision's requirements (--requirements 2026-07-28); the latest
+	// stable one (above) predates it.
+	requirementsVersion = "0.2.0-alpha.12"
 )
 
 // nodeTools are the installed tools: the node binary and the entry
@@ -35,7 +39,9 @@ type nodeTools struct {
 	node        string // Node 22 binary
 	inspector   string // the Inspector's mcp-inspector script
 	conformance string // the conformance suite's script
-	pathDir     string // directory of node, put first on PATH
+	// requirements is the suite's script at requirementsVersion.
+	requirements string
+	pathDir      string // directory of node, put first on PATH
 }
 
 var (
@@ -84,6 +90,12 @@ func setupTools() (*nodeTools, error) {
 		return nil, err
 	}
 	if tl.conformance, err = npmtool.BinScript(dir, conformancePackage, conformanceVersion, "conformance"); err != nil {
+		return nil, err
+	}
+	if dir, err = npmtool.Install(conformancePackage, requirementsVersion, tl.pathDir); err != nil {
+		return nil, err
+	}
+	if tl.requirements, err = npmtool.BinScript(dir, conformancePackage, requirementsVersion, "conformance"); err != nil {
 		return nil, err
 	}
 	return tl, nil

@@ -99,10 +99,11 @@ func (call Call) end(outcome Outcome, known bool, errMsg string) {
 // Install puts t's controls on s, before any other middleware: every
 // request's context learns its caller (CallerFrom: the name of the bearer
 // token the HTTP request carried, else t.Caller), and tool calls go
-// through t.Calls. Handler and Serve call it; call it yourself only for a
-// server served some other way.
+// through t.Calls; the methods of a capability s does not declare are
+// not found; lists carry caching hints. Handler and Serve call it; call
+// it yourself only for a server served some other way.
 func Install(s *mcp.Server, t Transport) {
-	s.AddReceivingMiddleware(t.middleware())
+	s.AddReceivingMiddleware(t.middleware(), refuseUndeclared(s), cacheHints(t.auth().Enabled()))
 }
 
 func (t Transport) middleware() mcp.Middleware {

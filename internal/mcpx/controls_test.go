@@ -66,7 +66,14 @@ func startTeam(t *testing.T, tr Transport) string {
 	if tr.Name == "" {
 		tr.Name = "team"
 	}
-	ts := httptest.NewServer(Handler(teamServer(), tr, quietLogger()))
+	return startServer(t, teamServer(), tr)
+}
+
+// startServer serves s with tr over a real loopback listener and returns
+// the base URL.
+func startServer(t *testing.T, s *mcp.Server, tr Transport) string {
+	t.Helper()
+	ts := httptest.NewServer(Handler(s, tr, quietLogger()))
 	t.Cleanup(ts.Close)
 	return ts.URL
 }
@@ -90,13 +97,24 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // connectAs opens a session with the SDK's streamable client, sending
-// token ("" for none).
+// token ("" for none): a client of 2025-11-25, which shakes hands and
+// holds a session.
 func connectAs(t *testing.T, endpoint, token string) (*mcp.ClientSession, error) {
+	return connectRevision(t, endpoint, token, handshakeRevision)
+}
+
+// handshakeRevision is the newest revision with a session handshake.
+const handshakeRevision = "2025-11-25"
+
+// connectRevision connects the SDK's streamable client asking for
+// revision, sending token ("" for none).
+func connectRevision(t *testing.T, endpoint, token, revision string) (*mcp.ClientSession, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpx-team-test", Version: "0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: bearer(token), DisableStandaloneSSE: true}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: bearer(token), DisableStandaloneSSE: true},
+		&mcp.ClientSessionOptions{ProtocolVersion: revision})
 	if err == nil {
 		t.Cleanup(func() { cs.Close() })
 	}

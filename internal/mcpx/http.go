@@ -55,12 +55,21 @@ func IsLoopback(host string) bool {
 func Handler(s *mcp.Server, t Transport, logger *slog.Logger) http.Handler {
 	Install(s, t)
 	sessions := t.Sessions.orDefault()
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+	server := func(*http.Request) *mcp.Server { return s }
+	stateful := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
 		Logger:              SDKLogger(logger),
 		SessionTimeout:      sessions.Limits().Idle,
 		MaxRequestBodyBytes: t.bodyLimit(),
 	})
-	mcpHandler := limitSessions(sdk, s, sessions)
+	// A stateless request opens no session that outlives it, so it takes
+	// no place among the session limits; rate limits and audit hold per
+	// caller all the same.
+	stateless := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		Logger:              SDKLogger(logger),
+		MaxRequestBodyBytes: t.bodyLimit(),
+	})
+	mcpHandler := byRevision(limitSessions(stateful, s, sessions), stateless, t.Stateless)
 	if t.auth().Enabled() {
 		// The SDK hands a request's token info to the handlers of the
 		// messages it carries (req.Extra.TokenInfo), and binds a session

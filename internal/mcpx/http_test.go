@@ -382,7 +382,7 @@ func TestServeHTTPStopsWithAnOpenSession(t *testing.T) {
 	session, err := mcp.NewClient(&mcp.Implementation{Name: "mcpx-test", Version: "0"}, nil).
 		Connect(cctx, &mcp.StreamableClientTransport{
 			Endpoint: "http://" + ln.Addr().String() + Path, MaxRetries: -1, HTTPClient: pooledClient(2),
-		}, nil)
+		}, &mcp.ClientSessionOptions{ProtocolVersion: handshakeRevision})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}

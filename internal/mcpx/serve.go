@@ -40,6 +40,12 @@ type Transport struct {
 	Auth *Auth
 	// Calls audits, rate-limits and measures tool calls; nil does none.
 	Calls *Calls
+	// Stateless serves every HTTP request on its own, without an
+	// Mcp-Session-Id (older clients' included), so that any of several
+	// instances behind a load balancer can answer any request. Without
+	// it, requests of 2026-07-28 and later are served that way and older
+	// clients get sessions.
+	Stateless bool
 }
 
 // auth is the tokens t accepts; nil when it needs none.

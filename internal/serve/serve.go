@@ -63,6 +63,9 @@ type Options struct {
 	// Sessions holds the MCP sessions of the four servers to one set of
 	// limits; nil: the default limits.
 	Sessions *mcpx.Sessions
+	// Stateless serves the four servers' HTTP requests each on its own,
+	// with no MCP session (mcpx.Transport.Stateless).
+	Stateless bool
 	// Worktrees is the root of the task worktrees (--worktrees); empty for
 	// SUDOCODE_WORKTREES, the project's setting or the default.
 	Worktrees string
@@ -103,7 +106,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	logger := o.Logger
 	s := &Server{dir: dir, logger: logger, mux: http.NewServeMux(),
 		transport: mcpx.Transport{Token: o.Token, AllowedOrigins: o.AllowedOrigins, Caller: o.Actor, Auth: o.Auth, Calls: o.Calls,
-			BodyTimeout: o.BodyTimeout, Sessions: o.Sessions}}
+			BodyTimeout: o.BodyTimeout, Sessions: o.Sessions, Stateless: o.Stateless}}
 	if s.transport.Sessions == nil {
 		s.transport.Sessions = mcpx.NewSessions(mcpx.SessionLimits{})
 	}
@@ -151,7 +154,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 
 	if s.Orchestrator != nil {
-		s.mountSDK(PathAgent, "agent", mcpagent.New(s.Orchestrator, mcpagent.Options{Version: o.Version, Logger: logger, Rules: o.Rulesets}))
+		s.mountSDK(PathAgent, "agent", mcpagent.New(s.Orchestrator, mcpagent.Options{Version: o.Version, Logger: logger, Rules: o.Rulesets, Shared: o.Stateless}))
 	} else {
 		s.unavailable(PathAgent, s.TasksUnavailable)
 	}

@@ -88,7 +88,11 @@ func connect(t *testing.T, url string, header map[string]string) (*mcp.ClientSes
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s, err := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "0"}, nil).Connect(ctx,
-		&mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: headerTransport{header}}, MaxRetries: -1}, nil)
+		&mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: headerTransport{header}}, MaxRetries: -1},
+		// A client of 2025-11-25 holds a session, which the team
+		// tests count; 2026-07-28 clients are cli's
+		// TestServeNegotiatesEveryRevision.
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err == nil {
 		t.Cleanup(func() { s.Close() })
 	}

@@ -35,6 +35,10 @@ type Options struct {
 	// Rules is the ruleset library whose rulesets go into the prompts of
 	// tasks started from issues; nil: no rulesets.
 	Rules loop.Rules
+	// Shared says other processes may use the task database too (several
+	// instances run --stateless): the server then follows their changes
+	// in it (watchPeers), not only its own.
+	Shared bool
 }
 
 // handlers carries what every tool and resource needs.
@@ -70,6 +74,9 @@ func New(orch *orchestrator.Orchestrator, opts Options) *mcp.Server {
 	})
 	mcpx.AddTools(s, h.createTask(), h.updateTask(), h.endTask(), h.reportTask(), h.listTasks(), h.gcTasks(), h.mergeTask(), h.runReady())
 	h.addResources(s)
-	watch(orch, s)
+	w := watch(orch, s)
+	if opts.Shared {
+		go watchPeers(orch, w, opts.Logger)
+	}
 	return s
 }

@@ -14,10 +14,11 @@ import (
 // synchronously, so changes only mark URIs here; one goroutine sends them,
 // coalescing a burst of log batches into one update per URI. The SDK sends
 // each update only to the sessions subscribed to that URI.
-func watch(orch *orchestrator.Orchestrator, s *mcp.Server) {
+func watch(orch *orchestrator.Orchestrator, s *mcp.Server) *watcher {
 	w := &watcher{project: projectURI(orch.Repo()), pending: map[string]struct{}{}, wake: make(chan struct{}, 1)}
 	orch.Subscribe(w.changed)
 	go w.send(s)
+	return w
 }
 
 type watcher struct {

@@ -39,9 +39,15 @@ func (s *Server) HTTPHandler() http.Handler {
 		if !authenticated && !s.auth.NamesClients() {
 			owner, known = mcpx.SingleTokenCaller, true
 		}
+		// A 2026-07-28 request stands alone: it gets no session (and no
+		// session id), and any instance may answer it.
+		// A server run stateless serves every request so.
+		stateless := s.opts.Transport.Stateless
+		revision2026 := r.Header.Get("MCP-Protocol-Version") == mcpx.ModernProtocol
+		modern := stateless || revision2026
 		var sess *httpSession
 		var tooMany *mcpx.SessionLimitError
-		if known {
+		if known && !modern {
 			if sess, tooMany = s.sessions.of(owner); sess != nil {
 				h.Set("Mcp-Session-Id", sess.id)
 			}
@@ -72,15 +78,16 @@ func (s *Server) HTTPHandler() http.Handler {
 			return
 		}
 		if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !versionOK(v) {
+			// requested is 2026-07-28's name for the profile's received.
 			fail(http.StatusBadRequest, codeInvalidRequest, "Unsupported MCP protocol version",
-				map[string]any{"supported": []string{ProtocolVersion}, "received": v})
+				map[string]any{"supported": []string{ProtocolVersion}, "received": v, "requested": v})
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" && !mcpx.OriginAllowed(o, s.opts.Transport.AllowedOrigins) {
 			fail(http.StatusForbidden, codeInvalidRequest, "Origin denied", nil)
 			return
 		}
-		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && sid != sess.id {
+		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && !modern && sid != sess.id {
 			if s.sessions.find(sid) != nil {
 				fail(http.StatusForbidden, codeInvalidRequest, "Forbidden: this MCP session belongs to another client; use the Mcp-Session-Id this server gives you (or send none)", nil)
 				return
@@ -108,7 +115,17 @@ func (s *Server) HTTPHandler() http.Handler {
 			fail(http.StatusBadRequest, codeParse, "Parse error", nil)
 			return
 		}
-		resp, status := s.handleHTTPBody(r, &sess.conn, body)
+		c := &conn{}
+		if sess != nil {
+			c = &sess.conn
+		}
+		// Without sessions, no request waits for an initialize another
+		// instance may have answered.
+		if stateless {
+			c.initialized.Store(true)
+		}
+		r = r.WithContext(withHTTPHeaders(r.Context(), r.Header))
+		resp, status := s.handleHTTPBody(r, c, body, revision2026)
 		if resp == nil {
 			w.WriteHeader(status)
 			return
@@ -129,8 +146,9 @@ func (s *Server) authenticate(r *http.Request) (string, bool) {
 	return s.auth.Authenticate(r)
 }
 
-// handleHTTPBody applies the body checks (11–13) and dispatches.
-func (s *Server) handleHTTPBody(r *http.Request, c *conn, body []byte) ([]byte, int) {
+// handleHTTPBody applies the body checks (11–13) and dispatches. A
+// request of 2026-07-28 has that revision's statuses for its errors.
+func (s *Server) handleHTTPBody(r *http.Request, c *conn, body []byte, revision2026 bool) ([]byte, int) {
 	resp := s.handleMessage(r.Context(), c, body)
 	if resp == nil {
 		return nil, http.StatusAccepted
@@ -145,6 +163,12 @@ func (s *Server) handleHTTPBody(r *http.Request, c *conn, body []byte) ([]byte, 
 	}
 	trimmed := strings.TrimSpace(string(body))
 	isBatch := strings.HasPrefix(trimmed, "[")
+	// The errors only 2026-07-28 has are its (a request naming it in its
+	// _meta but not in its header is one).
+	if len(resp) > 0 && resp[0] == '{' && unmarshalOK(resp, &probe) && probe.Error != nil &&
+		(revision2026 || probe.Error.Code == codeHeaderMismatch || probe.Error.Code == codeUnsupportedVersion) {
+		return resp, statusOf2026(probe.Error.Code)
+	}
 	if len(resp) > 0 && resp[0] == '{' && unmarshalOK(resp, &probe) && probe.Error != nil && probe.ID == nil &&
 		(probe.Error.Code == codeParse || (probe.Error.Code == codeInvalidRequest && (isBatch || !strings.HasPrefix(trimmed, "{")))) {
 		return resp, http.StatusBadRequest

@@ -198,6 +198,11 @@ func (s *Server) notification(ctx context.Context, method string, params json.Ra
 
 // call runs a request's method.
 func (s *Server) call(ctx context.Context, c *conn, method string, params json.RawMessage) (any, *response) {
+	if modern, rerr := checkModern(ctx, params); rerr != nil {
+		return nil, rerr
+	} else if modern {
+		return s.callModern(ctx, method, params)
+	}
 	switch method {
 	case "initialize":
 		return s.initialize(c, params)
@@ -207,6 +212,12 @@ func (s *Server) call(ctx context.Context, c *conn, method string, params json.R
 	if !c.initialized.Load() {
 		return nil, errorResponse(nil, codeNotInitialized, "Server not initialized", nil)
 	}
+	return s.method(ctx, c, method, params)
+}
+
+// method runs a request's method once the client is known to speak the
+// protocol: initialized, or naming 2026-07-28 in the request.
+func (s *Server) method(ctx context.Context, c *conn, method string, params json.RawMessage) (any, *response) {
 	switch method {
 	case "logging/setLevel":
 		var p struct {

@@ -145,10 +145,12 @@ func sdkTransports(t *testing.T, dangerous bool, f func(t *testing.T, cs *mcp.Cl
 
 func TestSDKInitialize(t *testing.T) {
 	t.Parallel()
-	check := func(t *testing.T, cs *mcp.ClientSession) {
+	// The SDK's client asks for 2026-07-28 first (server/discover); one
+	// asking for 2025-06-18 shakes hands.
+	check := func(t *testing.T, cs *mcp.ClientSession, version string) {
 		r := cs.InitializeResult()
-		if r == nil || r.ProtocolVersion != "2025-06-18" {
-			t.Fatalf("negotiated %+v, want 2025-06-18", r)
+		if r == nil || r.ProtocolVersion != version {
+			t.Fatalf("negotiated %+v, want %s", r, version)
 		}
 		if r.ServerInfo == nil || r.ServerInfo.Name != "coding-tools-mcp" || r.ServerInfo.Title != "Coding Tools MCP" {
 			t.Fatalf("serverInfo %+v", r.ServerInfo)
@@ -157,6 +159,14 @@ func TestSDKInitialize(t *testing.T) {
 		if c == nil || c.Tools == nil || c.Tools.ListChanged || c.Logging == nil ||
 			c.Prompts != nil || c.Resources != nil || c.Completions != nil {
 			t.Fatalf("capabilities %+v", c)
+		}
+		if _, err := cs.ListPrompts(context.Background(), nil); err == nil {
+			t.Fatal("prompts/list answered")
+		}
+		// ping and logging/setLevel are the handshake revisions' (2026-07-28
+		// removes them, SEP-2575 and SEP-2577: a request names its log level).
+		if version == "2026-07-28" {
+			return
 		}
 		if err := cs.Ping(context.Background(), nil); err != nil {
 			t.Fatalf("ping: %v", err)
@@ -167,22 +177,19 @@ func TestSDKInitialize(t *testing.T) {
 		if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "loud"}); err == nil {
 			t.Fatal("logging/setLevel loud accepted")
 		}
-		if _, err := cs.ListPrompts(context.Background(), nil); err == nil {
-			t.Fatal("prompts/list answered")
-		}
 	}
 	t.Run("http", func(t *testing.T) {
 		t.Parallel()
-		check(t, connectHTTP(t, coding.Options{}, nil))
+		check(t, connectHTTP(t, coding.Options{}, nil), "2026-07-28")
 	})
 	t.Run("http asking 2025-06-18", func(t *testing.T) {
 		t.Parallel()
-		check(t, connectHTTP(t, coding.Options{}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"}))
+		check(t, connectHTTP(t, coding.Options{}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"}), "2025-06-18")
 	})
 	t.Run("binary", func(t *testing.T) {
 		t.Parallel()
 		cs, _, stderr := connectBinary(t, nil)
-		check(t, cs)
+		check(t, cs, "2026-07-28")
 		if s := stderr.String(); strings.Contains(s, `"jsonrpc"`) {
 			t.Fatalf("JSON-RPC on stderr: %s", s)
 		}
