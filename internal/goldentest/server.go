@@ -29,6 +29,8 @@ func Server(t testing.TB, path string, cs *mcp.ClientSession) Listing {
 		if tool.OutputSchema == nil {
 			t.Errorf("%s publishes no outputSchema", tool.Name)
 		}
+		NoBooleanSchemas(t, tool.Name+" input", tool.InputSchema)
+		NoBooleanSchemas(t, tool.Name+" output", tool.OutputSchema)
 		l.Tools = append(l.Tools, tool)
 	}
 	caps := cs.InitializeResult().Capabilities

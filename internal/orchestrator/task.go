@@ -45,7 +45,7 @@ func (s Status) Valid() bool {
 // TaskError is why a task failed, in seed 004's {type, details} shape.
 type TaskError struct {
 	Type    string `json:"type"`
-	Details any    `json:"details,omitempty"`
+	Details any    `json:"details,omitempty" jsonschema:"More about the failure; for a failed run, the reason the CLI reported, its exit code and the tail of its stderr"`
 }
 
 // Error types recorded on tasks.

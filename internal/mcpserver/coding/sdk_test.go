@@ -444,10 +444,14 @@ func TestToolsGolden(t *testing.T) {
 	// Every hint is an explicit boolean on the wire.
 	for _, raw := range res.Tools {
 		var tl struct {
-			Name        string                     `json:"name"`
-			Annotations map[string]json.RawMessage `json:"annotations"`
+			Name         string                     `json:"name"`
+			Annotations  map[string]json.RawMessage `json:"annotations"`
+			InputSchema  any                        `json:"inputSchema"`
+			OutputSchema any                        `json:"outputSchema"`
 		}
 		json.Unmarshal(raw, &tl)
+		goldentest.NoBooleanSchemas(t, tl.Name+" input", tl.InputSchema)
+		goldentest.NoBooleanSchemas(t, tl.Name+" output", tl.OutputSchema)
 		for _, h := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
 			if v := string(tl.Annotations[h]); v != "true" && v != "false" {
 				t.Errorf("%s: annotations.%s = %q, want an explicit boolean", tl.Name, h, v)
