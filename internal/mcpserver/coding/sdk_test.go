@@ -16,6 +16,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/goldentest"
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
@@ -94,7 +95,7 @@ func connectSDKHTTP(t *testing.T, url string, sessOpts *mcp.ClientSessionOptions
 // connectBinary starts the built binary on stdio over a fresh workspace
 // and connects the SDK client to it. It returns the session and the
 // workspace directory.
-func connectBinary(t *testing.T, env []string, args ...string) (*mcp.ClientSession, string, *lockedBuffer) {
+func connectBinary(t *testing.T, env []string, args ...string) (*mcp.ClientSession, string, *testkit.LockedBuffer) {
 	t.Helper()
 	dir := t.TempDir()
 	cs, stderr := connectBinaryAt(t, dir, env, args...)
@@ -103,11 +104,11 @@ func connectBinary(t *testing.T, env []string, args ...string) (*mcp.ClientSessi
 
 // connectBinaryAt starts the built binary on stdio over the workspace dir
 // and connects the SDK client to it.
-func connectBinaryAt(t *testing.T, dir string, env []string, args ...string) (*mcp.ClientSession, *lockedBuffer) {
+func connectBinaryAt(t *testing.T, dir string, env []string, args ...string) (*mcp.ClientSession, *testkit.LockedBuffer) {
 	t.Helper()
 	cmd := exec.Command(binPath, append([]string{"--stdio", "--workspace", dir}, args...)...)
 	cmd.Env = childEnv(env...)
-	stderr := &lockedBuffer{}
+	stderr := &testkit.LockedBuffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
