@@ -3,26 +3,18 @@ package bench_test
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker/trackergen"
 )
-
-func buildSudocode(b *testing.B) string {
-	bin := filepath.Join(b.TempDir(), "sudocode")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/sudocode").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // BenchmarkTrackerCLI measures whole sudocode processes, as an agent runs
 // them, on a generated repository of 10,000 issues, 1,000 specs and 20,000
 // relationships; the peer is the process floor (sudocode --version).
 func BenchmarkTrackerCLI(b *testing.B) {
-	bin := buildSudocode(b)
+	bin := testkit.Binary(b, "./cmd/sudocode")
 	dir := b.TempDir()
 	if err := trackergen.Generate(dir, trackergen.Benchmark); err != nil {
 		b.Fatal(err)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // stdioServers are the two ways to start the ruleset server on stdio, each
@@ -169,7 +171,7 @@ func TestStdioStdoutIsOnlyJSONRPC(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var stderr lockedBuffer
+			var stderr testkit.LockedBuffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)

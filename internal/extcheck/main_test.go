@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // sudocodeBin is the binary under test, built once by TestMain.
@@ -21,36 +23,13 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "sudocode-extcheck-")
+	bins, err := testkit.Build("./cmd/sudocode")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	if err := build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
-}
-
-// build compiles ./cmd/sudocode into dir.
-func build(dir string) error {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return fmt.Errorf("go env GOMOD: not inside a module")
-	}
-	sudocodeBin = filepath.Join(dir, "sudocode")
-	cmd := exec.Command("go", "build", "-o", sudocodeBin, "./cmd/sudocode")
-	cmd.Dir = filepath.Dir(gomod)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build ./cmd/sudocode: %v\n%s", err, out)
-	}
-	return nil
+	sudocodeBin = bins[0]
+	return testkit.Run(m)
 }
 
 // serverEnv is the test process's environment without the settings the

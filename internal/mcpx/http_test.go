@@ -12,13 +12,14 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 func TestCheckBindLoopbackNeedsNoToken(t *testing.T) {
@@ -435,7 +436,7 @@ func TestListen(t *testing.T) {
 }
 
 func TestServeOverHTTPLogsURLAndStops(t *testing.T) {
-	var logs lockedBuffer
+	var logs testkit.LockedBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -496,7 +497,7 @@ func TestSDKLoggerFloor(t *testing.T) {
 		{"error", []string{"error-msg"}},
 		{"bogus", []string{"warn-msg", "error-msg"}}, // an unknown level is info
 	} {
-		var buf lockedBuffer
+		var buf testkit.LockedBuffer
 		l := SDKLogger(NewLogger(&buf, tc.level)).With("k", "v").WithGroup("g")
 		l.Debug("debug-msg")
 		l.Info("info-msg")
@@ -512,22 +513,4 @@ func TestSDKLoggerFloor(t *testing.T) {
 			t.Errorf("level %s: logged %v, want %v", tc.level, got, tc.want)
 		}
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for a logger and a reader at once.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
