@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 func TestReport(t *testing.T) {
@@ -53,11 +54,14 @@ func TestReport(t *testing.T) {
 
 	// While running: no outcome, a growing duration.
 	run := f.create(t, CreateInput{Tool: "COMMAND", Description: "slow", Config: shell(`sleep 30`)})
-	time.Sleep(20 * time.Millisecond)
 	rep, err = f.o.Report(ctx, run.ID)
-	if err != nil || rep.Status != StatusInProgress || rep.Outcome != "" || rep.FinishedAt != nil || rep.DurationMS <= 0 || rep.FilesChanged == nil {
+	if err != nil || rep.Status != StatusInProgress || rep.Outcome != "" || rep.FinishedAt != nil || rep.DurationMS < 0 || rep.FilesChanged == nil {
 		t.Fatalf("running report %+v %v", rep, err)
 	}
+	testkit.WaitFor(t, 5*time.Second, "the running task's duration to grow", func() bool {
+		later, err := f.o.Report(ctx, run.ID)
+		return err == nil && later.Status == StatusInProgress && later.DurationMS > rep.DurationMS
+	})
 	end, err := f.o.End(ctx, run.ID, EndInput{})
 	if err != nil || end.Task.Status != StatusCancelled {
 		t.Fatalf("end %+v %v", end, err)
