@@ -261,7 +261,8 @@ func TestOutsideGit(t *testing.T) {
 }
 
 // TestRulesetChangesArePushed: an upsert through /mcp/rulesets reaches an
-// open dashboard at once, not at the next poll.
+// open dashboard at once, pushed (its event says so), not found by the
+// next poll.
 func TestRulesetChangesArePushed(t *testing.T) {
 	dir := project(t)
 	ts, _ := start(t, dir, serve.Options{})
@@ -270,12 +271,15 @@ func TestRulesetChangesArePushed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	got := make(chan string, 16)
+	got := make(chan string, 16) // "name data"
 	go func() {
 		sc := bufio.NewScanner(resp.Body)
+		name := ""
 		for sc.Scan() {
-			if name, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
-				got <- name
+			if n, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+				name = n
+			} else if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				got <- name + " " + data
 			}
 		}
 	}()
@@ -283,7 +287,6 @@ func TestRulesetChangesArePushed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "upsert_ruleset",
 		Arguments: map[string]any{"name": "pushed", "description": "d", "markdown": "# m"}})
 	if err != nil || res.IsError {
@@ -291,10 +294,10 @@ func TestRulesetChangesArePushed(t *testing.T) {
 	}
 	for {
 		select {
-		case name := <-got:
-			if name == "rulesets" {
-				if d := time.Since(start); d > time.Second {
-					t.Errorf("the change took %v to reach the page", d)
+		case e := <-got:
+			if name, data, _ := strings.Cut(e, " "); name == "rulesets" {
+				if data != `{"source":"push"}` {
+					t.Errorf("the change reached the page as %s, want it pushed", data)
 				}
 				return
 			}
