@@ -155,6 +155,7 @@ func TestSDKInitialize(t *testing.T) {
 			t.Fatalf("serverInfo %+v", r.ServerInfo)
 		}
 		c := r.Capabilities
+		//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 		if c == nil || c.Tools == nil || c.Tools.ListChanged || c.Logging == nil ||
 			c.Prompts != nil || c.Resources != nil || c.Completions != nil {
 			t.Fatalf("capabilities %+v", c)
@@ -162,9 +163,11 @@ func TestSDKInitialize(t *testing.T) {
 		if err := cs.Ping(context.Background(), nil); err != nil {
 			t.Fatalf("ping: %v", err)
 		}
+		//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 		if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
 			t.Fatalf("logging/setLevel: %v", err)
 		}
+		//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 		if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "loud"}); err == nil {
 			t.Fatal("logging/setLevel loud accepted")
 		}

@@ -65,7 +65,8 @@ type fixture struct {
 	t     testing.TB
 	cs    *mcp.ClientSession
 	clock *clock
-	logs  chan *mcp.LoggingMessageParams
+	//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
+	logs chan *mcp.LoggingMessageParams
 }
 
 // connect serves a fresh server over in-memory transports and returns a
@@ -81,8 +82,10 @@ func connect(t testing.TB, store rulesets.Store) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 	logs := make(chan *mcp.LoggingMessageParams, 16)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) { logs <- r.Params },
 	})
 	cs, err := client.Connect(ctx, ct, nil)
