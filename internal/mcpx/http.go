@@ -14,11 +14,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// CheckBind refuses a non-loopback address unless a bearer token is set:
-// a server that anyone on the network can drive must authenticate them.
-func CheckBind(addr, token string) error { return checkBind(addr, token != "") }
-
-// CheckAddr is CheckBind for t: its single token or its token file counts.
+// CheckAddr refuses a non-loopback address unless t authenticates (its
+// single token or its token file): a server that anyone on the network
+// can drive must authenticate them.
 func (t Transport) CheckAddr(addr string) error { return checkBind(addr, t.auth().Enabled()) }
 
 func checkBind(addr string, authenticated bool) error {

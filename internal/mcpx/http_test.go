@@ -22,40 +22,40 @@ import (
 	"github.com/sudocode/sudocode/internal/testkit"
 )
 
-func TestCheckBindLoopbackNeedsNoToken(t *testing.T) {
+func TestCheckAddrLoopbackNeedsNoToken(t *testing.T) {
 	for _, addr := range []string{"127.0.0.1:0", "127.0.0.1:8080", "127.1.2.3:80", "[::1]:0", "localhost:0", "LOCALHOST:9000"} {
-		if err := CheckBind(addr, ""); err != nil {
-			t.Errorf("CheckBind(%q, \"\") = %v, want nil", addr, err)
+		if err := (Transport{}).CheckAddr(addr); err != nil {
+			t.Errorf("CheckAddr(%q) without a token = %v, want nil", addr, err)
 		}
 	}
 }
 
-func TestCheckBindRefusesNonLoopbackWithoutToken(t *testing.T) {
+func TestCheckAddrRefusesNonLoopbackWithoutToken(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:8080", ":8080", "192.168.1.5:80", "[::]:8080", "example.com:80", "10.0.0.1:0"} {
-		err := CheckBind(addr, "")
+		err := (Transport{}).CheckAddr(addr)
 		if err == nil {
-			t.Errorf("CheckBind(%q, \"\") = nil, want a refusal", addr)
+			t.Errorf("CheckAddr(%q) without a token = nil, want a refusal", addr)
 			continue
 		}
 		if !strings.Contains(err.Error(), "--token") {
-			t.Errorf("CheckBind(%q, \"\") = %q, want a message that mentions --token", addr, err)
+			t.Errorf("CheckAddr(%q) without a token = %q, want a message that mentions --token", addr, err)
 		}
-		if err := CheckBind(addr, "s3cret"); err != nil {
-			t.Errorf("CheckBind(%q, token) = %v, want nil", addr, err)
+		if err := (Transport{Token: "s3cret"}).CheckAddr(addr); err != nil {
+			t.Errorf("CheckAddr(%q) with a token = %v, want nil", addr, err)
 		}
 	}
 }
 
-func TestCheckBindRefusesMalformedAddress(t *testing.T) {
+func TestCheckAddrRefusesMalformedAddress(t *testing.T) {
 	for _, addr := range []string{"", "127.0.0.1", "localhost", "8080", "http://127.0.0.1:80", "[::1", "1.2.3.4:5:6"} {
 		for _, token := range []string{"", "s3cret"} {
-			err := CheckBind(addr, token)
+			err := (Transport{Token: token}).CheckAddr(addr)
 			if err == nil {
-				t.Errorf("CheckBind(%q, %q) = nil, want an error", addr, token)
+				t.Errorf("CheckAddr(%q) with token %q = nil, want an error", addr, token)
 				continue
 			}
 			if !strings.Contains(err.Error(), "invalid listen address") {
-				t.Errorf("CheckBind(%q, %q) = %q, want an invalid-address error", addr, token, err)
+				t.Errorf("CheckAddr(%q) with token %q = %q, want an invalid-address error", addr, token, err)
 			}
 		}
 	}

@@ -453,7 +453,6 @@ func TestImageRulesetServerSpeaksMCP(t *testing.T) {
 func unpack(t *testing.T, root string) {
 	t.Helper()
 	asRoot := os.Geteuid() == 0
-	var dirs []file
 	for _, f := range imageFiles(t) {
 		p := filepath.Join(root, filepath.FromSlash(path.Clean(f.hdr.Name)))
 		mode := os.FileMode(f.hdr.Mode).Perm()
@@ -462,7 +461,6 @@ func unpack(t *testing.T, root string) {
 			if err := os.MkdirAll(p, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			dirs = append(dirs, f)
 		case tar.TypeReg:
 			if err := os.WriteFile(p, f.data, mode); err != nil {
 				t.Fatal(err)

@@ -71,7 +71,7 @@ func TestContainmentInANamespace(t *testing.T) { escape(t) }
 // fallback is forced in a child process (the choice is per process).
 func TestContainmentAsSubreaper(t *testing.T) {
 	if os.Getenv("SANDBOX_TEST_SUBREAPER") == "1" {
-		ForceSubreaper()
+		forceNone = true
 		escape(t)
 		return
 	}

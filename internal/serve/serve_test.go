@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,7 +47,12 @@ func project(t *testing.T) string {
 }
 
 // start serves dir on a loopback test server.
-func start(t *testing.T, dir string, o serve.Options) (*httptest.Server, *serve.Server) {
+// site is a running sudocode serve, as a client reaches it.
+type site struct{ URL string }
+
+// start runs sudocode serve over dir on a free loopback port, as the
+// command does (Server.Serve), until the test ends.
+func start(t *testing.T, dir string, o serve.Options) (*site, *serve.Server) {
 	t.Helper()
 	rs, err := sqlitestore.Open(context.Background(), t.TempDir())
 	if err != nil {
@@ -61,14 +66,22 @@ func start(t *testing.T, dir string, o serve.Options) (*httptest.Server, *serve.
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.Handler())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
 	t.Cleanup(func() {
-		ts.CloseClientConnections()
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
 		srv.Close()
-		ts.Close()
 		rs.Close()
 	})
-	return ts, srv
+	return &site{URL: "http://" + ln.Addr().String()}, srv
 }
 
 type headerTransport struct {

@@ -109,7 +109,6 @@ func sumTokens(a, b Tokens) Tokens {
 // completion was emitted.
 type base struct {
 	session   string
-	announced bool
 	completed bool
 	success   bool
 }
