@@ -51,10 +51,15 @@ func TestReport(t *testing.T) {
 	if rep, _ = f.o.Report(ctx, task.ID); rep.Commits != 2 || strings.Join(rep.FilesChanged, ",") != "README,a.txt,later.txt" {
 		t.Fatalf("report after end %+v", rep)
 	}
+}
 
-	// While running: no outcome, a growing duration.
+// While a task runs its report has no outcome and a growing duration; an
+// unknown task has none.
+func TestReportWhileRunning(t *testing.T) {
+	f := newFixture(t, newRepo(t))
+	ctx := context.Background()
 	run := f.create(t, CreateInput{Tool: "COMMAND", Description: "slow", Config: shell(`sleep 30`)})
-	rep, err = f.o.Report(ctx, run.ID)
+	rep, err := f.o.Report(ctx, run.ID)
 	if err != nil || rep.Status != StatusInProgress || rep.Outcome != "" || rep.FinishedAt != nil || rep.DurationMS < 0 || rep.FilesChanged == nil {
 		t.Fatalf("running report %+v %v", rep, err)
 	}
