@@ -48,7 +48,7 @@ var nsMode = sync.OnceValue(func() int {
 	exe := helperExe()
 	for _, m := range modes {
 		c := exec.Command(exe)
-		c.Env = []string{helperEnv + "=" + probeMagic}
+		c.Env = append([]string{helperEnv + "=" + probeMagic}, raceEnv...)
 		c.SysProcAttr = namespaceAttr(nil, m)
 		if c.Run() == nil {
 			return m
