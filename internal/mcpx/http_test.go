@@ -381,11 +381,7 @@ func TestServeHTTPStopsWithAnOpenSession(t *testing.T) {
 	}
 	defer session.Close()
 	// Wait for the client's standalone SSE stream (a GET that never ends).
-	for deadline := time.Now().Add(5 * time.Second); openGETs.Load() == 0; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the client opened no standalone SSE stream")
-		}
-	}
+	testkit.WaitFor(t, 5*time.Second, "the client's standalone SSE stream", func() bool { return openGETs.Load() > 0 })
 	// With the stream holding one connection, this call uses the other:
 	// no connection is left that never carried a request.
 	if _, err := session.ListTools(cctx, nil); err != nil {

@@ -35,27 +35,16 @@ func init() {
 // marker is a unique sleep argument, to find a command's processes.
 func marker() string { return fmt.Sprintf("300.%d", rand.IntN(1e9)) }
 
-func eventually(d time.Duration, cond func() bool) bool {
-	end := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(end) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return true
-}
-
 func wantProcs(t *testing.T, arg string, n int) {
 	t.Helper()
-	if !eventually(5*time.Second, func() bool { return proctest.WithArg(arg) >= n }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return proctest.WithArg(arg) >= n }) {
 		t.Fatalf("want %d processes with %s, have %d", n, arg, proctest.WithArg(arg))
 	}
 }
 
 func wantNoProcs(t *testing.T, arg string, d time.Duration) {
 	t.Helper()
-	if !eventually(d, func() bool { return proctest.WithArg(arg) == 0 }) {
+	if !testkit.Eventually(d, func() bool { return proctest.WithArg(arg) == 0 }) {
 		t.Fatalf("%d processes with %s left after %v", proctest.WithArg(arg), arg, d)
 	}
 }
