@@ -254,11 +254,11 @@ func TestTimeoutWithinCall(t *testing.T) {
 
 // TestTimeoutEnforcedWithoutPolling: a command's deadline ends it (and
 // what it started) with no call waiting on it. The test must see the
-// command running, then both sleeps, before the deadline: with 400 ms that
-// window was missed under -race on a loaded machine (status already
-// "timeout", or the sleeps already gone), so the deadline is 3 s, and how
-// late it fires is bounded by the wait for the sleeps to go, not by a
-// separate clock check.
+// command running, then both sleeps, before the deadline: 400 ms left that
+// window too small for a loaded machine under -race (the status already
+// "timeout", or the sleeps gone before they were seen), so the deadline is
+// 3 s; how late it fires is bounded by the wait for the sleeps to go, not
+// by a separate clock check.
 func TestTimeoutEnforcedWithoutPolling(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, Options{})
