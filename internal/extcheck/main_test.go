@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -52,37 +51,19 @@ func serverEnv(home string) []string {
 		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"))
 }
 
-// logBuffer collects a process's stderr for failure messages.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 var urlRE = regexp.MustCompile(`url=(http://\S+)`)
 
 // urlWatcher keeps a process's stderr and sends the first URL it logs.
 type urlWatcher struct {
-	logBuffer
+	testkit.LockedBuffer
 	found chan string
 	sent  bool
 }
 
 func (w *urlWatcher) Write(p []byte) (int, error) {
-	n, err := w.logBuffer.Write(p)
+	n, err := w.LockedBuffer.Write(p)
 	if !w.sent {
-		if m := urlRE.FindStringSubmatch(w.logBuffer.String()); m != nil {
+		if m := urlRE.FindStringSubmatch(w.LockedBuffer.String()); m != nil {
 			w.found <- m[1]
 			w.sent = true
 		}
