@@ -91,25 +91,15 @@ func wantsJSON(args []string) bool {
 	return false
 }
 
-// jsonError is an error as --json prints it on stderr.
-func jsonError(err error) any {
-	code := fault.CodeOf(err)
+// jsonError is an error as --json prints it on stderr: the envelope every
+// surface prints, a usage error's code invalid_argument.
+func jsonError(err error) fault.Envelope {
+	e := fault.EnvelopeOf(err)
 	var ue usageError
 	if errors.As(err, &ue) {
-		code = fault.Invalid
+		e.Error.Code = fault.Invalid
 	}
-	var hint *string
-	if h := fault.HintOf(err); h != "" {
-		hint = &h
-	}
-	type body struct {
-		Code    fault.Code `json:"code"`
-		Message string     `json:"message"`
-		Hint    *string    `json:"hint"`
-	}
-	return struct {
-		Error body `json:"error"`
-	}{body{code, err.Error(), hint}}
+	return e
 }
 
 // usageError marks a mistake in the command line itself.

@@ -42,7 +42,7 @@ compatibility and unused: nothing is spawned.
 				return err
 			}
 			defer closeT()
-			server := mcptracker.New(mcptracker.Options{Version: Version, Actor: actor(), Logger: logger})
+			server := mcptracker.New(mcptracker.Options{Version: Version, Actor: actor(), Logger: logger, Tasks: issueTasks})
 			return mcpx.Serve(cmd.Context(), server, t, logger)
 		},
 	}

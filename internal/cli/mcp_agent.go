@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/loop"
 	mcpagent "github.com/sudocode/sudocode/internal/mcpserver/agent"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
@@ -21,6 +22,7 @@ type mcpAgentOptions struct {
 	project   string
 	data      string
 	worktrees string
+	rules     storeFlags
 }
 
 func newMCPAgentCmd(stdio IO) *cobra.Command {
@@ -47,6 +49,11 @@ directory <repo-name>-<hash> per repository; the task database goes under
 <git dir>/sudocode (or --data DIR, env SUDOCODE_AGENT_DATA).
 Stopping the server stops every running agent and its whole process group.
 
+create_task with issue_id starts from a tracker issue, its prompt assembled from
+the tracker and the ruleset library (--store, or Valkey as for "sudocode mcp
+rulesets"); merge_task merges a task's branch and closes its issue; run_ready
+works the ready queue.
+
 Transport: stdio by default; --http ADDR serves Streamable HTTP at /mcp.`,
 		Example: `  claude mcp add sudocode-agent -- sudocode mcp agent
   sudocode mcp agent --project ~/src/app --http 127.0.0.1:8766`,
@@ -56,6 +63,7 @@ Transport: stdio by default; --http ADDR serves Streamable HTTP at /mcp.`,
 	opts.transport.register(cmd.Flags())
 	cmd.Flags().StringVar(&opts.project, "project", "", "the project `DIR`, inside a git repository (env SUDOCODE_AGENT_PROJECT; default the working directory)")
 	cmd.Flags().StringVar(&opts.data, "data", "", "`DIR` of the task database (env SUDOCODE_AGENT_DATA; default <git dir>/sudocode)")
+	opts.rules.register(cmd.Flags())
 	cmd.Flags().StringVar(&opts.worktrees, "worktrees", "", "root `DIR` of the task worktrees, outside the repository (env SUDOCODE_WORKTREES; default $XDG_STATE_HOME/sudocode/worktrees)")
 	return cmd
 }
@@ -74,7 +82,20 @@ func runMCPAgent(cmd *cobra.Command, opts *mcpAgentOptions, stdio IO) error {
 	}
 	defer closeT()
 	t.Calls.Metrics.WatchTasks(serve.TaskCounts(orch))
-	server := mcpagent.New(orch, mcpagent.Options{Version: Version, Logger: logger})
+	// The ruleset library feeds the prompts of tasks started from issues;
+	// without it the orchestrator still serves, and such prompts say less.
+	rules, err := opts.rules.open(ctx)
+	if err != nil {
+		logger.Warn("rulesets are unavailable to issue prompts", "reason", err.Error())
+		rules = nil
+	} else {
+		defer rules.Close()
+	}
+	var lib loop.Rules
+	if rules != nil {
+		lib = rules
+	}
+	server := mcpagent.New(orch, mcpagent.Options{Version: Version, Logger: logger, Rules: lib})
 	return mcpx.Serve(ctx, server, t, logger)
 }
 
@@ -100,7 +121,13 @@ func openOrchestrator(ctx context.Context, dir, dataDir, worktrees string) (o *o
 	if dataDir == "" {
 		dataDir = defaultAgentData(ctx, dir)
 	}
-	return orchestrator.Open(ctx, dir, dataDir, actor(), worktrees)
+	o, closeFn, err = orchestrator.Open(ctx, dir, dataDir, actor(), worktrees)
+	if err == nil {
+		if exe, xerr := os.Executable(); xerr == nil {
+			o.ServeTracker([]string{exe, "mcp"}) // agents get the tracker of their repository
+		}
+	}
+	return o, closeFn, err
 }
 
 // defaultAgentData is orchestrator.DataDir (where sudocode serve keeps the

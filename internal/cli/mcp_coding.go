@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
 	"github.com/sudocode/sudocode/internal/mcpx"
@@ -23,6 +23,7 @@ type mcpCodingOptions struct {
 	port                       int
 	stdio, viewImage, danger   bool
 	network                    bool
+	origins                    []string
 	controls                   controlFlags
 }
 
@@ -46,9 +47,13 @@ over one workspace directory. Every path is confined to the workspace.
 Transport: Streamable HTTP at http://HOST:PORT/mcp (JSON responses), or --stdio.
 A --host that is not loopback needs a bearer token (--auth-token, or a token
 per client in --token-file). Over HTTP, Prometheus metrics are at /metrics.
+Browsers may call it from loopback pages and from each --allow-origin, as
+the other servers. --token and SUDOCODE_TOKEN, the other servers' names for
+the bearer token, are aliases of --auth-token and CODING_TOOLS_MCP_AUTH_TOKEN.
 
 Environment: CODING_TOOLS_MCP_WORKSPACE (the workspace; --workspace wins),
-CODING_TOOLS_MCP_AUTH_TOKEN, CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE=0 (drops view_image),
+CODING_TOOLS_MCP_AUTH_TOKEN (else SUDOCODE_TOKEN),
+CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE=0 (drops view_image),
 CODING_TOOLS_MCP_EXEC_ALLOW_ROOTS (extra read/exec dirs for commands, ':'-separated;
 one that would expose a credential store such as ~/.ssh is refused),
 CODING_TOOLS_MCP_ALLOW_NETWORK=1 (as --allow-network),
@@ -69,7 +74,16 @@ SUDOCODE_MAX_SESSIONS and SUDOCODE_SESSION_IDLE_TIMEOUT.`,
 	f.BoolVar(&o.viewImage, "enable-view-image", true, "list the view_image tool (env CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE=0 disables)")
 	f.BoolVar(&o.danger, "dangerously-skip-all-permissions", false, "let commands the policy gates run (never workspace escapes or setuid programs)")
 	f.BoolVar(&o.network, "allow-network", false, "let commands use TCP (the kernel denies bind and connect otherwise; env CODING_TOOLS_MCP_ALLOW_NETWORK=1)")
-	f.StringVar(&o.authToken, "auth-token", "", "bearer `TOKEN` every HTTP request must carry (env CODING_TOOLS_MCP_AUTH_TOKEN)")
+	f.StringVar(&o.authToken, "auth-token", "", "bearer `TOKEN` every HTTP request must carry (alias --token; env CODING_TOOLS_MCP_AUTH_TOKEN, else SUDOCODE_TOKEN)")
+	f.StringSliceVar(&o.origins, "allow-origin", nil, "browser `ORIGIN` allowed besides loopback ones (repeatable)")
+	// One bearer token setting for every server: --token, the others'
+	// name, is read as the profile's --auth-token.
+	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "token" {
+			name = "auth-token"
+		}
+		return pflag.NormalizedName(name)
+	})
 	o.controls.register(f)
 	return cmd
 }
@@ -86,7 +100,7 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 	if err != nil {
 		return usageError{err}
 	}
-	token := orEnv(o.authToken, "CODING_TOOLS_MCP_AUTH_TOKEN")
+	token := orEnv(orEnv(o.authToken, "CODING_TOOLS_MCP_AUTH_TOKEN"), "SUDOCODE_TOKEN")
 	viewImage := o.viewImage
 	if !cmd.Flags().Changed("enable-view-image") && os.Getenv("CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE") == "0" {
 		viewImage = false
@@ -118,35 +132,40 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 	if o.danger {
 		fmt.Fprintln(stdio.Err, "WARNING: --dangerously-skip-all-permissions: gated commands run without asking; only workspace escapes and setuid programs stay refused")
 	}
+	// The transport every server shares: the same tokens, allowed
+	// origins, session limits, body timeout and call controls, and the
+	// same bind check, host guard and listener as the others.
+	t := mcpx.Transport{HTTPAddr: net.JoinHostPort(strings.Trim(o.host, "[]"), strconv.Itoa(o.port)), Token: token,
+		AllowedOrigins: o.origins, MaxBodyBytes: coding.MaxBodyBytes, BodyTimeout: bodyTimeout, Sessions: sessions,
+		Name: coding.ServerName, Caller: actor(), Auth: auth, Calls: calls}
 	s := coding.New(root, coding.Options{Version: Version, ViewImage: viewImage, Dangerous: o.danger, AllowNetwork: network,
-		Trace: os.Getenv("CODING_TOOLS_MCP_TRACE") == "1", TraceOut: stdio.Err, AuthToken: token, ExecAllowRoots: allow, Logger: logger,
-		Auth: auth, Calls: calls, Caller: actor(), Sessions: sessions})
+		Trace: os.Getenv("CODING_TOOLS_MCP_TRACE") == "1", TraceOut: stdio.Err, ExecAllowRoots: allow, Logger: logger, Transport: t})
 	defer s.Close(cmd.Context())
 	if o.stdio {
 		return s.ServeStdio(cmd.Context(), stdio.In, stdio.Out)
 	}
-	if !auth.Enabled() && !mcpx.IsLoopback(o.host) {
-		return usageError{errors.New("refusing to listen on " + o.host + " without a bearer token: use --auth-token (or CODING_TOOLS_MCP_AUTH_TOKEN) or --token-file, or bind 127.0.0.1")}
+	if err := t.CheckAddr(t.HTTPAddr); err != nil {
+		return usageError{err}
 	}
-	ln, err := mcpx.ListenTCP(net.JoinHostPort(strings.Trim(o.host, "[]"), strconv.Itoa(o.port)))
+	ln, err := mcpx.ListenTCP(t.HTTPAddr)
 	if err != nil {
 		return err
 	}
 	logger.Info("serving coding tools", "url", "http://"+ln.Addr().String()+"/mcp", "workspace", root.Path)
-	return mcpx.ServeHTTP(cmd.Context(), ln, codingHandler(s, auth, calls), bodyTimeout, logger)
+	return mcpx.ServeHTTP(cmd.Context(), ln, codingHandler(s, t), t.BodyTimeout, logger)
 }
 
 // codingHandler is the coding server's HTTP handler, and its metrics at
-// /metrics behind the same token checks.
+// /metrics behind the shared checks (tokens, origins, body size).
 // Every other path is the coding server's, which answers it per its
 // profile.
-func codingHandler(s *coding.Server, auth *mcpx.Auth, calls *mcpx.Calls) http.Handler {
+func codingHandler(s *coding.Server, t mcpx.Transport) http.Handler {
 	h := s.HTTPHandler()
-	if calls == nil || calls.Metrics == nil {
+	if t.Calls == nil || t.Calls.Metrics == nil {
 		return h
 	}
-	calls.Metrics.WatchSessions(coding.ServerName, s.Sessions)
-	metrics := mcpx.Guard(calls.Metrics.Handler(), mcpx.Transport{Auth: auth})
+	t.Calls.Metrics.WatchSessions(coding.ServerName, s.Sessions)
+	metrics := mcpx.Guard(t.Calls.Metrics.Handler(), t)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == mcpx.MetricsPath {
 			metrics.ServeHTTP(w, r)

@@ -19,7 +19,9 @@ func newMCPRulesetsCmd(stdio IO) *cobra.Command {
 		Use:   "rulesets",
 		Short: "Serve the MCP Ruleset Server: a shared library of AI-editor rulesets",
 		Long: `Serve the MCP Ruleset Server (tools upsert_ruleset, get_ruleset, delete_ruleset,
-list_rulesets, search_rulesets; resource ruleset://{name}).
+list_rulesets, search_rulesets; resource ruleset://{name}), and beyond the
+specification import_rules, resolve_rules, get_ruleset_version,
+diff_ruleset_versions, restore_ruleset and resource ruleset-history://{name}.
 
 Storage: Valkey when VALKEY_HOST, VALKEY_PORT or VALKEY_URL (or a --valkey-* flag)
 is set, with VALKEY_USERNAME and VALKEY_PASSWORD for credentials; otherwise an

@@ -117,7 +117,7 @@ func TestTrackerStdio(t *testing.T) {
 			if shown["status"] != "in_progress" {
 				t.Errorf("show_issue after the CLI's update: status %v", shown["status"])
 			}
-			want := strings.TrimSpace(string(compact(t, p.ok("issue", "list", "--json"))))
+			want := strings.TrimSpace(string(compact(t, p.ok("issue", "list", "--all", "--json"))))
 			if got, _ := callText(t, s, "list_issues", nil); got != want {
 				t.Errorf("list_issues = %s, want the CLI's %s", got, want)
 			}

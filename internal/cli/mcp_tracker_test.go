@@ -34,7 +34,7 @@ type cliForm struct {
 var toolCLI = map[string]cliForm{
 	"ready": {[]string{"ready"}, map[string]string{"limit": "--limit", "priority": "--priority", "assignee": "--assignee",
 		"show_specs": "--specs", "show_issues": "--issues", "cursor": "--cursor"}},
-	"list_issues": {[]string{"issue", "list"}, map[string]string{"status": "--status", "type": "--type", "priority": "--priority",
+	"list_issues": {[]string{"issue", "list", "--all"}, map[string]string{"status": "--status", "type": "--type", "priority": "--priority",
 		"assignee": "--assignee", "limit": "--limit", "cursor": "--cursor"}},
 	"show_issue": {[]string{"issue", "show"}, map[string]string{"issue_id": "$1"}},
 	"create_issue": {[]string{"issue", "create"}, map[string]string{"title": "$1", "description": "--description", "type": "--type",

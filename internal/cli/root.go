@@ -2,8 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sudocode/sudocode/internal/fault"
 )
 
 // Version is the binary's version; release builds set it with
@@ -33,6 +37,10 @@ Servers (stdio, or Streamable HTTP with --http ADDR):
 All of them over HTTP on one port, with a live web dashboard:
   sudocode serve          http://127.0.0.1:7474/ (MCP at /mcp/tracker, /mcp/rulesets, …)
 
+Work issues with agents, each on its own worktree and branch, merged when done:
+  sudocode task start ISSUE | list | show | logs | merge | end
+  sudocode run            agents on the ready issues, merging as they finish
+
 Manage the ruleset library from the shell with "sudocode rulesets".
 Every command takes --json; errors are then JSON on stderr too.`,
 		Args: groupArgs,
@@ -46,7 +54,7 @@ Every command takes --json; errors are then JSON on stderr too.`,
 		newInitCmd(tc), newIssueCmd(tc), newSpecCmd(tc), newLinkCmd(tc), newUnlinkCmd(tc), newFeedbackCmd(tc),
 		newReadyCmd(tc), newBlockedCmd(tc), newStatsCmd(tc), newStatusCmd(tc),
 		newSearchCmd(tc), newExportCmd(tc), newImportCmd(tc), newMergeDriverCmd(tc),
-		newServeCmd(g, stdio), newAgentCmd(g, stdio))
+		newServeCmd(g, stdio), newAgentCmd(g, stdio), newTaskCmd(g, stdio), newRunCmd(g, stdio))
 	return root
 }
 
@@ -61,14 +69,36 @@ func exactArgs(n int) cobra.PositionalArgs {
 }
 
 // groupArgs is the Args of a command that only groups subcommands: an
-// unknown subcommand is a usage error (exit 2). Without it cobra prints the
-// help and exits 0 below the root, hiding a typo from a script, and fails
-// at the root with an error that is not a usage error (exit 1).
+// unknown subcommand is invalid input (exit 2), with a hint naming the
+// subcommands it is close to. Without it cobra prints the help and exits 0
+// below the root, hiding a typo from a script, and fails at the root with
+// an error that is not a usage error (exit 1).
 func groupArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
-	return usageError{fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())}
+	err := fault.New(fault.Invalid, "unknown command %q for %q", args[0], cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2 // cobra's default, which it sets on the root only
+	}
+	if near := cmd.SuggestionsFor(args[0]); len(near) > 0 {
+		err = err.WithHint("did you mean " + quotedOr(near) + "?")
+	} else {
+		err = err.WithHint(fmt.Sprintf("see %q for the commands", cmd.CommandPath()+" --help"))
+	}
+	return err
+}
+
+// quotedOr is "a", "a" or "b", "a", "b" or "c".
+func quotedOr(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = strconv.Quote(w)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // groupHelp runs a command that only groups subcommands: it prints the help.

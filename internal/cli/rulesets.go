@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -33,6 +35,11 @@ func newRulesetsCmd(g *globalOptions, stdio IO) *cobra.Command {
 		newRulesetsCreateCmd(opts, stdio),
 		newRulesetsDeleteCmd(opts, stdio),
 		newRulesetsHistoryCmd(opts, stdio),
+		newRulesetsImportCmd(opts, stdio),
+		newRulesetsExportCmd(opts, stdio),
+		newRulesetsResolveCmd(opts, stdio),
+		newRulesetsDiffCmd(opts, stdio),
+		newRulesetsRestoreCmd(opts, stdio),
 	)
 	return cmd
 }
@@ -56,6 +63,30 @@ func (o *rulesetsOptions) print(w io.Writer, v any, text string) error {
 	return writeJSON(w, v)
 }
 
+// forTerminal is a list's text as the MCP tool gives it, without the
+// markdown bold around each name when w is a terminal, where "**" would
+// show as it is. Piped, the text stays the server's, for scripts that
+// compare the two.
+func forTerminal(w io.Writer, text string, items []rulesets.Summary) string {
+	if !isTerminal(w) {
+		return text
+	}
+	for _, it := range items {
+		text = strings.Replace(text, "- **"+it.Name+"**: ", "- "+it.Name+": ", 1)
+	}
+	return text
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
 func newRulesetsListCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
@@ -67,7 +98,7 @@ func newRulesetsListCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return o.print(stdio.Out, items, rulesets.FormatList(items)+"\n")
+				return o.print(stdio.Out, items, forTerminal(stdio.Out, rulesets.FormatList(items), items)+"\n")
 			})
 		},
 	}
@@ -84,19 +115,34 @@ func newRulesetsSearchCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return o.print(stdio.Out, items, rulesets.FormatSearch(args[0], items)+"\n")
+				return o.print(stdio.Out, items, forTerminal(stdio.Out, rulesets.FormatSearch(args[0], items), items)+"\n")
 			})
 		},
 	}
 }
 
 func newRulesetsGetCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
-	return &cobra.Command{
+	var version string
+	cmd := &cobra.Command{
 		Use:   "get NAME",
-		Short: "Print a ruleset: front matter, then its markdown",
+		Short: "Print a ruleset: front matter, then its markdown (--version N: as a past change left it)",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			v := 0
+			if version != "" {
+				var err error
+				if v, err = versionArg(version); err != nil {
+					return err
+				}
+			}
 			return o.withLibrary(cmd, func(lib rulesets.Library) error {
+				if v > 0 {
+					r, _, err := lib.Version(cmd.Context(), args[0], v)
+					if err != nil {
+						return err
+					}
+					return o.print(stdio.Out, map[string]any{"ruleset": r, "version": v}, rulesets.FormatVersion(r, v)+"\n")
+				}
 				r, err := lib.Get(cmd.Context(), args[0])
 				if err != nil {
 					return err
@@ -105,18 +151,37 @@ func newRulesetsGetCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 			})
 		},
 	}
+	cmd.Flags().StringVar(&version, "version", "", "print version `N` (see history)")
+	return cmd
 }
 
 // contentFlags are the fields put and create take.
 type contentFlags struct {
-	description, file string
-	tags              []string
+	description, file    string
+	tags, globs, targets []string
+	always               bool
 }
 
 func (c *contentFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&c.description, "description", "d", "", "one-line description")
 	cmd.Flags().StringVarP(&c.file, "file", "f", "", "read the markdown from `FILE` ('-' for standard input)")
 	cmd.Flags().StringSliceVarP(&c.tags, "tags", "t", nil, "comma-separated tags; replaces the current ones (--tags= clears them)")
+	cmd.Flags().StringArrayVar(&c.globs, "glob", nil, "a `GLOB` of the paths the ruleset applies to, e.g. 'pkg/api/**' (repeat for more; --glob= clears them; none: everywhere)")
+	cmd.Flags().BoolVar(&c.always, "always", false, "apply the ruleset without being asked (--always=false clears it)")
+	cmd.Flags().StringSliceVar(&c.targets, "targets", nil, "comma-separated agents whose files it is exported to: "+strings.Join(rulesets.Agents, ",")+" (--targets= clears them; none: all)")
+}
+
+// scope sets the scope fields given on the command line in p.
+func (c *contentFlags) scope(cmd *cobra.Command, p *rulesets.Patch) {
+	if p.SetGlobs = cmd.Flags().Changed("glob"); p.SetGlobs {
+		p.Globs = slices.DeleteFunc(slices.Clone(c.globs), func(g string) bool { return g == "" })
+	}
+	if p.SetTargets = cmd.Flags().Changed("targets"); p.SetTargets {
+		p.Targets = append([]string{}, c.targets...)
+	}
+	if cmd.Flags().Changed("always") {
+		p.Always = &c.always
+	}
 }
 
 func (c *contentFlags) markdown(in io.Reader) (string, error) {
@@ -155,6 +220,7 @@ func newRulesetsPutCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 			if md != "" {
 				p.Markdown = &md
 			}
+			c.scope(cmd, &p)
 			return o.withLibrary(cmd, func(lib rulesets.Library) error {
 				created, err := lib.Upsert(cmd.Context(), p)
 				if err != nil {
@@ -180,7 +246,8 @@ func newRulesetsCreateCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			r := rulesets.Ruleset{Name: args[0], Description: c.description, Markdown: md, Tags: c.tags}
+			r := rulesets.Ruleset{Name: args[0], Description: c.description, Markdown: md, Tags: c.tags,
+				Scope: rulesets.Scope{Globs: c.globs, Always: c.always, Targets: c.targets}}
 			return o.withLibrary(cmd, func(lib rulesets.Library) error {
 				if err := lib.Create(cmd.Context(), r); err != nil {
 					return err

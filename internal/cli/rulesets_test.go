@@ -90,7 +90,7 @@ func TestRulesetsCommands(t *testing.T) {
 	l.ok("Successfully upserted ruleset 'python_style_guide'\n",
 		"put", pyName, "-d", pyDescription, "-t", "python,style,pep8", "-f", writeFile(t, pyMarkdown))
 	doc := "---\nname: python_style_guide\ndescription: " + pyDescription +
-		"\ntags: [python style pep8]\ncreated_at: TIME\nlast_modified: TIME\n---\n\n" + pyMarkdown + "\n"
+		"\ntags: [python, style, pep8]\ncreated_at: TIME\nlast_modified: TIME\n---\n\n" + pyMarkdown + "\n"
 	l.ok(doc, "get", pyName)
 
 	// get --json: the fields are pinned.
@@ -315,11 +315,11 @@ func TestRulesetsHistory(t *testing.T) {
 	l.ok("", "delete", "team_rules")
 
 	l.ok("4 change(s) of ruleset 'team_rules', newest first:\n"+
-		"TIME  carol  deleted\n"+
-		"TIME  bob  updated: description, markdown\n"+
-		"TIME  bob  updated: tags\n"+
-		"TIME  alice  created\n", "history", "team_rules")
-	l.ok("1 change(s) of ruleset 'team_rules', newest first:\nTIME  carol  deleted\n", "history", "team_rules", "-n", "1")
+		"v4  TIME  carol  deleted\n"+
+		"v3  TIME  bob  updated: description, markdown\n"+
+		"v2  TIME  bob  updated: tags\n"+
+		"v1  TIME  alice  created\n", "history", "team_rules")
+	l.ok("1 change(s) of ruleset 'team_rules', newest first:\nv4  TIME  carol  deleted\n", "history", "team_rules", "-n", "1")
 
 	var doc struct {
 		Name    string `json:"name"`
@@ -331,7 +331,7 @@ func TestRulesetsHistory(t *testing.T) {
 	if doc.Name != "team_rules" || len(doc.Changes) != 2 {
 		t.Fatalf("history --json: %+v", doc)
 	}
-	if keys := jsonKeys(t, doc.Changes[0]); !slices.Equal(keys, []string{"action", "by", "fields", "time"}) {
+	if keys := jsonKeys(t, doc.Changes[0]); !slices.Equal(keys, []string{"action", "by", "fields", "time", "version"}) {
 		t.Errorf("history --json change keys = %v", keys)
 	}
 	if s, _ := doc.Changes[0]["time"].(string); !rfc3339UTC.MatchString(s) {

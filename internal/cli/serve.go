@@ -105,6 +105,9 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) e
 		return err
 	}
 	defer srv.Close()
+	if exe, err := os.Executable(); err == nil && srv.Orchestrator != nil {
+		srv.Orchestrator.ServeTracker([]string{exe, "mcp"}) // agents get the tracker of their repository
+	}
 	t.HTTPAddr = o.addr
 	ln, err := mcpx.Listen(t)
 	if err != nil {

@@ -21,7 +21,10 @@ type globalOptions struct {
 	json bool
 }
 
-// trackerCmd carries what every tracker command needs.
+// trackerCmd carries what every tracker command needs. Each command has an
+// options struct that embeds it and holds its arguments and flags, a
+// constructor that binds them (newXxxCmd), and a run function (runXxx)
+// that does the work from the options alone.
 type trackerCmd struct {
 	g     *globalOptions
 	stdio IO
@@ -53,6 +56,18 @@ func (tc trackerCmd) withRepo(ctx context.Context, fn func(*store.Repo) error) e
 	}
 	defer r.Close()
 	return fn(r)
+}
+
+// runOn is the body of most tracker commands: open the tracker, do one
+// operation, print its result (JSON with --json, else text).
+func runOn[T any](ctx context.Context, tc trackerCmd, op func(*store.Repo) (T, error), text func(io.Writer, T)) error {
+	return tc.withRepo(ctx, func(r *store.Repo) error {
+		v, err := op(r)
+		if err != nil {
+			return err
+		}
+		return tc.print(v, func(w io.Writer) { text(w, v) })
+	})
 }
 
 // print writes v as JSON with --json, else what human writes.
@@ -88,14 +103,6 @@ func stringFlag(cmd *cobra.Command, name string) *string {
 	}
 	v, _ := cmd.Flags().GetString(name)
 	return &v
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }
 
 func orDash(s *string) string {

@@ -1,8 +1,6 @@
 package cli_test
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -17,42 +15,15 @@ import (
 	"time"
 
 	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
-// checkJSONL parses a tracker JSONL file strictly and checks its form:
-// every line a record, sorted by id, a final newline. It returns the
-// records' ids.
-func checkJSONL[T any](t *testing.T, path string) []string {
+// checkJSONL reads a tracker JSONL file strictly and checks it is
+// canonical (sorted by id, a record a line, a final newline); it returns
+// the records' ids.
+func checkJSONL[T trackertest.Record](t *testing.T, path string) []string {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := filepath.Base(path)
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		t.Errorf("%s does not end with a newline", name)
-	}
-	var ids []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.DisallowUnknownFields()
-		var rec T
-		if err := dec.Decode(&rec); err != nil {
-			t.Errorf("%s line %d does not parse: %v\n%q", name, n, err, sc.Bytes())
-			continue
-		}
-		var id struct {
-			ID string `json:"id"`
-		}
-		json.Unmarshal(sc.Bytes(), &id)
-		if len(ids) > 0 && id.ID <= ids[len(ids)-1] {
-			t.Errorf("%s line %d: id %s after %s: not sorted", name, n, id.ID, ids[len(ids)-1])
-		}
-		ids = append(ids, id.ID)
-	}
-	return ids
+	return trackertest.IDs(trackertest.ReadJSONL[T](t, path))
 }
 
 // TestTrackerConcurrentWriters runs 8 loops at once, each running 200
@@ -183,7 +154,7 @@ func TestTrackerConcurrentWriters(t *testing.T) {
 	}
 
 	// The cache agrees with the files, record for record.
-	list := p.js("issue", "list", "--limit", "100000")
+	list := p.js("issue", "list", "--all", "--limit", "100000")
 	if n := list.num("total"); n != len(issueIDs) || len(list.list("issues")) != n {
 		t.Errorf("issue list: total %d, %d items; issues.jsonl has %d lines", n, len(list.list("issues")), len(issueIDs))
 	}
@@ -205,7 +176,7 @@ func TestTrackerConcurrentWriters(t *testing.T) {
 	views := func() string {
 		var b strings.Builder
 		for _, args := range [][]string{
-			{"issue", "list", "--limit", "100000"}, {"feedback", "list", "--limit", "100000"}, {"spec", "list"},
+			{"issue", "list", "--all", "--limit", "100000"}, {"feedback", "list", "--limit", "100000"}, {"spec", "list"},
 			{"ready", "--limit", "100000", "--specs", "--issues"}, {"blocked", "--limit", "100000"}, {"status", "--verbose"},
 			{"spec", "show", spec}, {"issue", "show", issueIDs[0]}, {"issue", "show", issueIDs[len(issueIDs)-1]},
 		} {
@@ -339,7 +310,7 @@ func TestTrackerKilledWriters(t *testing.T) {
 		len(issueIDs), len(specs), len(fbIDs), len(leftovers))
 
 	// The next commands work, and see what the files hold.
-	if n := p.js("issue", "list", "--limit", "100000").num("total"); n != len(issueIDs) {
+	if n := p.js("issue", "list", "--all", "--limit", "100000").num("total"); n != len(issueIDs) {
 		t.Errorf("issue list: %d issues; issues.jsonl has %d", n, len(issueIDs))
 	}
 	if n := p.js("spec", "list", "--limit", "100000").num("total"); n != len(specs) {

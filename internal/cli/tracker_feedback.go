@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -31,8 +32,13 @@ person (or "feedback relocate") to re-anchor.`,
 	return cmd
 }
 
+type feedbackAddOptions struct {
+	trackerCmd
+	in store.FeedbackInput
+}
+
 func newFeedbackAddCmd(tc trackerCmd) *cobra.Command {
-	var in store.FeedbackInput
+	o := &feedbackAddOptions{trackerCmd: tc}
 	cmd := &cobra.Command{
 		Use:   "add ISSUE-ID SPEC-ID",
 		Short: "Add feedback from an issue on a spec, anchored at --line or at the first line holding --text",
@@ -40,29 +46,29 @@ func newFeedbackAddCmd(tc trackerCmd) *cobra.Command {
   sudocode feedback add sudocode-a1b2 sudocode-spec-x9y8 --content "Missing error codes" --type missing_requirement --line 42`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in.IssueID, in.SpecID = args[0], args[1]
-			in.Line, in.Text = intFlag(cmd, "line"), stringFlag(cmd, "text")
-			if in.Agent == "" {
-				in.Agent = os.Getenv("USER")
-			}
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				f, err := r.AddFeedback(cmd.Context(), in)
-				if err != nil {
-					return err
-				}
-				return tc.print(f, func(w io.Writer) {
-					fmt.Fprintf(w, "Added feedback %s on %s line %d\n", f.ID, f.SpecID, f.Anchor.LineNumber)
-				})
-			})
+			o.in.IssueID, o.in.SpecID = args[0], args[1]
+			o.in.Line, o.in.Text = intFlag(cmd, "line"), stringFlag(cmd, "text")
+			return runFeedbackAdd(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&in.Content, "content", "c", "", "the feedback (required)")
-	f.StringVarP(&in.Type, "type", "t", "", "ambiguity, missing_requirement, technical_constraint, suggestion or question (default ambiguity)")
-	f.IntP("line", "l", 0, "anchor at this line of the spec's markdown (1-based)")
+	f.StringVarP(&o.in.Content, "content", "c", "", "the feedback (required)")
+	f.StringVarP(&o.in.Type, "type", "t", "", "ambiguity, missing_requirement, technical_constraint, suggestion or question (default ambiguity)")
+	f.IntP("line", "l", 0, "anchor at this line of the spec's markdown (1-based, a line with text)")
 	f.String("text", "", "anchor at the first line holding this text")
-	f.StringVar(&in.Agent, "agent", "", "agent name (default $USER)")
+	f.StringVar(&o.in.Agent, "agent", "", "agent name (default $USER)")
 	return cmd
+}
+
+func runFeedbackAdd(ctx context.Context, o *feedbackAddOptions) error {
+	in := o.in
+	if in.Agent == "" {
+		in.Agent = os.Getenv("USER")
+	}
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.Feedback, error) { return r.AddFeedback(ctx, in) },
+		func(w io.Writer, f tracker.Feedback) {
+			fmt.Fprintf(w, "Added feedback %s on %s line %d\n", f.ID, f.SpecID, f.Anchor.LineNumber)
+		})
 }
 
 func feedbackTable(w io.Writer, items []tracker.CompactFeedback) {
@@ -76,106 +82,99 @@ func feedbackTable(w io.Writer, items []tracker.CompactFeedback) {
 	}
 }
 
+// feedbackListOptions are the filters of feedback list and feedback stale.
+type feedbackListOptions struct {
+	trackerCmd
+	filter store.FeedbackFilter
+}
+
 func newFeedbackListCmd(tc trackerCmd) *cobra.Command {
-	var f store.FeedbackFilter
+	o := &feedbackListOptions{trackerCmd: tc}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List feedback (compact), oldest first",
 		Args:  exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				list, err := r.ListFeedback(cmd.Context(), f)
-				if err != nil {
-					return err
-				}
-				return tc.print(list, func(w io.Writer) {
-					feedbackTable(w, list.Feedback)
-					footer(w, list.Total, len(list.Feedback), list.Hint, list.NextCursor)
-				})
-			})
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runFeedbackList(cmd.Context(), o) },
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.IssueID, "issue", "", "only feedback from this issue")
-	fs.StringVar(&f.SpecID, "spec", "", "only feedback on this spec")
-	fs.StringVarP(&f.Type, "type", "t", "", "ambiguity, missing_requirement, technical_constraint, suggestion or question")
-	fs.StringVarP(&f.Status, "status", "s", "", "open, acknowledged, resolved or wont_fix")
-	fs.IntVarP(&f.Limit, "limit", "n", store.DefaultListLimit, "most items to return")
-	fs.StringVar(&f.Cursor, "cursor", "", cursorHelp)
+	fs.StringVar(&o.filter.IssueID, "issue", "", "only feedback from this issue")
+	fs.StringVar(&o.filter.SpecID, "spec", "", "only feedback on this spec")
+	fs.StringVarP(&o.filter.Type, "type", "t", "", "ambiguity, missing_requirement, technical_constraint, suggestion or question")
+	fs.StringVarP(&o.filter.Status, "status", "s", "", "open, acknowledged, resolved or wont_fix")
+	pageFlags(cmd, &o.filter)
 	return cmd
 }
 
+// pageFlags are --limit and --cursor of a feedback list.
+func pageFlags(cmd *cobra.Command, f *store.FeedbackFilter) {
+	cmd.Flags().IntVarP(&f.Limit, "limit", "n", store.DefaultListLimit, "most items to return")
+	cmd.Flags().StringVar(&f.Cursor, "cursor", "", cursorHelp)
+}
+
+func runFeedbackList(ctx context.Context, o *feedbackListOptions) error {
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.FeedbackList, error) { return r.ListFeedback(ctx, o.filter) },
+		func(w io.Writer, list tracker.FeedbackList) {
+			feedbackTable(w, list.Feedback)
+			footer(w, list.Total, len(list.Feedback), list.Hint, list.NextCursor)
+		})
+}
+
 func newFeedbackStaleCmd(tc trackerCmd) *cobra.Command {
-	var limit int
-	var next string
+	o := &feedbackListOptions{trackerCmd: tc, filter: store.FeedbackFilter{Stale: true}}
 	cmd := &cobra.Command{
 		Use:   "stale",
 		Short: "List feedback whose anchor was lost when its spec changed",
 		Args:  exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				list, err := r.ListFeedback(cmd.Context(), store.FeedbackFilter{Stale: true, Limit: limit, Cursor: next})
-				if err != nil {
-					return err
-				}
-				return tc.print(list, func(w io.Writer) {
-					feedbackTable(w, list.Feedback)
-					footer(w, list.Total, len(list.Feedback), list.Hint, list.NextCursor)
-				})
-			})
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runFeedbackList(cmd.Context(), o) },
 	}
-	cmd.Flags().IntVarP(&limit, "limit", "n", store.DefaultListLimit, "most items to return")
-	cmd.Flags().StringVar(&next, "cursor", "", cursorHelp)
+	pageFlags(cmd, &o.filter)
 	return cmd
 }
 
 func newFeedbackShowCmd(tc trackerCmd) *cobra.Command {
-	return &cobra.Command{
+	return withID(tc, &cobra.Command{
 		Use:   "show ID",
 		Short: "Show feedback with its anchor and the line it points at now",
-		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				d, err := r.ShowFeedback(cmd.Context(), args[0])
-				if err != nil {
-					return err
-				}
-				return tc.print(d, func(w io.Writer) {
-					fmt.Fprintf(w, "%s  %s from %s on %s [%s]\n", d.ID, d.Type, d.IssueID, d.SpecID, d.Status)
-					fmt.Fprintf(w, "anchor %s at line %d (section %s)\n", d.Anchor.AnchorStatus, d.Anchor.LineNumber, orDash(d.Anchor.SectionHeading))
-					if d.Location != nil {
-						fmt.Fprintf(w, "line %d: %s\n", d.Location.LineNumber, d.Location.LineText)
-					}
-					fmt.Fprintf(w, "\n%s\n", d.Content)
-					if d.Resolution != nil {
-						fmt.Fprintf(w, "\nresolution: %s\n", *d.Resolution)
-					}
-				})
-			})
-		},
+	}, runFeedbackShow)
+}
+
+func runFeedbackShow(ctx context.Context, o *idOptions) error {
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.FeedbackDetail, error) { return r.ShowFeedback(ctx, o.id) }, feedbackText)
+}
+
+func feedbackText(w io.Writer, d tracker.FeedbackDetail) {
+	fmt.Fprintf(w, "%s  %s from %s on %s [%s]\n", d.ID, d.Type, d.IssueID, d.SpecID, d.Status)
+	fmt.Fprintf(w, "anchor %s at line %d (section %s)\n", d.Anchor.AnchorStatus, d.Anchor.LineNumber, orDash(d.Anchor.SectionHeading))
+	if d.Location != nil {
+		fmt.Fprintf(w, "line %d: %s\n", d.Location.LineNumber, d.Location.LineText)
 	}
+	fmt.Fprintf(w, "\n%s\n", d.Content)
+	if d.Resolution != nil {
+		fmt.Fprintf(w, "\nresolution: %s\n", *d.Resolution)
+	}
+}
+
+type feedbackStatusOptions struct {
+	trackerCmd
+	id         string
+	status     tracker.FeedbackStatus
+	resolution *string
 }
 
 // newFeedbackStatusCmd builds acknowledge, resolve and wont-fix; note names
 // the flag that records why (none for acknowledge).
 func newFeedbackStatusCmd(tc trackerCmd, use, short string, st tracker.FeedbackStatus, note string) *cobra.Command {
+	o := &feedbackStatusOptions{trackerCmd: tc, status: st}
 	cmd := &cobra.Command{
 		Use:   use + " ID",
 		Short: short,
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var res *string
+			o.id = args[0]
 			if note != "" {
-				res = stringFlag(cmd, note)
+				o.resolution = stringFlag(cmd, note)
 			}
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				f, err := r.SetFeedbackStatus(cmd.Context(), args[0], st, res)
-				if err != nil {
-					return err
-				}
-				return tc.print(f, func(w io.Writer) { fmt.Fprintf(w, "Feedback %s is %s\n", f.ID, f.Status) })
-			})
+			return runFeedbackStatus(cmd.Context(), o)
 		},
 	}
 	if note != "" {
@@ -184,25 +183,39 @@ func newFeedbackStatusCmd(tc trackerCmd, use, short string, st tracker.FeedbackS
 	return cmd
 }
 
+func runFeedbackStatus(ctx context.Context, o *feedbackStatusOptions) error {
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.Feedback, error) {
+		return r.SetFeedbackStatus(ctx, o.id, o.status, o.resolution)
+	}, func(w io.Writer, f tracker.Feedback) { fmt.Fprintf(w, "Feedback %s is %s\n", f.ID, f.Status) })
+}
+
+type feedbackRelocateOptions struct {
+	trackerCmd
+	id   string
+	line *int
+}
+
 func newFeedbackRelocateCmd(tc trackerCmd) *cobra.Command {
-	var line int
+	o := &feedbackRelocateOptions{trackerCmd: tc}
 	cmd := &cobra.Command{
 		Use:   "relocate ID --line N",
 		Short: "Re-anchor feedback at a line by hand (for a stale anchor)",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !cmd.Flags().Changed("line") {
-				return usageError{fmt.Errorf("--line is required")}
-			}
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				f, err := r.RelocateFeedback(cmd.Context(), args[0], line)
-				if err != nil {
-					return err
-				}
-				return tc.print(f, func(w io.Writer) { fmt.Fprintf(w, "Feedback %s now at line %d\n", f.ID, f.Anchor.LineNumber) })
-			})
+			o.id, o.line = args[0], intFlag(cmd, "line")
+			return runFeedbackRelocate(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().IntVarP(&line, "line", "l", 0, "the new line (1-based)")
+	cmd.Flags().IntP("line", "l", 0, "the new line (1-based, a line with text)")
 	return cmd
+}
+
+func runFeedbackRelocate(ctx context.Context, o *feedbackRelocateOptions) error {
+	if o.line == nil {
+		return usageError{fmt.Errorf("--line is required")}
+	}
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.Feedback, error) { return r.RelocateFeedback(ctx, o.id, *o.line) },
+		func(w io.Writer, f tracker.Feedback) {
+			fmt.Fprintf(w, "Feedback %s now at line %d\n", f.ID, f.Anchor.LineNumber)
+		})
 }

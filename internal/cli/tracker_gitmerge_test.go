@@ -61,9 +61,9 @@ func TestGitMergeOfTwoBranches(t *testing.T) {
 		t.Fatalf("work tree not clean after merge:\n%s", st)
 	}
 
-	list := p.js("issue", "list", "--json")
+	list := p.js("issue", "list", "--all")
 	if n := list.num("total"); n != 4 {
-		t.Fatalf("%d issues after merge, want 4:\n%s", n, p.ok("issue", "list"))
+		t.Fatalf("%d issues after merge, want 4:\n%s", n, p.ok("issue", "list", "--all"))
 	}
 	for _, id := range []string{shared, other, left, right} {
 		p.ok("issue", "show", id)

@@ -8,14 +8,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"sort"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/tracker/store"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // proj is a project directory whose commands run the built binary.
@@ -315,44 +317,25 @@ func checkRel(j js) {
 	j.time("created_at")
 }
 
+// newID checks a new record's id has the form idRE and its uuid is one,
+// and returns the id.
+func (j js) newID(idRE *regexp.Regexp) string {
+	j.t.Helper()
+	id := j.str("id")
+	if !idRE.MatchString(id) {
+		j.t.Errorf("%s: id %q does not match %s", j.what, id, idRE)
+	}
+	if !uuidRE.MatchString(j.str("uuid")) {
+		j.t.Errorf("%s: uuid %q", j.what, j.str("uuid"))
+	}
+	return id
+}
+
 // snapshot is every file under .sudocode except the cache and the lock.
 func (p *proj) snapshot() map[string]string {
 	p.t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(p.dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(p.dir, path)
-		if strings.HasPrefix(rel, "cache.db") || rel == ".lock" {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		out[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	return out
+	return trackertest.Snapshot(p.t, p.dir, store.CacheFile, store.LockFile)
 }
 
 // sameFiles reports the files that differ between two snapshots.
-func sameFiles(t *testing.T, what string, before, after map[string]string) {
-	t.Helper()
-	var paths []string
-	for k := range before {
-		paths = append(paths, k)
-	}
-	for k := range after {
-		if _, ok := before[k]; !ok {
-			paths = append(paths, k)
-		}
-	}
-	sort.Strings(paths)
-	for _, k := range paths {
-		if before[k] != after[k] {
-			t.Errorf("%s changed .sudocode/%s:\nbefore %q\nafter  %q", what, k, before[k], after[k])
-		}
-	}
-}
+var sameFiles = trackertest.Same

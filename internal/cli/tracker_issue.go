@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -22,9 +24,14 @@ func newIssueCmd(tc trackerCmd) *cobra.Command {
 	return cmd
 }
 
+type issueCreateOptions struct {
+	trackerCmd
+	in               store.IssueInput
+	parent, assignee string
+}
+
 func newIssueCreateCmd(tc trackerCmd) *cobra.Command {
-	var in store.IssueInput
-	var parent, assignee string
+	o := &issueCreateOptions{trackerCmd: tc}
 	cmd := &cobra.Command{
 		Use:   "create TITLE",
 		Short: "Create an issue",
@@ -32,80 +39,114 @@ func newIssueCreateCmd(tc trackerCmd) *cobra.Command {
   sudocode issue create "Write the parser" --parent sudocode-a1b2 --estimate 90`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in.Title = args[0]
-			in.Priority = intFlag(cmd, "priority")
-			in.Estimate = intFlag(cmd, "estimate")
-			if parent != "" {
-				in.Parent = &parent
-			}
-			if assignee != "" {
-				in.Assignee = &assignee
-			}
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				issue, err := r.CreateIssue(cmd.Context(), in)
-				if err != nil {
-					return err
-				}
-				return tc.print(issue, func(w io.Writer) { fmt.Fprintf(w, "Created issue %s: %s\n", issue.ID, issue.Title) })
-			})
+			o.in.Title = args[0]
+			o.in.Priority = intFlag(cmd, "priority")
+			o.in.Estimate = intFlag(cmd, "estimate")
+			return runIssueCreate(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&in.Description, "description", "d", "", "description (markdown)")
-	f.StringVarP(&in.Type, "type", "t", "", "bug, feature, task, epic or chore (default task)")
+	f.StringVarP(&o.in.Description, "description", "d", "", "description (markdown)")
+	f.StringVarP(&o.in.Type, "type", "t", "", "bug, feature, task, epic or chore (default task)")
 	f.IntP("priority", "p", tracker.DefaultPriority, "0 (highest) to 4")
-	f.StringVarP(&assignee, "assignee", "a", "", "who works on it")
-	f.StringVar(&parent, "parent", "", "parent issue `ID` (makes a parent-child link)")
-	f.StringSliceVar(&in.Tags, "tags", nil, "comma-separated tags")
+	f.StringVarP(&o.assignee, "assignee", "a", "", "who works on it")
+	f.StringVar(&o.parent, "parent", "", "parent issue `ID` (makes a parent-child link)")
+	f.StringSliceVar(&o.in.Tags, "tags", nil, "comma-separated tags")
 	f.Int("estimate", 0, "estimated `MINUTES`")
 	return cmd
 }
 
+func runIssueCreate(ctx context.Context, o *issueCreateOptions) error {
+	in := o.in
+	in.Parent, in.Assignee = nonEmpty(o.parent), nonEmpty(o.assignee)
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.Issue, error) { return r.CreateIssue(ctx, in) },
+		func(w io.Writer, issue tracker.Issue) {
+			fmt.Fprintf(w, "Created issue %s: %s\n", issue.ID, issue.Title)
+		})
+}
+
+// nonEmpty is s, or nil for "" (a flag left out).
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+type issueListOptions struct {
+	trackerCmd
+	filter store.IssueFilter
+	all    bool
+}
+
 func newIssueListCmd(tc trackerCmd) *cobra.Command {
-	var f store.IssueFilter
+	o := &issueListOptions{trackerCmd: tc}
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List issues (compact), highest priority then oldest first",
+		Short: "List open issues (compact), highest priority then oldest first; --all adds closed ones",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f.Priority = intFlag(cmd, "priority")
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				list, err := r.ListIssues(cmd.Context(), f)
-				if err != nil {
-					return err
-				}
-				return tc.print(list, func(w io.Writer) {
-					compactTable(w, list.Issues)
-					footer(w, list.Total, len(list.Issues), list.Hint, list.NextCursor)
-				})
-			})
+			o.filter.Priority = intFlag(cmd, "priority")
+			return runIssueList(cmd.Context(), o)
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&f.Status, "status", "s", "", "open, in_progress, blocked or closed")
-	fs.StringVarP(&f.Type, "type", "t", "", "bug, feature, task, epic or chore")
+	fs.BoolVar(&o.all, "all", false, "include closed issues (a --status lists any status)")
+	fs.StringVarP(&o.filter.Status, "status", "s", "", "open, in_progress, blocked or closed")
+	fs.StringVarP(&o.filter.Type, "type", "t", "", "bug, feature, task, epic or chore")
 	fs.IntP("priority", "p", 0, "0 (highest) to 4")
-	fs.StringVarP(&f.Assignee, "assignee", "a", "", "assignee")
-	fs.IntVarP(&f.Limit, "limit", "n", store.DefaultListLimit, "most items to return")
-	fs.StringVar(&f.Cursor, "cursor", "", cursorHelp)
+	fs.StringVarP(&o.filter.Assignee, "assignee", "a", "", "assignee")
+	fs.IntVarP(&o.filter.Limit, "limit", "n", store.DefaultListLimit, "most items to return")
+	fs.StringVar(&o.filter.Cursor, "cursor", "", cursorHelp)
+	return cmd
+}
+
+func runIssueList(ctx context.Context, o *issueListOptions) error {
+	f := o.filter
+	f.HideClosed = !o.all
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.IssueList, error) { return r.ListIssues(ctx, f) },
+		func(w io.Writer, list tracker.IssueList) {
+			compactTable(w, list.Issues)
+			footer(w, list.Total, len(list.Issues), list.Hint, list.NextCursor)
+			if list.HiddenClosed > 0 {
+				fmt.Fprintf(w, "%d closed not shown: --all lists them\n", list.HiddenClosed)
+			}
+		})
+}
+
+// idOptions are the arguments of a command on one id.
+type idOptions struct {
+	trackerCmd
+	id string
+}
+
+// withID completes cmd, a command on one id ("show ID"), to run run.
+func withID(tc trackerCmd, cmd *cobra.Command, run func(context.Context, *idOptions) error) *cobra.Command {
+	o := &idOptions{trackerCmd: tc}
+	cmd.Args = exactArgs(1)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		o.id = args[0]
+		return run(cmd.Context(), o)
+	}
 	return cmd
 }
 
 func newIssueShowCmd(tc trackerCmd) *cobra.Command {
-	return &cobra.Command{
+	return withID(tc, &cobra.Command{
 		Use:   "show ID",
 		Short: "Show an issue with its relationships, blockers and the feedback it gave",
-		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				d, err := r.ShowIssue(cmd.Context(), args[0])
-				if err != nil {
-					return err
-				}
-				return tc.print(d, func(w io.Writer) { issueText(w, d) })
-			})
-		},
-	}
+	}, runIssueShow)
+}
+
+// runIssueShow shows the issue with the agent tasks started on it.
+func runIssueShow(ctx context.Context, o *idOptions) error {
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.IssueDetail, error) {
+		d, err := r.ShowIssue(ctx, o.id)
+		if err == nil {
+			d.Tasks, err = issueTasks(ctx, r.Dir, d.ID)
+		}
+		return d, err
+	}, func(w io.Writer, d tracker.IssueDetail) { issueText(w, d); issueTasksText(w, d.Tasks) })
 }
 
 func issueText(w io.Writer, d tracker.IssueDetail) {
@@ -139,8 +180,15 @@ func issueText(w io.Writer, d tracker.IssueDetail) {
 	}
 }
 
+type issueUpdateOptions struct {
+	trackerCmd
+	id    string
+	patch store.IssuePatch
+	tags  []string
+}
+
 func newIssueUpdateCmd(tc trackerCmd) *cobra.Command {
-	var tags []string
+	o := &issueUpdateOptions{trackerCmd: tc}
 	cmd := &cobra.Command{
 		Use:   "update ID",
 		Short: "Change the given fields of an issue",
@@ -148,21 +196,16 @@ func newIssueUpdateCmd(tc trackerCmd) *cobra.Command {
   sudocode issue update sudocode-a1b2 --priority 0 --title "Fix login timeout on mobile"`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p := store.IssuePatch{
+			o.id = args[0]
+			o.patch = store.IssuePatch{
 				Title: stringFlag(cmd, "title"), Description: stringFlag(cmd, "description"), Status: stringFlag(cmd, "status"),
 				Type: stringFlag(cmd, "type"), Assignee: stringFlag(cmd, "assignee"),
 				Priority: intFlag(cmd, "priority"), Estimate: intFlag(cmd, "estimate"),
 			}
 			if cmd.Flags().Changed("tags") {
-				p.Tags = &tags
+				o.patch.Tags = &o.tags
 			}
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				issue, err := r.UpdateIssue(cmd.Context(), args[0], p)
-				if err != nil {
-					return err
-				}
-				return tc.print(issue, func(w io.Writer) { fmt.Fprintf(w, "Updated issue %s [%s]: %s\n", issue.ID, issue.Status, issue.Title) })
-			})
+			return runIssueUpdate(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
@@ -173,12 +216,25 @@ func newIssueUpdateCmd(tc trackerCmd) *cobra.Command {
 	f.IntP("priority", "p", 0, "0 (highest) to 4")
 	f.StringP("assignee", "a", "", "new assignee (empty clears it)")
 	f.Int("estimate", 0, "estimated `MINUTES`")
-	f.StringSliceVar(&tags, "tags", nil, "replace the tags (comma-separated; --tags= clears them)")
+	f.StringSliceVar(&o.tags, "tags", nil, "replace the tags (comma-separated; --tags= clears them)")
 	return cmd
 }
 
+func runIssueUpdate(ctx context.Context, o *issueUpdateOptions) error {
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.Issue, error) { return r.UpdateIssue(ctx, o.id, o.patch) },
+		func(w io.Writer, issue tracker.Issue) {
+			fmt.Fprintf(w, "Updated issue %s [%s]: %s\n", issue.ID, issue.Status, issue.Title)
+		})
+}
+
+type issueCloseOptions struct {
+	trackerCmd
+	ids    []string
+	reason string
+}
+
 func newIssueCloseCmd(tc trackerCmd) *cobra.Command {
-	var reason string
+	o := &issueCloseOptions{trackerCmd: tc}
 	cmd := &cobra.Command{
 		Use:   "close ID...",
 		Short: "Close one or more issues, reporting success per id",
@@ -189,31 +245,33 @@ func newIssueCloseCmd(tc trackerCmd) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				res, err := r.CloseIssues(cmd.Context(), args, reason)
-				if err != nil {
-					return err
-				}
-				if err := tc.print(res, func(w io.Writer) {
-					for _, c := range res {
-						if c.Success {
-							fmt.Fprintf(w, "Closed %s\n", c.ID)
-						} else {
-							fmt.Fprintf(w, "Not closed %s: %s\n", c.ID, *c.Error)
-						}
-					}
-				}); err != nil {
-					return err
-				}
-				for _, c := range res {
-					if !c.Success {
-						return silentError{exitNotFound}
-					}
-				}
-				return nil
-			})
+			o.ids = args
+			return runIssueClose(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVarP(&reason, "reason", "r", tracker.DefaultCloseReason, "why the issues are closed")
+	cmd.Flags().StringVarP(&o.reason, "reason", "r", tracker.DefaultCloseReason, "why the issues are closed")
 	return cmd
+}
+
+// runIssueClose reports each id; when any failed, it ends with the exit
+// code of a missing id after the report.
+func runIssueClose(ctx context.Context, o *issueCloseOptions) error {
+	failed := false
+	err := runOn(ctx, o.trackerCmd, func(r *store.Repo) ([]tracker.CloseResult, error) {
+		res, err := r.CloseIssues(ctx, o.ids, o.reason)
+		failed = slices.ContainsFunc(res, func(c tracker.CloseResult) bool { return !c.Success })
+		return res, err
+	}, func(w io.Writer, res []tracker.CloseResult) {
+		for _, c := range res {
+			if c.Success {
+				fmt.Fprintf(w, "Closed %s\n", c.ID)
+			} else {
+				fmt.Fprintf(w, "Not closed %s: %s\n", c.ID, *c.Error)
+			}
+		}
+	})
+	if err == nil && failed {
+		return silentError{exitNotFound}
+	}
+	return err
 }

@@ -76,13 +76,7 @@ func TestTrackerIssueCommands(t *testing.T) {
 	// create with the defaults: every optional field null.
 	a := p.js("issue", "create", "  Fix the login  ")
 	checkIssue(a)
-	idA := a.str("id")
-	if !issueIDRE.MatchString(idA) {
-		t.Errorf("issue id %q", idA)
-	}
-	if !uuidRE.MatchString(a.str("uuid")) {
-		t.Errorf("uuid %q", a.str("uuid"))
-	}
+	idA := a.newID(issueIDRE)
 	a.eq("Fix the login", "title")
 	a.eq("", "description")
 	a.eq("open", "status")

@@ -1,12 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,187 +11,108 @@ import (
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
-func newInitCmd(tc trackerCmd) *cobra.Command {
-	var prefix string
-	cmd := &cobra.Command{
-		Use:   "init",
-		Short: "Create .sudocode/ in the working directory (SUDOCODE_WORKING_DIR)",
-		Long: `Create .sudocode/ in the working directory (or SUDOCODE_WORKING_DIR): config.json,
-empty issues.jsonl, specs.jsonl and feedback.jsonl, a specs/ folder for spec bodies,
-a .gitignore for the cache and a .gitattributes that routes the JSONL files through
-sudocode's merge driver (registered in .git/config when inside a git repository).
-Commit .sudocode/ with your code.`,
-		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir := os.Getenv("SUDOCODE_WORKING_DIR")
-			if dir == "" {
-				dir = "."
-			}
-			_, statErr := os.Stat(filepath.Join(dir, store.DirName, "config.json"))
-			res, err := store.Init(dir, prefix)
-			if err != nil {
-				return err
-			}
-			return tc.print(res, func(w io.Writer) {
-				if statErr == nil {
-					fmt.Fprintf(w, "Already initialised: %s (prefix %s)\n", res.Path, res.Prefix)
-					return
-				}
-				fmt.Fprintf(w, "Initialised %s (prefix %s)\n", res.Path, res.Prefix)
-			})
-		},
-	}
-	cmd.Flags().StringVar(&prefix, "prefix", tracker.DefaultPrefix, "id prefix for issues and specs")
-	return cmd
+// kindFlags are --issues and --specs of ready and blocked: issues unless
+// --specs alone is given.
+type kindFlags struct{ issues, specs bool }
+
+func (k *kindFlags) register(cmd *cobra.Command, verb string) {
+	cmd.Flags().BoolVar(&k.specs, "specs", false, "include "+verb+" specs")
+	cmd.Flags().BoolVar(&k.issues, "issues", false, "include "+verb+" issues (the default unless --specs alone is given)")
+}
+
+func (k kindFlags) chosen() (issues, specs bool) { return k.issues || !k.specs, k.specs }
+
+type readyOptions struct {
+	trackerCmd
+	opts  store.ReadyOptions
+	kinds kindFlags
 }
 
 func newReadyCmd(tc trackerCmd) *cobra.Command {
-	var o store.ReadyOptions
-	var specs, issues bool
+	o := &readyOptions{trackerCmd: tc}
 	cmd := &cobra.Command{
 		Use:   "ready",
 		Short: "Work ready to start: open, nothing unfinished blocking it (directly or through a parent)",
 		Long:  "List open issues (and, with --specs, draft or review specs) that nothing unfinished blocks, directly or through a parent: highest priority (0) first, then oldest.\n\n" + relHelp,
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Priority = intFlag(cmd, "priority")
-			o.Specs, o.Issues = specs, issues || !specs
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				res, err := r.Ready(cmd.Context(), o)
-				if err != nil {
-					return err
-				}
-				return tc.print(res, func(w io.Writer) {
-					if res.Issues != nil {
-						fmt.Fprintln(w, "Ready issues:")
-						compactTable(w, *res.Issues)
-					}
-					if res.Specs != nil {
-						fmt.Fprintln(w, "Ready specs:")
-						compactTable(w, *res.Specs)
-					}
-					nextLine(w, res.NextCursor)
-				})
-			})
+			o.opts.Priority = intFlag(cmd, "priority")
+			return runReady(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.IntVarP(&o.Limit, "limit", "n", store.DefaultReadyLimit, "most items per list")
+	f.IntVarP(&o.opts.Limit, "limit", "n", store.DefaultReadyLimit, "most items per list")
 	f.IntP("priority", "p", 0, "only this priority, 0 (highest) to 4")
-	f.StringVarP(&o.Assignee, "assignee", "a", "", "only issues assigned to this person")
-	f.BoolVar(&specs, "specs", false, "include ready specs")
-	f.BoolVar(&issues, "issues", false, "include ready issues (the default unless --specs alone is given)")
-	f.StringVar(&o.Cursor, "cursor", "", cursorHelp)
+	f.StringVarP(&o.opts.Assignee, "assignee", "a", "", "only issues assigned to this person")
+	o.kinds.register(cmd, "ready")
+	f.StringVar(&o.opts.Cursor, "cursor", "", cursorHelp)
 	return cmd
+}
+
+func runReady(ctx context.Context, o *readyOptions) error {
+	ro := o.opts
+	ro.Issues, ro.Specs = o.kinds.chosen()
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.ReadyResult, error) { return r.Ready(ctx, ro) },
+		func(w io.Writer, res tracker.ReadyResult) {
+			if res.Issues != nil {
+				fmt.Fprintln(w, "Ready issues:")
+				compactTable(w, *res.Issues)
+			}
+			if res.Specs != nil {
+				fmt.Fprintln(w, "Ready specs:")
+				compactTable(w, *res.Specs)
+			}
+			nextLine(w, res.NextCursor)
+		})
+}
+
+type blockedOptions struct {
+	trackerCmd
+	opts  store.BlockedOptions
+	kinds kindFlags
 }
 
 func newBlockedCmd(tc trackerCmd) *cobra.Command {
-	var o store.BlockedOptions
-	var specs, issues bool
+	o := &blockedOptions{trackerCmd: tc}
 	cmd := &cobra.Command{
 		Use:   "blocked",
 		Short: "Unfinished work that something blocks, with what blocks each item",
-		Long:  "List unfinished issues (and, with --specs, specs) that something unfinished blocks, each with its blockers; an inherited blocker names the ancestor it comes through (via).\n\n" + relHelp,
+		Long:  "List unfinished issues (and, with --specs, specs) that something unfinished blocks, each with its blockers; an inherited blocker names the ancestor it comes through (via). An issue marked blocked is listed too.\n\n" + relHelp,
 		Args:  exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Specs, o.Issues = specs, issues || !specs
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				res, err := r.Blocked(cmd.Context(), o)
-				if err != nil {
-					return err
-				}
-				return tc.print(res, func(w io.Writer) {
-					for _, list := range []*[]tracker.BlockedItem{res.Issues, res.Specs} {
-						if list == nil {
-							continue
-						}
-						if len(*list) == 0 {
-							fmt.Fprintln(w, "(nothing blocked)")
-						}
-						for _, b := range *list {
-							fmt.Fprintf(w, "%s\t%s\t[%s]\n", b.ID, b.Title, b.Status)
-							for _, by := range b.BlockedBy {
-								via := ""
-								if by.Via != "" {
-									via = " via " + by.Via
-								}
-								fmt.Fprintf(w, "  blocked by\t%s %s [%s]%s\n", by.ID, by.Title, by.Status, via)
-							}
-						}
-					}
-					nextLine(w, res.NextCursor)
-				})
-			})
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runBlocked(cmd.Context(), o) },
 	}
-	f := cmd.Flags()
-	f.BoolVar(&specs, "specs", false, "include blocked specs")
-	f.BoolVar(&issues, "issues", false, "include blocked issues (the default unless --specs alone is given)")
-	f.IntVarP(&o.Limit, "limit", "n", store.DefaultListLimit, "most items per list")
-	f.StringVar(&o.Cursor, "cursor", "", cursorHelp)
+	o.kinds.register(cmd, "blocked")
+	cmd.Flags().IntVarP(&o.opts.Limit, "limit", "n", store.DefaultListLimit, "most items per list")
+	cmd.Flags().StringVar(&o.opts.Cursor, "cursor", "", cursorHelp)
 	return cmd
 }
 
-func newStatsCmd(tc trackerCmd) *cobra.Command {
-	return &cobra.Command{
-		Use:   "stats",
-		Short: "Counts of specs, issues and relationships, and activity over the last 7 days",
-		Args:  exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				s, err := r.Stats(cmd.Context())
-				if err != nil {
-					return err
+func runBlocked(ctx context.Context, o *blockedOptions) error {
+	bo := o.opts
+	bo.Issues, bo.Specs = o.kinds.chosen()
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.BlockedResult, error) { return r.Blocked(ctx, bo) },
+		func(w io.Writer, res tracker.BlockedResult) {
+			for _, list := range []*[]tracker.BlockedItem{res.Issues, res.Specs} {
+				if list != nil {
+					blockedLines(w, *list)
 				}
-				return tc.print(s, func(w io.Writer) {
-					fmt.Fprintf(w, "Specs\t%d\t%s\tready %d\n", s.Specs.Total, counts(s.Specs.ByStatus), s.Specs.Ready)
-					fmt.Fprintf(w, "Issues\t%d\t%s\tready %d, blocked %d\n", s.Issues.Total, counts(s.Issues.ByStatus), s.Issues.Ready, s.Issues.Blocked)
-					fmt.Fprintf(w, "Relationships\t%d\t%s\n", s.Relationships.Total, counts(s.Relationships.ByType))
-					a := s.RecentActivity
-					fmt.Fprintf(w, "Last 7 days\t\tissues created %d, updated %d, closed %d; specs updated %d\n", a.IssuesCreated, a.IssuesUpdated, a.IssuesClosed, a.SpecsUpdated)
-				})
-			})
-		},
-	}
+			}
+			nextLine(w, res.NextCursor)
+		})
 }
 
-func newStatusCmd(tc trackerCmd) *cobra.Command {
-	var verbose bool
-	cmd := &cobra.Command{
-		Use:   "status",
-		Short: "A short summary: totals, and how much work is ready or blocked",
-		Args:  exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				s, err := r.Status(cmd.Context(), verbose)
-				if err != nil {
-					return err
-				}
-				return tc.print(s, func(w io.Writer) {
-					fmt.Fprintf(w, "Specs\t%d\t%s\n", s.Specs.Total, counts(s.Specs.ByStatus))
-					fmt.Fprintf(w, "Issues\t%d\t%s\n", s.Issues.Total, counts(s.Issues.ByStatus))
-					fmt.Fprintf(w, "Ready\t%d\t%s\n", s.Issues.Ready, strings.Join(s.Issues.ReadyIDs, " "))
-					fmt.Fprintf(w, "Blocked\t%d\t%s\n", s.Issues.Blocked, strings.Join(s.Issues.BlockedIDs, " "))
-				})
-			})
-		},
+func blockedLines(w io.Writer, items []tracker.BlockedItem) {
+	if len(items) == 0 {
+		fmt.Fprintln(w, "(nothing blocked)")
 	}
-	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "list the ready and blocked issue ids")
-	return cmd
-}
-
-func counts(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := ""
-	for i, k := range keys {
-		if i > 0 {
-			out += ", "
+	for _, b := range items {
+		fmt.Fprintf(w, "%s\t%s\t[%s]\n", b.ID, b.Title, b.Status)
+		for _, by := range b.BlockedBy {
+			via := ""
+			if by.Via != "" {
+				via = " via " + by.Via
+			}
+			fmt.Fprintf(w, "  blocked by\t%s %s [%s]%s\n", by.ID, by.Title, by.Status, via)
 		}
-		out += fmt.Sprintf("%s %d", k, m[k])
 	}
-	return out
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -22,49 +23,52 @@ func newSpecCmd(tc trackerCmd) *cobra.Command {
 	return cmd
 }
 
+type specCreateOptions struct {
+	trackerCmd
+	in                 store.SpecInput
+	parent, designFile string
+}
+
 func newSpecCreateCmd(tc trackerCmd) *cobra.Command {
-	var in store.SpecInput
-	var parent, designFile string
+	o := &specCreateOptions{trackerCmd: tc}
 	cmd := &cobra.Command{
 		Use:     "create TITLE",
 		Short:   "Create a spec and its markdown file",
 		Example: `  sudocode spec create "Login flow" --type feature --design "# Login\n\n..." --tags auth`,
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in.Title = args[0]
-			in.Priority = intFlag(cmd, "priority")
-			in.Description = stringFlag(cmd, "description")
-			if parent != "" {
-				in.Parent = &parent
-			}
-			if designFile != "" {
-				body, err := readInput(designFile, tc.stdio.In)
-				if err != nil {
-					return err
-				}
-				in.Design = body
-			}
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				spec, err := r.CreateSpec(cmd.Context(), in)
-				if err != nil {
-					return err
-				}
-				return tc.print(spec, func(w io.Writer) {
-					fmt.Fprintf(w, "Created spec %s: %s (.sudocode/%s)\n", spec.ID, spec.Title, spec.FilePath)
-				})
-			})
+			o.in.Title = args[0]
+			o.in.Priority = intFlag(cmd, "priority")
+			o.in.Description = stringFlag(cmd, "description")
+			return runSpecCreate(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&in.Type, "type", "t", "", "architecture, api, database, feature or research (default feature)")
+	f.StringVarP(&o.in.Type, "type", "t", "", "architecture, api, database, feature or research (default feature)")
 	f.IntP("priority", "p", tracker.DefaultPriority, "0 (highest) to 4")
 	f.StringP("description", "d", "", "short description")
-	f.StringVar(&in.Design, "design", "", "the spec's markdown body")
-	f.StringVar(&designFile, "design-file", "", "read the markdown body from `FILE` ('-' for standard input)")
-	f.StringVar(&in.FilePath, "file-path", "", "body file, relative to .sudocode (default specs/{id}.md): a new .md file inside the project, outside .git")
-	f.StringVar(&parent, "parent", "", "parent spec `ID`")
-	f.StringSliceVar(&in.Tags, "tags", nil, "comma-separated tags")
+	f.StringVar(&o.in.Design, "design", "", "the spec's markdown body")
+	f.StringVar(&o.designFile, "design-file", "", "read the markdown body from `FILE` ('-' for standard input)")
+	f.StringVar(&o.in.FilePath, "file-path", "", "body file, relative to .sudocode (default specs/{id}.md): a new .md file inside the project, outside .git")
+	f.StringVar(&o.parent, "parent", "", "parent spec `ID`")
+	f.StringSliceVar(&o.in.Tags, "tags", nil, "comma-separated tags")
 	return cmd
+}
+
+func runSpecCreate(ctx context.Context, o *specCreateOptions) error {
+	in := o.in
+	in.Parent = nonEmpty(o.parent)
+	if o.designFile != "" {
+		body, err := readInput(o.designFile, o.stdio.In)
+		if err != nil {
+			return err
+		}
+		in.Design = body
+	}
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.Spec, error) { return r.CreateSpec(ctx, in) },
+		func(w io.Writer, spec tracker.Spec) {
+			fmt.Fprintf(w, "Created spec %s: %s (.sudocode/%s)\n", spec.ID, spec.Title, spec.FilePath)
+		})
 }
 
 // readInput reads a file, or standard input for "-".
@@ -80,92 +84,87 @@ func readInput(path string, stdin io.Reader) (string, error) {
 	return string(b), nil
 }
 
+type specListOptions struct {
+	trackerCmd
+	filter store.SpecFilter
+}
+
 func newSpecListCmd(tc trackerCmd) *cobra.Command {
-	var f store.SpecFilter
+	o := &specListOptions{trackerCmd: tc}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List specs (compact), highest priority then oldest first",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f.Priority = intFlag(cmd, "priority")
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				list, err := r.ListSpecs(cmd.Context(), f)
-				if err != nil {
-					return err
-				}
-				return tc.print(list, func(w io.Writer) {
-					compactTable(w, list.Specs)
-					footer(w, list.Total, len(list.Specs), list.Hint, list.NextCursor)
-				})
-			})
+			o.filter.Priority = intFlag(cmd, "priority")
+			return runSpecList(cmd.Context(), o)
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&f.Status, "status", "s", "", "draft, review, approved or deprecated")
-	fs.StringVarP(&f.Type, "type", "t", "", "architecture, api, database, feature or research")
+	fs.StringVarP(&o.filter.Status, "status", "s", "", "draft, review, approved or deprecated")
+	fs.StringVarP(&o.filter.Type, "type", "t", "", "architecture, api, database, feature or research")
 	fs.IntP("priority", "p", 0, "0 (highest) to 4")
-	fs.IntVarP(&f.Limit, "limit", "n", store.DefaultListLimit, "most items to return")
-	fs.StringVar(&f.Cursor, "cursor", "", cursorHelp)
+	fs.IntVarP(&o.filter.Limit, "limit", "n", store.DefaultListLimit, "most items to return")
+	fs.StringVar(&o.filter.Cursor, "cursor", "", cursorHelp)
 	return cmd
 }
 
+func runSpecList(ctx context.Context, o *specListOptions) error {
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.SpecList, error) { return r.ListSpecs(ctx, o.filter) },
+		func(w io.Writer, list tracker.SpecList) {
+			compactTable(w, list.Specs)
+			footer(w, list.Total, len(list.Specs), list.Hint, list.NextCursor)
+		})
+}
+
 func newSpecShowCmd(tc trackerCmd) *cobra.Command {
-	return &cobra.Command{
+	return withID(tc, &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a spec with its markdown, relationships and the feedback it received",
-		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				d, err := r.ShowSpec(cmd.Context(), args[0])
-				if err != nil {
-					return err
-				}
-				return tc.print(d, func(w io.Writer) {
-					fmt.Fprintf(w, "%s  %s\n", d.ID, d.Title)
-					fmt.Fprintf(w, "status %s · type %s · priority %d · file .sudocode/%s · tags %s\n", d.Status, d.Type, d.Priority, d.FilePath, joinTags(d.Tags))
-					if len(d.Relationships.Outgoing)+len(d.Relationships.Incoming) > 0 {
-						fmt.Fprintln(w, "links:")
-						relLines(w, d.Relationships)
-					}
-					for _, f := range d.Feedback {
-						fmt.Fprintf(w, "feedback %s from %s at line %d [%s, %s]: %s\n", f.ID, f.IssueID, f.Anchor.LineNumber, f.Status, f.Anchor.AnchorStatus, tracker.Shorten(f.Content))
-					}
-					fmt.Fprintf(w, "\n%s\n", d.Content)
-				})
-			})
-		},
+	}, runSpecShow)
+}
+
+func runSpecShow(ctx context.Context, o *idOptions) error {
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.SpecDetail, error) { return r.ShowSpec(ctx, o.id) }, specText)
+}
+
+func specText(w io.Writer, d tracker.SpecDetail) {
+	fmt.Fprintf(w, "%s  %s\n", d.ID, d.Title)
+	fmt.Fprintf(w, "status %s · type %s · priority %d · file .sudocode/%s · tags %s\n", d.Status, d.Type, d.Priority, d.FilePath, joinTags(d.Tags))
+	if len(d.Relationships.Outgoing)+len(d.Relationships.Incoming) > 0 {
+		fmt.Fprintln(w, "links:")
+		relLines(w, d.Relationships)
 	}
+	for _, f := range d.Feedback {
+		fmt.Fprintf(w, "feedback %s from %s at line %d [%s, %s]: %s\n", f.ID, f.IssueID, f.Anchor.LineNumber, f.Status, f.Anchor.AnchorStatus, tracker.Shorten(f.Content))
+	}
+	fmt.Fprintf(w, "\n%s\n", d.Content)
+}
+
+type specUpdateOptions struct {
+	trackerCmd
+	id          string
+	patch       store.SpecPatch
+	tags        []string
+	contentFile string
 }
 
 func newSpecUpdateCmd(tc trackerCmd) *cobra.Command {
-	var tags []string
-	var contentFile string
+	o := &specUpdateOptions{trackerCmd: tc}
 	cmd := &cobra.Command{
 		Use:   "update ID",
 		Short: "Change the given fields of a spec; --content replaces its markdown and relocates its feedback",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p := store.SpecPatch{
+			o.id = args[0]
+			o.patch = store.SpecPatch{
 				Title: stringFlag(cmd, "title"), Status: stringFlag(cmd, "status"), Type: stringFlag(cmd, "type"),
 				Description: stringFlag(cmd, "description"), Content: stringFlag(cmd, "content"), Priority: intFlag(cmd, "priority"),
 			}
 			if cmd.Flags().Changed("tags") {
-				p.Tags = &tags
+				o.patch.Tags = &o.tags
 			}
-			if contentFile != "" {
-				body, err := readInput(contentFile, tc.stdio.In)
-				if err != nil {
-					return err
-				}
-				p.Content = &body
-			}
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				spec, err := r.UpdateSpec(cmd.Context(), args[0], p)
-				if err != nil {
-					return err
-				}
-				return tc.print(spec, func(w io.Writer) { fmt.Fprintf(w, "Updated spec %s [%s]: %s\n", spec.ID, spec.Status, spec.Title) })
-			})
+			return runSpecUpdate(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
@@ -175,7 +174,22 @@ func newSpecUpdateCmd(tc trackerCmd) *cobra.Command {
 	f.IntP("priority", "p", 0, "0 (highest) to 4")
 	f.StringP("description", "d", "", "new short description")
 	f.String("content", "", "new markdown body")
-	f.StringVar(&contentFile, "content-file", "", "read the new markdown body from `FILE` ('-' for standard input)")
-	f.StringSliceVar(&tags, "tags", nil, "replace the tags (comma-separated)")
+	f.StringVar(&o.contentFile, "content-file", "", "read the new markdown body from `FILE` ('-' for standard input)")
+	f.StringSliceVar(&o.tags, "tags", nil, "replace the tags (comma-separated)")
 	return cmd
+}
+
+func runSpecUpdate(ctx context.Context, o *specUpdateOptions) error {
+	p := o.patch
+	if o.contentFile != "" {
+		body, err := readInput(o.contentFile, o.stdio.In)
+		if err != nil {
+			return err
+		}
+		p.Content = &body
+	}
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.Spec, error) { return r.UpdateSpec(ctx, o.id, p) },
+		func(w io.Writer, spec tracker.Spec) {
+			fmt.Fprintf(w, "Updated spec %s [%s]: %s\n", spec.ID, spec.Status, spec.Title)
+		})
 }

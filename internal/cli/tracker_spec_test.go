@@ -38,13 +38,7 @@ func TestTrackerSpecCommands(t *testing.T) {
 	// create with the defaults.
 	a := p.js("spec", "create", "Login flow")
 	checkSpec(a)
-	idA := a.str("id")
-	if !specIDRE.MatchString(idA) {
-		t.Errorf("spec id %q", idA)
-	}
-	if !uuidRE.MatchString(a.str("uuid")) {
-		t.Errorf("uuid %q", a.str("uuid"))
-	}
+	idA := a.newID(specIDRE)
 	a.eq("Login flow", "title")
 	a.eq("feature", "type")
 	a.eq("draft", "status")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,33 +13,44 @@ import (
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
+// transferOptions are the arguments of export and import.
+type transferOptions struct {
+	trackerCmd
+	dir string
+}
+
+// needDir refuses a transfer without --dir.
+func (o *transferOptions) needDir() error {
+	if o.dir == "" {
+		return usageError{fmt.Errorf("--dir is required")}
+	}
+	return nil
+}
+
 func newExportCmd(tc trackerCmd) *cobra.Command {
-	var dir string
+	o := &transferOptions{trackerCmd: tc}
 	cmd := &cobra.Command{
 		Use:   "export --dir DIR",
 		Short: "Write the tracker's JSONL files and spec bodies into DIR",
 		Args:  exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
-				return usageError{fmt.Errorf("--dir is required")}
-			}
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				res, err := r.Export(cmd.Context(), dir)
-				if err != nil {
-					return err
-				}
-				return tc.print(res, func(w io.Writer) {
-					fmt.Fprintf(w, "Exported %d issues, %d specs, %d feedback to %s\n", res.Issues, res.Specs, res.Feedback, res.Dir)
-				})
-			})
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runExport(cmd.Context(), o) },
 	}
-	cmd.Flags().StringVar(&dir, "dir", "", "directory to write into (created if needed)")
+	cmd.Flags().StringVar(&o.dir, "dir", "", "directory to write into (created if needed)")
 	return cmd
 }
 
+func runExport(ctx context.Context, o *transferOptions) error {
+	if err := o.needDir(); err != nil {
+		return err
+	}
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (store.Transfer, error) { return r.Export(ctx, o.dir) },
+		func(w io.Writer, res store.Transfer) {
+			fmt.Fprintf(w, "Exported %d issues, %d specs, %d feedback to %s\n", res.Issues, res.Specs, res.Feedback, res.Dir)
+		})
+}
+
 func newImportCmd(tc trackerCmd) *cobra.Command {
-	var dir string
+	o := &transferOptions{trackerCmd: tc}
 	cmd := &cobra.Command{
 		Use:   "import --dir DIR",
 		Short: "Merge an export (or another clone's .sudocode) into this tracker",
@@ -48,31 +60,36 @@ links are united; nothing is deleted. An incoming id that collides with a differ
 record here is renamed and reported. Every file is checked first: a malformed line
 stops the import with its file and line, and nothing changes.`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
-				return usageError{fmt.Errorf("--dir is required")}
-			}
-			return tc.withRepo(cmd.Context(), func(r *store.Repo) error {
-				res, err := r.Import(cmd.Context(), dir)
-				if err != nil {
-					return err
-				}
-				return tc.print(res, func(w io.Writer) {
-					fmt.Fprintf(w, "Imported from %s: now %d issues, %d specs, %d feedback\n", res.Dir, res.Issues, res.Specs, res.Feedback)
-					for _, rn := range res.Renamed {
-						fmt.Fprintf(w, "renamed %s to %s (it collided with a different record)\n", rn.Old, rn.New)
-					}
-				})
-			})
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runImport(cmd.Context(), o) },
 	}
-	cmd.Flags().StringVar(&dir, "dir", "", "directory holding issues.jsonl, specs.jsonl, feedback.jsonl and spec bodies")
+	cmd.Flags().StringVar(&o.dir, "dir", "", "directory holding issues.jsonl, specs.jsonl, feedback.jsonl and spec bodies")
 	return cmd
+}
+
+func runImport(ctx context.Context, o *transferOptions) error {
+	if err := o.needDir(); err != nil {
+		return err
+	}
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (store.Transfer, error) { return r.Import(ctx, o.dir) },
+		func(w io.Writer, res store.Transfer) {
+			fmt.Fprintf(w, "Imported from %s: now %d issues, %d specs, %d feedback\n", res.Dir, res.Issues, res.Specs, res.Feedback)
+			for _, rn := range res.Renamed {
+				fmt.Fprintf(w, "renamed %s to %s (it collided with a different record)\n", rn.Old, rn.New)
+			}
+		})
+}
+
+// mergeDriverOptions are git's arguments to the merge driver: the three
+// versions, and the path the merged file has in the repository.
+type mergeDriverOptions struct {
+	trackerCmd
+	base, ours, theirs, path string
 }
 
 // newMergeDriverCmd is git's merge driver for the JSONL files, registered
 // by init: merge.sudocode.driver = sudocode merge-driver %O %A %B %P.
 func newMergeDriverCmd(tc trackerCmd) *cobra.Command {
+	o := &mergeDriverOptions{trackerCmd: tc}
 	return &cobra.Command{
 		Use:   "merge-driver BASE OURS THEIRS [PATH]",
 		Short: "git merge driver for .sudocode/*.jsonl (init registers it)",
@@ -82,7 +99,6 @@ united, a deletion wins only over an unchanged record. The result is written to 
 On malformed input OURS is left as it is and the exit status is 1, so git reports a
 conflict. Registered by "sudocode init" as:
   git config merge.sudocode.driver "sudocode merge-driver %O %A %B %P"`,
-		Hidden: false,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 3 || len(args) > 4 {
 				return usageError{fmt.Errorf("want BASE OURS THEIRS [PATH]")}
@@ -90,32 +106,36 @@ conflict. Registered by "sudocode init" as:
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name := args[1]
+			o.base, o.ours, o.theirs, o.path = args[0], args[1], args[2], args[1]
 			if len(args) == 4 {
-				name = args[3]
+				o.path = args[3]
 			}
-			kind, err := merge.KindOf(name)
-			if err != nil {
-				return usageError{err}
-			}
-			var sides [3][]byte
-			for i := range sides {
-				if sides[i], err = os.ReadFile(args[i]); err != nil {
-					return err
-				}
-			}
-			out, renames, err := merge.ThreeWay(kind, sides[0], sides[1], sides[2])
-			if err != nil {
-				return err
-			}
-			for _, rn := range renames {
-				fmt.Fprintf(tc.stdio.Err, "sudocode: %s: renamed %s to %s (the id collided); update references to it in other files\n", filepath.Base(name), rn.Old, rn.New)
-			}
-			tmp := args[1] + ".sudocode-merge"
-			if err := os.WriteFile(tmp, out, 0o644); err != nil {
-				return err
-			}
-			return os.Rename(tmp, args[1])
+			return runMergeDriver(o)
 		},
 	}
+}
+
+func runMergeDriver(o *mergeDriverOptions) error {
+	kind, err := merge.KindOf(o.path)
+	if err != nil {
+		return usageError{err}
+	}
+	var sides [3][]byte
+	for i, f := range []string{o.base, o.ours, o.theirs} {
+		if sides[i], err = os.ReadFile(f); err != nil {
+			return err
+		}
+	}
+	out, renames, err := merge.ThreeWay(kind, sides[0], sides[1], sides[2])
+	if err != nil {
+		return err
+	}
+	for _, rn := range renames {
+		fmt.Fprintf(o.stdio.Err, "sudocode: %s: renamed %s to %s (the id collided); update references to it in other files\n", filepath.Base(o.path), rn.Old, rn.New)
+	}
+	tmp := o.ours + ".sudocode-merge"
+	if err := os.WriteFile(tmp, out, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, o.ours)
 }

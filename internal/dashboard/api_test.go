@@ -343,8 +343,11 @@ func TestSecurityHeadersAndReadOnly(t *testing.T) {
 	if resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("POST /api/issues: %d, want 405 (the dashboard is read-only)", resp.StatusCode)
 	}
-	// A foreign page's Origin is refused, the page's own is not.
-	for origin, want := range map[string]int{"https://evil.example": 403, ts.URL: 200, "http://localhost:1": 200} {
+	// A foreign page's Origin is refused, the page's own is not; the rule
+	// is every server's (mcpx.OriginAllowed), loopback spellings a browser
+	// never sends for a local page included.
+	for origin, want := range map[string]int{"https://evil.example": 403, ts.URL: 200, "http://localhost:1": 200,
+		"http://127.0.0.2:1": 403, "http://[::ffff:127.0.0.1]:1": 403, "http://localhost.evil.example": 403} {
 		req, _ := http.NewRequest("GET", ts.URL+"/api/info", nil)
 		req.Header.Set("Origin", origin)
 		resp, err := ts.Client().Do(req)

@@ -23,11 +23,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets"
 )
@@ -234,17 +234,13 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // maxBody caps a request body: the dashboard's API only reads.
 const maxBody = 64 << 10
 
-// originAllowed accepts the page's own origin, loopback origins and the
-// configured ones.
+// originAllowed accepts the page's own origin and what every server
+// accepts (mcpx.OriginAllowed: the configured origins and local pages).
 func (d *Dashboard) originAllowed(origin, host string) bool {
-	if slices.Contains(d.opts.AllowedOrigins, origin) {
+	if u, err := url.Parse(origin); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host == host {
 		return true
 	}
-	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return false
-	}
-	return u.Host == host || isLoopback(u.Hostname())
+	return mcpx.OriginAllowed(origin, d.opts.AllowedOrigins)
 }
 
 // rebound reports a request that reached a loopback address under a name
@@ -255,25 +251,14 @@ func rebound(r *http.Request) bool {
 		return false
 	}
 	lhost, _, err := net.SplitHostPort(local.String())
-	if err != nil || !isLoopback(lhost) {
+	if err != nil || !mcpx.IsLoopback(lhost) {
 		return false
 	}
 	host := r.Host
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	return !isLoopback(host)
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	if ip == nil && len(host) > 2 && host[0] == '[' {
-		ip = net.ParseIP(host[1 : len(host)-1])
-	}
-	return ip != nil && ip.IsLoopback()
+	return !mcpx.IsLoopback(host)
 }
 
 // authorized checks the token (when one is set). A browser opens
@@ -376,22 +361,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Write([]byte("\n"))
 }
 
-// apiError is the body of an API error: the CLI's --json error shape.
-type apiError struct {
-	Error struct {
-		Code    fault.Code `json:"code"`
-		Message string     `json:"message"`
-		Hint    *string    `json:"hint"`
-	} `json:"error"`
-}
-
+// writeError answers err in the envelope the CLI's --json and the tracker's
+// tools print.
 func writeError(w http.ResponseWriter, status int, err error) {
-	var e apiError
-	e.Error.Code, e.Error.Message = fault.CodeOf(err), err.Error()
-	if h := fault.HintOf(err); h != "" {
-		e.Error.Hint = &h
-	}
-	b, _ := json.Marshal(e)
+	b, _ := json.Marshal(fault.EnvelopeOf(err))
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
@@ -401,19 +374,23 @@ func writeError(w http.ResponseWriter, status int, err error) {
 
 // fail answers err with the status its code maps to.
 func fail(w http.ResponseWriter, err error) {
-	status := http.StatusInternalServerError
+	writeError(w, httpStatus(err), err)
+}
+
+// httpStatus is the dashboard's one mapping of a failure to an HTTP status.
+func httpStatus(err error) int {
+	if errors.Is(err, context.Canceled) {
+		return 499 // the client went away
+	}
 	switch fault.CodeOf(err) {
 	case fault.NotFound:
-		status = http.StatusNotFound
+		return http.StatusNotFound
 	case fault.Invalid:
-		status = http.StatusBadRequest
+		return http.StatusBadRequest
 	case fault.Conflict:
-		status = http.StatusConflict
+		return http.StatusConflict
 	case fault.Unavailable:
-		status = http.StatusServiceUnavailable
+		return http.StatusServiceUnavailable
 	}
-	if errors.Is(err, context.Canceled) {
-		status = 499
-	}
-	writeError(w, status, err)
+	return http.StatusInternalServerError
 }

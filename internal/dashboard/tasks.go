@@ -52,7 +52,7 @@ func (d *Dashboard) task(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, t)
+	writeJSON(w, http.StatusOK, viewOf(t))
 }
 
 // TaskLogs is /api/tasks/{id}/logs?since=SEQ&limit=N.
@@ -149,7 +149,7 @@ func (d *Dashboard) taskStream(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
-	if s.send("", "task", t) != nil {
+	if s.send("", "task", viewOf(t)) != nil {
 		return
 	}
 	lastState := t.UpdatedAt
@@ -174,7 +174,7 @@ func (d *Dashboard) taskStream(w http.ResponseWriter, r *http.Request) {
 		}
 		if t, err := o.Get(ctx, id); err == nil && (!t.UpdatedAt.Equal(lastState) || t.Status != lastStatus) {
 			lastState, lastStatus = t.UpdatedAt, t.Status
-			if s.send("", "task", t) != nil {
+			if s.send("", "task", viewOf(t)) != nil {
 				return
 			}
 		}

@@ -21,6 +21,10 @@ const (
 	Internal    Code = "internal"         // a bug or an unexpected state
 )
 
+// Codes is the closed set, for the surfaces to check that their mapping
+// covers every code.
+var Codes = []Code{Invalid, NotFound, Conflict, Unavailable, Internal}
+
 // Error is a failure with a code. Its Error() text is the message alone, so
 // that texts fixed by a specification can be matched exactly.
 type Error struct {

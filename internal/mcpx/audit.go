@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/secret"
 )
 
 // Audit log defaults: a file is rotated when a line would take it past
@@ -85,14 +85,14 @@ func (a *AuditLog) open() error {
 }
 
 // Write appends one record. Arguments are given raw; they and the error
-// are written with secrets redacted (workspace.Redact: the values of keys
+// are written with secrets redacted (secret.Redact: the values of keys
 // that name secrets, and each secret internal/secret finds in a string,
 // the text around it kept; long strings cut).
 func (a *AuditLog) Write(rec AuditRecord) error {
 	rec.Time = rec.Time.UTC()
 	rec.Arguments = redactArguments(rec.Arguments)
 	if rec.Error != "" {
-		rec.Error, _ = workspace.Redact(rec.Error).(string)
+		rec.Error, _ = secret.Redact(rec.Error).(string)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -150,7 +150,7 @@ func redactArguments(raw json.RawMessage) json.RawMessage {
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(workspace.Redact(v)); err != nil {
+	if err := enc.Encode(secret.Redact(v)); err != nil {
 		return json.RawMessage(`"[unencodable]"`)
 	}
 	return bytes.TrimRight(out.Bytes(), "\n")

@@ -6,18 +6,21 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// CheckAddr refuses a non-loopback address unless t authenticates (its
-// single token or its token file): a server that anyone on the network
-// can drive must authenticate them.
+// CheckAddr refuses a non-loopback address unless t has a bearer token
+// (its single token or its token file): a server that anyone on the
+// network can drive must authenticate them.
 func (t Transport) CheckAddr(addr string) error { return checkBind(addr, t.auth().Enabled()) }
+
+// Tokens is the set of bearer tokens t accepts (its single token and its
+// token file), nil when it needs none: what every server authenticates a
+// request with, the coding tools' included.
+func (t Transport) Tokens() *Auth { return t.auth() }
 
 func checkBind(addr string, authenticated bool) error {
 	host, _, err := net.SplitHostPort(addr)
@@ -25,7 +28,7 @@ func checkBind(addr string, authenticated bool) error {
 		return fmt.Errorf("invalid listen address %q: want host:port, e.g. 127.0.0.1:8080", addr)
 	}
 	if !authenticated && !IsLoopback(host) {
-		return fmt.Errorf("refusing to listen on %s without a bearer token: bind 127.0.0.1, or set --token (or SUDOCODE_TOKEN) or --token-file (or SUDOCODE_TOKEN_FILE)", addr)
+		return fmt.Errorf("refusing to listen on %s without a bearer token: bind 127.0.0.1, or set --token (or SUDOCODE_TOKEN; coding-tools-mcp also reads --auth-token and CODING_TOOLS_MCP_AUTH_TOKEN) or --token-file (or SUDOCODE_TOKEN_FILE)", addr)
 	}
 	return nil
 }
@@ -92,7 +95,7 @@ func Guard(h http.Handler, t Transport) http.Handler {
 	limit := t.bodyLimit()
 	a := t.auth()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, t.AllowedOrigins) {
+		if origin := r.Header.Get("Origin"); origin != "" && !OriginAllowed(origin, t.AllowedOrigins) {
 			http.Error(w, "forbidden: origin "+origin+" is not allowed", http.StatusForbidden)
 			return
 		}
@@ -112,17 +115,4 @@ func Guard(h http.Handler, t Transport) http.Handler {
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		h.ServeHTTP(w, r)
 	})
-}
-
-// originAllowed accepts loopback origins (a local tool's own page) and the
-// configured ones; browsers send Origin, other clients usually do not.
-func originAllowed(origin string, allowed []string) bool {
-	if slices.Contains(allowed, origin) {
-		return true
-	}
-	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return false
-	}
-	return IsLoopback(u.Hostname())
 }

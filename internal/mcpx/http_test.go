@@ -51,11 +51,11 @@ func TestCheckAddrRefusesMalformedAddress(t *testing.T) {
 		for _, token := range []string{"", "s3cret"} {
 			err := (Transport{Token: token}).CheckAddr(addr)
 			if err == nil {
-				t.Errorf("CheckAddr(%q) with token %q = nil, want an error", addr, token)
+				t.Errorf("CheckAddr(%q), token %q = nil, want an error", addr, token)
 				continue
 			}
 			if !strings.Contains(err.Error(), "invalid listen address") {
-				t.Errorf("CheckAddr(%q) with token %q = %q, want an invalid-address error", addr, token, err)
+				t.Errorf("CheckAddr(%q), token %q = %q, want an invalid-address error", addr, token, err)
 			}
 		}
 	}
@@ -79,12 +79,19 @@ func testServer() *mcp.Server {
 	type echoIn struct {
 		Text string `json:"text"`
 	}
-	AddTools(s, NewTool(&mcp.Tool{Name: "echo", Description: "Echo the text"},
-		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, error) {
-			return Text("echo: " + in.Text), nil
+	AddTools(s, NewTool(Faults, &mcp.Tool{Name: "echo", Description: "Echo the text"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (echoOut, error) {
+			return echoOut{in.Text}, nil
 		}))
 	return s
 }
+
+// echoOut is the echo tool's result, whose text is "echo: " and the text.
+type echoOut struct {
+	Echo string `json:"echo"`
+}
+
+func (e echoOut) ToolText() string { return "echo: " + e.Echo }
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
@@ -120,7 +127,8 @@ func post(t *testing.T, url string, body io.Reader, header map[string]string) *h
 
 func TestHandlerRefusesForeignOrigin(t *testing.T) {
 	url := startHandler(t, Transport{AllowedOrigins: []string{"https://app.example"}})
-	for _, origin := range []string{"http://evil.example", "https://localhost.evil.example", "null", "file://localhost", "https://app.example:8443"} {
+	for _, origin := range []string{"http://evil.example", "https://localhost.evil.example", "null", "file://localhost", "https://app.example:8443",
+		"http://127.0.0.2", "http://[::ffff:127.0.0.1]", "http://LOCALHOST"} {
 		resp := post(t, url, strings.NewReader(initializeBody), map[string]string{"Origin": origin})
 		if resp.StatusCode != http.StatusForbidden {
 			t.Errorf("Origin %s: status %d, want 403", origin, resp.StatusCode)
@@ -208,8 +216,8 @@ func TestHandlerBearerToken(t *testing.T) {
 		t.Errorf("a mistyped argument: err = %v, want -32602 \"invalid parameter 'text': expected string, got number\"", err)
 	}
 	_, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"txt": "hi"}})
-	if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || werr.Message != "unknown parameter 'txt'" {
-		t.Errorf("an unknown argument: err = %v, want -32602 \"unknown parameter 'txt'\"", err)
+	if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || werr.Message != "unknown parameter 'txt'; expected: text" {
+		t.Errorf("an unknown argument: err = %v, want -32602 \"unknown parameter 'txt'; expected: text\"", err)
 	}
 
 	// Without the token the same client cannot connect.

@@ -1,22 +1,19 @@
 // Package mcpx is the MCP plumbing every server shares: tool registration
-// with strict argument decoding, error mapping, and the stdio and Streamable
-// HTTP transports with their hardening.
+// with strict argument decoding, typed results with their output schemas,
+// error mapping, and the stdio and Streamable HTTP transports with their
+// hardening.
 package mcpx
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"slices"
-	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sudocode/sudocode/internal/cursor"
 	"github.com/sudocode/sudocode/internal/fault"
 )
 
@@ -34,72 +31,95 @@ func AddTools(s *mcp.Server, tools ...Tool) {
 	}
 }
 
+// ToolFunc is a typed tool handler: it gets well-formed input and returns
+// the tool's result, or an error.
+type ToolFunc[In, Out any] func(context.Context, *mcp.CallToolRequest, In) (Out, error)
+
+// Texter is a result whose text content is its own (a specification's
+// wording) rather than its JSON. Its JSON is still the structured content.
+type Texter interface{ ToolText() string }
+
+// Failer is a result that reports a failure in the tool's own output shape
+// (a task that failed, with the task): it is sent with isError set.
+type Failer interface{ ToolFailed() bool }
+
 // NewTool binds a typed handler to a definition. The input schema is derived
-// from In when the definition has none. Arguments are decoded strictly
-// (unknown or mistyped parameters are a -32602 error naming the parameter),
-// so the handler sees only well-formed input and words its own errors.
-func NewTool[In any](def *mcp.Tool, h func(context.Context, *mcp.CallToolRequest, In) (*mcp.CallToolResult, error)) Tool {
+// from In when the definition has none, and the output schema from Out
+// (with the surface's error shape as an alternative), so every tool
+// publishes both. Arguments are decoded strictly: unknown or mistyped
+// parameters are a -32602 error naming the parameter and the expected ones.
+//
+// The handler's result is sent as structured content (its JSON, under
+// "results" when that is not an object) and as text (its JSON, or its
+// ToolText). Its error is a JSON-RPC error only when it is one
+// (*jsonrpc.Error: the caller's malformed request, or an invalid cursor);
+// every other error is the surface's tool error, never a protocol fault.
+func NewTool[In, Out any](sf Surface, def *mcp.Tool, h ToolFunc[In, Out]) Tool {
 	if def.InputSchema == nil {
-		s, err := jsonschema.For[In](nil)
-		if err != nil {
-			panic(fmt.Sprintf("tool %s: %v", def.Name, err))
-		}
-		requiredNotNull(s)
-		def.InputSchema = s
+		def.InputSchema = Schema[In](nil, nil)
+	}
+	if def.OutputSchema == nil {
+		def.OutputSchema = outputSchema[Out](sf)
 	}
 	return Tool{Def: def, Handler: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in In
 		if err := DecodeArgs(req.Params.Arguments, &in); err != nil {
 			return nil, err
 		}
-		return h(ctx, req, in)
+		out, err := h(ctx, req, in)
+		if err != nil {
+			return failed(sf, err)
+		}
+		res, err := Result(out)
+		if err != nil {
+			return failed(sf, err)
+		}
+		return res, nil
 	}}
 }
 
-// DecodeArgs decodes tool arguments into v, refusing what v does not
-// declare. Its errors are JSON-RPC invalid-params errors.
-func DecodeArgs(raw json.RawMessage, v any) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		raw = []byte("{}")
+// failed maps a handler's error: a protocol error as it is, an invalid
+// cursor as the caller's malformed argument, anything else as the
+// surface's tool error.
+func failed(sf Surface, err error) (*mcp.CallToolResult, error) {
+	if werr, ok := err.(*jsonrpc.Error); ok {
+		return nil, werr
 	}
-	if raw[0] != '{' {
-		return InvalidParams("arguments must be a JSON object")
+	if cursor.IsInvalid(err) {
+		return nil, InvalidParams(err.Error())
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil {
-		if _, err = dec.Token(); err != io.EOF {
-			return InvalidParams("arguments must be a single JSON object")
-		}
-		return nil
-	}
-	var typeErr *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &typeErr):
-		return InvalidParams(fmt.Sprintf("invalid parameter '%s': expected %s, got %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value))
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return InvalidParams(fmt.Sprintf("unknown parameter '%s'", field))
-	default:
-		return InvalidParams("malformed arguments: " + err.Error())
-	}
+	return sf.Fail(err), nil
 }
 
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "slice", "array":
-		return "array"
-	case "struct", "map":
-		return "object"
-	case "bool":
-		return "boolean"
-	case "string":
-		return "string"
-	default:
-		return "number"
+// Result is the tool result of v: its JSON as structured content (under
+// "results" when it is not an object, since structured content must be
+// one), and as text unless v is a Texter. A Failer that failed is an error.
+func Result(v any) (*mcp.CallToolResult, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fault.Wrap(fault.Internal, err, "encode result")
 	}
+	raw := bytes.TrimRight(b.Bytes(), "\n")
+	text := string(raw)
+	var structured any = json.RawMessage(raw)
+	if raw[0] != '{' {
+		structured = map[string]json.RawMessage{"results": json.RawMessage(raw)}
+	}
+	if t, ok := v.(Texter); ok {
+		text = t.ToolText()
+	}
+	r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}
+	if f, ok := v.(Failer); ok && f.ToolFailed() {
+		r.IsError = true
+	}
+	return r, nil
+}
+
+// Text is a successful tool result holding one text.
+func Text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
 // InvalidParams is a JSON-RPC -32602 error.
@@ -126,107 +146,4 @@ func ProtocolError(prefix string, err error) error {
 		return InvalidParams(msg)
 	}
 	return InternalError(msg)
-}
-
-// Text is a successful tool result holding one text.
-func Text(s string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
-}
-
-// ToolError is a tool result with isError set, whose text is prefix, ": ",
-// and the error's text.
-func ToolError(prefix string, err error) *mcp.CallToolResult {
-	r := Text(prefix + ": " + err.Error())
-	r.IsError = true
-	return r
-}
-
-// Schema derives a tool's input schema from In and sets the given
-// defaults and enumerations on its properties, so that a model sees them.
-func Schema[In any](defaults map[string]any, enums map[string][]string) *jsonschema.Schema {
-	s, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic(err)
-	}
-	requiredNotNull(s)
-	for name, v := range defaults {
-		p := s.Properties[name]
-		if p == nil {
-			panic("schema default for unknown property " + name)
-		}
-		raw, _ := json.Marshal(v)
-		p.Default = raw
-	}
-	for name, values := range enums {
-		p := s.Properties[name]
-		if p == nil {
-			panic("schema enum for unknown property " + name)
-		}
-		target := p
-		if p.Items != nil {
-			target = p.Items
-		}
-		for _, v := range values {
-			target.Enum = append(target.Enum, v)
-		}
-	}
-	return s
-}
-
-// requiredNotNull drops "null" from the types of s's required properties:
-// a Go slice or pointer derives as nullable, but a required parameter must
-// be given a value (the handler refuses null as missing).
-func requiredNotNull(s *jsonschema.Schema) {
-	for _, name := range s.Required {
-		p := s.Properties[name]
-		if p == nil || len(p.Types) == 0 {
-			continue
-		}
-		types := slices.DeleteFunc(slices.Clone(p.Types), func(t string) bool { return t == "null" })
-		if len(types) == 1 {
-			p.Type, p.Types = types[0], nil
-		} else {
-			p.Types = types
-		}
-	}
-}
-
-// JSON is a successful tool result holding v: its JSON as the text (what
-// the CLI's --json prints) and as structured content. A value that is not
-// a JSON object (a list) is structured as {"results": v}, since structured
-// content must be an object.
-func JSON(v any) (*mcp.CallToolResult, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, InternalError("encode result: " + err.Error())
-	}
-	text := bytes.TrimRight(b.Bytes(), "\n")
-	var structured any = json.RawMessage(text)
-	if len(text) == 0 || text[0] != '{' {
-		structured = map[string]json.RawMessage{"results": json.RawMessage(text)}
-	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: structured}, nil
-}
-
-// FaultResult is a tool error for err: its message and hint as text, and
-// {"error": {"code", "message", "hint"}} as structured content.
-func FaultResult(err error) *mcp.CallToolResult {
-	type body struct {
-		Code    fault.Code `json:"code"`
-		Message string     `json:"message"`
-		Hint    *string    `json:"hint"`
-	}
-	b := body{Code: fault.CodeOf(err), Message: err.Error()}
-	text := b.Message
-	if h := fault.HintOf(err); h != "" {
-		b.Hint = &h
-		text += "\nHint: " + h
-	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: map[string]any{"error": b},
-		IsError:           true,
-	}
 }

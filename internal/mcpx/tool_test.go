@@ -75,15 +75,16 @@ func TestDecodeArgsNullOrEmptyIsNoArguments(t *testing.T) {
 	if err := DecodeArgs(nil, &none); err != nil {
 		t.Errorf("DecodeArgs(nil, &struct{}{}): %v", err)
 	}
-	if err := DecodeArgs(json.RawMessage(`{"x":1}`), &none); err == nil {
-		t.Error("a parameter given to a tool that takes none was accepted")
+	msg := invalidParams(t, DecodeArgs(json.RawMessage(`{"x":1}`), &none))
+	if want := "unknown parameter 'x': this tool takes no parameters"; msg != want {
+		t.Errorf("a parameter given to a tool that takes none: %q, want %q", msg, want)
 	}
 }
 
 func TestDecodeArgsUnknownParameter(t *testing.T) {
 	var v decodeTarget
 	msg := invalidParams(t, DecodeArgs(json.RawMessage(`{"name":"x","nmae":"y"}`), &v))
-	if want := "unknown parameter 'nmae'"; msg != want {
+	if want := "unknown parameter 'nmae'; expected: name, tags, count, flag, inner"; msg != want {
 		t.Errorf("message = %q, want %q", msg, want)
 	}
 }
@@ -157,9 +158,9 @@ func TestToolResults(t *testing.T) {
 	if r.IsError || len(r.Content) != 1 {
 		t.Fatalf("Text: %+v", r)
 	}
-	e := ToolError("failed to retrieve ruleset", fault.New(fault.NotFound, "ruleset 'x' not found").WithHint("a hint"))
+	e := TextError(Prefixed("failed to retrieve ruleset", fault.New(fault.NotFound, "ruleset 'x' not found").WithHint("a hint")))
 	if !e.IsError || len(e.Content) != 1 {
-		t.Fatalf("ToolError: %+v", e)
+		t.Fatalf("TextError: %+v", e)
 	}
 	b, err := json.Marshal(e)
 	if err != nil {
@@ -167,6 +168,6 @@ func TestToolResults(t *testing.T) {
 	}
 	// The hint is never part of the text: the specification fixes it.
 	if want := `{"content":[{"type":"text","text":"failed to retrieve ruleset: ruleset 'x' not found"}],"isError":true}`; string(b) != want {
-		t.Errorf("ToolError wire form:\n got %s\nwant %s", b, want)
+		t.Errorf("TextError wire form:\n got %s\nwant %s", b, want)
 	}
 }

@@ -71,6 +71,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, body []byte, i i
 		for _, p := range ct.Parts {
 			if p.FunctionResponse != nil {
 				t.role = "tool"
+				t.text += string(p.FunctionResponse) // what the tool answered, for $LAST_ID
 			}
 			t.text += p.Text
 		}

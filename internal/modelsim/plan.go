@@ -105,6 +105,12 @@ func plan(c *conversation) reply {
 			return reply{parts: []part{{text: err.Error()}}}
 		}
 		return reply{parts: []part{{text: "I'll write " + st.args[0] + " now."}, {call: call}}}
+	case "call":
+		call, err := namedCall(c.tools, st.args[0], withLastID(c, st.args[1]))
+		if err != nil {
+			return reply{parts: []part{{text: err.Error()}}}
+		}
+		return reply{parts: []part{{text: "I'll call " + st.args[0] + "."}, {call: call}}}
 	default: // shell
 		call, err := shellCall(c.tools, st.args[0])
 		if err != nil {
@@ -204,3 +210,24 @@ func schemaValue(schema map[string]any) any {
 
 // inputTokens is the input count of a request with body.
 func inputTokens(body []byte) int { return len(body)/4 + 1 }
+
+// lastIDPattern finds an id in a tool result (an MCP tool's JSON).
+var lastIDPattern = regexp.MustCompile(`\\?"id\\?"\s*:\s*\\?"([^"\\]+)\\?"`)
+
+// withLastID replaces $LAST_ID in a call's arguments with the first id in
+// the last tool result, so that a script can use what a call created.
+func withLastID(c *conversation, args string) string {
+	if !strings.Contains(args, "$LAST_ID") {
+		return args
+	}
+	for i := len(c.turns) - 1; i >= 0; i-- {
+		if c.turns[i].role != "tool" {
+			continue
+		}
+		if m := lastIDPattern.FindStringSubmatch(c.turns[i].text); m != nil {
+			return strings.ReplaceAll(args, "$LAST_ID", m[1])
+		}
+		break
+	}
+	return args
+}

@@ -10,6 +10,10 @@ import (
 //
 //	@sim write PATH "CONTENT"   a sentence, then the CLI's file-write tool
 //	@sim shell "COMMAND"        a sentence, then the CLI's shell tool
+//	@sim call TOOL "JSON"       a sentence, then a call of the offered tool named TOOL
+//	                            (or ending in _TOOL, .TOOL: an MCP tool as the CLI names it)
+//	                            with the JSON object as arguments; $LAST_ID in it is the
+//	                            first "id" in the last tool result
 //	@sim text "TEXT"            the final answer, streamed in chunks
 //	@sim error STATUS           the API answers with that HTTP status
 //	@sim hang                   the API never answers (until the client goes)
@@ -56,10 +60,10 @@ func parseStep(line string) (step, error) {
 		return step{}, fmt.Errorf("no operation")
 	}
 	st := step{op: words[0], args: words[1:]}
-	want := map[string]int{"write": 2, "shell": 1, "text": 1, "error": 1, "hang": 0}
+	want := map[string]int{"write": 2, "shell": 1, "call": 2, "text": 1, "error": 1, "hang": 0}
 	n, ok := want[st.op]
 	if !ok {
-		return step{}, fmt.Errorf("unknown operation %q (want write, shell, text, error or hang)", st.op)
+		return step{}, fmt.Errorf("unknown operation %q (want write, shell, call, text, error or hang)", st.op)
 	}
 	if len(st.args) != n {
 		return step{}, fmt.Errorf("%s takes %d argument(s), got %d", st.op, n, len(st.args))

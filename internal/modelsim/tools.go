@@ -1,6 +1,7 @@
 package modelsim
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -123,4 +124,27 @@ func fill(t toolDef, args map[string]any) *toolCall {
 		}
 	}
 	return &toolCall{name: t.name, args: args}
+}
+
+// namedCall is a call of the offered tool called name, or whose name ends
+// with it after a separator (the CLIs prefix MCP tools with their server:
+// mcp__sudocode__ready, sudocode_ready …), with the JSON object args.
+func namedCall(tools []toolDef, name, args string) (*toolCall, error) {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(args), &m); err != nil {
+		return nil, fmt.Errorf("modelsim: the arguments of %s are not a JSON object: %v", name, err)
+	}
+	for _, t := range tools {
+		if t.name == name {
+			return &toolCall{name: t.name, args: m}, nil
+		}
+	}
+	for _, t := range tools {
+		for _, sep := range []string{"_", ".", "-"} {
+			if strings.HasSuffix(t.name, sep+name) {
+				return &toolCall{name: t.name, args: m}, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("modelsim: no tool %s offered (got %v)", name, toolNames(tools))
 }

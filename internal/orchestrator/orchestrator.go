@@ -32,6 +32,11 @@ type Options struct {
 	// NoPool turns off the warm worktree (see pool): every task then gets a
 	// fresh checkout, and no worktree exists before the first task.
 	NoPool bool
+	// Tracker is the command line that serves the tracker's MCP server on
+	// stdio (this binary's "mcp"); set, the agents of a repository with a
+	// tracker are given it (see runSpec). Open's caller sets it with
+	// ServeTracker.
+	Tracker []string
 }
 
 // Change is a notification that a task changed: its state (Kind
@@ -86,6 +91,9 @@ func New(store *Store, lookup Lookup, opts Options) *Orchestrator {
 	return o
 }
 
+// ServeTracker sets Options.Tracker; call it before the first task.
+func (o *Orchestrator) ServeTracker(argv []string) { o.opts.Tracker = argv }
+
 // Repo returns the project directory the orchestrator works on.
 func (o *Orchestrator) Repo() string { return o.opts.Repo }
 
@@ -137,6 +145,7 @@ type CreateInput struct {
 	Branch       string          // empty: sudocode/<slug>-<id>; read by BranchName
 	Config       json.RawMessage // a JSON object, or empty
 	Actor        string          // empty: Options.Actor
+	IssueID      string          // the tracker issue the task works on, recorded with it
 }
 
 func decodeConfig(raw json.RawMessage) (map[string]any, error) {
@@ -180,7 +189,7 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 	now := time.Now().UTC()
 	t := Task{
 		Tool: in.Tool, Description: in.Description, Instructions: in.Instructions,
-		Config: in.Config, Status: StatusPending, Actor: in.Actor, CreatedAt: now, UpdatedAt: now,
+		Config: in.Config, Status: StatusPending, Actor: in.Actor, IssueID: in.IssueID, CreatedAt: now, UpdatedAt: now,
 	}
 	if t.Actor == "" {
 		t.Actor = o.opts.Actor
@@ -212,7 +221,7 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 	o.notify(Change{Kind: ChangeCreated, Task: t})
 	unlock := o.lockTask(t.ID)
 	defer unlock()
-	return o.start(ctx, t, ad, agent.RunSpec{Instructions: t.Instructions, Dir: t.WorktreePath, Config: cfg}, settings.Setup)
+	return o.start(ctx, t, ad, o.runSpec(ctx, t, cfg, t.Instructions, ""), settings.Setup)
 }
 
 // start launches the agent for t (whose task lock is held), after the

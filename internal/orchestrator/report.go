@@ -40,6 +40,11 @@ type Report struct {
 	Events    int64      `json:"events"` // log events so far
 	Error     *TaskError `json:"error,omitempty"`
 	SessionID string     `json:"session_id,omitempty"`
+	// IssueID is the tracker issue the task works on; Prompt is what the
+	// agent was first told (for an issue task, the prompt assembled from
+	// the issue, its specs, its context and the rulesets that apply).
+	IssueID string `json:"issue_id,omitempty"`
+	Prompt  string `json:"prompt"`
 }
 
 // ReportUsage is a report's tokens and cost.
@@ -63,6 +68,7 @@ func (o *Orchestrator) Report(ctx context.Context, id string) (Report, error) {
 		ID: t.ID, Tool: t.Tool, Description: t.Description, Branch: t.Branch, BaseSHA: t.BaseSHA,
 		Status: t.Status, CreatedAt: t.CreatedAt, StartedAt: t.StartedAt, FinishedAt: t.FinishedAt,
 		FilesChanged: []string{}, Events: events, Error: t.Error, SessionID: t.SessionID,
+		IssueID: t.IssueID, Prompt: t.Instructions,
 	}
 	if t.StartedAt != nil {
 		end := time.Now()

@@ -5,75 +5,131 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
-	"github.com/sudocode/sudocode/internal/testkit"
 )
 
-func TestReport(t *testing.T) {
-	repo := newRepo(t)
-	f := newFixture(t, repo)
-	ctx := context.Background()
-	task := f.create(t, CreateInput{Tool: "COMMAND", Description: "report me", Config: shell(
-		`printf 'a\nb\n' > a.txt && git add a.txt && ` + agentCommit + ` a && echo more >> README && echo hello`)})
-	task = f.wait(t, task.ID)
-	rep, err := f.o.Report(ctx, task.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.ID != task.ID || rep.Tool != "COMMAND" || rep.Description != "report me" || rep.Branch != task.Branch || rep.BaseSHA != task.BaseSHA ||
-		rep.Status != StatusCompleted || rep.Outcome != OutcomeSucceeded || rep.FinalAnswer != "exited with code 0" || rep.Commits != 1 ||
-		strings.Join(rep.FilesChanged, ",") != "README,a.txt" || rep.DiffStat.Files != 2 || rep.DiffStat.Insertions != 3 || rep.DiffStat.Deletions != 0 ||
-		!strings.Contains(rep.DiffStat.Text, "a.txt") || !strings.Contains(rep.DiffStat.Text, "2 files changed") ||
-		rep.Events != 3 || rep.Error != nil || rep.StartedAt == nil || rep.FinishedAt == nil || rep.DurationMS < 0 ||
-		rep.FinishedAt.Sub(*rep.StartedAt).Milliseconds() != rep.DurationMS || rep.Usage.Run.CostUSD != nil || rep.Usage.Task.Tokens != nil {
-		t.Fatalf("report %+v", rep)
-	}
-	// Live: work done after the run shows at once.
-	os.WriteFile(filepath.Join(task.WorktreePath, "later.txt"), []byte("x\n"), 0o644)
-	if rep, _ = f.o.Report(ctx, task.ID); strings.Join(rep.FilesChanged, ",") != "README,a.txt,later.txt" || rep.DiffStat.Files != 3 {
-		t.Fatalf("live report %+v", rep)
-	}
-	// The JSON names are snake_case; an empty list is [], never null.
-	b, _ := json.Marshal(rep)
-	for _, k := range []string{`"base_sha"`, `"started_at"`, `"finished_at"`, `"duration_ms"`, `"final_answer"`, `"files_changed"`, `"diff_stat":{"files":3,"insertions":4,"deletions":0,"text":`, `"events":3`} {
-		if !strings.Contains(string(b), k) {
-			t.Fatalf("report JSON lacks %s: %s", k, b)
+// field is one checked part of a report: what it is called, what it is
+// and what it must be (compared with reflect.DeepEqual, types included).
+type field struct {
+	name      string
+	got, want any
+}
+
+// wantReport checks every field of a table and, when one is off, shows
+// the report whole.
+func wantReport(t *testing.T, what string, rep Report, fields []field) {
+	t.Helper()
+	ok := true
+	for _, f := range fields {
+		if !reflect.DeepEqual(f.got, f.want) {
+			t.Errorf("%s: %s = %#v, want %#v", what, f.name, f.got, f.want)
+			ok = false
 		}
 	}
+	if !ok {
+		t.Fatalf("%s: report %+v", what, rep)
+	}
+}
+
+// span is finished_at − started_at in ms, -1 when either is missing.
+func span(rep Report) int64 {
+	if rep.StartedAt == nil || rep.FinishedAt == nil {
+		return -1
+	}
+	return rep.FinishedAt.Sub(*rep.StartedAt).Milliseconds()
+}
+
+func TestReport(t *testing.T) {
+	f := newFixture(t, newRepo(t))
+	ctx := context.Background()
+	report := func(id string) Report {
+		t.Helper()
+		rep, err := f.o.Report(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "report me", Config: shell(
+		`printf 'a\nb\n' > a.txt && git add a.txt && ` + agentCommit + ` a && echo more >> README && echo hello`)}).ID)
+	rep := report(task.ID)
+	wantReport(t, "finished", rep, []field{
+		{"id", rep.ID, task.ID},
+		{"tool", rep.Tool, "COMMAND"},
+		{"description", rep.Description, "report me"},
+		{"branch", rep.Branch, task.Branch},
+		{"base_sha", rep.BaseSHA, task.BaseSHA},
+		{"status", rep.Status, StatusCompleted},
+		{"outcome", rep.Outcome, OutcomeSucceeded},
+		{"final_answer", rep.FinalAnswer, "exited with code 0"},
+		{"commits", rep.Commits, 1},
+		{"files_changed", rep.FilesChanged, []string{"README", "a.txt"}},
+		{"diff_stat.files", rep.DiffStat.Files, 2},
+		{"diff_stat.insertions", rep.DiffStat.Insertions, 3},
+		{"diff_stat.deletions", rep.DiffStat.Deletions, 0},
+		{"diff_stat.text names a.txt", strings.Contains(rep.DiffStat.Text, "a.txt"), true},
+		{"diff_stat.text counts the files", strings.Contains(rep.DiffStat.Text, "2 files changed"), true},
+		{"events", rep.Events, int64(3)},
+		{"error", rep.Error, (*TaskError)(nil)},
+		{"started_at set", rep.StartedAt != nil, true},
+		{"finished_at set", rep.FinishedAt != nil, true},
+		{"duration_ms is finished_at − started_at", rep.DurationMS, span(rep)},
+		{"duration_ms ≥ 0", rep.DurationMS >= 0, true},
+		{"usage.run.cost_usd", rep.Usage.Run.CostUSD, (*float64)(nil)},
+		{"usage.task.tokens", rep.Usage.Task.Tokens == nil, true},
+	})
+
+	// Live: work done after the run shows at once.
+	os.WriteFile(filepath.Join(task.WorktreePath, "later.txt"), []byte("x\n"), 0o644)
+	rep = report(task.ID)
+	wantReport(t, "live", rep, []field{
+		{"files_changed", rep.FilesChanged, []string{"README", "a.txt", "later.txt"}},
+		{"diff_stat.files", rep.DiffStat.Files, 3},
+	})
+	// The JSON names are snake_case; an empty list is [], never null.
+	b, _ := json.Marshal(rep)
+	var inJSON []field
+	for _, k := range []string{`"base_sha"`, `"started_at"`, `"finished_at"`, `"duration_ms"`, `"final_answer"`, `"files_changed"`,
+		`"diff_stat":{"files":3,"insertions":4,"deletions":0,"text":`, `"events":3`, `"permission_denials":[]`} {
+		inJSON = append(inJSON, field{"JSON holds " + k, strings.Contains(string(b), k), true})
+	}
+	wantReport(t, "JSON "+string(b), rep, inJSON)
+
 	// Kept branch, no worktree: from the branch.
 	if _, err := f.o.End(ctx, task.ID, EndInput{KeepBranch: true}); err != nil {
 		t.Fatal(err)
 	}
-	if rep, _ = f.o.Report(ctx, task.ID); rep.Commits != 2 || strings.Join(rep.FilesChanged, ",") != "README,a.txt,later.txt" {
-		t.Fatalf("report after end %+v", rep)
-	}
-}
+	rep = report(task.ID)
+	wantReport(t, "after end", rep, []field{
+		{"commits", rep.Commits, 2},
+		{"files_changed", rep.FilesChanged, []string{"README", "a.txt", "later.txt"}},
+	})
 
-// While a task runs its report has no outcome and a growing duration; an
-// unknown task has none.
-func TestReportWhileRunning(t *testing.T) {
-	f := newFixture(t, newRepo(t))
-	ctx := context.Background()
+	// While running: no outcome, a duration that grows from the start.
 	run := f.create(t, CreateInput{Tool: "COMMAND", Description: "slow", Config: shell(`sleep 30`)})
-	rep, err := f.o.Report(ctx, run.ID)
-	if err != nil || rep.Status != StatusInProgress || rep.Outcome != "" || rep.FinishedAt != nil || rep.DurationMS < 0 || rep.FilesChanged == nil {
-		t.Fatalf("running report %+v %v", rep, err)
+	rep = report(run.ID)
+	for deadline := time.Now().Add(10 * time.Second); rep.DurationMS <= 0 && time.Now().Before(deadline); {
+		rep = report(run.ID)
 	}
-	testkit.WaitFor(t, 5*time.Second, "the running task's duration to grow", func() bool {
-		later, err := f.o.Report(ctx, run.ID)
-		return err == nil && later.Status == StatusInProgress && later.DurationMS > rep.DurationMS
+	wantReport(t, "running", rep, []field{
+		{"status", rep.Status, StatusInProgress},
+		{"outcome", rep.Outcome, ""},
+		{"finished_at", rep.FinishedAt, (*time.Time)(nil)},
+		{"duration_ms > 0", rep.DurationMS > 0, true},
+		{"files_changed is a list", rep.FilesChanged != nil, true},
 	})
 	end, err := f.o.End(ctx, run.ID, EndInput{})
 	if err != nil || end.Task.Status != StatusCancelled {
 		t.Fatalf("end %+v %v", end, err)
 	}
-	if rep, _ = f.o.Report(ctx, run.ID); rep.Outcome != OutcomeCancelled {
-		t.Fatalf("cancelled report %+v", rep)
-	}
+	rep = report(run.ID)
+	wantReport(t, "cancelled", rep, []field{{"outcome", rep.Outcome, OutcomeCancelled}})
+
 	if _, err := f.o.Report(ctx, "nope"); !fault.Is(err, fault.NotFound) {
 		t.Fatalf("unknown task: %v", err)
 	}

@@ -40,7 +40,8 @@ const schema = `CREATE TABLE IF NOT EXISTS tasks (
 	created_at   TEXT NOT NULL, -- RFC3339Nano UTC
 	updated_at   TEXT NOT NULL,
 	started_at   TEXT NOT NULL DEFAULT '', -- RFC3339Nano UTC or ''
-	finished_at  TEXT NOT NULL DEFAULT ''
+	finished_at  TEXT NOT NULL DEFAULT '',
+	issue_id     TEXT NOT NULL DEFAULT '' -- the tracker issue the task works on, or ''
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tasks_created ON tasks(created_at);
 CREATE TABLE IF NOT EXISTS events (
@@ -93,6 +94,7 @@ func OpenStore(ctx context.Context, dir string) (*Store, error) {
 var addedColumns = [][2]string{
 	{"started_at", "TEXT NOT NULL DEFAULT ''"},
 	{"finished_at", "TEXT NOT NULL DEFAULT ''"},
+	{"issue_id", "TEXT NOT NULL DEFAULT ''"},
 }
 
 // migrate adds missing columns inside one immediate transaction, so that
@@ -205,18 +207,18 @@ func (s *Store) Put(ctx context.Context, t Task) error {
 	}
 	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO tasks
 		(`+taskCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.Tool, t.Description, t.Instructions, t.Branch, t.WorktreePath, t.BaseSHA, nullJSON(t.Config),
 		string(t.Status), nullJSON(t.Result), errJSON, t.SessionID, t.PID, t.OwnerPID, t.Actor,
 		t.CreatedAt.UTC().Format(time.RFC3339Nano), t.UpdatedAt.UTC().Format(time.RFC3339Nano),
-		formatTime(t.StartedAt), formatTime(t.FinishedAt))
+		formatTime(t.StartedAt), formatTime(t.FinishedAt), t.IssueID)
 	if err != nil {
 		return fault.Wrap(fault.Unavailable, err, "failed to save task "+t.ID)
 	}
 	return nil
 }
 
-const taskCols = `id, tool, description, instructions, branch, worktree, base_sha, config, status, result, error, session_id, pid, owner_pid, actor, created_at, updated_at, started_at, finished_at`
+const taskCols = `id, tool, description, instructions, branch, worktree, base_sha, config, status, result, error, session_id, pid, owner_pid, actor, created_at, updated_at, started_at, finished_at, issue_id`
 
 func formatTime(t *time.Time) string {
 	if t == nil {
@@ -237,7 +239,7 @@ func scanTask(sc interface{ Scan(...any) error }) (Task, error) {
 	var t Task
 	var cfg, status, result, errJSON, created, updated, started, finished string
 	if err := sc.Scan(&t.ID, &t.Tool, &t.Description, &t.Instructions, &t.Branch, &t.WorktreePath, &t.BaseSHA,
-		&cfg, &status, &result, &errJSON, &t.SessionID, &t.PID, &t.OwnerPID, &t.Actor, &created, &updated, &started, &finished); err != nil {
+		&cfg, &status, &result, &errJSON, &t.SessionID, &t.PID, &t.OwnerPID, &t.Actor, &created, &updated, &started, &finished, &t.IssueID); err != nil {
 		return Task{}, err
 	}
 	t.Status = Status(status)

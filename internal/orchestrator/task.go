@@ -73,6 +73,7 @@ type Task struct {
 	PID          int             `json:"pid,omitempty"`        // the agent's process (group) while running
 	OwnerPID     int             `json:"owner_pid,omitempty"`  // the server process running the agent
 	Actor        string          `json:"actor,omitempty"`
+	IssueID      string          `json:"issue_id,omitempty"` // the tracker issue it works on; its Instructions are the prompt assembled from it
 	CreatedAt    time.Time       `json:"created_at"`
 	UpdatedAt    time.Time       `json:"updated_at"`
 	StartedAt    *time.Time      `json:"started_at,omitempty"`  // the first agent start

@@ -98,7 +98,7 @@ func (o *Orchestrator) Update(ctx context.Context, id string, in UpdateInput) (T
 		return Task{}, err
 	}
 	t.Instructions = in.Instructions
-	return o.start(ctx, t, ad, agent.RunSpec{Instructions: in.Instructions, Dir: t.WorktreePath, ResumeSession: t.SessionID, Config: cfg}, nil)
+	return o.start(ctx, t, ad, o.runSpec(ctx, t, cfg, in.Instructions, t.SessionID), nil)
 }
 
 func (o *Orchestrator) isRunning(id string) bool {

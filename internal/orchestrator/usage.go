@@ -34,7 +34,7 @@ func runUsage(c *agent.Event, session string, prev runResult) (run, task Usage, 
 		if on, _ := c.Data[agent.DataSessionCost].(bool); on && c.CostUSD != nil {
 			cur.CostUSD = c.CostUSD
 			if base.CostUSD != nil {
-				run.CostUSD = floatPtr(max(0, *c.CostUSD-*base.CostUSD))
+				run.CostUSD = new(max(0, *c.CostUSD-*base.CostUSD))
 			}
 		}
 		if on, _ := c.Data[agent.DataSessionTokens].(bool); on && c.Tokens != nil {
@@ -49,7 +49,7 @@ func runUsage(c *agent.Event, session string, prev runResult) (run, task Usage, 
 	}
 	task = prev.TaskUsage
 	if run.CostUSD != nil {
-		task.CostUSD = floatPtr(*run.CostUSD + deref(task.CostUSD))
+		task.CostUSD = new(*run.CostUSD + deref(task.CostUSD))
 	}
 	if run.Tokens != nil {
 		sum := *run.Tokens
@@ -66,8 +66,6 @@ func subTokens(a, b agent.Tokens) *agent.Tokens {
 	return &agent.Tokens{Input: max(0, a.Input-b.Input), Output: max(0, a.Output-b.Output),
 		CacheRead: max(0, a.CacheRead-b.CacheRead), CacheWrite: max(0, a.CacheWrite-b.CacheWrite)}
 }
-
-func floatPtr(f float64) *float64 { return &f }
 
 func deref(f *float64) float64 {
 	if f == nil {

@@ -238,6 +238,7 @@ var saveIdent = []string{
 // are discarded and listed. A worktree that is already gone is pruned.
 func (w *Worktrees) Remove(ctx context.Context, id, path, branch string, keepBranch bool) (Removal, error) {
 	var r Removal
+	_ = os.RemoveAll(configDir(id))
 	if path != "" {
 		if _, err := os.Stat(path); err == nil {
 			if keepBranch && branch != "" {

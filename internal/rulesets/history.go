@@ -3,6 +3,7 @@ package rulesets
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -17,9 +18,10 @@ const MaxHistory = 100
 
 // The actions of a change.
 const (
-	ActionCreated = "created"
-	ActionUpdated = "updated"
-	ActionDeleted = "deleted"
+	ActionCreated  = "created"
+	ActionUpdated  = "updated"
+	ActionDeleted  = "deleted"
+	ActionRestored = "restored" // an update (or re-create) back to a past version
 )
 
 // Change is one entry of a ruleset's history.
@@ -30,6 +32,14 @@ type Change struct {
 	// Fields are the fields the change set: of a create all three, of an
 	// update those given, of a delete none.
 	Fields []string `json:"fields"`
+	// Version numbers a name's changes from 1, a deletion included (0:
+	// recorded before the library kept versions).
+	Version int `json:"version,omitempty"`
+	// Restored is the version a restore brought back.
+	Restored int `json:"restored,omitempty"`
+	// State is the ruleset as the change left it: nil after a delete, and
+	// for changes recorded before the library kept versions.
+	State *Ruleset `json:"-"`
 }
 
 // createdFields are the fields of a create.
@@ -49,13 +59,32 @@ func PatchChanges(p Patch, now time.Time) (created, updated Change) {
 	if p.SetTags {
 		fields = append(fields, "tags")
 	}
-	return Change{Time: now, By: p.By, Action: ActionCreated, Fields: createdFields},
-		Change{Time: now, By: p.By, Action: ActionUpdated, Fields: fields}
+	set, _ := PatchScope(p)
+	scoped := []string{}
+	for i, f := range ScopeFields {
+		if set[i] {
+			scoped = append(scoped, f)
+		}
+	}
+	fields = append(fields, scoped...)
+	created = Change{Time: now, By: p.By, Action: ActionCreated, Fields: append(slices.Clone(createdFields), scoped...)}
+	updated = Change{Time: now, By: p.By, Action: ActionUpdated, Fields: fields}
+	if p.Restored > 0 {
+		created.Action, created.Restored = ActionRestored, p.Restored
+		updated.Action, updated.Restored = ActionRestored, p.Restored
+	}
+	return created, updated
 }
 
 // CreateChange is the change a Create makes.
 func CreateChange(r Ruleset, by string) Change {
-	return Change{Time: r.CreatedAt, By: by, Action: ActionCreated, Fields: createdFields}
+	fields := slices.Clone(createdFields)
+	for i, v := range EncodeScope(r.Scope) {
+		if v != "" {
+			fields = append(fields, ScopeFields[i])
+		}
+	}
+	return Change{Time: r.CreatedAt, By: by, Action: ActionCreated, Fields: fields}
 }
 
 // DeleteChange is the change a Delete makes.
@@ -66,16 +95,41 @@ func DeleteChange(by string, now time.Time) Change {
 // changeRecord is a change as the stores keep it: the time in the
 // storage form.
 type changeRecord struct {
-	Time   string   `json:"time"`
-	By     string   `json:"by"`
-	Action string   `json:"action"`
-	Fields []string `json:"fields"`
+	Time     string            `json:"time"`
+	By       string            `json:"by"`
+	Action   string            `json:"action"`
+	Fields   []string          `json:"fields"`
+	Restored int               `json:"restored,omitempty"`
+	Version  int               `json:"version,omitempty"`
+	State    map[string]string `json:"state,omitempty"` // the stored fields, as the Valkey hash holds them
 }
 
-// EncodeChange is the stored form of a change, a JSON object.
+// EncodeChange is the stored form of a change, a JSON object, without its
+// version and state: the stores add those as they record it (a Valkey
+// script appends them to this text, so they come last).
 func EncodeChange(c Change) string {
-	b, _ := json.Marshal(changeRecord{Time: Timestamp(c.Time), By: c.By, Action: c.Action, Fields: c.Fields})
+	b, _ := json.Marshal(changeRecord{Time: Timestamp(c.Time), By: c.By, Action: c.Action, Fields: c.Fields, Restored: c.Restored})
 	return string(b)
+}
+
+// EncodeVersioned is the stored form of a change with its version and the
+// ruleset's state after it (nil after a delete).
+func EncodeVersioned(c Change, version int, state *Ruleset) string {
+	rec := changeRecord{Time: Timestamp(c.Time), By: c.By, Action: c.Action, Fields: c.Fields, Restored: c.Restored, Version: version}
+	if state != nil {
+		rec.State = StoredFields(*state)
+	}
+	b, _ := json.Marshal(rec)
+	return string(b)
+}
+
+// VersionOf is the version of a stored change, 0 when it has none.
+func VersionOf(s string) int {
+	var rec struct {
+		Version int `json:"version"`
+	}
+	json.Unmarshal([]byte(s), &rec)
+	return rec.Version
 }
 
 // DecodeChange reads the stored form of one of name's changes.
@@ -91,7 +145,18 @@ func DecodeChange(name, s string) (Change, error) {
 	if rec.Fields == nil {
 		rec.Fields = []string{}
 	}
-	return Change{Time: t, By: rec.By, Action: rec.Action, Fields: rec.Fields}, nil
+	c := Change{Time: t, By: rec.By, Action: rec.Action, Fields: rec.Fields, Version: rec.Version, Restored: rec.Restored}
+	if rec.State != nil {
+		f := rec.State
+		r := Ruleset{Name: name, Description: f["description"], Markdown: f["markdown"]}
+		err := Record{Tags: f["tags"], CreatedAt: f["created_at"], LastModified: f["last_modified"],
+			Globs: f["globs"], Always: f["always"], Targets: f["targets"]}.DecodeRuleset(&r)
+		if err != nil {
+			return Change{}, err
+		}
+		c.State = &r
+	}
+	return c, nil
 }
 
 // History returns name's changes, newest first, at most limit (1 to

@@ -64,7 +64,7 @@ func (l Library) Create(ctx context.Context, r Ruleset) error {
 	if r.Markdown == "" {
 		return errMarkdownRequired
 	}
-	if err := validatePatch(Patch{Name: r.Name, Description: &r.Description, Markdown: &r.Markdown, Tags: r.Tags}); err != nil {
+	if err := validatePatch(Patch{Name: r.Name, Description: &r.Description, Markdown: &r.Markdown, Tags: r.Tags, Globs: r.Globs, Targets: r.Targets}); err != nil {
 		return err
 	}
 	if r.Tags == nil {
@@ -158,7 +158,10 @@ func validatePatch(p Patch) error {
 			return fault.New(fault.Invalid, "invalid tag %q: tags are non-empty single words or phrases of at most %d bytes, without surrounding spaces", t, MaxTagLen)
 		}
 	}
-	return nil
+	if err := ValidateGlobs(p.Globs); err != nil {
+		return err
+	}
+	return ValidateTargets(p.Targets)
 }
 
 // checkText refuses text that is not UTF-8 or is over the limit.
@@ -181,4 +184,35 @@ func nameList(names []string) string {
 		return strings.Join(names, ", ")
 	}
 	return fmt.Sprintf("%s, ... and %d more", strings.Join(names[:maxListedNames], ", "), len(names)-maxListedNames)
+}
+
+// All returns every ruleset in full, by name; one deleted meanwhile is
+// left out.
+func (l Library) All(ctx context.Context) ([]Ruleset, error) { return AllOf(ctx, l.Store) }
+
+// Reader is the part of a Store that reads whole rulesets.
+type Reader interface {
+	Get(ctx context.Context, name string) (Ruleset, error)
+	Names(ctx context.Context) ([]string, error)
+}
+
+// AllOf returns every ruleset of r in full, by name; one deleted
+// meanwhile is left out.
+func AllOf(ctx context.Context, r Reader) ([]Ruleset, error) {
+	names, err := r.Names(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Ruleset, 0, len(names))
+	for _, n := range names {
+		rs, err := r.Get(ctx, n)
+		if fault.Is(err, fault.NotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs)
+	}
+	return out, nil
 }

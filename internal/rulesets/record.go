@@ -19,9 +19,54 @@ func EncodeTags(tags []string) string {
 	return string(b)
 }
 
-// Record is the stored, string form of a ruleset's metadata.
+// Record is the stored, string form of a ruleset's metadata. The scope's
+// fields are empty when unset, so a ruleset without scope is stored
+// exactly as the specification lays it out.
 type Record struct {
 	Tags, CreatedAt, LastModified string
+	Globs, Always, Targets        string
+}
+
+// StoredFields is r as the Valkey hash holds it: the specification's five
+// fields, and the scope's only when set.
+func StoredFields(r Ruleset) map[string]string {
+	m := map[string]string{"description": r.Description, "tags": EncodeTags(r.Tags), "markdown": r.Markdown,
+		"created_at": Timestamp(r.CreatedAt), "last_modified": Timestamp(r.LastModified)}
+	for i, v := range EncodeScope(r.Scope) {
+		if v != "" {
+			m[ScopeFields[i]] = v
+		}
+	}
+	return m
+}
+
+// ScopeFields are the stored names of the scope's fields.
+var ScopeFields = []string{"globs", "always", "targets"}
+
+// EncodeScope is the stored form of each of ScopeFields, "" when unset.
+func EncodeScope(s Scope) []string {
+	list := func(l []string) string {
+		if len(l) == 0 {
+			return ""
+		}
+		return EncodeTags(l)
+	}
+	always := ""
+	if s.Always {
+		always = "true"
+	}
+	return []string{list(s.Globs), always, list(s.Targets)}
+}
+
+// PatchScope is the stored form of the scope fields p sets: each of
+// ScopeFields with whether p sets it and its value ("" clears it).
+func PatchScope(p Patch) (set []bool, vals []string) {
+	var s Scope
+	if p.Always != nil {
+		s.Always = *p.Always
+	}
+	s.Globs, s.Targets = p.Globs, p.Targets
+	return []bool{p.SetGlobs, p.Always != nil, p.SetTargets}, EncodeScope(s)
 }
 
 // Decode parses a stored record into s, never leaving Tags nil.
@@ -48,8 +93,32 @@ func (rec Record) DecodeRuleset(r *Ruleset) error {
 	if err := rec.Decode(&s); err != nil {
 		return err
 	}
-	r.Tags, r.CreatedAt, r.LastModified = s.Tags, s.CreatedAt, s.LastModified
+	scope, err := rec.decodeScope()
+	if err != nil {
+		return corrupt(r.Name, err)
+	}
+	r.Tags, r.CreatedAt, r.LastModified, r.Scope = s.Tags, s.CreatedAt, s.LastModified, scope
 	return nil
+}
+
+func (rec Record) decodeScope() (Scope, error) {
+	var s Scope
+	for _, f := range []struct {
+		raw string
+		to  *[]string
+	}{{rec.Globs, &s.Globs}, {rec.Targets, &s.Targets}} {
+		if f.raw == "" {
+			continue
+		}
+		if err := json.Unmarshal([]byte(f.raw), f.to); err != nil {
+			return s, err
+		}
+		if len(*f.to) == 0 {
+			*f.to = nil
+		}
+	}
+	s.Always = rec.Always == "true"
+	return s, nil
 }
 
 func corrupt(name string, err error) error {

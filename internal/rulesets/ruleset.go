@@ -22,6 +22,7 @@ type Ruleset struct {
 	Markdown     string    `json:"markdown"`
 	CreatedAt    time.Time `json:"created_at"`
 	LastModified time.Time `json:"last_modified"`
+	Scope
 }
 
 // Summary is a ruleset without its markdown, as lists show it.
@@ -46,7 +47,13 @@ type Patch struct {
 	Markdown    *string
 	Tags        []string // nil: unchanged (empty on create)
 	SetTags     bool     // Tags was given, even if empty
+	Globs       []string // nil: unchanged (none on create)
+	SetGlobs    bool     // Globs was given, even if empty
+	Always      *bool    // nil: unchanged (false on create)
+	Targets     []string // nil: unchanged (none on create)
+	SetTargets  bool     // Targets was given, even if empty
 	By          string   // who makes the change, for the history
+	Restored    int      // the version this change brings back, recorded in the history (0: none)
 }
 
 // Store keeps rulesets. Implementations must make Upsert atomic per name:

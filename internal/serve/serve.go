@@ -26,6 +26,7 @@ import (
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets"
+	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
@@ -131,21 +132,26 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	})
 	notify.changed = func() { s.Dashboard.Changed(dashboard.TopicRulesets) }
 
-	s.mountSDK(PathTracker, "tracker", mcptracker.New(mcptracker.Options{Dir: dir, Version: o.Version, Actor: o.Actor, Logger: logger}))
+	s.mountSDK(PathTracker, "tracker", mcptracker.New(mcptracker.Options{Dir: dir, Version: o.Version, Actor: o.Actor, Logger: logger,
+		Tasks: func(ctx context.Context, trackerDir, id string) ([]tracker.TaskRef, error) {
+			return orchestrator.IssueTasks(ctx, filepath.Dir(trackerDir), id)
+		}}))
 	s.mountSDK(PathRulesets, "rulesets", mcprulesets.New(rulesets.Library{Store: notify, Actor: o.Actor}, logger))
 
 	if root, err := workspace.Open(dir); err != nil {
 		s.unavailable(PathCoding, "the coding tools cannot serve "+dir+": "+err.Error())
 	} else {
-		s.coding = coding.New(root, coding.Options{Version: o.Version, ViewImage: true, AuthToken: o.Token, Logger: logger,
-			Auth: o.Auth, Calls: o.Calls, Caller: o.Actor, Sessions: s.transport.Sessions})
-		// The coding server checks its own path (/mcp), token, Origin and
-		// body size, per its profile; the shared guard runs first.
+		t := s.transport
+		t.Name = coding.ServerName
+		s.coding = coding.New(root, coding.Options{Version: o.Version, ViewImage: true, Logger: logger, Transport: t})
+		// The shared guard runs first; the coding server then applies its
+		// profile's checks (path, token, Origin, body size) in its order,
+		// with the same tokens and allowed origins.
 		s.mount(PathCoding, mcpx.Guard(at(mcpx.Path, s.coding.HTTPHandler()), s.transport), "")
 	}
 
 	if s.Orchestrator != nil {
-		s.mountSDK(PathAgent, "agent", mcpagent.New(s.Orchestrator, mcpagent.Options{Version: o.Version, Logger: logger}))
+		s.mountSDK(PathAgent, "agent", mcpagent.New(s.Orchestrator, mcpagent.Options{Version: o.Version, Logger: logger, Rules: o.Rulesets}))
 	} else {
 		s.unavailable(PathAgent, s.TasksUnavailable)
 	}

@@ -1,41 +1,56 @@
 package tracker
 
-import "unicode/utf8"
+import (
+	"time"
+	"unicode/utf8"
+)
 
 // Relationships are an item's links, both ways.
 type Relationships struct {
-	Outgoing []Relationship `json:"outgoing"`
-	Incoming []Relationship `json:"incoming"`
+	Outgoing []Relationship `json:"outgoing" jsonschema:"Links from this item"`
+	Incoming []Relationship `json:"incoming" jsonschema:"Links to this item"`
 }
 
 // IssueDetail is show's result for an issue.
 type IssueDetail struct {
 	Issue
-	Relationships Relationships `json:"relationships"`
-	BlockedBy     []Blocker     `json:"blocked_by"`
-	Feedback      []Feedback    `json:"feedback"` // feedback this issue gave
+	Relationships Relationships `json:"relationships" jsonschema:"The issue's links, both ways"`
+	BlockedBy     []Blocker     `json:"blocked_by" jsonschema:"Unfinished items the issue waits on, direct or inherited from a parent"`
+	Feedback      []Feedback    `json:"feedback" jsonschema:"Feedback this issue gave on specs"` // feedback this issue gave
+	// Tasks are filled by the callers that know the agent orchestrator of
+	// the repository (the CLI, the MCP server); absent when there are none.
+	Tasks []TaskRef `json:"tasks,omitempty" jsonschema:"The agent tasks started on this issue, oldest first"`
+}
+
+// TaskRef is an agent task (of the orchestrator) working on an issue.
+type TaskRef struct {
+	ID        string    `json:"id" jsonschema:"The task's id (task://{id})"`
+	Tool      string    `json:"tool" jsonschema:"The agent: CLAUDECODE, GEMINI, CODEX, OPENCODE or COMMAND"`
+	Status    string    `json:"status" jsonschema:"pending, in_progress, waiting, completed, failed or cancelled"`
+	Branch    string    `json:"branch" jsonschema:"The task's git branch"`
+	CreatedAt time.Time `json:"created_at" jsonschema:"When the task was created"`
 }
 
 // SpecDetail is show's result for a spec.
 type SpecDetail struct {
 	Spec
-	Content       string        `json:"content"`
-	Relationships Relationships `json:"relationships"`
-	Feedback      []Feedback    `json:"feedback"` // feedback this spec received
+	Content       string        `json:"content" jsonschema:"The spec's markdown"`
+	Relationships Relationships `json:"relationships" jsonschema:"The spec's links, both ways"`
+	Feedback      []Feedback    `json:"feedback" jsonschema:"Feedback this spec received"` // feedback this spec received
 }
 
 // FeedbackLocation is where an anchor points in the spec as it is now.
 type FeedbackLocation struct {
-	LineNumber     int     `json:"line_number"`
-	LineText       string  `json:"line_text"`
-	SectionHeading *string `json:"section_heading"`
+	LineNumber     int     `json:"line_number" jsonschema:"The line the anchor points at now, from 1"`
+	LineText       string  `json:"line_text" jsonschema:"That line"`
+	SectionHeading *string `json:"section_heading" jsonschema:"The heading of its section, or null"`
 }
 
 // FeedbackDetail is show's result for feedback; Location is null when the
 // anchor is stale or its line is gone.
 type FeedbackDetail struct {
 	Feedback
-	Location *FeedbackLocation `json:"location"`
+	Location *FeedbackLocation `json:"location" jsonschema:"Where the anchor points in the spec now; null when it is stale"`
 }
 
 // Compact is a list item: enough to choose, small enough for a model's
@@ -69,9 +84,9 @@ type BlockedItem struct {
 
 // CloseResult is one id's outcome in a close of several.
 type CloseResult struct {
-	ID      string  `json:"id"`
-	Success bool    `json:"success"`
-	Error   *string `json:"error"`
+	ID      string  `json:"id" jsonschema:"The issue id"`
+	Success bool    `json:"success" jsonschema:"Whether it was closed"`
+	Error   *string `json:"error" jsonschema:"Why not, or null"`
 }
 
 // LinkResult is link's result.
@@ -85,8 +100,8 @@ type LinkResult struct {
 // InitResult is init's result.
 type InitResult struct {
 	Success bool   `json:"success"`
-	Path    string `json:"path"`
-	Prefix  string `json:"prefix"`
+	Path    string `json:"path" jsonschema:"The .sudocode directory"`
+	Prefix  string `json:"prefix" jsonschema:"The id prefix"`
 }
 
 // Stats is the stats command's result, in seed 001's shape.
@@ -149,12 +164,13 @@ type CompactFeedback struct {
 // page, and then a hint to narrow the query and the cursor that continues
 // it (null on the last page).
 type IssueList struct {
-	Issues     []Compact `json:"issues"`
-	Total      int       `json:"total"`
-	Truncated  bool      `json:"truncated"`
-	Hint       *string   `json:"hint"`
-	NextCursor *string   `json:"next_cursor"`
-	Page       Page      `json:"-"`
+	Issues       []Compact `json:"issues"`
+	Total        int       `json:"total"`
+	Truncated    bool      `json:"truncated"`
+	Hint         *string   `json:"hint"`
+	NextCursor   *string   `json:"next_cursor"`
+	Page         Page      `json:"-"`
+	HiddenClosed int       `json:"-"` // closed issues a HideClosed list left out
 }
 
 type SpecList struct {

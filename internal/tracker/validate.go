@@ -68,21 +68,6 @@ func CheckPrefix(p string) error {
 	return nil
 }
 
-// CleanTags trims, drops empties and duplicates, and sorts.
-func CleanTags(tags []string) []string {
-	out := []string{}
-	seen := map[string]bool{}
-	for _, t := range tags {
-		t = strings.TrimSpace(t)
-		if t != "" && !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	sortStrings(out)
-	return out
-}
-
 // NotFound is the error for an unknown id.
 func NotFound(kind, id string) *fault.Error {
 	hint := "check the id with list_issues (CLI: `sudocode issue list`)"
@@ -94,12 +79,3 @@ func NotFound(kind, id string) *fault.Error {
 	}
 	return fault.New(fault.NotFound, "%s %s not found", kind, id).WithHint(hint)
 }
-
-// Blocking reports whether a relationship type gates readiness.
-func (t RelType) Blocking() bool { return t == RelBlocks || t == RelDependsOn }
-
-// Done reports whether an issue status is finished.
-func (s IssueStatus) Done() bool { return s == IssueClosed }
-
-// Done reports whether a spec status is finished.
-func (s SpecStatus) Done() bool { return s == SpecApproved || s == SpecDeprecated }

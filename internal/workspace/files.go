@@ -15,14 +15,22 @@ const (
 	filesMaxMaxResults     = 50000
 )
 
-// ListedFile is one list_files result, fields in key order.
+// ListedFile is one list_files result.
 type ListedFile struct {
-	Modified  string `json:"modified"`
-	Path      string `json:"path"`
+	Path      string `json:"path" jsonschema:"Workspace-relative path"`
+	Type      string `json:"type" jsonschema:"file or symlink"`
 	SizeBytes int64  `json:"size_bytes"`
-	Type      string `json:"type"`
+	Modified  string `json:"modified" jsonschema:"Modification time, RFC 3339 UTC"`
 
 	info os.FileInfo
+}
+
+// ListFilesResult is list_files' result (profile §6.3).
+type ListFilesResult struct {
+	Path      string       `json:"path" jsonschema:"Canonical workspace-relative path of the directory searched"`
+	Files     []ListedFile `json:"files"`
+	Truncated bool         `json:"truncated"`
+	Warnings  []string     `json:"warnings"`
 }
 
 // ListFilesOptions are list_files' inputs.
@@ -40,7 +48,7 @@ type ListFilesOptions struct {
 // below Path, pruning filtered and excluded directories, listing regular
 // files and symlinks to files inside the workspace whose workspace-relative
 // path matches a pattern and no exclude pattern, up to MaxResults.
-func ListFiles(ctx context.Context, r *Root, o ListFilesOptions) (map[string]any, error) {
+func ListFiles(ctx context.Context, r *Root, o ListFilesOptions) (*ListFilesResult, error) {
 	if o.MaxResults <= 0 {
 		o.MaxResults = filesDefaultMaxResults
 	}
@@ -50,7 +58,7 @@ func ListFiles(ctx context.Context, r *Root, o ListFilesOptions) (map[string]any
 		o.Sort = "path"
 	case "path", "modified":
 	default:
-		return nil, Errorf("INVALID_ARGUMENT", map[string]any{"sort": o.Sort}, "invalid sort %q: use path or modified", o.Sort)
+		return nil, Errorf(CodeInvalidArgument, map[string]any{"sort": o.Sort}, "invalid sort %q: use path or modified", o.Sort)
 	}
 	patterns := o.Patterns
 	arg := "patterns"
@@ -61,11 +69,11 @@ func ListFiles(ctx context.Context, r *Root, o ListFilesOptions) (map[string]any
 			patterns = []string{"**/*"}
 		}
 	}
-	include, err := compileGlobs(arg, patterns)
+	include, err := CompileGlobs(arg, patterns)
 	if err != nil {
 		return nil, err
 	}
-	exclude, err := compileGlobs("exclude_patterns", o.Exclude)
+	exclude, err := CompileGlobs("exclude_patterns", o.Exclude)
 	if err != nil {
 		return nil, err
 	}
@@ -75,11 +83,11 @@ func ListFiles(ctx context.Context, r *Root, o ListFilesOptions) (map[string]any
 	}
 	defer dir.Close()
 	warnings := []string{}
-	vis, err := newVisibility(ctx, r, base, o.IncludeHidden, o.IncludeIgnored, false, &warnings)
+	vis, err := NewVisibility(ctx, r, base, o.IncludeHidden, o.IncludeIgnored, false, &warnings)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, walkBudget)
+	ctx, cancel := context.WithTimeout(ctx, WalkBudget)
 	defer cancel()
 
 	files := []ListedFile{}
@@ -93,23 +101,23 @@ func ListFiles(ctx context.Context, r *Root, o ListFilesOptions) (map[string]any
 		}
 		ents, err := readDirSorted(d)
 		if err != nil {
-			warnings = append(warnings, "cannot read directory "+rel+": "+errText(err))
+			warnings = append(warnings, "cannot read directory "+rel+": "+ErrText(err))
 			return true
 		}
 		for _, e := range ents {
-			childBase := joinRel(relToBase, e.name)
-			if show, _ := vis.visible(childBase, e.name, false); !show {
+			childBase := JoinRel(relToBase, e.Name)
+			if show, _ := vis.Visible(childBase, e.Name, false); !show {
 				continue
 			}
-			child := joinRel(rel, e.name)
-			if exclude.match(child) {
+			child := JoinRel(rel, e.Name)
+			if exclude.Match(child) {
 				continue // an excluded directory is pruned with its contents
 			}
 			switch {
-			case e.isDir():
-				sub, err := d.OpenRoot(e.name)
+			case e.IsDir():
+				sub, err := d.OpenRoot(e.Name)
 				if err != nil {
-					warnings = append(warnings, "cannot open directory "+child+": "+errText(err))
+					warnings = append(warnings, "cannot open directory "+child+": "+ErrText(err))
 					continue
 				}
 				more := walk(sub, child, childBase)
@@ -118,11 +126,11 @@ func ListFiles(ctx context.Context, r *Root, o ListFilesOptions) (map[string]any
 					return false
 				}
 				continue
-			case e.isRegular(), e.isSymlink():
+			case e.IsRegular(), e.IsSymlink():
 			default:
 				continue
 			}
-			if !include.match(child) {
+			if !include.Match(child) {
 				continue
 			}
 			f, ok := r.listedFile(d, e, child)
@@ -154,14 +162,14 @@ func ListFiles(ctx context.Context, r *Root, o ListFilesOptions) (map[string]any
 		truncated = true
 		warnings = append(warnings, "listing time limit reached: the result is partial")
 	}
-	return map[string]any{"path": base, "files": files, "truncated": truncated, "warnings": warnings}, nil
+	return &ListFilesResult{Path: base, Files: files, Truncated: truncated, Warnings: warnings}, nil
 }
 
 // listedFile describes a regular file, or a symlink whose target is a
 // file inside the workspace (lstat data, like list_dir); anything else,
 // including links that dangle or resolve outside, is dropped.
-func (r *Root) listedFile(d *os.Root, e dirent, rel string) (ListedFile, bool) {
-	fi, err := d.Lstat(e.name)
+func (r *Root) listedFile(d *os.Root, e Dirent, rel string) (ListedFile, bool) {
+	fi, err := d.Lstat(e.Name)
 	if err != nil {
 		return ListedFile{}, false
 	}

@@ -7,14 +7,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
 func twFiles(t testing.TB, r *Root, o ListFilesOptions) (map[string]any, []ListedFile) {
 	t.Helper()
-	res, err := ListFiles(context.Background(), r, o)
+	out, err := ListFiles(context.Background(), r, o)
 	if err != nil {
 		t.Fatalf("ListFiles(%+v): %v", o, err)
 	}
+	res := wstest.Fields(out)
 	for _, k := range []string{"path", "files", "truncated", "warnings"} {
 		if _, ok := res[k]; !ok {
 			t.Fatalf("field %s missing in %v", k, res)
@@ -37,8 +40,8 @@ func TestListFilesDefaultAndFields(t *testing.T) {
 	os.Chtimes(r.Join("b.txt"), mtime, mtime)
 	res, fs := twFiles(t, r, ListFilesOptions{})
 	// Path order is plain byte order of the whole path ("a-b" < "a/x").
-	wantPaths(t, filePaths(fs), []string{"a-b", "a/x", "a/y/z.go", "b.txt"})
-	twWant(t, res, map[string]any{"path": ".", "truncated": false, "warnings": []string{}})
+	wstest.WantPaths(t, filePaths(fs), []string{"a-b", "a/x", "a/y/z.go", "b.txt"})
+	wstest.Want(t, res, map[string]any{"path": ".", "truncated": false, "warnings": []string{}})
 	b := fs[3]
 	if b.Type != "file" || b.SizeBytes != 5 || b.Modified != "2023-01-02T03:04:05Z" {
 		t.Errorf("entry %+v", b)
@@ -71,39 +74,39 @@ func TestListFilesGlobSemantics(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, fs := twFiles(t, r, ListFilesOptions{Patterns: c.patterns, Glob: c.glob})
-		t.Run(strings.Join(c.patterns, ",")+"|"+c.glob, func(t *testing.T) { wantPaths(t, filePaths(fs), c.want) })
+		t.Run(strings.Join(c.patterns, ",")+"|"+c.glob, func(t *testing.T) { wstest.WantPaths(t, filePaths(fs), c.want) })
 	}
 	// Patterns match the workspace-relative path, not the one below path.
 	res, fs := twFiles(t, r, ListFilesOptions{Path: "src", Patterns: []string{"src/*.go"}})
-	wantPaths(t, filePaths(fs), []string{"src/main.go"})
-	twWant(t, res, map[string]any{"path": "src"})
+	wstest.WantPaths(t, filePaths(fs), []string{"src/main.go"})
+	wstest.Want(t, res, map[string]any{"path": "src"})
 	_, err := ListFiles(context.Background(), r, ListFilesOptions{Patterns: []string{"[a-"}})
-	twCode(t, err, "INVALID_ARGUMENT")
+	wstest.Code[Error](t, err, "INVALID_ARGUMENT")
 	_, err = ListFiles(context.Background(), r, ListFilesOptions{Exclude: []string{"{a,"}})
-	twCode(t, err, "INVALID_ARGUMENT")
+	wstest.Code[Error](t, err, "INVALID_ARGUMENT")
 }
 
 func TestListFilesExclude(t *testing.T) {
 	r := twRoot(t, map[string]string{"src/a.go": "", "src/a_test.go": "", "vendor/v.go": "", "src/vendor/w.go": "", "gen/x.go": ""})
 	_, fs := twFiles(t, r, ListFilesOptions{Patterns: []string{"*.go"}, Exclude: []string{"*_test.go", "vendor"}})
-	wantPaths(t, filePaths(fs), []string{"gen/x.go", "src/a.go"})
+	wstest.WantPaths(t, filePaths(fs), []string{"gen/x.go", "src/a.go"})
 	_, fs = twFiles(t, r, ListFilesOptions{Exclude: []string{"/src/"}})
-	wantPaths(t, filePaths(fs), []string{"gen/x.go", "vendor/v.go"})
+	wstest.WantPaths(t, filePaths(fs), []string{"gen/x.go", "vendor/v.go"})
 	_, fs = twFiles(t, r, ListFilesOptions{Exclude: []string{"**/vendor/**", "gen/*"}})
-	wantPaths(t, filePaths(fs), []string{"src/a.go", "src/a_test.go"})
+	wstest.WantPaths(t, filePaths(fs), []string{"src/a.go", "src/a_test.go"})
 }
 
 func TestListFilesSymlinks(t *testing.T) {
 	r := twRoot(t, map[string]string{"real.txt": "content", "dir/inner.txt": ""})
-	out := twOutside(t, r)
-	twSymlink(t, r, "link-file", "real.txt")
-	twSymlink(t, r, "link-abs-in", r.Join("real.txt"))
-	twSymlink(t, r, "link-dir", "dir")
-	twSymlink(t, r, "link-out", filepath.Join(out, "secret.txt"))
-	twSymlink(t, r, "link-out-dir", out)
-	twSymlink(t, r, "link-dangling", "missing")
+	out := wstest.Outside(t, r.Path)
+	wstest.Symlink(t, r.Path, "link-file", "real.txt")
+	wstest.Symlink(t, r.Path, "link-abs-in", r.Join("real.txt"))
+	wstest.Symlink(t, r.Path, "link-dir", "dir")
+	wstest.Symlink(t, r.Path, "link-out", filepath.Join(out, "secret.txt"))
+	wstest.Symlink(t, r.Path, "link-out-dir", out)
+	wstest.Symlink(t, r.Path, "link-dangling", "missing")
 	_, fs := twFiles(t, r, ListFilesOptions{})
-	wantPaths(t, filePaths(fs), []string{"dir/inner.txt", "link-abs-in", "link-file", "real.txt"})
+	wstest.WantPaths(t, filePaths(fs), []string{"dir/inner.txt", "link-abs-in", "link-file", "real.txt"})
 	for _, f := range fs {
 		if strings.HasPrefix(f.Path, "link") && (f.Type != "symlink" || f.SizeBytes == 7) {
 			t.Errorf("%+v: want a symlink with lstat data", f)
@@ -114,18 +117,18 @@ func TestListFilesSymlinks(t *testing.T) {
 func TestListFilesVisibility(t *testing.T) {
 	r := twRoot(t, map[string]string{".gitignore": "*.tmp\ncache/\n", "a.go": "", "x.tmp": "", "cache/c.go": "", ".config/c.yml": "",
 		"node_modules/m/i.js": "", ".git/config": "", "sub/.env": ""})
-	twGit(t, r.Path, "init", "-q")
+	wstest.Git(t, r.Path, "init", "-q")
 	_, fs := twFiles(t, r, ListFilesOptions{})
-	wantPaths(t, filePaths(fs), []string{"a.go"})
+	wstest.WantPaths(t, filePaths(fs), []string{"a.go"})
 	_, fs = twFiles(t, r, ListFilesOptions{IncludeHidden: true})
-	wantPaths(t, filePaths(fs), []string{".config/c.yml", ".gitignore", "a.go", "sub/.env"})
+	wstest.WantPaths(t, filePaths(fs), []string{".config/c.yml", ".gitignore", "a.go", "sub/.env"})
 	_, fs = twFiles(t, r, ListFilesOptions{IncludeIgnored: true})
-	wantPaths(t, filePaths(fs), []string{"a.go", "cache/c.go", "node_modules/m/i.js", "x.tmp"})
+	wstest.WantPaths(t, filePaths(fs), []string{"a.go", "cache/c.go", "node_modules/m/i.js", "x.tmp"})
 	_, fs = twFiles(t, r, ListFilesOptions{IncludeIgnored: true, IncludeHidden: true, Patterns: []string{".git/config"}})
-	wantPaths(t, filePaths(fs), []string{".git/config"})
+	wstest.WantPaths(t, filePaths(fs), []string{".git/config"})
 	// Named explicitly, a hidden directory lists.
 	_, fs = twFiles(t, r, ListFilesOptions{Path: ".config"})
-	wantPaths(t, filePaths(fs), []string{".config/c.yml"})
+	wstest.WantPaths(t, filePaths(fs), []string{".config/c.yml"})
 }
 
 func TestListFilesLimitAndSort(t *testing.T) {
@@ -136,29 +139,29 @@ func TestListFilesLimitAndSort(t *testing.T) {
 		os.Chtimes(r.Join(p), ts, ts)
 	}
 	res, fs := twFiles(t, r, ListFilesOptions{MaxResults: 2})
-	wantPaths(t, filePaths(fs), []string{"a", "b"})
-	twWant(t, res, map[string]any{"truncated": true})
+	wstest.WantPaths(t, filePaths(fs), []string{"a", "b"})
+	wstest.Want(t, res, map[string]any{"truncated": true})
 	if ws := res["warnings"].([]string); len(ws) != 1 || !strings.Contains(ws[0], "result limit reached") {
 		t.Errorf("warnings %v", ws)
 	}
 	res, _ = twFiles(t, r, ListFilesOptions{MaxResults: 4})
-	twWant(t, res, map[string]any{"truncated": false, "warnings": []string{}})
+	wstest.Want(t, res, map[string]any{"truncated": false, "warnings": []string{}})
 	_, fs = twFiles(t, r, ListFilesOptions{Sort: "modified"})
-	wantPaths(t, filePaths(fs), []string{"e", "c/d", "b", "a"})
+	wstest.WantPaths(t, filePaths(fs), []string{"e", "c/d", "b", "a"})
 	// The walk order decides which files are kept; then they are sorted.
 	_, fs = twFiles(t, r, ListFilesOptions{Sort: "modified", MaxResults: 3})
-	wantPaths(t, filePaths(fs), []string{"c/d", "b", "a"})
+	wstest.WantPaths(t, filePaths(fs), []string{"c/d", "b", "a"})
 }
 
 func TestListFilesErrors(t *testing.T) {
 	r := twRoot(t, map[string]string{"f.txt": ""})
-	out := twOutside(t, r)
-	twSymlink(t, r, "out", out)
+	out := wstest.Outside(t, r.Path)
+	wstest.Symlink(t, r.Path, "out", out)
 	ctx := context.Background()
 	for p, code := range map[string]string{"f.txt": "NOT_A_DIRECTORY", "nope": "NOT_FOUND", "out": "SYMLINK_ESCAPE", "/": "ABSOLUTE_PATH_DENIED", "..": "PATH_OUTSIDE_WORKSPACE"} {
 		_, err := ListFiles(ctx, r, ListFilesOptions{Path: p})
-		twCode(t, err, code)
+		wstest.Code[Error](t, err, code)
 	}
 	_, err := ListFiles(ctx, r, ListFilesOptions{Sort: "size"})
-	twCode(t, err, "INVALID_ARGUMENT")
+	wstest.Code[Error](t, err, "INVALID_ARGUMENT")
 }

@@ -4,17 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io/fs"
-	"os"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/gitx"
 )
 
-// Visibility filters for recursive listing and search (profile §5.4), and
-// the sorted directory reading the walkers share.
+// Visibility filters for recursive listing and search (profile §5.4).
 //
 // Filters apply to the entries below the directory the caller named (the
 // named path itself is never filtered out): a name starting with "." is
@@ -30,8 +26,12 @@ var defaultExcluded = map[string]bool{
 	"__pycache__": true,
 }
 
-// visibility decides which entries below one base directory are shown.
-type visibility struct {
+// DefaultExcluded reports a name the profile leaves out of listings and
+// searches unless include_ignored is set.
+func DefaultExcluded(name string) bool { return defaultExcluded[name] }
+
+// Visibility decides which entries below one base directory are shown.
+type Visibility struct {
 	includeHidden, includeIgnored bool
 	// gitIgnored holds the paths, relative to the base directory, that git
 	// reports as ignored (a directory stands for everything below it); nil
@@ -39,11 +39,14 @@ type visibility struct {
 	gitIgnored map[string]bool
 }
 
-// visible reports whether the entry name at relToBase (its path relative
+// IgnoredByGit reports whether git ignores the path relative to the base.
+func (v *Visibility) IgnoredByGit(relToBase string) bool { return v.gitIgnored[relToBase] }
+
+// Visible reports whether the entry name at relToBase (its path relative
 // to the base, "/"-separated) is shown, and whether it counts as ignored
 // (is_ignored: shown only because include_ignored is set). parentIgnored
 // is the ignored state of its directory, which descendants inherit.
-func (v *visibility) visible(relToBase, name string, parentIgnored bool) (show, ignored bool) {
+func (v *Visibility) Visible(relToBase, name string, parentIgnored bool) (show, ignored bool) {
 	if !v.includeHidden && strings.HasPrefix(name, ".") {
 		return false, false
 	}
@@ -54,12 +57,12 @@ func (v *visibility) visible(relToBase, name string, parentIgnored bool) (show, 
 	return true, ignored
 }
 
-// newVisibility prepares the filters for a walk of the directory baseRel.
+// NewVisibility prepares the filters for a walk of the directory baseRel.
 // withGit asks for git's ignore list even when include_ignored is set
 // (list_dir reports is_ignored); warnings collects what the caller should
 // pass on.
-func newVisibility(ctx context.Context, r *Root, baseRel string, includeHidden, includeIgnored, withGit bool, warnings *[]string) (*visibility, error) {
-	v := &visibility{includeHidden: includeHidden, includeIgnored: includeIgnored}
+func NewVisibility(ctx context.Context, r *Root, baseRel string, includeHidden, includeIgnored, withGit bool, warnings *[]string) (*Visibility, error) {
+	v := &Visibility{includeHidden: includeHidden, includeIgnored: includeIgnored}
 	if includeIgnored && !withGit {
 		return v, nil
 	}
@@ -100,7 +103,7 @@ func ignoredByGit(ctx context.Context, dir string) (map[string]bool, string, err
 	case errors.As(err, &nf):
 		return nil, "", nil
 	case errors.As(err, &te):
-		return nil, "", Errorf("TIMEOUT", map[string]any{"seconds": ignoreGitTimeout.Seconds()},
+		return nil, "", Errorf(CodeTimeout, map[string]any{"seconds": ignoreGitTimeout.Seconds()},
 			"git took longer than %s to list ignored paths; retry, or pass include_ignored", ignoreGitTimeout)
 	case ctx.Err() != nil:
 		return nil, "", context.Cause(ctx)
@@ -132,78 +135,4 @@ func ignoredByGit(ctx context.Context, dir string) (map[string]bool, string, err
 		}
 	}
 	return ign, "", nil
-}
-
-// dirent is one directory entry as the walkers see it: the type comes from
-// the directory read itself (no stat).
-type dirent struct {
-	name string
-	typ  fs.FileMode // fs.ModeDir, fs.ModeSymlink, 0 for a regular file, other type bits
-}
-
-func (d dirent) isDir() bool     { return d.typ&fs.ModeDir != 0 }
-func (d dirent) isSymlink() bool { return d.typ&fs.ModeSymlink != 0 }
-func (d dirent) isRegular() bool { return d.typ&fs.ModeType == 0 }
-
-// readDirSorted reads the directory d (anchored: it can only be inside the
-// workspace) and returns its entries in path order: sorted by name, a
-// directory's name compared as if followed by "/", so that a depth-first
-// walk yields paths in plain byte order ("a-b" before "a/x").
-func readDirSorted(d *os.Root) ([]dirent, error) {
-	f, err := d.Open(".")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readDirFileSorted(f)
-}
-
-// readDirFileSorted is readDirSorted on an open directory.
-func readDirFileSorted(f *os.File) ([]dirent, error) {
-	out, err := readDirents(f)
-	if err != nil && len(out) == 0 {
-		return nil, err
-	}
-	slices.SortFunc(out, func(a, b dirent) int { return comparePathKey(a.name, a.isDir(), b.name, b.isDir()) })
-	return out, nil
-}
-
-// comparePathKey compares a and b as name+"/" for directories and name for
-// everything else, without building the strings.
-func comparePathKey(a string, aDir bool, b string, bDir bool) int {
-	n := min(len(a), len(b))
-	if c := strings.Compare(a[:n], b[:n]); c != 0 {
-		return c
-	}
-	next := func(s string, dir bool) int {
-		if len(s) > n {
-			return int(s[n])
-		}
-		if dir {
-			return '/'
-		}
-		return -1
-	}
-	ca, cb := next(a, aDir), next(b, bDir)
-	switch {
-	case ca < cb:
-		return -1
-	case ca > cb:
-		return 1
-	}
-	if len(a) != len(b) { // one is the other plus "/..." where the other is a dir
-		if len(a) < len(b) {
-			return -1
-		}
-		return 1
-	}
-	return 0
-}
-
-// joinRel joins a workspace-relative directory and a name.
-func joinRel(dir, name string) string {
-	if dir == "." || dir == "" {
-		return name
-	}
-	return dir + "/" + name
 }

@@ -29,21 +29,21 @@ type globPattern struct {
 	baseName bool // match the last path component only
 }
 
-// globSet matches a path if any of its patterns does; an empty set matches
+// GlobSet matches a path if any of its patterns does; an empty set matches
 // nothing.
-type globSet []globPattern
+type GlobSet []globPattern
 
-// compileGlobs validates and normalises patterns; an invalid one is
+// CompileGlobs validates and normalises patterns; an invalid one is
 // INVALID_ARGUMENT naming the argument. Empty strings are skipped.
-func compileGlobs(arg string, patterns []string) (globSet, error) {
-	var set globSet
+func CompileGlobs(arg string, patterns []string) (GlobSet, error) {
+	var set GlobSet
 	for _, p := range patterns {
 		g, ok := normaliseGlob(p)
 		if !ok {
 			continue
 		}
 		if !doublestar.ValidatePattern(g.pattern) {
-			return nil, Errorf("INVALID_ARGUMENT", map[string]any{"argument": arg, "pattern": p}, "invalid glob pattern in %s: %q", arg, p)
+			return nil, Errorf(CodeInvalidArgument, map[string]any{"argument": arg, "pattern": p}, "invalid glob pattern in %s: %q", arg, p)
 		}
 		set = append(set, g)
 	}
@@ -79,7 +79,7 @@ func normaliseGlob(p string) (globPattern, bool) {
 
 // match reports whether the workspace-relative path rel matches any
 // pattern.
-func (s globSet) match(rel string) bool {
+func (s GlobSet) Match(rel string) bool {
 	if len(s) == 0 {
 		return false
 	}

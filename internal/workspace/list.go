@@ -17,22 +17,29 @@ const (
 	listDefaultMaxEntries = 1000
 	listMaxMaxEntries     = 10000
 	listMaxDepth          = 20
-	// walkBudget bounds the work of one listing or search; past it the
+	// WalkBudget bounds the work of one listing or search; past it the
 	// result is partial and says so.
-	walkBudget = 10 * time.Second
+	WalkBudget = 10 * time.Second
 )
 
-// ListDirEntry is one list_dir entry. Fields are declared in key order so
-// the JSON has sorted keys.
+// ListDirEntry is one list_dir entry.
 type ListDirEntry struct {
-	IsHidden      bool   `json:"is_hidden"`
-	IsIgnored     bool   `json:"is_ignored"`
-	Modified      string `json:"modified"`
 	Name          string `json:"name"`
-	Path          string `json:"path"`
+	Path          string `json:"path" jsonschema:"Workspace-relative path"`
+	Type          string `json:"type" jsonschema:"file, directory, symlink or other"`
 	SizeBytes     int64  `json:"size_bytes"`
-	SymlinkTarget string `json:"symlink_target,omitempty"`
-	Type          string `json:"type"`
+	Modified      string `json:"modified" jsonschema:"Modification time, RFC 3339 UTC"`
+	IsHidden      bool   `json:"is_hidden"`
+	IsIgnored     bool   `json:"is_ignored" jsonschema:"Shown only because include_ignored is set"`
+	SymlinkTarget string `json:"symlink_target,omitempty" jsonschema:"The raw link text of a symlink"`
+}
+
+// ListDirResult is list_dir's result (profile §6.2).
+type ListDirResult struct {
+	Path      string         `json:"path" jsonschema:"Canonical workspace-relative path of the directory"`
+	Entries   []ListDirEntry `json:"entries"`
+	Truncated bool           `json:"truncated"`
+	Warnings  []string       `json:"warnings"`
 }
 
 // ListDirOptions are list_dir's inputs.
@@ -58,7 +65,7 @@ type listCandidate struct {
 // ListDir lists a directory (list_dir): its entries, or with recursive the
 // entries down to max_depth levels, filtered per §5.4, sorted over the
 // whole result and cut at max_entries.
-func ListDir(ctx context.Context, r *Root, o ListDirOptions) (map[string]any, error) {
+func ListDir(ctx context.Context, r *Root, o ListDirOptions) (*ListDirResult, error) {
 	if o.Path == "" {
 		o.Path = "."
 	}
@@ -75,7 +82,7 @@ func ListDir(ctx context.Context, r *Root, o ListDirOptions) (map[string]any, er
 		o.Sort = "name"
 	case "name", "type", "modified":
 	default:
-		return nil, Errorf("INVALID_ARGUMENT", map[string]any{"sort": o.Sort}, "invalid sort %q: use name, type or modified", o.Sort)
+		return nil, Errorf(CodeInvalidArgument, map[string]any{"sort": o.Sort}, "invalid sort %q: use name, type or modified", o.Sort)
 	}
 	base, dir, err := openDirRoot(r, o.Path)
 	if err != nil {
@@ -83,11 +90,11 @@ func ListDir(ctx context.Context, r *Root, o ListDirOptions) (map[string]any, er
 	}
 	defer dir.Close()
 	warnings := []string{}
-	vis, err := newVisibility(ctx, r, base, o.IncludeHidden, o.IncludeIgnored, true, &warnings)
+	vis, err := NewVisibility(ctx, r, base, o.IncludeHidden, o.IncludeIgnored, true, &warnings)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, walkBudget)
+	ctx, cancel := context.WithTimeout(ctx, WalkBudget)
 	defer cancel()
 
 	less := listDirLess(o.Sort)
@@ -114,18 +121,18 @@ func ListDir(ctx context.Context, r *Root, o ListDirOptions) (map[string]any, er
 		}
 		ents, err := readDirSorted(d)
 		if err != nil {
-			warnings = append(warnings, "cannot read directory "+rel+": "+errText(err))
+			warnings = append(warnings, "cannot read directory "+rel+": "+ErrText(err))
 			return
 		}
 		for _, e := range ents {
-			childBase := joinRel(relToBase, e.name)
-			show, ignored := vis.visible(childBase, e.name, parentIgnored)
+			childBase := JoinRel(relToBase, e.Name)
+			show, ignored := vis.Visible(childBase, e.Name, parentIgnored)
 			if !show {
 				continue
 			}
-			c := listCandidate{name: e.name, rel: joinRel(rel, e.name), typ: e.typ, hidden: strings.HasPrefix(e.name, "."), ignored: ignored}
+			c := listCandidate{name: e.Name, rel: JoinRel(rel, e.Name), typ: e.Type, hidden: strings.HasPrefix(e.Name, "."), ignored: ignored}
 			if o.Sort == "modified" {
-				if fi, err := d.Lstat(e.name); err == nil {
+				if fi, err := d.Lstat(e.Name); err == nil {
 					c.info = fi
 				} else {
 					continue // vanished
@@ -135,10 +142,10 @@ func ListDir(ctx context.Context, r *Root, o ListDirOptions) (map[string]any, er
 			if len(cands) >= max(4*o.MaxEntries, 4096) {
 				compact()
 			}
-			if o.Recursive && depth < o.MaxDepth && e.isDir() {
-				sub, err := d.OpenRoot(e.name)
+			if o.Recursive && depth < o.MaxDepth && e.IsDir() {
+				sub, err := d.OpenRoot(e.Name)
 				if err != nil {
-					warnings = append(warnings, "cannot open directory "+c.rel+": "+errText(err))
+					warnings = append(warnings, "cannot open directory "+c.rel+": "+ErrText(err))
 					continue
 				}
 				walk(sub, c.rel, childBase, depth+1, ignored)
@@ -162,7 +169,7 @@ func ListDir(ctx context.Context, r *Root, o ListDirOptions) (map[string]any, er
 		truncated = true
 		warnings = append(warnings, "listing time limit reached: the result is partial")
 	}
-	return map[string]any{"path": base, "entries": entries, "truncated": truncated, "warnings": warnings}, nil
+	return &ListDirResult{Path: base, Entries: entries, Truncated: truncated, Warnings: warnings}, nil
 }
 
 // listDirLess orders candidates by the requested key: name (then path),
@@ -225,7 +232,7 @@ func (r *Root) listDirEntry(c listCandidate) (ListDirEntry, bool) {
 	e.Modified = formatTime(fi.ModTime())
 	if e.Type == "symlink" {
 		if t, err := r.FS.Readlink(c.rel); err == nil {
-			if _, err := r.Existing(c.rel); !isCode(err, "SYMLINK_ESCAPE") {
+			if _, err := r.Existing(c.rel); !isCode(err, CodeSymlinkEscape) {
 				e.SymlinkTarget = t
 			}
 		}
@@ -237,9 +244,9 @@ func (r *Root) listDirEntry(c listCandidate) (ListDirEntry, bool) {
 // is one.
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-func isCode(err error, code string) bool {
+func isCode(err error, code Code) bool {
 	var we *Error
-	return errors.As(err, &we) && we.Code == code
+	return errors.As(err, &we) && we.HasCode(code)
 }
 
 // openDirRoot resolves a directory argument (§5.2) and opens it anchored:
@@ -255,38 +262,38 @@ func openDirRoot(r *Root, p string) (string, *os.Root, error) {
 	}
 	fi, err := r.FS.Stat(res.Rel)
 	if err != nil {
-		return "", nil, openError(res.Rel, err)
+		return "", nil, OpenError(res.Rel, err)
 	}
 	if !fi.IsDir() {
-		return "", nil, Errorf("NOT_A_DIRECTORY", map[string]any{"path": res.Rel}, "%s is not a directory", res.Rel)
+		return "", nil, Errorf(CodeNotADirectory, map[string]any{"path": res.Rel}, "%s is not a directory", res.Rel)
 	}
 	if res.Rel == "." {
 		d, err := r.FS.OpenRoot(".")
 		if err != nil {
-			return "", nil, openError(res.Rel, err)
+			return "", nil, OpenError(res.Rel, err)
 		}
 		return res.Rel, d, nil
 	}
 	d, err := r.FS.OpenRoot(res.Rel)
 	if err != nil {
-		return "", nil, openError(res.Rel, err)
+		return "", nil, OpenError(res.Rel, err)
 	}
 	return res.Rel, d, nil
 }
 
-// openError maps an anchored open failure to the profile's codes.
-func openError(rel string, err error) error {
+// OpenError maps an anchored open failure to the profile's codes.
+func OpenError(rel string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return Errorf("NOT_FOUND", map[string]any{"path": rel}, "not found: %s", rel)
+		return Errorf(CodeNotFound, map[string]any{"path": rel}, "not found: %s", rel)
 	case strings.Contains(err.Error(), "escapes"):
-		return Errorf("SYMLINK_ESCAPE", map[string]any{"path": rel}, "symlink escape denied: %s resolves outside the workspace", rel)
+		return Errorf(CodeSymlinkEscape, map[string]any{"path": rel}, "symlink escape denied: %s resolves outside the workspace", rel)
 	}
-	return Errorf("INTERNAL_ERROR", map[string]any{"path": rel}, "cannot open %s: %v", rel, err)
+	return Errorf(CodeInternal, map[string]any{"path": rel}, "cannot open %s: %v", rel, err)
 }
 
-// errText is an error's text without the os package's op/path wrapping.
-func errText(err error) string {
+// ErrText is an error's text without the os package's op/path wrapping.
+func ErrText(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()

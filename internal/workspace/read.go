@@ -15,7 +15,7 @@ const (
 	readMaxLines        = 2000    // fixed per-call line cap
 	readDefaultMaxBytes = 131072  // max_bytes default
 	readMaxMaxBytes     = 1 << 20 // max_bytes upper bound
-	binarySniffBytes    = 4096    // a NUL in this many leading bytes means binary (§5.6)
+	BinarySniffBytes    = 4096    // a NUL in this many leading bytes means binary (§5.6)
 	readChunk           = 256 << 10
 )
 
@@ -24,7 +24,26 @@ const (
 // 2000-line cap and maxBytes. The file is streamed: memory stays bounded
 // by maxBytes whatever its size, while the whole file is still scanned for
 // total_lines, total_bytes and UTF-8 validity.
-func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (map[string]any, error) {
+// ReadResult is read_file's result (profile §6.1).
+type ReadResult struct {
+	Path       string `json:"path" jsonschema:"Canonical workspace-relative path of the file"`
+	Content    string `json:"content" jsonschema:"The selected lines, terminators included"`
+	Encoding   string `json:"encoding" jsonschema:"Always utf-8"`
+	StartLine  int    `json:"start_line"`
+	EndLine    int    `json:"end_line" jsonschema:"Last line returned"`
+	TotalLines int    `json:"total_lines"`
+	TotalBytes int64  `json:"total_bytes" jsonschema:"Size of the file"`
+	BytesRead  int    `json:"bytes_read" jsonschema:"Bytes of content"`
+	Truncated  bool   `json:"truncated"`
+	// TruncatedBy is lines or bytes, or null.
+	TruncatedBy   *string  `json:"truncated_by" jsonschema:"The limit that cut the content: lines or bytes; null when not cut"`
+	OutputLines   int      `json:"output_lines"`
+	OutputBytes   int      `json:"output_bytes"`
+	NextStartLine *int     `json:"next_start_line" jsonschema:"Where to continue reading after a cut; null when done"`
+	Warnings      []string `json:"warnings"`
+}
+
+func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (*ReadResult, error) {
 	if start < 1 {
 		start = 1
 	}
@@ -40,7 +59,7 @@ func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (map[stri
 	if err != nil {
 		return nil, err
 	}
-	f, err := openRegular(r.FS, res.Rel)
+	f, err := r.OpenRegular(res.Rel)
 	if err != nil {
 		return nil, err
 	}
@@ -58,10 +77,10 @@ func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (map[stri
 		n, rerr := f.Read(buf)
 		chunk := buf[:n]
 		if n > 0 {
-			if sniffed < binarySniffBytes {
-				k := min(n, binarySniffBytes-sniffed)
+			if sniffed < BinarySniffBytes {
+				k := min(n, BinarySniffBytes-sniffed)
 				if bytes.IndexByte(chunk[:k], 0) >= 0 {
-					return nil, Errorf("BINARY_FILE", map[string]any{"path": res.Rel}, "binary file: text read blocked for %s", res.Rel)
+					return nil, Errorf(CodeBinaryFile, map[string]any{"path": res.Rel}, "binary file: text read blocked for %s", res.Rel)
 				}
 				sniffed += k
 			}
@@ -77,7 +96,7 @@ func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (map[stri
 			break
 		}
 		if rerr != nil {
-			return nil, Errorf("INTERNAL_ERROR", map[string]any{"path": res.Rel}, "cannot read %s: %v", res.Rel, rerr)
+			return nil, Errorf(CodeInternal, map[string]any{"path": res.Rel}, "cannot read %s: %v", res.Rel, rerr)
 		}
 	}
 	if len(carry) > 0 {
@@ -98,11 +117,12 @@ func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (map[stri
 			endLine = endReq
 		}
 	}
-	var truncatedBy, nextStart any
+	var truncatedBy *string
+	var nextStart *int
 	if s.truncatedBy != "" {
-		truncatedBy = s.truncatedBy
+		truncatedBy = &s.truncatedBy
 		if endLine+1 <= totalLines {
-			nextStart = endLine + 1
+			nextStart = new(endLine + 1)
 		}
 		if s.partial {
 			warnings = append(warnings, "first line exceeds max_bytes: returned its first "+strconv.Itoa(len(content))+" bytes")
@@ -117,49 +137,37 @@ func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (map[stri
 			warnings = append(warnings, "content truncated at "+limit)
 		}
 	}
-	return map[string]any{
-		"path":            res.Rel,
-		"content":         content,
-		"encoding":        "utf-8",
-		"start_line":      start,
-		"end_line":        endLine,
-		"total_lines":     totalLines,
-		"total_bytes":     total,
-		"bytes_read":      len(content),
-		"truncated":       s.truncatedBy != "",
-		"truncated_by":    truncatedBy,
-		"output_lines":    s.outLines,
-		"output_bytes":    len(content),
-		"next_start_line": nextStart,
-		"warnings":        warnings,
-	}, nil
+	return &ReadResult{Path: res.Rel, Content: content, Encoding: "utf-8", StartLine: start, EndLine: endLine,
+		TotalLines: totalLines, TotalBytes: total, BytesRead: len(content), Truncated: s.truncatedBy != "",
+		TruncatedBy: truncatedBy, OutputLines: s.outLines, OutputBytes: len(content), NextStartLine: nextStart,
+		Warnings: warnings}, nil
 }
 
 func notUTF8(rel string) error {
-	return Errorf("UNSUPPORTED_ENCODING", map[string]any{"path": rel, "encoding": "utf-8"}, "%s is not valid UTF-8 text; only UTF-8 is supported", rel)
+	return Errorf(CodeUnsupportedEncoding, map[string]any{"path": rel, "encoding": "utf-8"}, "%s is not valid UTF-8 text; only UTF-8 is supported", rel)
 }
 
-// openRegular opens rel through the anchored root for reading, refusing a
+// OpenRegular opens rel through the anchored root for reading, refusing a
 // directory (IS_DIRECTORY) and anything that is not a regular file. It
 // opens non-blocking so that a FIFO swapped in cannot hang the call, and
 // checks the type on the opened file, not the name.
-func openRegular(fsys *os.Root, rel string) (*os.File, error) {
-	f, err := fsys.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+func (r *Root) OpenRegular(rel string) (*os.File, error) {
+	f, err := r.FS.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, openError(rel, err)
+		return nil, OpenError(rel, err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, Errorf("INTERNAL_ERROR", map[string]any{"path": rel}, "cannot stat %s: %v", rel, err)
+		return nil, Errorf(CodeInternal, map[string]any{"path": rel}, "cannot stat %s: %v", rel, err)
 	}
 	if fi.IsDir() {
 		f.Close()
-		return nil, Errorf("IS_DIRECTORY", map[string]any{"path": rel}, "%s is a directory; use list_dir to list it", rel)
+		return nil, Errorf(CodeIsDirectory, map[string]any{"path": rel}, "%s is a directory; use list_dir to list it", rel)
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, Errorf("INVALID_ARGUMENT", map[string]any{"path": rel}, "%s is not a regular file", rel)
+		return nil, Errorf(CodeInvalidArgument, map[string]any{"path": rel}, "%s is not a regular file", rel)
 	}
 	return f, nil
 }
@@ -290,7 +298,7 @@ func (s *lineSelector) endLine() {
 		return
 	}
 	if s.outLines == 0 {
-		s.out.Write(utf8Prefix(s.pending, s.maxBytes))
+		s.out.Write(UTF8Prefix(s.pending, s.maxBytes))
 		s.outLines = 1
 		s.partial = true
 	}
@@ -304,9 +312,9 @@ func (s *lineSelector) finish() {
 	}
 }
 
-// utf8Prefix is the longest prefix of b of at most n bytes that does not
+// UTF8Prefix is the longest prefix of b of at most n bytes that does not
 // split a UTF-8 sequence.
-func utf8Prefix(b []byte, n int) []byte {
+func UTF8Prefix(b []byte, n int) []byte {
 	if len(b) <= n {
 		return b
 	}

@@ -2,111 +2,19 @@ package workspace
 
 import (
 	"bytes"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/sudocode/sudocode/internal/testkit"
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
-// Helpers of the read/list/search tests (prefix tw: they share the
-// package with other tests).
-
-// twRoot makes a workspace with the given files (path -> content; a path
-// ending in "/" is a directory) and opens it.
-func twRoot(t testing.TB, files map[string]string) *Root {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws := filepath.Join(dir, "ws")
-	if err := os.Mkdir(ws, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	twWrite(t, ws, files)
-	r, err := Open(ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.FS.Close() })
-	return r
-}
-
-func twWrite(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for p, content := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if strings.HasSuffix(p, "/") {
-			if err := os.MkdirAll(full, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// twOutside makes a directory next to the workspace with a secret file
-// and returns its path.
-func twOutside(t testing.TB, r *Root) string {
-	t.Helper()
-	out := filepath.Join(filepath.Dir(r.Path), "outside")
-	twWrite(t, out, map[string]string{"secret.txt": "TOPSECRET needle\n", "sub/deep.txt": "TOPSECRET needle deep\n"})
-	return out
-}
-
-func twSymlink(t testing.TB, r *Root, link, target string) {
-	t.Helper()
-	full := r.Join(link)
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, full); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// twCode asserts err is a workspace error with the code (and a complete
-// shape) and returns it.
-func twCode(t testing.TB, err error, code string) *Error {
-	t.Helper()
-	var we *Error
-	if !errors.As(err, &we) {
-		t.Fatalf("error %v (%T), want code %s", err, err, code)
-	}
-	if we.Code != code {
-		t.Fatalf("code %s (%s), want %s", we.Code, we.Message, code)
-	}
-	if we.Message == "" || we.Category == "" || we.Details == nil {
-		t.Fatalf("incomplete error %+v", we)
-	}
-	return we
-}
-
-// twGit runs git in dir.
-func twGit(t testing.TB, dir string, args ...string) {
-	t.Helper()
-	testkit.Command(t, "git", "apt-get install -y git")
-	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C", "HOME=" + dir, "XDG_CONFIG_HOME=" + dir}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
+// twRoot opens a workspace holding files (wstest.Tree).
+func twRoot(t testing.TB, files map[string]string) *Root { return wstest.Root(t, files, Open) }
 
 func twRead(t testing.TB, r *Root, path string, start int, end *int, maxBytes int) map[string]any {
 	t.Helper()
@@ -114,25 +22,10 @@ func twRead(t testing.TB, r *Root, path string, start int, end *int, maxBytes in
 	if err != nil {
 		t.Fatalf("ReadFile(%q): %v", path, err)
 	}
-	return res
+	return wstest.Fields(res)
 }
 
 func intp(n int) *int { return &n }
-
-// twWant compares selected fields of a result.
-func twWant(t testing.TB, res map[string]any, want map[string]any) {
-	t.Helper()
-	for k, v := range want {
-		got, ok := res[k]
-		if !ok {
-			t.Errorf("field %s missing", k)
-			continue
-		}
-		if !reflect.DeepEqual(got, v) {
-			t.Errorf("%s = %#v, want %#v", k, got, v)
-		}
-	}
-}
 
 var readFields = []string{"path", "content", "encoding", "start_line", "end_line", "total_lines", "total_bytes", "bytes_read",
 	"truncated", "truncated_by", "output_lines", "output_bytes", "next_start_line", "warnings"}
@@ -143,13 +36,13 @@ func TestReadFileAllFields(t *testing.T) {
 	if len(res) != len(readFields) {
 		t.Errorf("fields %v, want exactly %v", res, readFields)
 	}
-	twWant(t, res, map[string]any{
+	wstest.Want(t, res, map[string]any{
 		"path": "dir/a.txt", "content": "one\ntwo\nthree\n", "encoding": "utf-8", "start_line": 1, "end_line": 3,
 		"total_lines": 3, "total_bytes": int64(14), "bytes_read": 14, "truncated": false, "truncated_by": nil,
 		"output_lines": 3, "output_bytes": 14, "next_start_line": nil, "warnings": []string{},
 	})
 	// Through ./ and empty segments the canonical path is reported.
-	twWant(t, twRead(t, r, "./dir//a.txt", 1, nil, 0), map[string]any{"path": "dir/a.txt"})
+	wstest.Want(t, twRead(t, r, "./dir//a.txt", 1, nil, 0), map[string]any{"path": "dir/a.txt"})
 }
 
 func TestReadFileLineModel(t *testing.T) {
@@ -161,28 +54,28 @@ func TestReadFileLineModel(t *testing.T) {
 		"lonecr.txt":  "a\rb\fc\u2028d\n",
 		"blank.txt":   "\n\n\n",
 	})
-	twWant(t, twRead(t, r, "nofinal.txt", 1, nil, 0), map[string]any{"content": "a\nb", "total_lines": 2, "end_line": 2, "output_lines": 2})
-	twWant(t, twRead(t, r, "empty.txt", 1, nil, 0), map[string]any{
+	wstest.Want(t, twRead(t, r, "nofinal.txt", 1, nil, 0), map[string]any{"content": "a\nb", "total_lines": 2, "end_line": 2, "output_lines": 2})
+	wstest.Want(t, twRead(t, r, "empty.txt", 1, nil, 0), map[string]any{
 		"content": "", "total_lines": 0, "total_bytes": int64(0), "start_line": 1, "end_line": 0, "output_lines": 0,
 		"truncated": false, "truncated_by": nil, "next_start_line": nil,
 	})
-	twWant(t, twRead(t, r, "crlf.txt", 2, nil, 0), map[string]any{"content": "two\r\n", "total_lines": 2, "start_line": 2, "end_line": 2})
-	twWant(t, twRead(t, r, "bom.txt", 1, intp(1), 0), map[string]any{"content": "\ufeffhello\n", "bytes_read": 9, "total_lines": 2})
-	twWant(t, twRead(t, r, "lonecr.txt", 1, nil, 0), map[string]any{"total_lines": 1, "content": "a\rb\fc\u2028d\n"})
-	twWant(t, twRead(t, r, "blank.txt", 2, intp(2), 0), map[string]any{"content": "\n", "total_lines": 3, "end_line": 2})
+	wstest.Want(t, twRead(t, r, "crlf.txt", 2, nil, 0), map[string]any{"content": "two\r\n", "total_lines": 2, "start_line": 2, "end_line": 2})
+	wstest.Want(t, twRead(t, r, "bom.txt", 1, intp(1), 0), map[string]any{"content": "\ufeffhello\n", "bytes_read": 9, "total_lines": 2})
+	wstest.Want(t, twRead(t, r, "lonecr.txt", 1, nil, 0), map[string]any{"total_lines": 1, "content": "a\rb\fc\u2028d\n"})
+	wstest.Want(t, twRead(t, r, "blank.txt", 2, intp(2), 0), map[string]any{"content": "\n", "total_lines": 3, "end_line": 2})
 }
 
 func TestReadFileRanges(t *testing.T) {
 	r := twRoot(t, map[string]string{"f.txt": "1\n2\n3\n4\n5\n"})
-	twWant(t, twRead(t, r, "f.txt", 2, intp(3), 0), map[string]any{"content": "2\n3\n", "start_line": 2, "end_line": 3, "output_lines": 2, "truncated": false, "next_start_line": nil})
-	twWant(t, twRead(t, r, "f.txt", 4, intp(99), 0), map[string]any{"content": "4\n5\n", "end_line": 5})
+	wstest.Want(t, twRead(t, r, "f.txt", 2, intp(3), 0), map[string]any{"content": "2\n3\n", "start_line": 2, "end_line": 3, "output_lines": 2, "truncated": false, "next_start_line": nil})
+	wstest.Want(t, twRead(t, r, "f.txt", 4, intp(99), 0), map[string]any{"content": "4\n5\n", "end_line": 5})
 	// Past the end: empty, not an error, not truncated.
-	twWant(t, twRead(t, r, "f.txt", 9, nil, 0), map[string]any{"content": "", "start_line": 9, "end_line": 5, "output_lines": 0, "truncated": false, "truncated_by": nil, "next_start_line": nil})
-	twWant(t, twRead(t, r, "f.txt", 9, intp(12), 0), map[string]any{"content": "", "end_line": 5})
+	wstest.Want(t, twRead(t, r, "f.txt", 9, nil, 0), map[string]any{"content": "", "start_line": 9, "end_line": 5, "output_lines": 0, "truncated": false, "truncated_by": nil, "next_start_line": nil})
+	wstest.Want(t, twRead(t, r, "f.txt", 9, intp(12), 0), map[string]any{"content": "", "end_line": 5})
 	// end before start: empty; end_line reports the requested end.
-	twWant(t, twRead(t, r, "f.txt", 4, intp(2), 0), map[string]any{"content": "", "start_line": 4, "end_line": 2, "truncated": false})
+	wstest.Want(t, twRead(t, r, "f.txt", 4, intp(2), 0), map[string]any{"content": "", "start_line": 4, "end_line": 2, "truncated": false})
 	// start_line 0 from a direct caller means 1.
-	twWant(t, twRead(t, r, "f.txt", 0, intp(1), 0), map[string]any{"content": "1\n", "start_line": 1})
+	wstest.Want(t, twRead(t, r, "f.txt", 0, intp(1), 0), map[string]any{"content": "1\n", "start_line": 1})
 }
 
 func TestReadFileLineCap(t *testing.T) {
@@ -192,31 +85,31 @@ func TestReadFileLineCap(t *testing.T) {
 	}
 	r := twRoot(t, map[string]string{"long.txt": b.String(), "exact.txt": strings.Repeat("y\n", 2000)})
 	res := twRead(t, r, "long.txt", 1, nil, 1<<20)
-	twWant(t, res, map[string]any{"output_lines": 2000, "end_line": 2000, "truncated": true, "truncated_by": "lines", "next_start_line": 2001, "total_lines": 2500})
+	wstest.Want(t, res, map[string]any{"output_lines": 2000, "end_line": 2000, "truncated": true, "truncated_by": "lines", "next_start_line": 2001, "total_lines": 2500})
 	if ws := res["warnings"].([]string); len(ws) != 1 || !strings.Contains(ws[0], "truncated") {
 		t.Errorf("warnings %v", ws)
 	}
-	twWant(t, twRead(t, r, "long.txt", 2001, nil, 1<<20), map[string]any{"output_lines": 500, "end_line": 2500, "truncated": false, "next_start_line": nil})
+	wstest.Want(t, twRead(t, r, "long.txt", 2001, nil, 1<<20), map[string]any{"output_lines": 500, "end_line": 2500, "truncated": false, "next_start_line": nil})
 	// Exactly 2000 lines: nothing left out.
-	twWant(t, twRead(t, r, "exact.txt", 1, nil, 1<<20), map[string]any{"output_lines": 2000, "truncated": false, "truncated_by": nil})
+	wstest.Want(t, twRead(t, r, "exact.txt", 1, nil, 1<<20), map[string]any{"output_lines": 2000, "truncated": false, "truncated_by": nil})
 	// The cap applies from start_line, and within end_line.
-	twWant(t, twRead(t, r, "long.txt", 100, intp(2099), 1<<20), map[string]any{"output_lines": 2000, "truncated": false})
-	twWant(t, twRead(t, r, "long.txt", 100, intp(2100), 1<<20), map[string]any{"output_lines": 2000, "truncated": true, "next_start_line": 2100})
+	wstest.Want(t, twRead(t, r, "long.txt", 100, intp(2099), 1<<20), map[string]any{"output_lines": 2000, "truncated": false})
+	wstest.Want(t, twRead(t, r, "long.txt", 100, intp(2100), 1<<20), map[string]any{"output_lines": 2000, "truncated": true, "next_start_line": 2100})
 }
 
 func TestReadFileByteCap(t *testing.T) {
 	r := twRoot(t, map[string]string{"f.txt": "123456789\nabcdefghi\nABCDEFGHI\n"}) // 10-byte lines
 	res := twRead(t, r, "f.txt", 1, nil, 25)
-	twWant(t, res, map[string]any{"content": "123456789\nabcdefghi\n", "output_lines": 2, "output_bytes": 20, "bytes_read": 20,
+	wstest.Want(t, res, map[string]any{"content": "123456789\nabcdefghi\n", "output_lines": 2, "output_bytes": 20, "bytes_read": 20,
 		"end_line": 2, "truncated": true, "truncated_by": "bytes", "next_start_line": 3, "total_bytes": int64(30), "total_lines": 3})
 	if ws := res["warnings"].([]string); len(ws) != 1 || !strings.Contains(ws[0], "truncated") {
 		t.Errorf("warnings %v", ws)
 	}
 	// Lines that fit exactly are kept whole.
-	twWant(t, twRead(t, r, "f.txt", 1, nil, 20), map[string]any{"output_lines": 2, "truncated": true})
-	twWant(t, twRead(t, r, "f.txt", 1, nil, 30), map[string]any{"output_lines": 3, "truncated": false, "truncated_by": nil})
+	wstest.Want(t, twRead(t, r, "f.txt", 1, nil, 20), map[string]any{"output_lines": 2, "truncated": true})
+	wstest.Want(t, twRead(t, r, "f.txt", 1, nil, 30), map[string]any{"output_lines": 3, "truncated": false, "truncated_by": nil})
 	// Stopping at the last selected line is no truncation.
-	twWant(t, twRead(t, r, "f.txt", 1, intp(2), 20), map[string]any{"output_lines": 2, "truncated": false})
+	wstest.Want(t, twRead(t, r, "f.txt", 1, intp(2), 20), map[string]any{"output_lines": 2, "truncated": false})
 }
 
 func TestReadFileFirstLineOverLimit(t *testing.T) {
@@ -227,24 +120,24 @@ func TestReadFileFirstLineOverLimit(t *testing.T) {
 	if content != strings.Repeat("é", 5) || !utf8.ValidString(content) {
 		t.Errorf("content %q, want the 10-byte UTF-8-safe prefix", content)
 	}
-	twWant(t, res, map[string]any{"output_lines": 1, "output_bytes": 10, "end_line": 1, "truncated": true, "truncated_by": "bytes", "next_start_line": 2})
+	wstest.Want(t, res, map[string]any{"output_lines": 1, "output_bytes": 10, "end_line": 1, "truncated": true, "truncated_by": "bytes", "next_start_line": 2})
 	ws := res["warnings"].([]string)
 	if len(ws) != 2 || !strings.Contains(ws[0], "first line exceeds") {
 		t.Errorf("warnings %v", ws)
 	}
 	// A single-line file: nothing follows.
-	twWant(t, twRead(t, r, "single.txt", 1, nil, 11), map[string]any{"output_lines": 1, "truncated": true, "next_start_line": nil})
+	wstest.Want(t, twRead(t, r, "single.txt", 1, nil, 11), map[string]any{"output_lines": 1, "truncated": true, "next_start_line": nil})
 	// From a later start line too.
-	twWant(t, twRead(t, r, "wide.txt", 2, nil, 2), map[string]any{"content": "ne", "truncated_by": "bytes", "next_start_line": nil})
+	wstest.Want(t, twRead(t, r, "wide.txt", 2, nil, 2), map[string]any{"content": "ne", "truncated_by": "bytes", "next_start_line": nil})
 }
 
 func TestReadFileBinary(t *testing.T) {
 	late := strings.Repeat("a", 5000) + "\x00tail\n"
 	r := twRoot(t, map[string]string{"bin.dat": "PK\x03\x04\x00\x00rest", "edge.dat": strings.Repeat("b", 4095) + "\x00", "late.txt": late})
-	twCode(t, readErr(r, "bin.dat"), "BINARY_FILE")
-	twCode(t, readErr(r, "edge.dat"), "BINARY_FILE")
+	wstest.Code[Error](t, readErr(r, "bin.dat"), "BINARY_FILE")
+	wstest.Code[Error](t, readErr(r, "edge.dat"), "BINARY_FILE")
 	// A NUL past the first 4096 bytes is text (NUL is valid UTF-8).
-	twWant(t, twRead(t, r, "late.txt", 1, nil, 0), map[string]any{"content": late})
+	wstest.Want(t, twRead(t, r, "late.txt", 1, nil, 0), map[string]any{"content": late})
 }
 
 func readErr(r *Root, p string) error {
@@ -265,19 +158,19 @@ func TestReadFileEncoding(t *testing.T) {
 		"ok.txt":     straddle + "\n",
 	})
 	for _, p := range []string{"latin1.txt", "late.txt", "cut.txt", "over.txt", "sur.txt"} {
-		twCode(t, readErr(r, p), "UNSUPPORTED_ENCODING")
+		wstest.Code[Error](t, readErr(r, p), "UNSUPPORTED_ENCODING")
 	}
 	res := twRead(t, r, "ok.txt", 1, nil, 1<<20)
-	twWant(t, res, map[string]any{"total_lines": 1, "total_bytes": int64(len(straddle) + 1), "truncated": false, "content": straddle + "\n"})
+	wstest.Want(t, res, map[string]any{"total_lines": 1, "total_bytes": int64(len(straddle) + 1), "truncated": false, "content": straddle + "\n"})
 }
 
 func TestReadFilePathErrors(t *testing.T) {
 	r := twRoot(t, map[string]string{"dir/f.txt": "x\n"})
-	out := twOutside(t, r)
-	twSymlink(t, r, "out-link", filepath.Join(out, "secret.txt"))
-	twSymlink(t, r, "out-rel", "../outside/secret.txt")
-	twSymlink(t, r, "out-dir", out)
-	twSymlink(t, r, "in-link", "dir/f.txt")
+	out := wstest.Outside(t, r.Path)
+	wstest.Symlink(t, r.Path, "out-link", filepath.Join(out, "secret.txt"))
+	wstest.Symlink(t, r.Path, "out-rel", "../outside/secret.txt")
+	wstest.Symlink(t, r.Path, "out-dir", out)
+	wstest.Symlink(t, r.Path, "in-link", "dir/f.txt")
 	cases := map[string]string{
 		"":                 "INVALID_ARGUMENT",
 		"a\x00b":           "INVALID_ARGUMENT",
@@ -294,10 +187,10 @@ func TestReadFilePathErrors(t *testing.T) {
 		"out-dir/deep.txt": "SYMLINK_ESCAPE",
 	}
 	for p, code := range cases {
-		twCode(t, readErr(r, p), code)
+		wstest.Code[Error](t, readErr(r, p), code)
 	}
 	// A symlink inside reads its target, reported by its canonical path.
-	twWant(t, twRead(t, r, "in-link", 1, nil, 0), map[string]any{"path": "dir/f.txt", "content": "x\n"})
+	wstest.Want(t, twRead(t, r, "in-link", 1, nil, 0), map[string]any{"path": "dir/f.txt", "content": "x\n"})
 }
 
 func TestReadFileFIFO(t *testing.T) {
@@ -305,7 +198,7 @@ func TestReadFileFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(r.Join("pipe"), 0o644); err != nil {
 		t.Fatal("mkfifo:", err)
 	}
-	twCode(t, readErr(r, "pipe"), "INVALID_ARGUMENT") // and it does not hang
+	wstest.Code[Error](t, readErr(r, "pipe"), "INVALID_ARGUMENT") // and it does not hang
 }
 
 // TestReadFileHugeStreams reads the head of a 64 MiB file: all of it is
@@ -327,10 +220,10 @@ func TestReadFileHugeStreams(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	res := twRead(t, r, "huge.txt", 10, intp(20), 0)
 	runtime.ReadMemStats(&after)
-	twWant(t, res, map[string]any{"total_lines": 1 << 20, "total_bytes": int64(64 << 20), "output_lines": 11, "end_line": 20, "truncated": false})
+	wstest.Want(t, res, map[string]any{"total_lines": 1 << 20, "total_bytes": int64(64 << 20), "output_lines": 11, "end_line": 20, "truncated": false})
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
 		t.Errorf("allocated %d bytes reading the head of a 64 MiB file", alloc)
 	}
 	// The default max_bytes head: whole lines, truncated by bytes.
-	twWant(t, twRead(t, r, "huge.txt", 1, nil, 0), map[string]any{"output_bytes": 128000, "output_lines": 2000, "truncated_by": "lines"})
+	wstest.Want(t, twRead(t, r, "huge.txt", 1, nil, 0), map[string]any{"output_bytes": 128000, "output_lines": 2000, "truncated_by": "lines"})
 }

@@ -66,18 +66,18 @@ type Resolved struct {
 // messages) proportionate to a real path.
 const MaxPathBytes = 4096
 
-// lexical applies the profile's lexical checks (§5.1) and returns the
+// Lexical applies the profile's lexical checks (§5.1) and returns the
 // cleaned relative path ("." for the root).
-func lexical(p string) (string, error) {
+func Lexical(p string) (string, error) {
 	if len(p) > MaxPathBytes {
-		return "", Errorf("INVALID_ARGUMENT", map[string]any{"path": Abbrev(p), "bytes": len(p)},
+		return "", Errorf(CodeInvalidArgument, map[string]any{"path": Abbrev(p), "bytes": len(p)},
 			"invalid path: %d bytes is longer than the %d a path can have", len(p), MaxPathBytes)
 	}
 	if p == "" || strings.ContainsRune(p, 0) {
-		return "", Errorf("INVALID_ARGUMENT", map[string]any{"path": p}, "invalid path: it must be a non-empty workspace-relative path without NUL bytes")
+		return "", Errorf(CodeInvalidArgument, map[string]any{"path": p}, "invalid path: it must be a non-empty workspace-relative path without NUL bytes")
 	}
 	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || isDrive(p) {
-		return "", Errorf("ABSOLUTE_PATH_DENIED", map[string]any{"path": p}, "absolute path denied; use a workspace-relative path")
+		return "", Errorf(CodeAbsolutePathDenied, map[string]any{"path": p}, "absolute path denied; use a workspace-relative path")
 	}
 	var parts []string
 	for _, seg := range strings.Split(p, "/") {
@@ -85,7 +85,7 @@ func lexical(p string) (string, error) {
 		case "", ".":
 			continue
 		case "..":
-			return "", Errorf("PATH_OUTSIDE_WORKSPACE", map[string]any{"path": p}, "path escapes the workspace: '..' segments are denied")
+			return "", Errorf(CodePathOutsideWorkspace, map[string]any{"path": p}, "path escapes the workspace: '..' segments are denied")
 		}
 		parts = append(parts, seg)
 	}
@@ -129,7 +129,7 @@ func (r *Root) rel(canon string) (string, bool) {
 // Existing resolves a path that must exist (§5.2): missing is NOT_FOUND,
 // a canonical form outside the root is SYMLINK_ESCAPE.
 func (r *Root) Existing(p string) (Resolved, error) {
-	clean, err := lexical(p)
+	clean, err := Lexical(p)
 	if err != nil {
 		return Resolved{}, err
 	}
@@ -143,9 +143,9 @@ func (r *Root) Existing(p string) (Resolved, error) {
 			return Resolved{}, symlinkEscape(p)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return Resolved{}, Errorf("NOT_FOUND", map[string]any{"path": clean}, "not found: %s", clean)
+			return Resolved{}, Errorf(CodeNotFound, map[string]any{"path": clean}, "not found: %s", clean)
 		}
-		return Resolved{}, Errorf("NOT_FOUND", map[string]any{"path": clean}, "cannot resolve %s: %v", clean, err)
+		return Resolved{}, Errorf(CodeNotFound, map[string]any{"path": clean}, "cannot resolve %s: %v", clean, err)
 	}
 	rel, ok := r.rel(canon)
 	if !ok {
@@ -207,19 +207,19 @@ func resolveLenient(abs string) (string, error) {
 }
 
 func symlinkEscape(p string) error {
-	return Errorf("SYMLINK_ESCAPE", map[string]any{"path": p}, "symlink escape denied: %s resolves outside the workspace", p)
+	return Errorf(CodeSymlinkEscape, map[string]any{"path": p}, "symlink escape denied: %s resolves outside the workspace", p)
 }
 
 // WriteTarget resolves a path that may not exist yet (§5.3). The result's
 // Abs is the lexical target under the canonical root (its parents may be
 // missing); its nearest existing ancestor is inside the root.
 func (r *Root) WriteTarget(p string) (Resolved, error) {
-	clean, err := lexical(p)
+	clean, err := Lexical(p)
 	if err != nil {
 		return Resolved{}, err
 	}
 	if clean == "." {
-		return Resolved{}, Errorf("INVALID_ARGUMENT", map[string]any{"path": p}, "invalid path: the workspace root is not a file")
+		return Resolved{}, Errorf(CodeInvalidArgument, map[string]any{"path": p}, "invalid path: the workspace root is not a file")
 	}
 	target := filepath.Join(r.Path, filepath.FromSlash(clean))
 	_, lerr := os.Lstat(target)
@@ -227,15 +227,15 @@ func (r *Root) WriteTarget(p string) (Resolved, error) {
 	end, err := resolveLenient(target)
 	if err != nil { // a symlink loop: nothing shows it stays inside
 		if exists {
-			return Resolved{}, Errorf("SYMLINK_ESCAPE", map[string]any{"path": p}, "symlink denied: %s cannot be resolved (%v)", p, err)
+			return Resolved{}, Errorf(CodeSymlinkEscape, map[string]any{"path": p}, "symlink denied: %s cannot be resolved (%v)", p, err)
 		}
-		return Resolved{}, Errorf("PATH_OUTSIDE_WORKSPACE", map[string]any{"path": p}, "path escapes the workspace: %s cannot be resolved (%v)", p, err)
+		return Resolved{}, Errorf(CodePathOutsideWorkspace, map[string]any{"path": p}, "path escapes the workspace: %s cannot be resolved (%v)", p, err)
 	}
 	if !exists {
 		// end is the canonical nearest existing ancestor (a dangling
 		// link followed) with the missing rest appended.
 		if !r.inside(end) {
-			return Resolved{}, Errorf("PATH_OUTSIDE_WORKSPACE", map[string]any{"path": p}, "path escapes the workspace: %s", p)
+			return Resolved{}, Errorf(CodePathOutsideWorkspace, map[string]any{"path": p}, "path escapes the workspace: %s", p)
 		}
 		return Resolved{Rel: clean, Abs: target}, nil
 	}

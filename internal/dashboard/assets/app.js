@@ -394,7 +394,7 @@
         h('dt', null, 'base'), h('dd', { class: 'mono' }, (t.base_sha || '').slice(0, 12)),
         t.worktree_path ? [h('dt', null, 'worktree'), h('dd', { class: 'mono small' }, t.worktree_path)] : null,
         h('dt', null, 'updated'), h('dd', null, when(t.updated_at)),
-        t.error ? [h('dt', null, 'error'), h('dd', { class: 'error-text' }, t.error.type + (t.error.details ? ': ' + JSON.stringify(t.error.details) : ''))] : null));
+        t.failure ? [h('dt', null, 'error'), h('dd', { class: 'error-text' }, t.failure)] : null));
   }
 
   function logLine(e) {

@@ -22,44 +22,44 @@ type endIn struct {
 
 // endResult is end_task's result.
 type endResult struct {
-	TaskID  string               `json:"taskId"`
-	Task    taskSummary          `json:"task"`
-	Removal orchestrator.Removal `json:"removal"`
+	TaskID  string               `json:"taskId" jsonschema:"The task's id"`
+	Task    taskSummary          `json:"task" jsonschema:"The task as it ended"`
+	Removal orchestrator.Removal `json:"removal" jsonschema:"What was removed and what was kept"`
 }
 
 func (h *handlers) endTask() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(surface, &mcp.Tool{
 		Name:  "end_task",
 		Title: "End a task",
 		Description: "End a task: stop its agent if it runs (its whole process group), run the project's cleanup command, remove its worktree, and keep its branch " +
 			"(uncommitted work is committed onto it first) unless keepBranch is false. Ending an ended task changes nothing. " +
 			"status is completed, failed or cancelled; omitted or null, a running task ends cancelled and a waiting one completed.",
 		InputSchema: endSchema(),
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in endIn) (*mcp.CallToolResult, error) {
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: true, OpenWorldHint: new(false)},
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in endIn) (out response[endResult], err error) {
 		if strings.TrimSpace(in.TaskID) == "" {
-			return invalid("taskId is required")
+			return out, invalid("taskId is required")
 		}
 		end := orchestrator.EndInput{KeepBranch: in.KeepBranch == nil || *in.KeepBranch}
 		if in.Status != nil { // null is absent
 			st, err := orchestrator.ParseEndStatus(*in.Status)
 			if err != nil {
-				return failure(err)
+				return out, err
 			}
 			end.Status = st
 		}
 		if in.Result != nil {
 			b, err := json.Marshal(in.Result)
 			if err != nil {
-				return invalid("result is not JSON: %v", err)
+				return out, invalid("result is not JSON: %v", err)
 			}
 			end.Result = b
 		}
 		res, err := h.orch.End(ctx, in.TaskID, end)
 		if err != nil {
-			return failure(err)
+			return out, err
 		}
-		return success(endedMessage(res), endResult{TaskID: res.Task.ID, Task: summarize(res.Task), Removal: res.Removal})
+		return success(endedMessage(res), endResult{TaskID: res.Task.ID, Task: summarize(res.Task), Removal: res.Removal}), nil
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	mcpagent "github.com/sudocode/sudocode/internal/mcpserver/agent"
+	"github.com/sudocode/sudocode/internal/mcpx/schematest"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
@@ -58,10 +59,11 @@ func lookup(kind string) (agent.Adapter, bool) {
 // fixture is an agent server over a fresh repository, reached by an SDK
 // client over in-memory transports.
 type fixture struct {
-	t    *testing.T
-	repo string
-	orch *orchestrator.Orchestrator
-	cs   *mcp.ClientSession
+	t       *testing.T
+	repo    string
+	orch    *orchestrator.Orchestrator
+	cs      *mcp.ClientSession
+	schemas *schematest.Checker // every result is checked against its tool's output schema
 
 	mu       sync.Mutex
 	updated  []string
@@ -106,6 +108,7 @@ func newFixtureAt(t *testing.T, repo string) *fixture {
 	}
 	t.Cleanup(func() { cs.Close() })
 	f.cs = cs
+	f.schemas = schematest.New(t, cs)
 	return f
 }
 
@@ -145,6 +148,7 @@ func (f *fixture) callWith(p *mcp.CallToolParams) response {
 		f.t.Fatalf("%s: %d content items", p.Name, len(res.Content))
 	}
 	text := res.Content[0].(*mcp.TextContent).Text
+	f.schemas.Check(f.t, p.Name, res)
 	structured, err := json.Marshal(res.StructuredContent)
 	if err != nil {
 		f.t.Fatal(err)

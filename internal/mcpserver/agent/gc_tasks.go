@@ -7,25 +7,26 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
 type gcIn struct{}
 
 func (h *handlers) gcTasks() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(surface, &mcp.Tool{
 		Name:  "gc_tasks",
 		Title: "Collect finished tasks' worktrees",
 		Description: "Remove the worktrees of finished tasks (completed, failed or cancelled; never a waiting or running one) " +
 			"and delete their branches when these hold no commit of their own (a branch with commits is kept). " +
 			"A worktree with uncommitted or untracked files is never touched: it is listed under kept, to be ended with end_task. " +
 			"The server also does this at start.",
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ gcIn) (*mcp.CallToolResult, error) {
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: true, OpenWorldHint: new(false)},
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ gcIn) (out response[orchestrator.GCResult], err error) {
 		res, err := h.orch.GC(ctx)
 		if err != nil {
-			return failure(err)
+			return out, err
 		}
 		return success(fmt.Sprintf("Removed %d worktrees and %d branches; kept %d with uncommitted work",
-			len(res.Removed), len(res.BranchesDeleted), len(res.Kept)), res)
+			len(res.Removed), len(res.BranchesDeleted), len(res.Kept)), res), nil
 	})
 }

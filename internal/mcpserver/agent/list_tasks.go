@@ -26,9 +26,9 @@ type listIn struct {
 
 // taskPage is list_tasks' result.
 type taskPage struct {
-	Tasks      []taskSummary `json:"tasks"`
-	Total      int           `json:"total"`
-	NextCursor string        `json:"nextCursor,omitempty"`
+	Tasks      []taskSummary `json:"tasks" jsonschema:"The page's tasks, oldest first"`
+	Total      int           `json:"total" jsonschema:"How many tasks the list holds in all"`
+	NextCursor string        `json:"nextCursor,omitempty" jsonschema:"Pass as cursor (same status) for the next page; absent on the last page"`
 }
 
 var taskStatuses = []string{
@@ -44,39 +44,39 @@ func listSchema() *jsonschema.Schema {
 }
 
 func (h *handlers) listTasks() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(surface, &mcp.Tool{
 		Name:  "list_tasks",
 		Title: "List tasks",
 		Description: "List tasks, oldest first, a page at a time: id, tool, description, status, branch, times; optionally only one status. " +
 			"When result.nextCursor is present, pass it as cursor (same status) for the next page. Read one task with report_task or task://{id}.",
 		InputSchema: listSchema(),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, error) {
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (out response[taskPage], err error) {
 		limit := defaultTaskPage
 		if in.Limit != nil {
 			if *in.Limit < 1 || *in.Limit > maxTaskPage {
-				return nil, mcpx.InvalidParams(fmt.Sprintf("invalid parameter 'limit': must be between 1 and %d (default %d)", maxTaskPage, defaultTaskPage))
+				return out, mcpx.InvalidParams(fmt.Sprintf("invalid parameter 'limit': must be between 1 and %d (default %d)", maxTaskPage, defaultTaskPage))
 			}
 			limit = *in.Limit
 		}
 		status := orchestrator.Status(in.Status)
 		if status != "" && !status.Valid() {
-			return invalid("unknown status %q: want one of pending, in_progress, waiting, completed, failed, cancelled", in.Status)
+			return out, invalid("unknown status %q: want one of pending, in_progress, waiting, completed, failed, cancelled", in.Status)
 		}
 		scope := cursor.For("tasks", in.Status)
 		var after *orchestrator.TaskKey
 		if in.Cursor != "" {
 			after = new(orchestrator.TaskKey)
 			if err := cursor.Decode(in.Cursor, scope, after); err != nil {
-				return nil, mcpx.InvalidParams(err.Error())
+				return out, mcpx.InvalidParams(err.Error())
 			}
 			if after.ID == "" || after.CreatedAt == "" {
-				return nil, mcpx.InvalidParams(cursor.Invalid("malformed position").Error())
+				return out, mcpx.InvalidParams(cursor.Invalid("malformed position").Error())
 			}
 		}
 		p, err := h.orch.ListPage(ctx, status, after, limit)
 		if err != nil {
-			return failure(err)
+			return out, err
 		}
 		res := taskPage{Tasks: summarizeAll(p.Tasks), Total: p.Total}
 		if p.More && len(p.Tasks) > 0 {
@@ -86,6 +86,6 @@ func (h *handlers) listTasks() mcpx.Tool {
 		if res.NextCursor != "" {
 			msg += "; more follow: pass nextCursor as cursor"
 		}
-		return success(msg, res)
+		return success(msg, res), nil
 	})
 }

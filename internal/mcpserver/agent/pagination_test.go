@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	mcpagent "github.com/sudocode/sudocode/internal/mcpserver/agent"
+	"github.com/sudocode/sudocode/internal/mcpx/schematest"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
@@ -50,6 +51,7 @@ func newPagedFixture(t *testing.T, opts mcpagent.Options) *pagedFixture {
 	}
 	t.Cleanup(func() { cs.Close() })
 	f.cs = cs
+	f.schemas = schematest.New(t, cs)
 	return &pagedFixture{fixture: f, store: store}
 }
 
@@ -292,7 +294,7 @@ func TestListTasksInvalidCursor(t *testing.T) {
 		}
 		templates = append(templates, rt.URITemplate)
 	}
-	if len(tools) != 6 || len(resources) != 3 || len(templates) != 7 {
+	if len(tools) != 8 || len(resources) != 3 || len(templates) != 7 {
 		t.Errorf("paged lists: tools %v, resources %v, templates %v", tools, resources, templates)
 	}
 	first, err := f.cs.ListTools(ctx, nil)

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
 type reportIn struct {
@@ -14,22 +15,22 @@ type reportIn struct {
 }
 
 func (h *handlers) reportTask() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(surface, &mcp.Tool{
 		Name:  "report_task",
 		Title: "Report on a task",
 		Description: "Report on a task: status and timings, the agent's final answer (its last message), " +
 			"usage (tokens and cost when the CLI reports them, for the last run and for the whole task), " +
 			"permission_denials (tool calls the agent's CLI refused), " +
 			"the files changed (read from git) and a diff stat of its branch against the commit it started from.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in reportIn) (*mcp.CallToolResult, error) {
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in reportIn) (out response[orchestrator.Report], err error) {
 		if strings.TrimSpace(in.TaskID) == "" {
-			return invalid("taskId is required")
+			return out, invalid("taskId is required")
 		}
 		rep, err := h.orch.Report(ctx, in.TaskID)
 		if err != nil {
-			return failure(err)
+			return out, err
 		}
-		return success("Report for task "+rep.ID+" ("+string(rep.Status)+")", rep)
+		return success("Report for task "+rep.ID+" ("+string(rep.Status)+")", rep), nil
 	})
 }

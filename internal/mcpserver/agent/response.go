@@ -7,19 +7,24 @@ import (
 	"github.com/sudocode/sudocode/internal/mcpx"
 )
 
-// response is every tool's answer, in the seed's ToolResponse shape.
-type response struct {
-	Status  string     `json:"status"` // "success" or "error"
-	Message string     `json:"message"`
-	Result  any        `json:"result,omitempty"`
-	Error   *errorBody `json:"error,omitempty"`
+// response is every tool's answer, in the seed's ToolResponse shape, with
+// the tool's own result type R: its JSON is the structured content and
+// the text, and its schema the tool's output schema.
+type response[R any] struct {
+	Status  string     `json:"status" jsonschema:"success or error"`
+	Message string     `json:"message" jsonschema:"What happened, in a sentence"`
+	Result  *R         `json:"result,omitempty" jsonschema:"The tool's result; also present on the error of a task that failed, with the task"`
+	Error   *errorBody `json:"error,omitempty" jsonschema:"What went wrong, when status is error"`
 }
+
+// ToolFailed sends an error response with isError set.
+func (r response[R]) ToolFailed() bool { return r.Status == "error" }
 
 // errorBody says what went wrong: a stable type a client can branch on,
 // and details (the hint, the task's state) for a person or a model.
 type errorBody struct {
-	Type    string `json:"type"`
-	Details any    `json:"details,omitempty"`
+	Type    string `json:"type" jsonschema:"validation_error, not_found, conflict, unavailable, internal_error, or the failed task's error type"`
+	Details any    `json:"details,omitempty" jsonschema:"More about it: the hint, or the failed task's details"`
 }
 
 // Error types of a failed tool call.
@@ -46,26 +51,29 @@ func errorType(c fault.Code) string {
 	}
 }
 
-// success is a successful tool result carrying result.
-func success(message string, result any) (*mcp.CallToolResult, error) {
-	return mcpx.JSON(response{Status: "success", Message: message, Result: result})
+// surface answers every failure in the response shape, so the tools'
+// output schemas describe their errors too.
+var surface = mcpx.Surface{Fail: failure}
+
+// success is a successful response carrying result.
+func success[R any](message string, result R) response[R] {
+	return response[R]{Status: "success", Message: message, Result: &result}
 }
 
-// failure is a tool error for err, its hint in the details.
-func failure(err error) (*mcp.CallToolResult, error) {
+// failure is the tool error for err, its hint in the details.
+func failure(err error) *mcp.CallToolResult {
 	body := &errorBody{Type: errorType(fault.CodeOf(err))}
 	if h := fault.HintOf(err); h != "" {
 		body.Details = map[string]string{"hint": h}
 	}
-	r, jerr := mcpx.JSON(response{Status: "error", Message: err.Error(), Error: body})
-	if jerr != nil {
-		return nil, jerr
+	r, jerr := mcpx.Result(response[struct{}]{Status: "error", Message: err.Error(), Error: body})
+	if jerr != nil { // a message and a hint always encode; the text alone if not
+		return mcpx.TextError(err)
 	}
-	r.IsError = true
-	return r, nil
+	return r
 }
 
 // invalid is a validation failure with a message of its own.
-func invalid(format string, args ...any) (*mcp.CallToolResult, error) {
-	return failure(fault.New(fault.Invalid, format, args...))
+func invalid(format string, args ...any) error {
+	return fault.New(fault.Invalid, format, args...)
 }

@@ -1,5 +1,6 @@
 // Package agent is the agent orchestrator's MCP server: the tools
-// create_task, update_task, end_task, report_task and list_tasks, and the
+// create_task (from instructions or from a tracker issue), update_task,
+// end_task, report_task, list_tasks, gc_tasks, merge_task and run_ready, and the
 // agent://, task://, session://, branch://, project:// and log://
 // resources over an orchestrator.Orchestrator. Every tool answers in one shape,
 // {status, message, result, error{type, details}}, as structured content
@@ -12,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sudocode/sudocode/internal/loop"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
@@ -30,11 +32,15 @@ type Options struct {
 	// request returns at most (mcp.ServerOptions.PageSize); 0 is the SDK's
 	// default (1,000), far above the server's few of each.
 	PageSize int
+	// Rules is the ruleset library whose rulesets go into the prompts of
+	// tasks started from issues; nil: no rulesets.
+	Rules loop.Rules
 }
 
 // handlers carries what every tool and resource needs.
 type handlers struct {
 	orch   *orchestrator.Orchestrator
+	loop   *loop.Loop
 	logger *slog.Logger
 	opts   Options
 }
@@ -49,7 +55,7 @@ func New(orch *orchestrator.Orchestrator, opts Options) *mcp.Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	h := &handlers{orch: orch, logger: opts.Logger, opts: opts}
+	h := &handlers{orch: orch, loop: loop.New(orch, opts.Rules, Name), logger: opts.Logger, opts: opts}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Sudocode agent orchestrator", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions:       instructions,
 		Logger:             mcpx.SDKLogger(opts.Logger),
@@ -63,10 +69,8 @@ func New(orch *orchestrator.Orchestrator, opts Options) *mcp.Server {
 			Tools:     &mcp.ToolCapabilities{},
 		},
 	})
-	mcpx.AddTools(s, h.createTask(), h.updateTask(), h.endTask(), h.reportTask(), h.listTasks(), h.gcTasks())
+	mcpx.AddTools(s, h.createTask(), h.updateTask(), h.endTask(), h.reportTask(), h.listTasks(), h.gcTasks(), h.mergeTask(), h.runReady())
 	h.addResources(s)
 	watch(orch, s)
 	return s
 }
-
-func ptr[T any](v T) *T { return &v }

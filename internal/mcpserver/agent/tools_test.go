@@ -22,24 +22,20 @@ import (
 	"github.com/sudocode/sudocode/internal/proctest"
 )
 
-// TestToolsGolden pins tools/list: a change of a name, description, schema
-// or annotation is a visible diff of testdata/tools.golden.json. Refresh it
+// TestToolsGolden pins tools/list, the resources and the resource
+// templates: a change of a name, description, input or output schema, or
+// annotation is a visible diff of testdata/tools.golden.json. Refresh it
 // with: go test ./internal/mcpserver/agent -run TestToolsGolden -update
 func TestToolsGolden(t *testing.T) {
 	f := newFixture(t)
-	res, err := f.cs.ListTools(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	goldentest.JSON(t, "testdata/tools.golden.json", res.Tools)
 	var names []string
-	for _, tool := range res.Tools {
+	for _, tool := range goldentest.Server(t, "testdata/tools.golden.json", f.cs).Tools {
 		names = append(names, tool.Name)
 		if tool.Title == "" || tool.Annotations == nil || tool.Annotations.OpenWorldHint == nil {
 			t.Errorf("%s: title and explicit annotations required", tool.Name)
 		}
 	}
-	if want := "[create_task end_task gc_tasks list_tasks report_task update_task]"; fmt.Sprint(names) != want {
+	if want := "[create_task end_task gc_tasks list_tasks merge_task report_task run_ready update_task]"; fmt.Sprint(names) != want {
 		t.Fatalf("tools = %v, want %s", names, want)
 	}
 }
@@ -173,7 +169,7 @@ func TestBadInput(t *testing.T) {
 	// Arguments that do not fit the schema are protocol errors.
 	_, err := f.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "report_task", Arguments: map[string]any{"taskId": "x", "verbose": true}})
 	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams || rpcErr.Message != "unknown parameter 'verbose'; expected: taskId" {
 		t.Errorf("unknown parameter: %v", err)
 	}
 }

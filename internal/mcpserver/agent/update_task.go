@@ -20,41 +20,44 @@ type updateIn struct {
 }
 
 func (h *handlers) updateTask() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(surface, &mcp.Tool{
 		Name:  "update_task",
 		Title: "Update a task or continue its agent",
 		Description: "Update a task: append a log message, record a status or result, or give new instructions. " +
 			"New instructions on a waiting task continue the same agent session (the CLI's resume), in the same worktree; " +
 			"with a progress token the call then stays open until the agent stops.",
 		InputSchema: mcpx.Schema[updateIn](nil, map[string][]string{"status": {"in_progress", "waiting", "completed", "failed"}}),
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
-	}, func(ctx context.Context, req *mcp.CallToolRequest, in updateIn) (*mcp.CallToolResult, error) {
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(false), OpenWorldHint: new(true)},
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in updateIn) (out response[createdResult], err error) {
 		if strings.TrimSpace(in.TaskID) == "" {
-			return invalid("taskId is required")
+			return out, invalid("taskId is required")
 		}
 		if in.Status == "" && in.Log == "" && in.Instructions == "" && in.Result == nil {
-			return invalid("nothing to update: give status, log, instructions or result")
+			return out, invalid("nothing to update: give status, log, instructions or result")
 		}
 		up := orchestrator.UpdateInput{Status: orchestrator.Status(in.Status), Log: in.Log, Instructions: in.Instructions}
 		if in.Result != nil {
 			b, err := json.Marshal(in.Result)
 			if err != nil {
-				return invalid("result is not JSON: %v", err)
+				return out, invalid("result is not JSON: %v", err)
 			}
 			up.Result = b
 		}
 		t, err := h.orch.Update(ctx, in.TaskID, up)
 		if err != nil {
-			return failure(err)
+			return out, err
 		}
 		msg := "Task " + t.ID + " updated; it is " + string(t.Status)
 		if in.Instructions != "" {
+			if err := h.loop.Review(ctx, t, in.Instructions); err != nil {
+				return out, err
+			}
 			if token := req.Params.GetProgressToken(); token != nil && t.Running() {
 				t = h.follow(ctx, req.Session, token, t)
 			}
 			msg = continuedMessage(t)
 		}
-		return taskResult(t, msg)
+		return taskResult(t, msg), nil
 	})
 }
 

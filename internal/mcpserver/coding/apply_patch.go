@@ -2,22 +2,19 @@ package coding
 
 import (
 	"context"
+
+	"github.com/sudocode/sudocode/internal/workspace/patch"
 )
 
 type applyPatchIn struct {
-	Patch  string `json:"patch"`
-	DryRun bool   `json:"dry_run"`
+	Patch  string `json:"patch" jsonschema:"The patch: *** Begin Patch, then *** Add File / *** Update File / *** Delete File sections, then *** End Patch" schema:"minLength=1"`
+	DryRun bool   `json:"dry_run,omitempty" jsonschema:"Validate and report without writing anything" schema:"default=false"`
 }
 
 func (s *Server) applyPatch() tool {
 	return define("apply_patch", "Apply a patch envelope (add, update, delete, move files) to the workspace, all or nothing.",
 		hints("Apply patch", false, true, false, false),
-		object([]string{"patch"},
-			"patch", str("The patch: *** Begin Patch, then *** Add File / *** Update File / *** Delete File sections, then *** End Patch").nonEmpty(),
-			"dry_run", boolean("Validate and report without writing anything").def(false),
-		),
-		map[string]any{"dry_run": tBool, "clean": tBool, "summary": tString, "affected_files": tArray},
-		func(ctx context.Context, in applyPatchIn) (map[string]any, error) {
+		func(ctx context.Context, in applyPatchIn) (*patch.Result, error) {
 			return s.patcher.Apply(s.root, in.Patch, in.DryRun)
 		})
 }

@@ -175,6 +175,7 @@ func startHTTPBinary(t *testing.T, env []string, args ...string) *httpBinary {
 	select {
 	case b.url = <-found:
 	case err := <-b.done:
+		b.done <- err // for the cleanup, which waits for it
 		t.Fatalf("binary exited (%v) before logging its URL: %s", err, b.stderr)
 	case <-time.After(20 * time.Second):
 		t.Fatalf("no URL logged on stderr: %s", b.stderr)
@@ -232,7 +233,8 @@ func TestBinaryHTTPLifecycle(t *testing.T) {
 }
 
 // TestBinaryHTTPWithToken: a non-loopback bind starts with a token (flag
-// or environment), and then every request needs it.
+// or environment, the profile's names or the other servers'), and then
+// every request needs it.
 func TestBinaryHTTPWithToken(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -243,6 +245,10 @@ func TestBinaryHTTPWithToken(t *testing.T) {
 		{"flag", nil, []string{"--host", "0.0.0.0", "--auth-token", "tok-123"}},
 		{"env", []string{"CODING_TOOLS_MCP_AUTH_TOKEN=tok-123"}, []string{"--host", "0.0.0.0"}},
 		{"loopback with a token", nil, []string{"--auth-token", "tok-123"}},
+		// the other servers' names for the token
+		{"flag alias", nil, []string{"--host", "0.0.0.0", "--token", "tok-123"}},
+		{"env alias", []string{"SUDOCODE_TOKEN=tok-123"}, []string{"--host", "0.0.0.0"}},
+		{"profile env wins", []string{"CODING_TOOLS_MCP_AUTH_TOKEN=tok-123", "SUDOCODE_TOKEN=other"}, []string{"--host", "0.0.0.0"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -260,6 +266,26 @@ func TestBinaryHTTPWithToken(t *testing.T) {
 				t.Fatalf("exit %d", code)
 			}
 		})
+	}
+}
+
+// TestBinaryAllowOrigin: a browser origin given with --allow-origin is
+// accepted besides the loopback ones, as on the other servers; others
+// stay denied.
+func TestBinaryAllowOrigin(t *testing.T) {
+	t.Parallel()
+	b := startHTTPBinary(t, nil, "--allow-origin", "https://app.example", "--allow-origin", "https://b.example:8443")
+	u := "http://127.0.0.1:" + b.port + "/mcp"
+	for _, o := range []string{"https://app.example", "https://b.example:8443", "http://localhost:3000"} {
+		if r := post(t, u, hdr{"Origin": o}, pingReq); r.status != 200 {
+			t.Errorf("Origin %s: HTTP %d %s, want 200", o, r.status, r.body)
+		}
+	}
+	for _, o := range []string{"https://evil.example", "https://b.example", "http://app.example"} {
+		wantHTTPError(t, post(t, u, hdr{"Origin": o}, pingReq), 403, -32600, "Origin denied")
+	}
+	if code := b.stop(t); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 }
 

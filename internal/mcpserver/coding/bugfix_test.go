@@ -3,6 +3,8 @@ package coding_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
 // The bug-fix loops are what an agent does with these tools: find the
@@ -11,7 +13,7 @@ import (
 
 func TestBugFixLoopJavaScript(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	wstest.Write(t, dir, map[string]string{
 		"package.json": `{"name":"calc","version":"1.0.0","scripts":{"test":"node --test"}}` + "\n",
 		"src/sum.js":   "function sum(values) {\n  let total = 0;\n  for (let i = 1; i < values.length; i++) {\n    total += values[i];\n  }\n  return total;\n}\n\nmodule.exports = { sum };\n",
 		"test/sum.test.js": "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sum } = require('../src/sum.js');\n\n" +
@@ -24,7 +26,7 @@ func TestBugFixLoopJavaScript(t *testing.T) {
 
 func TestBugFixLoopPython(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	wstest.Write(t, dir, map[string]string{
 		".gitignore":   "__pycache__/\n",
 		"calc.py":      "def average(values):\n    \"\"\"The mean of values.\"\"\"\n    return sum(values) / (len(values) + 1)\n",
 		"test_calc.py": "import unittest\n\nfrom calc import average\n\n\nclass AverageTest(unittest.TestCase):\n    def test_average(self):\n        self.assertEqual(average([2, 4, 6]), 4)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n",
@@ -35,9 +37,9 @@ func TestBugFixLoopPython(t *testing.T) {
 }
 
 func bugFixLoop(t *testing.T, dir, testCmd, query, file, fix, wantDiff string) {
-	gitRun(t, dir, "init", "-q")
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "commit", "-qm", "buggy")
+	wstest.Git(t, dir, "init", "-q")
+	wstest.Git(t, dir, "add", "-A")
+	wstest.Git(t, dir, "commit", "-qm", "buggy")
 	cs, _ := connectBinaryAt(t, dir, nil)
 	s := newToolSession(t, cs, dir)
 

@@ -430,12 +430,13 @@ func toolCall(t *testing.T, c client, name string, args any) message {
 	return call(t, c, "tools/call", params)
 }
 
-// childEnv is the environment without any CODING_TOOLS_MCP_* setting,
-// plus extra.
+// childEnv is the environment without any CODING_TOOLS_MCP_* setting
+// nor the token settings the server shares with the others
+// (SUDOCODE_TOKEN, SUDOCODE_TOKEN_FILE), plus extra.
 func childEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CODING_TOOLS_MCP_") {
+		if !strings.HasPrefix(kv, "CODING_TOOLS_MCP_") && !strings.HasPrefix(kv, "SUDOCODE_TOKEN") {
 			env = append(env, kv)
 		}
 	}

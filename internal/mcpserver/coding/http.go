@@ -2,13 +2,11 @@ package coding
 
 import (
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
-	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -38,7 +36,7 @@ func (s *Server) HTTPHandler() http.Handler {
 		// client and gets no id.
 		caller, authenticated := s.authenticate(r)
 		owner, known := caller, authenticated
-		if !authenticated && !s.opts.Auth.NamesClients() {
+		if !authenticated && !s.auth.NamesClients() {
 			owner, known = mcpx.SingleTokenCaller, true
 		}
 		var sess *httpSession
@@ -78,7 +76,7 @@ func (s *Server) HTTPHandler() http.Handler {
 				map[string]any{"supported": []string{ProtocolVersion}, "received": v})
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && !originAllowed(o) {
+		if o := r.Header.Get("Origin"); o != "" && !mcpx.OriginAllowed(o, s.opts.Transport.AllowedOrigins) {
 			fail(http.StatusForbidden, codeInvalidRequest, "Origin denied", nil)
 			return
 		}
@@ -121,20 +119,14 @@ func (s *Server) HTTPHandler() http.Handler {
 	})
 }
 
-// authenticate checks the request's bearer token against Options.Auth (or
-// AuthToken) and returns the caller it names; with neither, every request
-// passes, its caller unnamed.
+// authenticate checks the request's bearer token against the
+// transport's tokens and returns the caller it names; without tokens,
+// every request passes, its caller unnamed.
 func (s *Server) authenticate(r *http.Request) (string, bool) {
-	switch {
-	case s.opts.Auth.Enabled():
-		return s.opts.Auth.Authenticate(r)
-	case s.opts.AuthToken != "":
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+s.opts.AuthToken)) != 1 {
-			return "", false
-		}
-		return mcpx.SingleTokenCaller, true
+	if !s.auth.Enabled() {
+		return "", true
 	}
-	return "", true
+	return s.auth.Authenticate(r)
 }
 
 // handleHTTPBody applies the body checks (11–13) and dispatches.
@@ -158,19 +150,6 @@ func (s *Server) handleHTTPBody(r *http.Request, c *conn, body []byte) ([]byte, 
 		return resp, http.StatusBadRequest
 	}
 	return resp, http.StatusOK
-}
-
-// originAllowed accepts only http(s) origins on loopback hosts.
-func originAllowed(origin string) bool {
-	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return false
-	}
-	switch u.Hostname() {
-	case "localhost", "127.0.0.1", "::1":
-		return true
-	}
-	return false
 }
 
 func newSessionID() string {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+	"github.com/sudocode/sudocode/internal/mcpx"
 )
 
 const (
@@ -95,7 +96,7 @@ func wantCompact(t *testing.T, b []byte) {
 func TestHTTPPreDispatchTable(t *testing.T) {
 	t.Parallel()
 	const token = "s3cret-token"
-	srv := httptest.NewServer(newServer(t, coding.Options{AuthToken: token}).HTTPHandler())
+	srv := httptest.NewServer(newServer(t, coding.Options{Transport: mcpx.Transport{Token: token}}).HTTPHandler())
 	t.Cleanup(srv.Close)
 	base := srv.URL
 	var ids sessionIDs
@@ -412,10 +413,11 @@ func padded(n int) string {
 }
 
 // TestHTTPOrigin is the origin rule: http(s) on exactly localhost,
-// 127.0.0.1 or [::1], any port; everything else denied.
+// 127.0.0.1 or [::1], any port, and the origins configured as allowed
+// (exactly); everything else denied.
 func TestHTTPOrigin(t *testing.T) {
 	t.Parallel()
-	_, url := newHTTP(t, coding.Options{})
+	configured := []string{"https://app.example", "http://tool.example:8080"}
 	allowed := []string{
 		"http://localhost", "http://localhost:3000", "https://localhost", "https://localhost:8443",
 		"http://127.0.0.1", "http://127.0.0.1:8765", "https://127.0.0.1:1",
@@ -432,20 +434,33 @@ func TestHTTPOrigin(t *testing.T) {
 		"ws://localhost", "wss://127.0.0.1", "ftp://localhost", "chrome-extension://abc",
 		"localhost", "localhost:3000", "//localhost", "http//localhost", "%zz",
 		"http://", "https://:3000",
+		// a configured origin matches exactly: not another port, scheme or host
+		"https://app.example:8443", "http://app.example", "https://app.example.attacker.test", "http://tool.example",
 	}
-	for _, o := range allowed {
-		r := post(t, url, hdr{"Origin": o}, pingReq)
-		if r.status != 200 {
-			t.Errorf("Origin %q: HTTP %d %s, want 200", o, r.status, r.body)
-		}
-	}
-	for _, o := range denied {
-		r := post(t, url, hdr{"Origin": o}, pingReq)
-		if r.status != 403 {
-			t.Errorf("Origin %q: HTTP %d %s, want 403", o, r.status, r.body)
-			continue
-		}
-		decode(t, r.body).wantError(t, -32600, "null", "Origin denied")
+	for _, c := range []struct {
+		name     string
+		origins  []string
+		accepted []string
+	}{
+		{"none configured", nil, allowed},
+		{"configured", configured, append(append([]string{}, allowed...), configured...)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, url := newHTTP(t, coding.Options{Transport: mcpx.Transport{AllowedOrigins: c.origins}})
+			for _, o := range c.accepted {
+				r := post(t, url, hdr{"Origin": o}, pingReq)
+				if r.status != 200 {
+					t.Errorf("Origin %q: HTTP %d %s, want 200", o, r.status, r.body)
+				}
+			}
+			refused := denied
+			if c.origins == nil {
+				refused = append(append([]string{}, denied...), configured...)
+			}
+			for _, o := range refused {
+				wantHTTPError(t, post(t, url, hdr{"Origin": o}, pingReq), 403, -32600, "Origin denied")
+			}
+		})
 	}
 }
 

@@ -7,31 +7,20 @@ import (
 )
 
 type listFilesIn struct {
-	Path            string   `json:"path"`
-	Patterns        []string `json:"patterns"`
-	Glob            string   `json:"glob"`
-	ExcludePatterns []string `json:"exclude_patterns"`
-	IncludeHidden   bool     `json:"include_hidden"`
-	IncludeIgnored  bool     `json:"include_ignored"`
-	MaxResults      int      `json:"max_results"`
-	Sort            string   `json:"sort"`
+	Path            string   `json:"path,omitempty" jsonschema:"Workspace-relative directory to search under" schema:"default=."`
+	Patterns        []string `json:"patterns,omitempty" jsonschema:"Glob patterns; a file is listed if it matches any (default **/*)" schema:"default=**/*,implicit"`
+	Glob            string   `json:"glob,omitempty" jsonschema:"A single glob pattern, used when patterns is empty"`
+	ExcludePatterns []string `json:"exclude_patterns,omitempty" jsonschema:"Glob patterns of files (or directories) to leave out" schema:"default="`
+	IncludeHidden   bool     `json:"include_hidden,omitempty" jsonschema:"Include names starting with a dot" schema:"default=false"`
+	IncludeIgnored  bool     `json:"include_ignored,omitempty" jsonschema:"Include default-excluded and git-ignored paths" schema:"default=false"`
+	MaxResults      int      `json:"max_results,omitempty" jsonschema:"Most files to return" schema:"default=5000,min=1,max=50000"`
+	Sort            string   `json:"sort,omitempty" jsonschema:"Order of the files" schema:"default=path,enum=path|modified"`
 }
 
 func (s *Server) listFiles() tool {
 	return define("list_files", "List workspace files matching glob patterns, with a result cap.",
 		hints("List files", true, false, true, false),
-		object(nil,
-			"path", str("Workspace-relative directory to search under").def("."),
-			"patterns", strList("Glob patterns; a file is listed if it matches any (default **/*)").implicitDef([]string{"**/*"}),
-			"glob", str("A single glob pattern, used when patterns is empty"),
-			"exclude_patterns", strList("Glob patterns of files (or directories) to leave out").def([]string{}),
-			"include_hidden", boolean("Include names starting with a dot").def(false),
-			"include_ignored", boolean("Include default-excluded and git-ignored paths").def(false),
-			"max_results", integer("Most files to return", 1, 50000).def(5000),
-			"sort", str("Order of the files").def("path").oneOf("path", "modified"),
-		),
-		map[string]any{"path": tString, "files": tArray, "truncated": tBool},
-		func(ctx context.Context, in listFilesIn) (map[string]any, error) {
+		func(ctx context.Context, in listFilesIn) (*workspace.ListFilesResult, error) {
 			return workspace.ListFiles(ctx, s.root, workspace.ListFilesOptions{Path: in.Path, Patterns: in.Patterns, Glob: in.Glob,
 				Exclude: in.ExcludePatterns, IncludeHidden: in.IncludeHidden, IncludeIgnored: in.IncludeIgnored, MaxResults: in.MaxResults, Sort: in.Sort})
 		})

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sudocode/sudocode/internal/secret"
 	"github.com/sudocode/sudocode/internal/workspace"
 	"github.com/sudocode/sudocode/internal/workspace/procs"
 )
@@ -295,7 +296,7 @@ func (s *Server) dispatchTool(ctx context.Context, params json.RawMessage) (any,
 	}
 	if err := t.InputSchema.validate(args); err != nil {
 		return nil, errorResponse(nil, codeInvalidParams, "Invalid arguments for "+name+": "+err.Error(),
-			map[string]any{"reason": "invalid_arguments", "code": "INVALID_ARGUMENT"})
+			map[string]any{"reason": "invalid_arguments", "code": workspace.CodeInvalidArgument})
 	}
 	raw, _ := json.Marshal(args)
 	start := time.Now()
@@ -321,7 +322,7 @@ func (s *Server) trace(name string, args map[string]any, res map[string]any, too
 	line := map[string]any{
 		"event": "tool_call", "timestamp": time.Now().UTC().Format(time.RFC3339Nano), "tool": name, "ok": out.OK,
 		"status": out.Status, "error_code": nil, "duration_ms": took.Milliseconds(), "session_id": out.SessionID,
-		"truncated": out.Truncated, "args": workspace.Redact(map[string]any(args)),
+		"truncated": out.Truncated, "args": secret.Redact(map[string]any(args)),
 	}
 	if out.Error != nil {
 		line["error_code"] = out.Error.Code

@@ -9,8 +9,9 @@ import (
 )
 
 // schema is the small JSON Schema vocabulary the profile's input schemas
-// use. Validation is done here, not by a general validator, so that every
-// message names the argument the way the profile wants.
+// use, derived from each tool's input type (derive.go). Validation is done
+// here, not by a general validator, so that every message names the
+// argument the way the profile wants.
 type schema struct {
 	Type        string             `json:"type"`
 	Description string             `json:"description,omitempty"`
@@ -32,21 +33,6 @@ type schema struct {
 	implicit bool
 }
 
-// object is a tool input schema: props in declaration order (name, schema
-// pairs), additional properties refused, required always present.
-func object(required []string, props ...any) *schema {
-	s := &schema{Type: "object", Properties: map[string]*schema{}, Required: required, AdditionalProperties: false}
-	if s.Required == nil {
-		s.Required = []string{}
-	}
-	for i := 0; i+1 < len(props); i += 2 {
-		name := props[i].(string)
-		s.Properties[name] = props[i+1].(*schema)
-		s.order = append(s.order, name)
-	}
-	return s
-}
-
 // MarshalJSON always writes required (possibly empty) for objects.
 func (s *schema) MarshalJSON() ([]byte, error) {
 	type plain schema
@@ -58,27 +44,6 @@ func (s *schema) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal((*plain)(s))
 }
-
-func str(desc string) *schema     { return &schema{Type: "string", Description: desc} }
-func boolean(desc string) *schema { return &schema{Type: "boolean", Description: desc} }
-func strList(desc string) *schema {
-	return &schema{Type: "array", Description: desc, Items: &schema{Type: "string"}}
-}
-func integer(desc string, lo, hi int) *schema {
-	s := &schema{Type: "integer", Description: desc, Minimum: &lo}
-	if hi != math.MaxInt {
-		s.Maximum = &hi
-	}
-	return s
-}
-func stringMap(desc string) *schema {
-	return &schema{Type: "object", Description: desc, AdditionalProperties: &schema{Type: "string"}}
-}
-
-func (s *schema) def(v any) *schema         { s.Default = v; return s }
-func (s *schema) implicitDef(v any) *schema { s.Default, s.implicit = v, true; return s }
-func (s *schema) nonEmpty() *schema         { one := 1; s.MinLength = &one; return s }
-func (s *schema) oneOf(v ...string) *schema { s.Enum = v; return s }
 
 // validate checks args (a decoded JSON object) against an object schema
 // and fills in defaults. Its error names the argument.

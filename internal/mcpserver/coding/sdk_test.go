@@ -359,9 +359,16 @@ func TestSDKRequestPermissions(t *testing.T) {
 // warnings); it returns structuredContent.
 func sdkCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
 	t.Helper()
+	return sdkResult(t, cs, name, args).StructuredContent
+}
+
+// sdkResult calls a tool through the SDK client and checks the result
+// invariants (checkResult, and the SDK's isError against ok).
+func sdkResult(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) toolResult {
+	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
-		t.Fatalf("%s: %v", name, err)
+		t.Fatalf("%s %v: %v", name, args, err)
 	}
 	b, err := json.Marshal(res)
 	if err != nil {
@@ -371,16 +378,14 @@ func sdkCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string]a
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
-	// The SDK omits isError when false.
-	if r.IsError == nil {
-		f := false
-		r.IsError = &f
+	if r.IsError == nil { // the SDK omits isError when false
+		r.IsError = new(false)
 	}
 	checkResult(t, r)
 	if res.IsError != (r.StructuredContent["ok"] == false) {
 		t.Fatalf("isError %v with ok %v", res.IsError, r.StructuredContent["ok"])
 	}
-	return r.StructuredContent
+	return r
 }
 
 // TestBinaryWorkspaceFlagWins: --workspace beats CODING_TOOLS_MCP_WORKSPACE

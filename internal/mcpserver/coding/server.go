@@ -31,21 +31,18 @@ type Options struct {
 	AllowNetwork   bool      // --allow-network: commands may use TCP
 	Trace          bool      // one JSON line per tool call on TraceOut
 	TraceOut       io.Writer // stderr in the binaries
-	AuthToken      string    // bearer token required on HTTP when set
 	ExecAllowRoots []string
 	Logger         *slog.Logger
-	// Auth, when set, is the bearer tokens HTTP requests must carry (the
-	// shared token file); it replaces AuthToken.
-	Auth *mcpx.Auth
-	// Calls are the rate limits, audit log and metrics every tool call
-	// goes through, as on the other servers; nil: none.
-	Calls *mcpx.Calls
-	// Caller is who calls are made by when no token names the caller
-	// (stdio, or HTTP without a token): the local user.
-	Caller string
-	// Sessions holds the HTTP sessions to the limits shared with the
-	// other servers of the process; nil: the default limits.
-	Sessions *mcpx.Sessions
+	// Transport is how the server is reached and what its calls go
+	// through, as for the other three servers: the bearer tokens (Auth,
+	// else Token), the browser origins allowed besides loopback pages
+	// (mcpx.OriginAllowed), the caller on stdio or without a token, the
+	// session limits shared with the other servers of the process (nil:
+	// the defaults), and the rate limits, audit log and metrics of every
+	// tool call (nil: none). The profile's wire rules stay this server's
+	// own: the order of its checks, JSON-RPC bodies, its realm and its
+	// 1 MiB body cap.
+	Transport mcpx.Transport
 }
 
 // Server serves one workspace.
@@ -56,6 +53,8 @@ type Server struct {
 	byName map[string]tool
 	// sessions are the HTTP sessions, one per client.
 	sessions *httpSessions
+	// auth is the bearer tokens HTTP requests must carry; nil: none.
+	auth *mcpx.Auth
 	// patcher serialises apply_patch and remembers first-seen contents
 	// for git_diff's fallback outside a repository.
 	patcher *patch.Patcher
@@ -71,7 +70,8 @@ func New(root *workspace.Root, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, root: root, byName: map[string]tool{}, patcher: patch.NewPatcher(), sessions: newHTTPSessions(opts.Sessions),
+	s := &Server{opts: opts, root: root, byName: map[string]tool{}, patcher: patch.NewPatcher(), sessions: newHTTPSessions(opts.Transport.Sessions),
+		auth:  opts.Transport.Tokens(),
 		procs: procs.New(procs.Options{Root: root.Path, AllowRoots: opts.ExecAllowRoots, Dangerous: opts.Dangerous, Network: opts.AllowNetwork})}
 	s.cancelSession = func(ctx context.Context, id string) { s.procs.Cancel(ctx, id) }
 	s.tools = []tool{
@@ -87,8 +87,6 @@ func New(root *workspace.Root, opts Options) *Server {
 	}
 	return s
 }
-
-const maxInt = int(^uint(0) >> 1)
 
 // Sessions is the number of live sessions over HTTP: those a client has
 // initialized.

@@ -30,9 +30,9 @@ type tool struct {
 	OutputSchema map[string]any `json:"outputSchema"`
 	Annotations  annotations    `json:"annotations"`
 	// run gets validated arguments with defaults applied and returns the
-	// structured result's fields (ok and warnings are added), or an error:
-	// a *workspace.Error is a tool error; anything else INTERNAL_ERROR.
-	run func(ctx context.Context, args json.RawMessage) (map[string]any, error)
+	// tool's result, or an error: a *workspace.Error is a tool error;
+	// anything else INTERNAL_ERROR (callResult).
+	run func(ctx context.Context, args json.RawMessage) (any, error)
 }
 
 // readOnly, etc. build the profile's annotation rows (§6.0).
@@ -40,112 +40,123 @@ func hints(title string, readOnly, destructive, idempotent, openWorld bool) anno
 	return annotations{Title: title, ReadOnlyHint: readOnly, DestructiveHint: destructive, IdempotentHint: idempotent, OpenWorldHint: openWorld}
 }
 
-// define builds a tool whose runner takes its arguments as In.
-func define[In any](name, description string, ann annotations, input *schema, output map[string]any,
-	run func(ctx context.Context, in In) (map[string]any, error)) tool {
+// define builds a tool from its runner: the input schema is derived from
+// In, the output schema from Out (derive.go).
+func define[In, Out any](name, description string, ann annotations, run func(ctx context.Context, in In) (Out, error)) tool {
 	return tool{
-		Name: name, Title: ann.Title, Description: description, InputSchema: input, Annotations: ann,
-		OutputSchema: outputSchema(output),
-		run: func(ctx context.Context, raw json.RawMessage) (map[string]any, error) {
+		Name: name, Title: ann.Title, Description: description, Annotations: ann,
+		InputSchema: inputSchema[In](), OutputSchema: outputSchema[Out](),
+		run: func(ctx context.Context, raw json.RawMessage) (any, error) {
 			var in In
 			if err := json.Unmarshal(raw, &in); err != nil {
-				return nil, workspace.Errorf("INVALID_ARGUMENT", nil, "arguments: %v", err)
+				return nil, workspace.Errorf(workspace.CodeInvalidArgument, nil, "arguments: %v", err)
 			}
 			return run(ctx, in)
 		},
 	}
 }
 
-// outputSchema is a permissive object schema that declares the tool's
-// fields, requires only ok, and references the shared error object.
-func outputSchema(fields map[string]any) map[string]any {
-	props := map[string]any{
-		"ok":       map[string]any{"type": "boolean"},
-		"warnings": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
-		"error":    map[string]any{"$ref": "#/$defs/tool_error"},
-	}
-	for k, v := range fields {
-		props[k] = v
-	}
-	return map[string]any{
-		"type":       "object",
-		"properties": props,
-		"required":   []string{"ok"},
-		"$defs": map[string]any{"tool_error": map[string]any{
-			"type":     "object",
-			"required": []string{"code", "message", "category", "retryable", "details"},
-			"properties": map[string]any{
-				"code":               map[string]any{"type": "string"},
-				"message":            map[string]any{"type": "string"},
-				"category":           map[string]any{"type": "string", "enum": []string{"validation", "security", "permission", "runtime", "not_found", "internal"}},
-				"retryable":          map[string]any{"type": "boolean"},
-				"details":            map[string]any{"type": "object"},
-				"permission_request": map[string]any{"type": "object"},
-			},
-		}},
-	}
+// failure is a tool error that keeps some of the result's fields beside
+// ok and error (exec_command's status, write_stdin's session_id).
+type failure struct {
+	err    error
+	fields any // a struct whose fields are among the tool's output fields
 }
 
-// Shorthands for output schema fields.
-var (
-	tString  = map[string]any{"type": "string"}
-	tInt     = map[string]any{"type": "integer"}
-	tBool    = map[string]any{"type": "boolean"}
-	tObject  = map[string]any{"type": "object"}
-	tArray   = map[string]any{"type": "array"}
-	tNullInt = map[string]any{"type": []string{"integer", "null"}}
-	tNullStr = map[string]any{"type": []string{"string", "null"}}
-)
+func (f *failure) Error() string { return f.err.Error() }
+func (f *failure) Unwrap() error { return f.err }
+
+// failWith returns err with fields to show beside it.
+func failWith(fields any, err error) error { return &failure{err: err, fields: fields} }
+
+// contentful is a result that returns content items besides the text
+// mirror (view_image's image), placed before it.
+type contentful interface{ contentItems() []any }
 
 // callResult runs a tool and shapes its outcome as the profile's result:
 // structuredContent with ok and warnings, its JSON as the text mirror, and
-// isError exactly when ok is false.
+// isError exactly when ok is false. Whatever the tool returns — a result,
+// a *workspace.Error, any other error, a panic, a result that cannot be
+// encoded — the outcome is a tool result, never a JSON-RPC error.
 func callResult(ctx context.Context, t tool, args json.RawMessage) map[string]any {
-	fields, err := safeRun(ctx, t, args)
-	var structured map[string]any
-	if err != nil {
-		var we *workspace.Error
-		if !errors.As(err, &we) {
-			we = workspace.Errorf("INTERNAL_ERROR", nil, "internal error: %v", err)
-		}
-		structured = map[string]any{}
-		for k, v := range fields { // a failing tool may add context (exec's status)
-			structured[k] = v
-		}
-		structured["ok"] = false
-		structured["error"] = we
-	} else {
-		structured = fields
-		if structured == nil {
-			structured = map[string]any{}
-		}
-		if _, set := structured["ok"]; !set {
-			structured["ok"] = true
-		}
+	out, err := safeRun(ctx, t, args)
+	structured, items, encErr := structuredOf(out, err)
+	if encErr != nil {
+		structured, items, _ = structuredOf(nil, workspace.Errorf(workspace.CodeInternal, nil,
+			"internal error: the result of %s cannot be encoded: %v", t.Name, encErr))
 	}
-	if _, ok := structured["warnings"]; !ok {
-		structured["warnings"] = []string{}
-	}
-	text, _ := marshalCompact(structured)
-	res := map[string]any{
-		"content":           []any{map[string]any{"type": "text", "text": string(text)}},
+	text, _ := marshalCompact(structured) // decoded JSON: always encodable
+	return map[string]any{
+		"content":           append(items, map[string]any{"type": "text", "text": string(text)}),
 		"structuredContent": json.RawMessage(text),
 		"isError":           structured["ok"] == false,
 	}
-	if extra, ok := fields["_content"].([]any); ok { // view_image's image item goes first
-		delete(structured, "_content")
-		text, _ = marshalCompact(structured)
-		res["content"] = append(extra, map[string]any{"type": "text", "text": string(text)})
-		res["structuredContent"] = json.RawMessage(text)
+}
+
+// structuredOf is the structured result of a tool's outcome, as decoded
+// JSON (so the keys of the result's objects are written sorted) with the
+// error object as it is, and the content items that go before the
+// mirror.
+func structuredOf(out any, err error) (map[string]any, []any, error) {
+	var we *workspace.Error
+	if err != nil {
+		out = nil
+		if f, ok := errors.AsType[*failure](err); ok {
+			out = f.fields
+		}
+		if !errors.As(err, &we) {
+			we = workspace.Errorf(workspace.CodeInternal, nil, "internal error: %v", err)
+		}
 	}
-	return res
+	m, encErr := asObject(out)
+	if encErr != nil {
+		return nil, nil, encErr
+	}
+	var items []any
+	if c, ok := out.(contentful); ok && err == nil {
+		items = c.contentItems()
+	}
+	m["ok"] = we == nil
+	if we != nil {
+		// The error object keeps its fields in the profile's order
+		// (code, message, category, retryable, details).
+		if _, encErr = json.Marshal(we); encErr != nil {
+			return nil, nil, encErr
+		}
+		m["error"] = we
+	}
+	if w, ok := m["warnings"]; !ok || w == nil {
+		m["warnings"] = []any{}
+	}
+	return m, items, nil
+}
+
+// asObject is v's JSON as a map (nil: an empty one); numbers stay exact.
+func asObject(v any) (map[string]any, error) {
+	m := map[string]any{}
+	if v == nil {
+		return m, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
 }
 
 // safeRun turns a panic inside a tool into an INTERNAL_ERROR.
-func safeRun(ctx context.Context, t tool, args json.RawMessage) (fields map[string]any, err error) {
+func safeRun(ctx context.Context, t tool, args json.RawMessage) (out any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			fields, err = nil, workspace.Errorf("INTERNAL_ERROR", nil, "internal error in %s: %v", t.Name, p)
+			out, err = nil, workspace.Errorf(workspace.CodeInternal, nil, "internal error in %s: %v", t.Name, p)
 		}
 	}()
 	return t.run(ctx, args)
@@ -163,12 +174,12 @@ func marshalCompact(v any) ([]byte, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
-// callerOf is who makes a call: its token's name, else Options.Caller.
+// callerOf is who makes a call: its token's name, else Transport.Caller.
 func (s *Server) callerOf(ctx context.Context) string {
 	if c := mcpx.CallerFrom(ctx); c != "" {
 		return c
 	}
-	return s.opts.Caller
+	return s.opts.Transport.Caller
 }
 
 // ServerName is the coding server's name in audit lines and metrics.
@@ -176,13 +187,13 @@ const ServerName = "coding"
 
 // callTool runs a tools/call through the controls all the servers share
 // (mcpx.Calls: the rate limits before, an audit line and the metrics
-// after), with the caller (its token's name, else Options.Caller) in ctx
+// after), with the caller (its token's name, else Transport.Caller) in ctx
 // for the tool. A call refused by a rate limit is the JSON-RPC error
 // mcpx.CodeRateLimited with data {retry_after_ms, …}.
 func (s *Server) callTool(ctx context.Context, params json.RawMessage) (any, *response) {
 	caller := s.callerOf(ctx)
 	ctx = procs.WithOwner(mcpx.WithCaller(ctx, caller), caller)
-	if s.opts.Calls == nil {
+	if s.opts.Transport.Calls == nil {
 		return s.dispatchTool(ctx, params)
 	}
 	var p struct {
@@ -190,7 +201,7 @@ func (s *Server) callTool(ctx context.Context, params json.RawMessage) (any, *re
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	json.Unmarshal(orEmpty(params), &p)
-	call, limited := s.opts.Calls.Begin(mcpx.CallInfo{Server: ServerName, Client: caller, Tool: p.Name, Args: p.Arguments})
+	call, limited := s.opts.Transport.Calls.Begin(mcpx.CallInfo{Server: ServerName, Client: caller, Tool: p.Name, Args: p.Arguments})
 	if limited != nil {
 		e := limited.RPCError()
 		return nil, errorResponse(nil, int(e.Code), e.Message, e.Data)

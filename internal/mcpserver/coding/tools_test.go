@@ -3,8 +3,8 @@ package coding_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
 // The file tools end to end: the official SDK client calls every tool over
@@ -43,7 +44,8 @@ var toolTransports = []toolTransport{
 }
 
 // toolSession is a connected client, the workspace it serves and the
-// resolved output schemas of its catalog.
+// resolved output schemas of its catalog, closed (closeObjects) so that a
+// result field the schema does not declare fails validation.
 type toolSession struct {
 	cs      *mcp.ClientSession
 	dir     string
@@ -66,6 +68,7 @@ func newToolSession(t *testing.T, cs *mcp.ClientSession, dir string) *toolSessio
 		if err := json.Unmarshal(b, &sch); err != nil {
 			t.Fatalf("%s: outputSchema %s: %v", tl.Name, b, err)
 		}
+		closeObjects(&sch)
 		rs, err := sch.Resolve(nil)
 		if err != nil {
 			t.Fatalf("%s: outputSchema does not resolve: %v", tl.Name, err)
@@ -167,47 +170,11 @@ func runToolCases(t *testing.T, setup func(t *testing.T) string, cases []toolCas
 	}
 }
 
-// writeTree creates files (parents included) under dir.
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func symlink(t *testing.T, target, link string) {
 	t.Helper()
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// gitRun runs git in dir with a fixed identity and no GIT_* from the
-// environment.
-func gitRun(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatal("git is required (.ci/run installs it):", err)
-	}
-	cmd := exec.Command("git", append([]string{"-c", "user.name=Test", "-c", "user.email=test@example.com",
-		"-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", "-c", "core.hooksPath=/dev/null"}, args...)...)
-	cmd.Dir = dir
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
 }
 
 func readWS(t *testing.T, s *toolSession, rel string) string {
@@ -319,12 +286,12 @@ func readOnlyFixture(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	outside := t.TempDir()
-	writeTree(t, outside, map[string]string{"secret.txt": "TOPSECRET needle-outside\n"})
+	wstest.Write(t, outside, map[string]string{"secret.txt": "TOPSECRET needle-outside\n"})
 	var lines strings.Builder
 	for i := 1; i <= 2500; i++ {
 		lines.WriteString("line " + strconv.Itoa(i) + "\n")
 	}
-	writeTree(t, dir, map[string]string{
+	wstest.Write(t, dir, map[string]string{
 		"hello.txt":                 "line1\nline2\nline3\n",
 		"bom_crlf.txt":              "\ufeffalpha\r\nbeta\r\n",
 		"lines.txt":                 lines.String(),
@@ -350,7 +317,7 @@ func readOnlyFixture(t *testing.T) string {
 	symlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(dir, "escape_file"))
 	symlink(t, "hello.txt", filepath.Join(dir, "inlink.txt"))
 	symlink(t, "nope.txt", filepath.Join(dir, "dangling"))
-	gitRun(t, dir, "init", "-q")
+	wstest.Git(t, dir, "init", "-q")
 	return dir
 }
 
@@ -477,160 +444,182 @@ func TestToolsReadFile(t *testing.T) {
 	})
 }
 
+// rootVisible are the names list_dir shows at the shared fixture's root.
+var rootVisible = []string{"bin.dat", "bom_crlf.txt", "dangling", "dir", "escape", "escape_file", "hello.txt", "inlink.txt",
+	"late_bad.txt", "latin1.txt", "lines.txt", "long.txt", "src", "utf8long.txt", "wide"}
+
 func TestToolsListDir(t *testing.T) {
 	t.Parallel()
-	visible := []string{"bin.dat", "bom_crlf.txt", "dangling", "dir", "escape", "escape_file", "hello.txt", "inlink.txt",
-		"late_bad.txt", "latin1.txt", "lines.txt", "long.txt", "src", "utf8long.txt", "wide"}
 	runToolCases(t, sharedFixture(t), []toolCase{
-		{"entries", func(t *testing.T, s *toolSession) {
-			sc := s.ok(t, "list_dir", nil)
-			wantFields(t, sc, map[string]any{"path": ".", "truncated": false})
-			ents := objects(t, sc["entries"])
-			if got := field(ents, "name"); !slices.Equal(got, visible) {
-				t.Fatalf("names %v\nwant  %v", got, visible)
-			}
-			byName := map[string]map[string]any{}
-			for _, e := range ents {
-				byName[e["name"].(string)] = e
-				if e["path"] != e["name"] {
-					t.Errorf("path %v for %v", e["path"], e["name"])
-				}
-				wantRFC3339Z(t, e["modified"])
-				if e["is_hidden"] != false || e["is_ignored"] != false {
-					t.Errorf("%v: hidden/ignored flags", e)
-				}
-			}
-			wantFields(t, byName["hello.txt"], map[string]any{"type": "file", "size_bytes": 18})
-			wantFields(t, byName["dir"], map[string]any{"type": "directory"})
-			wantFields(t, byName["inlink.txt"], map[string]any{"type": "symlink", "symlink_target": "hello.txt", "size_bytes": len("hello.txt")})
-			wantFields(t, byName["dangling"], map[string]any{"type": "symlink", "symlink_target": "nope.txt"})
-			for _, n := range []string{"escape", "escape_file"} {
-				e := byName[n]
-				if e["type"] != "symlink" {
-					t.Errorf("%s: type %v", n, e["type"])
-				}
-				if tg, has := e["symlink_target"]; has && !strings.HasPrefix(tg.(string), "/") {
-					t.Errorf("%s: symlink_target %v", n, tg)
-				}
-			}
-		}},
-		{"a sub-directory", func(t *testing.T, s *toolSession) {
-			sc := s.ok(t, "list_dir", map[string]any{"path": "dir"})
-			wantFields(t, sc, map[string]any{"path": "dir"})
-			if got := field(objects(t, sc["entries"]), "path"); !slices.Equal(got, []string{"dir/a.go", "dir/sub"}) {
-				t.Fatalf("paths %v", got)
-			}
-		}},
-		{"recursion and max_depth", func(t *testing.T, s *toolSession) {
-			paths := func(args map[string]any) []string {
-				got := field(objects(t, s.ok(t, "list_dir", args)["entries"]), "path")
-				slices.Sort(got)
-				return got
-			}
-			flat := []string{"dir/a.go", "dir/sub"}
-			if got := paths(map[string]any{"path": "dir", "recursive": true}); !slices.Equal(got, flat) {
-				t.Fatalf("recursive with depth 1: %v", got)
-			}
-			if got := paths(map[string]any{"path": "dir", "max_depth": 3}); !slices.Equal(got, flat) {
-				t.Fatalf("max_depth without recursive: %v", got)
-			}
-			if got, want := paths(map[string]any{"path": "dir", "recursive": true, "max_depth": 2}),
-				[]string{"dir/a.go", "dir/sub", "dir/sub/b.go", "dir/sub/deep"}; !slices.Equal(got, want) {
-				t.Fatalf("depth 2: %v", got)
-			}
-			if got, want := paths(map[string]any{"path": "dir", "recursive": true, "max_depth": 3}),
-				[]string{"dir/a.go", "dir/sub", "dir/sub/b.go", "dir/sub/deep", "dir/sub/deep/c.go"}; !slices.Equal(got, want) {
-				t.Fatalf("depth 3: %v", got)
-			}
-			// Never into symlinks, never into filtered directories.
-			all := paths(map[string]any{"recursive": true, "max_depth": 20})
-			for _, p := range all {
-				if strings.HasPrefix(p, "escape/") || strings.HasPrefix(p, "gen/") || strings.HasPrefix(p, "node_modules") || strings.HasPrefix(p, ".") {
-					t.Fatalf("recursive listing shows %s", p)
-				}
-			}
-			if !slices.Contains(all, "src/main.go") || !slices.Contains(all, "dir/sub/deep/c.go") {
-				t.Fatalf("recursive listing %v", all)
-			}
-		}},
-		{"hidden and ignored filters", func(t *testing.T, s *toolSession) {
-			names := func(args map[string]any) map[string]map[string]any {
-				out := map[string]map[string]any{}
-				for _, e := range objects(t, s.ok(t, "list_dir", args)["entries"]) {
-					out[e["name"].(string)] = e
-				}
-				return out
-			}
-			h := names(map[string]any{"include_hidden": true})
-			for _, n := range []string{".hidden", ".gitignore"} {
-				if h[n] == nil || h[n]["is_hidden"] != true || h[n]["is_ignored"] != false {
-					t.Errorf("include_hidden: %s = %v", n, h[n])
-				}
-			}
-			for _, n := range []string{".git", "node_modules", "ignored.log", "gen"} {
-				if h[n] != nil {
-					t.Errorf("include_hidden shows %s", n)
-				}
-			}
-			ig := names(map[string]any{"include_ignored": true})
-			for _, n := range []string{"node_modules", "ignored.log", "gen"} {
-				if ig[n] == nil || ig[n]["is_ignored"] != true {
-					t.Errorf("include_ignored: %s = %v", n, ig[n])
-				}
-			}
-			if ig[".git"] != nil || ig[".hidden"] != nil {
-				t.Error("include_ignored shows hidden names")
-			}
-			if ig["hello.txt"]["is_ignored"] != false {
-				t.Error("hello.txt is_ignored")
-			}
-			both := names(map[string]any{"include_hidden": true, "include_ignored": true})
-			if both[".git"] == nil || both[".git"]["is_ignored"] != true || both[".git"]["is_hidden"] != true {
-				t.Errorf(".git with both opt-ins: %v", both[".git"])
-			}
-			// A hidden directory named explicitly is listed.
-			sc := s.ok(t, "list_dir", map[string]any{"path": ".hidden"})
-			if got := field(objects(t, sc["entries"]), "path"); !slices.Equal(got, []string{".hidden/h.txt"}) {
-				t.Fatalf(".hidden lists %v", got)
-			}
-		}},
-		{"sort", func(t *testing.T, s *toolSession) {
-			sc := s.ok(t, "list_dir", map[string]any{"sort": "type"})
-			var types []string
-			for _, e := range objects(t, sc["entries"]) {
-				types = append(types, e["type"].(string))
-			}
-			if !slices.IsSorted(types) || types[0] != "directory" || types[len(types)-1] != "symlink" {
-				t.Fatalf("sort by type: %v", types)
-			}
-			s.ok(t, "list_dir", map[string]any{"sort": "modified"})
-		}},
-		{"truncation", func(t *testing.T, s *toolSession) {
-			sc := s.ok(t, "list_dir", map[string]any{"max_entries": 2})
-			wantFields(t, sc, map[string]any{"truncated": true})
-			if got := field(objects(t, sc["entries"]), "name"); !slices.Equal(got, visible[:2]) {
-				t.Fatalf("first two %v", got)
-			}
-			wantWarning(t, sc, "entry limit reached")
-			// Exactly enough room: not truncated.
-			sc = s.ok(t, "list_dir", map[string]any{"path": "wide", "max_entries": 3})
-			wantFields(t, sc, map[string]any{"truncated": false, "warnings": []any{}})
-			if n := len(objects(t, sc["entries"])); n != 3 {
-				t.Fatalf("%d entries", n)
-			}
-		}},
-		{"NOT_A_DIRECTORY", func(t *testing.T, s *toolSession) {
-			s.fail(t, "list_dir", map[string]any{"path": "hello.txt"}, "NOT_A_DIRECTORY")
-			s.fail(t, "list_dir", map[string]any{"path": "inlink.txt"}, "NOT_A_DIRECTORY")
-		}},
-		{"path errors", func(t *testing.T, s *toolSession) {
-			s.fail(t, "list_dir", map[string]any{"path": "missing"}, "NOT_FOUND")
-			s.fail(t, "list_dir", map[string]any{"path": "/tmp"}, "ABSOLUTE_PATH_DENIED")
-			s.fail(t, "list_dir", map[string]any{"path": ".."}, "PATH_OUTSIDE_WORKSPACE")
-			s.fail(t, "list_dir", map[string]any{"path": "escape"}, "SYMLINK_ESCAPE")
-			s.fail(t, "list_dir", map[string]any{"path": "dir\x00"}, "INVALID_ARGUMENT")
-		}},
+		{"entries", listDirEntries},
+		{"a sub-directory", listDirSubdir},
+		{"recursion and max_depth", listDirRecursion},
+		{"hidden and ignored filters", listDirFilters},
+		{"sort", listDirSort},
+		{"truncation", limitCase("list_dir", "max_entries", "entries", "name", rootVisible, "entry limit reached")},
+		{"NOT_A_DIRECTORY", listDirNotADirectory},
+		{"path errors", pathErrors("list_dir", nil, map[string]string{"missing": "NOT_FOUND", "/tmp": "ABSOLUTE_PATH_DENIED",
+			"..": "PATH_OUTSIDE_WORKSPACE", "escape": "SYMLINK_ESCAPE", "dir\x00": "INVALID_ARGUMENT"})},
 	})
+}
+
+// listDirEntries checks the fields of the root's entries.
+func listDirEntries(t *testing.T, s *toolSession) {
+	sc := s.ok(t, "list_dir", nil)
+	wantFields(t, sc, map[string]any{"path": ".", "truncated": false})
+	ents := objects(t, sc["entries"])
+	if got := field(ents, "name"); !slices.Equal(got, rootVisible) {
+		t.Fatalf("names %v\nwant  %v", got, rootVisible)
+	}
+	byName := map[string]map[string]any{}
+	for _, e := range ents {
+		byName[e["name"].(string)] = e
+		if e["path"] != e["name"] {
+			t.Errorf("path %v for %v", e["path"], e["name"])
+		}
+		wantRFC3339Z(t, e["modified"])
+		if e["is_hidden"] != false || e["is_ignored"] != false {
+			t.Errorf("%v: hidden/ignored flags", e)
+		}
+	}
+	wantFields(t, byName["hello.txt"], map[string]any{"type": "file", "size_bytes": 18})
+	wantFields(t, byName["dir"], map[string]any{"type": "directory"})
+	wantFields(t, byName["inlink.txt"], map[string]any{"type": "symlink", "symlink_target": "hello.txt", "size_bytes": len("hello.txt")})
+	wantFields(t, byName["dangling"], map[string]any{"type": "symlink", "symlink_target": "nope.txt"})
+	for _, n := range []string{"escape", "escape_file"} {
+		e := byName[n]
+		if e["type"] != "symlink" {
+			t.Errorf("%s: type %v", n, e["type"])
+		}
+		if tg, has := e["symlink_target"]; has && !strings.HasPrefix(tg.(string), "/") {
+			t.Errorf("%s: symlink_target %v", n, tg)
+		}
+	}
+}
+
+// listDirSubdir lists a sub-directory.
+func listDirSubdir(t *testing.T, s *toolSession) {
+	sc := s.ok(t, "list_dir", map[string]any{"path": "dir"})
+	wantFields(t, sc, map[string]any{"path": "dir"})
+	if got := field(objects(t, sc["entries"]), "path"); !slices.Equal(got, []string{"dir/a.go", "dir/sub"}) {
+		t.Fatalf("paths %v", got)
+	}
+}
+
+// listDirRecursion checks recursive, max_depth, and what a recursive listing never enters.
+func listDirRecursion(t *testing.T, s *toolSession) {
+	paths := func(args map[string]any) []string {
+		got := field(objects(t, s.ok(t, "list_dir", args)["entries"]), "path")
+		slices.Sort(got)
+		return got
+	}
+	flat := []string{"dir/a.go", "dir/sub"}
+	if got := paths(map[string]any{"path": "dir", "recursive": true}); !slices.Equal(got, flat) {
+		t.Fatalf("recursive with depth 1: %v", got)
+	}
+	if got := paths(map[string]any{"path": "dir", "max_depth": 3}); !slices.Equal(got, flat) {
+		t.Fatalf("max_depth without recursive: %v", got)
+	}
+	if got, want := paths(map[string]any{"path": "dir", "recursive": true, "max_depth": 2}),
+		[]string{"dir/a.go", "dir/sub", "dir/sub/b.go", "dir/sub/deep"}; !slices.Equal(got, want) {
+		t.Fatalf("depth 2: %v", got)
+	}
+	if got, want := paths(map[string]any{"path": "dir", "recursive": true, "max_depth": 3}),
+		[]string{"dir/a.go", "dir/sub", "dir/sub/b.go", "dir/sub/deep", "dir/sub/deep/c.go"}; !slices.Equal(got, want) {
+		t.Fatalf("depth 3: %v", got)
+	}
+	// Never into symlinks, never into filtered directories.
+	all := paths(map[string]any{"recursive": true, "max_depth": 20})
+	for _, p := range all {
+		if strings.HasPrefix(p, "escape/") || strings.HasPrefix(p, "gen/") || strings.HasPrefix(p, "node_modules") || strings.HasPrefix(p, ".") {
+			t.Fatalf("recursive listing shows %s", p)
+		}
+	}
+	if !slices.Contains(all, "src/main.go") || !slices.Contains(all, "dir/sub/deep/c.go") {
+		t.Fatalf("recursive listing %v", all)
+	}
+}
+
+// listDirFilters checks include_hidden and include_ignored.
+func listDirFilters(t *testing.T, s *toolSession) {
+	names := func(args map[string]any) map[string]map[string]any {
+		out := map[string]map[string]any{}
+		for _, e := range objects(t, s.ok(t, "list_dir", args)["entries"]) {
+			out[e["name"].(string)] = e
+		}
+		return out
+	}
+	h := names(map[string]any{"include_hidden": true})
+	for _, n := range []string{".hidden", ".gitignore"} {
+		if h[n] == nil || h[n]["is_hidden"] != true || h[n]["is_ignored"] != false {
+			t.Errorf("include_hidden: %s = %v", n, h[n])
+		}
+	}
+	for _, n := range []string{".git", "node_modules", "ignored.log", "gen"} {
+		if h[n] != nil {
+			t.Errorf("include_hidden shows %s", n)
+		}
+	}
+	ig := names(map[string]any{"include_ignored": true})
+	for _, n := range []string{"node_modules", "ignored.log", "gen"} {
+		if ig[n] == nil || ig[n]["is_ignored"] != true {
+			t.Errorf("include_ignored: %s = %v", n, ig[n])
+		}
+	}
+	if ig[".git"] != nil || ig[".hidden"] != nil {
+		t.Error("include_ignored shows hidden names")
+	}
+	if ig["hello.txt"]["is_ignored"] != false {
+		t.Error("hello.txt is_ignored")
+	}
+	both := names(map[string]any{"include_hidden": true, "include_ignored": true})
+	if both[".git"] == nil || both[".git"]["is_ignored"] != true || both[".git"]["is_hidden"] != true {
+		t.Errorf(".git with both opt-ins: %v", both[".git"])
+	}
+	// A hidden directory named explicitly is listed.
+	sc := s.ok(t, "list_dir", map[string]any{"path": ".hidden"})
+	if got := field(objects(t, sc["entries"]), "path"); !slices.Equal(got, []string{".hidden/h.txt"}) {
+		t.Fatalf(".hidden lists %v", got)
+	}
+}
+
+// listDirSort checks the sort orders.
+func listDirSort(t *testing.T, s *toolSession) {
+	sc := s.ok(t, "list_dir", map[string]any{"sort": "type"})
+	var types []string
+	for _, e := range objects(t, sc["entries"]) {
+		types = append(types, e["type"].(string))
+	}
+	if !slices.IsSorted(types) || types[0] != "directory" || types[len(types)-1] != "symlink" {
+		t.Fatalf("sort by type: %v", types)
+	}
+	s.ok(t, "list_dir", map[string]any{"sort": "modified"})
+}
+
+// limitCase is a case of a tool's result cap (limit): at 2 the list
+// (list, its items' key field) is the first two of first, truncated, with
+// warning; at 3, what the directory wide holds, it is whole.
+func limitCase(tool, limit, list, key string, first []string, warning string) func(t *testing.T, s *toolSession) {
+	return func(t *testing.T, s *toolSession) {
+		sc := s.ok(t, tool, map[string]any{limit: 2})
+		wantFields(t, sc, map[string]any{"truncated": true})
+		if got := field(objects(t, sc[list]), key); !slices.Equal(got, first[:2]) {
+			t.Fatalf("first two %v", got)
+		}
+		wantWarning(t, sc, warning)
+		// Exactly enough room: not truncated.
+		sc = s.ok(t, tool, map[string]any{"path": "wide", limit: 3})
+		wantFields(t, sc, map[string]any{"truncated": false, "warnings": []any{}})
+		if n := len(objects(t, sc[list])); n != 3 {
+			t.Fatalf("%d %s", n, list)
+		}
+	}
+}
+
+// listDirNotADirectory lists files.
+func listDirNotADirectory(t *testing.T, s *toolSession) {
+	s.fail(t, "list_dir", map[string]any{"path": "hello.txt"}, "NOT_A_DIRECTORY")
+	s.fail(t, "list_dir", map[string]any{"path": "inlink.txt"}, "NOT_A_DIRECTORY")
 }
 
 func TestToolsListFiles(t *testing.T) {
@@ -732,16 +721,7 @@ func TestToolsListFiles(t *testing.T) {
 				t.Errorf("both opt-ins do not show .git: %v", both)
 			}
 		}},
-		{"max_results", func(t *testing.T, s *toolSession) {
-			sc := s.ok(t, "list_files", map[string]any{"max_results": 2})
-			wantFields(t, sc, map[string]any{"truncated": true})
-			if got := field(objects(t, sc["files"]), "path"); !slices.Equal(got, all[:2]) {
-				t.Fatalf("files %v", got)
-			}
-			wantWarning(t, sc, "result limit reached")
-			sc = s.ok(t, "list_files", map[string]any{"path": "wide", "max_results": 3})
-			wantFields(t, sc, map[string]any{"truncated": false, "warnings": []any{}})
-		}},
+		{"max_results", limitCase("list_files", "max_results", "files", "path", all, "result limit reached")},
 		{"sort by modified", func(t *testing.T, s *toolSession) {
 			sc := s.ok(t, "list_files", map[string]any{"sort": "modified"})
 			var prev time.Time
@@ -766,165 +746,207 @@ func TestToolsListFiles(t *testing.T) {
 
 func TestToolsSearchText(t *testing.T) {
 	t.Parallel()
-	type hit struct {
-		path         string
-		line, column int
-		preview      string
-	}
-	hits := func(t *testing.T, sc map[string]any) []hit {
-		var out []hit
-		for _, m := range objects(t, sc["matches"]) {
-			out = append(out, hit{m["path"].(string), num(t, m["line"]), num(t, m["column"]), m["preview"].(string)})
-		}
-		return out
-	}
 	runToolCases(t, sharedFixture(t), []toolCase{
-		{"literal, case-insensitive by default", func(t *testing.T, s *toolSession) {
-			sc := s.ok(t, "search_text", map[string]any{"query": "hello", "path": "src"})
-			wantFields(t, sc, map[string]any{"query": "hello", "total_matches": 4, "truncated": false, "warnings": []any{}})
-			want := []hit{
-				{"src/main.go", 3, 4, "// Hello World"},
-				{"src/main.go", 5, 11, "\tprintln(\"hello again\")"},
-				{"src/main.go", 6, 8, "\tx := \"HELLO\""},
-				{"src/main.go", 7, 14, "\t_ = x // é hello"}, // column: 1-based byte offset
-			}
-			if got := hits(t, sc); !reflect.DeepEqual(got, want) {
-				t.Fatalf("matches %+v\nwant    %+v", got, want)
-			}
-			for _, m := range objects(t, sc["matches"]) {
-				if len(m["before"].([]any)) != 0 || len(m["after"].([]any)) != 0 {
-					t.Fatalf("context without context_lines: %v", m)
-				}
-			}
-			sc = s.ok(t, "search_text", map[string]any{"query": "hello", "path": "src", "case_sensitive": true})
-			if got := hits(t, sc); len(got) != 2 || got[0].line != 5 || got[1].line != 7 {
-				t.Fatalf("case-sensitive: %+v", got)
-			}
-			// Regex metacharacters are literal.
-			sc = s.ok(t, "search_text", map[string]any{"query": `("hello`, "path": "src/main.go"})
-			if got := hits(t, sc); len(got) != 1 || got[0].line != 5 || got[0].column != 9 {
-				t.Fatalf("literal metacharacters: %+v", got)
-			}
-		}},
-		{"regex", func(t *testing.T, s *toolSession) {
-			sc := s.ok(t, "search_text", map[string]any{"query": `H[A-Z]+O\b`, "regex": true, "case_sensitive": true, "path": "src"})
-			if got := hits(t, sc); len(got) != 1 || got[0] != (hit{"src/main.go", 6, 8, "\tx := \"HELLO\""}) {
-				t.Fatalf("regex: %+v", got)
-			}
-			sc = s.ok(t, "search_text", map[string]any{"query": `^func \w+\(`, "regex": true, "path": "src"})
-			if got := hits(t, sc); len(got) != 1 || got[0].line != 4 || got[0].column != 1 {
-				t.Fatalf("anchored regex: %+v", got)
-			}
-			sc = s.ok(t, "search_text", map[string]any{"query": `h.llo`, "regex": true, "path": "src"})
-			wantFields(t, sc, map[string]any{"total_matches": 4})
-		}},
-		{"invalid regex", func(t *testing.T, s *toolSession) {
-			s.fail(t, "search_text", map[string]any{"query": "(unclosed", "regex": true}, "INVALID_ARGUMENT")
-			s.fail(t, "search_text", map[string]any{"query": "a**", "regex": true}, "INVALID_ARGUMENT")
-			// The same text is a fine literal.
-			s.ok(t, "search_text", map[string]any{"query": "(unclosed"})
-		}},
-		{"context lines", func(t *testing.T, s *toolSession) {
-			sc := s.ok(t, "search_text", map[string]any{"query": "func main", "path": "src", "context_lines": 2})
-			ms := objects(t, sc["matches"])
-			if len(ms) != 1 {
-				t.Fatalf("matches %v", ms)
-			}
-			if b := strs(t, ms[0]["before"]); !slices.Equal(b, []string{"", "// Hello World"}) {
-				t.Fatalf("before %q", b)
-			}
-			if a := strs(t, ms[0]["after"]); !slices.Equal(a, []string{"\tprintln(\"hello again\")", "\tx := \"HELLO\""}) {
-				t.Fatalf("after %q", a)
-			}
-			// At the file's edges the context is shorter.
-			sc = s.ok(t, "search_text", map[string]any{"query": "package main", "path": "src", "context_lines": 5})
-			if m := objects(t, sc["matches"])[0]; len(m["before"].([]any)) != 0 || len(m["after"].([]any)) != 5 {
-				t.Fatalf("edge context %v", m)
-			}
-			// CRLF: the "\r" is not part of the preview or the context.
-			sc = s.ok(t, "search_text", map[string]any{"query": "beta", "path": "bom_crlf.txt", "context_lines": 1})
-			m := objects(t, sc["matches"])[0]
-			if m["preview"] != "beta" || !slices.Equal(strs(t, m["before"]), []string{"\ufeffalpha"}) {
-				t.Fatalf("CRLF match %v", m)
-			}
-		}},
-		{"max_results and total_matches", func(t *testing.T, s *toolSession) {
-			sc := s.ok(t, "search_text", map[string]any{"query": "hello", "path": "src", "max_results": 1})
-			wantFields(t, sc, map[string]any{"total_matches": 4, "truncated": true})
-			if got := hits(t, sc); len(got) != 1 || got[0].line != 3 {
-				t.Fatalf("first match %+v", got)
-			}
-			wantWarning(t, sc, "result limit reached")
-			sc = s.ok(t, "search_text", map[string]any{"query": "line 1", "path": "lines.txt", "max_results": 5})
-			wantFields(t, sc, map[string]any{"total_matches": 1111, "truncated": true}) // line 1, 10-19, 100-199, 1000-1999
-			// Across files: the first matches in path order.
-			sc = s.ok(t, "search_text", map[string]any{"query": "package", "max_results": 2})
-			wantFields(t, sc, map[string]any{"total_matches": 4, "truncated": true})
-			if got := hits(t, sc); len(got) != 2 || got[0].path != "dir/a.go" || got[1].path != "dir/sub/b.go" {
-				t.Fatalf("first two files %+v", got)
-			}
-		}},
-		{"preview cut", func(t *testing.T, s *toolSession) {
-			sc := s.ok(t, "search_text", map[string]any{"query": "xxx", "path": "long.txt", "max_preview_bytes": 80})
-			p := objects(t, sc["matches"])[0]["preview"].(string)
-			if len(p) > 80 || !strings.HasPrefix(p, "xxx") || !strings.Contains(p, "truncated") {
-				t.Fatalf("preview %q", p)
-			}
-			sc = s.ok(t, "search_text", map[string]any{"query": "é", "path": "utf8long.txt", "max_preview_bytes": 81})
-			if p := objects(t, sc["matches"])[0]["preview"].(string); len(p) > 81 || !utf8.ValidString(p) {
-				t.Fatalf("preview %q", p)
-			}
-		}},
-		{"globs", func(t *testing.T, s *toolSession) {
-			sc := s.ok(t, "search_text", map[string]any{"query": "package", "include_globs": []any{"*.go"}, "exclude_globs": []any{"deep"}})
-			var paths []string
-			for _, h := range hits(t, sc) {
-				paths = append(paths, h.path)
-			}
-			if !slices.Equal(paths, []string{"dir/a.go", "dir/sub/b.go", "src/main.go"}) {
-				t.Fatalf("paths %v", paths)
-			}
-			sc = s.ok(t, "search_text", map[string]any{"query": "package", "glob": "b.go"})
-			if got := hits(t, sc); len(got) != 1 || got[0].path != "dir/sub/b.go" {
-				t.Fatalf("glob: %+v", got)
-			}
-		}},
-		{"filters, binary and invalid UTF-8 files, escaping symlinks", func(t *testing.T, s *toolSession) {
-			sc := s.ok(t, "search_text", map[string]any{"query": "needle"})
-			if got := hits(t, sc); len(got) != 1 || got[0].path != "dir/a.go" {
-				t.Fatalf("needle found in %+v", got)
-			}
-			wantFields(t, sc, map[string]any{"total_matches": 1})
-			b, _ := json.Marshal(sc)
-			if strings.Contains(string(b), "TOPSECRET") || strings.Contains(string(b), "outside") {
-				t.Fatalf("content behind an escaping symlink appeared: %s", b)
-			}
-			sc = s.ok(t, "search_text", map[string]any{"query": "TOPSECRET", "regex": true})
-			wantFields(t, sc, map[string]any{"total_matches": 0, "matches": []any{}, "truncated": false})
-			for _, p := range []string{"escape", "escape_file", "escape/secret.txt"} {
-				sc := s.call(t, "search_text", map[string]any{"query": "TOPSECRET", "path": p})
-				wantToolError(t, sc, "SYMLINK_ESCAPE")
-				if b, _ := json.Marshal(sc["error"]); strings.Contains(string(b), "needle-outside") {
-					t.Fatalf("outside content leaked: %s", b)
-				}
-			}
-			// A symlink to a file inside is searched under its own name.
-			sc = s.ok(t, "search_text", map[string]any{"query": "line2"})
-			var paths []string
-			for _, h := range hits(t, sc) {
-				paths = append(paths, h.path)
-			}
-			if !slices.Equal(paths, []string{"hello.txt", "inlink.txt"}) {
-				t.Fatalf("line2 in %v", paths)
-			}
-		}},
-		{"path errors", func(t *testing.T, s *toolSession) {
-			s.fail(t, "search_text", map[string]any{"query": "x", "path": "missing"}, "NOT_FOUND")
-			s.fail(t, "search_text", map[string]any{"query": "x", "path": "/etc"}, "ABSOLUTE_PATH_DENIED")
-			s.fail(t, "search_text", map[string]any{"query": "x", "path": "../"}, "PATH_OUTSIDE_WORKSPACE")
-			s.fail(t, "search_text", map[string]any{"query": "x", "path": "a\x00b"}, "INVALID_ARGUMENT")
-		}},
+		{"literal, case-insensitive by default", searchLiteral},
+		{"regex", searchRegex},
+		{"invalid regex", searchInvalidRegex},
+		{"context lines", searchContext},
+		{"max_results and total_matches", searchLimit},
+		{"preview cut", searchPreview},
+		{"globs", searchGlobs},
+		{"filters, binary and invalid UTF-8 files, escaping symlinks", searchFilters},
+		{"path errors", pathErrors("search_text", map[string]any{"query": "x"}, map[string]string{"missing": "NOT_FOUND",
+			"/etc": "ABSOLUTE_PATH_DENIED", "../": "PATH_OUTSIDE_WORKSPACE", "a\x00b": "INVALID_ARGUMENT"})},
 	})
+}
+
+// pathErrors is a case that calls tool with args and each path, which
+// must fail with its code.
+func pathErrors(tool string, args map[string]any, codes map[string]string) func(t *testing.T, s *toolSession) {
+	return func(t *testing.T, s *toolSession) {
+		for path, code := range codes {
+			a := maps.Clone(args)
+			if a == nil {
+				a = map[string]any{}
+			}
+			a["path"] = path
+			s.fail(t, tool, a, code)
+		}
+	}
+}
+
+// hit is one search_text match.
+type hit struct {
+	path         string
+	line, column int
+	preview      string
+}
+
+// hitPaths are the paths of a search_text result's matches.
+func hitPaths(t *testing.T, sc map[string]any) []string {
+	var out []string
+	for _, h := range hits(t, sc) {
+		out = append(out, h.path)
+	}
+	return out
+}
+
+// hits are a search_text result's matches.
+func hits(t *testing.T, sc map[string]any) []hit {
+	var out []hit
+	for _, m := range objects(t, sc["matches"]) {
+		out = append(out, hit{m["path"].(string), num(t, m["line"]), num(t, m["column"]), m["preview"].(string)})
+	}
+	return out
+}
+
+// searchLiteral checks literal search, case-insensitive unless asked.
+func searchLiteral(t *testing.T, s *toolSession) {
+	sc := s.ok(t, "search_text", map[string]any{"query": "hello", "path": "src"})
+	wantFields(t, sc, map[string]any{"query": "hello", "total_matches": 4, "truncated": false, "warnings": []any{}})
+	want := []hit{
+		{"src/main.go", 3, 4, "// Hello World"},
+		{"src/main.go", 5, 11, "\tprintln(\"hello again\")"},
+		{"src/main.go", 6, 8, "\tx := \"HELLO\""},
+		{"src/main.go", 7, 14, "\t_ = x // é hello"}, // column: 1-based byte offset
+	}
+	if got := hits(t, sc); !reflect.DeepEqual(got, want) {
+		t.Fatalf("matches %+v\nwant    %+v", got, want)
+	}
+	for _, m := range objects(t, sc["matches"]) {
+		if len(m["before"].([]any)) != 0 || len(m["after"].([]any)) != 0 {
+			t.Fatalf("context without context_lines: %v", m)
+		}
+	}
+	sc = s.ok(t, "search_text", map[string]any{"query": "hello", "path": "src", "case_sensitive": true})
+	if got := hits(t, sc); len(got) != 2 || got[0].line != 5 || got[1].line != 7 {
+		t.Fatalf("case-sensitive: %+v", got)
+	}
+	// Regex metacharacters are literal.
+	sc = s.ok(t, "search_text", map[string]any{"query": `("hello`, "path": "src/main.go"})
+	if got := hits(t, sc); len(got) != 1 || got[0].line != 5 || got[0].column != 9 {
+		t.Fatalf("literal metacharacters: %+v", got)
+	}
+}
+
+// searchRegex checks regular expressions.
+func searchRegex(t *testing.T, s *toolSession) {
+	sc := s.ok(t, "search_text", map[string]any{"query": `H[A-Z]+O\b`, "regex": true, "case_sensitive": true, "path": "src"})
+	if got := hits(t, sc); len(got) != 1 || got[0] != (hit{"src/main.go", 6, 8, "\tx := \"HELLO\""}) {
+		t.Fatalf("regex: %+v", got)
+	}
+	sc = s.ok(t, "search_text", map[string]any{"query": `^func \w+\(`, "regex": true, "path": "src"})
+	if got := hits(t, sc); len(got) != 1 || got[0].line != 4 || got[0].column != 1 {
+		t.Fatalf("anchored regex: %+v", got)
+	}
+	sc = s.ok(t, "search_text", map[string]any{"query": `h.llo`, "regex": true, "path": "src"})
+	wantFields(t, sc, map[string]any{"total_matches": 4})
+}
+
+// searchInvalidRegex checks INVALID_ARGUMENT for a bad expression.
+func searchInvalidRegex(t *testing.T, s *toolSession) {
+	s.fail(t, "search_text", map[string]any{"query": "(unclosed", "regex": true}, "INVALID_ARGUMENT")
+	s.fail(t, "search_text", map[string]any{"query": "a**", "regex": true}, "INVALID_ARGUMENT")
+	// The same text is a fine literal.
+	s.ok(t, "search_text", map[string]any{"query": "(unclosed"})
+}
+
+// searchContext checks context_lines.
+func searchContext(t *testing.T, s *toolSession) {
+	sc := s.ok(t, "search_text", map[string]any{"query": "func main", "path": "src", "context_lines": 2})
+	ms := objects(t, sc["matches"])
+	if len(ms) != 1 {
+		t.Fatalf("matches %v", ms)
+	}
+	if b := strs(t, ms[0]["before"]); !slices.Equal(b, []string{"", "// Hello World"}) {
+		t.Fatalf("before %q", b)
+	}
+	if a := strs(t, ms[0]["after"]); !slices.Equal(a, []string{"\tprintln(\"hello again\")", "\tx := \"HELLO\""}) {
+		t.Fatalf("after %q", a)
+	}
+	// At the file's edges the context is shorter.
+	sc = s.ok(t, "search_text", map[string]any{"query": "package main", "path": "src", "context_lines": 5})
+	if m := objects(t, sc["matches"])[0]; len(m["before"].([]any)) != 0 || len(m["after"].([]any)) != 5 {
+		t.Fatalf("edge context %v", m)
+	}
+	// CRLF: the "\r" is not part of the preview or the context.
+	sc = s.ok(t, "search_text", map[string]any{"query": "beta", "path": "bom_crlf.txt", "context_lines": 1})
+	m := objects(t, sc["matches"])[0]
+	if m["preview"] != "beta" || !slices.Equal(strs(t, m["before"]), []string{"\ufeffalpha"}) {
+		t.Fatalf("CRLF match %v", m)
+	}
+}
+
+// searchLimit checks max_results and total_matches.
+func searchLimit(t *testing.T, s *toolSession) {
+	sc := s.ok(t, "search_text", map[string]any{"query": "hello", "path": "src", "max_results": 1})
+	wantFields(t, sc, map[string]any{"total_matches": 4, "truncated": true})
+	if got := hits(t, sc); len(got) != 1 || got[0].line != 3 {
+		t.Fatalf("first match %+v", got)
+	}
+	wantWarning(t, sc, "result limit reached")
+	sc = s.ok(t, "search_text", map[string]any{"query": "line 1", "path": "lines.txt", "max_results": 5})
+	wantFields(t, sc, map[string]any{"total_matches": 1111, "truncated": true}) // line 1, 10-19, 100-199, 1000-1999
+	// Across files: the first matches in path order.
+	sc = s.ok(t, "search_text", map[string]any{"query": "package", "max_results": 2})
+	wantFields(t, sc, map[string]any{"total_matches": 4, "truncated": true})
+	if got := hits(t, sc); len(got) != 2 || got[0].path != "dir/a.go" || got[1].path != "dir/sub/b.go" {
+		t.Fatalf("first two files %+v", got)
+	}
+}
+
+// searchPreview checks the preview cut.
+func searchPreview(t *testing.T, s *toolSession) {
+	sc := s.ok(t, "search_text", map[string]any{"query": "xxx", "path": "long.txt", "max_preview_bytes": 80})
+	p := objects(t, sc["matches"])[0]["preview"].(string)
+	if len(p) > 80 || !strings.HasPrefix(p, "xxx") || !strings.Contains(p, "truncated") {
+		t.Fatalf("preview %q", p)
+	}
+	sc = s.ok(t, "search_text", map[string]any{"query": "é", "path": "utf8long.txt", "max_preview_bytes": 81})
+	if p := objects(t, sc["matches"])[0]["preview"].(string); len(p) > 81 || !utf8.ValidString(p) {
+		t.Fatalf("preview %q", p)
+	}
+}
+
+// searchGlobs checks include and exclude globs.
+func searchGlobs(t *testing.T, s *toolSession) {
+	sc := s.ok(t, "search_text", map[string]any{"query": "package", "include_globs": []any{"*.go"}, "exclude_globs": []any{"deep"}})
+	paths := hitPaths(t, sc)
+	if !slices.Equal(paths, []string{"dir/a.go", "dir/sub/b.go", "src/main.go"}) {
+		t.Fatalf("paths %v", paths)
+	}
+	sc = s.ok(t, "search_text", map[string]any{"query": "package", "glob": "b.go"})
+	if got := hits(t, sc); len(got) != 1 || got[0].path != "dir/sub/b.go" {
+		t.Fatalf("glob: %+v", got)
+	}
+}
+
+// searchFilters checks what a search never reads.
+func searchFilters(t *testing.T, s *toolSession) {
+	sc := s.ok(t, "search_text", map[string]any{"query": "needle"})
+	if got := hits(t, sc); len(got) != 1 || got[0].path != "dir/a.go" {
+		t.Fatalf("needle found in %+v", got)
+	}
+	wantFields(t, sc, map[string]any{"total_matches": 1})
+	b, _ := json.Marshal(sc)
+	if strings.Contains(string(b), "TOPSECRET") || strings.Contains(string(b), "outside") {
+		t.Fatalf("content behind an escaping symlink appeared: %s", b)
+	}
+	sc = s.ok(t, "search_text", map[string]any{"query": "TOPSECRET", "regex": true})
+	wantFields(t, sc, map[string]any{"total_matches": 0, "matches": []any{}, "truncated": false})
+	for _, p := range []string{"escape", "escape_file", "escape/secret.txt"} {
+		sc := s.call(t, "search_text", map[string]any{"query": "TOPSECRET", "path": p})
+		wantToolError(t, sc, "SYMLINK_ESCAPE")
+		if b, _ := json.Marshal(sc["error"]); strings.Contains(string(b), "needle-outside") {
+			t.Fatalf("outside content leaked: %s", b)
+		}
+	}
+	// A symlink to a file inside is searched under its own name.
+	sc = s.ok(t, "search_text", map[string]any{"query": "line2"})
+	paths := hitPaths(t, sc)
+	if !slices.Equal(paths, []string{"hello.txt", "inlink.txt"}) {
+		t.Fatalf("line2 in %v", paths)
+	}
 }
 
 // freshDir is a setup that gives each transport its own empty workspace
@@ -932,7 +954,7 @@ func TestToolsSearchText(t *testing.T) {
 func freshDir(files map[string]string) func(t *testing.T) string {
 	return func(t *testing.T) string {
 		dir := t.TempDir()
-		writeTree(t, dir, files)
+		wstest.Write(t, dir, files)
 		return dir
 	}
 }
@@ -1087,10 +1109,10 @@ func TestToolsGit(t *testing.T) {
 		t.Parallel()
 		setup := func(t *testing.T) string {
 			dir := t.TempDir()
-			writeTree(t, dir, map[string]string{"tracked.txt": "a\nb\nc\n", "other.txt": "o\n"})
-			gitRun(t, dir, "init", "-q")
-			gitRun(t, dir, "add", ".")
-			gitRun(t, dir, "commit", "-q", "-m", "init")
+			wstest.Write(t, dir, map[string]string{"tracked.txt": "a\nb\nc\n", "other.txt": "o\n"})
+			wstest.Git(t, dir, "init", "-q")
+			wstest.Git(t, dir, "add", ".")
+			wstest.Git(t, dir, "commit", "-q", "-m", "init")
 			return dir
 		}
 		runToolCases(t, setup, []toolCase{
@@ -1160,7 +1182,7 @@ func TestToolsGit(t *testing.T) {
 				}
 			}},
 			{"staged", func(t *testing.T, s *toolSession) {
-				gitRun(t, s.dir, "add", "tracked.txt")
+				wstest.Git(t, s.dir, "add", "tracked.txt")
 				sc := s.ok(t, "git_status", map[string]any{"path": "tracked.txt"})
 				wantFields(t, sc, map[string]any{"entries": []any{
 					map[string]any{"path": "tracked.txt", "index_status": "M", "worktree_status": " "}}})

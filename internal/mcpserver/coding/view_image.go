@@ -4,46 +4,52 @@ import (
 	"context"
 	"encoding/base64"
 
-	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/imageview"
 )
 
 type viewImageIn struct {
-	Path       string `json:"path"`
-	MaxBytes   int    `json:"max_bytes"`
-	MaxWidth   int    `json:"max_width"`
-	MaxHeight  int    `json:"max_height"`
-	AutoResize bool   `json:"auto_resize"`
-	Output     string `json:"output"`
+	Path       string `json:"path" jsonschema:"Workspace-relative image path" schema:"minLength=1"`
+	MaxBytes   int    `json:"max_bytes,omitempty" jsonschema:"Largest image data to return" schema:"default=5242880,min=1024,max=10485760"`
+	MaxWidth   int    `json:"max_width,omitempty" jsonschema:"Widest image to return, in pixels" schema:"default=2000,min=1,max=10000"`
+	MaxHeight  int    `json:"max_height,omitempty" jsonschema:"Tallest image to return, in pixels" schema:"default=2000,min=1,max=10000"`
+	AutoResize bool   `json:"auto_resize,omitempty" jsonschema:"Scale down images over the limits" schema:"default=true"`
+	Output     string `json:"output,omitempty" jsonschema:"mcp_image: an image content item; data_url: a data URL in the structured result" schema:"default=mcp_image,enum=mcp_image|data_url"`
+}
+
+// viewImageOut is view_image's result: the image as an image content item
+// before the text mirror, or as a data URL in the structured result.
+type viewImageOut struct {
+	imageview.Result
+	DataURL string `json:"data_url,omitempty" jsonschema:"The image as a data URL (output data_url)"`
+	// image is the content item (output mcp_image).
+	image map[string]any
+}
+
+func (o *viewImageOut) contentItems() []any {
+	if o.image == nil {
+		return nil
+	}
+	return []any{o.image}
 }
 
 func (s *Server) viewImage() tool {
 	return define("view_image", "Return a workspace image (PNG, JPEG, GIF or WebP) for viewing, resized to fit limits.",
 		hints("View image", true, false, true, false),
-		object([]string{"path"},
-			"path", str("Workspace-relative image path").nonEmpty(),
-			"max_bytes", integer("Largest image data to return", 1024, 10485760).def(5242880),
-			"max_width", integer("Widest image to return, in pixels", 1, 10000).def(2000),
-			"max_height", integer("Tallest image to return, in pixels", 1, 10000).def(2000),
-			"auto_resize", boolean("Scale down images over the limits").def(true),
-			"output", str("mcp_image: an image content item; data_url: a data URL in the structured result").def("mcp_image").oneOf("mcp_image", "data_url"),
-		),
-		map[string]any{"path": tString, "mime_type": tString, "bytes": tInt, "width": tInt, "height": tInt, "resized": tBool,
-			"original": tObject, "data_url": tString},
-		func(ctx context.Context, in viewImageIn) (map[string]any, error) {
-			fields, data, err := workspace.ViewImage(s.root, workspace.ImageOptions{Path: in.Path, MaxBytes: in.MaxBytes,
+		func(ctx context.Context, in viewImageIn) (*viewImageOut, error) {
+			img, err := imageview.View(s.root, imageview.Options{Path: in.Path, MaxBytes: in.MaxBytes,
 				MaxWidth: in.MaxWidth, MaxHeight: in.MaxHeight, AutoResize: in.AutoResize})
 			if err != nil {
 				return nil, err
 			}
-			b64 := base64.StdEncoding.EncodeToString(data)
-			mime, _ := fields["mime_type"].(string)
+			out := &viewImageOut{Result: *img}
+			b64 := base64.StdEncoding.EncodeToString(img.Data)
 			if in.Output == "data_url" {
-				fields["data_url"] = "data:" + mime + ";base64," + b64
+				out.DataURL = "data:" + img.MimeType + ";base64," + b64
 			} else {
-				// The image item goes before the text mirror; data_url
-				// is left out so as not to ship the image twice.
-				fields["_content"] = []any{map[string]any{"type": "image", "data": b64, "mimeType": mime}}
+				// The data goes once: as the image item, not also as
+				// data_url.
+				out.image = map[string]any{"type": "image", "data": b64, "mimeType": img.MimeType}
 			}
-			return fields, nil
+			return out, nil
 		})
 }

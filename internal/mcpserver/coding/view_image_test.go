@@ -4,12 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"image"
-	"image/color"
-	"image/gif"
-	"image/jpeg"
-	"image/png"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -17,50 +12,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
 	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
 // view_image end to end (§6.12): both output forms over the SDK client
 // (HTTP in process, stdio of the built binary) and on the raw wire.
 
-func viGradient(w, h int) *image.RGBA {
-	m := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			m.Set(x, y, color.RGBA{uint8(x), uint8(y), uint8(x + y), 255})
-		}
-	}
-	return m
-}
-
-func viEncode(t *testing.T, format string, m image.Image) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	var err error
-	switch format {
-	case "png":
-		err = png.Encode(&b, m)
-	case "jpeg":
-		err = jpeg.Encode(&b, m, &jpeg.Options{Quality: 95})
-	case "gif":
-		err = gif.Encode(&b, m, nil)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 // viFixture is a workspace of images (and impostors).
 func viFixture(t *testing.T) (map[string][]byte, func(t *testing.T) string) {
 	files := map[string][]byte{
-		"img/small.png": viEncode(t, "png", viGradient(40, 30)),
-		"img/photo.jpg": viEncode(t, "jpeg", viGradient(300, 150)),
-		"img/anim.gif":  viEncode(t, "gif", viGradient(64, 64)),
-		"lies.jpg":      viEncode(t, "png", viGradient(8, 8)),
+		"img/small.png": wstest.PNG(t, wstest.Gradient(40, 30)),
+		"img/photo.jpg": wstest.JPEG(t, wstest.Gradient(300, 150), 95),
+		"img/anim.gif":  wstest.GIF(t, wstest.Gradient(64, 64)),
+		"lies.jpg":      wstest.PNG(t, wstest.Gradient(8, 8)),
 		"text.png":      []byte("not an image\n"),
 	}
 	return files, func(t *testing.T) string {
@@ -83,23 +49,7 @@ func viFixture(t *testing.T) (map[string][]byte, func(t *testing.T) string) {
 // content items as JSON objects.
 func viCall(t *testing.T, s *toolSession, args map[string]any) (map[string]any, []map[string]any) {
 	t.Helper()
-	res, err := s.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "view_image", Arguments: args})
-	if err != nil {
-		t.Fatalf("view_image %v: %v", args, err)
-	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r toolResult
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	if r.IsError == nil { // the SDK omits isError when false
-		f := false
-		r.IsError = &f
-	}
-	checkResult(t, r)
+	r := sdkResult(t, s.cs, "view_image", args)
 	if err := s.schemas["view_image"].Validate(r.StructuredContent); err != nil {
 		t.Fatalf("structuredContent does not conform to the outputSchema: %v\n%v", err, r.StructuredContent)
 	}

@@ -17,7 +17,7 @@ var historyTemplate = &mcp.ResourceTemplate{
 	URITemplate: historyScheme + "{name}",
 	Name:        "ruleset-history",
 	Title:       "Ruleset history",
-	Description: "Who changed a ruleset, when and which fields, newest first (the last 100 changes, deletions included)",
+	Description: "Who changed a ruleset, when and which fields, newest first, each with its version number (the last 100 changes, deletions included)",
 	MIMEType:    "application/json",
 }
 

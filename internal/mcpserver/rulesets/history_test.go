@@ -29,9 +29,9 @@ func TestHistoryResource(t *testing.T) {
 		}
 		c := res.Contents[0]
 		want := `{"name":"python_style_guide","changes":[` +
-			`{"time":"2025-10-29T12:00:00Z","by":"tester","action":"deleted","fields":[]},` +
-			`{"time":"2025-10-29T11:00:00Z","by":"tester","action":"updated","fields":["tags"]},` +
-			`{"time":"2025-10-29T10:30:00Z","by":"tester","action":"created","fields":["description","markdown","tags"]}]}`
+			`{"time":"2025-10-29T12:00:00Z","by":"tester","action":"deleted","fields":[],"version":3},` +
+			`{"time":"2025-10-29T11:00:00Z","by":"tester","action":"updated","fields":["tags"],"version":2},` +
+			`{"time":"2025-10-29T10:30:00Z","by":"tester","action":"created","fields":["description","markdown","tags"],"version":1}]}`
 		if c.MIMEType != "application/json" || c.URI != "ruleset-history://python_style_guide" || c.Text != want {
 			t.Fatalf("history = %s %s\n%s\nwant\n%s", c.URI, c.MIMEType, c.Text, want)
 		}

@@ -43,8 +43,8 @@ func TestBadInput(t *testing.T) {
 		f.protocolError("upsert_ruleset", map[string]any{"name": "python_style_guide", "tags": "python"}, -32602, "invalid parameter 'tags': expected array, got string")
 		f.protocolError("upsert_ruleset", map[string]any{"name": "python_style_guide", "tags": []any{1, 2}}, -32602, "invalid parameter 'tags': expected string, got number")
 		f.protocolError("upsert_ruleset", map[string]any{"name": "python_style_guide", "description": true}, -32602, "invalid parameter 'description': expected string, got bool")
-		f.protocolError("upsert_ruleset", map[string]any{"name": "python_style_guide", "desc": "x"}, -32602, "unknown parameter 'desc'")
-		f.protocolError("list_rulesets", map[string]any{"page": 3}, -32602, "unknown parameter 'page'")
+		f.protocolError("upsert_ruleset", map[string]any{"name": "python_style_guide", "desc": "x"}, -32602, "unknown parameter 'desc'; expected: name, description, markdown, tags")
+		f.protocolError("list_rulesets", map[string]any{"page": 3}, -32602, "unknown parameter 'page'; expected: cursor, limit")
 		f.protocolError("list_rulesets", map[string]any{"limit": "3"}, -32602, "invalid parameter 'limit': expected number, got string")
 		f.protocolError("list_rulesets", map[string]any{"limit": 1001}, -32602, "invalid parameter 'limit': must be between 1 and 1000 (default 100)")
 		f.protocolError("search_rulesets", map[string]any{"pattern": "*", "limit": -1}, -32602, "invalid parameter 'limit': must be between 1 and 1000 (default 100)")
@@ -75,7 +75,7 @@ func TestBadInput(t *testing.T) {
 		f.ok("upsert_ruleset", map[string]any{"name": "unicode_rules", "description": "Règles — 日本語", "tags": []string{"ß", "日本"}, "markdown": "# 🚀\n"},
 			"Successfully upserted ruleset 'unicode_rules'")
 		got, _ := f.call("get_ruleset", map[string]any{"name": "unicode_rules"})
-		if !strings.Contains(got, "description: Règles — 日本語\ntags: [ß 日本]\n") || !strings.HasSuffix(got, "# 🚀\n") {
+		if !strings.Contains(got, "description: Règles — 日本語\ntags: [ß, 日本]\n") || !strings.HasSuffix(got, "# 🚀\n") {
 			t.Fatalf("unicode: %q", got)
 		}
 

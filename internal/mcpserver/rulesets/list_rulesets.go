@@ -31,45 +31,42 @@ const pageDescription = " At most limit rulesets (default 100) per call, with th
 	"the text ends with a line 'Next cursor: …': pass that cursor to get the next page."
 
 func (h handlers) listRulesets() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Texts, &mcp.Tool{
 		Name:        "list_rulesets",
 		Title:       "List rulesets",
 		Description: "List all available rulesets with metadata (name, description, tags, times; no markdown), oldest first." + pageDescription,
 		InputSchema: pagedSchema[listIn](),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, error) {
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (page, error) {
 		if err := rulesets.CheckLimit(deref(in.Limit)); err != nil {
-			return nil, mcpx.InvalidParams(err.Error())
+			return page{}, mcpx.InvalidParams(err.Error())
 		}
 		res, err := h.lib.ListPage(ctx, deref(in.Cursor), deref(in.Limit))
 		if err != nil {
-			return pageError("failed to list rulesets", err)
+			return page{}, pageError("failed to list rulesets", err)
 		}
-		return pageResult(rulesets.FormatListPage(res), res, in.Cursor != nil), nil
+		return page{res, rulesets.FormatListPage(res)}, nil
 	})
 }
 
-// pageError is an invalid cursor as the JSON-RPC invalid-params error
-// (the caller's malformed argument), anything else as the tool error
-// prefix names.
-func pageError(prefix string, err error) (*mcp.CallToolResult, error) {
+// pageError is an invalid cursor as it is (NewTool answers it as the
+// caller's malformed argument), anything else behind the prefix.
+func pageError(prefix string, err error) error {
 	if cursor.IsInvalid(err) {
-		return nil, mcpx.InvalidParams(err.Error())
+		return err
 	}
-	return mcpx.ToolError(prefix, err), nil
+	return mcpx.Prefixed(prefix, err)
 }
 
-// pageResult is a page's text; when paging is in play (a cursor was given
-// or more follow), the page as structured content too, with its
-// nextCursor. A list that fits one page, asked for without a cursor, is
-// the specification's result exactly.
-func pageResult(text string, res rulesets.Result, withCursor bool) *mcp.CallToolResult {
-	r := mcpx.Text(text)
-	if withCursor || res.NextCursor != "" {
-		r.StructuredContent = res
-	}
-	return r
+// page is a list's or search's result: the page as structured content,
+// {rulesets, total, nextCursor}, and the specification's text, which ends
+// with "Next cursor: …" when more follow.
+type page struct {
+	rulesets.Result
+	text string
 }
+
+func (p page) ToolText() string { return p.text }
 
 func deref[T any](p *T) T {
 	var zero T

@@ -74,6 +74,7 @@ func (f *fixture) page(tool string, args map[string]any) rulesetPage {
 	if err != nil || res.IsError {
 		f.t.Fatalf("%s(%v): %v %+v", tool, args, err, res)
 	}
+	f.schemas.Check(f.t, tool, res)
 	p := rulesetPage{text: res.Content[0].(*mcp.TextContent).Text}
 	for _, m := range itemName.FindAllStringSubmatch(p.text, -1) {
 		p.names = append(p.names, m[1])
@@ -233,9 +234,9 @@ func TestListRulesetsWalk10000(t *testing.T) {
 }
 
 // The seed's text is unchanged when the list fits a page and no cursor is
-// given; a page that more follow ends with "Next cursor: …" and carries
-// structured content; a cursor given brings structured content even on the
-// last page.
+// given; a page that more follow ends with "Next cursor: …"; every page
+// carries structured content (the tool publishes its output schema), which
+// agrees with the text, and has a nextCursor only when more follow.
 func TestListPagesText(t *testing.T) {
 	forEachStore(t, func(t *testing.T, f *fixture) {
 		createPython(f)
@@ -243,7 +244,7 @@ func TestListPagesText(t *testing.T) {
 		f.ok("upsert_ruleset", map[string]any{"name": "go_conventions", "description": "Go coding conventions and best practices",
 			"tags": []string{"go", "conventions"}, "markdown": "# Go"}, "Successfully upserted ruleset 'go_conventions'")
 		whole := f.page("list_rulesets", map[string]any{})
-		if whole.structured != nil || whole.next != "" {
+		if whole.structured == nil || whole.structured.NextCursor != "" || whole.structured.Total != 2 || whole.next != "" {
 			t.Fatalf("a list that fits a page: %+v", whole)
 		}
 		if f.page("list_rulesets", map[string]any{"limit": 2}).text != whole.text {

@@ -35,6 +35,6 @@ func (h handlers) readRuleset(ctx context.Context, req *mcp.ReadResourceRequest)
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
 		URI:      uri,
 		MIMEType: "text/markdown",
-		Text:     rulesets.FormatResource(r),
+		Text:     rulesets.FormatDocument(r),
 	}}}, nil
 }

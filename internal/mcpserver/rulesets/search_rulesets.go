@@ -16,24 +16,24 @@ type searchIn struct {
 }
 
 func (h handlers) searchRulesets() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Texts, &mcp.Tool{
 		Name:  "search_rulesets",
 		Title: "Search rulesets by name",
 		Description: "Search for rulesets by name pattern using glob syntax ('*' any sequence, '?' one character, matched against the full name). " +
 			"Returns metadata without markdown, oldest first; '*' lists everything." + pageDescription,
 		InputSchema: pagedSchema[searchIn](),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, error) {
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (page, error) {
 		if in.Pattern == "" {
-			return nil, mcpx.MissingParam("pattern", "a glob pattern such as '*python*' ('*' matches every ruleset)")
+			return page{}, mcpx.MissingParam("pattern", "a glob pattern such as '*python*' ('*' matches every ruleset)")
 		}
 		if err := rulesets.CheckLimit(deref(in.Limit)); err != nil {
-			return nil, mcpx.InvalidParams(err.Error())
+			return page{}, mcpx.InvalidParams(err.Error())
 		}
 		res, err := h.lib.SearchPage(ctx, in.Pattern, deref(in.Cursor), deref(in.Limit))
 		if err != nil {
-			return pageError("failed to search rulesets", err)
+			return page{}, pageError("failed to search rulesets", err)
 		}
-		return pageResult(rulesets.FormatSearchPage(in.Pattern, res), res, in.Cursor != nil), nil
+		return page{res, rulesets.FormatSearchPage(in.Pattern, res)}, nil
 	})
 }

@@ -24,7 +24,7 @@ func TestSeedUpsertAndGet(t *testing.T) {
 	forEachStore(t, func(t *testing.T, f *fixture) {
 		createPython(f)
 		f.ok("get_ruleset", map[string]any{"name": "python_style_guide"},
-			"---\nname: python_style_guide\ndescription: Python coding style guidelines for team projects\ntags: [python style pep8]\ncreated_at: 2025-10-29 10:30:00\nlast_modified: 2025-10-29 10:30:00\n---\n\n"+pythonMarkdown)
+			"---\nname: python_style_guide\ndescription: Python coding style guidelines for team projects\ntags: [python, style, pep8]\ncreated_at: 2025-10-29 10:30:00\nlast_modified: 2025-10-29 10:30:00\n---\n\n"+pythonMarkdown)
 
 		f.clock.Set("2025-10-29 15:45:00")
 		f.ok("upsert_ruleset", map[string]any{
@@ -32,7 +32,7 @@ func TestSeedUpsertAndGet(t *testing.T) {
 			"description": "Updated Python coding style guidelines with PEP 8 compliance",
 		}, "Successfully upserted ruleset 'python_style_guide'")
 		f.ok("get_ruleset", map[string]any{"name": "python_style_guide"},
-			"---\nname: python_style_guide\ndescription: Updated Python coding style guidelines with PEP 8 compliance\ntags: [python style pep8]\ncreated_at: 2025-10-29 10:30:00\nlast_modified: 2025-10-29 15:45:00\n---\n\n"+pythonMarkdown)
+			"---\nname: python_style_guide\ndescription: Updated Python coding style guidelines with PEP 8 compliance\ntags: [python, style, pep8]\ncreated_at: 2025-10-29 10:30:00\nlast_modified: 2025-10-29 15:45:00\n---\n\n"+pythonMarkdown)
 	})
 }
 
@@ -160,5 +160,23 @@ func TestSeedWorkflow(t *testing.T) {
 		f.ok("search_rulesets", map[string]any{"pattern": "*api*"}, "Found 1 ruleset(s) matching '*api*':\n\n- **api_design**: RESTful API design principles and best practices\n  Tags: [api rest design http]\n  Created: 2025-10-29 09:00:00, Modified: 2025-10-29 09:30:00\n\n")
 		f.ok("delete_ruleset", map[string]any{"name": "api_design"}, "Successfully deleted ruleset 'api_design'")
 		f.ok("list_rulesets", map[string]any{}, "No rulesets found")
+	})
+}
+
+// get_ruleset and the ruleset:// resource print a ruleset the same, tags
+// included: front matter whose tag list is a YAML flow sequence, so that
+// a tag of several words stays one tag.
+func TestGetRulesetIsTheResource(t *testing.T) {
+	forEachStore(t, func(t *testing.T, f *fixture) {
+		f.ok("upsert_ruleset", map[string]any{"name": "style", "description": "d",
+			"tags": []string{"python", "code style", "pep8"}, "markdown": "# Style"}, "Successfully upserted ruleset 'style'")
+		got, isErr := f.call("get_ruleset", map[string]any{"name": "style"})
+		res, err := f.read("ruleset://style")
+		if err != nil || isErr {
+			t.Fatal(err, got)
+		}
+		if got != res.Contents[0].Text || !strings.Contains(got, "\ntags: [python, code style, pep8]\n") {
+			t.Fatalf("get_ruleset:\n%s\nresource:\n%s", got, res.Contents[0].Text)
+		}
 	})
 }

@@ -1,6 +1,7 @@
-// Package rulesets is the MCP Ruleset Server: five tools and the
-// ruleset://{name} resource template over a rulesets.Library, with every
-// text and error as the specification prints it.
+// Package rulesets is the MCP Ruleset Server: the specification's five
+// tools and ruleset://{name} resource template over a rulesets.Library,
+// with every text and error as the specification prints it, and the
+// library's further tools (import, resolve, versions) beside them.
 package rulesets
 
 import (
@@ -34,7 +35,7 @@ type Options struct {
 	Logger *slog.Logger // nil discards
 	// PageSize is how many tools or resource templates a list request
 	// returns at most (mcp.ServerOptions.PageSize); 0 is the SDK's default
-	// (1,000), far above the server's five tools and one template.
+	// (1,000), far above the server's ten tools and two templates.
 	PageSize int
 }
 
@@ -67,13 +68,16 @@ func NewWithOptions(lib rulesets.Library, opts Options) *mcp.Server {
 		h.deleteRuleset(),
 		h.listRulesets(),
 		h.searchRulesets(),
+		h.importRules(),
+		h.resolveRules(),
+		h.getRulesetVersion(),
+		h.diffRulesetVersions(),
+		h.restoreRuleset(),
 	)
 	s.AddResourceTemplate(resourceTemplate, h.readRuleset)
 	s.AddResourceTemplate(historyTemplate, h.readHistory)
 	return s
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // libFor is the library recording its changes as the caller of ctx (the
 // client's token name over HTTP), else as the library's own actor.

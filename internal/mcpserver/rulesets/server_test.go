@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	mcprulesets "github.com/sudocode/sudocode/internal/mcpserver/rulesets"
+	"github.com/sudocode/sudocode/internal/mcpx/schematest"
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/rulesets/sqlitestore"
 	"github.com/sudocode/sudocode/internal/rulesets/valkeystore"
@@ -66,7 +67,8 @@ type fixture struct {
 	cs    *mcp.ClientSession
 	clock *clock
 	//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
-	logs chan *mcp.LoggingMessageParams
+	logs    chan *mcp.LoggingMessageParams
+	schemas *schematest.Checker // every result is checked against its tool's output schema
 }
 
 // connect serves a fresh server over in-memory transports and returns a
@@ -93,7 +95,7 @@ func connect(t testing.TB, store rulesets.Store) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close(); ss.Wait(); store.Close() })
-	return &fixture{t: t, cs: cs, clock: clk, logs: logs}
+	return &fixture{t: t, cs: cs, clock: clk, logs: logs, schemas: schematest.New(t, cs)}
 }
 
 // call calls a tool and returns its text and isError; a protocol error
@@ -106,6 +108,10 @@ func (f *fixture) call(name string, args map[string]any) (string, bool) {
 	}
 	if len(res.Content) != 1 {
 		f.t.Fatalf("%s: %d content items", name, len(res.Content))
+	}
+	f.schemas.Check(f.t, name, res)
+	if res.IsError && res.StructuredContent != nil {
+		f.t.Errorf("%s: a tool error with structured content: the specification's errors are their text alone", name)
 	}
 	return res.Content[0].(*mcp.TextContent).Text, res.IsError
 }

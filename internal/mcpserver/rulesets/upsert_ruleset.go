@@ -16,8 +16,16 @@ type upsertIn struct {
 	Tags        []string `json:"tags,omitempty" jsonschema:"Categorization tags (default: empty array for new rulesets); replaces the current tags when given"`
 }
 
+// upserted is upsert_ruleset's result.
+type upserted struct {
+	Name    string `json:"name" jsonschema:"The ruleset's name"`
+	Created bool   `json:"created" jsonschema:"True when the ruleset is new, false when an existing one was updated"`
+}
+
+func (u upserted) ToolText() string { return "Successfully upserted ruleset '" + u.Name + "'" }
+
 func (h handlers) upsertRuleset() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Texts, &mcp.Tool{
 		Name:  "upsert_ruleset",
 		Title: "Create or update a ruleset",
 		Description: "Create a new ruleset or update an existing one. " +
@@ -25,13 +33,13 @@ func (h handlers) upsertRuleset() mcpx.Tool {
 			"For an existing name, only the fields you pass change; created_at is kept and last_modified is bumped.",
 		Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint:    false,
-			DestructiveHint: ptr(true), // an update replaces the fields it names
+			DestructiveHint: new(true), // an update replaces the fields it names
 			IdempotentHint:  true,
-			OpenWorldHint:   ptr(false),
+			OpenWorldHint:   new(false),
 		},
-	}, func(ctx context.Context, req *mcp.CallToolRequest, in upsertIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in upsertIn) (upserted, error) {
 		if in.Name == "" {
-			return nil, mcpx.MissingParam("name", "the snake_case name of the ruleset to create or update")
+			return upserted{}, mcpx.MissingParam("name", "the snake_case name of the ruleset to create or update")
 		}
 		p := rulesets.Patch{Name: in.Name, Tags: in.Tags, SetTags: in.Tags != nil}
 		if in.Description != "" {
@@ -42,13 +50,13 @@ func (h handlers) upsertRuleset() mcpx.Tool {
 		}
 		created, err := h.libFor(ctx).Upsert(ctx, p)
 		if err != nil {
-			return mcpx.ToolError("failed to upsert ruleset", err), nil
+			return upserted{}, mcpx.Prefixed("failed to upsert ruleset", err)
 		}
 		event := "updated ruleset"
 		if created {
 			event = "created ruleset"
 		}
 		mcpx.Notify(ctx, h.logger, req.Session, "rulesets", event, "name", in.Name)
-		return mcpx.Text("Successfully upserted ruleset '" + in.Name + "'"), nil
+		return upserted{Name: in.Name, Created: created}, nil
 	})
 }

@@ -11,13 +11,13 @@ import (
 )
 
 func (s *server) stats() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "stats",
 		Title:       "Project statistics",
 		Description: "Counts of specs, issues and relationships by status and type, ready and blocked counts, and activity over the last 7 days.",
 		Annotations: readOnly,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, error) {
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.Stats(ctx) })
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (out tracker.Stats, err error) {
+		return call(ctx, s, func(r *store.Repo) (tracker.Stats, error) { return r.Stats(ctx) })
 	})
 }
 
@@ -26,14 +26,14 @@ type statusIn struct {
 }
 
 func (s *server) status() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "status",
 		Title:       "Project status",
 		Description: "A quick summary: totals by status, and how many issues are ready or blocked.",
 		InputSchema: mcpx.Schema[statusIn](map[string]any{"verbose": false}, nil),
 		Annotations: readOnly,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in statusIn) (*mcp.CallToolResult, error) {
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.Status(ctx, deref(in.Verbose)) })
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in statusIn) (out tracker.Status, err error) {
+		return call(ctx, s, func(r *store.Repo) (tracker.Status, error) { return r.Status(ctx, deref(in.Verbose)) })
 	})
 }
 
@@ -42,27 +42,24 @@ type initIn struct {
 }
 
 func (s *server) init() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "init",
 		Title:       "Initialise sudocode",
 		Description: "Create .sudocode/ in the working directory (SUDOCODE_WORKING_DIR) so that the other tools work. Safe to repeat with the same prefix.",
 		InputSchema: mcpx.Schema[initIn](map[string]any{"prefix": tracker.DefaultPrefix}, nil),
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in initIn) (*mcp.CallToolResult, error) {
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(false), IdempotentHint: true, OpenWorldHint: new(false)},
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in initIn) (out tracker.InitResult, err error) {
 		prefix := deref(in.Prefix)
 		if prefix == "" {
 			prefix = tracker.DefaultPrefix
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		res, err := store.Init(s.dir(), prefix)
-		if err != nil {
-			return mcpx.FaultResult(err), nil
-		}
-		if s.repo != nil { // a tracker found above may no longer be the nearest
+		out, err = store.Init(s.dir(), prefix)
+		if err == nil && s.repo != nil { // a tracker found above may no longer be the nearest
 			s.repo.Close()
 			s.repo = nil
 		}
-		return mcpx.JSON(res)
+		return out, err
 	})
 }

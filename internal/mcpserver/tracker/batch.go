@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
@@ -18,23 +19,23 @@ type createIssuesIn struct {
 }
 
 func (s *server) createIssues() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "create_issues",
 		Title:       "Create several issues",
 		Description: "Create several issues in one change: all of them or, on any error (which names the item), none. Returns the issues in order.",
 		Annotations: creates,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in createIssuesIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in createIssuesIn) (out []tracker.Issue, err error) {
 		if err := checkBatch("issues", len(in.Issues)); err != nil {
-			return nil, err
+			return out, err
 		}
 		ins := make([]store.IssueInput, len(in.Issues))
 		for i, c := range in.Issues {
 			if c.Title == "" {
-				return nil, mcpx.InvalidParams(fmt.Sprintf("missing required parameter 'issues[%d].title': every issue needs a title", i))
+				return out, mcpx.InvalidParams(fmt.Sprintf("missing required parameter 'issues[%d].title': every issue needs a title", i))
 			}
 			ins[i] = c.input()
 		}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.CreateIssues(ctx, ins) })
+		return call(ctx, s, func(r *store.Repo) ([]tracker.Issue, error) { return r.CreateIssues(ctx, ins) })
 	})
 }
 
@@ -43,23 +44,23 @@ type updateIssuesIn struct {
 }
 
 func (s *server) updateIssues() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "update_issues",
 		Title:       "Update several issues",
 		Description: "Apply several update_issue changes in one change: all of them or, on any error (which names the item), none. Returns the issues in order. To close several issues use close_issue.",
 		Annotations: changes,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in updateIssuesIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in updateIssuesIn) (out []tracker.Issue, err error) {
 		if err := checkBatch("updates", len(in.Updates)); err != nil {
-			return nil, err
+			return out, err
 		}
 		ups := make([]store.IssueUpdate, len(in.Updates))
 		for i, u := range in.Updates {
 			if u.IssueID == "" {
-				return nil, mcpx.InvalidParams(fmt.Sprintf("missing required parameter 'updates[%d].issue_id': every update names its issue", i))
+				return out, mcpx.InvalidParams(fmt.Sprintf("missing required parameter 'updates[%d].issue_id': every update names its issue", i))
 			}
 			ups[i] = store.IssueUpdate{ID: u.IssueID, Patch: u.patch()}
 		}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.UpdateIssues(ctx, ups) })
+		return call(ctx, s, func(r *store.Repo) ([]tracker.Issue, error) { return r.UpdateIssues(ctx, ups) })
 	})
 }
 

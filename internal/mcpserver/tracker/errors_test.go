@@ -153,6 +153,20 @@ func TestUnknownIDs(t *testing.T) {
 	f.ok("show_feedback", map[string]any{"feedback_id": fb})
 }
 
+// expectedParams checks an unknown parameter's error: it names the
+// parameter, then every parameter the tool takes (its input schema's).
+func expectedParams(t *testing.T, tool, msg, bogus string, want []string) {
+	t.Helper()
+	rest, ok := strings.CutPrefix(msg, "unknown parameter '"+bogus+"'; expected: ")
+	if len(want) == 0 {
+		ok, rest = msg == "unknown parameter '"+bogus+"': this tool takes no parameters", ""
+	}
+	got := slices.Sorted(slices.Values(strings.Split(rest, ", ")))
+	if !ok || (len(want) > 0 && !slices.Equal(got, want)) {
+		t.Errorf("%s: %q does not name the expected parameters %v", tool, msg, want)
+	}
+}
+
 // Missing required parameters, unknown parameters and wrong types are
 // JSON-RPC invalid-params errors naming the parameter, for every tool.
 func TestInvalidParams(t *testing.T) {
@@ -169,7 +183,8 @@ func TestInvalidParams(t *testing.T) {
 			a[k] = v
 			return a
 		}
-		f.rpcError(tool.Name, with("bogus", 1), "unknown parameter 'bogus'")
+		props, _ := tool.InputSchema.(map[string]any)["properties"].(map[string]any)
+		expectedParams(t, tool.Name, f.rpcErr(tool.Name, with("bogus", 1)), "bogus", slices.Sorted(maps.Keys(props)))
 		required, _ := tool.InputSchema.(map[string]any)["required"].([]any)
 		for _, req := range required {
 			name := req.(string)
@@ -179,7 +194,6 @@ func TestInvalidParams(t *testing.T) {
 			// An explicit null or an empty value is missing too.
 			f.rpcError(tool.Name, with(name, nil), "missing required parameter '"+name+"'")
 		}
-		props, _ := tool.InputSchema.(map[string]any)["properties"].(map[string]any)
 		for _, name := range slices.Sorted(maps.Keys(props)) {
 			typ := schemaType(props[name])
 			bad, ok := wrong[typ]

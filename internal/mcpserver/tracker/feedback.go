@@ -27,21 +27,21 @@ type addFeedbackIn struct {
 }
 
 func (s *server) addFeedback() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:  "add_feedback",
 		Title: "Add feedback on a spec",
 		Description: "Add feedback from an issue on a spec, anchored at a line (line) or at the first line holding a text (text); exactly one of the two. " +
 			"The anchor follows its text when the spec changes. Use it when a spec is unclear, incomplete or wrong.",
 		InputSchema: mcpx.Schema[addFeedbackIn](map[string]any{"type": string(tracker.DefaultFeedbackType)}, map[string][]string{"type": feedbackTypes}),
 		Annotations: creates,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in addFeedbackIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in addFeedbackIn) (out tracker.Feedback, err error) {
 		switch {
 		case in.IssueID == "":
-			return nil, mcpx.MissingParam("issue_id", "the issue the feedback comes from")
+			return out, mcpx.MissingParam("issue_id", "the issue the feedback comes from")
 		case in.SpecID == "":
-			return nil, mcpx.MissingParam("spec_id", "the spec the feedback is about")
+			return out, mcpx.MissingParam("spec_id", "the spec the feedback is about")
 		case in.Content == "":
-			return nil, mcpx.MissingParam("content", "the feedback itself")
+			return out, mcpx.MissingParam("content", "the feedback itself")
 		}
 		agent := deref(in.Agent)
 		if agent == "" {
@@ -49,7 +49,7 @@ func (s *server) addFeedback() mcpx.Tool {
 		}
 		fi := store.FeedbackInput{IssueID: in.IssueID, SpecID: in.SpecID, Content: in.Content, Type: deref(in.Type),
 			Agent: agent, Line: in.Line, Text: in.Text}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.AddFeedback(ctx, fi) })
+		return call(ctx, s, func(r *store.Repo) (tracker.Feedback, error) { return r.AddFeedback(ctx, fi) })
 	})
 }
 
@@ -63,7 +63,7 @@ type listFeedbackIn struct {
 }
 
 func (s *server) listFeedback() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:  "list_feedback",
 		Title: "List feedback",
 		Description: "List feedback with filters, oldest first, as compact items (anchor status and line, content cut short) with the total. " +
@@ -71,17 +71,17 @@ func (s *server) listFeedback() mcpx.Tool {
 		InputSchema: mcpx.Schema[listFeedbackIn](map[string]any{"limit": store.DefaultListLimit},
 			map[string][]string{"type": feedbackTypes, "status": feedbackStatuses}),
 		Annotations: readOnly,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listFeedbackIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listFeedbackIn) (out tracker.FeedbackList, err error) {
 		f := store.FeedbackFilter{IssueID: deref(in.IssueID), SpecID: deref(in.SpecID), Type: deref(in.Type), Status: deref(in.Status), Limit: deref(in.Limit),
 			Cursor: deref(in.Cursor)}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return s.feedbackList(ctx, r, f) })
+		return call(ctx, s, func(r *store.Repo) (tracker.FeedbackList, error) { return s.feedbackList(ctx, r, f) })
 	})
 }
 
-func (s *server) feedbackList(ctx context.Context, r *store.Repo, f store.FeedbackFilter) (any, error) {
+func (s *server) feedbackList(ctx context.Context, r *store.Repo, f store.FeedbackFilter) (tracker.FeedbackList, error) {
 	list, err := r.ListFeedback(ctx, f)
 	if err != nil {
-		return nil, err
+		return list, err
 	}
 	fitList(s, &list, &list.Feedback, listPage{list.Total, &list.Truncated, &list.Hint, &list.NextCursor, list.Page}, "issue_id, spec_id, type or status")
 	return list, nil
@@ -99,30 +99,30 @@ func (in feedbackIDIn) check() error {
 }
 
 func (s *server) showFeedback() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "show_feedback",
 		Title:       "Show feedback",
 		Description: "Show feedback in full with its anchor (status valid, relocated or stale) and location: the line it points at in the spec now.",
 		Annotations: readOnly,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in feedbackIDIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in feedbackIDIn) (out tracker.FeedbackDetail, err error) {
 		if err := in.check(); err != nil {
-			return nil, err
+			return out, err
 		}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.ShowFeedback(ctx, in.FeedbackID) })
+		return call(ctx, s, func(r *store.Repo) (tracker.FeedbackDetail, error) { return r.ShowFeedback(ctx, in.FeedbackID) })
 	})
 }
 
 func (s *server) acknowledgeFeedback() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "acknowledge_feedback",
 		Title:       "Acknowledge feedback",
 		Description: "Mark feedback as seen (status acknowledged) and return it.",
 		Annotations: changes,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in feedbackIDIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in feedbackIDIn) (out tracker.Feedback, err error) {
 		if err := in.check(); err != nil {
-			return nil, err
+			return out, err
 		}
-		return s.call(ctx, func(r *store.Repo) (any, error) {
+		return call(ctx, s, func(r *store.Repo) (tracker.Feedback, error) {
 			return r.SetFeedbackStatus(ctx, in.FeedbackID, tracker.FeedbackAcknowledged, nil)
 		})
 	})
@@ -134,16 +134,16 @@ type resolveFeedbackIn struct {
 }
 
 func (s *server) resolveFeedback() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "resolve_feedback",
 		Title:       "Resolve feedback",
 		Description: "Mark feedback resolved (the spec now answers it), with an optional comment, and return it.",
 		Annotations: changes,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in resolveFeedbackIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in resolveFeedbackIn) (out tracker.Feedback, err error) {
 		if err := (feedbackIDIn{in.FeedbackID}).check(); err != nil {
-			return nil, err
+			return out, err
 		}
-		return s.call(ctx, func(r *store.Repo) (any, error) {
+		return call(ctx, s, func(r *store.Repo) (tracker.Feedback, error) {
 			return r.SetFeedbackStatus(ctx, in.FeedbackID, tracker.FeedbackResolved, in.Comment)
 		})
 	})
@@ -155,16 +155,16 @@ type wontfixFeedbackIn struct {
 }
 
 func (s *server) wontfixFeedback() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "wontfix_feedback",
 		Title:       "Won't fix feedback",
 		Description: "Mark feedback as won't fix, with an optional reason, and return it.",
 		Annotations: changes,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in wontfixFeedbackIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in wontfixFeedbackIn) (out tracker.Feedback, err error) {
 		if err := (feedbackIDIn{in.FeedbackID}).check(); err != nil {
-			return nil, err
+			return out, err
 		}
-		return s.call(ctx, func(r *store.Repo) (any, error) {
+		return call(ctx, s, func(r *store.Repo) (tracker.Feedback, error) {
 			return r.SetFeedbackStatus(ctx, in.FeedbackID, tracker.FeedbackWontFix, in.Reason)
 		})
 	})
@@ -178,16 +178,16 @@ type staleIn struct {
 }
 
 func (s *server) staleFeedback() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:  "stale_feedback",
 		Title: "Stale feedback",
 		Description: "List feedback whose anchor was lost when its spec changed (anchor_status stale), oldest first; re-anchor each with relocate_feedback. " +
 			"When truncated, pass next_cursor as cursor for the next page.",
 		InputSchema: mcpx.Schema[staleIn](map[string]any{"limit": store.DefaultListLimit}, nil),
 		Annotations: readOnly,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in staleIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in staleIn) (out tracker.FeedbackList, err error) {
 		f := store.FeedbackFilter{Stale: true, Limit: deref(in.Limit), Cursor: deref(in.Cursor)}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return s.feedbackList(ctx, r, f) })
+		return call(ctx, s, func(r *store.Repo) (tracker.FeedbackList, error) { return s.feedbackList(ctx, r, f) })
 	})
 }
 
@@ -197,18 +197,18 @@ type relocateFeedbackIn struct {
 }
 
 func (s *server) relocateFeedback() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "relocate_feedback",
 		Title:       "Relocate feedback",
 		Description: "Re-anchor feedback at a line of its spec by hand (for a stale anchor; read the spec with show_spec first). The original location is kept.",
 		Annotations: changes,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in relocateFeedbackIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in relocateFeedbackIn) (out tracker.Feedback, err error) {
 		if err := (feedbackIDIn{in.FeedbackID}).check(); err != nil {
-			return nil, err
+			return out, err
 		}
 		if in.Line == nil {
-			return nil, mcpx.MissingParam("line", "the new line number (1-based)")
+			return out, mcpx.MissingParam("line", "the new line number (1-based)")
 		}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.RelocateFeedback(ctx, in.FeedbackID, *in.Line) })
+		return call(ctx, s, func(r *store.Repo) (tracker.Feedback, error) { return r.RelocateFeedback(ctx, in.FeedbackID, *in.Line) })
 	})
 }

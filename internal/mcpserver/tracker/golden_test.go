@@ -21,13 +21,13 @@ var seedTools = []string{
 // extraTools are the tools beyond the seed's.
 var extraTools = []string{"search", "update_spec", "unlink", "create_issues", "update_issues"}
 
-// TestToolsGolden pins tools/list: a change of a name, description, schema
-// or annotation is a visible diff of testdata/tools.golden.json. Refresh it
-// with: go test ./internal/mcpserver/tracker -run TestToolsGolden -update
+// TestToolsGolden pins tools/list, prompts/list and the resources and
+// resource templates: a change of a name, description, input or output
+// schema, or annotation is a visible diff of testdata/tools.golden.json.
+// Refresh it with: go test ./internal/mcpserver/tracker -run TestToolsGolden -update
 func TestToolsGolden(t *testing.T) {
 	f := connect(t, mcptracker.Options{})
-	tools := f.tools()
-	goldentest.JSON(t, "testdata/tools.golden.json", tools)
+	tools := goldentest.Server(t, "testdata/tools.golden.json", f.cs).Tools
 
 	var names []string
 	for _, tool := range tools {

@@ -33,7 +33,7 @@ type readyIn struct {
 }
 
 func (s *server) ready() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:  "ready",
 		Title: "Ready work",
 		Description: "Find issues (and optionally specs) ready to work on: open, with no unfinished blocker, direct or inherited " +
@@ -41,10 +41,10 @@ func (s *server) ready() mcpx.Tool {
 			"next_cursor, when not null, continues the lists (pass it as cursor with the same filters).",
 		InputSchema: mcpx.Schema[readyIn](map[string]any{"limit": store.DefaultReadyLimit, "show_specs": false, "show_issues": true}, nil),
 		Annotations: readOnly,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in readyIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in readyIn) (out tracker.ReadyResult, err error) {
 		o := store.ReadyOptions{Limit: deref(in.Limit), Priority: in.Priority, Assignee: deref(in.Assignee),
 			Specs: deref(in.ShowSpecs), Issues: in.ShowIssues == nil || *in.ShowIssues, Cursor: deref(in.Cursor)}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.Ready(ctx, o) })
+		return call(ctx, s, func(r *store.Repo) (tracker.ReadyResult, error) { return r.Ready(ctx, o) })
 	})
 }
 
@@ -58,7 +58,7 @@ type listIssuesIn struct {
 }
 
 func (s *server) listIssues() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:  "list_issues",
 		Title: "List issues",
 		Description: "List issues with optional filters, highest priority then oldest first, as compact items " +
@@ -67,13 +67,13 @@ func (s *server) listIssues() mcpx.Tool {
 		InputSchema: mcpx.Schema[listIssuesIn](map[string]any{"limit": store.DefaultListLimit},
 			map[string][]string{"status": issueStatuses, "type": issueTypes}),
 		Annotations: readOnly,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listIssuesIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listIssuesIn) (out tracker.IssueList, err error) {
 		f := store.IssueFilter{Status: deref(in.Status), Type: deref(in.Type), Priority: in.Priority, Assignee: deref(in.Assignee), Limit: deref(in.Limit),
 			Cursor: deref(in.Cursor)}
-		return s.call(ctx, func(r *store.Repo) (any, error) {
+		return call(ctx, s, func(r *store.Repo) (tracker.IssueList, error) {
 			list, err := r.ListIssues(ctx, f)
 			if err != nil {
-				return nil, err
+				return out, err
 			}
 			fitList(s, &list, &list.Issues, listPage{list.Total, &list.Truncated, &list.Hint, &list.NextCursor, list.Page}, "status, type, priority or assignee")
 			return list, nil
@@ -86,16 +86,22 @@ type issueIDIn struct {
 }
 
 func (s *server) showIssue() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "show_issue",
 		Title:       "Show an issue",
-		Description: "Show an issue in full: fields, tags, relationships both ways, what blocks it (with the ancestor a blocker is inherited through), and the feedback it gave on specs.",
+		Description: "Show an issue in full: fields, tags, relationships both ways, what blocks it (with the ancestor a blocker is inherited through), the feedback it gave on specs, and the agent tasks started on it (tasks, when there are any).",
 		Annotations: readOnly,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in issueIDIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in issueIDIn) (out tracker.IssueDetail, err error) {
 		if in.IssueID == "" {
-			return nil, mcpx.MissingParam("issue_id", "the id of the issue to show, e.g. from ready or list_issues")
+			return out, mcpx.MissingParam("issue_id", "the id of the issue to show, e.g. from ready or list_issues")
 		}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.ShowIssue(ctx, in.IssueID) })
+		return call(ctx, s, func(r *store.Repo) (tracker.IssueDetail, error) {
+			d, err := r.ShowIssue(ctx, in.IssueID)
+			if err == nil && s.opts.Tasks != nil {
+				d.Tasks, err = s.opts.Tasks(ctx, r.Dir, d.ID)
+			}
+			return d, err
+		})
 	})
 }
 
@@ -118,17 +124,17 @@ func (in createIssueIn) input() store.IssueInput {
 var createIssueDefaults = map[string]any{"description": "", "type": string(tracker.DefaultIssueType), "priority": tracker.DefaultPriority}
 
 func (s *server) createIssue() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "create_issue",
 		Title:       "Create an issue",
 		Description: "Create a new issue (status open) and return it. Link it to specs or other issues with link.",
 		InputSchema: mcpx.Schema[createIssueIn](createIssueDefaults, map[string][]string{"type": issueTypes}),
 		Annotations: creates,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in createIssueIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in createIssueIn) (out tracker.Issue, err error) {
 		if in.Title == "" {
-			return nil, mcpx.MissingParam("title", "a one-line title for the issue")
+			return out, mcpx.MissingParam("title", "a one-line title for the issue")
 		}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.CreateIssue(ctx, in.input()) })
+		return call(ctx, s, func(r *store.Repo) (tracker.Issue, error) { return r.CreateIssue(ctx, in.input()) })
 	})
 }
 
@@ -147,18 +153,18 @@ func (in updateIssueIn) patch() store.IssuePatch {
 }
 
 func (s *server) updateIssue() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:  "update_issue",
 		Title: "Update an issue",
 		Description: "Change the given fields of an issue and return it; fields left out stay. " +
 			"Claim work with status=in_progress and your assignee name.",
 		InputSchema: mcpx.Schema[updateIssueIn](nil, map[string][]string{"status": issueStatuses, "type": issueTypes}),
 		Annotations: changes,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in updateIssueIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in updateIssueIn) (out tracker.Issue, err error) {
 		if in.IssueID == "" {
-			return nil, mcpx.MissingParam("issue_id", "the id of the issue to change")
+			return out, mcpx.MissingParam("issue_id", "the id of the issue to change")
 		}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.UpdateIssue(ctx, in.IssueID, in.patch()) })
+		return call(ctx, s, func(r *store.Repo) (tracker.Issue, error) { return r.UpdateIssue(ctx, in.IssueID, in.patch()) })
 	})
 }
 
@@ -168,18 +174,20 @@ type closeIssueIn struct {
 }
 
 func (s *server) closeIssue() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:  "close_issue",
 		Title: "Close issues",
 		Description: "Close one or more issues with a reason. Returns one result per id ({id, success, error}); " +
 			"an unknown id fails alone. Closing an issue unblocks what waits on it.",
 		InputSchema: mcpx.Schema[closeIssueIn](map[string]any{"reason": tracker.DefaultCloseReason}, nil),
 		Annotations: changes,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in closeIssueIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in closeIssueIn) (out []tracker.CloseResult, err error) {
 		if len(in.IssueIDs) == 0 {
-			return nil, mcpx.MissingParam("issue_ids", "a list of one or more issue ids")
+			return out, mcpx.MissingParam("issue_ids", "a list of one or more issue ids")
 		}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.CloseIssues(ctx, in.IssueIDs, deref(in.Reason)) })
+		return call(ctx, s, func(r *store.Repo) ([]tracker.CloseResult, error) {
+			return r.CloseIssues(ctx, in.IssueIDs, deref(in.Reason))
+		})
 	})
 }
 
@@ -191,7 +199,7 @@ type blockedIn struct {
 }
 
 func (s *server) blockedIssues() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:  "blocked_issues",
 		Title: "Blocked work",
 		Description: "List unfinished issues (and optionally specs) that something blocks, each with blocked_by: " +
@@ -199,9 +207,9 @@ func (s *server) blockedIssues() mcpx.Tool {
 			"next_cursor, when not null, continues the lists (pass it as cursor with the same filters).",
 		InputSchema: mcpx.Schema[blockedIn](map[string]any{"show_specs": false, "show_issues": true, "limit": store.DefaultListLimit}, nil),
 		Annotations: readOnly,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in blockedIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in blockedIn) (out tracker.BlockedResult, err error) {
 		o := store.BlockedOptions{Specs: deref(in.ShowSpecs), Issues: in.ShowIssues == nil || *in.ShowIssues, Limit: deref(in.Limit), Cursor: deref(in.Cursor)}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.Blocked(ctx, o) })
+		return call(ctx, s, func(r *store.Repo) (tracker.BlockedResult, error) { return r.Blocked(ctx, o) })
 	})
 }
 

@@ -27,37 +27,39 @@ func (in linkIn) check() error {
 }
 
 func (s *server) link() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:  "link",
 		Title: "Link two items",
 		Description: "Create a relationship from_id → to_id. Direction matters: `A blocks B` and `A depends-on B` both mean A waits until B is done " +
 			"(closed issue; approved or deprecated spec); parent-child goes from parent to child and passes the parent's blockers down. " +
 			"Unknown ids, self-links and links that would make a blocking cycle are refused.",
 		InputSchema: mcpx.Schema[linkIn](map[string]any{"type": string(tracker.DefaultRelType)}, map[string][]string{"type": names(tracker.RelTypes)}),
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in linkIn) (*mcp.CallToolResult, error) {
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(false), IdempotentHint: true, OpenWorldHint: new(false)},
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in linkIn) (out tracker.LinkResult, err error) {
 		if err := in.check(); err != nil {
-			return nil, err
+			return out, err
 		}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.Link(ctx, in.FromID, in.ToID, deref(in.Type)) })
+		return call(ctx, s, func(r *store.Repo) (tracker.LinkResult, error) {
+			return r.Link(ctx, in.FromID, in.ToID, deref(in.Type))
+		})
 	})
 }
 
 func (s *server) unlink() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "unlink",
 		Title:       "Remove a link",
 		Description: "Remove the relationship from_id → to_id of the given type.",
 		InputSchema: mcpx.Schema[linkIn](map[string]any{"type": string(tracker.DefaultRelType)}, map[string][]string{"type": names(tracker.RelTypes)}),
 		Annotations: changes,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in linkIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in linkIn) (out tracker.LinkResult, err error) {
 		if err := in.check(); err != nil {
-			return nil, err
+			return out, err
 		}
 		typ := deref(in.Type)
 		if typ == "" {
 			typ = string(tracker.DefaultRelType)
 		}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.Unlink(ctx, in.FromID, in.ToID, typ) })
+		return call(ctx, s, func(r *store.Repo) (tracker.LinkResult, error) { return r.Unlink(ctx, in.FromID, in.ToID, typ) })
 	})
 }

@@ -33,15 +33,15 @@ func (s *server) addPrompts(srv *mcp.Server) {
 // snapshot runs a read for a prompt and returns its JSON; a failure is the
 // text of the tool error it would have been, as an invalid-params error.
 func (s *server) snapshot(ctx context.Context, fn func(*store.Repo) (any, error)) (string, error) {
-	res, err := s.call(ctx, fn)
+	v, err := call(ctx, s, fn)
+	var res *mcp.CallToolResult
+	if err == nil {
+		res, err = mcpx.Result(v)
+	}
 	if err != nil {
-		return "", err
+		return "", mcpx.InvalidParams(mcpx.FaultResult(err).Content[0].(*mcp.TextContent).Text)
 	}
-	text := res.Content[0].(*mcp.TextContent).Text
-	if res.IsError {
-		return "", mcpx.InvalidParams(text)
-	}
-	return text, nil
+	return res.Content[0].(*mcp.TextContent).Text, nil
 }
 
 func (s *server) startNextTask(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {

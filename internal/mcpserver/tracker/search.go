@@ -6,6 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
@@ -18,7 +19,7 @@ type searchIn struct {
 }
 
 func (s *server) search() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:  "search",
 		Title: "Search issues and specs",
 		Description: "Full-text search over issue titles and descriptions and spec titles, descriptions and markdown content. " +
@@ -26,16 +27,16 @@ func (s *server) search() mcpx.Tool {
 			"when truncated, pass next_cursor as cursor (same query) for the next page.",
 		InputSchema: mcpx.Schema[searchIn](map[string]any{"show_issues": true, "show_specs": true, "limit": store.DefaultListLimit}, nil),
 		Annotations: readOnly,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (out tracker.SearchResult, err error) {
 		if in.Query == "" {
-			return nil, mcpx.MissingParam("query", "one or more words to search for")
+			return out, mcpx.MissingParam("query", "one or more words to search for")
 		}
 		o := store.SearchOptions{Query: in.Query, Issues: in.ShowIssues == nil || *in.ShowIssues,
 			Specs: in.ShowSpecs == nil || *in.ShowSpecs, Limit: deref(in.Limit), Cursor: deref(in.Cursor)}
-		return s.call(ctx, func(r *store.Repo) (any, error) {
+		return call(ctx, s, func(r *store.Repo) (tracker.SearchResult, error) {
 			res, err := r.Search(ctx, o)
 			if err != nil {
-				return nil, err
+				return out, err
 			}
 			fitList(s, &res, &res.Results, listPage{res.Total, &res.Truncated, &res.Hint, &res.NextCursor, res.Page}, "more words")
 			return res, nil

@@ -13,8 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sudocode/sudocode/internal/cursor"
 	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
@@ -33,6 +33,10 @@ type Options struct {
 	// a list request returns at most (mcp.ServerOptions.PageSize); 0 is the
 	// SDK's default (1,000), far above the server's few of each.
 	PageSize int
+	// Tasks lists the agent tasks started on an issue of the tracker in
+	// trackerDir (the .sudocode directory); show_issue includes them. Nil:
+	// show_issue lists none.
+	Tasks func(ctx context.Context, trackerDir, issueID string) ([]tracker.TaskRef, error)
 }
 
 // DefaultBudget keeps a list result to a few thousand tokens.
@@ -88,28 +92,22 @@ func (s *server) tools() []mcpx.Tool {
 	}
 }
 
-// call runs fn on the tracker and returns its value as the tool's result,
-// or its error as a tool error that says what to do. An invalid cursor is
-// the caller's malformed argument: a JSON-RPC invalid-params error.
-func (s *server) call(ctx context.Context, fn func(*store.Repo) (any, error)) (*mcp.CallToolResult, error) {
+// call runs fn on the tracker, opened for the caller, and returns what it
+// returns; NewTool turns an error into the fault envelope, an invalid
+// cursor into an invalid-params error.
+func call[T any](ctx context.Context, s *server, fn func(*store.Repo) (T, error)) (T, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.open(ctx)
 	if err != nil {
-		return mcpx.FaultResult(err), nil
+		var zero T
+		return zero, err
 	}
 	r.Actor = s.opts.Actor // who changes are recorded as: the caller, when known
 	if caller := mcpx.CallerFrom(ctx); caller != "" {
 		r.Actor = caller
 	}
-	v, err := fn(r)
-	if cursor.IsInvalid(err) {
-		return nil, mcpx.InvalidParams(err.Error())
-	}
-	if err != nil {
-		return mcpx.FaultResult(err), nil
-	}
-	return mcpx.JSON(v)
+	return fn(r)
 }
 
 // open returns the tracker, opening it on first use, and makes it compare
@@ -169,11 +167,9 @@ func (s *server) dir() string {
 	return "."
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // Annotations of the tool families.
 var (
-	readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}
-	creates  = &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)}
-	changes  = &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}
+	readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
+	creates  = &mcp.ToolAnnotations{DestructiveHint: new(false), IdempotentHint: false, OpenWorldHint: new(false)}
+	changes  = &mcp.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: true, OpenWorldHint: new(false)}
 )

@@ -15,13 +15,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	mcptracker "github.com/sudocode/sudocode/internal/mcpserver/tracker"
+	"github.com/sudocode/sudocode/internal/mcpx/schematest"
 )
 
 // fixture is a client session on a tracker server whose Dir is dir.
 type fixture struct {
-	t   testing.TB
-	cs  *mcp.ClientSession
-	dir string
+	t       testing.TB
+	cs      *mcp.ClientSession
+	dir     string
+	schemas *schematest.Checker // every result is checked against its tool's output schema
 }
 
 // connect serves a server with opts over in-memory transports; an empty
@@ -57,7 +59,7 @@ func connectServer(t testing.TB, server *mcp.Server) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close(); ss.Wait() })
-	return &fixture{t: t, cs: cs}
+	return &fixture{t: t, cs: cs, schemas: schematest.New(t, cs)}
 }
 
 // initialised is a fixture whose directory has a tracker (prefix sudocode).
@@ -81,6 +83,7 @@ func (f *fixture) call(name string, args map[string]any) *mcp.CallToolResult {
 		f.t.Fatalf("%s: %d content items, want 1", name, len(res.Content))
 	}
 	text := res.Content[0].(*mcp.TextContent).Text
+	f.schemas.Check(f.t, name, res)
 	if res.IsError {
 		var body struct {
 			Error *struct {
@@ -157,6 +160,17 @@ func (f *fixture) rpcError(name string, args map[string]any, want string) {
 	f.t.Helper()
 	_, err := f.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	checkRPC(f.t, err, want)
+}
+
+// rpcErr calls a tool that must fail with a JSON-RPC -32602 error and
+// returns its message.
+func (f *fixture) rpcErr(name string, args map[string]any) string {
+	f.t.Helper()
+	_, err := f.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	checkRPC(f.t, err, "")
+	var rpc *jsonrpc.Error
+	errors.As(err, &rpc)
+	return rpc.Message
 }
 
 func checkRPC(t testing.TB, err error, want string) {

@@ -58,7 +58,7 @@ type listSpecsIn struct {
 }
 
 func (s *server) listSpecs() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:  "list_specs",
 		Title: "List specs",
 		Description: "List specs with optional filters, highest priority then oldest first, as compact items (no markdown) with the total; " +
@@ -66,12 +66,12 @@ func (s *server) listSpecs() mcpx.Tool {
 		InputSchema: mcpx.Schema[listSpecsIn](map[string]any{"limit": store.DefaultListLimit},
 			map[string][]string{"status": specStatuses, "type": specTypes}),
 		Annotations: readOnly,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listSpecsIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listSpecsIn) (out tracker.SpecList, err error) {
 		f := store.SpecFilter{Status: deref(in.Status), Type: deref(in.Type), Priority: in.Priority, Limit: deref(in.Limit), Cursor: deref(in.Cursor)}
-		return s.call(ctx, func(r *store.Repo) (any, error) {
+		return call(ctx, s, func(r *store.Repo) (tracker.SpecList, error) {
 			list, err := r.ListSpecs(ctx, f)
 			if err != nil {
-				return nil, err
+				return out, err
 			}
 			fitList(s, &list, &list.Specs, listPage{list.Total, &list.Truncated, &list.Hint, &list.NextCursor, list.Page}, "status, type or priority")
 			return list, nil
@@ -84,17 +84,17 @@ type specIDIn struct {
 }
 
 func (s *server) showSpec() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:  "show_spec",
 		Title: "Show a spec",
 		Description: "Show a spec in full: fields, its markdown content, relationships both ways, and the feedback it received " +
 			"(with each anchor's line and status). Line numbers for add_feedback count from 1 in content.",
 		Annotations: readOnly,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in specIDIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in specIDIn) (out tracker.SpecDetail, err error) {
 		if in.SpecID == "" {
-			return nil, mcpx.MissingParam("spec_id", "the id of the spec to show, e.g. from list_specs")
+			return out, mcpx.MissingParam("spec_id", "the id of the spec to show, e.g. from list_specs")
 		}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.ShowSpec(ctx, in.SpecID) })
+		return call(ctx, s, func(r *store.Repo) (tracker.SpecDetail, error) { return r.ShowSpec(ctx, in.SpecID) })
 	})
 }
 
@@ -110,20 +110,20 @@ type createSpecIn struct {
 }
 
 func (s *server) createSpec() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "create_spec",
 		Title:       "Create a spec",
 		Description: "Create a new spec (status draft) with its markdown file and return it.",
 		InputSchema: mcpx.Schema[createSpecIn](map[string]any{"type": string(tracker.DefaultSpecType), "priority": tracker.DefaultPriority},
 			map[string][]string{"type": specTypes}),
 		Annotations: creates,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in createSpecIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in createSpecIn) (out tracker.Spec, err error) {
 		if in.Title == "" {
-			return nil, mcpx.MissingParam("title", "a one-line title for the spec")
+			return out, mcpx.MissingParam("title", "a one-line title for the spec")
 		}
 		si := store.SpecInput{Title: in.Title, Type: deref(in.Type), Priority: in.Priority, Description: in.Description,
 			Design: deref(in.Design), FilePath: deref(in.FilePath), Parent: in.Parent, Tags: in.Tags}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.CreateSpec(ctx, si) })
+		return call(ctx, s, func(r *store.Repo) (tracker.Spec, error) { return r.CreateSpec(ctx, si) })
 	})
 }
 
@@ -139,20 +139,20 @@ type updateSpecIn struct {
 }
 
 func (s *server) updateSpec() mcpx.Tool {
-	return mcpx.NewTool(&mcp.Tool{
+	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "update_spec",
 		Title:       "Update a spec",
 		Description: "Change the given fields of a spec, including its markdown content, and return it. Feedback anchors follow the text they point at; lost ones become stale.",
 		InputSchema: mcpx.Schema[updateSpecIn](nil, map[string][]string{"status": specStatuses, "type": specTypes}),
 		Annotations: changes,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in updateSpecIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in updateSpecIn) (out tracker.Spec, err error) {
 		if in.SpecID == "" {
-			return nil, mcpx.MissingParam("spec_id", "the id of the spec to change")
+			return out, mcpx.MissingParam("spec_id", "the id of the spec to change")
 		}
 		p := store.SpecPatch{Title: in.Title, Status: in.Status, Type: in.Type, Priority: in.Priority, Description: in.Description, Content: in.Content}
 		if in.Tags != nil {
 			p.Tags = &in.Tags
 		}
-		return s.call(ctx, func(r *store.Repo) (any, error) { return r.UpdateSpec(ctx, in.SpecID, p) })
+		return call(ctx, s, func(r *store.Repo) (tracker.Spec, error) { return r.UpdateSpec(ctx, in.SpecID, p) })
 	})
 }

@@ -61,6 +61,10 @@ type RunSpec struct {
 	Dir           string         // the worktree
 	ResumeSession string         // continue this session (update_task on a waiting task); empty for a fresh run
 	Config        map[string]any // create_task's config: model, command (COMMAND's argv), extra flags …
+	MCPServers    []MCPServer    // MCP servers the agent is given, in its CLI's own configuration
+	// ConfigDir is a directory outside the worktree, the task's own, where
+	// an adapter may write configuration files (Gemini's settings).
+	ConfigDir string
 }
 
 // Invocation is how to start a run: argv (never through a shell), extra

@@ -38,6 +38,10 @@ func (Claude) Invocation(spec RunSpec) (Invocation, error) {
 	if spec.ResumeSession != "" {
 		argv = append(argv, "--resume", spec.ResumeSession)
 	}
+	if len(spec.MCPServers) > 0 {
+		config, allowed := claudeMCP(spec.MCPServers)
+		argv = append(argv, "--mcp-config", config, "--allowedTools", strings.Join(allowed, ","))
+	}
 	argv = append(argv, extra...)
 	return Invocation{Argv: argv, Env: pwdEnv(spec), Stdin: spec.Instructions}, nil
 }
@@ -140,7 +144,7 @@ func (p *claudeParser) Line(line []byte, now time.Time) []Event {
 		sub, isErr := str(m, "subtype"), boolean(m, "is_error")
 		u := p.ev(now, KindUsage)
 		if cost, ok := num(m, "total_cost_usd"); ok {
-			u.CostUSD = floatPtr(cost)
+			u.CostUSD = new(cost)
 		}
 		if usage := obj(m, "usage"); usage != nil {
 			u.Tokens = &Tokens{

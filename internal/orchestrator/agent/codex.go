@@ -38,6 +38,7 @@ func (Codex) Invocation(spec RunSpec) (Invocation, error) {
 	if m := configString(spec.Config, "model"); m != "" {
 		argv = append(argv, "-m", m)
 	}
+	argv = append(argv, codexMCP(spec.MCPServers)...)
 	argv = append(argv, extra...)
 	if spec.ResumeSession != "" {
 		argv = append(argv, "resume", spec.ResumeSession)

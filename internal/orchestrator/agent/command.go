@@ -63,6 +63,9 @@ func (Command) Invocation(spec RunSpec) (Invocation, error) {
 		env = append(env, EnvInstructions+"_TRUNCATED=1")
 	}
 	env = append(env, EnvInstructions+"="+instr)
+	if len(spec.MCPServers) > 0 {
+		env = append(env, commandMCP(spec.MCPServers))
+	}
 	return Invocation{Argv: argv, Env: env, Stdin: spec.Instructions}, nil
 }
 
@@ -92,7 +95,7 @@ func (*commandParser) Finish(exitCode int, now time.Time) []Event {
 	if exitCode != 0 {
 		text = fmt.Sprintf("exited with code %d", exitCode)
 	}
-	return []Event{{Time: now, Kind: KindCompletion, Text: text, Success: boolPtr(exitCode == 0), Data: map[string]any{"exit_code": exitCode}}}
+	return []Event{{Time: now, Kind: KindCompletion, Text: text, Success: new(exitCode == 0), Data: map[string]any{"exit_code": exitCode}}}
 }
 
 func (*commandParser) SessionID() string { return "" }

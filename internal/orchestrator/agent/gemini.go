@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"strings"
 	"time"
 )
@@ -43,6 +44,16 @@ func (Gemini) Invocation(spec RunSpec) (Invocation, error) {
 	}
 	argv = append(argv, extra...)
 	env := append(pwdEnv(spec), "GEMINI_CLI_TRUST_WORKSPACE=true")
+	if len(spec.MCPServers) > 0 {
+		if spec.ConfigDir == "" {
+			return Invocation{}, errors.New("gemini: MCP servers need a configuration directory")
+		}
+		mcp, err := geminiMCP(spec.MCPServers, spec.ConfigDir)
+		if err != nil {
+			return Invocation{}, err
+		}
+		env = append(env, mcp...)
+	}
 	return Invocation{Argv: argv, Env: env, Stdin: spec.Instructions}, nil
 }
 

@@ -45,7 +45,11 @@ func (OpenCode) Invocation(spec RunSpec) (Invocation, error) {
 		argv = append(argv, "--session", spec.ResumeSession)
 	}
 	argv = append(argv, extra...)
-	return Invocation{Argv: argv, Env: pwdEnv(spec), Stdin: spec.Instructions}, nil
+	env := pwdEnv(spec)
+	if len(spec.MCPServers) > 0 {
+		env = append(env, openCodeMCP(spec.MCPServers))
+	}
+	return Invocation{Argv: argv, Env: env, Stdin: spec.Instructions}, nil
 }
 
 func (OpenCode) NewParser() Parser { return &openCodeParser{} }
@@ -126,7 +130,7 @@ func (p *openCodeParser) Line(line []byte, now time.Time) []Event {
 		p.tokens = sumTokens(p.tokens, step)
 		u := p.ev(now, KindUsage)
 		u.Tokens = &step
-		u.CostUSD = floatPtr(cost)
+		u.CostUSD = new(cost)
 		u.Data = map[string]any{"cumulative": false, "reason": str(part, "reason")}
 		out = append(out, u)
 	case "error":
@@ -182,7 +186,7 @@ func (p *openCodeParser) Finish(exitCode int, now time.Time) []Event {
 		data["rejected"] = p.rejected
 	}
 	e := p.complete(now, ok, text, data)
-	e.CostUSD = floatPtr(p.cost)
+	e.CostUSD = new(p.cost)
 	e.Tokens = &tk
 	return []Event{e}
 }

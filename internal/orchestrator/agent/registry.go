@@ -99,8 +99,6 @@ func pwdEnv(spec RunSpec) []string {
 	return []string{"PWD=" + spec.Dir}
 }
 
-func boolPtr(b bool) *bool        { return &b }
-func floatPtr(f float64) *float64 { return &f }
 func sumTokens(a, b Tokens) Tokens {
 	return Tokens{a.Input + b.Input, a.Output + b.Output, a.CacheRead + b.CacheRead, a.CacheWrite + b.CacheWrite}
 }
@@ -132,7 +130,7 @@ func (b *base) ev(now time.Time, kind string) Event {
 func (b *base) complete(now time.Time, ok bool, text string, data map[string]any) Event {
 	b.completed, b.success = true, ok
 	e := b.ev(now, KindCompletion)
-	e.Success = boolPtr(ok)
+	e.Success = new(ok)
 	e.Text = text
 	e.Data = data
 	return e

@@ -26,7 +26,10 @@ const schema = `CREATE TABLE IF NOT EXISTS rulesets (
 	tags          TEXT NOT NULL, -- JSON array, as in the Valkey layout
 	markdown      TEXT NOT NULL,
 	created_at    TEXT NOT NULL, -- RFC3339 UTC
-	last_modified TEXT NOT NULL
+	last_modified TEXT NOT NULL,
+	globs         TEXT NOT NULL DEFAULT '', -- the scope (rulesets.EncodeScope), '' when unset
+	always        TEXT NOT NULL DEFAULT '',
+	targets       TEXT NOT NULL DEFAULT ''
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS rulesets_in_order ON rulesets (created_at, name); -- list order, and the pages' keys
 CREATE TABLE IF NOT EXISTS ruleset_history (
@@ -35,6 +38,29 @@ CREATE TABLE IF NOT EXISTS ruleset_history (
 	change TEXT NOT NULL -- rulesets.EncodeChange, as in the Valkey layout
 );
 CREATE INDEX IF NOT EXISTS ruleset_history_of_name ON ruleset_history (name, seq);`
+
+const insert = `INSERT INTO rulesets (name, description, tags, markdown, created_at, last_modified, globs, always, targets)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// addScopeColumns upgrades a store made before rulesets had a scope. Two
+// processes may upgrade at once: the loser's "duplicate column" is the
+// upgrade done.
+func addScopeColumns(ctx context.Context, db *sql.DB) error {
+	for _, col := range rulesets.ScopeFields {
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('rulesets') WHERE name = ?`, col).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			continue
+		}
+		_, err := db.ExecContext(ctx, `ALTER TABLE rulesets ADD COLUMN `+col+` TEXT NOT NULL DEFAULT ''`)
+		if err != nil && !strings.Contains(err.Error(), "duplicate column") {
+			return err
+		}
+	}
+	return nil
+}
 
 // Store is a rulesets.Store on SQLite.
 type Store struct {
@@ -54,7 +80,11 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	if err != nil {
 		return nil, fault.Wrap(fault.Unavailable, err, "failed to open the ruleset store at "+path)
 	}
-	get, err := db.PrepareContext(ctx, `SELECT description, tags, markdown, created_at, last_modified FROM rulesets WHERE name = ?`)
+	if err := addScopeColumns(ctx, db); err != nil {
+		db.Close()
+		return nil, fault.Wrap(fault.Unavailable, err, "failed to upgrade the ruleset store at "+path)
+	}
+	get, err := db.PrepareContext(ctx, `SELECT description, tags, markdown, created_at, last_modified, globs, always, targets FROM rulesets WHERE name = ?`)
 	if err != nil {
 		db.Close()
 		return nil, fault.Wrap(fault.Internal, err, "failed to prepare the ruleset store")
@@ -70,16 +100,26 @@ func (s *Store) Close() error {
 
 // Get implements rulesets.Store.
 func (s *Store) Get(ctx context.Context, name string) (rulesets.Ruleset, error) {
-	var tags, created, modified string
+	return s.getIn(ctx, nil, name)
+}
+
+// getIn reads a ruleset, inside tx when it is not nil.
+func (s *Store) getIn(ctx context.Context, tx *sql.Tx, name string) (rulesets.Ruleset, error) {
+	stmt := s.get
+	if tx != nil {
+		stmt = tx.StmtContext(ctx, s.get)
+	}
+	var rec rulesets.Record
 	r := rulesets.Ruleset{Name: name}
-	err := s.get.QueryRowContext(ctx, name).Scan(&r.Description, &tags, &r.Markdown, &created, &modified)
+	err := stmt.QueryRowContext(ctx, name).Scan(&r.Description, &rec.Tags, &r.Markdown, &rec.CreatedAt, &rec.LastModified,
+		&rec.Globs, &rec.Always, &rec.Targets)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rulesets.Ruleset{}, rulesets.NotFound(name)
 	}
 	if err != nil {
 		return rulesets.Ruleset{}, storeErr(err)
 	}
-	if err := (rulesets.Record{Tags: tags, CreatedAt: created, LastModified: modified}).DecodeRuleset(&r); err != nil {
+	if err := rec.DecodeRuleset(&r); err != nil {
 		return rulesets.Ruleset{}, err
 	}
 	return r, nil
@@ -107,8 +147,8 @@ func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bo
 		if p.Markdown == nil {
 			return false, rulesets.ErrMarkdownRequired
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO rulesets VALUES (?, ?, ?, ?, ?, ?)`,
-			p.Name, *p.Description, rulesets.EncodeTags(p.Tags), *p.Markdown, ts, ts)
+		_, vals := rulesets.PatchScope(p)
+		_, err = tx.ExecContext(ctx, insert, p.Name, *p.Description, rulesets.EncodeTags(p.Tags), *p.Markdown, ts, ts, vals[0], vals[1], vals[2])
 	} else {
 		sets, args := []string{"last_modified = ?"}, []any{ts}
 		if p.Description != nil {
@@ -120,6 +160,12 @@ func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bo
 		if p.SetTags {
 			sets, args = append(sets, "tags = ?"), append(args, rulesets.EncodeTags(p.Tags))
 		}
+		set, vals := rulesets.PatchScope(p)
+		for i, f := range rulesets.ScopeFields {
+			if set[i] {
+				sets, args = append(sets, f+" = ?"), append(args, vals[i])
+			}
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE rulesets SET `+strings.Join(sets, ", ")+` WHERE name = ?`, append(args, p.Name)...)
 	}
 	if err != nil {
@@ -130,7 +176,7 @@ func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bo
 	if !exists {
 		change = created
 	}
-	if err := record(ctx, tx, p.Name, change); err != nil {
+	if err := s.record(ctx, tx, p.Name, change); err != nil {
 		return false, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -142,15 +188,17 @@ func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bo
 // Create implements rulesets.Store.
 func (s *Store) Create(ctx context.Context, r rulesets.Ruleset, by string) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO rulesets VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
-			r.Name, r.Description, rulesets.EncodeTags(r.Tags), r.Markdown, rulesets.Timestamp(r.CreatedAt), rulesets.Timestamp(r.LastModified))
+		scope := rulesets.EncodeScope(r.Scope)
+		res, err := tx.ExecContext(ctx, insert+` ON CONFLICT (name) DO NOTHING`,
+			r.Name, r.Description, rulesets.EncodeTags(r.Tags), r.Markdown, rulesets.Timestamp(r.CreatedAt), rulesets.Timestamp(r.LastModified),
+			scope[0], scope[1], scope[2])
 		if err != nil {
 			return storeErr(err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return fault.New(fault.Conflict, "ruleset '%s' already exists", r.Name)
 		}
-		return record(ctx, tx, r.Name, rulesets.CreateChange(r, by))
+		return s.record(ctx, tx, r.Name, rulesets.CreateChange(r, by))
 	})
 }
 
@@ -164,7 +212,7 @@ func (s *Store) Delete(ctx context.Context, name, by string, now time.Time) erro
 		if n, _ := res.RowsAffected(); n == 0 {
 			return rulesets.NotFound(name)
 		}
-		return record(ctx, tx, name, rulesets.DeleteChange(by, now))
+		return s.record(ctx, tx, name, rulesets.DeleteChange(by, now))
 	})
 }
 
@@ -209,13 +257,31 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return nil
 }
 
-// record appends a change to name's history in tx, and drops what passes
-// rulesets.MaxHistory.
-func record(ctx context.Context, tx *sql.Tx, name string, c rulesets.Change) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO ruleset_history (name, change) VALUES (?, ?)`, name, rulesets.EncodeChange(c)); err != nil {
+// record appends a change to name's history in tx, with its version (one
+// more than the newest's) and the ruleset as the change left it, and drops
+// what passes rulesets.MaxHistory.
+func (s *Store) record(ctx context.Context, tx *sql.Tx, name string, c rulesets.Change) error {
+	version := 1
+	var prev string
+	err := tx.QueryRowContext(ctx, `SELECT change FROM ruleset_history WHERE name = ? ORDER BY seq DESC LIMIT 1`, name).Scan(&prev)
+	switch {
+	case err == nil:
+		version = rulesets.VersionOf(prev) + 1
+	case !errors.Is(err, sql.ErrNoRows):
 		return storeErr(err)
 	}
-	_, err := tx.ExecContext(ctx, `DELETE FROM ruleset_history WHERE name = ?1 AND seq <=
+	var state *rulesets.Ruleset
+	if c.Action != rulesets.ActionDeleted {
+		r, err := s.getIn(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		state = &r
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO ruleset_history (name, change) VALUES (?, ?)`, name, rulesets.EncodeVersioned(c, version, state)); err != nil {
+		return storeErr(err)
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM ruleset_history WHERE name = ?1 AND seq <=
 		(SELECT seq FROM ruleset_history WHERE name = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)`, name, rulesets.MaxHistory)
 	if err != nil {
 		return storeErr(err)

@@ -1,6 +1,9 @@
 package sqlitestore_test
 
 import (
+	"database/sql"
+	"path/filepath"
+
 	"context"
 	"testing"
 
@@ -32,4 +35,26 @@ func TestTwoStoresOnOneDirectory(t *testing.T) {
 	dir := t.TempDir()
 	a, b := open(t, dir), open(t, dir)
 	storetest.RunShared(t, a, b)
+}
+
+// A store made before rulesets had a scope opens, gains the columns, and
+// its rulesets read back unscoped.
+func TestUpgradeAddsScope(t *testing.T) {
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, sqlitestore.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE rulesets (name TEXT PRIMARY KEY, description TEXT NOT NULL, tags TEXT NOT NULL,
+		markdown TEXT NOT NULL, created_at TEXT NOT NULL, last_modified TEXT NOT NULL) WITHOUT ROWID;
+		INSERT INTO rulesets VALUES ('old_rules', 'd', '["go"]', 'm', '2025-10-29T10:30:00Z', '2025-10-29T10:30:00Z')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s := open(t, dir)
+	r, err := s.Get(context.Background(), "old_rules")
+	if err != nil || !r.Scope.IsZero() || r.Description != "d" {
+		t.Fatalf("old ruleset after the upgrade: %+v, %v", r, err)
+	}
+	open(t, dir) // a second open finds the columns there
 }

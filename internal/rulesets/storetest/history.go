@@ -125,4 +125,10 @@ func testHistoryRacing(t *testing.T, s rulesets.Store) {
 	if len(h) != writers || creates != 1 || len(by) != writers || h[len(h)-1].Action != rulesets.ActionCreated {
 		t.Fatalf("history of %d racing writers:\n%s", writers, describe(h))
 	}
+	// Each change got its own version, newest highest, with no gap.
+	for i, c := range h {
+		if want := writers - i; c.Version != want || c.State == nil {
+			t.Fatalf("change %d of %d racing writers: version %d (want %d), state %v", i, writers, c.Version, want, c.State)
+		}
+	}
 }

@@ -35,6 +35,9 @@ func Run(t *testing.T, open func(t *testing.T) rulesets.Store) {
 		{"HistoryRecordsEveryChangeAndItsAuthor", testHistory},
 		{"HistoryKeepsTheNewest", testHistoryCap},
 		{"HistoryOfRacingWriters", testHistoryRacing},
+		{"ScopeIsStoredKeptAndCleared", testScope},
+		{"ResolveOrdersWhatApplies", testResolve},
+		{"VersionsReadDiffAndRestore", testVersions},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })

@@ -1,7 +1,8 @@
 // Package valkeystore keeps rulesets in Valkey (or Redis, or a Valkey
 // Cluster) in the specification's layout: one hash per ruleset at
 // "ruleset:{name}" with the fields description, tags (a JSON array),
-// markdown, created_at and last_modified (RFC3339 UTC), and beside it the
+// markdown, created_at and last_modified (RFC3339 UTC), plus globs, always
+// and targets only while a ruleset has that scope, and beside it the
 // ruleset's history, a list of JSON changes, newest first, at
 // "{ruleset:name}:history" (HistoryKey).
 package valkeystore
@@ -32,10 +33,13 @@ var (
 	createSrc string
 	//go:embed delete.lua
 	deleteSrc string
+	//go:embed record.lua
+	recordSrc string
 
-	upsertScript = valkey.NewLuaScript(upsertSrc)
-	createScript = valkey.NewLuaScript(createSrc)
-	deleteScript = valkey.NewLuaScript(deleteSrc)
+	// Each script records its change with record.lua's function.
+	upsertScript = valkey.NewLuaScript(recordSrc + upsertSrc)
+	createScript = valkey.NewLuaScript(recordSrc + createSrc)
+	deleteScript = valkey.NewLuaScript(recordSrc + deleteSrc)
 )
 
 // HistoryKey is the list of name's changes. Its hash tag is the ruleset's
@@ -149,7 +153,7 @@ func (s *Store) Get(ctx context.Context, name string) (rulesets.Ruleset, error) 
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	vals, err := s.c.Do(ctx, s.c.B().Hmget().Key(KeyPrefix+name).
-		Field("description", "tags", "markdown", "created_at", "last_modified").Build()).ToArray()
+		Field("description", "tags", "markdown", "created_at", "last_modified", "globs", "always", "targets").Build()).ToArray()
 	if err != nil {
 		return rulesets.Ruleset{}, storeErr(err, s.timeout)
 	}
@@ -158,7 +162,8 @@ func (s *Store) Get(ctx context.Context, name string) (rulesets.Ruleset, error) 
 		return rulesets.Ruleset{}, rulesets.NotFound(name)
 	}
 	r := rulesets.Ruleset{Name: name, Description: f[0], Markdown: f[2]}
-	if err := (rulesets.Record{Tags: f[1], CreatedAt: f[3], LastModified: f[4]}).DecodeRuleset(&r); err != nil {
+	rec := rulesets.Record{Tags: f[1], CreatedAt: f[3], LastModified: f[4], Globs: f[5], Always: f[6], Targets: f[7]}
+	if err := rec.DecodeRuleset(&r); err != nil {
 		return rulesets.Ruleset{}, err
 	}
 	return r, nil
@@ -181,6 +186,14 @@ func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bo
 	}
 	created, updated := rulesets.PatchChanges(p, now)
 	args = append(args, rulesets.EncodeChange(created), rulesets.EncodeChange(updated), historyLen)
+	set, vals := rulesets.PatchScope(p)
+	for i := range set {
+		has := "0"
+		if set[i] {
+			has = "1"
+		}
+		args = append(args, has, vals[i])
+	}
 	n, err := upsertScript.Exec(ctx, s.c, []string{KeyPrefix + p.Name, HistoryKey(p.Name)}, args).AsInt64()
 	if err != nil {
 		return false, storeErr(err, s.timeout)
@@ -198,10 +211,10 @@ func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bo
 func (s *Store) Create(ctx context.Context, r rulesets.Ruleset, by string) error {
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	n, err := createScript.Exec(ctx, s.c, []string{KeyPrefix + r.Name, HistoryKey(r.Name)}, []string{
+	n, err := createScript.Exec(ctx, s.c, []string{KeyPrefix + r.Name, HistoryKey(r.Name)}, append([]string{
 		r.Description, rulesets.EncodeTags(r.Tags), r.Markdown, rulesets.Timestamp(r.CreatedAt), rulesets.Timestamp(r.LastModified),
 		rulesets.EncodeChange(rulesets.CreateChange(r, by)), historyLen,
-	}).AsInt64()
+	}, rulesets.EncodeScope(r.Scope)...)).AsInt64()
 	if err != nil {
 		return storeErr(err, s.timeout)
 	}

@@ -143,3 +143,30 @@ func TestCluster(t *testing.T) {
 		return s
 	})
 }
+
+// A scope is further hash fields beside the specification's five, present
+// only while set.
+func TestScopeFields(t *testing.T) {
+	s, addr := open(t)
+	ctx := context.Background()
+	d, m, yes := "d", "m", true
+	if _, err := s.Upsert(ctx, rulesets.Patch{Name: "scoped", Description: &d, Markdown: &m, Globs: []string{"pkg/**"}, SetGlobs: true, Always: &yes}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	c, err := valkey.NewClient(valkey.ClientOption{InitAddress: []string{addr}, DisableCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	h, err := c.Do(ctx, c.B().Hgetall().Key("ruleset:scoped").Build()).AsStrMap()
+	if err != nil || h["globs"] != `["pkg/**"]` || h["always"] != "true" || len(h) != 7 {
+		t.Fatalf("hash = %v, %v", h, err)
+	}
+	no := false
+	if _, err := s.Upsert(ctx, rulesets.Patch{Name: "scoped", Globs: []string{}, SetGlobs: true, Always: &no}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := c.Do(ctx, c.B().Hgetall().Key("ruleset:scoped").Build()).AsStrMap(); len(h) != 5 {
+		t.Fatalf("hash after clearing the scope = %v", h)
+	}
+}

@@ -1,14 +1,23 @@
--- Creates or updates one ruleset hash atomically, and records the change.
+-- Creates or updates one ruleset hash atomically, and records the change
+-- (record.lua is prepended).
 -- KEYS[1]: ruleset:{name}; KEYS[2]: its history list (HistoryKey, same slot)
 -- ARGV: now, has_description, description, has_markdown, markdown, has_tags, tags_json,
---       the change if created, the change if updated, the history's length
+--       the change if created, the change if updated, the history's length,
+--       then for each scope field (globs, always, targets): has_it, value
+--       (an empty value removes the field, so an unscoped ruleset keeps the
+--       specification's five fields)
 -- Returns 1 when created, 0 when updated, -1 when a create lacks the
 -- description, -2 when it lacks the markdown.
 local key = KEYS[1]
 local now = ARGV[1]
-local function record(change)
-  redis.call('LPUSH', KEYS[2], change)
-  redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[10]) - 1)
+local scope = {'globs', 'always', 'targets'}
+local function set_scope()
+  for i, field in ipairs(scope) do
+    local has, value = ARGV[9 + 2 * i], ARGV[10 + 2 * i]
+    if has == '1' then
+      if value == '' then redis.call('HDEL', key, field) else redis.call('HSET', key, field, value) end
+    end
+  end
 end
 if redis.call('EXISTS', key) == 0 then
   if ARGV[2] ~= '1' then return -1 end
@@ -17,7 +26,8 @@ if redis.call('EXISTS', key) == 0 then
   if ARGV[6] == '1' then tags = ARGV[7] end
   redis.call('HSET', key, 'description', ARGV[3], 'tags', tags, 'markdown', ARGV[5],
     'created_at', now, 'last_modified', now)
-  record(ARGV[8])
+  set_scope()
+  record(key, KEYS[2], ARGV[8], ARGV[10])
   return 1
 end
 local fields = {'last_modified', now}
@@ -25,5 +35,6 @@ if ARGV[2] == '1' then table.insert(fields, 'description'); table.insert(fields,
 if ARGV[4] == '1' then table.insert(fields, 'markdown'); table.insert(fields, ARGV[5]) end
 if ARGV[6] == '1' then table.insert(fields, 'tags'); table.insert(fields, ARGV[7]) end
 redis.call('HSET', key, unpack(fields))
-record(ARGV[9])
+set_scope()
+record(key, KEYS[2], ARGV[9], ARGV[10])
 return 0

@@ -39,10 +39,16 @@ const maxChars = 50
 // Errors (plain, for the caller to wrap): "line N is past the end of the
 // spec (M lines)" ("(1 line)" for a one-line body), and, for line < 1,
 // "line N is not a line of the spec: lines count from 1" — a past-the-end
-// message would be wrong there.
+// message would be wrong there. A blank (or whitespace-only) line is
+// refused, naming the nearest lines with text: its empty snippet never
+// matches by itself, so the anchor would go stale at the first edit of the
+// spec. Every way of anchoring (add and relocate, CLI and MCP) comes here.
 func New(body string, line int, now time.Time) (tracker.Anchor, error) {
 	d := parse(body)
 	if err := d.checkLine(line); err != nil {
+		return tracker.Anchor{}, err
+	}
+	if err := d.checkText(line); err != nil {
 		return tracker.Anchor{}, err
 	}
 	return d.newAnchor(line-1, snippetOf(d.lines[line-1]), now), nil
@@ -318,6 +324,31 @@ func (d doc) checkLine(line int) error {
 		return fmt.Errorf("line %d is past the end of the spec (%d %s)", line, n, unit)
 	}
 	return nil
+}
+
+// checkText refuses a blank line (1-based), naming the nearest lines with
+// text above and below it.
+func (d doc) checkText(line int) error {
+	if strings.TrimSpace(d.lines[line-1]) != "" {
+		return nil
+	}
+	var near []string
+	for _, step := range []int{-1, 1} {
+		for i := line - 1 + step; i >= 0 && i < len(d.lines); i += step {
+			if strings.TrimSpace(d.lines[i]) != "" {
+				near = append(near, fmt.Sprintf("line %d", i+1))
+				break
+			}
+		}
+	}
+	where := "the spec has no line with text"
+	switch len(near) {
+	case 1:
+		where = "the nearest is " + near[0]
+	case 2:
+		where = "the nearest are " + near[0] + " and " + near[1]
+	}
+	return fmt.Errorf("line %d is blank: anchor feedback on a line with text (%s)", line, where)
 }
 
 // sectionOf returns the index in d.headings of line i's section, -1 for none.

@@ -23,8 +23,6 @@ func body(lines ...string) string { return strings.Join(lines, "\n") + "\n" }
 
 func crlf(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
 
-func ptr[T any](v T) *T { return &v }
-
 func hash16(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])[:16]
@@ -47,6 +45,16 @@ var base = body(
 	"Backups run nightly.",
 )
 
+// anchorAt anchors any line, blank ones too, as trackers did before New
+// refused blank lines: relocation must still handle what files hold.
+func anchorAt(body string, line int, now time.Time) (tracker.Anchor, error) {
+	d := parse(body)
+	if err := d.checkLine(line); err != nil {
+		return tracker.Anchor{}, err
+	}
+	return d.newAnchor(line-1, snippetOf(d.lines[line-1]), now), nil
+}
+
 func TestNew(t *testing.T) {
 	long := strings.Repeat("é", 30) + strings.Repeat("日", 30) // 60 runes, multi-byte
 	tests := []struct {
@@ -63,47 +71,52 @@ func TestNew(t *testing.T) {
 		origLineOK bool
 	}{
 		{name: "line in a section", body: base, line: 7,
-			snippet: "Users log in with a token.", heading: ptr("Auth flow"), level: ptr(2), offset: 2,
+			snippet: "Users log in with a token.", heading: new("Auth flow"), level: new(2), offset: 2,
 			before: "## Auth flow", after: "Tokens expire after an hour."},
 		{name: "heading line itself", body: base, line: 5,
-			snippet: "## Auth flow", heading: ptr("Auth flow"), level: ptr(2), offset: 0,
+			snippet: "## Auth flow", heading: new("Auth flow"), level: new(2), offset: 0,
 			before: "Intro paragraph.", after: "Users log in with a token."},
 		{name: "first line", body: base, line: 1,
-			snippet: "# Spec", heading: ptr("Spec"), level: ptr(1), offset: 0,
+			snippet: "# Spec", heading: new("Spec"), level: new(1), offset: 0,
 			before: "", after: "Intro paragraph."},
 		{name: "last line", body: base, line: 13,
-			snippet: "Backups run nightly.", heading: ptr("Storage"), level: ptr(2), offset: 3,
+			snippet: "Backups run nightly.", heading: new("Storage"), level: new(2), offset: 3,
 			before: "Data lives in SQLite.", after: ""},
 		{name: "no heading", body: body("plain", "", "  text here  "), line: 3,
 			snippet: "text here", offset: 3, before: "plain", after: ""},
 		{name: "blank line", body: base, line: 6,
-			snippet: "", heading: ptr("Auth flow"), level: ptr(2), offset: 1,
-			before: "## Auth flow", after: "Users log in with a token."},
+			wantErr: "line 6 is blank: anchor feedback on a line with text (the nearest are line 5 and line 7)"},
+		{name: "whitespace-only line", body: body("a", " \t ", "", "b"), line: 3,
+			wantErr: "line 3 is blank: anchor feedback on a line with text (the nearest are line 1 and line 4)"},
+		{name: "blank last line", body: body("a", "", ""), line: 3,
+			wantErr: "line 3 is blank: anchor feedback on a line with text (the nearest is line 1)"},
+		{name: "blank body", body: body("", " "), line: 1,
+			wantErr: "line 1 is blank: anchor feedback on a line with text (the spec has no line with text)"},
 		{name: "heading in backtick fence ignored", body: body("## Real", "```go", "# not a heading", "```", "line"), line: 5,
-			snippet: "line", heading: ptr("Real"), level: ptr(2), offset: 4, before: "```", after: ""},
+			snippet: "line", heading: new("Real"), level: new(2), offset: 4, before: "```", after: ""},
 		{name: "line inside a fence", body: body("## Real", "```", "# not a heading", "```"), line: 3,
-			snippet: "# not a heading", heading: ptr("Real"), level: ptr(2), offset: 2, before: "```", after: "```"},
+			snippet: "# not a heading", heading: new("Real"), level: new(2), offset: 2, before: "```", after: "```"},
 		{name: "tilde fence, longer close", body: body("# A", "~~~~", "## no", "~~~", "## still no", "~~~~~", "x"), line: 7,
-			snippet: "x", heading: ptr("A"), level: ptr(1), offset: 6, before: "~~~~~", after: ""},
+			snippet: "x", heading: new("A"), level: new(1), offset: 6, before: "~~~~~", after: ""},
 		{name: "unclosed fence runs to the end", body: body("# A", "```", "## no", "x"), line: 4,
-			snippet: "x", heading: ptr("A"), level: ptr(1), offset: 3, before: "## no", after: ""},
+			snippet: "x", heading: new("A"), level: new(1), offset: 3, before: "## no", after: ""},
 		{name: "inline backticks are not a fence", body: body("# A", "```x``` inline", "## B", "x"), line: 4,
-			snippet: "x", heading: ptr("B"), level: ptr(2), offset: 1, before: "## B", after: ""},
+			snippet: "x", heading: new("B"), level: new(2), offset: 1, before: "## B", after: ""},
 		{name: "not headings", body: body("# A", "#hashtag", "####### seven", "    # indented code", "x"), line: 5,
-			snippet: "x", heading: ptr("A"), level: ptr(1), offset: 4, before: "# indented code", after: ""},
+			snippet: "x", heading: new("A"), level: new(1), offset: 4, before: "# indented code", after: ""},
 		{name: "heading forms", body: body("   ### Deep ###  ", "x"), line: 2,
-			snippet: "x", heading: ptr("Deep"), level: ptr(3), offset: 1, before: "### Deep ###", after: ""},
+			snippet: "x", heading: new("Deep"), level: new(3), offset: 1, before: "### Deep ###", after: ""},
 		{name: "heading keeps a # glued to its text", body: body("# C#", "x"), line: 2,
-			snippet: "x", heading: ptr("C#"), level: ptr(1), offset: 1, before: "# C#", after: ""},
+			snippet: "x", heading: new("C#"), level: new(1), offset: 1, before: "# C#", after: ""},
 		{name: "empty heading", body: body("#", "x"), line: 2,
-			snippet: "x", heading: ptr(""), level: ptr(1), offset: 1, before: "#", after: ""},
+			snippet: "x", heading: new(""), level: new(1), offset: 1, before: "#", after: ""},
 		{name: "unicode cut at 50 runes", body: body("# U", long, long, long), line: 3,
-			snippet: string([]rune(long)[:50]), heading: ptr("U"), level: ptr(1), offset: 2,
+			snippet: string([]rune(long)[:50]), heading: new("U"), level: new(1), offset: 2,
 			before: string([]rune(long)[10:]), after: string([]rune(long)[:50])},
 		{name: "snippet trimmed after the cut", body: body(strings.Repeat("a", 49) + "  tail"), line: 1,
 			snippet: strings.Repeat("a", 49), offset: 1},
 		{name: "CRLF body", body: crlf(base), line: 7,
-			snippet: "Users log in with a token.", heading: ptr("Auth flow"), level: ptr(2), offset: 2,
+			snippet: "Users log in with a token.", heading: new("Auth flow"), level: new(2), offset: 2,
 			before: "## Auth flow", after: "Tokens expire after an hour."},
 		{name: "line 0", body: base, line: 0, wantErr: "line 0 is not a line of the spec: lines count from 1"},
 		{name: "negative line", body: base, line: -3, wantErr: "line -3 is not a line of the spec: lines count from 1"},
@@ -209,11 +222,11 @@ func TestLine(t *testing.T) {
 		heading *string
 		ok      bool
 	}{
-		{base, 7, "Users log in with a token.", ptr("Auth flow"), true},
-		{base, 10, "## Storage", ptr("Storage"), true},
-		{base, 6, "", ptr("Auth flow"), true},
+		{base, 7, "Users log in with a token.", new("Auth flow"), true},
+		{base, 10, "## Storage", new("Storage"), true},
+		{base, 6, "", new("Auth flow"), true},
 		{body("intro", "# H"), 1, "intro", nil, true},
-		{crlf(base), 8, "Tokens expire after an hour.", ptr("Auth flow"), true},
+		{crlf(base), 8, "Tokens expire after an hour.", new("Auth flow"), true},
 		{"a\nb", 2, "b", nil, true},
 		{base, 0, "", nil, false},
 		{base, 14, "", nil, false},
@@ -250,34 +263,34 @@ func TestRelocate(t *testing.T) {
 		step    int     // the step that decides (5: stale); 0 to not check
 	}{
 		{name: "unchanged", old: base, line: 7, new: base,
-			status: tracker.AnchorValid, at: 7, heading: ptr("Auth flow"), step: 1},
+			status: tracker.AnchorValid, at: 7, heading: new("Auth flow"), step: 1},
 		{name: "unchanged, text anchor", old: base, text: "with a token", new: base,
-			status: tracker.AnchorValid, at: 7, heading: ptr("Auth flow"), step: 1},
+			status: tracker.AnchorValid, at: 7, heading: new("Auth flow"), step: 1},
 		{name: "lines changed elsewhere below", old: base, line: 7, new: replace(base, 12, "Data lives in Postgres.", "More."),
-			status: tracker.AnchorValid, at: 7, heading: ptr("Auth flow"), step: 1},
+			status: tracker.AnchorValid, at: 7, heading: new("Auth flow"), step: 1},
 		{name: "in place, heading renamed: valid, section refreshed", old: base, line: 7, new: replace(base, 5, "## Login"),
-			status: tracker.AnchorValid, at: 7, heading: ptr("Login"), step: 1},
+			status: tracker.AnchorValid, at: 7, heading: new("Login"), step: 1},
 		{name: "in place, line edited around the text anchor", old: base, text: "log in", new: replace(base, 7, "All users must log in first."),
-			status: tracker.AnchorValid, at: 7, heading: ptr("Auth flow"), step: 1},
+			status: tracker.AnchorValid, at: 7, heading: new("Auth flow"), step: 1},
 		{name: "lines inserted above in the same section (step 3)", old: base, line: 7,
 			new:    replace(base, 7, "Added line one.", "Added line two.", "Users log in with a token."),
-			status: tracker.AnchorRelocated, at: 9, heading: ptr("Auth flow"), step: 3},
+			status: tracker.AnchorRelocated, at: 9, heading: new("Auth flow"), step: 3},
 		{name: "lines inserted above the section (step 2)", old: base, line: 7,
 			new:    replace(base, 3, "Intro paragraph.", "More intro.", "", "Even more."),
-			status: tracker.AnchorRelocated, at: 10, heading: ptr("Auth flow"), step: 2},
+			status: tracker.AnchorRelocated, at: 10, heading: new("Auth flow"), step: 2},
 		{name: "whole section moved below another (step 2)", old: base, line: 7,
 			new: body("# Spec", "", "Intro paragraph.", "",
 				"## Storage", "", "Data lives in SQLite.", "Backups run nightly.", "",
 				"## Auth flow", "", "Users log in with a token.", "Tokens expire after an hour."),
-			status: tracker.AnchorRelocated, at: 12, heading: ptr("Auth flow"), step: 2},
+			status: tracker.AnchorRelocated, at: 12, heading: new("Auth flow"), step: 2},
 		{name: "section moved and its level changed (step 2 compares text only)", old: base, line: 7,
 			new: body("# Spec", "", "## Storage", "", "Data lives in SQLite.", "",
 				"### Auth flow", "", "Users log in with a token.", "Other."),
-			status: tracker.AnchorRelocated, at: 9, heading: ptr("Auth flow"), step: 2},
+			status: tracker.AnchorRelocated, at: 9, heading: new("Auth flow"), step: 2},
 		{name: "same heading and offset beats a context tie elsewhere (step 2 before 3)", old: base, line: 7,
 			new: body("# T", "## Elsewhere", "y", "Users log in with a token.", "Tokens expire after an hour.",
 				"## Auth flow", "y", "Users log in with a token.", "Tokens expire after an hour."),
-			status: tracker.AnchorRelocated, at: 8, heading: ptr("Auth flow"), step: 2},
+			status: tracker.AnchorRelocated, at: 8, heading: new("Auth flow"), step: 2},
 		{name: "anchored line edited, snippet gone", old: base, line: 7, new: replace(base, 7, "Users log in with a password."),
 			status: tracker.AnchorStale, step: 5},
 		{name: "text deleted", old: base, line: 7, new: replace(base, 7),
@@ -292,20 +305,20 @@ func TestRelocate(t *testing.T) {
 			new: body("# Spec", "", "Intro paragraph.", "",
 				"## Auth flows", "", "Tokens expire after an hour.", "Refresh is automatic.", "Users log in with a token.", "",
 				"## Storage", "", "Data lives in SQLite."),
-			status: tracker.AnchorRelocated, at: 9, heading: ptr("Auth flows"), step: 4},
+			status: tracker.AnchorRelocated, at: 9, heading: new("Auth flows"), step: 4},
 		{name: "heading case changed, line moved within it (step 4, case-insensitive)", old: base, line: 7,
 			new:    body("## AUTH FLOW", "", "New first.", "Users log in with a token.", "", "New last."),
-			status: tracker.AnchorRelocated, at: 4, heading: ptr("AUTH FLOW"), step: 4},
+			status: tracker.AnchorRelocated, at: 4, heading: new("AUTH FLOW"), step: 4},
 		{name: "same heading, line moved and both contexts changed (step 4 at distance 0)", old: base, line: 7,
 			new:    body("## Auth flow", "", "Something.", "", "Other.", "Users log in with a token.", "Last."),
-			status: tracker.AnchorRelocated, at: 6, heading: ptr("Auth flow"), step: 4},
+			status: tracker.AnchorRelocated, at: 6, heading: new("Auth flow"), step: 4},
 		{name: "step 4 takes the line nearest the old offset", old: base, line: 7,
 			new:    body("## Auth flows", "a", "Users log in with a token.", "b", "c", "d", "f", "Users log in with a token.", "e"),
-			status: tracker.AnchorRelocated, at: 3, heading: ptr("Auth flows"), step: 4},
+			status: tracker.AnchorRelocated, at: 3, heading: new("Auth flows"), step: 4},
 		{name: "step 4 takes the line nearest the old offset, below", old: base, line: 7,
 			new: body("## Auth flows", "a", "b", "c", "d", "e", "f", "Users log in with a token.", "g", "h", "i", "j",
 				"k", "l", "m", "Users log in with a token.", "n"),
-			status: tracker.AnchorRelocated, at: 8, heading: ptr("Auth flows"), step: 4},
+			status: tracker.AnchorRelocated, at: 8, heading: new("Auth flows"), step: 4},
 		{name: "step 4 ignores a heading renamed too much", old: base, line: 7,
 			new:    body("## Authentication", "", "Other.", "Users log in with a token.", "Last."),
 			status: tracker.AnchorStale, step: 5},
@@ -316,7 +329,7 @@ func TestRelocate(t *testing.T) {
 		{name: "step 4: the nearer heading wins", old: base, line: 7,
 			new: body("## Auth flows!", "a", "Users log in with a token.", "b",
 				"## Auth flows", "c", "e", "Users log in with a token.", "d"),
-			status: tracker.AnchorRelocated, at: 8, heading: ptr("Auth flows"), step: 4},
+			status: tracker.AnchorRelocated, at: 8, heading: new("Auth flows"), step: 4},
 		// Heading renamed completely, text duplicated elsewhere. Only context
 		// can tell the copies apart: the copy that kept one side of its old
 		// context wins (score 0.75); when no copy kept any, nothing tells
@@ -326,7 +339,7 @@ func TestRelocate(t *testing.T) {
 			new: body("# Spec", "", "Intro paragraph.", "",
 				"## Login", "", "Welcome.", "Users log in with a token.", "Tokens expire after an hour.", "",
 				"## FAQ", "", "Q: how?", "Users log in with a token.", "Q: why?"),
-			status: tracker.AnchorRelocated, at: 8, heading: ptr("Login"), step: 3},
+			status: tracker.AnchorRelocated, at: 8, heading: new("Login"), step: 3},
 		{name: "heading renamed completely, duplicate elsewhere, no context kept: stale", old: base, line: 7,
 			new: body("# Spec", "", "Intro paragraph.", "",
 				"## Login", "", "First, open the app.", "Users log in with a token.", "Then wait.", "",
@@ -335,7 +348,7 @@ func TestRelocate(t *testing.T) {
 		{name: "step 3: both contexts beat one", old: base, line: 7,
 			new: body("## X", "## Auth flow", "Users log in with a token.", "Other.", "",
 				"## Y", "", "## Auth flow", "Users log in with a token.", "Tokens expire after an hour."),
-			status: tracker.AnchorRelocated, at: 9, heading: ptr("Auth flow"), step: 3},
+			status: tracker.AnchorRelocated, at: 9, heading: new("Auth flow"), step: 3},
 		{name: "two identical candidates with equal context: step 3 tie, stale", old: base, line: 7,
 			new: body("# Spec", "", "## Part A", "", "X", "Users log in with a token.", "Tokens expire after an hour.", "",
 				"## Part B", "", "X", "Users log in with a token.", "Tokens expire after an hour."),
@@ -343,13 +356,13 @@ func TestRelocate(t *testing.T) {
 		{name: "step 3 tie resolved by step 4", old: base, line: 7,
 			new: body("# Spec", "", "## Part A", "", "X", "Users log in with a token.", "Tokens expire after an hour.", "",
 				"## Auth flows", "", "X", "Users log in with a token.", "Tokens expire after an hour."),
-			status: tracker.AnchorRelocated, at: 12, heading: ptr("Auth flows"), step: 4},
+			status: tracker.AnchorRelocated, at: 12, heading: new("Auth flows"), step: 4},
 		{name: "blank line unchanged", old: base, line: 6, new: base,
-			status: tracker.AnchorValid, at: 6, heading: ptr("Auth flow"), step: 1},
+			status: tracker.AnchorValid, at: 6, heading: new("Auth flow"), step: 1},
 		{name: "blank line, change elsewhere", old: base, line: 6, new: replace(base, 13, "Backups run hourly."),
-			status: tracker.AnchorValid, at: 6, heading: ptr("Auth flow"), step: 1},
+			status: tracker.AnchorValid, at: 6, heading: new("Auth flow"), step: 1},
 		{name: "blank line, now whitespace only", old: base, line: 6, new: replace(base, 6, "   \t"),
-			status: tracker.AnchorValid, at: 6, heading: ptr("Auth flow"), step: 1},
+			status: tracker.AnchorValid, at: 6, heading: new("Auth flow"), step: 1},
 		{name: "blank line moved down: not searched, stale", old: base, line: 6, new: replace(base, 3, "Intro paragraph.", "More."),
 			status: tracker.AnchorStale, step: 5},
 		{name: "blank line in place but context changed: stale", old: base, line: 6, new: replace(base, 7, "Users log in with a password."),
@@ -357,21 +370,21 @@ func TestRelocate(t *testing.T) {
 		{name: "blank line filled: stale", old: base, line: 6, new: replace(base, 6, "Filled."),
 			status: tracker.AnchorStale, step: 5},
 		{name: "CRLF: same text, now CRLF", old: base, line: 7, new: crlf(base),
-			status: tracker.AnchorValid, at: 7, heading: ptr("Auth flow"), step: 1},
+			status: tracker.AnchorValid, at: 7, heading: new("Auth flow"), step: 1},
 		{name: "CRLF: lines inserted above", old: crlf(base), line: 7,
 			new:    crlf(replace(base, 7, "Added.", "Users log in with a token.")),
-			status: tracker.AnchorRelocated, at: 8, heading: ptr("Auth flow"), step: 3},
+			status: tracker.AnchorRelocated, at: 8, heading: new("Auth flow"), step: 3},
 		{name: "CRLF: blank line unchanged", old: crlf(base), line: 9, new: crlf(base),
-			status: tracker.AnchorValid, at: 9, heading: ptr("Auth flow"), step: 1},
+			status: tracker.AnchorValid, at: 9, heading: new("Auth flow"), step: 1},
 		{name: "no heading: lines inserted above", old: body("alpha", "beta", "gamma"), line: 2,
 			new:    body("new", "alpha", "beta", "gamma"),
 			status: tracker.AnchorRelocated, at: 3, step: 3},
 		{name: "no heading: a heading added above", old: body("alpha", "beta", "gamma"), line: 2,
 			new:    body("# Title", "alpha", "beta", "gamma"),
-			status: tracker.AnchorRelocated, at: 3, heading: ptr("Title"), step: 3},
+			status: tracker.AnchorRelocated, at: 3, heading: new("Title"), step: 3},
 		{name: "heading-like line in a new fence is not a section", old: base, line: 7,
 			new:    body("# Spec", "```", "## Auth flow", "```", "", "## Auth flow", "", "Users log in with a token.", "x"),
-			status: tracker.AnchorRelocated, at: 8, heading: ptr("Auth flow"), step: 2},
+			status: tracker.AnchorRelocated, at: 8, heading: new("Auth flow"), step: 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -380,7 +393,7 @@ func TestRelocate(t *testing.T) {
 			if tc.text != "" {
 				a, err = NewAtText(tc.old, tc.text, t0)
 			} else {
-				a, err = New(tc.old, tc.line, t0)
+				a, err = anchorAt(tc.old, tc.line, t0)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -403,7 +416,7 @@ func TestRelocate(t *testing.T) {
 				t.Errorf("at line %d under %s, want line %d under %s", got.LineNumber, str(got.SectionHeading), tc.at, str(tc.heading))
 			}
 			// Position fields are those of a fresh anchor on that line.
-			fresh, err := New(tc.new, got.LineNumber, t1)
+			fresh, err := anchorAt(tc.new, got.LineNumber, t1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -540,7 +553,7 @@ func FuzzRelocate(f *testing.F) {
 		// An arbitrary stored anchor, as a hand-edited file could hold.
 		raw := tracker.Anchor{
 			SectionHeading: &heading,
-			SectionLevel:   ptr(len(heading) % 7),
+			SectionLevel:   new(len(heading) % 7),
 			LineNumber:     lineNo,
 			LineOffset:     offset,
 			TextSnippet:    snippet,

@@ -50,7 +50,7 @@ func mergeTags(base, ours, theirs []string) []string {
 			}
 		}
 	}
-	return normTags(out)
+	return tracker.NormalizeTags(out)
 }
 
 func set(xs []string) map[string]bool {
@@ -62,12 +62,12 @@ func set(xs []string) map[string]bool {
 }
 
 // mergeRels merges relationships keyed by (from, to, type) as mergeTags
-// merges tags; a key on both sides keeps the earlier created_at (normRels).
+// merges tags; a key on both sides keeps the earlier created_at (tracker.NormalizeRelationships).
 func mergeRels(base, ours, theirs []tracker.Relationship) []tracker.Relationship {
-	keys := func(rs []tracker.Relationship) map[relKey]bool {
-		m := make(map[relKey]bool, len(rs))
+	keys := func(rs []tracker.Relationship) map[tracker.RelKey]bool {
+		m := make(map[tracker.RelKey]bool, len(rs))
 		for _, r := range rs {
-			m[keyOf(r)] = true
+			m[r.Key()] = true
 		}
 		return m
 	}
@@ -75,13 +75,40 @@ func mergeRels(base, ours, theirs []tracker.Relationship) []tracker.Relationship
 	var out []tracker.Relationship
 	for _, side := range [][]tracker.Relationship{ours, theirs} {
 		for _, r := range side {
-			k := keyOf(r)
+			k := r.Key()
 			if !inB[k] || (inO[k] && inT[k]) {
 				out = append(out, r)
 			}
 		}
 	}
-	return normRels(out)
+	return tracker.NormalizeRelationships(out)
+}
+
+// mergeShared sets on m what issues and specs merge alike: the later
+// updated_at, and the tags and relationships merged element by element
+// against the base b (nil when the record is not in the base). parts
+// reaches those fields of a record.
+func mergeShared[R any](m, b, o, t *R, parts func(*R) (*time.Time, *[]string, *[]tracker.Relationship)) {
+	mu, mt, mr := parts(m)
+	ou, ot, or := parts(o)
+	tu, tt, tr := parts(t)
+	var bt []string
+	var br []tracker.Relationship
+	if b != nil {
+		_, pt, pr := parts(b)
+		bt, br = *pt, *pr
+	}
+	*mu = later(*ou, *tu)
+	*mt = mergeTags(bt, *ot, *tt)
+	*mr = mergeRels(br, *or, *tr)
+}
+
+func issueParts(r *tracker.IssueRecord) (*time.Time, *[]string, *[]tracker.Relationship) {
+	return &r.UpdatedAt, &r.Tags, &r.Relationships
+}
+
+func specParts(r *tracker.SpecRecord) (*time.Time, *[]string, *[]tracker.Relationship) {
+	return &r.UpdatedAt, &r.Tags, &r.Relationships
 }
 
 type issueStatus struct {
@@ -106,14 +133,7 @@ func mergeIssue(b, o, t *tracker.IssueRecord) tracker.IssueRecord {
 	m.ParentID = field(b, o, t, ow, func(r *R) *string { return r.ParentID })
 	m.CreatedAt = field(b, o, t, ow, func(r *R) time.Time { return r.CreatedAt })
 	m.CreatedBy = field(b, o, t, ow, func(r *R) string { return r.CreatedBy })
-	m.UpdatedAt = later(o.UpdatedAt, t.UpdatedAt)
-	var bt []string
-	var br []tracker.Relationship
-	if b != nil {
-		bt, br = b.Tags, b.Relationships
-	}
-	m.Tags = mergeTags(bt, o.Tags, t.Tags)
-	m.Relationships = mergeRels(br, o.Relationships, t.Relationships)
+	mergeShared(&m, b, o, t, issueParts)
 	return m
 }
 
@@ -131,14 +151,7 @@ func mergeSpec(b, o, t *tracker.SpecRecord) tracker.SpecRecord {
 	m.ParentID = field(b, o, t, ow, func(r *R) *string { return r.ParentID })
 	m.CreatedAt = field(b, o, t, ow, func(r *R) time.Time { return r.CreatedAt })
 	m.CreatedBy = field(b, o, t, ow, func(r *R) string { return r.CreatedBy })
-	m.UpdatedAt = later(o.UpdatedAt, t.UpdatedAt)
-	var bt []string
-	var br []tracker.Relationship
-	if b != nil {
-		bt, br = b.Tags, b.Relationships
-	}
-	m.Tags = mergeTags(bt, o.Tags, t.Tags)
-	m.Relationships = mergeRels(br, o.Relationships, t.Relationships)
+	mergeShared(&m, b, o, t, specParts)
 	return m
 }
 

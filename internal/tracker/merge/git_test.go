@@ -82,7 +82,7 @@ func (g *gitRepo) read(name string) []byte {
 
 func (g *gitRepo) commitIssues(msg string, recs ...tracker.IssueRecord) {
 	g.t.Helper()
-	g.write(".sudocode/issues.jsonl", EncodeIssues(recs))
+	g.write(".sudocode/issues.jsonl", encodeIssues(recs))
 	g.run("add", "-A")
 	g.run("commit", "-q", "-m", msg)
 }
@@ -119,7 +119,7 @@ func TestGitMergeDriver(t *testing.T) {
 	})
 	xf := issue("sudocode-x1y2", uxf, "X from feature", 20)
 	Y := with(issue("sudocode-yyyy", uy, "Y, child of feature's X", 20), func(r *tracker.IssueRecord) {
-		r.ParentID = ptr("sudocode-x1y2")
+		r.ParentID = new("sudocode-x1y2")
 		r.Relationships = []tracker.Relationship{rel("sudocode-yyyy", "sudocode-x1y2", tracker.RelDependsOn, 20, "feature")}
 	})
 	g.commitIssues("feature work", fA, C, xf, Y)
@@ -158,14 +158,14 @@ func TestGitMergeDriver(t *testing.T) {
 	})
 	wantXf := with(xf, func(r *tracker.IssueRecord) { r.ID = "sudocode-x1y2f" })
 	wantY := with(Y, func(r *tracker.IssueRecord) {
-		r.ParentID = ptr("sudocode-x1y2f")
+		r.ParentID = new("sudocode-x1y2f")
 		r.Relationships[0].To = "sudocode-x1y2f"
 	})
-	want := EncodeIssues([]tracker.IssueRecord{wantA, C, D, mE, xm, wantXf, wantY})
+	want := encodeIssues([]tracker.IssueRecord{wantA, C, D, mE, xm, wantXf, wantY})
 	if !bytes.Equal(got, want) {
 		t.Fatalf("merged issues.jsonl differs at %s\ngot:\n%s", diffLines(got, want), got)
 	}
-	recs, err := ParseIssues(got) // also proves no uuid or id appears twice
+	recs, err := tracker.ParseIssues(got, nil) // also proves no uuid or id appears twice
 	if err != nil || len(recs) != 7 {
 		t.Fatalf("result: %d records, %v", len(recs), err)
 	}
@@ -181,7 +181,7 @@ func TestGitMergeDriver(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reverse merge failed: %v\n%s", err, out)
 	}
-	rev, err := ParseIssues(g.read(".sudocode/issues.jsonl"))
+	rev, err := tracker.ParseIssues(g.read(".sudocode/issues.jsonl"), nil)
 	if err != nil || len(rev) != 7 {
 		t.Fatalf("reverse result: %d records, %v", len(rev), err)
 	}
@@ -199,10 +199,10 @@ func TestGitMergeDriverRefusesMalformedInput(t *testing.T) {
 	A := issue("sudocode-aaaa", "aaaaaaaa-2222-4222-8222-000000000001", "A", 0)
 	g.commitIssues("base", A)
 	g.run("checkout", "-q", "-b", "feature")
-	g.write(".sudocode/issues.jsonl", append(EncodeIssues([]tracker.IssueRecord{A}), "{broken\n"...))
+	g.write(".sudocode/issues.jsonl", append(encodeIssues([]tracker.IssueRecord{A}), "{broken\n"...))
 	g.run("commit", "-q", "-am", "broken")
 	g.run("checkout", "-q", "main")
-	mine := EncodeIssues([]tracker.IssueRecord{with(A, func(r *tracker.IssueRecord) { r.Title = "A2"; r.UpdatedAt = at(1) })})
+	mine := encodeIssues([]tracker.IssueRecord{with(A, func(r *tracker.IssueRecord) { r.Title = "A2"; r.UpdatedAt = at(1) })})
 	g.write(".sudocode/issues.jsonl", mine)
 	g.run("commit", "-q", "-am", "edit")
 

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // driverEnv makes the test binary act as the git merge driver
@@ -62,24 +62,27 @@ func driverMain(args []string) int {
 	return 0
 }
 
-var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+// The records and times the tests are made of (trackertest).
+var (
+	t0        = trackertest.T0
+	at        = trackertest.At
+	issue     = trackertest.Issue
+	rel       = trackertest.Rel
+	feedback  = trackertest.Feedback
+	diffLines = trackertest.DiffLines
+)
 
-// at is t0 plus n minutes.
-func at(n int) time.Time { return t0.Add(time.Duration(n) * time.Minute) }
+// encodeIssues, encodeSpecs and encodeFeedback are the canonical files of
+// records, for expected results.
+func encodeIssues(recs []tracker.IssueRecord) []byte { return must(tracker.EncodeIssues(recs)) }
+func encodeSpecs(recs []tracker.SpecRecord) []byte   { return must(tracker.EncodeSpecs(recs)) }
+func encodeFeedback(recs []tracker.Feedback) []byte  { return must(tracker.EncodeFeedback(recs)) }
 
-func ptr[V any](v V) *V { return &v }
-
-// issue is a small valid issue record, updated at minute upd.
-func issue(id, uuid, title string, upd int) tracker.IssueRecord {
-	return tracker.IssueRecord{Issue: tracker.Issue{
-		ID: id, UUID: uuid, Title: title, Status: tracker.IssueOpen, Type: "task",
-		Priority: 2, CreatedAt: t0, UpdatedAt: at(upd), CreatedBy: "alice",
-	}}
-}
-
-func rel(from, to string, typ tracker.RelType, created int, by string) tracker.Relationship {
-	return tracker.Relationship{From: from, FromType: tracker.KindIssue, To: to, ToType: tracker.KindIssue,
-		Type: typ, CreatedAt: at(created), CreatedBy: by}
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 // jsonl marshals records one per line as they are (not canonically: nil
@@ -103,22 +106,4 @@ func with(r tracker.IssueRecord, f func(*tracker.IssueRecord)) tracker.IssueReco
 	r.Relationships = append([]tracker.Relationship(nil), r.Relationships...)
 	f(&r)
 	return r
-}
-
-// diffLines reports the first differing line of two JSONL outputs.
-func diffLines(got, want []byte) string {
-	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return fmt.Sprintf("line %d:\n got: %s\nwant: %s", i+1, gl, wl)
-		}
-	}
-	return "(equal)"
 }

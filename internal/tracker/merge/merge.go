@@ -2,7 +2,7 @@
 // feedback.jsonl): a three-way merge for the git merge driver
 // (`sudocode merge-driver %O %A %B %P`) and a two-way merge for
 // `sudocode import`. The result is always the canonical encoding of the
-// merged records (see EncodeIssues), so merging is idempotent and its output
+// merged records (see tracker.EncodeIssues), so merging is idempotent and its output
 // never depends on the order of the input lines.
 //
 // Rules:
@@ -128,20 +128,20 @@ func TwoWay(kind Kind, current, incoming []byte) ([]byte, []Rename, error) {
 }
 
 func run3[T any](s *spec[T], base, ours, theirs []byte) ([]byte, []Rename, error) {
-	b, err := parse(s, base)
+	b, err := s.parse(base)
 	if err != nil {
 		return nil, nil, fmt.Errorf("base: %w", err)
 	}
-	o, err := parse(s, ours)
+	o, err := s.parse(ours)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ours: %w", err)
 	}
-	t, err := parse(s, theirs)
+	t, err := s.parse(theirs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("theirs: %w", err)
 	}
 	recs, renames := merge3(s, b, o, t)
-	out, err := encode(s, recs)
+	out, err := s.encode(recs)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -51,7 +51,7 @@ func TestThreeWayIssues(t *testing.T) {
 		r.Relationships = []tracker.Relationship{rel(C.ID, B.ID, tracker.RelBlocks, 0, "alice")}
 	})
 	cToX := with(C, func(r *tracker.IssueRecord) {
-		r.ParentID = ptr("sudocode-x1y2")
+		r.ParentID = new("sudocode-x1y2")
 		r.Relationships = []tracker.Relationship{rel(C.ID, "sudocode-x1y2", tracker.RelBlocks, 0, "alice")}
 	})
 
@@ -92,14 +92,14 @@ func TestThreeWayIssues(t *testing.T) {
 			})},
 			theirs: issues{with(A, func(r *tracker.IssueRecord) {
 				r.Priority = 0
-				r.Assignee = ptr("bob")
+				r.Assignee = new("bob")
 				r.Tags = append(r.Tags, "theirs")
 				r.UpdatedAt = at(9)
 			})},
 			want: issues{with(A, func(r *tracker.IssueRecord) {
 				r.Title = "A ours"
 				r.Priority = 0
-				r.Assignee = ptr("bob")
+				r.Assignee = new("bob")
 				r.Tags = []string{"ours", "theirs", "x", "y"}
 				r.UpdatedAt = at(9)
 			})},
@@ -147,7 +147,7 @@ func TestThreeWayIssues(t *testing.T) {
 			name: "status, closed_at and close_reason move together",
 			base: issues{A},
 			ours: issues{with(A, func(r *tracker.IssueRecord) {
-				r.Status, r.ClosedAt, r.CloseReason, r.UpdatedAt = tracker.IssueClosed, ptr(at(5)), ptr("Completed"), at(5)
+				r.Status, r.ClosedAt, r.CloseReason, r.UpdatedAt = tracker.IssueClosed, new(at(5)), new("Completed"), at(5)
 			})},
 			theirs: issues{with(A, func(r *tracker.IssueRecord) {
 				r.Status, r.Title, r.UpdatedAt = tracker.IssueInProgress, "A theirs", at(9)
@@ -251,7 +251,7 @@ func TestThreeWayIssues(t *testing.T) {
 				}),
 				issue("sudocode-x1y2", uy, "Y theirs", 2),
 				with(issue("sudocode-zzzz", uz, "Z theirs", 2), func(r *tracker.IssueRecord) {
-					r.ParentID = ptr("sudocode-x1y2")
+					r.ParentID = new("sudocode-x1y2")
 					r.Relationships = []tracker.Relationship{
 						rel("sudocode-zzzz", "sudocode-x1y2", tracker.RelBlocks, 2, "theirs"),
 						rel("sudocode-zzzz", A.ID, tracker.RelRelated, 2, "theirs"),
@@ -269,7 +269,7 @@ func TestThreeWayIssues(t *testing.T) {
 				issue("sudocode-x1y2", ux, "X ours", 1),
 				issue("sudocode-x1y2c", uy, "Y theirs", 2),
 				with(issue("sudocode-zzzz", uz, "Z theirs", 2), func(r *tracker.IssueRecord) {
-					r.ParentID = ptr("sudocode-x1y2c")
+					r.ParentID = new("sudocode-x1y2c")
 					r.Relationships = []tracker.Relationship{
 						rel("sudocode-zzzz", "sudocode-x1y2c", tracker.RelBlocks, 2, "theirs"),
 						rel("sudocode-zzzz", A.ID, tracker.RelRelated, 2, "theirs"),
@@ -321,7 +321,7 @@ func TestThreeWayIssues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := EncodeIssues(c.want); !bytes.Equal(got, want) {
+			if want := encodeIssues(c.want); !bytes.Equal(got, want) {
 				t.Errorf("merged file differs at %s\ngot:\n%s", diffLines(got, want), got)
 			}
 			if !reflect.DeepEqual(renames, c.renames) {
@@ -348,7 +348,7 @@ func TestThreeWaySpecs(t *testing.T) {
 	ours := base
 	ours.Status, ours.UpdatedAt = tracker.SpecApproved, at(3)
 	theirs := base
-	theirs.Description, theirs.Tags, theirs.UpdatedAt = ptr("body summary"), []string{"api"}, at(2)
+	theirs.Description, theirs.Tags, theirs.UpdatedAt = new("body summary"), []string{"api"}, at(2)
 	newOurs := spec("sudocode-spec-bbbb", "01010101-1111-4111-8111-111111111111", "new ours", 1)
 	newTheirs := spec("sudocode-spec-bbbb", "f2f2f2f2-1111-4111-8111-111111111111", "new theirs", 1)
 	newTheirs.Relationships = []tracker.Relationship{{
@@ -361,13 +361,13 @@ func TestThreeWaySpecs(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantS := base
-	wantS.Status, wantS.Description, wantS.Tags, wantS.UpdatedAt = tracker.SpecApproved, ptr("body summary"), []string{"api"}, at(3)
+	wantS.Status, wantS.Description, wantS.Tags, wantS.UpdatedAt = tracker.SpecApproved, new("body summary"), []string{"api"}, at(3)
 	renamed := newTheirs
 	renamed.ID = "sudocode-spec-bbbbf"
 	renamed.Relationships = []tracker.Relationship{newTheirs.Relationships[0]}
 	renamed.Relationships[0].From = renamed.ID
 	// file_path is left alone: the body file is the caller's business.
-	want := EncodeSpecs([]tracker.SpecRecord{wantS, newOurs, renamed})
+	want := encodeSpecs([]tracker.SpecRecord{wantS, newOurs, renamed})
 	if !bytes.Equal(got, want) {
 		t.Errorf("merged specs differ at %s", diffLines(got, want))
 	}
@@ -376,23 +376,10 @@ func TestThreeWaySpecs(t *testing.T) {
 	}
 }
 
-func feedback(id, content string, upd int) tracker.Feedback {
-	return tracker.Feedback{
-		ID: id, IssueID: "sudocode-aaaa", SpecID: "sudocode-spec-aaaa", Type: "question",
-		Status: tracker.FeedbackOpen, Content: content, Agent: "claude",
-		Anchor: tracker.Anchor{
-			SectionHeading: ptr("Intro"), SectionLevel: ptr(2), LineNumber: 3, LineOffset: 1,
-			TextSnippet: "some text", ContentHash: "0123456789abcdef", AnchorStatus: tracker.AnchorValid,
-			LastVerifiedAt: t0, OriginalLocation: tracker.Location{LineNumber: 3, SectionHeading: ptr("Intro")},
-		},
-		CreatedAt: t0, UpdatedAt: at(upd),
-	}
-}
-
 func TestThreeWayFeedback(t *testing.T) {
 	f1, f2, f3, f4 := feedback("fb-1", "one", 0), feedback("fb-2", "two", 0), feedback("fb-3", "three", 1), feedback("fb-4", "four", 1)
 	o1 := f1
-	o1.Status, o1.Resolution, o1.UpdatedAt = tracker.FeedbackResolved, ptr("done"), at(5)
+	o1.Status, o1.Resolution, o1.UpdatedAt = tracker.FeedbackResolved, new("done"), at(5)
 	t1 := f1
 	t1.Anchor.AnchorStatus, t1.Anchor.LineNumber, t1.UpdatedAt = tracker.AnchorRelocated, 9, at(4)
 	// ours deletes fb-2 which theirs leaves alone; both add one.
@@ -402,7 +389,7 @@ func TestThreeWayFeedback(t *testing.T) {
 	}
 	m := o1
 	m.Anchor = t1.Anchor
-	if want := EncodeFeedback([]tracker.Feedback{m, f3, f4}); !bytes.Equal(got, want) {
+	if want := encodeFeedback([]tracker.Feedback{m, f3, f4}); !bytes.Equal(got, want) {
 		t.Errorf("merged feedback differs at %s", diffLines(got, want))
 	}
 	if renames != nil {
@@ -427,19 +414,19 @@ func TestTwoWay(t *testing.T) {
 	d := with(issue("sudocode-bbbb", ud, "D, same id as B", 1), func(r *tracker.IssueRecord) {
 		r.Relationships = []tracker.Relationship{rel("sudocode-bbbb", "sudocode-cccc", tracker.RelBlocks, 1, "bob")}
 	})
-	cIn := with(c, func(r *tracker.IssueRecord) { r.ParentID = ptr("sudocode-bbbb") })
+	cIn := with(c, func(r *tracker.IssueRecord) { r.ParentID = new("sudocode-bbbb") })
 
 	got, renames, err := TwoWay(Issues, jsonl(a, b), jsonl(aIn, cIn, d))
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantA := with(aIn, func(r *tracker.IssueRecord) { r.Tags = []string{"x", "y", "z"} }) // no base: union
-	wantC := with(c, func(r *tracker.IssueRecord) { r.ParentID = ptr("sudocode-bbbbd") })
+	wantC := with(c, func(r *tracker.IssueRecord) { r.ParentID = new("sudocode-bbbbd") })
 	wantD := with(d, func(r *tracker.IssueRecord) {
 		r.ID = "sudocode-bbbbd"
 		r.Relationships[0].From = "sudocode-bbbbd"
 	})
-	if want := EncodeIssues([]tracker.IssueRecord{wantA, b, wantC, wantD}); !bytes.Equal(got, want) {
+	if want := encodeIssues([]tracker.IssueRecord{wantA, b, wantC, wantD}); !bytes.Equal(got, want) {
 		t.Errorf("import differs at %s", diffLines(got, want))
 	}
 	if len(renames) != 1 || renames[0] != (Rename{"sudocode-bbbb", "sudocode-bbbbd", ud}) {
@@ -453,7 +440,7 @@ func TestTwoWay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := EncodeIssues([]tracker.IssueRecord{a, b}); !bytes.Equal(got, want) {
+	if want := encodeIssues([]tracker.IssueRecord{a, b}); !bytes.Equal(got, want) {
 		t.Errorf("stale import differs at %s", diffLines(got, want))
 	}
 }
@@ -494,8 +481,8 @@ func TestEveryFieldMerges(t *testing.T) {
 	full := fill(t, reflect.ValueOf(zeroIssue)).Interface().(tracker.IssueRecord)
 	full.ID, full.UUID, full.UpdatedAt = zeroIssue.ID, zeroIssue.UUID, at(10)
 	full.Relationships[0].From = full.ID
-	got := mergeIssue(nil, ptr(normIssue(zeroIssue)), ptr(normIssue(full)))
-	if want := normIssue(full); !reflect.DeepEqual(got, want) {
+	got := mergeIssue(nil, new(zeroIssue.Canonical()), new(full.Canonical()))
+	if want := full.Canonical(); !reflect.DeepEqual(got, want) {
 		t.Errorf("issue merge lost fields:\n got %+v\nwant %+v", got, want)
 	}
 
@@ -503,14 +490,14 @@ func TestEveryFieldMerges(t *testing.T) {
 	fullSpec := fill(t, reflect.ValueOf(zeroSpec)).Interface().(tracker.SpecRecord)
 	fullSpec.ID, fullSpec.UUID, fullSpec.UpdatedAt = zeroSpec.ID, zeroSpec.UUID, at(10)
 	fullSpec.Relationships[0].From = fullSpec.ID
-	if got, want := mergeSpec(nil, ptr(normSpec(zeroSpec)), ptr(normSpec(fullSpec))), normSpec(fullSpec); !reflect.DeepEqual(got, want) {
+	if got, want := mergeSpec(nil, new(zeroSpec.Canonical()), new(fullSpec.Canonical())), fullSpec.Canonical(); !reflect.DeepEqual(got, want) {
 		t.Errorf("spec merge lost fields:\n got %+v\nwant %+v", got, want)
 	}
 
 	zeroFb := tracker.Feedback{ID: "f", UpdatedAt: at(0)}
 	fullFb := fill(t, reflect.ValueOf(zeroFb)).Interface().(tracker.Feedback)
 	fullFb.ID, fullFb.UpdatedAt = zeroFb.ID, at(10)
-	if got, want := mergeFeedback(nil, ptr(normFeedback(zeroFb)), ptr(normFeedback(fullFb))), normFeedback(fullFb); !reflect.DeepEqual(got, want) {
+	if got, want := mergeFeedback(nil, new(zeroFb.Canonical()), new(fullFb.Canonical())), fullFb.Canonical(); !reflect.DeepEqual(got, want) {
 		t.Errorf("feedback merge lost fields:\n got %+v\nwant %+v", got, want)
 	}
 }

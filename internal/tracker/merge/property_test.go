@@ -67,10 +67,10 @@ func (g *gen) edit(r tracker.IssueRecord, upd int) tracker.IssueRecord {
 			r.Priority = g.r.IntN(5)
 		}
 		if g.r.IntN(3) == 0 {
-			r.Status, r.ClosedAt, r.CloseReason = tracker.IssueClosed, ptr(at(upd)), ptr("Completed")
+			r.Status, r.ClosedAt, r.CloseReason = tracker.IssueClosed, new(at(upd)), new("Completed")
 		}
 		if g.r.IntN(3) == 0 {
-			r.ParentID = ptr(g.pick(g.ids))
+			r.ParentID = new(g.pick(g.ids))
 		}
 		if g.r.IntN(2) == 0 {
 			if len(r.Tags) > 0 && g.r.IntN(2) == 0 {
@@ -131,7 +131,7 @@ func TestSelfMergeIsCanonical(t *testing.T) {
 	for seed := range uint64(200) {
 		g := newGen(seed)
 		x := jsonl(g.base()...)
-		recs, err := ParseIssues(x)
+		recs, err := tracker.ParseIssues(x, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +139,7 @@ func TestSelfMergeIsCanonical(t *testing.T) {
 		if err != nil || renames != nil {
 			t.Fatalf("seed %d: %v %v", seed, renames, err)
 		}
-		if want := EncodeIssues(recs); !bytes.Equal(got, want) {
+		if want := encodeIssues(recs); !bytes.Equal(got, want) {
 			t.Fatalf("seed %d: self-merge differs from canonical at %s", seed, diffLines(got, want))
 		}
 		if two, _, err := TwoWay(Issues, x, x); err != nil || !bytes.Equal(two, got) {
@@ -147,14 +147,14 @@ func TestSelfMergeIsCanonical(t *testing.T) {
 		}
 	}
 	fbs := jsonl(feedback("fb-2", "b", 3), feedback("fb-1", "a", 2))
-	want := EncodeFeedback([]tracker.Feedback{feedback("fb-1", "a", 2), feedback("fb-2", "b", 3)})
+	want := encodeFeedback([]tracker.Feedback{feedback("fb-1", "a", 2), feedback("fb-2", "b", 3)})
 	if got, _, err := ThreeWay(Feedback, fbs, fbs, fbs); err != nil || !bytes.Equal(got, want) {
 		t.Errorf("feedback self-merge: %v\n%s", err, got)
 	}
 	sp := jsonl(tracker.SpecRecord{Spec: tracker.Spec{ID: "s-2", UUID: "u2", Tags: []string{"b", "a"}}},
 		tracker.SpecRecord{Spec: tracker.Spec{ID: "s-1", UUID: "u1"}})
-	recs, _ := ParseSpecs(sp)
-	if got, _, err := ThreeWay(Specs, sp, sp, sp); err != nil || !bytes.Equal(got, EncodeSpecs(recs)) {
+	recs, _ := tracker.ParseSpecs(sp, nil)
+	if got, _, err := ThreeWay(Specs, sp, sp, sp); err != nil || !bytes.Equal(got, encodeSpecs(recs)) {
 		t.Errorf("spec self-merge: %v\n%s", err, got)
 	}
 }
@@ -192,11 +192,11 @@ func TestThreeWaySymmetric(t *testing.T) {
 			t.Fatalf("seed %d: output depends on line order (%v)", seed, err)
 		}
 		// The result holds every uuid once and every id once.
-		recs, err := ParseIssues(ab)
+		recs, err := tracker.ParseIssues(ab, nil)
 		if err != nil {
 			t.Fatalf("seed %d: result does not parse: %v", seed, err)
 		}
-		if !bytes.Equal(EncodeIssues(recs), ab) {
+		if !bytes.Equal(encodeIssues(recs), ab) {
 			t.Fatalf("seed %d: result is not canonical", seed)
 		}
 	}
@@ -208,7 +208,7 @@ func TestThreeWaySymmetric(t *testing.T) {
 // undoRenames maps every renamed id back to its old one, everywhere in the
 // file, and re-encodes it.
 func undoRenames(t *testing.T, data []byte, renames []Rename) []byte {
-	recs, err := ParseIssues(data)
+	recs, err := tracker.ParseIssues(data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,8 +217,8 @@ func undoRenames(t *testing.T, data []byte, renames []Rename) []byte {
 		back[r.New] = r.Old
 	}
 	for i := range recs {
-		recs[i] = normIssue(recs[i])
+		recs[i] = recs[i].Canonical()
 		issueSpec.rename(&recs[i], nil, back, nil)
 	}
-	return EncodeIssues(recs)
+	return encodeIssues(recs)
 }

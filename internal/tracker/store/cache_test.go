@@ -12,6 +12,7 @@ import (
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // populated is a tracker with a bit of everything: links of every family,
@@ -20,11 +21,11 @@ import (
 // stale.
 func populated(t *testing.T) *env {
 	e, spec, a, b, _ := loginSpec(t)
-	i1 := e.issue("epic", store.IssueInput{Type: "epic", Priority: ptr(0), Tags: []string{"b", "a"}})
-	i2 := e.issue("child", store.IssueInput{Parent: &i1, Assignee: ptr("ann"), Estimate: ptr(30)})
+	i1 := e.issue("epic", store.IssueInput{Type: "epic", Priority: new(0), Tags: []string{"b", "a"}})
+	i2 := e.issue("child", store.IssueInput{Parent: &i1, Assignee: new("ann"), Estimate: new(30)})
 	i3 := e.issue("blocker", store.IssueInput{Type: "bug", Description: "a long description " + strings.Repeat("x", 200)})
 	i4 := e.issue("done", store.IssueInput{})
-	s2 := e.spec("API", store.SpecInput{Type: "api", Description: ptr("the API"), Design: "# API\n\nGET /x\n"})
+	s2 := e.spec("API", store.SpecInput{Type: "api", Description: new("the API"), Design: "# API\n\nGET /x\n"})
 	e.link(i1, i3, "blocks")
 	e.link(i2, s2, "implements")
 	e.link(s2, spec, "depends-on")
@@ -32,7 +33,7 @@ func populated(t *testing.T) *env {
 	if _, err := e.r.CloseIssues(e.ctx, []string{i4}, "fixed"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.r.UpdateSpec(e.ctx, spec, store.SpecPatch{Status: ptr("review"), Content: ptr(loginV2)}); err != nil {
+	if _, err := e.r.UpdateSpec(e.ctx, spec, store.SpecPatch{Status: new("review"), Content: new(loginV2)}); err != nil {
 		t.Fatal(err)
 	}
 	// a and b are now relocated; make a stale, then relocate it by hand.
@@ -47,7 +48,7 @@ func populated(t *testing.T) *env {
 	e.wantAnchor(a, anchorAt{12, tracker.AnchorRelocated, "Tokens", "Access tokens last 15 minutes.", 8})
 	// A stale one too.
 	f := e.feedback(i2, s2, 3, "")
-	if _, err := e.r.UpdateSpec(e.ctx, s2, store.SpecPatch{Content: ptr("# API\n\nPOST /y\n")}); err != nil {
+	if _, err := e.r.UpdateSpec(e.ctx, s2, store.SpecPatch{Content: new("# API\n\nPOST /y\n")}); err != nil {
 		t.Fatal(err)
 	}
 	e.wantStale(f.ID)
@@ -212,10 +213,10 @@ func TestCacheSeesHandEdits(t *testing.T) {
 
 	// Edited while a tracker is open: its next change keeps the edit.
 	setTitle(t, issues, a, "Gamma")
-	if _, err := e.r.UpdateIssue(e.ctx, b, store.IssuePatch{Priority: ptr(1)}); err != nil {
+	if _, err := e.r.UpdateIssue(e.ctx, b, store.IssuePatch{Priority: new(1)}); err != nil {
 		t.Fatal(err)
 	}
-	recs := readJSONL[tracker.IssueRecord](t, issues)
+	recs := trackertest.ReadJSONL[tracker.IssueRecord](t, issues)
 	if len(recs) != 2 || recs[0].ID > recs[1].ID {
 		t.Fatalf("issues.jsonl: %+v", recs)
 	}
@@ -302,7 +303,7 @@ func TestMalformedJSONL(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer r.Close()
-				_, err = r.UpdateIssue(e.ctx, "tt-zzzz", store.IssuePatch{Title: ptr("x")})
+				_, err = r.UpdateIssue(e.ctx, "tt-zzzz", store.IssuePatch{Title: new("x")})
 				wantCode(t, "update", err, fault.Invalid)
 				// A tracker opened before the damage refuses to change.
 				_, err = e.r.CreateIssue(e.ctx, store.IssueInput{Title: "new"})

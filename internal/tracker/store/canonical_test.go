@@ -1,10 +1,8 @@
 package store_test
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,6 +11,7 @@ import (
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // TestJSONLStaysCanonical makes random changes of every kind and checks
@@ -50,17 +49,17 @@ func TestJSONLStaysCanonical(t *testing.T) {
 		var err error
 		switch op := rng.IntN(10); {
 		case op <= 1 || len(issues) < 3:
-			in := store.IssueInput{Title: "issue " + word(), Type: string(tracker.IssueTypes[rng.IntN(5)]), Priority: ptr(rng.IntN(5))}
+			in := store.IssueInput{Title: "issue " + word(), Type: string(tracker.IssueTypes[rng.IntN(5)]), Priority: new(rng.IntN(5))}
 			if len(issues) > 0 && rng.IntN(4) == 0 {
-				in.Parent = ptr(pick(issues))
+				in.Parent = new(pick(issues))
 			}
 			var is tracker.Issue
 			if is, err = e.r.CreateIssue(e.ctx, in); err == nil {
 				issues = append(issues, is.ID)
 			}
 		case op == 2:
-			_, err = e.r.UpdateIssue(e.ctx, pick(issues), store.IssuePatch{Title: ptr("updated " + word()),
-				Status: ptr(string(tracker.IssueStatuses[rng.IntN(4)])), Tags: &[]string{word()}})
+			_, err = e.r.UpdateIssue(e.ctx, pick(issues), store.IssuePatch{Title: new("updated " + word()),
+				Status: new(string(tracker.IssueStatuses[rng.IntN(4)])), Tags: &[]string{word()}})
 		case op == 3:
 			_, err = e.r.CloseIssues(e.ctx, []string{pick(issues), pick(issues)}, "")
 		case op == 4 || op == 5:
@@ -85,15 +84,17 @@ func TestJSONLStaysCanonical(t *testing.T) {
 			}
 		case op == 8:
 			if rng.IntN(2) == 0 {
-				_, err = e.r.UpdateSpec(e.ctx, pick(specs), store.SpecPatch{Content: ptr(body()), Status: ptr(string(tracker.SpecStatuses[rng.IntN(4)]))})
+				_, err = e.r.UpdateSpec(e.ctx, pick(specs), store.SpecPatch{Content: new(body()), Status: new(string(tracker.SpecStatuses[rng.IntN(4)]))})
 			} else if len(fbs) > 0 {
-				_, err = e.r.SetFeedbackStatus(e.ctx, pick(fbs), tracker.FeedbackStatuses[rng.IntN(4)], ptr(word()))
+				_, err = e.r.SetFeedbackStatus(e.ctx, pick(fbs), tracker.FeedbackStatuses[rng.IntN(4)], new(word()))
 			}
 		default:
 			var f tracker.Feedback
 			if f, err = e.r.AddFeedback(e.ctx, store.FeedbackInput{IssueID: pick(issues), SpecID: pick(specs),
-				Content: "fb " + word(), Line: ptr(1 + rng.IntN(9))}); err == nil {
+				Content: "fb " + word(), Line: new(1 + rng.IntN(9))}); err == nil {
 				fbs = append(fbs, f.ID)
+			} else if strings.Contains(err.Error(), " is blank: ") {
+				err = nil // the shuffled body's blank lines take no anchor
 			}
 		}
 		if err != nil {
@@ -122,23 +123,10 @@ func TestJSONLStaysCanonical(t *testing.T) {
 // counts expected, as the cache does.
 func (e *env) checkCanonical(when string, nIssues, nSpecs, nFeedback int) {
 	e.t.Helper()
-	canon := func(file string, recs int, line func(i int) []byte) {
-		e.t.Helper()
-		data, _ := os.ReadFile(filepath.Join(e.dir, file))
-		var want bytes.Buffer
-		for i := range recs {
-			want.Write(line(i))
-		}
-		if !bytes.Equal(data, want.Bytes()) {
-			e.t.Errorf("%s: %s is not canonical", when, file)
-		}
-	}
-	is := readJSONL[tracker.IssueRecord](e.t, filepath.Join(e.dir, store.IssuesFile))
-	canon(store.IssuesFile, len(is), func(i int) []byte { is[i].Canonical(); b, _ := tracker.MarshalLine(is[i]); return b })
-	ss := readJSONL[tracker.SpecRecord](e.t, filepath.Join(e.dir, store.SpecsFile))
-	canon(store.SpecsFile, len(ss), func(i int) []byte { ss[i].Canonical(); b, _ := tracker.MarshalLine(ss[i]); return b })
-	fs := readJSONL[tracker.Feedback](e.t, filepath.Join(e.dir, store.FeedbackFile))
-	canon(store.FeedbackFile, len(fs), func(i int) []byte { b, _ := tracker.MarshalLine(fs[i]); return b })
+	// Each file is what the codec writes for the records it holds.
+	is := trackertest.ReadJSONL[tracker.IssueRecord](e.t, filepath.Join(e.dir, store.IssuesFile))
+	ss := trackertest.ReadJSONL[tracker.SpecRecord](e.t, filepath.Join(e.dir, store.SpecsFile))
+	fs := trackertest.ReadJSONL[tracker.Feedback](e.t, filepath.Join(e.dir, store.FeedbackFile))
 	if len(is) != nIssues || len(ss) != nSpecs || len(fs) != nFeedback {
 		e.t.Errorf("%s: the files hold %d issues, %d specs, %d feedback; want %d, %d, %d", when, len(is), len(ss), len(fs), nIssues, nSpecs, nFeedback)
 	}

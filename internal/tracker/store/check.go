@@ -1,84 +1,94 @@
 package store
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
+	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/tracker"
 )
 
-// The values of each enumeration a record read from a file may hold.
-var (
-	issueStatuses    = set(tracker.IssueStatuses)
-	issueTypes       = set(tracker.IssueTypes)
-	specStatuses     = set(tracker.SpecStatuses)
-	specTypes        = set(tracker.SpecTypes)
-	relTypes         = set(tracker.RelTypes)
-	feedbackStatuses = set(tracker.FeedbackStatuses)
-	feedbackTypes    = set(tracker.FeedbackTypes)
-	anchorStatuses   = set([]tracker.AnchorStatus{tracker.AnchorValid, tracker.AnchorRelocated, tracker.AnchorStale})
-)
+// The store reads the tracked files with the domain's codec, adding what
+// only the store knows: a spec's file_path must obey the body rule
+// (bodypath.go) in its clean form, and no two specs may share a body, since
+// a change of either would replace the other's. Any bad line stops the
+// command with an error naming the file and the line.
 
-func set[T ~string](vs []T) map[string]bool {
-	m := map[string]bool{}
-	for _, v := range vs {
-		m[string(v)] = true
-	}
-	return m
+func parseIssues(data []byte) ([]tracker.IssueRecord, error) {
+	recs, err := tracker.ParseIssues(data, (*tracker.IssueRecord).Validate)
+	return recs, recordErr("", err)
 }
 
-// checkRecord checks what JSON decoding cannot: a record read from a file
-// has an id, values the enumerations know and, for a spec, a file_path
-// that the body rule allows (bodypath.go). It returns the record's id and
-// the spec's file_path ("" for other records).
-// A record that a hand edit or a line-based merge broke is refused when
-// read, rather than left to confuse readiness and the counts.
-func checkRecord(v any) (id, body string, err error) {
-	enum := func(field, val string, valid map[string]bool) {
-		if err == nil && !valid[val] {
-			err = fmt.Errorf("invalid %s %q", field, val)
+func parseFeedback(data []byte) ([]tracker.Feedback, error) {
+	recs, err := tracker.ParseFeedback(data, (*tracker.Feedback).Validate)
+	return recs, recordErr("", err)
+}
+
+// parseSpecs reads specs.jsonl; from names the file in errors when it is
+// not the tracker's own ("the merged " for an import's merge).
+func parseSpecs(from string, data []byte) ([]tracker.SpecRecord, error) {
+	bodyOf := map[string]string{} // bodyKey → spec id
+	recs, err := tracker.ParseSpecs(data, func(r *tracker.SpecRecord) error {
+		if err := r.Validate(); err != nil {
+			return err
+		}
+		if r.FilePath == "" {
+			return errors.New("no file_path")
+		}
+		if err := checkRecordPath(r.FilePath); err != nil {
+			return err
+		}
+		k := bodyKey(r.FilePath)
+		if other, ok := bodyOf[k]; ok {
+			return fmt.Errorf("file_path %s is also the body of %s", r.FilePath, other)
+		}
+		bodyOf[k] = r.ID
+		return nil
+	})
+	return recs, recordErr(from, err)
+}
+
+// recordErr turns the codec's error into the store's: invalid input with a
+// hint to fix the line.
+func recordErr(from string, err error) error {
+	var le *tracker.LineError
+	if !errors.As(err, &le) {
+		return err
+	}
+	return fault.New(fault.Invalid, "%s%s line %d is not a valid record: %v", from, le.File, le.Line, le.Err).
+		WithHint("fix or remove the line (a leftover merge conflict?), then run the command again")
+}
+
+// readTracked reads a tracked file; an absent file is empty.
+func readTracked(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fault.Wrap(fault.Unavailable, err, "cannot read "+filepath.Base(path))
+	}
+	return data, nil
+}
+
+// readFiles reads the three tracked files of the tracker in dir.
+func readFiles(dir string) (issues []tracker.IssueRecord, specs []tracker.SpecRecord, feedback []tracker.Feedback, err error) {
+	var data [3][]byte
+	for i, f := range []string{IssuesFile, SpecsFile, FeedbackFile} {
+		if data[i], err = readTracked(filepath.Join(dir, f)); err != nil {
+			return nil, nil, nil, err
 		}
 	}
-	prio := func(p int) {
-		if err == nil {
-			err = tracker.CheckPriority(p)
-		}
+	if issues, err = parseIssues(data[0]); err != nil {
+		return nil, nil, nil, err
 	}
-	rels := func(rs []tracker.Relationship) {
-		for _, r := range rs {
-			enum("relationship type", string(r.Type), relTypes)
-		}
+	if specs, err = parseSpecs("", data[1]); err != nil {
+		return nil, nil, nil, err
 	}
-	switch r := v.(type) {
-	case *tracker.IssueRecord:
-		id = r.ID
-		enum("status", string(r.Status), issueStatuses)
-		enum("type", string(r.Type), issueTypes)
-		prio(r.Priority)
-		rels(r.Relationships)
-	case *tracker.SpecRecord:
-		id = r.ID
-		enum("status", string(r.Status), specStatuses)
-		enum("type", string(r.Type), specTypes)
-		prio(r.Priority)
-		rels(r.Relationships)
-		switch {
-		case err != nil:
-		case r.FilePath == "":
-			err = fmt.Errorf("no file_path")
-		default:
-			err = checkRecordPath(r.FilePath)
-		}
-		body = r.FilePath
-	case *tracker.Feedback:
-		id = r.ID
-		enum("status", string(r.Status), feedbackStatuses)
-		enum("type", string(r.Type), feedbackTypes)
-		enum("anchor status", string(r.Anchor.AnchorStatus), anchorStatuses)
-	default:
-		return "", "", nil
+	if feedback, err = parseFeedback(data[2]); err != nil {
+		return nil, nil, nil, err
 	}
-	if id == "" {
-		return "", "", fmt.Errorf("no id")
-	}
-	return id, body, err
+	return issues, specs, feedback, nil
 }

@@ -53,7 +53,7 @@ func (r *Repo) AddFeedback(ctx context.Context, in FeedbackInput) (tracker.Feedb
 			a, err = anchor.NewAtText(string(body), *in.Text, t.now)
 		}
 		if err != nil {
-			return fault.New(fault.Invalid, "%v in %s", err, in.SpecID).WithHint("read the spec with `sudocode spec show " + in.SpecID + "`")
+			return anchorErr(in.SpecID, err)
 		}
 		id, _, err := t.newID("feedback", func(h string) string { return tracker.FeedbackID(r.Config.Prefix, h) })
 		if err != nil {
@@ -64,6 +64,11 @@ func (r *Repo) AddFeedback(ctx context.Context, in FeedbackInput) (tracker.Feedb
 		return t.putFeedback(&out)
 	})
 	return out, err
+}
+
+// anchorErr is the refusal of an anchor on spec specID (anchor's reason).
+func anchorErr(specID string, err error) error {
+	return fault.New(fault.Invalid, "%s: %v", specID, err).WithHint("read the spec with `sudocode spec show " + specID + "`")
 }
 
 // SetFeedbackStatus moves feedback to acknowledged, resolved or wont_fix;
@@ -105,7 +110,7 @@ func (r *Repo) RelocateFeedback(ctx context.Context, id string, line int) (track
 		}
 		a, err := anchor.New(string(body), line, t.now)
 		if err != nil {
-			return fault.New(fault.Invalid, "%v in %s", err, f.SpecID)
+			return anchorErr(f.SpecID, err)
 		}
 		a.OriginalLocation = f.Anchor.OriginalLocation
 		a.AnchorStatus = tracker.AnchorRelocated

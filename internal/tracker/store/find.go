@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/tracker"
 )
 
 // DirName is the tracker's directory in a project.
@@ -20,9 +21,9 @@ const DirName = ".sudocode"
 // Files under DirName.
 const (
 	ConfigFile   = "config.json"
-	IssuesFile   = "issues.jsonl"
-	SpecsFile    = "specs.jsonl"
-	FeedbackFile = "feedback.jsonl"
+	IssuesFile   = tracker.IssuesFile
+	SpecsFile    = tracker.SpecsFile
+	FeedbackFile = tracker.FeedbackFile
 	SpecsDir     = "specs"
 	CacheFile    = "cache.db"
 	LockFile     = ".lock"

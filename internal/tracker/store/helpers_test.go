@@ -5,13 +5,9 @@ package store_test
 // ends up in the .sudocode files.
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -20,14 +16,13 @@ import (
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // t0 is the fake clock's start.
 var t0 = time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
 
 const day = 24 * time.Hour
-
-func ptr[T any](v T) *T { return &v }
 
 // clock is a fake time source that advances by one second at every read,
 // so that every change gets a distinct, increasing time.
@@ -150,100 +145,19 @@ func (e *env) showFeedback(id string) tracker.FeedbackDetail {
 	return d
 }
 
-// snapshot is every file under .sudocode except the cache and the lock,
-// by path relative to .sudocode.
+// snapshot is every file under .sudocode except the cache and the lock.
 func (e *env) snapshot() map[string]string {
 	e.t.Helper()
-	return snapshotDir(e.t, e.dir)
-}
-
-func snapshotDir(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if strings.HasPrefix(rel, store.CacheFile) || rel == store.LockFile {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		out[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return trackertest.Snapshot(e.t, e.dir, store.CacheFile, store.LockFile)
 }
 
 // sameSnapshot reports the files that differ between two snapshots.
-func sameSnapshot(t *testing.T, what string, before, after map[string]string) {
-	t.Helper()
-	var paths []string
-	for p := range before {
-		paths = append(paths, p)
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			paths = append(paths, p)
-		}
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		b, inBefore := before[p]
-		a, inAfter := after[p]
-		switch {
-		case !inBefore:
-			t.Errorf("%s: created %s:\n%s", what, p, a)
-		case !inAfter:
-			t.Errorf("%s: removed %s", what, p)
-		case a != b:
-			t.Errorf("%s: changed %s\nbefore:\n%s\nafter:\n%s", what, p, b, a)
-		}
-	}
-}
-
-// readJSONL parses a .sudocode JSONL file strictly, one record a line, and
-// checks it is canonical: sorted by id, one line each, a final newline.
-func readJSONL[T any](t *testing.T, path string) []T {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		t.Errorf("%s does not end with a newline", filepath.Base(path))
-	}
-	var out []T
-	var prev string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.DisallowUnknownFields()
-		var v T
-		if err := dec.Decode(&v); err != nil {
-			t.Fatalf("%s line %d: %v\n%s", filepath.Base(path), n, err, sc.Bytes())
-		}
-		var id struct {
-			ID string `json:"id"`
-		}
-		json.Unmarshal(sc.Bytes(), &id)
-		if id.ID <= prev {
-			t.Errorf("%s line %d: id %q after %q: not sorted", filepath.Base(path), n, id.ID, prev)
-		}
-		prev = id.ID
-		out = append(out, v)
-	}
-	return out
-}
+var sameSnapshot = trackertest.Same
 
 // fileFeedback is feedback id as feedback.jsonl holds it.
 func (e *env) fileFeedback(id string) tracker.Feedback {
 	e.t.Helper()
-	for _, f := range readJSONL[tracker.Feedback](e.t, filepath.Join(e.dir, store.FeedbackFile)) {
+	for _, f := range trackertest.ReadJSONL[tracker.Feedback](e.t, filepath.Join(e.dir, store.FeedbackFile)) {
 		if f.ID == id {
 			return f
 		}

@@ -13,13 +13,14 @@ import (
 
 // IssueInput is a new issue. Empty Type and nil Priority take the defaults.
 type IssueInput struct {
-	Title, Description string
-	Type               string
-	Priority           *int
-	Assignee           *string
-	Parent             *string
-	Tags               []string
-	Estimate           *int
+	Title       string   `json:"title"`
+	Description string   `json:"description"`
+	Type        string   `json:"type"`
+	Priority    *int     `json:"priority"`
+	Assignee    *string  `json:"assignee"`
+	Parent      *string  `json:"parent"`
+	Tags        []string `json:"tags"`
+	Estimate    *int     `json:"estimate"`
 }
 
 // CreateIssue adds an issue; with a parent, also the parent-child link.
@@ -92,7 +93,7 @@ func (t *Tx) createIssue(in IssueInput) (tracker.Issue, error) {
 	rec := tracker.IssueRecord{Issue: tracker.Issue{
 		ID: id, UUID: uuid, Title: title, Description: in.Description, Status: tracker.IssueOpen,
 		Type: typ, Priority: prio, Assignee: nonEmpty(in.Assignee), Estimate: in.Estimate,
-		Tags: tracker.CleanTags(in.Tags), CreatedAt: t.now, UpdatedAt: t.now, CreatedBy: t.r.Actor,
+		Tags: tracker.NormalizeTags(in.Tags), CreatedAt: t.now, UpdatedAt: t.now, CreatedBy: t.r.Actor,
 	}}
 	if in.Parent == nil || *in.Parent == "" {
 		return rec.Issue, t.putIssue(&rec)
@@ -231,7 +232,7 @@ func applyIssuePatch(i *tracker.Issue, p IssuePatch, t *Tx) error {
 		i.Assignee = nonEmpty(p.Assignee)
 	}
 	if p.Tags != nil {
-		i.Tags = tracker.CleanTags(*p.Tags)
+		i.Tags = tracker.NormalizeTags(*p.Tags)
 	}
 	if p.Status != nil {
 		st, err := tracker.ParseEnum("status", *p.Status, tracker.IssueStatuses)

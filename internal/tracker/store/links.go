@@ -90,27 +90,25 @@ func (t *Tx) editRels(id string, edit func([]tracker.Relationship) ([]tracker.Re
 		return err
 	}
 	if kind == tracker.KindIssue {
-		rec, err := t.issue(id)
-		if err != nil {
-			return err
-		}
-		rels, err := edit(rec.Relationships)
-		if err != nil || rels == nil {
-			return err
-		}
-		rec.Relationships = rels
-		return t.putIssue(&rec)
+		return editRelsOf(id, t.issue, t.putIssue, func(r *tracker.IssueRecord) *[]tracker.Relationship { return &r.Relationships }, edit)
 	}
-	rec, err := t.spec(id)
+	return editRelsOf(id, t.spec, t.putSpec, func(r *tracker.SpecRecord) *[]tracker.Relationship { return &r.Relationships }, edit)
+}
+
+// editRelsOf is editRels on a record of one kind: read it, edit its
+// relationships (rels reaches them), store it.
+func editRelsOf[R any](id string, get func(string) (R, error), put func(*R) error,
+	rels func(*R) *[]tracker.Relationship, edit func([]tracker.Relationship) ([]tracker.Relationship, error)) error {
+	rec, err := get(id)
 	if err != nil {
 		return err
 	}
-	rels, err := edit(rec.Relationships)
-	if err != nil || rels == nil {
+	edited, err := edit(*rels(&rec))
+	if err != nil || edited == nil {
 		return err
 	}
-	rec.Relationships = rels
-	return t.putSpec(&rec)
+	*rels(&rec) = edited
+	return put(&rec)
 }
 
 // refuseCycle refuses from→to when to already reaches from through links
@@ -194,7 +192,7 @@ func (v view) ids(query string, args ...any) ([]string, error) {
 
 // BlockTargets implements tracker.BlockGraph.
 func (v view) BlockTargets(id string) ([]string, error) {
-	return v.ids(`SELECT to_id FROM rels WHERE from_id = ? AND type IN ('blocks', 'depends-on') ORDER BY to_id`, id)
+	return v.ids(`SELECT to_id FROM rels WHERE from_id = ? AND `+blockingSQL+` ORDER BY to_id`, id)
 }
 
 // Parents implements tracker.BlockGraph.
@@ -209,8 +207,8 @@ func (v view) children(id string) ([]string, error) {
 // Unfinished implements tracker.BlockGraph.
 func (v view) Unfinished(id string) (tracker.Blocker, bool, error) {
 	b := tracker.Blocker{ID: id}
-	err := v.q.QueryRowContext(v.ctx, `SELECT title, status, type FROM issues WHERE id = ? AND status != 'closed'
-		UNION ALL SELECT title, status, type FROM specs WHERE id = ? AND status NOT IN ('approved', 'deprecated')`, id, id).
+	err := v.q.QueryRowContext(v.ctx, `SELECT title, status, type FROM issues WHERE id = ? AND NOT `+issueDoneSQL+`
+		UNION ALL SELECT title, status, type FROM specs WHERE id = ? AND NOT `+specDoneSQL, id, id).
 		Scan(&b.Title, &b.Status, &b.Type)
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, false, nil

@@ -10,17 +10,6 @@ import (
 	"github.com/sudocode/sudocode/internal/tracker"
 )
 
-// blockedCTE defines blocked(id): every item with an unfinished blocker of
-// its own (a blocks or depends-on target that is not done) or inherited
-// from an ancestor through parent-child.
-const blockedCTE = `WITH RECURSIVE
-blocked(id) AS (
-	SELECT from_id FROM rels WHERE type IN ('blocks', 'depends-on') AND to_done = 0
-	UNION
-	-- CROSS JOIN keeps blocked outermost, so each step is an index lookup
-	SELECT r.to_id FROM blocked b CROSS JOIN rels r ON r.from_id = b.id AND r.type = 'parent-child')
-`
-
 // where builds a conjunction of conditions with their arguments.
 type where struct {
 	conds []string
@@ -60,6 +49,9 @@ type IssueFilter struct {
 	Priority               *int
 	Limit                  int
 	Cursor                 string
+	// HideClosed leaves out closed issues unless Status asks for them: the
+	// CLI's default (as gh and bd list), not the MCP tool's.
+	HideClosed bool
 }
 
 // DefaultListLimit is how many items a list returns unless told otherwise.
@@ -68,17 +60,11 @@ const DefaultListLimit = 50
 // ListIssues returns compact issues, highest priority then oldest first.
 func (r *Repo) ListIssues(ctx context.Context, f IssueFilter) (tracker.IssueList, error) {
 	var w where
-	if f.Status != "" {
-		if _, err := tracker.ParseEnum("status", f.Status, tracker.IssueStatuses); err != nil {
-			return tracker.IssueList{}, err
-		}
-		w.add("status = ?", f.Status)
+	if err := addEnum(&w, "status", "status", f.Status, tracker.IssueStatuses); err != nil {
+		return tracker.IssueList{}, err
 	}
-	if f.Type != "" {
-		if _, err := tracker.ParseEnum("type", f.Type, tracker.IssueTypes); err != nil {
-			return tracker.IssueList{}, err
-		}
-		w.add("type = ?", f.Type)
+	if err := addEnum(&w, "type", "type", f.Type, tracker.IssueTypes); err != nil {
+		return tracker.IssueList{}, err
 	}
 	if err := addPriority(&w, f.Priority); err != nil {
 		return tracker.IssueList{}, err
@@ -86,7 +72,8 @@ func (r *Repo) ListIssues(ctx context.Context, f IssueFilter) (tracker.IssueList
 	if f.Assignee != "" {
 		w.add("assignee = ?", f.Assignee)
 	}
-	scope := cursor.For("issues", f.Status, f.Type, f.Priority, f.Assignee)
+	hide := f.HideClosed && f.Status == ""
+	scope := cursor.For("issues", f.Status, f.Type, f.Priority, f.Assignee, hide)
 	after, err := decodePrio(f.Cursor, scope)
 	if err != nil {
 		return tracker.IssueList{}, err
@@ -95,12 +82,21 @@ func (r *Repo) ListIssues(ctx context.Context, f IssueFilter) (tracker.IssueList
 	if err != nil {
 		return tracker.IssueList{}, err
 	}
+	hidden := 0
+	if hide {
+		closed := w.clone()
+		closed.add(issueDoneSQL)
+		if hidden, err = v.count(`SELECT count(*) FROM issues WHERE `+closed.sql(), closed.args...); err != nil {
+			return tracker.IssueList{}, err
+		}
+		w.add("NOT " + issueDoneSQL)
+	}
 	p, err := v.prioPage("issues", w, after, listLimit(f.Limit), scope)
 	if err != nil {
 		return tracker.IssueList{}, err
 	}
 	return tracker.IssueList{Issues: p.items, Total: p.total, Truncated: p.more, Hint: cutHint(p.total, len(p.items), p.more, "--status, --type, --priority or --assignee"),
-		NextCursor: p.next, Page: p.page}, nil
+		NextCursor: p.next, Page: p.page, HiddenClosed: hidden}, nil
 }
 
 // prioPage is a page of a priority-ordered list.
@@ -152,17 +148,11 @@ type SpecFilter struct {
 // ListSpecs returns compact specs, highest priority then oldest first.
 func (r *Repo) ListSpecs(ctx context.Context, f SpecFilter) (tracker.SpecList, error) {
 	var w where
-	if f.Status != "" {
-		if _, err := tracker.ParseEnum("status", f.Status, tracker.SpecStatuses); err != nil {
-			return tracker.SpecList{}, err
-		}
-		w.add("status = ?", f.Status)
+	if err := addEnum(&w, "status", "status", f.Status, tracker.SpecStatuses); err != nil {
+		return tracker.SpecList{}, err
 	}
-	if f.Type != "" {
-		if _, err := tracker.ParseEnum("type", f.Type, tracker.SpecTypes); err != nil {
-			return tracker.SpecList{}, err
-		}
-		w.add("type = ?", f.Type)
+	if err := addEnum(&w, "type", "type", f.Type, tracker.SpecTypes); err != nil {
+		return tracker.SpecList{}, err
 	}
 	if err := addPriority(&w, f.Priority); err != nil {
 		return tracker.SpecList{}, err
@@ -202,17 +192,11 @@ func (r *Repo) ListFeedback(ctx context.Context, f FeedbackFilter) (tracker.Feed
 	if f.SpecID != "" {
 		w.add("spec_id = ?", f.SpecID)
 	}
-	if f.Type != "" {
-		if _, err := tracker.ParseEnum("feedback type", f.Type, tracker.FeedbackTypes); err != nil {
-			return tracker.FeedbackList{}, err
-		}
-		w.add("type = ?", f.Type)
+	if err := addEnum(&w, "type", "feedback type", f.Type, tracker.FeedbackTypes); err != nil {
+		return tracker.FeedbackList{}, err
 	}
-	if f.Status != "" {
-		if _, err := tracker.ParseEnum("status", f.Status, tracker.FeedbackStatuses); err != nil {
-			return tracker.FeedbackList{}, err
-		}
-		w.add("status = ?", f.Status)
+	if err := addEnum(&w, "status", "status", f.Status, tracker.FeedbackStatuses); err != nil {
+		return tracker.FeedbackList{}, err
 	}
 	if f.Stale {
 		w.add("anchor_status = 'stale'")
@@ -288,6 +272,19 @@ func (v view) feedbackPage(cond string, args ...any) ([]tracker.Feedback, []time
 	return out, keys, cacheErr(rows.Err())
 }
 
+// addEnum adds col = v when v is given, after checking it is one of valid
+// (field names it in the error).
+func addEnum[T ~string](w *where, col, field, v string, valid []T) error {
+	if v == "" {
+		return nil
+	}
+	if _, err := tracker.ParseEnum(field, v, valid); err != nil {
+		return err
+	}
+	w.add(col+" = ?", v)
+	return nil
+}
+
 func addPriority(w *where, p *int) error {
 	if p == nil {
 		return nil
@@ -348,7 +345,7 @@ func (r *Repo) Ready(ctx context.Context, o ReadyOptions) (tracker.ReadyResult, 
 	var next twoKeys
 	if o.Issues {
 		iw := w.clone()
-		iw.add("status = 'open'")
+		iw.add(issueReadySQL)
 		if o.Assignee != "" {
 			iw.add("assignee = ?", o.Assignee)
 		}
@@ -360,7 +357,7 @@ func (r *Repo) Ready(ctx context.Context, o ReadyOptions) (tracker.ReadyResult, 
 	}
 	if o.Specs {
 		sw := w.clone()
-		sw.add("status IN ('draft', 'review')")
+		sw.add(specReadySQL)
 		items, err := v.twoPage("specs", sw, pos.Specs, pos.SpecsDone, unblocked, limit, &next.Specs, &next.SpecsDone)
 		if err != nil {
 			return res, err
@@ -520,9 +517,11 @@ func (r *Repo) Blocked(ctx context.Context, o BlockedOptions) (tracker.BlockedRe
 	}
 	if o.Issues {
 		var w where
-		w.add("status != 'closed'")
+		w.add("NOT " + issueDoneSQL)
 		// An issue whose status is blocked counts even when no link explains it.
-		keep := func(c tracker.Compact) bool { return c.Status == string(tracker.IssueBlocked) || blocked[c.ID] }
+		keep := func(c tracker.Compact) bool {
+			return tracker.IssueStatus(c.Status) == tracker.IssueBlocked || blocked[c.ID]
+		}
 		items, err := v.twoPage("issues", w, pos.Issues, pos.IssuesDone, keep, limit, &next.Issues, &next.IssuesDone)
 		if err != nil {
 			return res, err
@@ -533,7 +532,7 @@ func (r *Repo) Blocked(ctx context.Context, o BlockedOptions) (tracker.BlockedRe
 	}
 	if o.Specs {
 		var w where
-		w.add("status IN ('draft', 'review')")
+		w.add("NOT " + specDoneSQL)
 		items, err := v.twoPage("specs", w, pos.Specs, pos.SpecsDone, func(c tracker.Compact) bool { return blocked[c.ID] }, limit, &next.Specs, &next.SpecsDone)
 		if err != nil {
 			return res, err
@@ -577,12 +576,6 @@ func names[T ~string](vs []T) []string {
 	}
 	return out
 }
-
-const (
-	readyIssuesSQL   = blockedCTE + `SELECT id FROM issues WHERE status = 'open' AND id NOT IN (SELECT id FROM blocked) ORDER BY priority, created_ns, id`
-	blockedIssuesSQL = blockedCTE + `SELECT id FROM issues WHERE status != 'closed' AND (status = 'blocked' OR id IN (SELECT id FROM blocked)) ORDER BY priority, created_ns, id`
-	readySpecsSQL    = blockedCTE + `SELECT count(*) FROM specs WHERE status IN ('draft', 'review') AND id NOT IN (SELECT id FROM blocked)`
-)
 
 // Stats counts everything, with activity over the last 7 days.
 func (r *Repo) Stats(ctx context.Context) (tracker.Stats, error) {

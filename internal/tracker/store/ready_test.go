@@ -11,6 +11,7 @@ import (
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // graph builds a tracker from a compact description and maps ids back to
@@ -40,7 +41,7 @@ func buildGraph(t *testing.T, items, edges []string) *graph {
 				n, _ := strconv.Atoi(tok[1:])
 				prio = &n
 			case strings.HasPrefix(tok, "@"):
-				assignee = ptr(tok[1:])
+				assignee = new(tok[1:])
 			default:
 				status = tok
 			}
@@ -185,7 +186,7 @@ func TestReadyAndBlocked(t *testing.T) {
 			ready: []string{"B", "D", "C", "F", "A", "E"}},
 		{name: "priority filter",
 			items: []string{"A p3", "B p0", "C", "D p0", "S spec p0", "T spec"},
-			opts:  store.ReadyOptions{Priority: ptr(0)},
+			opts:  store.ReadyOptions{Priority: new(0)},
 			ready: []string{"B", "D"}, readySpecs: []string{"S"}},
 		{name: "assignee filter",
 			items: []string{"A @ann", "B @bob", "C", "D @ann p1"},
@@ -333,7 +334,7 @@ func TestReadyOnlyWhatIsAskedFor(t *testing.T) {
 	if err != nil || b.Issues != nil || b.Specs == nil || len(*b.Specs) != 0 {
 		t.Errorf("blocked specs only: %+v, %v", b, err)
 	}
-	if _, err := e.r.Ready(e.ctx, store.ReadyOptions{Issues: true, Priority: ptr(5)}); err == nil {
+	if _, err := e.r.Ready(e.ctx, store.ReadyOptions{Issues: true, Priority: new(5)}); err == nil {
 		t.Error("ready --priority 5 succeeded")
 	} else {
 		wantCode(t, "ready --priority 5", err, fault.Invalid)
@@ -434,8 +435,8 @@ func TestLinkRefusals(t *testing.T) {
 func TestLinksInFiles(t *testing.T) {
 	g := buildGraph(t, []string{"A", "S spec"}, []string{"A implements S", "S references A"})
 	e := g.e
-	issues := readJSONL[tracker.IssueRecord](t, e.dir+"/"+store.IssuesFile)
-	specs := readJSONL[tracker.SpecRecord](t, e.dir+"/"+store.SpecsFile)
+	issues := trackertest.ReadJSONL[tracker.IssueRecord](t, e.dir+"/"+store.IssuesFile)
+	specs := trackertest.ReadJSONL[tracker.SpecRecord](t, e.dir+"/"+store.SpecsFile)
 	if len(issues) != 1 || len(issues[0].Relationships) != 1 || issues[0].Relationships[0].To != g.ids["S"] ||
 		issues[0].Relationships[0].FromType != tracker.KindIssue || issues[0].Relationships[0].ToType != tracker.KindSpec ||
 		issues[0].Relationships[0].CreatedBy != "tester" {

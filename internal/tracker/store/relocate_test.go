@@ -92,7 +92,7 @@ func loginSpec(t *testing.T) (e *env, spec, a, b, c string) {
 // relocates the feedback on it, and feedback.jsonl says so.
 func TestRelocateOnSpecUpdate(t *testing.T) {
 	e, spec, a, b, c := loginSpec(t)
-	if _, err := e.r.UpdateSpec(e.ctx, spec, store.SpecPatch{Content: ptr(loginV2)}); err != nil {
+	if _, err := e.r.UpdateSpec(e.ctx, spec, store.SpecPatch{Content: new(loginV2)}); err != nil {
 		t.Fatal(err)
 	}
 	e.wantAnchor(a, anchorAt{13, tracker.AnchorRelocated, "Tokens", "Refresh tokens", 8})
@@ -111,7 +111,7 @@ func TestRelocateOnSpecUpdate(t *testing.T) {
 
 	// A change that leaves the body alone rewrites no feedback.
 	before := e.snapshot()
-	if _, err := e.r.UpdateSpec(e.ctx, spec, store.SpecPatch{Title: ptr("Login flow")}); err != nil {
+	if _, err := e.r.UpdateSpec(e.ctx, spec, store.SpecPatch{Title: new("Login flow")}); err != nil {
 		t.Fatal(err)
 	}
 	after := e.snapshot()
@@ -260,11 +260,11 @@ func TestFeedbackStatus(t *testing.T) {
 	if err != nil || f.Status != tracker.FeedbackAcknowledged || f.Resolution != nil {
 		t.Errorf("acknowledge: %+v, %v", f, err)
 	}
-	f, err = e.r.SetFeedbackStatus(e.ctx, a, tracker.FeedbackResolved, ptr("clarified in v2"))
+	f, err = e.r.SetFeedbackStatus(e.ctx, a, tracker.FeedbackResolved, new("clarified in v2"))
 	if err != nil || f.Status != tracker.FeedbackResolved || f.Resolution == nil || *f.Resolution != "clarified in v2" {
 		t.Errorf("resolve: %+v, %v", f, err)
 	}
-	f, err = e.r.SetFeedbackStatus(e.ctx, b, tracker.FeedbackWontFix, ptr("out of scope"))
+	f, err = e.r.SetFeedbackStatus(e.ctx, b, tracker.FeedbackWontFix, new("out of scope"))
 	if err != nil || f.Status != tracker.FeedbackWontFix || *f.Resolution != "out of scope" {
 		t.Errorf("wont-fix: %+v, %v", f, err)
 	}
@@ -291,17 +291,17 @@ func TestAddFeedbackRefusals(t *testing.T) {
 		code fault.Code
 		msg  string
 	}{
-		{"line past the end", store.FeedbackInput{Line: ptr(13)}, fault.Invalid, "line 13 is past the end of the spec (12 lines)"},
-		{"line 0", store.FeedbackInput{Line: ptr(0)}, fault.Invalid, "lines count from 1"},
-		{"text not in the spec", store.FeedbackInput{Text: ptr("OAuth")}, fault.Invalid, `text "OAuth" is not in the spec`},
-		{"empty text", store.FeedbackInput{Text: ptr("  ")}, fault.Invalid, "empty"},
-		{"both", store.FeedbackInput{Line: ptr(3), Text: ptr("Intro")}, fault.Invalid, "exactly one anchor"},
+		{"line past the end", store.FeedbackInput{Line: new(13)}, fault.Invalid, "line 13 is past the end of the spec (12 lines)"},
+		{"line 0", store.FeedbackInput{Line: new(0)}, fault.Invalid, "lines count from 1"},
+		{"text not in the spec", store.FeedbackInput{Text: new("OAuth")}, fault.Invalid, `text "OAuth" is not in the spec`},
+		{"empty text", store.FeedbackInput{Text: new("  ")}, fault.Invalid, "empty"},
+		{"both", store.FeedbackInput{Line: new(3), Text: new("Intro")}, fault.Invalid, "exactly one anchor"},
 		{"neither", store.FeedbackInput{}, fault.Invalid, "exactly one anchor"},
-		{"empty content", store.FeedbackInput{Line: ptr(3), Content: " "}, fault.Invalid, "content must not be empty"},
-		{"bad type", store.FeedbackInput{Line: ptr(3), Type: "rant"}, fault.Invalid, `invalid feedback type "rant"`},
-		{"unknown issue", store.FeedbackInput{Line: ptr(3), IssueID: "tt-zzzz"}, fault.NotFound, "issue tt-zzzz not found"},
-		{"unknown spec", store.FeedbackInput{Line: ptr(3), SpecID: "tt-spec-zzzz"}, fault.NotFound, "spec tt-spec-zzzz not found"},
-		{"a spec id as the issue", store.FeedbackInput{Line: ptr(3), IssueID: spec}, fault.NotFound, "not found"},
+		{"empty content", store.FeedbackInput{Line: new(3), Content: " "}, fault.Invalid, "content must not be empty"},
+		{"bad type", store.FeedbackInput{Line: new(3), Type: "rant"}, fault.Invalid, `invalid feedback type "rant"`},
+		{"unknown issue", store.FeedbackInput{Line: new(3), IssueID: "tt-zzzz"}, fault.NotFound, "issue tt-zzzz not found"},
+		{"unknown spec", store.FeedbackInput{Line: new(3), SpecID: "tt-spec-zzzz"}, fault.NotFound, "spec tt-spec-zzzz not found"},
+		{"a spec id as the issue", store.FeedbackInput{Line: new(3), IssueID: spec}, fault.NotFound, "not found"},
 	} {
 		in := c.in
 		if in.IssueID == "" {

@@ -1,12 +1,9 @@
 package store
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -209,62 +206,6 @@ func fileStat(path string) string {
 }
 
 func statOf(fi os.FileInfo) string { return fmt.Sprintf("%d:%d", fi.Size(), fi.ModTime().UnixNano()) }
-
-// readLines parses a JSONL file into records, naming the line of any
-// malformed one. An absent file is empty.
-func readLines[T any](path string) ([]T, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fault.Wrap(fault.Unavailable, err, "cannot read "+filepath.Base(path))
-	}
-	return parseLines[T](filepath.Base(path), data)
-}
-
-func parseLines[T any](name string, data []byte) ([]T, error) {
-	var out []T
-	seen := map[string]int{}   // id → line
-	bodies := map[string]int{} // bodyKey of a spec's file_path → line
-	bodyOf := map[int]string{} // line → id, for the message
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		var v T
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		err := dec.Decode(&v)
-		var id, body string
-		if err == nil {
-			id, body, err = checkRecord(&v)
-		}
-		if err == nil && seen[id] > 0 {
-			err = fmt.Errorf("duplicate id %s (also on line %d)", id, seen[id])
-		}
-		// Two specs with one body: a change of either would replace the other's.
-		if k := bodyKey(body); err == nil && body != "" && bodies[k] > 0 {
-			err = fmt.Errorf("file_path %s is also the body of %s (line %d)", body, bodyOf[bodies[k]], bodies[k])
-		}
-		if err != nil {
-			return nil, fault.New(fault.Invalid, "%s line %d is not a valid record: %v", name, n, err).
-				WithHint("fix or remove the line (a leftover merge conflict?), then run the command again")
-		}
-		seen[id] = n
-		if body != "" {
-			bodies[bodyKey(body)], bodyOf[n] = n, id
-		}
-		out = append(out, v)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fault.Wrap(fault.Invalid, err, name)
-	}
-	return out, nil
-}
 
 func cacheErr(err error) error {
 	if err == nil {

@@ -15,7 +15,7 @@ import (
 // and canonical line) and mark its file for rewriting.
 
 func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
-	rec.Canonical()
+	*rec = rec.Canonical()
 	line, err := tracker.MarshalLine(rec)
 	if err != nil {
 		return fault.Wrap(fault.Internal, err, "encode issue")
@@ -35,7 +35,7 @@ func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
 }
 
 func (t *Tx) putSpec(rec *tracker.SpecRecord) error {
-	rec.Canonical()
+	*rec = rec.Canonical()
 	line, err := tracker.MarshalLine(rec)
 	if err != nil {
 		return fault.Wrap(fault.Internal, err, "encode spec")
@@ -59,6 +59,11 @@ func (t *Tx) putSpec(rec *tracker.SpecRecord) error {
 	return t.putRels(s.ID, rec.Relationships)
 }
 
+// putRelSQL stores a link with whether its target is done now.
+var putRelSQL = `INSERT OR REPLACE INTO rels VALUES (?,?,?,?,?,?,?,
+	coalesce((SELECT ` + issueDoneSQL + ` FROM issues WHERE id = ?2),
+	         (SELECT ` + specDoneSQL + ` FROM specs WHERE id = ?2), 1))`
+
 func (t *Tx) putRels(from string, rels []tracker.Relationship) error {
 	if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM rels WHERE from_id = ?`, from); err != nil {
 		return cacheErr(err)
@@ -67,9 +72,7 @@ func (t *Tx) putRels(from string, rels []tracker.Relationship) error {
 	// unknown item blocks nothing (see tracker.Blockers), and when it is put
 	// later in a rebuild, markDone sets the flag from its status.
 	for _, r := range rels {
-		if _, err := t.tx.ExecContext(t.ctx, `INSERT OR REPLACE INTO rels VALUES (?,?,?,?,?,?,?,
-			coalesce((SELECT status = 'closed' FROM issues WHERE id = ?2),
-			         (SELECT status IN ('approved', 'deprecated') FROM specs WHERE id = ?2), 1))`,
+		if _, err := t.tx.ExecContext(t.ctx, putRelSQL,
 			r.From, r.To, r.Type, r.FromType, r.ToType, r.CreatedAt.UnixNano(), r.CreatedBy); err != nil {
 			return cacheErr(err)
 		}
@@ -85,6 +88,7 @@ func (t *Tx) markDone(id string, done bool) error {
 }
 
 func (t *Tx) putFeedback(f *tracker.Feedback) error {
+	*f = f.Canonical()
 	line, err := tracker.MarshalLine(f)
 	if err != nil {
 		return fault.Wrap(fault.Internal, err, "encode feedback")

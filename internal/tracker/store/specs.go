@@ -57,7 +57,7 @@ func (r *Repo) CreateSpec(ctx context.Context, in SpecInput) (tracker.Spec, erro
 		}
 		rec := tracker.SpecRecord{Spec: tracker.Spec{
 			ID: id, UUID: uuid, Title: title, Description: nonEmpty(in.Description), Type: typ,
-			Status: tracker.SpecDraft, Priority: prio, FilePath: fp, Tags: tracker.CleanTags(in.Tags),
+			Status: tracker.SpecDraft, Priority: prio, FilePath: fp, Tags: tracker.NormalizeTags(in.Tags),
 			CreatedAt: t.now, UpdatedAt: t.now, CreatedBy: r.Actor,
 		}}
 		if in.Parent != nil && *in.Parent != "" {
@@ -152,7 +152,7 @@ func (r *Repo) UpdateSpec(ctx context.Context, id string, p SpecPatch) (tracker.
 			s.Description = nonEmpty(p.Description)
 		}
 		if p.Tags != nil {
-			s.Tags = tracker.CleanTags(*p.Tags)
+			s.Tags = tracker.NormalizeTags(*p.Tags)
 		}
 		s.UpdatedAt = t.now
 		if err := t.putSpec(&rec); err != nil {

@@ -73,21 +73,21 @@ func TestStats(t *testing.T) {
 	i3 := e.issue("new task", store.IssueInput{})
 	i4 := e.issue("new epic", store.IssueInput{Type: "epic"})
 	i5 := e.issue("new chore", store.IssueInput{Type: "chore", Parent: &i4})
-	if _, err := e.r.UpdateIssue(e.ctx, i2, store.IssuePatch{Priority: ptr(1)}); err != nil {
+	if _, err := e.r.UpdateIssue(e.ctx, i2, store.IssuePatch{Priority: new(1)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.r.CloseIssues(e.ctx, []string{i4}, "done"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.r.UpdateIssue(e.ctx, i5, store.IssuePatch{Status: ptr("in_progress")}); err != nil {
+	if _, err := e.r.UpdateIssue(e.ctx, i5, store.IssuePatch{Status: new("in_progress")}); err != nil {
 		t.Fatal(err)
 	}
 	s2 := e.spec("new spec", store.SpecInput{Type: "research"})
-	if _, err := e.r.UpdateSpec(e.ctx, s2, store.SpecPatch{Status: ptr("review")}); err != nil {
+	if _, err := e.r.UpdateSpec(e.ctx, s2, store.SpecPatch{Status: new("review")}); err != nil {
 		t.Fatal(err)
 	}
 	s3 := e.spec("approved spec", store.SpecInput{})
-	if _, err := e.r.UpdateSpec(e.ctx, s3, store.SpecPatch{Status: ptr("approved")}); err != nil {
+	if _, err := e.r.UpdateSpec(e.ctx, s3, store.SpecPatch{Status: new("approved")}); err != nil {
 		t.Fatal(err)
 	}
 	e.link(i3, i2, "blocks")
@@ -136,9 +136,9 @@ func TestStats(t *testing.T) {
 // verbose, and then always as lists.
 func TestStatus(t *testing.T) {
 	e := newEnv(t)
-	a := e.issue("A", store.IssueInput{Priority: ptr(1)})
+	a := e.issue("A", store.IssueInput{Priority: new(1)})
 	b := e.issue("B", store.IssueInput{})
-	c := e.issue("C", store.IssueInput{Priority: ptr(0)})
+	c := e.issue("C", store.IssueInput{Priority: new(0)})
 	e.spec("S", store.SpecInput{})
 
 	check := func(verbose bool, want string) {
@@ -159,10 +159,10 @@ func TestStatus(t *testing.T) {
 		`"ready_ids":["`+c+`","`+a+`","`+b+`"],"blocked_ids":[]}}`)
 
 	e.link(a, b, "blocks")
-	if _, err := e.r.UpdateIssue(e.ctx, c, store.IssuePatch{Status: ptr("blocked")}); err != nil {
+	if _, err := e.r.UpdateIssue(e.ctx, c, store.IssuePatch{Status: new("blocked")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.r.UpdateIssue(e.ctx, b, store.IssuePatch{Status: ptr("in_progress")}); err != nil {
+	if _, err := e.r.UpdateIssue(e.ctx, b, store.IssuePatch{Status: new("in_progress")}); err != nil {
 		t.Fatal(err)
 	}
 	// Nothing ready: ready_ids is an empty list.

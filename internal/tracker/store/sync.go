@@ -121,16 +121,17 @@ func (t *Tx) importBodies(dir string, mergedSpecs []byte) error {
 	if mergedSpecs == nil {
 		return nil
 	}
-	incoming, err := readLines[tracker.SpecRecord](filepath.Join(dir, SpecsFile))
+	data, err := readTracked(filepath.Join(dir, SpecsFile))
 	if err != nil {
 		return err
 	}
-	merged, err := merge.ParseSpecs(mergedSpecs)
+	incoming, err := parseSpecs("", data)
 	if err != nil {
-		return fault.Wrap(fault.Internal, err, "merged specs")
+		return err
 	}
 	// Two valid files can merge into one where two specs share a body.
-	if _, err := parseLines[tracker.SpecRecord]("the merged "+SpecsFile, mergedSpecs); err != nil {
+	merged, err := parseSpecs("the merged ", mergedSpecs)
+	if err != nil {
 		return err
 	}
 	won := map[string]bool{}

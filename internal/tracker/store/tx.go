@@ -110,15 +110,7 @@ func (t *Tx) sync() error {
 
 // rebuild replaces the cache's content with the files'.
 func (t *Tx) rebuild() error {
-	issues, err := readLines[tracker.IssueRecord](filepath.Join(t.r.Dir, IssuesFile))
-	if err != nil {
-		return err
-	}
-	specs, err := readLines[tracker.SpecRecord](filepath.Join(t.r.Dir, SpecsFile))
-	if err != nil {
-		return err
-	}
-	feedback, err := readLines[tracker.Feedback](filepath.Join(t.r.Dir, FeedbackFile))
+	issues, specs, feedback, err := readFiles(t.r.Dir)
 	if err != nil {
 		return err
 	}

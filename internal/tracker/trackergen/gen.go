@@ -3,12 +3,10 @@
 package trackergen
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -96,20 +94,15 @@ func Generate(dir string, size Size) error {
 			To: issues[to].ID, ToType: tracker.KindIssue, Type: typ, CreatedAt: f.CreatedAt, CreatedBy: "bench"})
 		n++
 	}
-	slices.SortFunc(issues, func(a, b tracker.IssueRecord) int { return strings.Compare(a.ID, b.ID) })
-	slices.SortFunc(specs, func(a, b tracker.SpecRecord) int { return strings.Compare(a.ID, b.ID) })
-	var ib, sb bytes.Buffer
-	for i := range issues {
-		issues[i].Canonical()
-		line, _ := tracker.MarshalLine(&issues[i])
-		ib.Write(line)
+	ib, err := tracker.EncodeIssues(issues)
+	if err != nil {
+		return err
 	}
-	for i := range specs {
-		specs[i].Canonical()
-		line, _ := tracker.MarshalLine(&specs[i])
-		sb.Write(line)
+	sb, err := tracker.EncodeSpecs(specs)
+	if err != nil {
+		return err
 	}
-	files := map[string][]byte{"issues.jsonl": ib.Bytes(), "specs.jsonl": sb.Bytes(), "feedback.jsonl": nil,
+	files := map[string][]byte{"issues.jsonl": ib, "specs.jsonl": sb, "feedback.jsonl": nil,
 		"config.json": []byte(`{"prefix": "sudocode", "version": 1}` + "\n")}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(tdir, name), data, 0o644); err != nil {

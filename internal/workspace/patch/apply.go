@@ -40,7 +40,7 @@ type plan struct {
 	newDirs  map[string]bool       // keys of the directories it creates
 	used     map[string]string     // key -> role
 
-	affected []map[string]any
+	affected []AffectedFile
 	summary  []string
 	warnings []string
 	relaxed  bool
@@ -60,7 +60,7 @@ const modeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 func osPath(rel string) string { return filepath.FromSlash(rel) }
 
 func symlinkDenied(rel string) error {
-	return workspace.Errorf("SYMLINK_ESCAPE", map[string]any{"path": rel},
+	return workspace.Errorf(workspace.CodeSymlinkEscape, map[string]any{"path": rel},
 		"symlink escape denied: %s is a symlink and writing through symlinks is denied", rel)
 }
 
@@ -69,7 +69,7 @@ func patchFailed(rel string, line int, format string, args ...any) error {
 	if line > 0 {
 		d["line"] = line
 	}
-	return workspace.Errorf("PATCH_FAILED", d, format, args...)
+	return workspace.Errorf(workspace.CodePatchFailed, d, format, args...)
 }
 
 // isNotExist also counts a parent that is not a directory as missing.
@@ -81,7 +81,7 @@ func isNotExist(err error) bool {
 // memory (phase 2). It changes nothing on disk.
 func stage(r *workspace.Root, ops []*operation) (*plan, error) {
 	pl := &plan{r: r, files: map[string]*fileState{}, newFiles: map[string]bool{}, newDirs: map[string]bool{},
-		used: map[string]string{}, warnings: []string{}}
+		used: map[string]string{}, warnings: []string{}, affected: []AffectedFile{}}
 	for _, op := range ops {
 		var err error
 		switch op.kind {
@@ -204,7 +204,7 @@ func readExisting(r *workspace.Root, rel, what string, op *operation) ([]byte, f
 	fi, err := r.FS.Lstat(osPath(rel))
 	switch {
 	case err != nil && isNotExist(err):
-		return nil, 0, workspace.Errorf("NOT_FOUND", map[string]any{"path": rel}, "not found: cannot %s %s, it does not exist", what, rel)
+		return nil, 0, workspace.Errorf(workspace.CodeNotFound, map[string]any{"path": rel}, "not found: cannot %s %s, it does not exist", what, rel)
 	case err != nil:
 		return nil, 0, patchFailed(rel, op.line, "cannot %s %s: %v", what, rel, err)
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -240,7 +240,7 @@ func (pl *plan) stageAdd(r *workspace.Root, op *operation) error {
 	}
 	st := pl.state(rel)
 	st.finalExists, st.final, st.finalMode = true, b.Bytes(), 0o666
-	pl.affected = append(pl.affected, map[string]any{"path": rel, "operation": "add"})
+	pl.affected = append(pl.affected, AffectedFile{Path: rel, Operation: "add"})
 	pl.summary = append(pl.summary, "A "+rel)
 	return nil
 }
@@ -261,7 +261,7 @@ func (pl *plan) stageDelete(r *workspace.Root, op *operation) error {
 	st := pl.state(rel)
 	st.exists, st.orig, st.mode = true, b, mode
 	st.finalExists = false
-	pl.affected = append(pl.affected, map[string]any{"path": rel, "operation": "delete"})
+	pl.affected = append(pl.affected, AffectedFile{Path: rel, Operation: "delete"})
 	pl.summary = append(pl.summary, "D "+rel)
 	return nil
 }
@@ -306,7 +306,7 @@ func (pl *plan) stageUpdate(r *workspace.Root, op *operation) error {
 		st.final = f.encode()
 	}
 	if !op.hasMov {
-		pl.affected = append(pl.affected, map[string]any{"path": rel, "operation": "update"})
+		pl.affected = append(pl.affected, AffectedFile{Path: rel, Operation: "update"})
 		pl.summary = append(pl.summary, "M "+rel)
 		return nil
 	}
@@ -316,7 +316,7 @@ func (pl *plan) stageUpdate(r *workspace.Root, op *operation) error {
 	}
 	dst := dres.Rel
 	if pl.key(dst) == pl.key(rel) { // a move onto itself is an update
-		pl.affected = append(pl.affected, map[string]any{"path": rel, "operation": "update"})
+		pl.affected = append(pl.affected, AffectedFile{Path: rel, Operation: "update"})
 		pl.summary = append(pl.summary, "M "+rel)
 		return nil
 	}
@@ -338,7 +338,7 @@ func (pl *plan) stageUpdate(r *workspace.Root, op *operation) error {
 	}
 	d.finalExists, d.final, d.finalMode, d.setMode = true, st.final, st.finalMode, true
 	st.finalExists, st.final, st.movedTo = false, nil, dst
-	pl.affected = append(pl.affected, map[string]any{"path": dst, "old_path": rel, "operation": "move"})
+	pl.affected = append(pl.affected, AffectedFile{Path: dst, OldPath: rel, Operation: "move"})
 	pl.summary = append(pl.summary, fmt.Sprintf("R %s -> %s", rel, dst))
 	return nil
 }

@@ -7,6 +7,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
 const absent = "\x00absent"
@@ -20,7 +23,7 @@ type applyCase struct {
 	// success
 	want     map[string]string // content after the commit, or absent
 	summary  string
-	affected []map[string]any
+	affected []AffectedFile
 	relaxed  bool     // clean must be false
 	warn     []string // each must appear in some warning
 
@@ -28,7 +31,7 @@ type applyCase struct {
 	code     string
 	msg      string
 	details  map[string]any // expected subset of error details
-	category string
+	category workspace.Category
 }
 
 func runApply(t *testing.T, tc applyCase) {
@@ -43,9 +46,9 @@ func runApply(t *testing.T, tc applyCase) {
 	before := snapshot(t, w.dir)
 	p := NewPatcher()
 
-	dry, derr := p.Apply(w.root, tc.patch, true)
+	dryR, derr := p.Apply(w.root, tc.patch, true)
 	sameSnapshot(t, before, snapshot(t, w.dir))
-	res, err := p.Apply(w.root, tc.patch, false)
+	resR, err := p.Apply(w.root, tc.patch, false)
 
 	if tc.code != "" {
 		for _, e := range []error{derr, err} {
@@ -62,7 +65,7 @@ func runApply(t *testing.T, tc applyCase) {
 				t.Fatalf("category %s, want %s", we.Category, tc.category)
 			}
 		}
-		if dry != nil || res != nil {
+		if dryR != nil || resR != nil {
 			t.Fatalf("a failure returns no fields")
 		}
 		sameSnapshot(t, before, snapshot(t, w.dir))
@@ -77,6 +80,7 @@ func runApply(t *testing.T, tc applyCase) {
 	if err != nil {
 		t.Fatalf("apply: %v", err)
 	}
+	dry, res := wstest.Fields(dryR), wstest.Fields(resR)
 	checkShape(t, res, false)
 	checkShape(t, dry, true)
 	for _, k := range []string{"clean", "summary", "affected_files", "warnings"} {
@@ -88,7 +92,7 @@ func runApply(t *testing.T, tc applyCase) {
 		t.Fatalf("summary %q, want %q", res["summary"], tc.summary)
 	}
 	if tc.affected != nil {
-		got := res["affected_files"].([]any)
+		got := res["affected_files"].([]AffectedFile)
 		if len(got) != len(tc.affected) {
 			t.Fatalf("affected_files %v, want %v", got, tc.affected)
 		}
@@ -151,7 +155,7 @@ func checkShape(t *testing.T, res map[string]any, dryRun bool) {
 	if _, ok := res["summary"].(string); !ok {
 		t.Fatalf("summary %#v", res["summary"])
 	}
-	if _, ok := res["affected_files"].([]any); !ok {
+	if _, ok := res["affected_files"].([]AffectedFile); !ok {
 		t.Fatalf("affected_files %#v", res["affected_files"])
 	}
 	warningsOf(t, res)
@@ -161,18 +165,18 @@ func checkShape(t *testing.T, res map[string]any, dryRun bool) {
 	}
 }
 
-func aff(path, op string, old ...string) map[string]any {
-	m := map[string]any{"path": path, "operation": op}
+func aff(path, op string, old ...string) AffectedFile {
+	f := AffectedFile{Path: path, Operation: op}
 	if len(old) > 0 {
-		m["old_path"] = old[0]
+		f.OldPath = old[0]
 	}
-	return m
+	return f
 }
 
 func TestApplyAddDeleteMove(t *testing.T) {
 	cases := []applyCase{
 		{name: "add", patch: env("*** Add File: a.txt", "+x", "+", "+y"),
-			want: map[string]string{"a.txt": "x\n\ny\n"}, summary: "A a.txt", affected: []map[string]any{aff("a.txt", "add")}},
+			want: map[string]string{"a.txt": "x\n\ny\n"}, summary: "A a.txt", affected: []AffectedFile{aff("a.txt", "add")}},
 		{name: "add empty file", patch: env("*** Add File: e"), want: map[string]string{"e": ""}},
 		{name: "add creates parents", patch: env("*** Add File: d/e/f.txt", "+x"),
 			want: map[string]string{"d/e/f.txt": "x\n"}},
@@ -185,22 +189,22 @@ func TestApplyAddDeleteMove(t *testing.T) {
 		{name: "add with a CRLF patch writes LF", patch: "*** Begin Patch\r\n*** Add File: c\r\n+a\r\n+b\r\n*** End Patch\r\n",
 			want: map[string]string{"c": "a\nb\n"}},
 		{name: "delete", files: map[string]string{"d.txt": "x\n"}, patch: env("*** Delete File: d.txt"),
-			want: map[string]string{"d.txt": absent}, summary: "D d.txt", affected: []map[string]any{aff("d.txt", "delete")}},
+			want: map[string]string{"d.txt": absent}, summary: "D d.txt", affected: []AffectedFile{aff("d.txt", "delete")}},
 		{name: "move", files: map[string]string{"a.txt": "one\ntwo\n"},
 			patch: env("*** Update File: a.txt", "*** Move to: sub/b.txt", "@@", " one", "-two", "+2"),
 			want:  map[string]string{"a.txt": absent, "sub/b.txt": "one\n2\n"}, summary: "R a.txt -> sub/b.txt",
-			affected: []map[string]any{aff("sub/b.txt", "move", "a.txt")}},
+			affected: []AffectedFile{aff("sub/b.txt", "move", "a.txt")}},
 		{name: "move only", files: map[string]string{"a": "x"}, patch: env("*** Update File: a", "*** Move to: b"),
 			want: map[string]string{"a": absent, "b": "x"}},
 		{name: "move onto itself is an update", files: map[string]string{"a": "x\n"},
 			patch: env("*** Update File: a", "*** Move to: ./a", "-x", "+y"),
-			want:  map[string]string{"a": "y\n"}, summary: "M a", affected: []map[string]any{aff("a", "update")}},
+			want:  map[string]string{"a": "y\n"}, summary: "M a", affected: []AffectedFile{aff("a", "update")}},
 		{name: "every operation at once", files: map[string]string{"u": "1\n", "d": "x\n", "m": "m\n"},
 			patch: env("*** Add File: n", "+new", "*** Update File: u", "-1", "+one", "*** Delete File: d",
 				"*** Update File: m", "*** Move to: moved/m"),
 			want:    map[string]string{"n": "new\n", "u": "one\n", "d": absent, "m": absent, "moved/m": "m\n"},
 			summary: "A n\nM u\nD d\nR m -> moved/m",
-			affected: []map[string]any{aff("n", "add"), aff("u", "update"), aff("d", "delete"),
+			affected: []AffectedFile{aff("n", "add"), aff("u", "update"), aff("d", "delete"),
 				aff("moved/m", "move", "m")}},
 		{name: "repeated updates apply in order", files: map[string]string{"a": "a\n"},
 			patch: env("*** Update File: a", "-a", "+b", "*** Update File: a", "-b", "+c"),
@@ -303,7 +307,7 @@ func TestApplyUpdateMatching(t *testing.T) {
 	cases := []applyCase{
 		{name: "exact", files: map[string]string{"a": "one\ntwo\nthree\n"},
 			patch: env("*** Update File: a", "@@", " one", "-two", "+2", " three"),
-			want:  map[string]string{"a": "one\n2\nthree\n"}, summary: "M a", affected: []map[string]any{aff("a", "update")}},
+			want:  map[string]string{"a": "one\n2\nthree\n"}, summary: "M a", affected: []AffectedFile{aff("a", "update")}},
 		{name: "level 2 trailing whitespace", files: map[string]string{"a": "one  \ntwo\t\n"},
 			patch: env("*** Update File: a", " one", "-two", "+2"),
 			want:  map[string]string{"a": "one  \n2\n"}, relaxed: true, warn: []string{"a: chunk 1 matched ignoring trailing whitespace"}},

@@ -196,11 +196,11 @@ func (j *journal) rollback(failed string, cause error) error {
 	}
 	msg := cause.Error()
 	if len(lost) > 0 {
-		return workspace.Errorf("INTERNAL_ERROR", map[string]any{"path": failed, "error": msg, "not_restored": lost},
+		return workspace.Errorf(workspace.CodeInternal, map[string]any{"path": failed, "error": msg, "not_restored": lost},
 			"patch commit failed at %s (%s) and the rollback failed too: could not restore %s",
 			failed, msg, strings.Join(lost, ", "))
 	}
-	return workspace.Errorf("PATCH_FAILED", map[string]any{"path": failed, "error": msg},
+	return workspace.Errorf(workspace.CodePatchFailed, map[string]any{"path": failed, "error": msg},
 		"patch commit failed at %s: %s; every change was rolled back, nothing was modified", failed, msg).
 		WithCategory(workspace.CatRuntime)
 }

@@ -61,7 +61,7 @@ func TestDryRunCreatesNothing(t *testing.T) {
 	if w.exists("deep") || w.exists("other") {
 		t.Fatal("dry run created parent directories")
 	}
-	if res["dry_run"] != true || res["summary"] != "A deep/er/new.txt\nM u\nD d\nR m -> other/dir/m" {
+	if !res.DryRun || res.Summary != "A deep/er/new.txt\nM u\nD d\nR m -> other/dir/m" {
 		t.Fatalf("result %v", res)
 	}
 	if len(p.Originals()) != 0 {
@@ -237,7 +237,7 @@ func TestMoveOntoHardLinkOfItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.exists("a") || w.read("b") != "y\n" || res["summary"] != "R a -> b" {
+	if w.exists("a") || w.read("b") != "y\n" || res.Summary != "R a -> b" {
 		t.Fatalf("%v", res)
 	}
 }

@@ -83,7 +83,7 @@ func FuzzApply(f *testing.F) {
 		if dryRun {
 			sameSnapshot(t, before, after)
 		}
-		if res["dry_run"] != dryRun || res["warnings"] == nil {
+		if res.DryRun != dryRun || res.Warnings == nil {
 			t.Fatalf("result %v", res)
 		}
 		if after["link"] != before["link"] {

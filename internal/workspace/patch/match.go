@@ -183,7 +183,7 @@ func (m *matcher) locate(lines []string, c *chunk, ci, from int) (hunk, error) {
 				for i, s := range found {
 					starts[i] = s + 1
 				}
-				return hunk{}, false, workspace.Errorf("PATCH_FAILED",
+				return hunk{}, false, workspace.Errorf(workspace.CodePatchFailed,
 					map[string]any{"path": m.path, "chunk": ci + 1, "matches": len(found), "lines": starts},
 					"context matched %d locations in %s (chunk %d); add more context lines or an @@ anchor to make it unique",
 					len(found), m.path, ci+1)
@@ -215,7 +215,7 @@ func (m *matcher) locate(lines []string, c *chunk, ci, from int) (hunk, error) {
 	if c.eof {
 		details["end_of_file"] = true
 	}
-	return hunk{}, workspace.Errorf("PATCH_FAILED", details,
+	return hunk{}, workspace.Errorf(workspace.CodePatchFailed, details,
 		"context did not match in %s (chunk %d); re-read the file and copy the context lines exactly", m.path, ci+1)
 }
 
@@ -246,7 +246,7 @@ func (m *matcher) apply(f *textFile, chunks []*chunk) error {
 				if a.order > b.order {
 					a, b = b, a
 				}
-				return workspace.Errorf("PATCH_FAILED",
+				return workspace.Errorf(workspace.CodePatchFailed,
 					map[string]any{"path": m.path, "chunks": []int{a.order + 1, b.order + 1}},
 					"hunks overlap in %s: chunks %d and %d touch the same lines; merge them into one chunk",
 					m.path, a.order+1, b.order+1)

@@ -106,7 +106,7 @@ func parseErr(line int, format string, args ...any) error {
 	if line > 0 {
 		details["line"] = line
 	}
-	return workspace.Errorf("PATCH_FAILED", details, format, args...)
+	return workspace.Errorf(workspace.CodePatchFailed, details, format, args...)
 }
 
 func isBlank(s string) bool { return strings.TrimSpace(s) == "" }

@@ -22,16 +22,31 @@ type Patcher struct {
 // NewPatcher returns a Patcher.
 func NewPatcher() *Patcher { return &Patcher{originals: map[string]*string{}} }
 
+// AffectedFile is one file a patch touches.
+type AffectedFile struct {
+	Path      string `json:"path" jsonschema:"Workspace-relative path (the destination of a move)"`
+	OldPath   string `json:"old_path,omitempty" jsonschema:"The source of a move"`
+	Operation string `json:"operation" jsonschema:"add, update, delete or move"`
+}
+
+// Result is apply_patch's result (profile §6.5).
+type Result struct {
+	DryRun        bool           `json:"dry_run"`
+	Clean         bool           `json:"clean" jsonschema:"Every hunk matched exactly (no relaxed matching)"`
+	Summary       string         `json:"summary" jsonschema:"One line per operation: A, M, D or R (old -> new)"`
+	AffectedFiles []AffectedFile `json:"affected_files"`
+	Warnings      []string       `json:"warnings"`
+}
+
 // Apply applies (or, with dryRun, checks) a patch: phase 1 parses the whole
 // envelope, phase 2 validates every path and computes every resulting file
 // in memory, phase 3 (skipped by dryRun) commits them all or none. It
-// returns the result fields (dry_run, clean, summary, affected_files,
-// warnings) or a *workspace.Error.
-func (p *Patcher) Apply(r *workspace.Root, text string, dryRun bool) (map[string]any, error) {
+// returns the result or a *workspace.Error.
+func (p *Patcher) Apply(r *workspace.Root, text string, dryRun bool) (*Result, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if r == nil || r.FS == nil {
-		return nil, workspace.Errorf("INTERNAL_ERROR", nil, "apply_patch: no workspace")
+		return nil, workspace.Errorf(workspace.CodeInternal, nil, "apply_patch: no workspace")
 	}
 	ops, err := parse(text)
 	if err != nil {
@@ -47,17 +62,7 @@ func (p *Patcher) Apply(r *workspace.Root, text string, dryRun bool) (map[string
 		}
 		p.remember(pl)
 	}
-	affected := make([]any, len(pl.affected))
-	for i, a := range pl.affected {
-		affected[i] = a
-	}
-	return map[string]any{
-		"dry_run":        dryRun,
-		"clean":          !pl.relaxed,
-		"summary":        describe(pl),
-		"affected_files": affected,
-		"warnings":       pl.warnings,
-	}, nil
+	return &Result{DryRun: dryRun, Clean: !pl.relaxed, Summary: describe(pl), AffectedFiles: pl.affected, Warnings: pl.warnings}, nil
 }
 
 // remember records the first-seen content of every path a commit touched

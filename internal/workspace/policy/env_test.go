@@ -22,11 +22,11 @@ func TestStartupAndSecretEnvRefused(t *testing.T) {
 		"gconv_path", "perl5lib", "Node_Path", "git_ssh_command", "java_tool_options",
 		"github_token", "api_key", "aws_secret_access_key", "AWS_ACCESS_KEY_ID", "npm_config__auth",
 	} {
-		r := Check(f.root, "npm test", map[string]string{k: "x"}, false)
+		r := check(f.root, "npm test", map[string]string{k: "x"}, false)
 		if r == nil || r.Permission != PermSensitive || !reflect.DeepEqual(r.Details["env_keys"], []string{k}) {
 			t.Errorf("env %s: %+v, want a sensitive_env refusal naming it", k, r)
 		}
-		if r := Check(f.root, "npm test", map[string]string{k: "x"}, true); r != nil {
+		if r := check(f.root, "npm test", map[string]string{k: "x"}, true); r != nil {
 			t.Errorf("dangerous mode, env %s: %+v", k, r)
 		}
 	}
@@ -34,7 +34,7 @@ func TestStartupAndSecretEnvRefused(t *testing.T) {
 		"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_DATE", "GIT_TERMINAL_PROMPT",
 		"NODE_ENV", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "JAVA_HOME", "GOFLAGS", "CI", "DEBUG", "RUST_LOG", "AUTHOR",
 	} {
-		if r := Check(f.root, "npm test", map[string]string{k: "x"}, false); r != nil {
+		if r := check(f.root, "npm test", map[string]string{k: "x"}, false); r != nil {
 			t.Errorf("env %s refused: %+v", k, r)
 		}
 	}

@@ -46,22 +46,6 @@ func (r *Refusal) Grantable() bool {
 	return r.Permission != PermEscape && r.Permission != PermPrivileged
 }
 
-// Check applies the policy's steps 1–7 in order and returns the first hit,
-// or nil when the command may run. In dangerous mode only steps 1 and 2
-// (privileged executables, workspace escapes) apply. Relative paths in
-// cmd are taken from the workspace root; see CheckIn.
-func Check(root *workspace.Root, cmd string, env map[string]string, dangerous bool) *Refusal {
-	return CheckIn(root, ".", cmd, env, dangerous)
-}
-
-// CheckIn is Check for a command run in workdir, a workspace-relative
-// directory (already validated, as exec_command's workdir is): relative
-// path arguments are resolved from there, and must still stay inside the
-// workspace root.
-func CheckIn(root *workspace.Root, workdir, cmd string, env map[string]string, dangerous bool) *Refusal {
-	return CheckWith(root, workdir, cmd, env, Mode{Dangerous: dangerous})
-}
-
 // Mode is what the server allows beyond the defaults.
 type Mode struct {
 	Dangerous bool // --dangerously-skip-all-permissions: only steps 1 and 2
@@ -70,7 +54,12 @@ type Mode struct {
 	Network bool
 }
 
-// CheckWith is CheckIn under a mode.
+// CheckWith applies the policy's steps 1–7 in order to cmd, run in
+// workdir (a workspace-relative directory, already validated as
+// exec_command's workdir is), and returns the first hit, or nil when the
+// command may run. Relative path arguments are resolved from workdir and
+// must still stay inside the workspace root. In dangerous mode only
+// steps 1 and 2 (privileged executables, workspace escapes) apply.
 func CheckWith(root *workspace.Root, workdir, cmd string, env map[string]string, mode Mode) *Refusal {
 	dangerous := mode.Dangerous
 	c := &checker{root: root, workdir: cleanWorkdir(workdir), env: env, cmd: normalise(cmd)}

@@ -69,37 +69,48 @@ func (f *fixture) env() map[string]string {
 	return map[string]string{"PATH": f.bin + string(os.PathListSeparator) + os.Getenv("PATH")}
 }
 
+// check is the policy as exec_command applies it, for a command run at
+// the workspace root.
+func check(root *workspace.Root, cmd string, env map[string]string, dangerous bool) *Refusal {
+	return CheckWith(root, ".", cmd, env, Mode{Dangerous: dangerous})
+}
+
 type row struct {
 	cmd  string
 	want string // permission, "" when allowed
 }
 
+// run checks each row at the workspace root, in dangerous mode or not.
 func (f *fixture) run(t *testing.T, rows []row, env map[string]string, dangerous bool) {
 	t.Helper()
+	f.runIn(t, ".", Mode{Dangerous: dangerous}, rows, env)
+}
+
+// runIn checks each row run in workdir under mode: the permission
+// refused (none when allowed), and a refusal's details and message.
+func (f *fixture) runIn(t *testing.T, workdir string, mode Mode, rows []row, env map[string]string) {
+	t.Helper()
 	for _, r := range rows {
-		got := Check(f.root, r.cmd, env, dangerous)
-		perm := ""
+		got := CheckWith(f.root, workdir, r.cmd, env, mode)
+		perm, msg := "", ""
 		if got != nil {
-			perm = got.Permission
+			perm, msg = got.Permission, got.Message
 		}
 		if perm != r.want {
-			msg := ""
-			if got != nil {
-				msg = got.Message
-			}
-			t.Errorf("Check(%q, dangerous=%v) = %q (%s), want %q", r.cmd, dangerous, perm, msg, r.want)
+			t.Errorf("CheckWith(%q in %s, %+v) = %q (%s), want %q", r.cmd, workdir, mode, perm, msg, r.want)
 			continue
 		}
-		if got != nil {
-			if got.Details["permission"] != got.Permission {
-				t.Errorf("Check(%q): details.permission = %v", r.cmd, got.Details["permission"])
-			}
-			if c, _ := got.Details["command"].(string); c == "" {
-				t.Errorf("Check(%q): details.command missing", r.cmd)
-			}
-			if got.Message == "" || !strings.HasSuffix(got.Message, ".") {
-				t.Errorf("Check(%q): message %q", r.cmd, got.Message)
-			}
+		if got == nil {
+			continue
+		}
+		if got.Details["permission"] != got.Permission {
+			t.Errorf("CheckWith(%q): details.permission = %v", r.cmd, got.Details["permission"])
+		}
+		if c, _ := got.Details["command"].(string); c == "" {
+			t.Errorf("CheckWith(%q): details.command missing", r.cmd)
+		}
+		if got.Message == "" || !strings.HasSuffix(got.Message, ".") {
+			t.Errorf("CheckWith(%q): message %q", r.cmd, got.Message)
 		}
 	}
 }
@@ -183,7 +194,7 @@ func TestPrivileged(t *testing.T) {
 		f.run(t, []row{{p, priv}, {filepath.Base(p) + " --help", priv}}, nil, false)
 		f.run(t, []row{{p, priv}}, nil, true)
 	}
-	r := Check(f.root, "fakesu", f.env(), false)
+	r := check(f.root, "fakesu", f.env(), false)
 	if r == nil || r.Details["path"] != filepath.Join(f.bin, "fakesu") || r.Grantable() {
 		t.Errorf("fakesu: %+v", r)
 	}
@@ -363,69 +374,55 @@ func TestFilesystemEscape(t *testing.T) {
 		{"echo x >/tmp/f '", escape},
 	}, nil, false)
 
-	r := Check(f.root, "cat README.md /etc/hosts", nil, false)
+	r := check(f.root, "cat README.md /etc/hosts", nil, false)
 	if r == nil || r.Details["path"] != "/etc/hosts" || r.Grantable() {
 		t.Errorf("details: %+v", r)
 	}
 }
 
-func TestCheckInWorkdir(t *testing.T) {
+func TestCheckWithWorkdir(t *testing.T) {
 	f := newFixture(t)
 	if err := os.Symlink(f.outside, filepath.Join(f.root.Path, "sub", "out")); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		workdir, cmd, want string
-	}{
-		{"sub", "cat out/secret.txt", escape},
-		{".", "cat out/secret.txt", none},
-		{"sub", "ls deep", none},
-		{"sub", "cat ../README.md", escape},
-		{"sub/", "cat out", escape},
+	for workdir, rows := range map[string][]row{
+		"sub":  {{"cat out/secret.txt", escape}, {"ls deep", none}, {"cat ../README.md", escape}},
+		".":    {{"cat out/secret.txt", none}},
+		"sub/": {{"cat out", escape}},
 	} {
-		got := CheckIn(f.root, c.workdir, c.cmd, nil, false)
-		perm := ""
-		if got != nil {
-			perm = got.Permission
-		}
-		if perm != c.want {
-			t.Errorf("CheckIn(%q, %q) = %q, want %q", c.workdir, c.cmd, perm, c.want)
-		}
+		f.runIn(t, workdir, Mode{}, rows, nil)
 	}
 }
 
 func TestSensitiveEnv(t *testing.T) {
 	f := newFixture(t)
-	for _, c := range []struct {
+	type envCase struct {
 		env  map[string]string
-		keys []string
-	}{
-		{map[string]string{"GITHUB_TOKEN": "x"}, []string{"GITHUB_TOKEN"}},
-		{map[string]string{"MY_SECRET": "x"}, []string{"MY_SECRET"}},
-		{map[string]string{"AWS_CREDENTIALS": "x"}, []string{"AWS_CREDENTIALS"}},
-		{map[string]string{"OPENAI_API_KEY": "x"}, []string{"OPENAI_API_KEY"}},
-		{map[string]string{"apikey": "x"}, []string{"apikey"}},
+		keys []string // the refused ones, sorted
+	}
+	var cases []envCase
+	// Each refused alone: by its name (the value is beside the point)…
+	for k, v := range map[string]string{
+		"GITHUB_TOKEN": "x", "MY_SECRET": "x", "AWS_CREDENTIALS": "x", "OPENAI_API_KEY": "x", "apikey": "x", "PRIVATE_THING": "x",
+		"LD_PRELOAD": "/x.so", "LD_LIBRARY_PATH": ".", "DYLD_INSERT_LIBRARIES": "x", "BASH_ENV": "x", "ENV": "x",
+		"PYTHONPATH": "x", "PYTHONSTARTUP": "x", "PERL5OPT": "x", "NODE_OPTIONS": "--require x", "BASH_FUNC_ls%%": "() { :; }",
+	} {
+		cases = append(cases, envCase{map[string]string{k: v}, []string{k}})
+	}
+	// …or by a value that looks like a secret.
+	for _, v := range []string{"ghp_abcdefghijklmnopqrstuvwxyz0123456789", "sk-abcdefghijklmnopqrstuv", "AKIAABCDEFGHIJKLMNOP",
+		"-----BEGIN RSA PRIVATE KEY-----\nabc"} {
+		cases = append(cases, envCase{map[string]string{"X": v}, []string{"X"}})
+	}
+	// Several: every refused one is named, sorted, and only those.
+	cases = append(cases, []envCase{
 		{map[string]string{"DB_PASSWORD": "x", "PASSWD": "y"}, []string{"DB_PASSWORD", "PASSWD"}},
-		{map[string]string{"PRIVATE_THING": "x"}, []string{"PRIVATE_THING"}},
-		{map[string]string{"LD_PRELOAD": "/x.so"}, []string{"LD_PRELOAD"}},
-		{map[string]string{"LD_LIBRARY_PATH": "."}, []string{"LD_LIBRARY_PATH"}},
-		{map[string]string{"DYLD_INSERT_LIBRARIES": "x"}, []string{"DYLD_INSERT_LIBRARIES"}},
-		{map[string]string{"BASH_ENV": "x"}, []string{"BASH_ENV"}},
-		{map[string]string{"ENV": "x"}, []string{"ENV"}},
-		{map[string]string{"PYTHONPATH": "x"}, []string{"PYTHONPATH"}},
-		{map[string]string{"PYTHONSTARTUP": "x"}, []string{"PYTHONSTARTUP"}},
 		{map[string]string{"RUBYLIB": "x", "RUBYOPT": "y"}, []string{"RUBYLIB", "RUBYOPT"}},
-		{map[string]string{"PERL5OPT": "x"}, []string{"PERL5OPT"}},
-		{map[string]string{"NODE_OPTIONS": "--require x"}, []string{"NODE_OPTIONS"}},
-		{map[string]string{"BASH_FUNC_ls%%": "() { :; }"}, []string{"BASH_FUNC_ls%%"}},
-		{map[string]string{"X": "ghp_abcdefghijklmnopqrstuvwxyz0123456789"}, []string{"X"}},
-		{map[string]string{"X": "sk-abcdefghijklmnopqrstuv"}, []string{"X"}},
-		{map[string]string{"X": "AKIAABCDEFGHIJKLMNOP"}, []string{"X"}},
-		{map[string]string{"X": "-----BEGIN RSA PRIVATE KEY-----\nabc"}, []string{"X"}},
 		{map[string]string{"A": "1", "TOKEN": "2", "B": "3"}, []string{"TOKEN"}},
 		{map[string]string{"Z_TOKEN": "1", "A_SECRET": "2"}, []string{"A_SECRET", "Z_TOKEN"}},
-	} {
-		r := Check(f.root, "npm test", c.env, false)
+	}...)
+	for _, c := range cases {
+		r := check(f.root, "npm test", c.env, false)
 		if r == nil || r.Permission != secret || !reflect.DeepEqual(r.Details["env_keys"], c.keys) {
 			t.Errorf("env %v: %+v, want keys %v", c.env, r, c.keys)
 			continue
@@ -439,7 +436,7 @@ func TestSensitiveEnv(t *testing.T) {
 			t.Errorf("sensitive_env must be grantable")
 		}
 		// dangerous mode passes them through
-		if r := Check(f.root, "npm test", c.env, true); r != nil {
+		if r := check(f.root, "npm test", c.env, true); r != nil {
 			t.Errorf("dangerous env %v: %+v", c.env, r)
 		}
 	}
@@ -447,7 +444,7 @@ func TestSensitiveEnv(t *testing.T) {
 		nil, {}, {"FOO": "bar"}, {"PATH": "/usr/bin"}, {"LANG": "C"}, {"NODE_ENV": "test"}, {"DEBUG": "1"}, {"GOFLAGS": "-count=1"},
 		{"X": "sk-short"},
 	} {
-		if r := Check(f.root, "npm test", env, false); r != nil {
+		if r := check(f.root, "npm test", env, false); r != nil {
 			t.Errorf("env %v refused: %+v", env, r)
 		}
 	}
@@ -555,11 +552,11 @@ func TestInlineScript(t *testing.T) {
 		{"bash -c 'rm -rf x'", inline},
 		{"rm -rf x; python3 -c 1", inline},
 	}, nil, false)
-	r := Check(f.root, "bash -lc 'echo hi'", nil, false)
+	r := check(f.root, "bash -lc 'echo hi'", nil, false)
 	if r == nil || r.Details["option"] != "-lc" {
 		t.Errorf("details: %+v", r)
 	}
-	r = Check(f.root, "python3 <<EOF\nprint(1)\nEOF", nil, false)
+	r = check(f.root, "python3 <<EOF\nprint(1)\nEOF", nil, false)
 	if r == nil || r.Details["option"] != "<<" {
 		t.Errorf("details: %+v", r)
 	}
@@ -842,6 +839,15 @@ func TestDangerousMode(t *testing.T) {
 	}, env, true)
 }
 
+// With the network allowed (--allow-network), step 7 alone is off.
+func TestNetworkMode(t *testing.T) {
+	f := newFixture(t)
+	f.runIn(t, ".", Mode{Network: true}, []row{
+		{"curl https://example.org", none}, {"git push", none}, {"python3 tools/gen.py https://x", none},
+		{"rm -rf build; curl x", destr}, {"cat /etc/hosts", escape}, {"python3 -c 1", inline}, {"echo $(curl x)", expn},
+	}, nil)
+}
+
 func TestOrderPrecedence(t *testing.T) {
 	f := newFixture(t)
 	env := f.env()
@@ -862,7 +868,7 @@ func TestOrderPrecedence(t *testing.T) {
 
 func TestNormalisedCommand(t *testing.T) {
 	f := newFixture(t)
-	r := Check(f.root, "  curl \n\t example.org  ", nil, false)
+	r := check(f.root, "  curl \n\t example.org  ", nil, false)
 	if r == nil || r.Details["command"] != "curl example.org" {
 		t.Fatalf("%+v", r)
 	}
@@ -873,7 +879,7 @@ func TestNormalisedCommand(t *testing.T) {
 		t.Error("network must be grantable")
 	}
 	long := "curl " + strings.Repeat("é", 3000)
-	r = Check(f.root, long, nil, false)
+	r = check(f.root, long, nil, false)
 	if c := r.Details["command"].(string); len(c) > maxCmdShown+len("…") || !strings.HasSuffix(c, "…") {
 		t.Errorf("long command not capped: %d", len(c))
 	}
@@ -888,16 +894,16 @@ func TestNormalisedCommand(t *testing.T) {
 }
 
 func TestNilRootAndEmpty(t *testing.T) {
-	if r := Check(nil, "cat /etc/hosts", nil, false); r == nil || r.Permission != escape {
+	if r := check(nil, "cat /etc/hosts", nil, false); r == nil || r.Permission != escape {
 		t.Errorf("nil root: %+v", r)
 	}
-	if r := Check(nil, "cat README.md", nil, false); r != nil {
+	if r := check(nil, "cat README.md", nil, false); r != nil {
 		t.Errorf("nil root: %+v", r)
 	}
 	f := newFixture(t)
 	// nothing runs: no command word, so any mention is literal text
 	for _, c := range []string{"", " ", "\n", ";", "#", "# curl https://x", "X=https://x", "true"} {
-		if r := Check(f.root, c, nil, false); r != nil {
+		if r := check(f.root, c, nil, false); r != nil {
 			t.Errorf("%q: %+v", c, r)
 		}
 	}
@@ -930,7 +936,7 @@ func FuzzCheck(f *testing.F) {
 	}
 	fx := newFixture(f)
 	f.Fuzz(func(t *testing.T, cmd string, dangerous bool) {
-		r := Check(fx.root, cmd, map[string]string{"A": cmd}, dangerous)
+		r := check(fx.root, cmd, map[string]string{"A": cmd}, dangerous)
 		if r != nil && (r.Permission == "" || r.Message == "" || r.Details["permission"] != r.Permission) {
 			t.Errorf("bad refusal %+v", r)
 		}

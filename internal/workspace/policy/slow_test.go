@@ -29,7 +29,7 @@ func TestSlowInputs(t *testing.T) {
 		"eval \"" + strings.Repeat("eval ", 1000) + "\"",
 	} {
 		start := time.Now()
-		Check(f.root, c, nil, false)
+		check(f.root, c, nil, false)
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("%.40q took %v", c, d)
 		}

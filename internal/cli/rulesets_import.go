@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/sudocode/sudocode/internal/rulesets"
+	"github.com/sudocode/sudocode/internal/rulesets/rulefiles"
+)
+
+// importOptions are the flags of "sudocode rulesets import".
+type importOptions struct {
+	force bool
+}
+
+func newRulesetsImportCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
+	var io importOptions
+	cmd := &cobra.Command{
+		Use:   "import [PATH...]",
+		Short: "Read the agents' rule files of a repository (CLAUDE.md, AGENTS.md, .cursor/rules, …) into the library",
+		Long: `Import reads every agent's rule file under each PATH (a repository's root, default
+the current directory, or one file): CLAUDE.md, AGENTS.md and GEMINI.md in any
+directory (a nested one applies to its directory: globs DIR/**; the root one is
+always applied), .cursor/rules/*.mdc (description, globs, alwaysApply),
+.github/copilot-instructions.md and .github/instructions/*.instructions.md
+(applyTo), .windsurf/rules/*.md (trigger, globs), .cursorrules, .windsurfrules
+and .clinerules. Each file written by hand is one ruleset named after its path
+(snake_case); a file that export generated gives back each ruleset it holds.
+
+It reports what it created, updated or skipped. A ruleset that exists with other
+content is never overwritten without --force.`,
+		Example: `  sudocode rulesets import
+  sudocode rulesets import ~/src/service --force
+  sudocode rulesets import .cursor/rules/react-components.mdc`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRulesetsImport(cmd, o, io, args, stdio)
+		},
+	}
+	cmd.Flags().BoolVar(&io.force, "force", false, "overwrite rulesets whose library content differs from the files")
+	return cmd
+}
+
+func runRulesetsImport(cmd *cobra.Command, o *rulesetsOptions, io importOptions, paths []string, stdio IO) error {
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	return o.withLibrary(cmd, func(lib rulesets.Library) error {
+		rep, err := rulefiles.Import(cmd.Context(), lib, paths, io.force)
+		if err != nil {
+			return err
+		}
+		return o.print(stdio.Out, rep, rulefiles.FormatImport(rep)+"\n")
+	})
+}

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/sudocode/sudocode/internal/loop"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+)
+
+// taskFlags are what every task command needs: where the orchestrator of
+// the project keeps its tasks and worktrees (the same defaults as
+// "sudocode mcp agent", so both see the same tasks).
+type taskFlags struct {
+	g                        *globalOptions
+	project, data, worktrees string
+}
+
+func (f *taskFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.project, "project", "", "the project `DIR`, inside a git repository (env SUDOCODE_AGENT_PROJECT; default the working directory)")
+	fs.StringVar(&f.data, "data", "", "`DIR` of the task database (env SUDOCODE_AGENT_DATA; default <git dir>/sudocode)")
+	fs.StringVar(&f.worktrees, "worktrees", "", "root `DIR` of the task worktrees (env SUDOCODE_WORKTREES; default the project's setting or $XDG_STATE_HOME/sudocode/worktrees)")
+}
+
+func (f *taskFlags) open(ctx context.Context) (*orchestrator.Orchestrator, func(), error) {
+	return openOrchestrator(ctx, orEnv(f.project, "SUDOCODE_AGENT_PROJECT"), orEnv(f.data, "SUDOCODE_AGENT_DATA"), f.worktrees)
+}
+
+// agentFlags choose the agent a command starts.
+type agentFlags struct {
+	agent, command, config string
+	rules                  storeFlags
+}
+
+func (f *agentFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.agent, "agent", "claude", "the agent `CLI`: claude, codex, gemini, opencode, or command (with --command)")
+	fs.StringVar(&f.command, "command", "", "with --agent command: the `COMMAND` line to run (sh -c), which gets the prompt on stdin")
+	fs.StringVar(&f.config, "config", "", "the agent's options as a JSON `OBJECT`, as create_task's config (model, args, permission_mode, pass_env …)")
+	f.rules.register(fs)
+}
+
+// agentKinds maps the CLI's agent names to create_task's tool kinds.
+var agentKinds = map[string]string{"claude": "CLAUDECODE", "codex": "CODEX", "gemini": "GEMINI", "opencode": "OPENCODE", "command": "COMMAND"}
+
+// resolve returns the tool kind and the config JSON.
+func (f *agentFlags) resolve() (string, json.RawMessage, error) {
+	kind, ok := agentKinds[strings.ToLower(f.agent)]
+	if !ok {
+		kind = strings.ToUpper(f.agent)
+		if _, known := map[string]bool{"CLAUDECODE": true, "CODEX": true, "GEMINI": true, "OPENCODE": true, "COMMAND": true}[kind]; !known {
+			return "", nil, usageError{fmt.Errorf("unknown agent %q: want claude, codex, gemini, opencode or command", f.agent)}
+		}
+	}
+	cfg := map[string]any{}
+	if f.config != "" {
+		if err := json.Unmarshal([]byte(f.config), &cfg); err != nil {
+			return "", nil, usageError{fmt.Errorf("--config must be a JSON object: %v", err)}
+		}
+	}
+	if f.command != "" {
+		if kind != "COMMAND" {
+			return "", nil, usageError{fmt.Errorf("--command goes with --agent command")}
+		}
+		cfg["command"] = []string{"/bin/sh", "-c", f.command}
+	}
+	if kind == "COMMAND" && cfg["command"] == nil {
+		return "", nil, usageError{fmt.Errorf("--agent command needs --command")}
+	}
+	b, _ := json.Marshal(cfg)
+	return kind, b, nil
+}
+
+// openLoop opens the orchestrator and the loop over it, with the ruleset
+// library when one can be opened (prompts then include the rulesets).
+func openLoop(ctx context.Context, tf *taskFlags, af *agentFlags) (*loop.Loop, func(), error) {
+	orch, closeOrch, err := tf.open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var rules loop.Rules
+	closeAll := closeOrch
+	if rs, err := af.rules.open(ctx); err == nil {
+		rules = rs
+		closeAll = func() { closeOrch(); rs.Close() }
+	}
+	return loop.New(orch, rules, actor()), closeAll, nil
+}
+
+func newTaskCmd(g *globalOptions, stdio IO) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "task",
+		Short: "Work tracker issues with coding agents: start, follow, merge and end tasks",
+		Long: `Work tracker issues with coding agents from the shell.
+
+A task is an agent (Claude Code, Codex, Gemini CLI, OpenCode, or any command)
+working on one issue in its own git worktree, on its own branch. Its prompt is
+assembled from the issue, the specs it implements (with their open feedback),
+its parent, what it was discovered from, the closed blockers it builds on, and
+the rulesets that apply (tagged like the issue, or listed in .sudocode/agent.json
+"rulesets"). The agent is given the tracker's MCP server, so it can give
+feedback on specs and file the work it discovers.
+
+  sudocode task start ISSUE [--agent claude]   run an agent on an issue (in the foreground)
+  sudocode task list | show ID | logs ID [-f]  see the tasks, a report, the log
+  sudocode task merge ID                       merge its branch; closes the issue
+  sudocode task end ID                         stop it and remove its worktree
+
+Tasks are the same as those of "sudocode mcp agent" on the same project.
+"sudocode run" works the whole ready queue.`,
+		Args: groupArgs,
+		RunE: groupHelp,
+	}
+	cmd.AddCommand(newTaskStartCmd(g, stdio), newTaskListCmd(g, stdio), newTaskShowCmd(g, stdio),
+		newTaskLogsCmd(g, stdio), newTaskMergeCmd(g, stdio), newTaskEndCmd(g, stdio))
+	return cmd
+}
+
+// taskItem is a task as task list prints it.
+type taskItem struct {
+	ID          string              `json:"id"`
+	IssueID     string              `json:"issue_id"`
+	Tool        string              `json:"tool"`
+	Description string              `json:"description"`
+	Status      orchestrator.Status `json:"status"`
+	Branch      string              `json:"branch"`
+	Worktree    string              `json:"worktree_path"`
+	CreatedAt   time.Time           `json:"created_at"`
+}
+
+func itemOf(t orchestrator.Task) taskItem {
+	return taskItem{ID: t.ID, IssueID: t.IssueID, Tool: t.Tool, Description: t.Description, Status: t.Status,
+		Branch: t.Branch, Worktree: t.WorktreePath, CreatedAt: t.CreatedAt}
+}

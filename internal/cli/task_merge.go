@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sudocode/sudocode/internal/orchestrator"
+)
+
+func newTaskMergeCmd(g *globalOptions, stdio IO) *cobra.Command {
+	tf := &taskFlags{g: g}
+	var strategy, message string
+	var keep bool
+	cmd := &cobra.Command{
+		Use:   "merge ID",
+		Short: "Merge a task's branch into your checkout's branch and close its issue",
+		Long: `Merge a finished task's branch into the branch your checkout has checked out:
+squash (default: one commit whose message names the issue), ff (fast-forward
+only) or merge (a merge commit); the project's .sudocode/agent.json "merge"
+may set the strategy, a check command and keep_branch.
+
+The merge is computed first and applied all or nothing. It is refused, and
+nothing changes, when it conflicts (the conflicting files are listed), when the
+check command fails on the merged tree, or when your checkout has uncommitted
+changes to files it changes. On success the task's issue is closed with the
+merge commit in its reason, the worktree is removed and the branch deleted
+(unless kept).
+
+With --json: {task, strategy, base, commit, files, removal, issue_id, close_reason}.`,
+		Example: `  sudocode task merge k3v9x2mq
+  sudocode task merge k3v9x2mq --strategy merge --keep-branch`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l, closeFn, err := openLoop(cmd.Context(), tf, &agentFlags{})
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			in := orchestrator.MergeInput{Strategy: strategy, Message: message}
+			if cmd.Flags().Changed("keep-branch") {
+				in.KeepBranch = &keep
+			}
+			res, err := l.Merge(cmd.Context(), args[0], in)
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return writeJSON(stdio.Out, res)
+			}
+			fmt.Fprintf(stdio.Out, "merged task %s into %s as %s (%s)\n", res.Task.ID, res.Base, res.Commit, res.Strategy)
+			if res.IssueID != "" {
+				fmt.Fprintf(stdio.Out, "closed %s: %s\n", res.IssueID, res.CloseReason)
+			}
+			return nil
+		},
+	}
+	tf.register(cmd.Flags())
+	cmd.Flags().StringVar(&strategy, "strategy", "", "squash, ff or merge (default the project's merge.strategy, else squash)")
+	cmd.Flags().StringVarP(&message, "message", "m", "", "the commit `MESSAGE` (default: the issue's title and id)")
+	cmd.Flags().BoolVar(&keep, "keep-branch", false, "keep the task's branch (default the project's merge.keep_branch, else delete it)")
+	return cmd
+}
+
+func newTaskEndCmd(g *globalOptions, stdio IO) *cobra.Command {
+	tf := &taskFlags{g: g}
+	var status string
+	var deleteBranch bool
+	cmd := &cobra.Command{
+		Use:   "end ID",
+		Short: "Stop a task's agent and remove its worktree, keeping its branch",
+		Long: `End a task as end_task does: stop its agent (its whole process group) if it
+runs, remove its worktree, and keep its branch with any uncommitted work saved on
+it as a commit (--delete-branch throws branch and work away). --status sets the
+final status: completed, failed or cancelled (default: cancelled for a running
+task, completed for a waiting one). With --json: {task, removal}.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			orch, closeFn, err := tf.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			in := orchestrator.EndInput{KeepBranch: !deleteBranch}
+			if status != "" {
+				st, err := orchestrator.ParseEndStatus(status)
+				if err != nil {
+					return usageError{err}
+				}
+				in.Status = st
+			}
+			res, err := orch.End(cmd.Context(), args[0], in)
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return writeJSON(stdio.Out, res)
+			}
+			fmt.Fprintf(stdio.Out, "ended task %s (%s)", res.Task.ID, res.Task.Status)
+			if res.Removal.BranchDeleted {
+				fmt.Fprintf(stdio.Out, "; branch %s deleted\n", res.Task.Branch)
+			} else {
+				fmt.Fprintf(stdio.Out, "; branch %s kept\n", res.Task.Branch)
+			}
+			return nil
+		},
+	}
+	tf.register(cmd.Flags())
+	cmd.Flags().StringVar(&status, "status", "", "the final status: completed, failed or cancelled")
+	cmd.Flags().BoolVar(&deleteBranch, "delete-branch", false, "delete the task's branch and its uncommitted work")
+	return cmd
+}
+
+// writeJSONLine writes v as one line of JSON.
+func writeJSONLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// sleepCtx waits a polling interval, or until ctx ends.
+func sleepCtx(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(200 * time.Millisecond):
+		return nil
+	}
+}

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sudocode/sudocode/internal/loop"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+)
+
+func newTaskStartCmd(g *globalOptions, stdio IO) *cobra.Command {
+	tf, af := &taskFlags{g: g}, &agentFlags{}
+	var instructions, branch string
+	cmd := &cobra.Command{
+		Use:   "start ISSUE",
+		Short: "Run an agent on a tracker issue, in its own worktree and branch, until it stops",
+		Long: `Run an agent on a tracker issue until it stops, printing its log.
+
+The prompt is assembled from the issue and its context (see "sudocode task");
+--instructions adds to it. The issue goes in_progress, assigned to the agent.
+The agent works in its own git worktree on a new branch from HEAD; your checkout
+is not touched. When it stops, the report is printed: merge its branch with
+"sudocode task merge ID". If the agent fails, the issue is reopened with the
+failure appended to its description, and the command exits 1. Interrupting the
+command stops the agent.
+
+With --json, the report is printed as JSON (the fields of report_task).`,
+		Example: `  sudocode task start app-3f2a
+  sudocode task start app-3f2a --agent codex --config '{"model": "gpt-5.5"}'
+  sudocode task start app-3f2a --agent command --command 'make fix && git commit -qam fix'`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			kind, cfg, err := af.resolve()
+			if err != nil {
+				return err
+			}
+			l, closeFn, err := openLoop(ctx, tf, af)
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			t, err := l.Start(ctx, loop.StartInput{IssueID: args[0], Tool: kind, Instructions: instructions, Branch: branch, Config: cfg, Actor: actor()})
+			if err != nil {
+				return err
+			}
+			orch := l.Orchestrator()
+			if !g.json {
+				fmt.Fprintf(stdio.Out, "task %s: %s on branch %s\n", t.ID, t.Tool, t.Branch)
+			}
+			t, err = follow(ctx, orch, t.ID, 0, !g.json, stdio.Out)
+			if err != nil {
+				return err
+			}
+			l.Finished(ctx, t)
+			rep, err := orch.Report(ctx, t.ID)
+			if err != nil {
+				return err
+			}
+			if g.json {
+				err = writeJSON(stdio.Out, rep)
+			} else {
+				printReport(stdio.Out, rep)
+			}
+			if err == nil && t.Status == orchestrator.StatusFailed {
+				return silentError{code: 1}
+			}
+			return err
+		},
+	}
+	tf.register(cmd.Flags())
+	af.register(cmd.Flags())
+	cmd.Flags().StringVar(&instructions, "instructions", "", "`TEXT` added to the assembled prompt")
+	cmd.Flags().StringVar(&branch, "branch", "", "the new branch's `NAME` (default sudocode/<issue>-<title>-<task id>)")
+	return cmd
+}
+
+// follow prints task id's log after seq since (when print) until its agent
+// stops, and returns the task as it then is.
+func follow(ctx context.Context, orch *orchestrator.Orchestrator, id string, since int64, print bool, out io.Writer) (orchestrator.Task, error) {
+	for {
+		t, err := orch.Get(ctx, id)
+		if err != nil {
+			return t, err
+		}
+		evs, err := orch.Logs(ctx, id, since, 0)
+		if err != nil {
+			return t, err
+		}
+		for _, e := range evs {
+			since = e.Seq
+			if print {
+				fmt.Fprintln(out, logLine(e))
+			}
+		}
+		if !t.Running() && t.Status != orchestrator.StatusPending {
+			return t, nil
+		}
+		select {
+		case <-ctx.Done():
+			return t, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// logLine is one log event as text: seq, kind, tool, text on one line.
+func logLine(e orchestrator.StoredEvent) string {
+	head := fmt.Sprintf("%4d %s", e.Seq, e.Event.Kind)
+	if e.Event.Tool != "" {
+		head += " " + e.Event.Tool
+	}
+	text := strings.ReplaceAll(strings.TrimSpace(e.Event.Text), "\n", " ⏎ ")
+	if len(e.Event.Files) > 0 {
+		text = strings.Join(e.Event.Files, ", ")
+	}
+	if len(text) > 200 {
+		text = text[:200] + "…"
+	}
+	return head + ": " + text
+}
+
+func printReport(out io.Writer, r orchestrator.Report) {
+	fmt.Fprintf(out, "task %s (%s) is %s", r.ID, r.Tool, r.Status)
+	if r.Outcome != "" {
+		fmt.Fprintf(out, ", outcome %s", r.Outcome)
+	}
+	fmt.Fprintln(out)
+	if r.IssueID != "" {
+		fmt.Fprintf(out, "issue:   %s\n", r.IssueID)
+	}
+	fmt.Fprintf(out, "branch:  %s (%d commits)\n", r.Branch, r.Commits)
+	if len(r.FilesChanged) > 0 {
+		fmt.Fprintf(out, "files:   %s\n", strings.Join(r.FilesChanged, ", "))
+	}
+	if r.FinalAnswer != "" {
+		fmt.Fprintf(out, "answer:  %s\n", r.FinalAnswer)
+	}
+	if r.Error != nil {
+		fmt.Fprintf(out, "error:   %s %v\n", r.Error.Type, r.Error.Details)
+	}
+}

@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sudocode/sudocode/internal/orchestrator"
+)
+
+func newTaskListCmd(g *globalOptions, stdio IO) *cobra.Command {
+	tf := &taskFlags{g: g}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the project's tasks, oldest first",
+		Long: `List the project's tasks, oldest first: id, status, agent, issue, branch.
+With --json: {"tasks": [{id, issue_id, tool, description, status, branch,
+worktree_path, created_at}]}.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			orch, closeFn, err := tf.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			ts, err := orch.List(cmd.Context())
+			if err != nil {
+				return err
+			}
+			items := make([]taskItem, len(ts))
+			for i, t := range ts {
+				items[i] = itemOf(t)
+			}
+			if g.json {
+				return writeJSON(stdio.Out, map[string]any{"tasks": items})
+			}
+			if len(items) == 0 {
+				fmt.Fprintln(stdio.Out, "no tasks; start one with: sudocode task start ISSUE")
+				return nil
+			}
+			w := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "ID\tSTATUS\tAGENT\tISSUE\tBRANCH")
+			for _, it := range items {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", it.ID, it.Status, it.Tool, it.IssueID, it.Branch)
+			}
+			return w.Flush()
+		},
+	}
+	tf.register(cmd.Flags())
+	return cmd
+}
+
+func newTaskShowCmd(g *globalOptions, stdio IO) *cobra.Command {
+	tf := &taskFlags{g: g}
+	var prompt bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Report on a task: status, outcome, answer, files changed, its issue and prompt",
+		Long: `Report on a task, as report_task does: status and timings, the agent's final
+answer, usage, the files changed and a diff stat, its issue, and (with --prompt,
+or in --json) the prompt the agent was given.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			orch, closeFn, err := tf.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			rep, err := orch.Report(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return writeJSON(stdio.Out, rep)
+			}
+			printReport(stdio.Out, rep)
+			if prompt {
+				fmt.Fprintf(stdio.Out, "\n%s\n", rep.Prompt)
+			}
+			return nil
+		},
+	}
+	tf.register(cmd.Flags())
+	cmd.Flags().BoolVar(&prompt, "prompt", false, "also print the prompt the agent was given")
+	return cmd
+}
+
+func newTaskLogsCmd(g *globalOptions, stdio IO) *cobra.Command {
+	tf := &taskFlags{g: g}
+	var followFlag bool
+	cmd := &cobra.Command{
+		Use:   "logs ID",
+		Short: "Print a task's log; -f follows it until the agent stops",
+		Long: `Print a task's log: one line per event (seq, kind, tool, text). With -f, keep
+printing new events until the agent stops (the task may run in another process,
+such as "sudocode mcp agent"). With --json, one JSON object per line:
+{"seq", "event": {time, kind, text, tool, …}}.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			orch, closeFn, err := tf.open(ctx)
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			print := func(evs []orchestrator.StoredEvent) (int64, error) {
+				var last int64
+				for _, e := range evs {
+					last = e.Seq
+					if g.json {
+						if err := writeJSONLine(stdio.Out, e); err != nil {
+							return last, err
+						}
+					} else {
+						fmt.Fprintln(stdio.Out, logLine(e))
+					}
+				}
+				return last, nil
+			}
+			evs, err := orch.Logs(ctx, args[0], 0, 0)
+			if err != nil {
+				return err
+			}
+			last, err := print(evs)
+			if err != nil || !followFlag {
+				return err
+			}
+			for {
+				t, err := orch.Get(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				evs, err := orch.Logs(ctx, args[0], last, 0)
+				if err != nil {
+					return err
+				}
+				if n, err := print(evs); err != nil {
+					return err
+				} else if n > 0 {
+					last = n
+				}
+				if !t.Running() && t.Status != orchestrator.StatusPending {
+					return nil
+				}
+				if err := sleepCtx(ctx); err != nil {
+					return err
+				}
+			}
+		},
+	}
+	tf.register(cmd.Flags())
+	cmd.Flags().BoolVarP(&followFlag, "follow", "f", false, "follow the log until the agent stops")
+	return cmd
+}

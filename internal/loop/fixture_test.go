@@ -1,0 +1,137 @@
+package loop_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/loop"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/rulesets"
+	"github.com/sudocode/sudocode/internal/rulesets/sqlitestore"
+	"github.com/sudocode/sudocode/internal/tracker/store"
+)
+
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// world is a git repository with a committed tracker (a spec and issues
+// made by the test), a ruleset library, and a loop over them.
+type world struct {
+	t     *testing.T
+	repo  string
+	tr    *store.Repo
+	rules rulesets.Store
+	orch  *orchestrator.Orchestrator
+	loop  *loop.Loop
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	ctx := context.Background()
+	repo := t.TempDir()
+	git(t, repo, "init", "-q", "-b", "main")
+	git(t, repo, "config", "user.name", "Test")
+	git(t, repo, "config", "user.email", "test@example.com")
+	writeFile(t, filepath.Join(repo, "README"), "hello\n")
+	if _, err := store.Init(repo, "app"); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := store.Open(ctx, filepath.Join(repo, ".sudocode"), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	rules, err := sqlitestore.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rules.Close() })
+	st, err := orchestrator.OpenStore(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	orch := orchestrator.New(st, func(kind string) (agent.Adapter, bool) {
+		a, err := agent.Lookup(kind)
+		return a, err == nil
+	}, orchestrator.Options{Repo: repo, Grace: time.Second, NoPool: true})
+	t.Cleanup(func() { orch.Close(); st.Close() })
+	return &world{t: t, repo: repo, tr: tr, rules: rules, orch: orch, loop: loop.New(orch, rules, "test")}
+}
+
+// commit commits everything in the checkout (the tracker's files too).
+func (w *world) commit(msg string) {
+	git(w.t, w.repo, "add", "-A")
+	git(w.t, w.repo, "commit", "-qm", msg)
+}
+
+// command is a COMMAND config running script with sh -c.
+func command(script string) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"command": []string{"/bin/sh", "-c", script}})
+	return b
+}
+
+// snapshot is the user's checkout as a refusal must leave it: HEAD, the
+// status, and the bytes of the tracker's files.
+func (w *world) snapshot() string {
+	var b strings.Builder
+	b.WriteString(git(w.t, w.repo, "rev-parse", "HEAD") + "\n" + git(w.t, w.repo, "status", "--porcelain", "--untracked-files=all") + "\n")
+	for _, f := range []string{"issues.jsonl", "specs.jsonl", "feedback.jsonl"} {
+		data, _ := os.ReadFile(filepath.Join(w.repo, ".sudocode", f))
+		b.Write(data)
+	}
+	for _, f := range []string{"README", "greeting.txt"} {
+		data, _ := os.ReadFile(filepath.Join(w.repo, f))
+		b.WriteString(f + ":" + string(data))
+	}
+	return b.String()
+}
+
+func (w *world) issue(id string) string {
+	w.t.Helper()
+	w.tr.Recheck()
+	d, err := w.tr.ShowIssue(context.Background(), id)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	b, _ := json.Marshal(d)
+	return string(b)
+}
+
+func (w *world) wait(id string) orchestrator.Task {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := w.orch.Wait(ctx, id); err != nil {
+		w.t.Fatal(err)
+	}
+	task, err := w.orch.Get(ctx, id)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return task
+}

@@ -1,0 +1,314 @@
+package loop_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sudocode/sudocode/internal/loop"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/rulesets"
+	"github.com/sudocode/sudocode/internal/tracker/store"
+)
+
+// A task started from an issue gets a prompt assembled from the tracker and
+// the ruleset library, kept with the task and shown by its report; the
+// issue goes in progress with the agent as assignee.
+func TestStartAssemblesThePrompt(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	desc := "The login flow"
+	spec, err := w.tr.CreateSpec(ctx, store.SpecInput{Title: "Auth", Description: &desc, Design: "# Auth\n\n## Tokens\n\nTokens expire after one hour.\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent, _ := w.tr.CreateIssue(ctx, store.IssueInput{Title: "Epic: accounts", Description: "Everything about accounts"})
+	origin, _ := w.tr.CreateIssue(ctx, store.IssueInput{Title: "Audit sessions", Description: "Found while auditing"})
+	blocker, _ := w.tr.CreateIssue(ctx, store.IssueInput{Title: "Add the users table"})
+	issue, err := w.tr.CreateIssue(ctx, store.IssueInput{Title: "Refresh tokens", Description: "Tokens must be refreshable.", Parent: &parent.ID, Tags: []string{"go"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range [][3]string{{issue.ID, spec.ID, "implements"}, {issue.ID, origin.ID, "discovered-from"}, {issue.ID, blocker.ID, "blocks"}} {
+		if _, err := w.tr.Link(ctx, l[0], l[1], l[2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.tr.CloseIssues(ctx, []string{blocker.ID}, "Done in the schema migration"); err != nil {
+		t.Fatal(err)
+	}
+	text := "one hour"
+	if _, err := w.tr.AddFeedback(ctx, store.FeedbackInput{IssueID: origin.ID, SpecID: spec.ID, Content: "One hour from issue or last use?", Text: &text}); err != nil {
+		t.Fatal(err)
+	}
+	mustCreateRule(t, w.rules, "go_style", []string{"go"}, "Run gofmt.")
+	mustCreateRule(t, w.rules, "python_style", []string{"python"}, "Use black.")
+	mustCreateRule(t, w.rules, "team_rules", nil, "Write tests first.")
+	// The library's own scope: always-on, path-scoped, and for other agents only.
+	mustCreateScoped(t, w.rules, "security", rulesets.Scope{Always: true}, "Never log tokens.")
+	mustCreateScoped(t, w.rules, "sql_rules", rulesets.Scope{Globs: []string{"db/**/*.sql"}}, "Migrations are reversible.")
+	mustCreateScoped(t, w.rules, "cursor_only", rulesets.Scope{Always: true, Targets: []string{"cursor"}}, "Cursor things.")
+	mustCreateScoped(t, w.rules, "claude_only", rulesets.Scope{Always: true, Targets: []string{"claude"}}, "Claude things.")
+	writeFile(t, filepath.Join(w.repo, ".sudocode", "agent.json"), `{"rulesets": ["team_rules"]}`)
+	w.commit("tracker")
+
+	task, err := w.loop.Start(ctx, loop.StartInput{IssueID: issue.ID, Tool: "COMMAND", Config: command("cat >/dev/null")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task.IssueID != issue.ID || task.Description != issue.ID+": Refresh tokens" {
+		t.Fatalf("task = %+v", task)
+	}
+	w.wait(task.ID)
+	rep, err := w.orch.Report(ctx, task.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"# Issue " + issue.ID + ": Refresh tokens", "Tokens must be refreshable.",
+		"## Spec " + spec.ID + ": Auth", "Tokens expire after one hour.", "One hour from issue or last use?",
+		"Epic: accounts", "Everything about accounts", "Audit sessions",
+		blocker.ID + ": Add the users table (closed: Done in the schema migration)",
+		"### go_style", "Run gofmt.", "### team_rules", "Write tests first.", "discovered-from " + issue.ID,
+		"### security", "Never log tokens.", "### sql_rules (for files matching db/**/*.sql)", "Migrations are reversible.",
+	} {
+		if !strings.Contains(rep.Prompt, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, rep.Prompt)
+		}
+	}
+	if strings.Contains(rep.Prompt, "Use black.") || strings.Contains(rep.Prompt, "Cursor things.") || strings.Contains(rep.Prompt, "Claude things.") {
+		t.Errorf("prompt holds a ruleset that does not apply:\n%s", rep.Prompt)
+	}
+	if rep.IssueID != issue.ID {
+		t.Errorf("report issue_id = %q", rep.IssueID)
+	}
+	if got := w.issue(issue.ID); !strings.Contains(got, `"status":"in_progress"`) || !strings.Contains(got, `"assignee":"agent:command:`+task.ID+`"`) {
+		t.Errorf("issue = %s", got)
+	}
+}
+
+func mustCreateRule(t *testing.T, s rulesets.Store, name string, tags []string, md string) {
+	t.Helper()
+	if tags == nil {
+		tags = []string{}
+	}
+	if err := s.Create(context.Background(), rulesets.Ruleset{Name: name, Description: name, Tags: tags, Markdown: md}, "test"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustCreateScoped(t *testing.T, s rulesets.Store, name string, sc rulesets.Scope, md string) {
+	t.Helper()
+	if err := s.Create(context.Background(), rulesets.Ruleset{Name: name, Description: name, Tags: []string{}, Markdown: md, Scope: sc}, "test"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// chain makes three issues, each blocking the next, and commits them.
+func (w *world) chain() [3]string {
+	ctx := context.Background()
+	var ids [3]string
+	for i, title := range []string{"First step", "Second step", "Third step"} {
+		is, err := w.tr.CreateIssue(ctx, store.IssueInput{Title: title, Description: "Do the " + strings.ToLower(title) + "."})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		ids[i] = is.ID
+	}
+	for i := 1; i < 3; i++ {
+		if _, err := w.tr.Link(ctx, ids[i], ids[i-1], "blocks"); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	w.commit("tracker")
+	return ids
+}
+
+// stepScript writes a file named after the issue in the prompt's first
+// line, holding the prompt, and commits it.
+const stepScript = `id=$(head -1 | sed 's/^# Issue \([^:]*\):.*/\1/'); ` +
+	`printf '%s\n' "$SUDOCODE_TASK_INSTRUCTIONS" > "done-$id.txt" && git add . && git commit -qm "work on $id"`
+
+// run_ready works a chain in order: each task is merged (squash), its
+// issue closed with the merge commit, the next one started.
+func TestRunReadyWorksAChain(t *testing.T) {
+	w := newWorld(t)
+	ids := w.chain()
+	res, err := w.loop.RunReady(context.Background(), loop.RunInput{Tool: "COMMAND", Config: command(stepScript), Parallel: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 3 {
+		t.Fatalf("items = %+v", res.Items)
+	}
+	for i, it := range res.Items {
+		if it.IssueID != ids[i] || it.Outcome != loop.OutcomeMerged || it.Commit == "" {
+			t.Fatalf("item %d = %+v", i, it)
+		}
+		if got := w.issue(ids[i]); !strings.Contains(got, `"status":"closed"`) || !strings.Contains(got, it.Commit) {
+			t.Errorf("issue %s = %s", ids[i], got)
+		}
+		if msg := git(t, w.repo, "log", "-1", "--format=%B", it.Commit); !strings.Contains(msg, ids[i]) {
+			t.Errorf("commit message %q does not name %s", msg, ids[i])
+		}
+		if b, err := os.ReadFile(filepath.Join(w.repo, "done-"+ids[i]+".txt")); err != nil || !strings.Contains(string(b), "# Issue "+ids[i]) {
+			t.Errorf("done-%s.txt = %q, %v", ids[i], b, err)
+		}
+	}
+	if n := git(t, w.repo, "rev-list", "--count", "HEAD"); n != "4" { // the tracker, three squashes
+		t.Errorf("main has %s commits", n)
+	}
+	if wt := git(t, w.repo, "worktree", "list"); strings.Count(wt, "\n") != 0 {
+		t.Errorf("worktrees left: %s", wt)
+	}
+	if br := git(t, w.repo, "branch", "--list", "sudocode/*"); br != "" {
+		t.Errorf("branches left: %s", br)
+	}
+}
+
+// A task that fails leaves its issue open with the failure recorded, and
+// the issues it blocks are not started.
+func TestRunReadyStopsAtAFailure(t *testing.T) {
+	w := newWorld(t)
+	ids := w.chain()
+	script := `if grep -q 'Second step'; then echo broken >&2; exit 3; fi; ` + stepScript
+	res, err := w.loop.RunReady(context.Background(), loop.RunInput{Tool: "COMMAND", Config: command(script)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 2 || res.Items[0].Outcome != loop.OutcomeMerged || res.Items[1].Outcome != loop.OutcomeFailed || res.Items[1].IssueID != ids[1] {
+		t.Fatalf("items = %+v", res.Items)
+	}
+	got := w.issue(ids[1])
+	if !strings.Contains(got, `"status":"open"`) || !strings.Contains(got, "Agent task "+res.Items[1].TaskID) || !strings.Contains(got, "agent_exit") {
+		t.Errorf("failed issue = %s", got)
+	}
+	if got := w.issue(ids[2]); !strings.Contains(got, `"status":"open"`) || !strings.Contains(got, `"assignee":null`) {
+		t.Errorf("dependent issue = %s", got)
+	}
+	if _, err := w.loop.Merge(context.Background(), res.Items[1].TaskID, orchestrator.MergeInput{}); err == nil || !strings.Contains(err.Error(), "failed") {
+		t.Errorf("merge of a failed task: %v", err)
+	}
+}
+
+// startDone starts a task on a fresh issue that runs script, and waits for it.
+func (w *world) startDone(script string) (orchestrator.Task, string) {
+	w.t.Helper()
+	is, err := w.tr.CreateIssue(context.Background(), store.IssueInput{Title: "Greet"})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.commit("tracker")
+	task, err := w.loop.Start(context.Background(), loop.StartInput{IssueID: is.ID, Tool: "COMMAND", Config: command(script)})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if task = w.wait(task.ID); task.Status != orchestrator.StatusCompleted {
+		w.t.Fatalf("task %+v", task)
+	}
+	return task, is.ID
+}
+
+// The refusals leave the user's checkout and the tracker's files as they
+// were: a conflict (listing the files), a failing check, and uncommitted
+// changes to a file the merge changes.
+func TestMergeRefusals(t *testing.T) {
+	t.Run("conflict", func(t *testing.T) {
+		w := newWorld(t)
+		task, _ := w.startDone(`printf 'agent\n' > README && git commit -qam agent`)
+		writeFile(t, filepath.Join(w.repo, "README"), "user\n")
+		w.commit("user edit")
+		w.refused(task, "conflicting files: README")
+	})
+	t.Run("check", func(t *testing.T) {
+		w := newWorld(t)
+		writeFile(t, filepath.Join(w.repo, ".sudocode", "agent.json"), `{"merge": {"check": "test -f greeting.txt && echo checked && exit 4"}}`)
+		task, _ := w.startDone(`printf 'hi\n' > greeting.txt && git add greeting.txt && git commit -qm agent`)
+		w.refused(task, "failed with exit code 4")
+		logs, _ := w.orch.Logs(context.Background(), task.ID, 0, 0)
+		found := false
+		for _, e := range logs {
+			found = found || (e.Event.Text == "checked" && e.Event.Data["phase"] == orchestrator.PhaseCheck)
+		}
+		if !found {
+			t.Errorf("the check's output is not in the task's log")
+		}
+	})
+	t.Run("dirty", func(t *testing.T) {
+		w := newWorld(t)
+		task, _ := w.startDone(`printf 'agent\n' > README && git commit -qam agent`)
+		writeFile(t, filepath.Join(w.repo, "README"), "uncommitted\n")
+		w.refused(task, "uncommitted changes to files the merge changes: README")
+	})
+}
+
+// refused merges task, expecting a refusal naming want that changes
+// nothing, then shows the task can still be merged once the cause is gone
+// only where that is the test's point.
+func (w *world) refused(task orchestrator.Task, want string) {
+	w.t.Helper()
+	before := w.snapshot()
+	_, err := w.loop.Merge(context.Background(), task.ID, orchestrator.MergeInput{})
+	if err == nil || !strings.Contains(err.Error(), want) {
+		w.t.Fatalf("merge: %v, want a refusal with %q", err, want)
+	}
+	if after := w.snapshot(); after != before {
+		w.t.Errorf("the refusal changed the checkout:\nbefore %s\nafter %s", before, after)
+	}
+	if got, _ := w.orch.Get(context.Background(), task.ID); got.WorktreePath == "" {
+		w.t.Errorf("the refusal removed the task's worktree")
+	}
+}
+
+// A review sent to the agent (update_task with instructions) is recorded
+// on the issue, which is in progress again.
+func TestReviewIsRecordedOnTheIssue(t *testing.T) {
+	w := newWorld(t)
+	task, id := w.startDone(`printf 'hi\n' > greeting.txt && git add greeting.txt && git commit -qm agent`)
+	if err := w.loop.Review(context.Background(), task, "Use a friendlier greeting.\nAnd a newline."); err != nil {
+		t.Fatal(err)
+	}
+	got := w.issue(id)
+	if !strings.Contains(got, "Review sent to agent task "+task.ID) || !strings.Contains(got, `\u003e Use a friendlier greeting.\n\u003e And a newline.`) ||
+		!strings.Contains(got, `"status":"in_progress"`) {
+		t.Errorf("issue = %s", got)
+	}
+}
+
+// run_ready runs at most parallel agents at a time, and starts the next as
+// one finishes.
+func TestRunReadyCapsConcurrency(t *testing.T) {
+	w := newWorld(t)
+	for i := range 4 {
+		if _, err := w.tr.CreateIssue(context.Background(), store.IssueInput{Title: "Independent " + string(rune('a'+i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.commit("tracker")
+	res, err := w.loop.RunReady(context.Background(), loop.RunInput{Tool: "COMMAND", Config: command("sleep 0.4; " + stepScript), Parallel: 2, Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 3 {
+		t.Fatalf("items = %+v, want the limit of 3", res.Items)
+	}
+	tasks, err := w.orch.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := 0
+	for _, a := range tasks {
+		at := 0
+		for _, b := range tasks { // tasks running when a started
+			if !b.StartedAt.After(*a.StartedAt) && b.FinishedAt.After(*a.StartedAt) {
+				at++
+			}
+		}
+		most = max(most, at)
+	}
+	if most != 2 {
+		t.Errorf("at most %d agents ran at once, want 2", most)
+	}
+}

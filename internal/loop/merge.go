@@ -1,0 +1,56 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+)
+
+// MergeResult is what Merge did: the orchestrator's merge, and the issue
+// it closed.
+type MergeResult struct {
+	orchestrator.MergeResult
+	IssueID     string `json:"issue_id,omitempty"`
+	CloseReason string `json:"close_reason,omitempty"`
+}
+
+// Merge merges task id's branch (orchestrator.Merge: refused as a whole,
+// with the checkout and the tracker untouched, on a conflict, a failing
+// check or uncommitted changes in the way) and closes the task's issue
+// with the merge commit in its reason. A squash or merge commit without a
+// message of the caller's names the issue.
+func (l *Loop) Merge(ctx context.Context, id string, in orchestrator.MergeInput) (MergeResult, error) {
+	t, err := l.orch.Get(ctx, id)
+	if err != nil {
+		return MergeResult{}, err
+	}
+	if in.Message == "" && t.IssueID != "" {
+		in.Message = t.Description
+		if r, err := l.open(ctx); err == nil {
+			if is, err := r.ShowIssue(ctx, t.IssueID); err == nil {
+				in.Message = fmt.Sprintf("%s (%s)\n\nCloses %s; made by sudocode task %s (%s).", is.Title, is.ID, is.ID, t.ID, t.Tool)
+			}
+			r.Close()
+		}
+	}
+	res, err := l.orch.Merge(ctx, id, in)
+	out := MergeResult{MergeResult: res}
+	if err != nil || t.IssueID == "" {
+		return out, err
+	}
+	out.IssueID = t.IssueID
+	out.CloseReason = fmt.Sprintf("Merged into %s as %s (task %s, %s)", res.Base, res.Commit, t.ID, res.Strategy)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r, err := l.open(ctx)
+	if err == nil {
+		defer r.Close()
+		_, err = r.CloseIssues(ctx, []string{t.IssueID}, out.CloseReason)
+	}
+	if err != nil {
+		return out, fault.Wrap(fault.Internal, err, "merged as "+res.Commit+", but issue "+t.IssueID+" could not be closed")
+	}
+	return out, nil
+}

@@ -1,0 +1,45 @@
+package store
+
+import (
+	"strings"
+
+	"github.com/sudocode/sudocode/internal/tracker"
+)
+
+// The readiness rules in SQL, generated from the domain's sets
+// (tracker/rules.go), so that the queries and the Go rules cannot drift.
+var (
+	blockingSQL   = in("type", tracker.BlockingRelTypes)     // a link that gates readiness
+	issueDoneSQL  = in("status", tracker.DoneIssueStatuses)  // an issue that blocks nothing
+	specDoneSQL   = in("status", tracker.DoneSpecStatuses)   // a spec that blocks nothing
+	issueReadySQL = in("status", tracker.ReadyIssueStatuses) // an issue that can be ready
+	specReadySQL  = in("status", tracker.ReadySpecStatuses)  // a spec that can be ready
+)
+
+// blockedCTE defines blocked(id): every item with an unfinished blocker of
+// its own (a blocking link whose target is not done) or inherited from an
+// ancestor through parent-child.
+var blockedCTE = `WITH RECURSIVE
+blocked(id) AS (
+	SELECT from_id FROM rels WHERE ` + blockingSQL + ` AND to_done = 0
+	UNION
+	-- CROSS JOIN keeps blocked outermost, so each step is an index lookup
+	SELECT r.to_id FROM blocked b CROSS JOIN rels r ON r.from_id = b.id AND r.type = '` + string(tracker.RelParentChild) + `')
+`
+
+// The ready and blocked issues, in ready's order, and the count of ready specs.
+var (
+	readyIssuesSQL   = blockedCTE + `SELECT id FROM issues WHERE ` + issueReadySQL + ` AND id NOT IN (SELECT id FROM blocked) ORDER BY priority, created_ns, id`
+	blockedIssuesSQL = blockedCTE + `SELECT id FROM issues WHERE NOT ` + issueDoneSQL + ` AND (status = '` + string(tracker.IssueBlocked) + `' OR id IN (SELECT id FROM blocked)) ORDER BY priority, created_ns, id`
+	readySpecsSQL    = blockedCTE + `SELECT count(*) FROM specs WHERE ` + specReadySQL + ` AND id NOT IN (SELECT id FROM blocked)`
+)
+
+// in is the condition "col is one of vs", parenthesised; the values are
+// the domain's constants, quoted as SQL strings.
+func in[T ~string](col string, vs []T) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = "'" + strings.ReplaceAll(string(v), "'", "''") + "'"
+	}
+	return "(" + col + " IN (" + strings.Join(q, ", ") + "))"
+}

@@ -1,0 +1,154 @@
+package wstest
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Tree makes a workspace directory, canonical (symlinks of the temporary
+// directory resolved) and with a sibling for Outside, holding files: path
+// -> content, a path ending in "/" being a directory.
+func Tree(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(dir, "ws")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	Write(t, ws, files)
+	return ws
+}
+
+// Root opens a Tree of files with open (workspace.Open: this package
+// cannot import workspace, whose own tests use it).
+func Root[R any](t testing.TB, files map[string]string, open func(string) (R, error)) R {
+	t.Helper()
+	return Open(t, Tree(t, files), open)
+}
+
+// Open opens the workspace dir with open and, when the test ends, closes
+// its directory handle (the FS field of a *workspace.Root, found by name
+// for the same reason).
+func Open[R any](t testing.TB, dir string, open func(string) (R, error)) R {
+	t.Helper()
+	r, err := open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs, ok := reflect.ValueOf(r).Elem().FieldByName("FS").Interface().(io.Closer); ok {
+		t.Cleanup(func() { fs.Close() })
+	}
+	return r
+}
+
+// Write creates files (path -> content; a path ending in "/" is a
+// directory) under dir, parents included.
+func Write(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if strings.HasSuffix(p, "/") {
+			if err := os.MkdirAll(full, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Outside makes a directory next to the workspace ws with secret files
+// and returns its path.
+func Outside(t testing.TB, ws string) string {
+	t.Helper()
+	out := filepath.Join(filepath.Dir(ws), "outside")
+	Write(t, out, map[string]string{"secret.txt": "TOPSECRET needle\n", "sub/deep.txt": "TOPSECRET needle deep\n"})
+	return out
+}
+
+// Symlink creates the symlink link (below dir, parents included) to
+// target.
+func Symlink(t testing.TB, dir, link, target string) {
+	t.Helper()
+	full := filepath.Join(dir, filepath.FromSlash(link))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, full); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Git runs git in dir for a test's setup (GitCmd) and returns its
+// output; it fails the test when git does.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is required (.ci/run installs it):", err)
+	}
+	out, err := GitCmd(dir, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// GitCmd is git in dir for a test's setup (the user's git, not the
+// server's hardened one): a fixed identity, no system, global or user
+// configuration, no hooks.
+func GitCmd(dir string, args ...string) *exec.Cmd {
+	cmd := exec.Command("git", append([]string{"-c", "user.name=Test", "-c", "user.email=test@example.com",
+		"-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", "-c", "core.hooksPath=/dev/null",
+		"-c", "protocol.file.allow=always"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=" + os.DevNull, "LC_ALL=C", "GIT_TERMINAL_PROMPT=0"}
+	return cmd
+}
+
+// Code asserts that err is (or wraps) an *E — workspace.Error, a type
+// parameter for the same reason as in Root — with the code and a complete
+// shape (message, category, details), and returns it.
+func Code[E any, PE interface {
+	*E
+	error
+}](t testing.TB, err error, code string) *E {
+	t.Helper()
+	var e PE
+	if !errors.As(err, &e) {
+		t.Fatalf("error %v (%T), want code %s", err, err, code)
+	}
+	v := reflect.ValueOf(e).Elem()
+	if got := v.FieldByName("Code").String(); got != code {
+		t.Fatalf("code %s (%s), want %s", got, v.FieldByName("Message"), code)
+	}
+	if v.FieldByName("Message").String() == "" || v.FieldByName("Category").String() == "" || v.FieldByName("Details").IsNil() {
+		t.Fatalf("incomplete error %+v", e)
+	}
+	return (*E)(e)
+}
+
+// WantPaths compares two lists of paths, nil meaning none.
+func WantPaths(t testing.TB, got, want []string) {
+	t.Helper()
+	if want == nil {
+		want = []string{}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("paths\n got %q\nwant %q", got, want)
+	}
+}
