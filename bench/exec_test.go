@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // httpClient speaks the coding server's Streamable HTTP (JSON responses)
@@ -101,7 +103,7 @@ func latencies(b *testing.B, op func()) {
 // `echo hi`, against starting the same command directly through /bin/sh
 // (the peer, measured in the same run). Run by bench/exec.sh.
 func BenchmarkExec(b *testing.B) {
-	bin := buildCodingTools(b)
+	bin := testkit.Binary(b, "./cmd/coding-tools-mcp")
 	ws := b.TempDir()
 	stdio := startStdio(b, exec.Command(bin, "--stdio", "--workspace", ws))
 	web := startHTTP(b, bin, ws)

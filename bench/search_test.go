@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // searchQueries are the queries bench/search.sh compares: search_text's
@@ -38,16 +40,6 @@ func goSrc(b *testing.B) string {
 		b.Fatal(err)
 	}
 	return filepath.Join(strings.TrimSpace(string(out)), "src")
-}
-
-// buildCodingTools builds coding-tools-mcp into a temporary directory.
-func buildCodingTools(b *testing.B) string {
-	bin := filepath.Join(b.TempDir(), "coding-tools-mcp")
-	out, err := exec.Command("go", "build", "-o", bin, "../cmd/coding-tools-mcp").CombinedOutput()
-	if err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // runRipgrep runs rg once, reading its output through a pipe as a client
@@ -122,7 +114,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Skip("rg not installed (apt-get install -y ripgrep)")
 	}
 	tree := goSrc(b)
-	bin := buildCodingTools(b)
+	bin := testkit.Binary(b, "./cmd/coding-tools-mcp")
 	warm := startStdio(b, exec.Command(bin, "--stdio", "--workspace", tree))
 	for _, q := range searchQueries {
 		b.Run(q.name+"/rg", func(b *testing.B) {

@@ -8,23 +8,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/rulesets/sqlitestore"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
-
-// buildServer builds mcp-ruleset-server into a temporary directory.
-func buildServer(b *testing.B) string {
-	bin := filepath.Join(b.TempDir(), "mcp-ruleset-server")
-	out, err := exec.Command("go", "build", "-o", bin, "../cmd/mcp-ruleset-server").CombinedOutput()
-	if err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // seedEmbedded writes n rulesets into an embedded store in dir.
 func seedEmbedded(b *testing.B, dir string, n int) {
@@ -92,7 +82,7 @@ func startStdio(b *testing.B, cmd *exec.Cmd) *rawClient {
 // client such as Claude Code talks to it, with 10,000 rulesets stored:
 // get_ruleset, and ping as the peer (the transport's floor).
 func BenchmarkStdio(b *testing.B) {
-	bin := buildServer(b)
+	bin := testkit.Binary(b, "./cmd/mcp-ruleset-server")
 	dir := b.TempDir()
 	seedEmbedded(b, dir, 10_000)
 	cmd := exec.Command(bin, "--store", dir)

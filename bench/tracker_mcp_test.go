@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker/trackergen"
 )
 
@@ -17,7 +18,7 @@ import (
 // 10,000 issues; it reports the median (p50-ms) beside the mean, with a
 // bare ping over the same pipe as the peer.
 func BenchmarkTrackerMCP(b *testing.B) {
-	bin := buildSudocode(b)
+	bin := testkit.Binary(b, "./cmd/sudocode")
 	dir := b.TempDir()
 	if err := trackergen.Generate(dir, trackergen.Benchmark); err != nil {
 		b.Fatal(err)

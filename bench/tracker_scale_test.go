@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/trackergen"
 	"github.com/sudocode/sudocode/internal/tracker/trackertest"
@@ -28,7 +29,7 @@ import (
 // rebuilt from the files agrees. The throughput and the reader's waits are
 // logged.
 func TestTrackerWritersAtScale(t *testing.T) {
-	bin := buildBin(t)
+	bin := testkit.Binary(t, "./cmd/sudocode")
 	root := t.TempDir()
 	if err := trackergen.Generate(root, trackergen.Large); err != nil {
 		t.Fatal(err)
@@ -187,13 +188,4 @@ func TestTrackerWritersAtScale(t *testing.T) {
 	if st.Issues.Total != len(issues) {
 		t.Errorf("the rebuilt cache counts %d issues, the file holds %d", st.Issues.Total, len(issues))
 	}
-}
-
-// buildBin builds sudocode for a test.
-func buildBin(t *testing.T) string {
-	bin := filepath.Join(t.TempDir(), "sudocode")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/sudocode").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }

@@ -8,16 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker/trackergen"
 )
-
-func buildSudocode(b *testing.B) string {
-	bin := filepath.Join(b.TempDir(), "sudocode")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/sudocode").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // trackerSize is the generated repository the CLI benchmark runs on:
 // TRACKER_SIZE=large gives 100,000 issues, 10,000 specs and 200,000
@@ -34,7 +27,7 @@ func trackerSize() trackergen.Size {
 // run: the process floor (sudocode --version) and, for the whole issue
 // list, cat writing the same bytes.
 func BenchmarkTrackerCLI(b *testing.B) {
-	bin := buildSudocode(b)
+	bin := testkit.Binary(b, "./cmd/sudocode")
 	dir := b.TempDir()
 	if err := trackergen.Generate(dir, trackerSize()); err != nil {
 		b.Fatal(err)

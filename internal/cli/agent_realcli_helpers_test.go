@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // agentServer is one running `sudocode mcp agent` process.
@@ -22,7 +23,7 @@ type agentServer struct {
 	repo   string
 	s      *mcp.ClientSession
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *testkit.LockedBuffer
 }
 
 // startAgentServer starts `sudocode mcp agent --project repo` with env as
@@ -38,7 +39,7 @@ func startAgentServer(t *testing.T, repo string, env []string) *agentServer {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	a := &agentServer{repo: repo, cmd: cmd, stderr: &lockedBuffer{}}
+	a := &agentServer{repo: repo, cmd: cmd, stderr: &testkit.LockedBuffer{}}
 	cmd.Stderr = a.stderr
 	s, err := mcp.NewClient(&mcp.Implementation{Name: "realcli-test", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {

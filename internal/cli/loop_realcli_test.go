@@ -23,6 +23,7 @@ import (
 	"github.com/sudocode/sudocode/internal/npmtool"
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/rulesets/sqlitestore"
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
@@ -152,7 +153,7 @@ func realRunReady(t *testing.T, c realCLI, env []string) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	stderr := &lockedBuffer{}
+	stderr := &testkit.LockedBuffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

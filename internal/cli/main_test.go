@@ -12,12 +12,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/valkeytest"
 )
 
@@ -32,37 +32,13 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "sudocode-cli-test-")
+	bins, err := testkit.Build("./cmd/sudocode", "./cmd/mcp-ruleset-server")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	if err := build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
+	sudocodeBin, rulesetServerBin = bins[0], bins[1]
 	return valkeytest.Main(m)
-}
-
-// build compiles both binaries into dir in one go build.
-func build(dir string) error {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return fmt.Errorf("go env GOMOD: not inside a module")
-	}
-	sudocodeBin = filepath.Join(dir, "sudocode")
-	rulesetServerBin = filepath.Join(dir, "mcp-ruleset-server")
-	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/sudocode", "./cmd/mcp-ruleset-server")
-	cmd.Dir = filepath.Dir(gomod)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return nil
 }
 
 // childEnv is the test process's environment without any setting the
@@ -111,13 +87,13 @@ func runCmd(t *testing.T, env []string, stdin string, bin string, args ...string
 }
 
 // connectStdio starts bin as a stdio MCP server and connects the SDK client.
-func connectStdio(t *testing.T, env []string, bin string, args ...string) (*mcp.ClientSession, *lockedBuffer) {
+func connectStdio(t *testing.T, env []string, bin string, args ...string) (*mcp.ClientSession, *testkit.LockedBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
-	stderr := &lockedBuffer{}
+	stderr := &testkit.LockedBuffer{}
 	cmd.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "0"}, nil)
 	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -211,22 +187,4 @@ func readResource(t *testing.T, s *mcp.ClientSession, uri string) (*mcp.Resource
 		t.Fatalf("resources/read %s: %d contents, want 1", uri, len(res.Contents))
 	}
 	return res.Contents[0], nil
-}
-
-// lockedBuffer is a bytes.Buffer that a process and a test can share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -15,23 +15,24 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sudocode/sudocode/internal/proctest"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // connectAgent starts `sudocode mcp agent --project repo`.
-func connectAgent(t *testing.T, repo string) (*mcp.ClientSession, *exec.Cmd, *lockedBuffer) {
+func connectAgent(t *testing.T, repo string) (*mcp.ClientSession, *exec.Cmd, *testkit.LockedBuffer) {
 	t.Helper()
 	return connectAgentWith(t, repo, nil)
 }
 
 // connectAgentWith starts `sudocode mcp agent --project repo args…` with
 // env added to the test's environment.
-func connectAgentWith(t *testing.T, repo string, env []string, args ...string) (*mcp.ClientSession, *exec.Cmd, *lockedBuffer) {
+func connectAgentWith(t *testing.T, repo string, env []string, args ...string) (*mcp.ClientSession, *exec.Cmd, *testkit.LockedBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cmd := exec.Command(sudocodeBin, append([]string{"mcp", "agent", "--project", repo}, args...)...)
 	cmd.Env = childEnv(t, env...)
-	stderr := &lockedBuffer{}
+	stderr := &testkit.LockedBuffer{}
 	cmd.Stderr = stderr
 	s, err := mcp.NewClient(&mcp.Implementation{Name: "lead", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {

@@ -15,13 +15,15 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // httpServer is a server process on Streamable HTTP.
 type httpServer struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *lockedBuffer
+	stderr *testkit.LockedBuffer
 	exited chan struct{} // closed when the process has exited
 }
 
@@ -30,7 +32,7 @@ var logURL = regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)(\s|$)`)
 // startHTTP starts bin, which must log the URL it serves within 20s.
 func startHTTP(t *testing.T, env []string, bin string, args ...string) *httpServer {
 	t.Helper()
-	s := &httpServer{cmd: exec.Command(bin, args...), stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	s := &httpServer{cmd: exec.Command(bin, args...), stderr: &testkit.LockedBuffer{}, exited: make(chan struct{})}
 	s.cmd.Env = env
 	pipe, err := s.cmd.StderrPipe()
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // stdioServers are the two ways to start the ruleset server on stdio, each
@@ -52,6 +54,7 @@ func checkServer(t *testing.T, s *mcp.ClientSession) {
 	if init.ServerInfo.Name != "MCP Ruleset Server" || init.ServerInfo.Version != "1.0.0" {
 		t.Errorf("serverInfo = %q %q, want \"MCP Ruleset Server\" \"1.0.0\"", init.ServerInfo.Name, init.ServerInfo.Version)
 	}
+	//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 	if c := init.Capabilities; c == nil || c.Logging == nil || c.Resources == nil || c.Tools == nil {
 		t.Errorf("capabilities = %+v, want logging, resources and tools", c)
 	}
@@ -170,7 +173,7 @@ func TestStdioStdoutIsOnlyJSONRPC(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var stderr lockedBuffer
+			var stderr testkit.LockedBuffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // connectTracker starts `sudocode mcp` in dir (none: the test's) with env.
@@ -25,7 +27,7 @@ func connectTracker(t *testing.T, dir string, env []string) *mcp.ClientSession {
 	defer cancel()
 	cmd := exec.Command(sudocodeBin, "mcp")
 	cmd.Dir, cmd.Env = dir, env
-	stderr := &lockedBuffer{}
+	stderr := &testkit.LockedBuffer{}
 	cmd.Stderr = stderr
 	session, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
@@ -88,6 +90,7 @@ func TestTrackerStdio(t *testing.T) {
 			if init.ServerInfo.Name != "sudocode" || init.ServerInfo.Version == "" {
 				t.Errorf("serverInfo = %+v", init.ServerInfo)
 			}
+			//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 			if c := init.Capabilities; c.Tools == nil || c.Resources == nil || c.Prompts == nil || c.Logging == nil {
 				t.Errorf("capabilities = %+v, want tools, resources, prompts and logging", c)
 			}
@@ -196,7 +199,7 @@ func TestTrackerStdioStdoutIsOnlyJSONRPC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr lockedBuffer
+	var stderr testkit.LockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

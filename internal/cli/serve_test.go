@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // serveRepo makes a git repository with one commit.
@@ -40,7 +42,7 @@ func serveRepo(t *testing.T) string {
 // serveProc is a running `sudocode serve`.
 type serveProc struct {
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *testkit.LockedBuffer
 	exited chan struct{}
 }
 
@@ -48,7 +50,7 @@ type serveProc struct {
 // output: the JSON document with --json, else the first line.
 func startServe(t *testing.T, env []string, asJSON bool, args ...string) (*serveProc, string) {
 	t.Helper()
-	p := &serveProc{cmd: exec.Command(sudocodeBin, append([]string{"serve"}, args...)...), stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &serveProc{cmd: exec.Command(sudocodeBin, append([]string{"serve"}, args...)...), stderr: &testkit.LockedBuffer{}, exited: make(chan struct{})}
 	p.cmd.Env = env
 	p.cmd.Stderr = p.stderr
 	out, err := p.cmd.StdoutPipe()

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // badLines are lines a confused client (or a stray print) can put on a
@@ -49,7 +51,7 @@ func TestStdioServersSurviveBadLines(t *testing.T) {
 			t.Parallel()
 			cmd := exec.Command(tc.bin(), tc.args...)
 			cmd.Env = childEnv(t, "SUDOCODE_WORKING_DIR="+t.TempDir())
-			stderr := &lockedBuffer{}
+			stderr := &testkit.LockedBuffer{}
 			cmd.Stderr = stderr
 			stdin, _ := cmd.StdinPipe()
 			stdout, _ := cmd.StdoutPipe()

@@ -181,7 +181,6 @@ func TestTrackerChangesArePushed(t *testing.T) {
 		t.Fatalf("Content-Type %q", ct)
 	}
 	events := readEvents(resp.Body)
-	time.Sleep(120 * time.Millisecond) // let the watcher take its first look
 	other, err := store.Open(context.Background(), f.repo.Dir, "someone")
 	if err != nil {
 		t.Fatal(err)

@@ -89,6 +89,8 @@ type Dashboard struct {
 
 	epMu      sync.Mutex
 	endpoints []Endpoint
+
+	rs rulesetsWatch
 }
 
 // CookieName is the cookie that carries the token for a browser.
@@ -110,7 +112,9 @@ func New(opts Options) *Dashboard {
 		endpoints: opts.Endpoints}
 	d.routes()
 	d.wg.Add(2)
-	go d.watchTracker(ctx)
+	// The tracker's files as they are now: a change made once New has
+	// returned is one the watcher reports, however late it first runs.
+	go d.watchTracker(ctx, trackerFingerprint(opts.Dir))
 	go d.watchRulesets(ctx)
 	if opts.Tasks != nil {
 		d.unsub = opts.Tasks.Subscribe(func(c orchestrator.Change) {

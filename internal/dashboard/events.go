@@ -144,7 +144,7 @@ func (s *sseWriter) comment(text string) error {
 // events is /api/events: "tracker", "rulesets" and "tasks" events tell the
 // page which part to reload; "resync" asks for everything.
 func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
-	ch, unsub := d.hub.subscribe()
+	ch, unsub := d.subscribeEvents(r.Context())
 	defer unsub()
 	s := sse(w)
 	if s == nil {
@@ -173,12 +173,11 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 
 // watchTracker polls the tracker's files (size and modification time of
 // the JSONL files, the config and the spec bodies) and publishes a
-// "tracker" event when they change: the CLI, another server or a git
+// "tracker" event when they differ from last: the CLI, another server or a git
 // checkout change them from other processes, and this one's MCP tools
 // write the same files.
-func (d *Dashboard) watchTracker(ctx context.Context) {
+func (d *Dashboard) watchTracker(ctx context.Context, last string) {
 	defer d.wg.Done()
-	last := trackerFingerprint(d.opts.Dir)
 	t := time.NewTicker(d.opts.TrackerPoll)
 	defer t.Stop()
 	for {
@@ -228,13 +227,13 @@ func trackerFingerprint(dir string) string {
 // watchRulesets polls the ruleset library while a page is open, for
 // changes other processes make (the CLI, another server on the same store
 // or Valkey); changes made through this process's MCP server are pushed at
-// once by Changed.
+// once by Changed. The first page to connect takes the first look
+// (primeRulesets), so a change made once it is connected is reported.
 func (d *Dashboard) watchRulesets(ctx context.Context) {
 	defer d.wg.Done()
 	if d.opts.Rulesets.Store == nil {
 		return
 	}
-	last, primed := "", false
 	t := time.NewTicker(d.opts.RulesetsPoll)
 	defer t.Stop()
 	for {
@@ -243,24 +242,60 @@ func (d *Dashboard) watchRulesets(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		d.rs.mu.Lock()
 		if d.hub.count() == 0 {
-			primed = false // a page that connects reloads everything anyway
+			d.rs.primed = false // a page that connects reloads everything anyway
+		}
+		primed := d.rs.primed
+		d.rs.mu.Unlock()
+		if !primed {
 			continue
 		}
-		c, cancel := context.WithTimeout(ctx, 10*time.Second)
-		items, err := d.opts.Rulesets.List(c)
-		cancel()
-		if err != nil {
+		fp, ok := d.rulesetsFingerprint(ctx)
+		if !ok {
 			continue
 		}
-		var sb strings.Builder
-		for _, it := range items {
-			fmt.Fprintf(&sb, "%s@%d|", it.Name, it.LastModified.UnixNano())
-		}
-		fp := sb.String()
-		if primed && fp != last {
+		d.rs.mu.Lock()
+		if d.rs.primed && fp != d.rs.last {
 			d.hub.publish(event{Name: TopicRulesets, Data: map[string]string{"source": "poll"}})
 		}
-		last, primed = fp, true
+		d.rs.last = fp
+		d.rs.mu.Unlock()
 	}
+}
+
+// rulesetsWatch is what the ruleset watcher last saw.
+type rulesetsWatch struct {
+	mu     sync.Mutex
+	last   string // the library's fingerprint
+	primed bool   // last is set: a page is open
+}
+
+// subscribeEvents subscribes a page to the hub and, for the first page,
+// takes the ruleset watcher's first look before the page hears anything.
+func (d *Dashboard) subscribeEvents(ctx context.Context) (chan event, func()) {
+	d.rs.mu.Lock()
+	defer d.rs.mu.Unlock()
+	ch, unsub := d.hub.subscribe()
+	if d.opts.Rulesets.Store != nil && !d.rs.primed {
+		if fp, ok := d.rulesetsFingerprint(ctx); ok {
+			d.rs.last, d.rs.primed = fp, true
+		}
+	}
+	return ch, unsub
+}
+
+// rulesetsFingerprint is a string that changes whenever a ruleset does.
+func (d *Dashboard) rulesetsFingerprint(ctx context.Context) (string, bool) {
+	c, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	items, err := d.opts.Rulesets.List(c)
+	if err != nil {
+		return "", false
+	}
+	var sb strings.Builder
+	for _, it := range items {
+		fmt.Fprintf(&sb, "%s@%d|", it.Name, it.LastModified.UnixNano())
+	}
+	return sb.String(), true
 }

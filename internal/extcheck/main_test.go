@@ -8,9 +8,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // sudocodeBin is the binary under test, built once by TestMain.
@@ -21,36 +22,13 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "sudocode-extcheck-")
+	bins, err := testkit.Build("./cmd/sudocode")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	if err := build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
-}
-
-// build compiles ./cmd/sudocode into dir.
-func build(dir string) error {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return fmt.Errorf("go env GOMOD: not inside a module")
-	}
-	sudocodeBin = filepath.Join(dir, "sudocode")
-	cmd := exec.Command("go", "build", "-o", sudocodeBin, "./cmd/sudocode")
-	cmd.Dir = filepath.Dir(gomod)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build ./cmd/sudocode: %v\n%s", err, out)
-	}
-	return nil
+	sudocodeBin = bins[0]
+	return testkit.Run(m)
 }
 
 // serverEnv is the test process's environment without the settings the
@@ -73,37 +51,19 @@ func serverEnv(home string) []string {
 		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"))
 }
 
-// logBuffer collects a process's stderr for failure messages.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 var urlRE = regexp.MustCompile(`url=(http://\S+)`)
 
 // urlWatcher keeps a process's stderr and sends the first URL it logs.
 type urlWatcher struct {
-	logBuffer
+	testkit.LockedBuffer
 	found chan string
 	sent  bool
 }
 
 func (w *urlWatcher) Write(p []byte) (int, error) {
-	n, err := w.logBuffer.Write(p)
+	n, err := w.LockedBuffer.Write(p)
 	if !w.sent {
-		if m := urlRE.FindStringSubmatch(w.logBuffer.String()); m != nil {
+		if m := urlRE.FindStringSubmatch(w.LockedBuffer.String()); m != nil {
 			w.found <- m[1]
 			w.sent = true
 		}

@@ -8,7 +8,8 @@ import (
 
 // environ is the whole environment of a git process, built from scratch:
 // of the server's environment only what git needs to find itself and the
-// user's own configuration, never GIT_DIR, GIT_WORK_TREE, GIT_CONFIG_*,
+// user's own configuration (and the ceiling of its search for a
+// repository), never GIT_DIR, GIT_WORK_TREE, GIT_CONFIG_*,
 // GIT_EXEC_PATH or anything else that would point git elsewhere or change
 // what it runs. extra holds the caller's explicit variables.
 func environ(locks bool, extra []string) ([]string, error) {
@@ -26,7 +27,9 @@ func environ(locks bool, extra []string) ([]string, error) {
 	if !locks {
 		env = append(env, "GIT_OPTIONAL_LOCKS=0")
 	}
-	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME"} {
+	// GIT_CEILING_DIRECTORIES only stops git looking further up for a
+	// repository: it can make git find less, never more.
+	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "GIT_CEILING_DIRECTORIES"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}

@@ -19,7 +19,7 @@ var (
 )
 
 // TestOnlyGitxRunsGit: nothing in the product but this package starts
-// git (tests may, to set up repositories).
+// git (tests and their support packages may, to set up repositories).
 func TestOnlyGitxRunsGit(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
@@ -33,7 +33,9 @@ func TestOnlyGitxRunsGit(t *testing.T) {
 				return err
 			}
 			if d.IsDir() {
-				if p == self {
+				// This package, and the test-support packages (wstest,
+				// valkeytest, …), which only tests import.
+				if p == self || strings.HasSuffix(d.Name(), "test") {
 					return filepath.SkipDir
 				}
 				return nil

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // A clean filter is a program the repository names (by .gitattributes or
@@ -63,16 +65,8 @@ func TestTimeoutEndsDescendants(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("the timeout took %s", d)
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		left := procsWith("sleep " + tag)
-		if left == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d processes of the killed git are still running", left)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testkit.Eventually(3*time.Second, func() bool { return procsWith("sleep "+tag) == 0 }) {
+		t.Fatalf("%d processes of the killed git are still running", procsWith("sleep "+tag))
 	}
 }
 

@@ -12,13 +12,14 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 func TestCheckAddrLoopbackNeedsNoToken(t *testing.T) {
@@ -388,11 +389,7 @@ func TestServeHTTPStopsWithAnOpenSession(t *testing.T) {
 	}
 	defer session.Close()
 	// Wait for the client's standalone SSE stream (a GET that never ends).
-	for deadline := time.Now().Add(5 * time.Second); openGETs.Load() == 0; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the client opened no standalone SSE stream")
-		}
-	}
+	testkit.WaitFor(t, 5*time.Second, "the client's standalone SSE stream", func() bool { return openGETs.Load() > 0 })
 	// With the stream holding one connection, this call uses the other:
 	// no connection is left that never carried a request.
 	if _, err := session.ListTools(cctx, nil); err != nil {
@@ -443,7 +440,7 @@ func TestListen(t *testing.T) {
 }
 
 func TestServeOverHTTPLogsURLAndStops(t *testing.T) {
-	var logs lockedBuffer
+	var logs testkit.LockedBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -504,7 +501,7 @@ func TestSDKLoggerFloor(t *testing.T) {
 		{"error", []string{"error-msg"}},
 		{"bogus", []string{"warn-msg", "error-msg"}}, // an unknown level is info
 	} {
-		var buf lockedBuffer
+		var buf testkit.LockedBuffer
 		l := SDKLogger(NewLogger(&buf, tc.level)).With("k", "v").WithGroup("g")
 		l.Debug("debug-msg")
 		l.Info("info-msg")
@@ -520,22 +517,4 @@ func TestSDKLoggerFloor(t *testing.T) {
 			t.Errorf("level %s: logged %v, want %v", tc.level, got, tc.want)
 		}
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for a logger and a reader at once.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -49,5 +49,6 @@ func Notify(ctx context.Context, logger *slog.Logger, ss *mcp.ServerSession, nam
 			data[k] = args[i+1]
 		}
 	}
+	//lint:ignore SA1019 MCP logging stays for clients of protocol versions before its deprecation (SEP-2577); moving to its replacement is separate work
 	_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: name, Data: data})
 }

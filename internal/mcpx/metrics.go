@@ -63,9 +63,6 @@ func NewMetrics() *Metrics {
 	return m
 }
 
-// Registry is where the metrics are registered; more can be added.
-func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
-
 // Handler answers scrapes in the Prometheus text format (or OpenMetrics
 // when asked).
 func (m *Metrics) Handler() http.Handler {

@@ -82,7 +82,7 @@ func TestMetricsTasksCollector(t *testing.T) {
 	m.WatchTasks(func(context.Context) (map[string]int, error) {
 		return map[string]int{"pending": 1, "completed": 4}, nil
 	})
-	fams, err := m.Registry().Gather()
+	fams, err := m.reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

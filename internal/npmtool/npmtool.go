@@ -26,21 +26,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 )
-
-// OnCI tells whether CI is set to a true value: tests that need an npm
-// tool then fail when it cannot be installed, rather than skip.
-func OnCI() bool {
-	v, ok := os.LookupEnv("CI")
-	if !ok || v == "" {
-		return false
-	}
-	b, err := strconv.ParseBool(v)
-	return err != nil || b
-}
 
 // CacheDir is where the packages are kept between runs.
 func CacheDir() (string, error) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 	"github.com/sudocode/sudocode/internal/proctest"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // escapes is an agent that starts processes that leave its process
@@ -28,12 +29,8 @@ func procMarker() string { return fmt.Sprintf("301.%d", rand.IntN(1e9)) }
 
 func waitProcs(t *testing.T, mk string, cond func(int) bool, what string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond(proctest.WithArg(mk)) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %d processes with %s", what, proctest.WithArg(mk), mk)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testkit.Eventually(10*time.Second, func() bool { return cond(proctest.WithArg(mk)) }) {
+		t.Fatalf("%s: %d processes with %s", what, proctest.WithArg(mk), mk)
 	}
 }
 

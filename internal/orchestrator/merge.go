@@ -62,8 +62,8 @@ type MergeResult struct {
 // On success the task is completed and its worktree removed (and its
 // branch, unless kept).
 func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (MergeResult, error) {
-	t, err := o.store.Get(ctx, id)
-	if err != nil {
+	// An unknown task is refused before the project's settings are read.
+	if _, err := o.store.Get(ctx, id); err != nil {
 		return MergeResult{}, err
 	}
 	top, settings, err := o.wt.settings(ctx)
@@ -83,7 +83,8 @@ func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (Mer
 	}
 	unlock := o.lockTask(id)
 	defer unlock()
-	if t, err = o.store.Get(ctx, id); err != nil {
+	t, err := o.store.Get(ctx, id) // again, under the task's lock
+	if err != nil {
 		return MergeResult{}, err
 	}
 	if err := mergeable(t); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 	"github.com/sudocode/sudocode/internal/proctest"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // fakeAdapter runs config.script with /bin/sh -c. Its parser understands
@@ -317,17 +318,10 @@ wait`
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testkit.WaitFor(t, 10*time.Second, "the agent to start", func() bool {
 		evs, _ := f.o.Logs(ctx, task.ID, 0, 0)
-		if len(evs) > 0 && len(proctest.GroupMembers(task.PID)) >= 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("agent did not start")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(evs) > 0 && len(proctest.GroupMembers(task.PID)) >= 3
+	})
 	// A log note while the agent runs shares the sequence with its events.
 	if _, err := f.o.Update(ctx, task.ID, UpdateInput{Log: "note while running"}); err != nil {
 		t.Fatal(err)

@@ -7,24 +7,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // waitPool waits until o's pool holds a ready worktree and returns it.
 func waitPool(tb testing.TB, o *Orchestrator) pooled {
 	tb.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var w *pooled
+	testkit.WaitFor(tb, 30*time.Second, "the pool to be filled", func() bool {
 		o.pool.mu.Lock()
-		w := o.pool.ready
-		o.pool.mu.Unlock()
-		if w != nil {
-			return *w
-		}
-		if time.Now().After(deadline) {
-			tb.Fatal("the pool was not filled")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+		defer o.pool.mu.Unlock()
+		w = o.pool.ready
+		return w != nil
+	})
+	return *w
 }
 
 // Create claims the pooled worktree (the task takes its id and path),
@@ -77,16 +74,10 @@ func TestPoolFallbackWhenHeadMoved(t *testing.T) {
 	if next.head != head {
 		t.Fatalf("refilled at %s, HEAD is %s", next.head, head)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := os.Stat(stale.path); os.IsNotExist(err) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("stale pooled worktree not removed")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.WaitFor(t, 10*time.Second, "the stale pooled worktree to be removed", func() bool {
+		_, err := os.Stat(stale.path)
+		return os.IsNotExist(err)
+	})
 	if wl := run1(t, repo, "git", "worktree", "list", "--porcelain"); strings.Contains(wl, stale.path) {
 		t.Fatalf("stale worktree still registered:\n%s", wl)
 	}

@@ -92,17 +92,19 @@ func TestProjectSetupFailsOrIsEnded(t *testing.T) {
 		t.Errorf("the agent ran after a failed setup: %v", err)
 	}
 
-	writeSettings(t, repo, `{"setup": "sleep 30"}`)
+	mk := procMarker()
+	writeSettings(t, repo, `{"setup": "sleep `+mk+`"}`)
 	slow := f.create(t, CreateInput{Tool: "COMMAND", Description: "ended in setup", Config: shell(`touch agent-ran`)})
 	if slow.Status != StatusInProgress {
 		t.Fatalf("created %+v", slow)
 	}
-	time.Sleep(100 * time.Millisecond)
+	waitProcs(t, mk, func(n int) bool { return n > 0 }, "the setup running")
 	start := time.Now()
 	end, err := f.o.End(ctx, slow.ID, EndInput{})
 	if err != nil || end.Task.Status != StatusCancelled || time.Since(start) > 5*time.Second {
 		t.Fatalf("end %+v %v after %s", end.Task, err, time.Since(start))
 	}
+	waitProcs(t, mk, func(n int) bool { return n == 0 }, "the setup ended")
 }
 
 // A copy entry reached through a symlinked directory that leads out of

@@ -68,7 +68,7 @@ func (c *Cmd) Start() error {
 	}
 	c.Cmd.Path = exe
 	c.Cmd.Args = append([]string{"sudocode-sandbox", string(cfg)}, c.Args...)
-	c.Cmd.Env = append(env[:len(env):len(env)], helperEnv+"="+supervisorMagic)
+	c.Cmd.Env = append(append(env[:len(env):len(env)], raceEnv...), helperEnv+"="+supervisorMagic)
 	// statusFD and lifelineFD, whatever ExtraFiles the caller had (none).
 	c.Cmd.ExtraFiles = []*os.File{statusW, life}
 	err = startContained(c.Cmd)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // running counts the processes whose command line holds arg.
@@ -37,10 +39,8 @@ func atoi(s string) int {
 
 func waitCount(t *testing.T, arg string, cond func(int) bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(running(arg)); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d processes with %s", running(arg), arg)
-		}
+	if !testkit.Eventually(5*time.Second, func() bool { return cond(running(arg)) }) {
+		t.Fatalf("%d processes with %s", running(arg), arg)
 	}
 }
 
@@ -71,7 +71,7 @@ func TestContainmentInANamespace(t *testing.T) { escape(t) }
 // fallback is forced in a child process (the choice is per process).
 func TestContainmentAsSubreaper(t *testing.T) {
 	if os.Getenv("SANDBOX_TEST_SUBREAPER") == "1" {
-		ForceSubreaper()
+		forceNone = true
 		escape(t)
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -79,7 +80,7 @@ func MaybeRunHelper() {
 	}
 	env := make([]string, 0, len(os.Environ()))
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, helperEnv+"=") {
+		if !strings.HasPrefix(kv, helperEnv+"=") && !slices.Contains(raceEnv, kv) {
 			env = append(env, kv)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 const unavailableReason = "the server cannot re-execute its own binary to set it up"
@@ -24,17 +26,16 @@ var helperExe = sync.OnceValue(func() string {
 
 // lifeline is the read end of the pipe whose write end this process
 // holds until it dies: every helper gets the read end, and end of file
-// tells it the server is gone.
+// tells it the server is gone. The write end is a bare descriptor, never
+// wrapped in an *os.File, whose finalizer would close it once nothing
+// refers to it; the kernel closes it when this process exits.
 var lifeline = sync.OnceValues(func() (*os.File, error) {
-	r, w, err := os.Pipe()
-	if err != nil {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
 		return nil, err
 	}
-	lifelineW = w // kept for the life of the process
-	return r, nil
+	return os.NewFile(uintptr(p[0]), "sandbox-lifeline"), nil
 })
-
-var lifelineW *os.File
 
 // nsMode is how helpers start: in a new PID namespace (with a user
 // namespace for an unprivileged server), or in none where the kernel
@@ -47,7 +48,7 @@ var nsMode = sync.OnceValue(func() int {
 	exe := helperExe()
 	for _, m := range modes {
 		c := exec.Command(exe)
-		c.Env = []string{helperEnv + "=" + probeMagic}
+		c.Env = append([]string{helperEnv + "=" + probeMagic}, raceEnv...)
 		c.SysProcAttr = namespaceAttr(nil, m)
 		if c.Run() == nil {
 			return m
@@ -56,11 +57,9 @@ var nsMode = sync.OnceValue(func() int {
 	return nsNone
 })
 
+// forceNone makes helpers start without a PID namespace (the tests of the
+// fallback set it before their first command).
 var forceNone bool
-
-// ForceSubreaper makes helpers start without a PID namespace (tests of
-// the fallback); call it before the first command.
-func ForceSubreaper() { forceNone = true }
 
 const (
 	nsNone = iota

@@ -13,9 +13,6 @@ func helperExe() string { return "" }
 
 func lifeline() (*os.File, error) { return nil, nil }
 
-// ForceSubreaper does nothing off Linux.
-func ForceSubreaper() {}
-
 func startContained(c *exec.Cmd) error { return c.Start() }
 
 func probe() int { return 0 }

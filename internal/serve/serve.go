@@ -245,9 +245,6 @@ func (s *Server) Endpoints() []dashboard.Endpoint { return s.sortedEndpoints() }
 // Dir is the project directory, absolute.
 func (s *Server) Dir() string { return s.dir }
 
-// Handler is the whole site: the MCP endpoints and the dashboard.
-func (s *Server) Handler() http.Handler { return s.handler }
-
 // Serve serves on ln until ctx ends, then shuts down gracefully (open event
 // streams are ended at once; requests in flight get a few seconds).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {

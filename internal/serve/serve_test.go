@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,7 +47,12 @@ func project(t *testing.T) string {
 }
 
 // start serves dir on a loopback test server.
-func start(t *testing.T, dir string, o serve.Options) (*httptest.Server, *serve.Server) {
+// site is a running sudocode serve, as a client reaches it.
+type site struct{ URL string }
+
+// start runs sudocode serve over dir on a free loopback port, as the
+// command does (Server.Serve), until the test ends.
+func start(t *testing.T, dir string, o serve.Options) (*site, *serve.Server) {
 	t.Helper()
 	rs, err := sqlitestore.Open(context.Background(), t.TempDir())
 	if err != nil {
@@ -61,14 +66,22 @@ func start(t *testing.T, dir string, o serve.Options) (*httptest.Server, *serve.
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.Handler())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
 	t.Cleanup(func() {
-		ts.CloseClientConnections()
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
 		srv.Close()
-		ts.Close()
 		rs.Close()
 	})
-	return ts, srv
+	return &site{URL: "http://" + ln.Addr().String()}, srv
 }
 
 type headerTransport struct {
@@ -265,7 +278,8 @@ func TestOutsideGit(t *testing.T) {
 }
 
 // TestRulesetChangesArePushed: an upsert through /mcp/rulesets reaches an
-// open dashboard at once, not at the next poll.
+// open dashboard at once, pushed (its event says so), not found by the
+// next poll.
 func TestRulesetChangesArePushed(t *testing.T) {
 	dir := project(t)
 	ts, _ := start(t, dir, serve.Options{})
@@ -274,12 +288,15 @@ func TestRulesetChangesArePushed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	got := make(chan string, 16)
+	got := make(chan string, 16) // "name data"
 	go func() {
 		sc := bufio.NewScanner(resp.Body)
+		name := ""
 		for sc.Scan() {
-			if name, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
-				got <- name
+			if n, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+				name = n
+			} else if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				got <- name + " " + data
 			}
 		}
 	}()
@@ -287,7 +304,6 @@ func TestRulesetChangesArePushed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "upsert_ruleset",
 		Arguments: map[string]any{"name": "pushed", "description": "d", "markdown": "# m"}})
 	if err != nil || res.IsError {
@@ -295,10 +311,10 @@ func TestRulesetChangesArePushed(t *testing.T) {
 	}
 	for {
 		select {
-		case name := <-got:
-			if name == "rulesets" {
-				if d := time.Since(start); d > time.Second {
-					t.Errorf("the change took %v to reach the page", d)
+		case e := <-got:
+			if name, data, _ := strings.Cut(e, " "); name == "rulesets" {
+				if data != `{"source":"push"}` {
+					t.Errorf("the change reached the page as %s, want it pushed", data)
 				}
 				return
 			}

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // Server is a running server process.
@@ -211,8 +213,8 @@ func Shared(t testing.TB) *Server {
 	t.Helper()
 	sharedOnce.Do(func() { shared, sharedErr = Start() })
 	if sharedErr != nil {
-		if errors.Is(sharedErr, ErrNoBinary) && os.Getenv("CI") != "true" {
-			t.Skip(sharedErr)
+		if errors.Is(sharedErr, ErrNoBinary) {
+			testkit.Missing(t, "%v", sharedErr)
 		}
 		t.Fatal(sharedErr)
 	}
@@ -222,10 +224,11 @@ func Shared(t testing.TB) *Server {
 	return shared
 }
 
-// Main runs the package's tests and stops the shared server after them:
+// Main runs the package's tests (with testkit.Run, which removes the
+// binaries they built) and stops the shared server after them:
 // func TestMain(m *testing.M) { os.Exit(valkeytest.Main(m)) }
 func Main(m *testing.M) int {
-	code := m.Run()
+	code := testkit.Run(m)
 	if shared != nil {
 		shared.Stop()
 	}

@@ -160,19 +160,26 @@ line"`, map[string]any{"branch": "feature/print"})
 		t.Errorf("log of 2001: %s", text)
 	}
 
-	for uri, code := range map[string]int64{
-		"task://nope":               mcp.CodeResourceNotFound,
-		"task://nope/logs":          mcp.CodeResourceNotFound,
-		"session://claudecode/none": mcp.CodeResourceNotFound,
-		"session://copilot/x":       jsonrpc.CodeInvalidParams,
-		"project://" + url.PathEscape("/elsewhere") + "/status": mcp.CodeResourceNotFound,
-		"log://bogus/today":    jsonrpc.CodeInvalidParams,
-		"log://all/2026-13-45": jsonrpc.CodeInvalidParams,
+	// A resource that does not exist and a malformed URI are both
+	// invalid params (-32602, SEP-2164); the SDK's not-found error says
+	// which, and names the URI.
+	for uri, notFound := range map[string]bool{
+		"task://nope":               true,
+		"task://nope/logs":          true,
+		"session://claudecode/none": true,
+		"session://copilot/x":       false,
+		"project://" + url.PathEscape("/elsewhere") + "/status": true,
+		"log://bogus/today":    false,
+		"log://all/2026-13-45": false,
 	} {
 		_, err := f.cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
 		var rpcErr *jsonrpc.Error
-		if !errors.As(err, &rpcErr) || rpcErr.Code != code {
-			t.Errorf("%s: %v, want code %d", uri, err, code)
+		if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("%s: %v, want code %d", uri, err, jsonrpc.CodeInvalidParams)
+			continue
+		}
+		if got := rpcErr.Message == "Resource not found" && strings.Contains(string(rpcErr.Data), uri); got != notFound {
+			t.Errorf("%s: %v (data %s), want a not-found error: %v", uri, err, rpcErr.Data, notFound)
 		}
 	}
 }

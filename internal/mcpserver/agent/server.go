@@ -67,6 +67,7 @@ func New(orch *orchestrator.Orchestrator, opts Options) *mcp.Server {
 		SubscribeHandler:   h.subscribe,
 		UnsubscribeHandler: h.unsubscribe,
 		Capabilities: &mcp.ServerCapabilities{
+			//lint:ignore SA1019 MCP logging stays for clients of protocol versions before its deprecation (SEP-2577); moving to its replacement is separate work
 			Logging:   &mcp.LoggingCapabilities{},
 			Resources: &mcp.ResourceCapabilities{Subscribe: true},
 			Tools:     &mcp.ToolCapabilities{},

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // runBinary runs the binary to completion (with a deadline) and returns
@@ -23,7 +25,7 @@ func runBinary(t *testing.T, env []string, stdin string, args ...string) (int, s
 	cmd := exec.Command(binPath, args...)
 	cmd.Env = childEnv(env...)
 	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr lockedBuffer
+	var stdout, stderr testkit.LockedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -125,7 +127,7 @@ type httpBinary struct {
 	cmd    *exec.Cmd
 	url    string // as logged
 	port   string
-	stderr *lockedBuffer
+	stderr *testkit.LockedBuffer
 	done   chan error
 }
 
@@ -141,12 +143,12 @@ func startHTTPBinary(t *testing.T, env []string, args ...string) *httpBinary {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout := &lockedBuffer{}
+	stdout := &testkit.LockedBuffer{}
 	cmd.Stdout = stdout
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	b := &httpBinary{cmd: cmd, stderr: &lockedBuffer{}, done: make(chan error, 1)}
+	b := &httpBinary{cmd: cmd, stderr: &testkit.LockedBuffer{}, done: make(chan error, 1)}
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pr)
@@ -301,7 +303,7 @@ func TestBinaryStdioSignal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &lockedBuffer{}
+	stderr := &testkit.LockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -12,14 +12,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
@@ -41,19 +40,17 @@ func runMain(m *testing.M) int {
 	// The commands' private homes go under the test's own state
 	// directory, in-process servers and binaries alike.
 	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-	out, err := exec.Command("go", "env", "GOMOD").Output()
+	// Git looks for a repository no higher than the temporary directory,
+	// so a workspace made there is outside any repository even when the
+	// temporary directory lies inside someone's work tree.
+	os.Setenv("GIT_CEILING_DIRECTORIES", filepath.Clean(os.TempDir()))
+	bins, err := testkit.Build("./cmd/coding-tools-mcp")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "go env GOMOD:", err)
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	binPath = filepath.Join(dir, "coding-tools-mcp")
-	cmd := exec.Command("go", "build", "-o", binPath, "./cmd/coding-tools-mcp")
-	cmd.Dir = filepath.Dir(strings.TrimSpace(string(out)))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		return 1
-	}
-	return m.Run()
+	binPath = bins[0]
+	return testkit.Run(m)
 }
 
 const testVersion = "9.9.9-test"
@@ -431,24 +428,6 @@ func toolCall(t *testing.T, c client, name string, args any) message {
 		params["arguments"] = args
 	}
 	return call(t, c, "tools/call", params)
-}
-
-// lockedBuffer is a goroutine-safe buffer for a child's stderr.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // childEnv is the environment without any CODING_TOOLS_MCP_* setting

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/goldentest"
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
@@ -94,7 +95,7 @@ func connectSDKHTTP(t *testing.T, url string, sessOpts *mcp.ClientSessionOptions
 // connectBinary starts the built binary on stdio over a fresh workspace
 // and connects the SDK client to it. It returns the session and the
 // workspace directory.
-func connectBinary(t *testing.T, env []string, args ...string) (*mcp.ClientSession, string, *lockedBuffer) {
+func connectBinary(t *testing.T, env []string, args ...string) (*mcp.ClientSession, string, *testkit.LockedBuffer) {
 	t.Helper()
 	dir := t.TempDir()
 	cs, stderr := connectBinaryAt(t, dir, env, args...)
@@ -103,11 +104,11 @@ func connectBinary(t *testing.T, env []string, args ...string) (*mcp.ClientSessi
 
 // connectBinaryAt starts the built binary on stdio over the workspace dir
 // and connects the SDK client to it.
-func connectBinaryAt(t *testing.T, dir string, env []string, args ...string) (*mcp.ClientSession, *lockedBuffer) {
+func connectBinaryAt(t *testing.T, dir string, env []string, args ...string) (*mcp.ClientSession, *testkit.LockedBuffer) {
 	t.Helper()
 	cmd := exec.Command(binPath, append([]string{"--stdio", "--workspace", dir}, args...)...)
 	cmd.Env = childEnv(env...)
-	stderr := &lockedBuffer{}
+	stderr := &testkit.LockedBuffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -156,6 +157,7 @@ func TestSDKInitialize(t *testing.T) {
 			t.Fatalf("serverInfo %+v", r.ServerInfo)
 		}
 		c := r.Capabilities
+		//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 		if c == nil || c.Tools == nil || c.Tools.ListChanged || c.Logging == nil ||
 			c.Prompts != nil || c.Resources != nil || c.Completions != nil {
 			t.Fatalf("capabilities %+v", c)
@@ -171,9 +173,11 @@ func TestSDKInitialize(t *testing.T) {
 		if err := cs.Ping(context.Background(), nil); err != nil {
 			t.Fatalf("ping: %v", err)
 		}
+		//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 		if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
 			t.Fatalf("logging/setLevel: %v", err)
 		}
+		//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 		if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "loud"}); err == nil {
 			t.Fatal("logging/setLevel loud accepted")
 		}

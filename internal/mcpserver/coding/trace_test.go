@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
@@ -19,7 +20,7 @@ func TestTraceLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trace := &lockedBuffer{}
+	trace := &testkit.LockedBuffer{}
 	s := coding.New(root, coding.Options{Version: "test", Trace: true, TraceOut: trace})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

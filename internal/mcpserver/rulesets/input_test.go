@@ -90,6 +90,7 @@ func TestBadInput(t *testing.T) {
 // logging/setLevel.)
 func TestLoggingNotifications(t *testing.T) {
 	forEachStore(t, func(t *testing.T, f *fixture) {
+		//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 		if err := f.cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 			t.Fatal(err)
 		}
@@ -97,6 +98,7 @@ func TestLoggingNotifications(t *testing.T) {
 			{Name: "upsert_ruleset", Arguments: map[string]any{"name": "python_style_guide", "description": "d", "markdown": "m"}},
 			{Name: "delete_ruleset", Arguments: map[string]any{"name": "python_style_guide"}},
 		} {
+			//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 			p.Meta = mcp.Meta{mcp.MetaKeyLogLevel: "info"}
 			if res, err := f.cs.CallTool(context.Background(), p); err != nil || res.IsError {
 				t.Fatalf("%s: %v %+v", p.Name, err, res)
@@ -122,6 +124,7 @@ func TestInitialize(t *testing.T) {
 		t.Fatalf("serverInfo = %+v", init.ServerInfo)
 	}
 	c := init.Capabilities
+	//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 	if c.Logging == nil || c.Resources == nil || c.Tools == nil || c.Prompts != nil {
 		t.Fatalf("capabilities = %+v", c)
 	}

@@ -55,6 +55,7 @@ func NewWithOptions(lib rulesets.Library, opts Options) *mcp.Server {
 		Logger:       mcpx.SDKLogger(logger),
 		PageSize:     opts.PageSize,
 		Capabilities: &mcp.ServerCapabilities{
+			//lint:ignore SA1019 MCP logging stays for clients of protocol versions before its deprecation (SEP-2577); moving to its replacement is separate work
 			Logging:   &mcp.LoggingCapabilities{},
 			Resources: &mcp.ResourceCapabilities{},
 			Tools:     &mcp.ToolCapabilities{},

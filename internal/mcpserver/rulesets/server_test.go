@@ -63,9 +63,10 @@ func (c *clock) Set(s string) {
 }
 
 type fixture struct {
-	t       testing.TB
-	cs      *mcp.ClientSession
-	clock   *clock
+	t     testing.TB
+	cs    *mcp.ClientSession
+	clock *clock
+	//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 	logs    chan *mcp.LoggingMessageParams
 	schemas *schematest.Checker // every result is checked against its tool's output schema
 }
@@ -83,8 +84,10 @@ func connect(t testing.TB, store rulesets.Store) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 	logs := make(chan *mcp.LoggingMessageParams, 16)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) { logs <- r.Params },
 	})
 	cs, err := client.Connect(ctx, ct, nil)

@@ -66,6 +66,7 @@ func New(opts Options) *mcp.Server {
 		Logger:       mcpx.SDKLogger(opts.Logger),
 		PageSize:     opts.PageSize,
 		Capabilities: &mcp.ServerCapabilities{
+			//lint:ignore SA1019 MCP logging stays for clients of protocol versions before its deprecation (SEP-2577); moving to its replacement is separate work
 			Logging:   &mcp.LoggingCapabilities{},
 			Resources: &mcp.ResourceCapabilities{},
 			Tools:     &mcp.ToolCapabilities{},

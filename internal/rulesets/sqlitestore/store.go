@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -66,6 +67,12 @@ func addScopeColumns(ctx context.Context, db *sql.DB) error {
 type Store struct {
 	db  *sql.DB
 	get *sql.Stmt
+	// wmu lets one write transaction of this process at a time ask
+	// SQLite for the write lock: SQLite's busy wait is not fair, and with
+	// many writers in one process one of them could wait out the whole
+	// busy_timeout and fail with SQLITE_BUSY. Other processes still queue
+	// on the immediate transaction.
+	wmu sync.Mutex
 }
 
 var _ rulesets.Store = (*Store)(nil)
@@ -128,6 +135,8 @@ func (s *Store) getIn(ctx context.Context, tx *sql.Tx, name string) (rulesets.Ru
 // Upsert implements rulesets.Store in one immediate transaction, so that a
 // racing create is serialised behind it and becomes an update.
 func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bool, error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, storeErr(err)
@@ -243,6 +252,8 @@ func (s *Store) History(ctx context.Context, name string, limit int) ([]rulesets
 
 // inTx runs fn in a transaction it commits when fn succeeds.
 func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return storeErr(err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker"
 )
 
@@ -21,12 +22,7 @@ type gitRepo struct {
 
 func newGitRepo(t *testing.T) *gitRepo {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("git is not installed")
-		}
-		t.Skip("git is not installed")
-	}
+	testkit.Command(t, "git", "apt-get install -y git")
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

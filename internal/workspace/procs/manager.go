@@ -362,18 +362,6 @@ func (m *Manager) Close() {
 	}
 }
 
-// Sessions lists the ids of the sessions write_stdin can reach.
-func (m *Manager) Sessions() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ids := make([]string, 0, len(m.sessions))
-	for id := range m.sessions {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
-}
-
 // newID is a random URL-safe session id of 192 bits.
 func newID() string {
 	b := make([]byte, 24)

@@ -1,0 +1,54 @@
+package testkit
+
+import (
+	"os"
+	"testing"
+)
+
+func TestOnCI(t *testing.T) {
+	for v, want := range map[string]bool{"": false, "true": true, "1": true, "false": false, "0": false, "github-actions": true} {
+		t.Setenv("CI", v)
+		if got := OnCI(); got != want {
+			t.Errorf("CI=%q: OnCI %v, want %v", v, got, want)
+		}
+	}
+	os.Unsetenv("CI")
+	if OnCI() {
+		t.Error("CI unset: OnCI true")
+	}
+}
+
+// Outside CI a missing prerequisite skips, and the test says why.
+func TestMissingSkipsOutsideCI(t *testing.T) {
+	t.Setenv("CI", "false")
+	var inner *testing.T
+	t.Run("needs", func(t *testing.T) {
+		inner = t
+		Command(t, "no-such-program-7f3a", "apt-get install -y no-such-program")
+		t.Error("Command returned for a program that does not exist")
+	})
+	if !inner.Skipped() {
+		t.Fatal("the test was not skipped")
+	}
+}
+
+// A package is built once per process: asking again returns the same
+// binary without building it again.
+func TestBuildOnce(t *testing.T) {
+	bin := Binary(t, "./cmd/coding-tools-mcp")
+	st, err := os.Stat(bin)
+	if err != nil || st.Mode()&0o111 == 0 {
+		t.Fatalf("%s: %v %v", bin, st, err)
+	}
+	if err := os.Remove(bin); err != nil {
+		t.Fatal(err)
+	}
+	if again := Binary(t, "./cmd/coding-tools-mcp"); again != bin {
+		t.Fatalf("second build at %s, first at %s", again, bin)
+	}
+	if _, err := os.Stat(bin); !os.IsNotExist(err) {
+		t.Fatalf("the package was built again: %v", err)
+	}
+}
+
+func TestMain(m *testing.M) { os.Exit(Run(m)) }
