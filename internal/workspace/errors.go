@@ -124,9 +124,7 @@ type PermissionRequest struct {
 // (§4.2): code, message, category, retryable and details always, and
 // permission_request on a policy refusal.
 type Error struct {
-	// Code is one of the Code constants (a string so that it compares
-	// with the wire's).
-	Code      string         `json:"code" jsonschema:"One of the profile's error codes"`
+	Code      Code           `json:"code" jsonschema:"One of the profile's error codes"`
 	Message   string         `json:"message" jsonschema:"What went wrong and what to do about it"`
 	Category  Category       `json:"category"`
 	Retryable bool           `json:"retryable"`
@@ -138,7 +136,7 @@ type Error struct {
 func (e *Error) Error() string { return e.Message }
 
 // HasCode reports whether e carries code c.
-func (e *Error) HasCode(c Code) bool { return e.Code == string(c) }
+func (e *Error) HasCode(c Code) bool { return e.Code == c }
 
 // Errorf returns an Error with the code's category; details may be nil.
 // A string that is not one of the codes cannot reach a client as a code:
@@ -154,7 +152,7 @@ func Errorf(code Code, details map[string]any, format string, args ...any) *Erro
 		code = CodeInternal
 		spec, _ = code.spec()
 	}
-	return &Error{Code: string(code), Message: fmt.Sprintf(format, args...), Category: spec.category,
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Category: spec.category,
 		Retryable: spec.retryable, Details: details}
 }
 

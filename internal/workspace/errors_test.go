@@ -49,7 +49,7 @@ func TestErrorCodesTable(t *testing.T) {
 	}
 	for _, c := range codes {
 		e := Errorf(c, nil, "m")
-		if e.Code != string(c) || string(e.Category) != want[string(c)] || e.Retryable != (c == CodeTimeout) {
+		if e.Code != c || string(e.Category) != want[string(c)] || e.Retryable != (c == CodeTimeout) {
 			t.Errorf("%s: %+v, want category %s", c, e, want[string(c)])
 		}
 		b, _ := json.Marshal(e)

@@ -104,7 +104,7 @@ func codeOf(err error) string {
 	}
 	var we *workspace.Error
 	if errors.As(err, &we) {
-		return we.Code
+		return string(we.Code)
 	}
 	return "non-workspace error: " + err.Error()
 }
@@ -284,7 +284,7 @@ func TestResolveErrorShape(t *testing.T) {
 		if !errors.As(err, &we) {
 			t.Fatalf("Existing(%q): %v is not a *workspace.Error", c.path, err)
 		}
-		if we.Code != c.code || string(we.Category) != c.category || we.Retryable || we.Details == nil || !strings.Contains(we.Message, c.msg) {
+		if string(we.Code) != c.code || string(we.Category) != c.category || we.Retryable || we.Details == nil || !strings.Contains(we.Message, c.msg) {
 			t.Errorf("Existing(%q) = %+v, want code %s category %s message containing %q", c.path, we, c.code, c.category, c.msg)
 		}
 		if _, ok := we.Details["path"]; !ok {

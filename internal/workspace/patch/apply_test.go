@@ -28,7 +28,7 @@ type applyCase struct {
 	warn     []string // each must appear in some warning
 
 	// failure
-	code     string
+	code     workspace.Code
 	msg      string
 	details  map[string]any // expected subset of error details
 	category workspace.Category

@@ -127,7 +127,7 @@ func env(lines ...string) string {
 }
 
 // asErr asserts a *workspace.Error with the code (and category when given).
-func asErr(t testing.TB, err error, code string) *workspace.Error {
+func asErr(t testing.TB, err error, code workspace.Code) *workspace.Error {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("want %s, got success", code)

@@ -73,7 +73,7 @@ func wantStatus(t *testing.T, snap *Snapshot, status string) {
 	}
 }
 
-func wantCode(t *testing.T, err error, code string) *workspace.Error {
+func wantCode(t *testing.T, err error, code workspace.Code) *workspace.Error {
 	t.Helper()
 	we, ok := err.(*workspace.Error)
 	if !ok || we.Code != code {
