@@ -341,8 +341,8 @@ func TestSecurityHeadersAndReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusMethodNotAllowed {
-		t.Errorf("POST /api/issues: %d, want 405 (the dashboard is read-only)", resp.StatusCode)
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("POST /api/issues without a token: %d, want 401 (the dashboard is read-only)", resp.StatusCode)
 	}
 	// A foreign page's Origin is refused, the page's own is not; the rule
 	// is every server's (mcpx.OriginAllowed), loopback spellings a browser

@@ -1,5 +1,7 @@
-// The sudocode dashboard: a read-only view of the tracker, the ruleset
-// library and the orchestrator's tasks, kept live over Server-Sent Events.
+// The sudocode dashboard: the tracker, the ruleset library and the
+// orchestrator's tasks, viewed and changed, kept live over Server-Sent
+// Events. Changes need the server's token (the page is read-only without
+// it, and says how to get it).
 // Everything shown is set as text (textContent, createTextNode) or through
 // markdown.js, which builds DOM nodes the same way: no HTML strings.
 (function () {
@@ -47,8 +49,16 @@
     constructor(message, hint, status) { super(message); this.hint = hint; this.status = status; }
   }
 
-  async function api(path) {
-    const r = await fetch(path, { headers: { Accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' });
+  // api reads path, or with a method and a body sends a change as JSON
+  // (the cookie carries the token; the browser adds the page's Origin).
+  async function api(path, method, body) {
+    const opts = { headers: { Accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' };
+    if (method) {
+      opts.method = method;
+      opts.headers['Content-Type'] = 'application/json';
+      opts.body = JSON.stringify(body === undefined ? {} : body);
+    }
+    const r = await fetch(path, opts);
     let body = null;
     try { body = await r.json(); } catch (e) { body = null; }
     if (!r.ok) {
@@ -501,21 +511,29 @@
     es.addEventListener('resync', () => refresh());
   }
 
+  // canWrite is whether this page holds the token; without it the page
+  // hides its actions and says how to get write access.
+  let canWrite = false;
+
   async function loadInfo() {
     try {
       const info = await api('/api/info');
+      canWrite = !info.read_only;
+      document.body.classList.toggle('read-only', !canWrite);
+      const access = document.getElementById('access');
+      access.hidden = canWrite;
+      access.replaceChildren(h('strong', null, 'Read-only. '), info.write_access || '');
       footer.replaceChildren(
         h('span', null, 'sudocode ' + info.version + ' \u00b7 ', h('span', { class: 'mono' }, info.dir)),
         h('span', { class: 'endpoints' }, 'MCP: ', info.endpoints.map((e, k) => [k ? ' \u00b7 ' : '',
           h('span', { class: 'mono' + (e.available ? '' : ' unavailable'), title: e.available ? location.origin + e.path : e.reason }, e.path)])),
-        h('span', { class: 'muted' }, 'read-only: change things through MCP or the CLI'));
+        h('span', { class: 'muted' }, canWrite ? 'changes are saved to the project, as the CLI saves them' : 'read-only'));
     } catch (err) {
       footer.replaceChildren(h('span', { class: 'error-text' }, err.message));
     }
   }
 
   window.addEventListener('hashchange', () => show(false));
-  loadInfo();
   connect();
-  show(false);
+  loadInfo().then(() => show(false));
 })();
