@@ -50,7 +50,7 @@ func TestIssuesBoard(t *testing.T) {
 	if got := strings.Join(b.Statuses, ","); got != "open,in_progress,blocked,closed" {
 		t.Errorf("statuses = %s", got)
 	}
-	if b.Counts["open"] != 2 || b.Counts["in_progress"] != 1 || b.Counts["closed"] != 0 || b.Truncated {
+	if b.Counts["open"] != 1 || b.Counts["blocked"] != 1 || b.Counts["in_progress"] != 1 || b.Counts["closed"] != 0 || b.Truncated {
 		t.Errorf("counts %v, truncated %v", b.Counts, b.Truncated)
 	}
 	if b.Total != 3 || len(b.Issues) != 3 || b.Ready != 1 || b.Blocked != 1 {

@@ -11,6 +11,9 @@
   const main = document.getElementById('main');
   const live = document.getElementById('live');
   const footer = document.getElementById('footer');
+  // canWrite is whether this page holds the token; without it the page
+  // hides its actions and says how to get write access.
+  let canWrite = false;
 
   // h builds an element: h('div', {class: 'x', dataset: {id: 1}, onclick: fn}, 'text', child …).
   function h(tag, props) {
@@ -51,12 +54,12 @@
 
   // api reads path, or with a method and a body sends a change as JSON
   // (the cookie carries the token; the browser adds the page's Origin).
-  async function api(path, method, body) {
+  async function api(path, method, change) {
     const opts = { headers: { Accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' };
     if (method) {
       opts.method = method;
       opts.headers['Content-Type'] = 'application/json';
-      opts.body = JSON.stringify(body === undefined ? {} : body);
+      opts.body = JSON.stringify(change === undefined ? {} : change);
     }
     const r = await fetch(path, opts);
     let body = null;
@@ -104,9 +107,26 @@
 
   // ---- views ------------------------------------------------------------
 
+  // toast shows a short message at the bottom of the page for a few
+  // seconds (an error until the next one).
+  const toastBox = h('div', { class: 'toasts', id: 'toasts', role: 'status', 'aria-live': 'polite' });
+  document.body.append(toastBox);
+  function toast(text, isError) {
+    const t = h('div', { class: 'toast' + (isError ? ' error' : '') }, text);
+    toastBox.replaceChildren(t);
+    if (!isError) setTimeout(() => t.remove(), 4000);
+  }
+
+  const ui = { h, add, link, route, api, badge, statusBadge, problem, markdown, when, toast,
+    anchorBadge: (a) => anchorBadge(a), refresh: () => refresh(), canWrite: () => canWrite };
+  const issues = window.SudocodeIssues(ui);
+
   const views = {
-    board: { nav: 'board', topics: ['tracker'], render: renderBoard },
-    issue: { nav: 'board', topics: ['tracker'], render: renderIssue },
+    board: { nav: 'board', topics: ['tracker'], render: issues.renderBoard },
+    issue: { nav: 'board', topics: ['tracker'], render: issues.renderIssue },
+    'new-issue': { nav: 'board', topics: [], render: issues.renderIssueForm },
+    'edit-issue': { nav: 'board', topics: [], render: issues.renderIssueForm },
+    search: { nav: 'board', topics: ['tracker'], render: issues.renderSearch },
     specs: { nav: 'specs', topics: ['tracker'], render: renderSpecs },
     spec: { nav: 'specs', topics: ['tracker'], render: renderSpec },
     rulesets: { nav: 'rulesets', topics: ['rulesets'], render: renderRulesets },
@@ -142,10 +162,45 @@
     }
     if (current.token !== token) return; // a newer render started
     const y = window.scrollY;
+    const focus = refresh ? focusOf() : null;
+    if (refresh) keepEdits(box);
     main.replaceChildren(box);
+    if (focus) focus();
     if (refresh) window.scrollTo(0, y);
     document.body.dataset.view = r.name;
     document.body.dataset.rendered = String(Number(document.body.dataset.rendered || 0) + 1);
+  }
+
+  // keepEdits carries what the user typed or chose in the view's fields
+  // (marked dirty as they change) into its re-render, so a live change
+  // never wipes a half-written form.
+  main.addEventListener('input', (e) => { if (e.target.id) e.target.dataset.dirty = '1'; });
+  main.addEventListener('change', (e) => { if (e.target.id) e.target.dataset.dirty = '1'; });
+  function keepEdits(box) {
+    for (const old of main.querySelectorAll('[data-dirty]')) {
+      const now = box.querySelector('#' + CSS.escape(old.id));
+      if (!now || now.tagName !== old.tagName) continue;
+      now.value = old.value;
+      now.dataset.dirty = '1';
+    }
+  }
+
+  // focusOf remembers which element of the view has the focus (by id) and
+  // where its caret is, and returns what puts them back after a re-render:
+  // a live change must not pull the focus from under the user.
+  function focusOf() {
+    const a = document.activeElement;
+    if (!a || !a.id || !main.contains(a)) return null;
+    const id = a.id;
+    const sel = typeof a.selectionStart === 'number' ? [a.selectionStart, a.selectionEnd] : null;
+    return () => {
+      const e = document.getElementById(id);
+      if (!e) return;
+      e.focus({ preventScroll: true });
+      if (sel && typeof e.setSelectionRange === 'function') {
+        try { e.setSelectionRange(sel[0], sel[1]); } catch (err) { /* not a text field */ }
+      }
+    };
   }
 
   // refresh re-renders the current view when a topic it shows changed;
@@ -156,87 +211,6 @@
     if (topic && !views[current.name].topics.includes(topic)) return;
     if (pending) return;
     pending = setTimeout(() => { pending = null; show(true); }, 80);
-  }
-
-  // ---- issues -----------------------------------------------------------
-
-  async function renderBoard(box) {
-    let b;
-    try {
-      b = await api('/api/issues');
-    } catch (err) {
-      box.append(h('h1', null, 'Issues'), problem(err, 'The tracker is'));
-      return;
-    }
-    box.append(h('div', { class: 'title-row' },
-      h('h1', null, 'Issues'),
-      h('span', { class: 'counts', id: 'issue-counts' },
-        b.total + ' issues \u00b7 ', badge(b.ready + ' ready', 'ready'), ' ', badge(b.blocked + ' blocked', 'blocked'))));
-    if (b.truncated && b.hint) box.append(h('p', { class: 'hint' }, b.hint));
-    const board = h('div', { class: 'board', id: 'board' });
-    for (const st of b.statuses) {
-      const items = b.issues.filter((i) => i.status === st);
-      const count = b.counts && b.counts[st] !== undefined ? b.counts[st] : items.length;
-      const col = h('section', { class: 'column', dataset: { status: st } },
-        h('h2', null, statusBadge(st), h('span', { class: 'count' }, String(count))));
-      const list = h('div', { class: 'cards' });
-      for (const it of items) list.append(issueCard(it));
-      if (!items.length) list.append(h('p', { class: 'empty' }, 'none'));
-      if (count > items.length) list.append(h('p', { class: 'empty more' }, '+ ' + (count - items.length) + ' more'));
-      col.append(list);
-      board.append(col);
-    }
-    box.append(board);
-  }
-
-  function issueCard(it) {
-    const flags = [];
-    if (it.ready) flags.push(badge('ready', 'ready', 'open, and nothing unfinished blocks it'));
-    if (it.blocked) {
-      const by = (it.blocked_by || []).map((x) => x.id + ' (' + x.status + ')').join(', ');
-      flags.push(badge('blocked', 'blocked', by ? 'blocked by ' + by : 'marked blocked'));
-    }
-    return h('a', { class: 'card issue-card' + (it.ready ? ' is-ready' : '') + (it.blocked ? ' is-blocked' : ''), href: '#' + route('issue', it.id), dataset: { id: it.id } },
-      h('div', { class: 'card-top' }, h('span', { class: 'id' }, it.id), badge('P' + it.priority, 'prio p' + it.priority), badge(it.type, 'type')),
-      h('div', { class: 'card-title' }, it.title),
-      it.description ? h('div', { class: 'card-desc' }, it.description) : null,
-      flags.length ? h('div', { class: 'flags' }, flags) : null,
-      it.blocked && it.blocked_by && it.blocked_by.length ? h('div', { class: 'blockers' }, 'waits for ', it.blocked_by.map((x, k) => [k ? ', ' : '', h('span', { class: 'id' }, x.id)])) : null);
-  }
-
-  function relList(title, rels, dir) {
-    if (!rels || !rels.length) return null;
-    return h('div', { class: 'rels' }, h('h3', null, title), h('ul', null, rels.map((r) => {
-      const other = dir === 'out' ? r.to : r.from;
-      const kind = dir === 'out' ? r.to_type : r.from_type;
-      return h('li', null, badge(r.type, 'rel'), ' ', link(route(kind === 'spec' ? 'spec' : 'issue', other), other, 'id'));
-    })));
-  }
-
-  async function renderIssue(box, args) {
-    const it = await api('/api/issues/' + encodeURIComponent(args[0] || ''));
-    box.append(h('p', { class: 'crumbs' }, link('/board', '\u2190 Issues')),
-      h('div', { class: 'title-row' }, h('h1', null, it.title), statusBadge(it.status)),
-      h('dl', { class: 'meta' },
-        h('dt', null, 'id'), h('dd', { class: 'id' }, it.id),
-        h('dt', null, 'priority'), h('dd', null, 'P' + it.priority),
-        h('dt', null, 'type'), h('dd', null, it.type),
-        h('dt', null, 'assignee'), h('dd', null, it.assignee || '\u2014'),
-        h('dt', null, 'tags'), h('dd', null, (it.tags || []).length ? it.tags.map((t) => badge(t, 'tag')) : '\u2014'),
-        h('dt', null, 'created'), h('dd', null, when(it.created_at) + ' by ' + (it.created_by || '?')),
-        h('dt', null, 'updated'), h('dd', null, when(it.updated_at)),
-        it.closed_at ? [h('dt', null, 'closed'), h('dd', null, when(it.closed_at) + (it.close_reason ? ': ' + it.close_reason : ''))] : null));
-    if (it.blocked_by && it.blocked_by.length) {
-      box.append(h('div', { class: 'rels blocked-by' }, h('h3', null, 'Blocked by'), h('ul', null, it.blocked_by.map((b) =>
-        h('li', null, link(route(b.type === 'spec' ? 'spec' : 'issue', b.id), b.id, 'id'), ' ', b.title, ' ', statusBadge(b.status), b.via ? h('span', { class: 'muted' }, ' via ' + b.via) : null)))));
-    }
-    box.append(h('h3', null, 'Description'), it.description ? markdown(it.description) : h('p', { class: 'muted' }, 'No description.'));
-    add(box, relList('Links from this issue', it.relationships.outgoing, 'out'));
-    add(box, relList('Links to this issue', it.relationships.incoming, 'in'));
-    if (it.feedback && it.feedback.length) {
-      box.append(h('h3', null, 'Feedback given'), h('ul', { class: 'fb-list' }, it.feedback.map((f) =>
-        h('li', null, link(route('spec', f.spec_id), f.spec_id, 'id'), ' line ' + f.anchor.line_number + ' ', badge(f.type, 'fbtype'), ' ', anchorBadge(f.anchor), ' ', f.content))));
-    }
   }
 
   // ---- specs ------------------------------------------------------------
@@ -511,10 +485,6 @@
     es.addEventListener('resync', () => refresh());
   }
 
-  // canWrite is whether this page holds the token; without it the page
-  // hides its actions and says how to get write access.
-  let canWrite = false;
-
   async function loadInfo() {
     try {
       const info = await api('/api/info');
@@ -532,6 +502,66 @@
       footer.replaceChildren(h('span', { class: 'error-text' }, err.message));
     }
   }
+
+  // ---- keyboard ---------------------------------------------------------
+
+  // The shortcuts: c new issue, / filter the board, j/k next and previous
+  // card or row, Enter opens it (it is a link), e edit the issue shown,
+  // Shift+←/→ move the focused card to the column before or after, ? help.
+  function typing(e) {
+    const t = e.target;
+    return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+  }
+
+  function step(dir) {
+    const items = Array.from(main.querySelectorAll('.card, #spec-list tbody a.id, #task-list tbody a, .search-hit'));
+    if (!items.length) return;
+    const at = items.indexOf(document.activeElement);
+    const next = items[at < 0 ? (dir > 0 ? 0 : items.length - 1) : Math.min(items.length - 1, Math.max(0, at + dir))];
+    next.focus();
+    next.scrollIntoView({ block: 'nearest' });
+  }
+
+  function focusFilter() {
+    const f = document.getElementById('filter-text');
+    if (f) { f.focus(); return; }
+    location.hash = '#/board';
+    setTimeout(() => { const g = document.getElementById('filter-text'); if (g) g.focus(); }, 150);
+  }
+
+  document.addEventListener('keydown', (e) => {
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typing(e) || document.querySelector('dialog[open]')) return;
+    if (e.shiftKey && (e.key === 'ArrowRight' || e.key === 'ArrowLeft')) {
+      if (issues.moveFocused(e.key === 'ArrowRight' ? 1 : -1)) e.preventDefault();
+      return;
+    }
+    switch (e.key) {
+      case 'c':
+        if (!canWrite) { toast('This page is read-only. ' + (document.getElementById('access').textContent || ''), true); break; }
+        // As for /: the form's title field must not receive the c.
+        document.addEventListener('keyup', () => { location.hash = '#/new-issue'; }, { once: true });
+        break;
+      case '/':
+        // The focus moves when the key is released, so the key's own
+        // character is never typed into the filter.
+        document.addEventListener('keyup', focusFilter, { once: true });
+        break;
+      case 'j': step(1); break;
+      case 'k': step(-1); break;
+      case 'e': {
+        const b = document.getElementById('edit-issue') || document.getElementById('edit-spec') || document.getElementById('edit-ruleset');
+        if (b) b.click();
+        else return;
+        break;
+      }
+      case '?':
+        toast('Keys: c new issue · / filter · j/k next/previous · Enter open · e edit · Shift+←/→ move a card');
+        break;
+      default:
+        return;
+    }
+    e.preventDefault();
+  });
 
   window.addEventListener('hashchange', () => show(false));
   connect();
