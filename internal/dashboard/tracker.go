@@ -238,6 +238,17 @@ type SpecView struct {
 	tracker.SpecDetail
 	Feedback []tracker.FeedbackDetail `json:"feedback"`
 	Stale    int                      `json:"stale"`
+	// Implementers are the issues linked to the spec by implements.
+	Implementers []Implementer `json:"implementers"`
+	// OpenFeedback counts the feedback not yet resolved or declined.
+	OpenFeedback int `json:"open_feedback"`
+}
+
+// Implementer is an issue that implements a spec.
+type Implementer struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Status string `json:"status"`
 }
 
 func (d *Dashboard) spec(w http.ResponseWriter, r *http.Request) {
@@ -247,7 +258,17 @@ func (d *Dashboard) spec(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		out = SpecView{SpecDetail: sd, Feedback: make([]tracker.FeedbackDetail, 0, len(sd.Feedback))}
+		out = SpecView{SpecDetail: sd, Feedback: make([]tracker.FeedbackDetail, 0, len(sd.Feedback)), Implementers: []Implementer{}}
+		for _, rel := range sd.Relationships.Incoming {
+			if rel.Type != tracker.RelImplements || rel.FromType != tracker.KindIssue {
+				continue
+			}
+			is, err := repo.ShowIssue(r.Context(), rel.From)
+			if err != nil {
+				return err
+			}
+			out.Implementers = append(out.Implementers, Implementer{ID: is.ID, Title: is.Title, Status: string(is.Status)})
+		}
 		for _, f := range sd.Feedback {
 			fd, err := repo.ShowFeedback(r.Context(), f.ID)
 			if err != nil {
@@ -255,6 +276,9 @@ func (d *Dashboard) spec(w http.ResponseWriter, r *http.Request) {
 			}
 			if fd.Anchor.AnchorStatus == tracker.AnchorStale {
 				out.Stale++
+			}
+			if fd.Status == tracker.FeedbackOpen || fd.Status == tracker.FeedbackAcknowledged {
+				out.OpenFeedback++
 			}
 			out.Feedback = append(out.Feedback, fd)
 		}

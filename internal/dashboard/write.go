@@ -14,6 +14,7 @@ import (
 // CLI call, behind the same guard.
 func (d *Dashboard) writeRoutes(m *http.ServeMux) {
 	d.issueWrites(m)
+	d.specWrites(m)
 }
 
 // write guards a handler that changes something. It needs one of the

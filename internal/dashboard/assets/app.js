@@ -117,9 +117,43 @@
     if (!isError) setTimeout(() => t.remove(), 4000);
   }
 
-  const ui = { h, add, link, route, api, badge, statusBadge, problem, markdown, when, toast,
-    anchorBadge: (a) => anchorBadge(a), refresh: () => refresh(), canWrite: () => canWrite };
+  // editor is a markdown textarea with a preview tab.
+  function editor(id, value, rows) {
+    const area = h('textarea', { id: id, rows: rows || 10, spellcheck: 'true' });
+    area.value = value || '';
+    const preview = h('div', { class: 'preview', id: id + '-preview', hidden: true });
+    const write = h('button', { type: 'button', class: 'on', id: id + '-write' }, 'Write');
+    const show = h('button', { type: 'button', id: id + '-show' }, 'Preview');
+    write.addEventListener('click', () => { area.hidden = false; preview.hidden = true; write.classList.add('on'); show.classList.remove('on'); area.focus(); });
+    show.addEventListener('click', () => {
+      preview.replaceChildren(markdown(area.value || '*Nothing to preview.*'));
+      area.hidden = true; preview.hidden = false; show.classList.add('on'); write.classList.remove('on');
+    });
+    return { area: area, el: h('div', { class: 'editor' }, h('div', { class: 'tabs' }, write, show), area, preview) };
+  }
+
+  // ask shows a modal dialog with one text field and resolves to its
+  // value, or null when cancelled (Escape included).
+  function ask(title, label, confirm, required) {
+    return new Promise((resolve) => {
+      const input = h('input', { id: 'ask-input', type: 'text', required: !!required, autocomplete: 'off' });
+      const dlg = h('dialog', { class: 'dialog', id: 'ask-dialog', 'aria-label': title });
+      let answer = null;
+      dlg.append(h('form', { method: 'dialog', onsubmit: (e) => { e.preventDefault(); answer = input.value.trim(); dlg.close(); } },
+        h('h2', null, title), h('label', null, label, input),
+        h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary', id: 'ask-confirm' }, confirm),
+          h('button', { type: 'button', class: 'button', onclick: () => dlg.close() }, 'Cancel'))));
+      dlg.addEventListener('close', () => { dlg.remove(); resolve(answer); });
+      document.body.append(dlg);
+      dlg.showModal();
+      input.focus();
+    });
+  }
+
+  const ui = { h, add, link, route, api, badge, statusBadge, problem, markdown, when, toast, editor, ask,
+    anchorBadge: (a) => specs.anchorBadge(a), refresh: () => refresh(), canWrite: () => canWrite };
   const issues = window.SudocodeIssues(ui);
+  const specs = window.SudocodeSpecs(ui);
 
   const views = {
     board: { nav: 'board', topics: ['tracker'], render: issues.renderBoard },
@@ -127,8 +161,9 @@
     'new-issue': { nav: 'board', topics: [], render: issues.renderIssueForm },
     'edit-issue': { nav: 'board', topics: [], render: issues.renderIssueForm },
     search: { nav: 'board', topics: ['tracker'], render: issues.renderSearch },
-    specs: { nav: 'specs', topics: ['tracker'], render: renderSpecs },
-    spec: { nav: 'specs', topics: ['tracker'], render: renderSpec },
+    specs: { nav: 'specs', topics: ['tracker'], render: specs.renderSpecs },
+    spec: { nav: 'specs', topics: ['tracker'], render: specs.renderSpec },
+    'edit-spec': { nav: 'specs', topics: [], render: specs.renderSpecForm },
     rulesets: { nav: 'rulesets', topics: ['rulesets'], render: renderRulesets },
     ruleset: { nav: 'rulesets', topics: ['rulesets'], render: renderRuleset },
     tasks: { nav: 'tasks', topics: ['tasks'], render: renderTasks },
@@ -211,105 +246,6 @@
     if (topic && !views[current.name].topics.includes(topic)) return;
     if (pending) return;
     pending = setTimeout(() => { pending = null; show(true); }, 80);
-  }
-
-  // ---- specs ------------------------------------------------------------
-
-  async function renderSpecs(box) {
-    box.append(h('h1', null, 'Specs'));
-    let list;
-    try {
-      list = await api('/api/specs');
-    } catch (err) {
-      box.append(problem(err, 'The tracker is'));
-      return;
-    }
-    if (!list.specs.length) {
-      box.append(h('p', { class: 'muted' }, 'No specs yet. Create one with `sudocode spec create` or the create_spec tool.'));
-      return;
-    }
-    box.append(h('table', { class: 'list', id: 'spec-list' },
-      h('thead', null, h('tr', null, ['id', 'title', 'status', 'type', 'priority'].map((c) => h('th', null, c)))),
-      h('tbody', null, list.specs.map((s) => h('tr', { dataset: { id: s.id } },
-        h('td', null, link(route('spec', s.id), s.id, 'id')),
-        h('td', null, link(route('spec', s.id), s.title)),
-        h('td', null, statusBadge(s.status)), h('td', null, s.type), h('td', null, 'P' + s.priority))))));
-    if (list.truncated && list.hint) box.append(h('p', { class: 'hint' }, list.hint));
-  }
-
-  function anchorBadge(a) {
-    const st = a.anchor_status;
-    let title = 'anchored at line ' + a.line_number;
-    if (st === 'relocated') title = 'moved from line ' + a.original_location.line_number + ' to line ' + a.line_number;
-    if (st === 'stale') title = 'its place in the spec was not found again; relocate it with `sudocode feedback relocate`';
-    return badge(st, 'anchor-' + st, title);
-  }
-
-  function feedbackCard(f) {
-    return h('div', { class: 'feedback fb-' + f.status + ' anchor-' + f.anchor.anchor_status, dataset: { id: f.id, line: f.anchor.line_number } },
-      h('div', { class: 'fb-head' },
-        badge(f.type.replace(/_/g, ' '), 'fbtype'), statusBadge(f.status), anchorBadge(f.anchor),
-        h('span', { class: 'muted' }, ' from '), link(route('issue', f.issue_id), f.issue_id, 'id'),
-        f.agent ? h('span', { class: 'muted' }, ' \u00b7 ' + f.agent) : null,
-        h('span', { class: 'muted right' }, when(f.created_at))),
-      markdown(f.content, 'fb-body'),
-      f.resolution ? h('p', { class: 'resolution' }, 'Resolution: ' + f.resolution) : null);
-  }
-
-  let specMode = 'lines';
-
-  async function renderSpec(box, args) {
-    const s = await api('/api/specs/' + encodeURIComponent(args[0] || ''));
-    box.append(h('p', { class: 'crumbs' }, link('/specs', '\u2190 Specs')),
-      h('div', { class: 'title-row' }, h('h1', null, s.title), statusBadge(s.status)),
-      h('p', { class: 'meta-line' }, h('span', { class: 'id' }, s.id), ' \u00b7 ' + s.type + ' \u00b7 P' + s.priority + ' \u00b7 ',
-        h('span', { class: 'path' }, '.sudocode/' + s.file_path), ' \u00b7 updated ' + when(s.updated_at),
-        ' \u00b7 ' + s.feedback.length + ' feedback'));
-    if (s.description) box.append(markdown(s.description, 'spec-desc'));
-    const stale = s.feedback.filter((f) => f.anchor.anchor_status === 'stale');
-    if (stale.length) {
-      box.append(h('section', { class: 'stale-box', id: 'stale-anchors' },
-        h('h3', null, '\u26a0 ' + stale.length + ' stale anchor' + (stale.length > 1 ? 's' : '')),
-        h('p', { class: 'hint' }, 'The text this feedback pointed at was not found again after the spec changed. Re-anchor with `sudocode feedback relocate ID --line N`.'),
-        stale.map((f) => h('div', { class: 'stale-item' },
-          h('p', { class: 'muted' }, 'was at line ' + f.anchor.original_location.line_number +
-            (f.anchor.section_heading ? ' under \u201c' + f.anchor.section_heading + '\u201d' : '') + ': ',
-          h('code', null, f.anchor.text_snippet)),
-          feedbackCard(f)))));
-    }
-    const tabs = h('div', { class: 'tabs' },
-      h('button', { type: 'button', class: specMode === 'lines' ? 'on' : '', onclick: () => { specMode = 'lines'; refresh(); } }, 'Source with feedback'),
-      h('button', { type: 'button', class: specMode === 'rendered' ? 'on' : '', onclick: () => { specMode = 'rendered'; refresh(); } }, 'Rendered'));
-    box.append(tabs);
-    if (specMode === 'rendered') {
-      box.append(markdown(s.content, 'spec-body'));
-      return;
-    }
-    const byLine = new Map();
-    for (const f of s.feedback) {
-      if (f.anchor.anchor_status === 'stale') continue;
-      const n = f.location ? f.location.line_number : f.anchor.line_number;
-      if (!byLine.has(n)) byLine.set(n, []);
-      byLine.get(n).push(f);
-    }
-    const lines = (s.content || '').replace(/\r\n?/g, '\n').replace(/\n$/, '').split('\n');
-    const src = h('div', { class: 'source', id: 'spec-source' });
-    let fence = false;
-    lines.forEach((text, k) => {
-      const n = k + 1;
-      if (/^ {0,3}(```|~~~)/.test(text)) fence = !fence;
-      const heading = !fence && /^ {0,3}#{1,6}(\s|$)/.test(text);
-      const fbs = byLine.get(n) || [];
-      src.append(h('div', { class: 'line' + (heading ? ' heading' : '') + (fbs.length ? ' has-fb' : ''), dataset: { line: n } },
-        h('span', { class: 'ln' }, String(n)), h('span', { class: 'text' }, text || ' ')));
-      if (fbs.length) src.append(h('div', { class: 'line-fb' }, fbs.map(feedbackCard)));
-      byLine.delete(n);
-    });
-    box.append(src);
-    // Anchors past the end (the spec shrank and nothing relocated them yet).
-    const rest = [];
-    byLine.forEach((v) => rest.push.apply(rest, v));
-    if (rest.length) box.append(h('h3', null, 'Feedback past the end of the spec'), rest.map(feedbackCard));
   }
 
   // ---- rulesets ---------------------------------------------------------
@@ -550,8 +486,8 @@
       case 'k': step(-1); break;
       case 'e': {
         const b = document.getElementById('edit-issue') || document.getElementById('edit-spec') || document.getElementById('edit-ruleset');
-        if (b) b.click();
-        else return;
+        if (!b) return;
+        document.addEventListener('keyup', () => b.click(), { once: true }); // as for c
         break;
       }
       case '?':

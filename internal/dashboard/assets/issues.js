@@ -254,21 +254,6 @@ window.SudocodeIssues = function (ui) {
 
   // ---- create and edit --------------------------------------------------
 
-  // editor is a markdown textarea with a preview tab.
-  function editor(id, value, rows) {
-    const area = h('textarea', { id: id, rows: rows || 10, spellcheck: 'true' });
-    area.value = value || '';
-    const preview = h('div', { class: 'preview', id: id + '-preview', hidden: true });
-    const write = h('button', { type: 'button', class: 'on', id: id + '-write' }, 'Write');
-    const show = h('button', { type: 'button', id: id + '-show' }, 'Preview');
-    write.addEventListener('click', () => { area.hidden = false; preview.hidden = true; write.classList.add('on'); show.classList.remove('on'); area.focus(); });
-    show.addEventListener('click', () => {
-      preview.replaceChildren(markdown(area.value || '*Nothing to preview.*'));
-      area.hidden = true; preview.hidden = false; show.classList.add('on'); write.classList.remove('on');
-    });
-    return { area: area, el: h('div', { class: 'editor' }, h('div', { class: 'tabs' }, write, show), area, preview) };
-  }
-
   async function renderIssueForm(box, args) {
     const editing = args[0] ? await api('/api/issues/' + encodeURIComponent(args[0])) : null;
     const it = editing || { title: '', description: '', type: 'task', priority: 2, assignee: '', tags: [] };
@@ -278,7 +263,7 @@ window.SudocodeIssues = function (ui) {
     const assignee = h('input', { id: 'issue-assignee', type: 'text', value: it.assignee || '', autocomplete: 'off' });
     const tags = h('input', { id: 'issue-tags', type: 'text', value: (it.tags || []).join(', '), placeholder: 'comma separated', autocomplete: 'off' });
     const parent = editing ? null : h('input', { id: 'issue-parent', type: 'text', placeholder: 'parent issue id (optional)', autocomplete: 'off' });
-    const desc = editor('issue-description', it.description, 12);
+    const desc = ui.editor('issue-description', it.description, 12);
     const form = h('form', { class: 'form', id: 'issue-form', onsubmit: async (e) => {
       e.preventDefault();
       const body = { title: title.value.trim(), description: desc.area.value, type: type.value, priority: Number(prio.value),
