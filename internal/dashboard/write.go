@@ -15,6 +15,7 @@ import (
 func (d *Dashboard) writeRoutes(m *http.ServeMux) {
 	d.issueWrites(m)
 	d.specWrites(m)
+	d.rulesetWrites(m)
 }
 
 // write guards a handler that changes something. It needs one of the

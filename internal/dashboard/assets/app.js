@@ -151,9 +151,10 @@
   }
 
   const ui = { h, add, link, route, api, badge, statusBadge, problem, markdown, when, toast, editor, ask,
-    anchorBadge: (a) => specs.anchorBadge(a), refresh: () => refresh(), canWrite: () => canWrite };
+    anchorBadge: (a) => specs.anchorBadge(a), diffView: (t) => diffView(t), refresh: () => refresh(), canWrite: () => canWrite };
   const issues = window.SudocodeIssues(ui);
   const specs = window.SudocodeSpecs(ui);
+  const rules = window.SudocodeRulesets(ui);
 
   const views = {
     board: { nav: 'board', topics: ['tracker'], render: issues.renderBoard },
@@ -164,8 +165,10 @@
     specs: { nav: 'specs', topics: ['tracker'], render: specs.renderSpecs },
     spec: { nav: 'specs', topics: ['tracker'], render: specs.renderSpec },
     'edit-spec': { nav: 'specs', topics: [], render: specs.renderSpecForm },
-    rulesets: { nav: 'rulesets', topics: ['rulesets'], render: renderRulesets },
-    ruleset: { nav: 'rulesets', topics: ['rulesets'], render: renderRuleset },
+    rulesets: { nav: 'rulesets', topics: ['rulesets'], render: rules.renderRulesets },
+    ruleset: { nav: 'rulesets', topics: ['rulesets'], render: rules.renderRuleset },
+    'new-ruleset': { nav: 'rulesets', topics: [], render: rules.renderRulesetForm },
+    'edit-ruleset': { nav: 'rulesets', topics: [], render: rules.renderRulesetForm },
     tasks: { nav: 'tasks', topics: ['tasks'], render: renderTasks },
     task: { nav: 'tasks', topics: [], render: renderTask },
   };
@@ -246,39 +249,6 @@
     if (topic && !views[current.name].topics.includes(topic)) return;
     if (pending) return;
     pending = setTimeout(() => { pending = null; show(true); }, 80);
-  }
-
-  // ---- rulesets ---------------------------------------------------------
-
-  async function renderRulesets(box) {
-    box.append(h('h1', null, 'Rulesets'));
-    let list;
-    try {
-      list = await api('/api/rulesets');
-    } catch (err) {
-      box.append(problem(err, 'The ruleset library is'));
-      return;
-    }
-    if (!list.rulesets.length) {
-      box.append(h('p', { class: 'muted' }, 'The library is empty. Add one with the upsert_ruleset tool or `sudocode rulesets put NAME -d DESC -f FILE`.'));
-      return;
-    }
-    box.append(h('div', { class: 'grid', id: 'ruleset-list' }, list.rulesets.map((r) =>
-      h('a', { class: 'card ruleset-card', href: '#' + route('ruleset', r.name), dataset: { name: r.name } },
-        h('div', { class: 'card-title mono' }, r.name),
-        h('div', { class: 'card-desc' }, r.description),
-        h('div', { class: 'flags' }, (r.tags || []).map((t) => badge(t, 'tag'))),
-        h('div', { class: 'muted small' }, 'modified ' + when(r.last_modified))))));
-  }
-
-  async function renderRuleset(box, args) {
-    const r = await api('/api/rulesets/' + encodeURIComponent(args[0] || ''));
-    box.append(h('p', { class: 'crumbs' }, link('/rulesets', '\u2190 Rulesets')),
-      h('h1', { class: 'mono' }, r.name),
-      h('p', { class: 'lead' }, r.description),
-      h('p', { class: 'meta-line' }, (r.tags || []).map((t) => [badge(t, 'tag'), ' ']),
-        'created ' + when(r.created_at) + ' \u00b7 modified ' + when(r.last_modified)),
-      markdown(r.markdown, 'ruleset-body'));
   }
 
   // ---- tasks ------------------------------------------------------------
