@@ -16,6 +16,7 @@ func (d *Dashboard) writeRoutes(m *http.ServeMux) {
 	d.issueWrites(m)
 	d.specWrites(m)
 	d.rulesetWrites(m)
+	d.taskWrites(m)
 }
 
 // write guards a handler that changes something. It needs one of the

@@ -14,6 +14,7 @@
   // canWrite is whether this page holds the token; without it the page
   // hides its actions and says how to get write access.
   let canWrite = false;
+  let tasksAvailable = false;
 
   // h builds an element: h('div', {class: 'x', dataset: {id: 1}, onclick: fn}, 'text', child …).
   function h(tag, props) {
@@ -150,14 +151,31 @@
     });
   }
 
-  const ui = { h, add, link, route, api, badge, statusBadge, problem, markdown, when, toast, editor, ask,
-    anchorBadge: (a) => specs.anchorBadge(a), diffView: (t) => diffView(t), refresh: () => refresh(), canWrite: () => canWrite };
+  const ui = { h, add, link, route, api, badge, statusBadge, problem, markdown, when, clock, toast, editor, ask,
+    anchorBadge: (a) => specs.anchorBadge(a), diffView: (t) => agents.diffView(t), refresh: () => refresh(), canWrite: () => canWrite };
   const issues = window.SudocodeIssues(ui);
   const specs = window.SudocodeSpecs(ui);
   const rules = window.SudocodeRulesets(ui);
+  ui.onCleanup = (fn) => cleanup.push(fn);
+  const agents = window.SudocodeTasks(ui);
+  ui.issueExtras = agents.issueExtras;
+  // agentsByIssue maps an issue id to the newest unfinished task working
+  // on it (empty when tasks are unavailable).
+  ui.agentsByIssue = async () => {
+    const out = {};
+    if (!tasksAvailable) return out;
+    try {
+      const list = await api('/api/tasks');
+      for (const t of list.tasks) {
+        const id = agents.issueOf(t);
+        if (id && !out[id] && ['pending', 'in_progress', 'waiting'].includes(t.status)) out[id] = t;
+      }
+    } catch (err) { /* the board shows without them */ }
+    return out;
+  };
 
   const views = {
-    board: { nav: 'board', topics: ['tracker'], render: issues.renderBoard },
+    board: { nav: 'board', topics: ['tracker', 'tasks'], render: issues.renderBoard },
     issue: { nav: 'board', topics: ['tracker'], render: issues.renderIssue },
     'new-issue': { nav: 'board', topics: [], render: issues.renderIssueForm },
     'edit-issue': { nav: 'board', topics: [], render: issues.renderIssueForm },
@@ -169,8 +187,9 @@
     ruleset: { nav: 'rulesets', topics: ['rulesets'], render: rules.renderRuleset },
     'new-ruleset': { nav: 'rulesets', topics: [], render: rules.renderRulesetForm },
     'edit-ruleset': { nav: 'rulesets', topics: [], render: rules.renderRulesetForm },
-    tasks: { nav: 'tasks', topics: ['tasks'], render: renderTasks },
-    task: { nav: 'tasks', topics: [], render: renderTask },
+    tasks: { nav: 'tasks', topics: ['tasks'], render: agents.renderTasks },
+    task: { nav: 'tasks', topics: [], render: agents.renderTask },
+    'new-task': { nav: 'tasks', topics: [], render: agents.renderTaskForm },
   };
 
   let current = null; // {name, args, token}
@@ -251,125 +270,6 @@
     pending = setTimeout(() => { pending = null; show(true); }, 80);
   }
 
-  // ---- tasks ------------------------------------------------------------
-
-  async function renderTasks(box) {
-    box.append(h('h1', null, 'Tasks'));
-    let list;
-    try {
-      list = await api('/api/tasks');
-    } catch (err) {
-      box.append(problem(err, 'Tasks are'));
-      return;
-    }
-    if (!list.tasks.length) {
-      box.append(h('p', { class: 'muted' }, 'No tasks yet. An agent starts one with the orchestrator\u2019s create_task tool.'));
-      return;
-    }
-    box.append(h('table', { class: 'list', id: 'task-list' },
-      h('thead', null, h('tr', null, ['task', 'status', 'tool', 'branch', 'created'].map((c) => h('th', null, c)))),
-      h('tbody', null, list.tasks.map((t) => h('tr', { dataset: { id: t.id } },
-        h('td', null, link(route('task', t.id), t.description || t.id), h('div', { class: 'id small' }, t.id)),
-        h('td', null, statusBadge(t.status)), h('td', null, t.tool),
-        h('td', { class: 'mono small' }, t.branch), h('td', { class: 'small' }, when(t.created_at)))))));
-  }
-
-  function taskHeader(t) {
-    return h('div', { class: 'task-head', id: 'task-head' },
-      h('div', { class: 'title-row' }, h('h1', null, t.description || t.id), h('span', { id: 'task-status' }, statusBadge(t.status))),
-      h('dl', { class: 'meta' },
-        h('dt', null, 'id'), h('dd', { class: 'id' }, t.id),
-        h('dt', null, 'tool'), h('dd', null, t.tool),
-        h('dt', null, 'branch'), h('dd', { class: 'mono' }, t.branch),
-        h('dt', null, 'base'), h('dd', { class: 'mono' }, (t.base_sha || '').slice(0, 12)),
-        t.worktree_path ? [h('dt', null, 'worktree'), h('dd', { class: 'mono small' }, t.worktree_path)] : null,
-        h('dt', null, 'updated'), h('dd', null, when(t.updated_at)),
-        t.failure ? [h('dt', null, 'error'), h('dd', { class: 'error-text' }, t.failure)] : null));
-  }
-
-  function logLine(e) {
-    const ev = e.event || {};
-    let text = ev.text || '';
-    if (ev.kind === 'tool_call' && ev.tool) text = ev.tool + (text ? ': ' + text : '');
-    if (ev.kind === 'file_change' && ev.files) text = (text ? text + ' ' : '') + ev.files.join(', ');
-    if (ev.kind === 'completion') text = (ev.success ? '\u2713 ' : '\u2717 ') + text;
-    if (ev.kind === 'usage' && ev.tokens) text = 'tokens in ' + ev.tokens.Input + ' / out ' + ev.tokens.Output + (ev.cost_usd != null ? ' \u00b7 $' + ev.cost_usd : '');
-    return h('div', { class: 'log-line k-' + String(ev.kind || 'log').replace(/[^\w-]/g, ''), dataset: { seq: e.seq } },
-      h('span', { class: 'seq' }, String(e.seq)),
-      h('span', { class: 'time' }, clock(ev.time)),
-      h('span', { class: 'kind' }, ev.kind || 'log'),
-      h('span', { class: 'text' }, text));
-  }
-
-  function diffView(text) {
-    const pre = h('pre', { class: 'diff' });
-    for (const line of text.replace(/\n$/, '').split('\n')) {
-      let cls = '';
-      if (/^(diff |index |--- |\+\+\+ )/.test(line)) cls = 'file';
-      else if (line.startsWith('@@')) cls = 'hunk';
-      else if (line.startsWith('+')) cls = 'add';
-      else if (line.startsWith('-')) cls = 'del';
-      pre.append(h('span', { class: 'dl ' + cls }, line + '\n'));
-    }
-    return pre;
-  }
-
-  async function renderTask(box, args, isRefresh) {
-    const id = args[0] || '';
-    if (isRefresh && document.getElementById('task-log')) return false; // the stream keeps it live
-    const t = await api('/api/tasks/' + encodeURIComponent(id));
-    const head = h('div', null, taskHeader(t));
-    const logBox = h('div', { class: 'log', id: 'task-log', role: 'log' });
-    const diffBox = h('div', { class: 'diff-box', id: 'task-diff', hidden: true });
-    const follow = h('label', { class: 'follow' }, h('input', { type: 'checkbox', checked: true, id: 'follow' }), ' follow');
-    const tabs = h('div', { class: 'tabs' },
-      h('button', { type: 'button', class: 'on', id: 'tab-log', onclick: () => pick('log') }, 'Log'),
-      h('button', { type: 'button', id: 'tab-diff', onclick: () => pick('diff') }, 'Diff'),
-      follow);
-    box.append(h('p', { class: 'crumbs' }, link('/tasks', '\u2190 Tasks')), head, tabs, logBox, diffBox);
-
-    async function pick(which) {
-      document.getElementById('tab-log').classList.toggle('on', which === 'log');
-      document.getElementById('tab-diff').classList.toggle('on', which === 'diff');
-      logBox.hidden = which !== 'log';
-      diffBox.hidden = which !== 'diff';
-      if (which !== 'diff') return;
-      diffBox.replaceChildren(h('p', { class: 'muted' }, 'Loading the diff\u2026'));
-      try {
-        const d = await api('/api/tasks/' + encodeURIComponent(id) + '/diff');
-        const parts = [h('p', { class: 'muted' }, 'git diff ' + (d.base_sha || '').slice(0, 12) + '...' + d.branch)];
-        if (d.error) parts.push(h('p', { class: 'error-text' }, d.error));
-        else if (!d.diff) parts.push(h('p', { class: 'muted' }, 'No committed changes on the branch yet.'));
-        else parts.push(diffView(d.diff));
-        if (d.truncated) parts.push(h('p', { class: 'hint' }, 'The diff was cut at 2 MiB.'));
-        if (d.uncommitted) parts.push(h('h3', null, 'Not committed yet (in the worktree)'), diffView(d.uncommitted));
-        diffBox.replaceChildren.apply(diffBox, parts);
-      } catch (err) {
-        diffBox.replaceChildren(problem(err));
-      }
-    }
-
-    let empty = h('p', { class: 'muted empty-log' }, 'No log yet.');
-    logBox.append(empty);
-    const es = new EventSource('/api/tasks/' + encodeURIComponent(id) + '/stream');
-    cleanup.push(() => es.close());
-    es.addEventListener('log', (m) => {
-      const e = JSON.parse(m.data);
-      if (empty) { empty.remove(); empty = null; }
-      if (logBox.querySelector('[data-seq="' + Number(e.seq) + '"]')) return;
-      const atEnd = window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
-      logBox.append(logLine(e));
-      if (document.getElementById('follow') && document.getElementById('follow').checked && atEnd) {
-        window.scrollTo(0, document.body.scrollHeight);
-      }
-    });
-    es.addEventListener('task', (m) => {
-      const nt = JSON.parse(m.data);
-      const old = document.getElementById('task-head');
-      if (old) old.replaceWith(taskHeader(nt));
-    });
-  }
-
   // ---- live updates -----------------------------------------------------
 
   function connect() {
@@ -395,6 +295,7 @@
     try {
       const info = await api('/api/info');
       canWrite = !info.read_only;
+      tasksAvailable = info.tasks.available;
       document.body.classList.toggle('read-only', !canWrite);
       const access = document.getElementById('access');
       access.hidden = canWrite;

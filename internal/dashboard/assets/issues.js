@@ -46,9 +46,9 @@ window.SudocodeIssues = function (ui) {
   }
 
   async function renderBoard(box) {
-    let b;
+    let b, agents;
     try {
-      b = await api('/api/issues' + query());
+      [b, agents] = await Promise.all([api('/api/issues' + query()), ui.agentsByIssue()]);
     } catch (err) {
       box.append(h('h1', null, 'Issues'), problem(err, 'The tracker is'));
       return;
@@ -64,7 +64,7 @@ window.SudocodeIssues = function (ui) {
       const items = b.issues.filter((i) => i.column === st);
       const count = b.counts[st] || 0;
       const list = h('div', { class: 'cards' });
-      for (const it of items) list.append(issueCard(it));
+      for (const it of items) list.append(issueCard(it, agents[it.id]));
       const col = h('section', { class: 'column', dataset: { status: st }, 'aria-label': st.replace(/_/g, ' ') + ' column' },
         h('h2', null, statusBadge(st), h('span', { class: 'count' }, String(count))), list);
       if (!items.length) list.append(h('p', { class: 'empty' }, 'none'));
@@ -92,7 +92,8 @@ window.SudocodeIssues = function (ui) {
     }
   }
 
-  function issueCard(it) {
+  // issueCard is an issue on the board; task is the agent at work on it.
+  function issueCard(it, task) {
     const flags = [];
     if (it.ready) flags.push(badge('ready', 'ready', 'open, and nothing unfinished blocks it'));
     if (it.blocked) flags.push(badge('blocked', 'blocked', it.blocked_by.length ? 'blocked by ' + it.blocked_by.map((x) => x.title).join(', ') : 'marked blocked'));
@@ -105,7 +106,8 @@ window.SudocodeIssues = function (ui) {
     it.description ? h('div', { class: 'card-desc' }, it.description) : null,
     flags.length || it.tags.length ? h('div', { class: 'flags' }, flags, it.tags.map((t) => badge(t, 'tag'))) : null,
     it.blocked_by.length ? h('div', { class: 'blockers' }, 'waits for ', it.blocked_by.map((x, k) => [k ? ', ' : '',
-      h('span', { class: 'blocker', title: x.id + ' (' + x.status + ')' }, x.title)])) : null);
+      h('span', { class: 'blocker', title: x.id + ' (' + x.status + ')' }, x.title)])) : null,
+    task ? h('div', { class: 'agent-line' }, '\u25b6 ', h('span', { class: 'mono' }, task.tool), ' ', statusBadge(task.status), ' ', h('span', { class: 'id' }, task.id)) : null);
     if (ui.canWrite()) {
       card.addEventListener('dragstart', (e) => {
         e.dataTransfer.setData('text/x-sudocode-issue', it.id);
