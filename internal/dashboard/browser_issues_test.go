@@ -2,12 +2,17 @@ package dashboard_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
 // key presses keys on the focused element, as a user does.
@@ -157,4 +162,38 @@ func status(t *testing.T, f *fixture, id string) string {
 		t.Fatal(err)
 	}
 	return string(d.Status)
+}
+
+// TestBrowserForeignPageCannotWrite: a page from another local origin, in
+// the browser that holds the dashboard's cookie, tries to create an issue
+// (a simple request, which needs no preflight, and a JSON one); neither is
+// saved.
+func TestBrowserForeignPageCannotWrite(t *testing.T) {
+	b := newBrowser(t)
+	f := newFixture(t)
+	base, srv := startServe(t, f)
+	b.do(t, chromedp.Navigate(base+"/?token="+srv.WriteToken))
+	b.waitFor(t, "the writable board", `document.getElementById('new-issue') !== null`)
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!doctype html><title>evil</title><script>
+const body = JSON.stringify({title: 'Planted'});
+window.done = Promise.allSettled([
+  fetch(%[1]q, {method: 'POST', mode: 'no-cors', credentials: 'include', headers: {'Content-Type': 'text/plain'}, body}),
+  fetch(%[1]q, {method: 'POST', credentials: 'include', headers: {'Content-Type': 'application/json'}, body}),
+]).then(() => { window.finished = true; });
+</script>`, base+"/api/issues")
+	}))
+	defer evil.Close()
+	b.do(t, chromedp.Navigate(evil.URL))
+	b.waitFor(t, "the foreign page's attempts", `window.finished === true`)
+	list, err := f.repo.ListIssues(context.Background(), store.IssueFilter{Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range list.Issues {
+		if it.Title == "Planted" {
+			t.Fatal("a foreign page created an issue with the dashboard's cookie")
+		}
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"mime"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -21,10 +23,11 @@ func (d *Dashboard) writeRoutes(m *http.ServeMux) {
 
 // write guards a handler that changes something. It needs one of the
 // server's tokens: a bearer header (scripts), or the page's cookie — then
-// also an Origin header, which browsers send with every write and which
-// ServeHTTP has already checked is the page's own or an allowed one, so a
-// foreign page can never write even where a browser sends the cookie. The
-// body must be JSON, which a plain HTML form cannot send.
+// also the page's own Origin (or one configured with --allow-origin).
+// Reading is allowed to every local page, as every server allows it, but a
+// cookie is sent to every port of the host, so another local page must
+// not write with it. The body must be JSON, which a plain HTML form cannot
+// send.
 func (d *Dashboard) write(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		tok, viaCookie := presented(r)
@@ -33,8 +36,8 @@ func (d *Dashboard) write(h http.HandlerFunc) http.HandlerFunc {
 				WithHint(d.writeAccess(r)))
 			return
 		}
-		if viaCookie && r.Header.Get("Origin") == "" {
-			writeError(w, http.StatusForbidden, fault.New(fault.Invalid, "a change sent with the page's cookie must carry the page's Origin header").
+		if viaCookie && !d.ownOrigin(r) {
+			writeError(w, http.StatusForbidden, fault.New(fault.Invalid, "a change sent with the page's cookie must come from the dashboard page itself (its Origin header)").
 				WithHint("send it from the dashboard page, or send Authorization: Bearer <token> instead of the cookie"))
 			return
 		}
@@ -46,6 +49,24 @@ func (d *Dashboard) write(h http.HandlerFunc) http.HandlerFunc {
 		}
 		h(w, r)
 	}
+}
+
+// ownOrigin reports a request whose Origin is the page's own (its scheme
+// and the Host it was sent to) or one the server was configured to allow.
+func (d *Dashboard) ownOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return false
+	}
+	if slices.Contains(d.opts.AllowedOrigins, origin) {
+		return true
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	u, err := url.Parse(origin)
+	return err == nil && u.Scheme == scheme && u.Host == r.Host && u.Path == ""
 }
 
 // writeAccess tells a reader without the token how to get write access.

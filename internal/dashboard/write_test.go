@@ -77,6 +77,12 @@ func TestWritesNeedTheTokenAndTheOrigin(t *testing.T) {
 	if code, _ := send(t, c, "POST", ts.URL+"/api/issues", body, map[string]string{"Origin": "https://evil.example"}, cookie); code != http.StatusForbidden {
 		t.Errorf("a write with the cookie from a foreign Origin: %d", code)
 	}
+	// Another local page (any loopback origin may read, as every server
+	// allows) must not ride the cookie: browsers send it to every port of
+	// the host.
+	if code, out := send(t, c, "POST", ts.URL+"/api/issues", body, map[string]string{"Origin": "http://localhost:1"}, cookie); code != http.StatusForbidden {
+		t.Errorf("a write with the cookie from another local page: %d %s", code, out)
+	}
 	if code, out := send(t, c, "POST", ts.URL+"/api/issues", body, map[string]string{"Origin": ts.URL}, cookie); code != http.StatusCreated || !strings.Contains(out, "Made on the page") {
 		t.Errorf("a write with the cookie from the page: %d %s", code, out)
 	}
