@@ -197,3 +197,42 @@ window.done = Promise.allSettled([
 		}
 	}
 }
+
+// TestBrowserKeyboardWalk: the main flow with the keyboard alone — create
+// an issue, edit it, filter the board to it, move it, open it.
+func TestBrowserKeyboardWalk(t *testing.T) {
+	b := newBrowser(t)
+	f := newFixture(t)
+	base, srv := startServe(t, f)
+	b.do(t, chromedp.Navigate(base+"/?token="+srv.WriteToken))
+	b.waitFor(t, "the writable board", `document.getElementById('new-issue') !== null`)
+	b.key(t, "c")
+	b.waitFor(t, "the form", `document.activeElement && document.activeElement.id === 'issue-title'`)
+	b.key(t, "Walk the board"+kb.Enter)
+	b.waitFor(t, "the issue", `location.hash.startsWith('#/issue/') && document.querySelector('main h1').textContent === 'Walk the board'`)
+	id := strings.TrimPrefix(eval[string](t, b, `location.hash`), "#/issue/")
+	b.key(t, "e")
+	b.waitFor(t, "the edit form", `document.activeElement && document.activeElement.id === 'issue-title'`)
+	b.key(t, kb.End+" end to end"+kb.Enter)
+	b.waitFor(t, "the edited issue", `location.hash === `+js("#/issue/"+id)+` && document.querySelector('main h1').textContent === 'Walk the board end to end'`)
+	if d, _ := f.repo.ShowIssue(context.Background(), id); d.Title != "Walk the board end to end" {
+		t.Errorf("the title in the tracker: %q", d.Title)
+	}
+	b.key(t, "/")
+	b.waitFor(t, "the filter", `document.activeElement && document.activeElement.id === 'filter-text'`)
+	b.key(t, "walk")
+	b.waitFor(t, "the board narrowed", `document.querySelectorAll('#board .card').length === 1`)
+	b.key(t, kb.Escape)
+	b.key(t, "j")
+	b.waitFor(t, "the card focused", `document.activeElement && document.activeElement.id === 'card-`+id+`'`)
+	b.key(t, kb.ArrowRight, chromedp.KeyModifiers(chromedp.ModifierShift))
+	b.waitFor(t, "the card in progress", `(() => { const c = document.getElementById('card-`+id+`'); return !!c && c.closest('.column').dataset.status === 'in_progress' && document.activeElement === c })()`)
+	b.key(t, kb.Enter)
+	b.waitFor(t, "the issue opened", `location.hash === `+js("#/issue/"+id))
+	if st := status(t, f, id); st != "in_progress" {
+		t.Errorf("the status in the tracker: %s", st)
+	}
+	if errs := b.errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}

@@ -37,6 +37,7 @@ window.SudocodeIssues = function (ui) {
         },
         onkeydown: (e) => {
           if (name === 'text' && e.key === 'Enter' && filters.text) location.hash = '#' + route('search', filters.text);
+          if (e.key === 'Escape') e.target.blur(); // back to the shortcuts, the filter kept
         } }));
     return h('div', { class: 'filters', id: 'filters', role: 'search' },
       text('text', 'Filter', 'title or description  ( / )'),
