@@ -21,7 +21,7 @@ import (
 )
 
 // serveDashboard serves a dashboard over f on a loopback test server.
-func serveDashboard(t *testing.T, f *fixture, o dashboard.Options) (*httptest.Server, *dashboard.Dashboard) {
+func serveDashboard(t testing.TB, f *fixture, o dashboard.Options) (*httptest.Server, *dashboard.Dashboard) {
 	t.Helper()
 	o.Dir = f.dir
 	o.Actor = "tester"
