@@ -27,7 +27,12 @@ func (b *browser) act(t *testing.T, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	var err error
 	for range 20 {
-		if err = chromedp.Do(b.ctx, steps...); err == nil {
+		// Each try is bounded: a query waits for its element, which a
+		// re-render may have taken away for good.
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		err = chromedp.Do(ctx, steps...)
+		cancel()
+		if err == nil {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)

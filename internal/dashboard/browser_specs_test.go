@@ -9,6 +9,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
 // TestBrowserSpecWork: through the page only, edit a spec's markdown and
@@ -60,6 +62,16 @@ func TestBrowserSpecWork(t *testing.T) {
 	b.waitFor(t, "the feedback form", `document.activeElement && document.activeElement.id === 'fb-issue'`)
 	b.key(t, f.open)
 	b.act(t, chromedp.SendKeys("#fb-content", "Is this line needed?"))
+	// A change elsewhere re-renders the spec live; the half-written form
+	// stays open with what was typed.
+	rendered := eval[string](t, b, `document.body.dataset.rendered`)
+	if _, err := f.repo.CreateIssue(ctx, store.IssueInput{Title: "Meanwhile, elsewhere"}); err != nil {
+		t.Fatal(err)
+	}
+	b.waitFor(t, "a live re-render", `document.body.dataset.rendered !== `+js(rendered))
+	if !eval[bool](t, b, `!!document.getElementById('fb-form') && document.getElementById('fb-content').value === 'Is this line needed?' && document.getElementById('fb-issue').value === `+js(f.open)) {
+		t.Fatal("a live change closed the feedback form or lost what was typed")
+	}
 	b.click(t, "#fb-add")
 	b.waitFor(t, "the new feedback at line 3", `(() => { const l = document.querySelector('#spec-source .line[data-line="3"]');
 		return !!l && !!l.nextElementSibling && l.nextElementSibling.textContent.includes('Is this line needed?') })()`)

@@ -8,6 +8,10 @@ window.SudocodeSpecs = function (ui) {
   const refresh = ui.refresh;
   const FEEDBACK_TYPES = ['question', 'ambiguity', 'missing_requirement', 'technical_constraint', 'suggestion'];
   let lastIssue = ''; // the issue the last feedback came from
+  // openAt is the line whose feedback form is open, kept across the live
+  // re-renders so a change elsewhere never closes a half-written form.
+  let openAt = null;
+  let specShown = null;
 
   async function renderSpecs(box) {
     box.append(h('h1', null, 'Specs'));
@@ -69,6 +73,14 @@ window.SudocodeSpecs = function (ui) {
     } catch (err) { toast(err.message, true); }
   }
 
+  // formAt puts the feedback form under a line of the spec shown.
+  function formAt(line) {
+    const n = Number(line.dataset.line);
+    const form = feedbackForm(specShown, n, () => { openAt = null; form.remove(); line.focus(); });
+    line.after(form);
+    return form;
+  }
+
   // feedbackForm adds feedback anchored at line n, given by an issue.
   function feedbackForm(s, n, done) {
     const issue = h('input', { id: 'fb-issue', type: 'text', required: true, placeholder: 'issue id', value: lastIssue, autocomplete: 'off', 'aria-label': 'from issue' });
@@ -96,6 +108,8 @@ window.SudocodeSpecs = function (ui) {
 
   async function renderSpec(box, args) {
     const s = await api('/api/specs/' + encodeURIComponent(args[0] || ''));
+    specShown = s;
+    if (openAt && openAt.spec !== s.id) openAt = null;
     box.append(h('p', { class: 'crumbs' }, link('/specs', '\u2190 Specs')),
       h('div', { class: 'title-row' }, h('h1', null, s.title), statusBadge(s.status)),
       h('p', { class: 'meta-line' }, h('span', { class: 'id' }, s.id), ' \u00b7 ' + s.type + ' \u00b7 P' + s.priority + ' \u00b7 ',
@@ -149,14 +163,15 @@ window.SudocodeSpecs = function (ui) {
         const open = () => {
           const old = document.getElementById('fb-form');
           if (old) old.remove();
-          const form = feedbackForm(s, n, () => { form.remove(); line.focus(); });
-          line.after(form);
+          openAt = { spec: s.id, line: n };
+          const form = formAt(line);
           (lastIssue ? form.querySelector('#fb-content') : form.querySelector('#fb-issue')).focus();
         };
         line.addEventListener('click', (e) => { if (!window.getSelection().toString()) open(); else e.preventDefault(); });
         line.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); open(); } });
       }
       src.append(line);
+      if (ui.canWrite() && openAt && openAt.spec === s.id && openAt.line === n) formAt(line);
       if (fbs.length) src.append(h('div', { class: 'line-fb' }, fbs.map(feedbackCard)));
       byLine.delete(n);
     });
