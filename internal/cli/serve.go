@@ -34,14 +34,17 @@ Streamable HTTP on one loopback port, and a web dashboard at /:
                   Valkey is configured)
   /mcp/coding     the coding tools over the project directory (as "sudocode mcp coding")
   /mcp/agent      the agent orchestrator (tasks need a git repository)
-  /               the dashboard: issues by status, specs with their feedback, rulesets,
-                  tasks with live logs and diffs; read-only, updated as things change
+  /               the dashboard: issues, specs with their feedback, rulesets and tasks,
+                  viewed and changed there, updated live as things change
 
 The project is the current directory (or --dir). The address and the endpoints
 are printed at start (as JSON with --json); --addr 127.0.0.1:0 picks a free port.
 Binding anything but loopback needs a bearer token (--token or SUDOCODE_TOKEN,
 or a token per client in --token-file), which every request must then carry;
-a browser opens /?token=TOKEN once. Tool calls can be rate-limited per client
+a browser opens /?token=TOKEN once. Without a configured token, serve makes
+one for the dashboard's changes and prints the address with it
+(http://127.0.0.1:7474/?token=…): opened without it, the page only shows.
+Tool calls can be rate-limited per client
 and tool, and logged one JSON line each (--audit-log); Prometheus metrics are
 at /metrics. Stops cleanly on SIGINT or SIGTERM.`,
 		Example: `  sudocode serve
@@ -69,6 +72,9 @@ type serveInfo struct {
 	MCP         map[string]string `json:"mcp"`
 	Unavailable map[string]string `json:"unavailable"`
 	Auth        bool              `json:"auth"`
+	// Open is the address that gives a browser write access (with the
+	// token made at start); absent when a configured token serves.
+	Open string `json:"open,omitempty"`
 }
 
 func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) error {
@@ -123,10 +129,15 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) e
 		}
 		paths = append(paths, e.Path)
 	}
+	shown := info.URL
+	if srv.WriteToken != "" {
+		info.Open = info.URL + "?token=" + srv.WriteToken
+		shown = info.Open
+	}
 	if g.json {
 		writeJSON(stdio.Out, info)
 	} else {
-		fmt.Fprintf(stdio.Out, "sudocode serve: %s (MCP at %s)\n", info.URL, strings.Join(paths, ", "))
+		fmt.Fprintf(stdio.Out, "sudocode serve: %s (MCP at %s)\n", shown, strings.Join(paths, ", "))
 		for _, e := range srv.Endpoints() {
 			if !e.Available {
 				fmt.Fprintf(stdio.Out, "  %s unavailable: %s\n", e.Path, e.Reason)

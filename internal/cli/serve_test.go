@@ -112,7 +112,7 @@ func TestServeRefusesNonLoopback(t *testing.T) {
 	}
 }
 
-var serveLine = regexp.MustCompile(`^sudocode serve: (http://127\.0\.0\.1:\d+/) \(MCP at /mcp/tracker, /mcp/rulesets, /mcp/coding, /mcp/agent\)\n$`)
+var serveLine = regexp.MustCompile(`^sudocode serve: (http://127\.0\.0\.1:\d+/)\?token=([A-Za-z0-9]{26,}) \(MCP at /mcp/tracker, /mcp/rulesets, /mcp/coding, /mcp/agent\)\n$`)
 
 func TestServePrintsItsAddress(t *testing.T) {
 	dir := serveRepo(t)
@@ -129,6 +129,19 @@ func TestServePrintsItsAddress(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || !strings.Contains(string(body), "<title>Sudocode</title>") {
 		t.Errorf("GET %s: %d %.200s", m[1], resp.StatusCode, body)
+	}
+	// The printed token is the one the page's writes need (the project has
+	// no tracker, so the write itself answers 404, past the guard).
+	req, _ := http.NewRequest("POST", m[1]+"api/issues", strings.NewReader(`{"title":"x"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+m[2])
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a write with the printed token: %d, want 404 (no tracker), not refused", resp.StatusCode)
 	}
 }
 

@@ -21,7 +21,7 @@ import (
 )
 
 // serveDashboard serves a dashboard over f on a loopback test server.
-func serveDashboard(t *testing.T, f *fixture, o dashboard.Options) (*httptest.Server, *dashboard.Dashboard) {
+func serveDashboard(t testing.TB, f *fixture, o dashboard.Options) (*httptest.Server, *dashboard.Dashboard) {
 	t.Helper()
 	o.Dir = f.dir
 	o.Actor = "tester"
@@ -50,7 +50,7 @@ func TestIssuesBoard(t *testing.T) {
 	if got := strings.Join(b.Statuses, ","); got != "open,in_progress,blocked,closed" {
 		t.Errorf("statuses = %s", got)
 	}
-	if b.Counts["open"] != 2 || b.Counts["in_progress"] != 1 || b.Counts["closed"] != 0 || b.Truncated {
+	if b.Counts["open"] != 1 || b.Counts["blocked"] != 1 || b.Counts["in_progress"] != 1 || b.Counts["closed"] != 0 || b.Truncated {
 		t.Errorf("counts %v, truncated %v", b.Counts, b.Truncated)
 	}
 	if b.Total != 3 || len(b.Issues) != 3 || b.Ready != 1 || b.Blocked != 1 {
@@ -340,8 +340,8 @@ func TestSecurityHeadersAndReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusMethodNotAllowed {
-		t.Errorf("POST /api/issues: %d, want 405 (the dashboard is read-only)", resp.StatusCode)
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("POST /api/issues without a token: %d, want 401 (the dashboard is read-only)", resp.StatusCode)
 	}
 	// A foreign page's Origin is refused, the page's own is not; the rule
 	// is every server's (mcpx.OriginAllowed), loopback spellings a browser

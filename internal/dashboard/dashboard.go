@@ -1,13 +1,14 @@
-// Package dashboard is the web page of `sudocode serve`: a read-only view
-// of the tracker (a board of issues by status, specs with their anchored
-// feedback), the ruleset library, and the orchestrator's tasks with their
-// live logs and branch diffs. The page is vanilla JS and CSS embedded in
-// the binary (no CDN, no build step); it reads JSON under /api/ and is
-// pushed changes over Server-Sent Events (/api/events, and one stream per
-// task for its log).
+// Package dashboard is the web workbench of `sudocode serve`: the tracker
+// (a board of issues, specs with their anchored feedback), the ruleset
+// library, and the orchestrator's tasks with their live logs and branch
+// diffs, each viewed and changed there. The page is vanilla JS and CSS
+// embedded in the binary (no CDN, no build step); it reads and writes JSON
+// under /api/ and is pushed changes over Server-Sent Events (/api/events,
+// and one stream per task for its log).
 //
-// The dashboard has no write actions: every change goes through MCP or the
-// CLI. It escapes everything it shows (the page builds DOM nodes with
+// Every write calls the code MCP and the CLI call (the tracker's store, the
+// ruleset library, the orchestrator), never a second implementation, and
+// needs the server's token and the page's own Origin (write.go). It escapes everything it shows (the page builds DOM nodes with
 // textContent, never HTML strings) and answers with a strict
 // Content-Security-Policy.
 package dashboard
@@ -55,6 +56,11 @@ type Options struct {
 	// CheckToken, when set, decides which tokens are accepted in Token's
 	// place (a token file with a token per client).
 	CheckToken func(token string) bool
+	// WriteToken, when set, is what writes need when reading is open:
+	// `sudocode serve` on loopback makes one when no token is configured.
+	// A configured Token (or CheckToken) is accepted for writes too; with
+	// no token at all the dashboard is read-only.
+	WriteToken string
 	// AllowedOrigins are browser origins allowed besides loopback ones and
 	// the page's own.
 	AllowedOrigins []string
@@ -178,6 +184,7 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("GET /api/events", d.events)
 	m.HandleFunc("GET /api/issues", d.issues)
 	m.HandleFunc("GET /api/issues/{id}", d.issue)
+	m.HandleFunc("GET /api/search", d.search)
 	m.HandleFunc("GET /api/specs", d.specs)
 	m.HandleFunc("GET /api/specs/{id}", d.spec)
 	m.HandleFunc("GET /api/rulesets", d.rulesetList)
@@ -187,14 +194,9 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("GET /api/tasks/{id}/logs", d.taskLogs)
 	m.HandleFunc("GET /api/tasks/{id}/stream", d.taskStream)
 	m.HandleFunc("GET /api/tasks/{id}/diff", d.taskDiff)
+	d.writeRoutes(m)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET")
-			writeError(w, http.StatusMethodNotAllowed, fault.New(fault.Invalid, "the dashboard's API is read-only").
-				WithHint("change things through MCP or the sudocode CLI"))
-			return
-		}
-		writeError(w, http.StatusNotFound, fault.New(fault.NotFound, "no such API: %s", r.URL.Path))
+		writeError(w, http.StatusNotFound, fault.New(fault.NotFound, "no such API: %s %s", r.Method, r.URL.Path))
 	})
 	d.mux = m
 }
@@ -231,8 +233,9 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.mux.ServeHTTP(w, r)
 }
 
-// maxBody caps a request body: the dashboard's API only reads.
-const maxBody = 64 << 10
+// maxBody caps a request body: a spec's or a ruleset's markdown is the
+// largest thing the page sends.
+const maxBody = 4 << 20
 
 // originAllowed accepts the page's own origin and what every server
 // accepts (mcpx.OriginAllowed: the configured origins and local pages).
@@ -261,33 +264,54 @@ func rebound(r *http.Request) bool {
 	return !mcpx.IsLoopback(host)
 }
 
-// authorized checks the token (when one is set). A browser opens
+// authorized lets a request read. With a configured token (Token or
+// CheckToken) every request needs it; otherwise reading is open and only
+// writes need the write token (see write.go). A browser opens
 // /?token=TOKEN once; the answer stores the token in an HttpOnly,
 // SameSite=Strict cookie and redirects to /, so the token leaves the
 // address bar and every later request (fetch, EventSource) carries it.
 func (d *Dashboard) authorized(w http.ResponseWriter, r *http.Request) bool {
-	tok := d.opts.Token
-	if tok == "" && d.opts.CheckToken == nil {
-		return true
-	}
-	same := func(s string) bool { return subtle.ConstantTimeCompare([]byte(s), []byte(tok)) == 1 }
-	if d.opts.CheckToken != nil {
-		same = func(s string) bool { return s != "" && d.opts.CheckToken(s) }
-	}
-	if same(bearer(r.Header.Get("Authorization"))) {
-		return true
-	}
-	if c, err := r.Cookie(CookieName); err == nil && same(c.Value) {
-		return true
-	}
-	if r.URL.Path == "/" && r.URL.Query().Has("token") && same(r.URL.Query().Get("token")) {
+	if r.URL.Path == "/" && r.URL.Query().Has("token") && d.accepts(r.URL.Query().Get("token")) {
 		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: r.URL.Query().Get("token"), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return false
 	}
+	if d.readsOpen() {
+		return true
+	}
+	if tok, _ := presented(r); d.accepts(tok) {
+		return true
+	}
 	w.Header().Set("WWW-Authenticate", `Bearer realm="sudocode"`)
 	http.Error(w, "unauthorized: send Authorization: Bearer <token>, or open /?token=<token> once in the browser", http.StatusUnauthorized)
 	return false
+}
+
+// readsOpen reports a dashboard anyone who can reach it may read: no token
+// is configured (a write token alone guards only writes).
+func (d *Dashboard) readsOpen() bool { return d.opts.Token == "" && d.opts.CheckToken == nil }
+
+// accepts reports whether tok is one of the server's tokens.
+func (d *Dashboard) accepts(tok string) bool {
+	if tok == "" {
+		return false
+	}
+	eq := func(want string) bool {
+		return want != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(want)) == 1
+	}
+	return eq(d.opts.Token) || eq(d.opts.WriteToken) || (d.opts.CheckToken != nil && d.opts.CheckToken(tok))
+}
+
+// presented is the token a request carries: its bearer header, else its
+// cookie (viaCookie), else "".
+func presented(r *http.Request) (tok string, viaCookie bool) {
+	if b := bearer(r.Header.Get("Authorization")); b != "" {
+		return b, false
+	}
+	if c, err := r.Cookie(CookieName); err == nil && c.Value != "" {
+		return c.Value, true
+	}
+	return "", false
 }
 
 func bearer(h string) string {
@@ -317,7 +341,10 @@ type Info struct {
 	Tracker   Avail      `json:"tracker"`
 	Rulesets  Avail      `json:"rulesets"`
 	Tasks     Avail      `json:"tasks"`
-	ReadOnly  bool       `json:"read_only"`
+	// ReadOnly is true for a request without the token writes need;
+	// WriteAccess then says how to get it.
+	ReadOnly    bool   `json:"read_only"`
+	WriteAccess string `json:"write_access,omitempty"`
 }
 
 // Avail says whether a part is available, and why not.
@@ -331,13 +358,16 @@ func (d *Dashboard) info(w http.ResponseWriter, r *http.Request) {
 	d.epMu.Lock()
 	eps := append([]Endpoint{}, d.endpoints...)
 	d.epMu.Unlock()
-	in := Info{Version: d.opts.Version, Dir: d.opts.Dir, Endpoints: eps, ReadOnly: true,
+	in := Info{Version: d.opts.Version, Dir: d.opts.Dir, Endpoints: eps,
 		Rulesets: Avail{Available: d.opts.Rulesets.Store != nil, Reason: "no ruleset store"},
 		Tasks:    Avail{Available: d.opts.Tasks != nil, Reason: d.opts.TasksUnavailable}}
 	if err := d.tracker.check(); err != nil {
 		in.Tracker = Avail{Reason: err.Error(), Hint: fault.HintOf(err)}
 	} else {
 		in.Tracker.Available = true
+	}
+	if tok, _ := presented(r); !d.accepts(tok) {
+		in.ReadOnly, in.WriteAccess = true, d.writeAccess(r)
 	}
 	if in.Rulesets.Available {
 		in.Rulesets.Reason = ""

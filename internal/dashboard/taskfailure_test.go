@@ -40,7 +40,7 @@ func TestTaskFailureIsASentence(t *testing.T) {
 	if got.Status != "failed" || got.Failure != want {
 		t.Fatalf("failure %q (status %s), want %q\n%s", got.Failure, got.Status, want, body)
 	}
-	js, err := ts.Client().Get(ts.URL + "/assets/app.js")
+	js, err := ts.Client().Get(ts.URL + "/assets/tasks.js")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
@@ -65,89 +68,112 @@ func (t *trackerReader) close() {
 	}
 }
 
-// columnLimit caps the issues a board column shows (highest priority, then
-// oldest, first), and blockersLimit the blocked issues whose blockers are
-// listed (the page shows the others as blocked, and their issue page says
-// by what): the board stays quick on a tracker of thousands of issues.
+// columnLimit is how many cards a column shows at once (highest priority,
+// then oldest, first; the page asks for the next ones with column and
+// offset), and blockersLimit how many blocked issues have their blockers
+// named (the issue's page says by what for the others): the board stays
+// quick on a tracker of thousands of issues.
 const (
-	columnLimit   = 300
+	columnLimit   = 100
 	blockersLimit = 300
 )
 
-// Board is /api/issues: the issues by status, with ready and blocked ones
-// marked.
+// Board is /api/issues: the issues by column, where the columns follow
+// the rule of `ready` and `blocked` (an issue with an unfinished blocker is
+// in the blocked column whatever its status), narrowed by the filters.
 type Board struct {
 	// Statuses are the columns, in the tracker's order.
 	Statuses []string `json:"statuses"`
-	// Counts are the issues in each status; a column shows at most 300.
+	// Counts are the issues in each column; a column shows at most 100 at
+	// a time.
 	Counts    map[string]int `json:"counts"`
 	Issues    []BoardItem    `json:"issues"`
 	Total     int            `json:"total"`
 	Truncated bool           `json:"truncated"`
 	Hint      *string        `json:"hint"`
-	Ready     int            `json:"ready"`
-	Blocked   int            `json:"blocked"`
+	// Ready and Blocked are the tracker's counts, as `ready` and `blocked`
+	// give them (all issues, whatever the filters).
+	Ready   int `json:"ready"`
+	Blocked int `json:"blocked"`
 }
 
 // BoardItem is an issue on the board.
 type BoardItem struct {
-	tracker.Compact
-	Ready   bool `json:"ready"`
+	store.BoardCard
 	Blocked bool `json:"blocked"`
-	// BlockedBy lists what blocks the issue (empty for an issue whose
-	// status is blocked with no unfinished blocker, and beyond the first
-	// 300 blocked issues).
+	// BlockedBy lists what blocks the issue, each by id and title (empty
+	// for an issue whose status is blocked with no unfinished blocker, and
+	// beyond the first 300 blocked issues).
 	BlockedBy []tracker.Blocker `json:"blocked_by"`
 }
 
+// boardFilter reads the board's filters from the query string.
+func boardFilter(q url.Values) (store.BoardFilter, error) {
+	f := store.BoardFilter{Type: q.Get("type"), Assignee: q.Get("assignee"), Tag: q.Get("tag"), Text: q.Get("text"),
+		Column: q.Get("column"), Limit: columnLimit}
+	if p := q.Get("priority"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return f, fault.New(fault.Invalid, "priority %q is not a number", p).WithHint("priorities are 0 (highest) to 4")
+		}
+		f.Priority = &n
+	}
+	if o := q.Get("offset"); o != "" {
+		n, err := strconv.Atoi(o)
+		if err != nil || n < 0 {
+			return f, fault.New(fault.Invalid, "offset %q is not a count of cards", o)
+		}
+		f.Offset = n
+	}
+	return f, nil
+}
+
 func (d *Dashboard) issues(w http.ResponseWriter, r *http.Request) {
+	filter, err := boardFilter(r.URL.Query())
+	if err != nil {
+		fail(w, err)
+		return
+	}
 	var b Board
-	err := d.tracker.with(r.Context(), func(repo *store.Repo) error {
-		// The ready and blocked sets are two queries; what blocks each
-		// issue is worked out for the most important blocked ones only.
-		status, err := repo.Status(r.Context(), true)
+	err = d.tracker.with(r.Context(), func(repo *store.Repo) error {
+		board, err := repo.Board(r.Context(), filter)
 		if err != nil {
 			return err
 		}
+		status, err := repo.Status(r.Context(), false)
+		if err != nil {
+			return err
+		}
+		// What blocks each issue is worked out for the most important
+		// blocked ones only.
 		blocked, err := repo.Blocked(r.Context(), store.BlockedOptions{Issues: true, Limit: blockersLimit})
 		if err != nil {
 			return err
-		}
-		isReady, isBlocked := map[string]bool{}, map[string]bool{}
-		for _, id := range status.Issues.ReadyIDs {
-			isReady[id] = true
-		}
-		for _, id := range status.Issues.BlockedIDs {
-			isBlocked[id] = true
 		}
 		blockers := map[string][]tracker.Blocker{}
 		for _, it := range *blocked.Issues {
 			blockers[it.ID] = it.BlockedBy
 		}
-		b = Board{Counts: map[string]int{}, Issues: []BoardItem{}, Ready: status.Issues.Ready, Blocked: status.Issues.Blocked}
+		b = Board{Counts: board.Counts, Issues: []BoardItem{}, Ready: status.Issues.Ready, Blocked: status.Issues.Blocked}
+		for _, c := range board.Cards {
+			bs := blockers[c.ID]
+			if bs == nil {
+				bs = []tracker.Blocker{}
+			}
+			b.Issues = append(b.Issues, BoardItem{BoardCard: c, Blocked: c.Column == string(tracker.IssueBlocked), BlockedBy: bs})
+		}
 		var cut []string
 		for _, st := range tracker.IssueStatuses {
-			list, err := repo.ListIssues(r.Context(), store.IssueFilter{Status: string(st), Limit: columnLimit})
-			if err != nil {
-				return err
-			}
 			b.Statuses = append(b.Statuses, string(st))
-			b.Counts[string(st)] = list.Total
-			b.Total += list.Total
-			if list.Truncated {
-				cut = append(cut, fmt.Sprintf("%d of %d %s", len(list.Issues), list.Total, st))
-			}
-			for _, c := range list.Issues {
-				bs := blockers[c.ID]
-				if bs == nil {
-					bs = []tracker.Blocker{}
-				}
-				b.Issues = append(b.Issues, BoardItem{Compact: c, Ready: isReady[c.ID], Blocked: isBlocked[c.ID], BlockedBy: bs})
+			n := board.Counts[string(st)]
+			b.Total += n
+			if (filter.Column == "" || filter.Column == string(st)) && n > filter.Offset+columnLimit {
+				cut = append(cut, fmt.Sprintf("%d of %d %s", columnLimit, n, st))
 			}
 		}
 		if len(cut) > 0 {
 			b.Truncated = true
-			h := "showing " + strings.Join(cut, ", ") + " (highest priority first); use `sudocode issue list --status S` or the list_issues tool for the rest"
+			h := "showing " + strings.Join(cut, ", ") + " (highest priority first); narrow with the filters, or show more in a column"
 			b.Hint = &h
 		}
 		return nil
@@ -157,6 +183,24 @@ func (d *Dashboard) issues(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, b)
+}
+
+// searchLimit caps the hits of /api/search.
+const searchLimit = 100
+
+// search is the tracker's search (as `sudocode search` and the search
+// tool) over issues and specs.
+func (d *Dashboard) search(w http.ResponseWriter, r *http.Request) {
+	var out tracker.SearchResult
+	err := d.tracker.with(r.Context(), func(repo *store.Repo) (err error) {
+		out, err = repo.Search(r.Context(), store.SearchOptions{Query: r.URL.Query().Get("q"), Issues: true, Specs: true, Limit: searchLimit})
+		return err
+	})
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (d *Dashboard) issue(w http.ResponseWriter, r *http.Request) {
@@ -194,6 +238,17 @@ type SpecView struct {
 	tracker.SpecDetail
 	Feedback []tracker.FeedbackDetail `json:"feedback"`
 	Stale    int                      `json:"stale"`
+	// Implementers are the issues linked to the spec by implements.
+	Implementers []Implementer `json:"implementers"`
+	// OpenFeedback counts the feedback not yet resolved or declined.
+	OpenFeedback int `json:"open_feedback"`
+}
+
+// Implementer is an issue that implements a spec.
+type Implementer struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Status string `json:"status"`
 }
 
 func (d *Dashboard) spec(w http.ResponseWriter, r *http.Request) {
@@ -203,7 +258,17 @@ func (d *Dashboard) spec(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		out = SpecView{SpecDetail: sd, Feedback: make([]tracker.FeedbackDetail, 0, len(sd.Feedback))}
+		out = SpecView{SpecDetail: sd, Feedback: make([]tracker.FeedbackDetail, 0, len(sd.Feedback)), Implementers: []Implementer{}}
+		for _, rel := range sd.Relationships.Incoming {
+			if rel.Type != tracker.RelImplements || rel.FromType != tracker.KindIssue {
+				continue
+			}
+			is, err := repo.ShowIssue(r.Context(), rel.From)
+			if err != nil {
+				return err
+			}
+			out.Implementers = append(out.Implementers, Implementer{ID: is.ID, Title: is.Title, Status: string(is.Status)})
+		}
 		for _, f := range sd.Feedback {
 			fd, err := repo.ShowFeedback(r.Context(), f.ID)
 			if err != nil {
@@ -211,6 +276,9 @@ func (d *Dashboard) spec(w http.ResponseWriter, r *http.Request) {
 			}
 			if fd.Anchor.AnchorStatus == tracker.AnchorStale {
 				out.Stale++
+			}
+			if fd.Status == tracker.FeedbackOpen || fd.Status == tracker.FeedbackAcknowledged {
+				out.OpenFeedback++
 			}
 			out.Feedback = append(out.Feedback, fd)
 		}

@@ -8,6 +8,7 @@ package serve
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"log/slog"
 	"net"
@@ -78,6 +79,11 @@ type Server struct {
 	Orchestrator     *orchestrator.Orchestrator
 	TasksUnavailable string
 	Dashboard        *dashboard.Dashboard
+	// WriteToken is the token the dashboard's writes need, made at start
+	// when no token is configured (reads and the MCP endpoints stay open on
+	// loopback); empty when a configured token serves instead. Opening
+	// /?token=WriteToken gives a browser write access.
+	WriteToken string
 
 	dir        string
 	logger     *slog.Logger
@@ -123,6 +129,9 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	// Rulesets changed through this process are pushed to the dashboard at
 	// once; changes from elsewhere are polled.
 	notify := &notifyingStore{Store: o.Rulesets}
+	if o.Token == "" && !o.Auth.Enabled() {
+		s.WriteToken = rand.Text()
+	}
 	s.Dashboard = dashboard.New(dashboard.Options{
 		Dir: dir, Actor: o.Actor, Version: o.Version,
 		Rulesets:         rulesets.Library{Store: notify},
@@ -130,6 +139,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		TasksUnavailable: s.TasksUnavailable,
 		Token:            o.Token,
 		CheckToken:       checkToken,
+		WriteToken:       s.WriteToken,
 		AllowedOrigins:   o.AllowedOrigins,
 		Logger:           logger,
 	})

@@ -1,5 +1,7 @@
-// The sudocode dashboard: a read-only view of the tracker, the ruleset
-// library and the orchestrator's tasks, kept live over Server-Sent Events.
+// The sudocode dashboard: the tracker, the ruleset library and the
+// orchestrator's tasks, viewed and changed, kept live over Server-Sent
+// Events. Changes need the server's token (the page is read-only without
+// it, and says how to get it).
 // Everything shown is set as text (textContent, createTextNode) or through
 // markdown.js, which builds DOM nodes the same way: no HTML strings.
 (function () {
@@ -9,6 +11,10 @@
   const main = document.getElementById('main');
   const live = document.getElementById('live');
   const footer = document.getElementById('footer');
+  // canWrite is whether this page holds the token; without it the page
+  // hides its actions and says how to get write access.
+  let canWrite = false;
+  let tasksAvailable = false;
 
   // h builds an element: h('div', {class: 'x', dataset: {id: 1}, onclick: fn}, 'text', child …).
   function h(tag, props) {
@@ -47,8 +53,16 @@
     constructor(message, hint, status) { super(message); this.hint = hint; this.status = status; }
   }
 
-  async function api(path) {
-    const r = await fetch(path, { headers: { Accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' });
+  // api reads path, or with a method and a body sends a change as JSON
+  // (the cookie carries the token; the browser adds the page's Origin).
+  async function api(path, method, change) {
+    const opts = { headers: { Accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' };
+    if (method) {
+      opts.method = method;
+      opts.headers['Content-Type'] = 'application/json';
+      opts.body = JSON.stringify(change === undefined ? {} : change);
+    }
+    const r = await fetch(path, opts);
     let body = null;
     try { body = await r.json(); } catch (e) { body = null; }
     if (!r.ok) {
@@ -94,15 +108,88 @@
 
   // ---- views ------------------------------------------------------------
 
+  // toast shows a short message at the bottom of the page for a few
+  // seconds (an error until the next one).
+  const toastBox = h('div', { class: 'toasts', id: 'toasts', role: 'status', 'aria-live': 'polite' });
+  document.body.append(toastBox);
+  function toast(text, isError) {
+    const t = h('div', { class: 'toast' + (isError ? ' error' : '') }, text);
+    toastBox.replaceChildren(t);
+    if (!isError) setTimeout(() => t.remove(), 4000);
+  }
+
+  // editor is a markdown textarea with a preview tab.
+  function editor(id, value, rows) {
+    const area = h('textarea', { id: id, rows: rows || 10, spellcheck: 'true' });
+    area.value = value || '';
+    const preview = h('div', { class: 'preview', id: id + '-preview', hidden: true });
+    const write = h('button', { type: 'button', class: 'on', id: id + '-write' }, 'Write');
+    const show = h('button', { type: 'button', id: id + '-show' }, 'Preview');
+    write.addEventListener('click', () => { area.hidden = false; preview.hidden = true; write.classList.add('on'); show.classList.remove('on'); area.focus(); });
+    show.addEventListener('click', () => {
+      preview.replaceChildren(markdown(area.value || '*Nothing to preview.*'));
+      area.hidden = true; preview.hidden = false; show.classList.add('on'); write.classList.remove('on');
+    });
+    return { area: area, el: h('div', { class: 'editor' }, h('div', { class: 'tabs' }, write, show), area, preview) };
+  }
+
+  // ask shows a modal dialog with one text field and resolves to its
+  // value, or null when cancelled (Escape included).
+  function ask(title, label, confirm, required) {
+    return new Promise((resolve) => {
+      const input = h('input', { id: 'ask-input', type: 'text', required: !!required, autocomplete: 'off' });
+      const dlg = h('dialog', { class: 'dialog', id: 'ask-dialog', 'aria-label': title });
+      let answer = null;
+      dlg.append(h('form', { method: 'dialog', onsubmit: (e) => { e.preventDefault(); answer = input.value.trim(); dlg.close(); } },
+        h('h2', null, title), h('label', null, label, input),
+        h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary', id: 'ask-confirm' }, confirm),
+          h('button', { type: 'button', class: 'button', onclick: () => dlg.close() }, 'Cancel'))));
+      dlg.addEventListener('close', () => { dlg.remove(); resolve(answer); });
+      document.body.append(dlg);
+      dlg.showModal();
+      input.focus();
+    });
+  }
+
+  const ui = { h, add, link, route, api, badge, statusBadge, problem, markdown, when, clock, toast, editor, ask,
+    anchorBadge: (a) => specs.anchorBadge(a), diffView: (t) => agents.diffView(t), refresh: () => refresh(), canWrite: () => canWrite };
+  const issues = window.SudocodeIssues(ui);
+  const specs = window.SudocodeSpecs(ui);
+  const rules = window.SudocodeRulesets(ui);
+  ui.onCleanup = (fn) => cleanup.push(fn);
+  const agents = window.SudocodeTasks(ui);
+  ui.issueExtras = agents.issueExtras;
+  // agentsByIssue maps an issue id to the newest unfinished task working
+  // on it (empty when tasks are unavailable).
+  ui.agentsByIssue = async () => {
+    const out = {};
+    if (!tasksAvailable) return out;
+    try {
+      const list = await api('/api/tasks');
+      for (const t of list.tasks) {
+        const id = agents.issueOf(t);
+        if (id && !out[id] && ['pending', 'in_progress', 'waiting'].includes(t.status)) out[id] = t;
+      }
+    } catch (err) { /* the board shows without them */ }
+    return out;
+  };
+
   const views = {
-    board: { nav: 'board', topics: ['tracker'], render: renderBoard },
-    issue: { nav: 'board', topics: ['tracker'], render: renderIssue },
-    specs: { nav: 'specs', topics: ['tracker'], render: renderSpecs },
-    spec: { nav: 'specs', topics: ['tracker'], render: renderSpec },
-    rulesets: { nav: 'rulesets', topics: ['rulesets'], render: renderRulesets },
-    ruleset: { nav: 'rulesets', topics: ['rulesets'], render: renderRuleset },
-    tasks: { nav: 'tasks', topics: ['tasks'], render: renderTasks },
-    task: { nav: 'tasks', topics: [], render: renderTask },
+    board: { nav: 'board', topics: ['tracker', 'tasks'], render: issues.renderBoard },
+    issue: { nav: 'board', topics: ['tracker'], render: issues.renderIssue },
+    'new-issue': { nav: 'board', topics: [], render: issues.renderIssueForm },
+    'edit-issue': { nav: 'board', topics: [], render: issues.renderIssueForm },
+    search: { nav: 'board', topics: ['tracker'], render: issues.renderSearch },
+    specs: { nav: 'specs', topics: ['tracker'], render: specs.renderSpecs },
+    spec: { nav: 'specs', topics: ['tracker'], render: specs.renderSpec },
+    'edit-spec': { nav: 'specs', topics: [], render: specs.renderSpecForm },
+    rulesets: { nav: 'rulesets', topics: ['rulesets'], render: rules.renderRulesets },
+    ruleset: { nav: 'rulesets', topics: ['rulesets'], render: rules.renderRuleset },
+    'new-ruleset': { nav: 'rulesets', topics: [], render: rules.renderRulesetForm },
+    'edit-ruleset': { nav: 'rulesets', topics: [], render: rules.renderRulesetForm },
+    tasks: { nav: 'tasks', topics: ['tasks'], render: agents.renderTasks },
+    task: { nav: 'tasks', topics: [], render: agents.renderTask },
+    'new-task': { nav: 'tasks', topics: [], render: agents.renderTaskForm },
   };
 
   let current = null; // {name, args, token}
@@ -132,10 +219,45 @@
     }
     if (current.token !== token) return; // a newer render started
     const y = window.scrollY;
+    const focus = refresh ? focusOf() : null;
+    if (refresh) keepEdits(box);
     main.replaceChildren(box);
+    if (focus) focus();
     if (refresh) window.scrollTo(0, y);
     document.body.dataset.view = r.name;
     document.body.dataset.rendered = String(Number(document.body.dataset.rendered || 0) + 1);
+  }
+
+  // keepEdits carries what the user typed or chose in the view's fields
+  // (marked dirty as they change) into its re-render, so a live change
+  // never wipes a half-written form.
+  main.addEventListener('input', (e) => { if (e.target.id) e.target.dataset.dirty = '1'; });
+  main.addEventListener('change', (e) => { if (e.target.id) e.target.dataset.dirty = '1'; });
+  function keepEdits(box) {
+    for (const old of main.querySelectorAll('[data-dirty]')) {
+      const now = box.querySelector('#' + CSS.escape(old.id));
+      if (!now || now.tagName !== old.tagName) continue;
+      now.value = old.value;
+      now.dataset.dirty = '1';
+    }
+  }
+
+  // focusOf remembers which element of the view has the focus (by id) and
+  // where its caret is, and returns what puts them back after a re-render:
+  // a live change must not pull the focus from under the user.
+  function focusOf() {
+    const a = document.activeElement;
+    if (!a || !a.id || !main.contains(a)) return null;
+    const id = a.id;
+    const sel = typeof a.selectionStart === 'number' ? [a.selectionStart, a.selectionEnd] : null;
+    return () => {
+      const e = document.getElementById(id);
+      if (!e) return;
+      e.focus({ preventScroll: true });
+      if (sel && typeof e.setSelectionRange === 'function') {
+        try { e.setSelectionRange(sel[0], sel[1]); } catch (err) { /* not a text field */ }
+      }
+    };
   }
 
   // refresh re-renders the current view when a topic it shows changed;
@@ -146,338 +268,6 @@
     if (topic && !views[current.name].topics.includes(topic)) return;
     if (pending) return;
     pending = setTimeout(() => { pending = null; show(true); }, 80);
-  }
-
-  // ---- issues -----------------------------------------------------------
-
-  async function renderBoard(box) {
-    let b;
-    try {
-      b = await api('/api/issues');
-    } catch (err) {
-      box.append(h('h1', null, 'Issues'), problem(err, 'The tracker is'));
-      return;
-    }
-    box.append(h('div', { class: 'title-row' },
-      h('h1', null, 'Issues'),
-      h('span', { class: 'counts', id: 'issue-counts' },
-        b.total + ' issues \u00b7 ', badge(b.ready + ' ready', 'ready'), ' ', badge(b.blocked + ' blocked', 'blocked'))));
-    if (b.truncated && b.hint) box.append(h('p', { class: 'hint' }, b.hint));
-    const board = h('div', { class: 'board', id: 'board' });
-    for (const st of b.statuses) {
-      const items = b.issues.filter((i) => i.status === st);
-      const count = b.counts && b.counts[st] !== undefined ? b.counts[st] : items.length;
-      const col = h('section', { class: 'column', dataset: { status: st } },
-        h('h2', null, statusBadge(st), h('span', { class: 'count' }, String(count))));
-      const list = h('div', { class: 'cards' });
-      for (const it of items) list.append(issueCard(it));
-      if (!items.length) list.append(h('p', { class: 'empty' }, 'none'));
-      if (count > items.length) list.append(h('p', { class: 'empty more' }, '+ ' + (count - items.length) + ' more'));
-      col.append(list);
-      board.append(col);
-    }
-    box.append(board);
-  }
-
-  function issueCard(it) {
-    const flags = [];
-    if (it.ready) flags.push(badge('ready', 'ready', 'open, and nothing unfinished blocks it'));
-    if (it.blocked) {
-      const by = (it.blocked_by || []).map((x) => x.id + ' (' + x.status + ')').join(', ');
-      flags.push(badge('blocked', 'blocked', by ? 'blocked by ' + by : 'marked blocked'));
-    }
-    return h('a', { class: 'card issue-card' + (it.ready ? ' is-ready' : '') + (it.blocked ? ' is-blocked' : ''), href: '#' + route('issue', it.id), dataset: { id: it.id } },
-      h('div', { class: 'card-top' }, h('span', { class: 'id' }, it.id), badge('P' + it.priority, 'prio p' + it.priority), badge(it.type, 'type')),
-      h('div', { class: 'card-title' }, it.title),
-      it.description ? h('div', { class: 'card-desc' }, it.description) : null,
-      flags.length ? h('div', { class: 'flags' }, flags) : null,
-      it.blocked && it.blocked_by && it.blocked_by.length ? h('div', { class: 'blockers' }, 'waits for ', it.blocked_by.map((x, k) => [k ? ', ' : '', h('span', { class: 'id' }, x.id)])) : null);
-  }
-
-  function relList(title, rels, dir) {
-    if (!rels || !rels.length) return null;
-    return h('div', { class: 'rels' }, h('h3', null, title), h('ul', null, rels.map((r) => {
-      const other = dir === 'out' ? r.to : r.from;
-      const kind = dir === 'out' ? r.to_type : r.from_type;
-      return h('li', null, badge(r.type, 'rel'), ' ', link(route(kind === 'spec' ? 'spec' : 'issue', other), other, 'id'));
-    })));
-  }
-
-  async function renderIssue(box, args) {
-    const it = await api('/api/issues/' + encodeURIComponent(args[0] || ''));
-    box.append(h('p', { class: 'crumbs' }, link('/board', '\u2190 Issues')),
-      h('div', { class: 'title-row' }, h('h1', null, it.title), statusBadge(it.status)),
-      h('dl', { class: 'meta' },
-        h('dt', null, 'id'), h('dd', { class: 'id' }, it.id),
-        h('dt', null, 'priority'), h('dd', null, 'P' + it.priority),
-        h('dt', null, 'type'), h('dd', null, it.type),
-        h('dt', null, 'assignee'), h('dd', null, it.assignee || '\u2014'),
-        h('dt', null, 'tags'), h('dd', null, (it.tags || []).length ? it.tags.map((t) => badge(t, 'tag')) : '\u2014'),
-        h('dt', null, 'created'), h('dd', null, when(it.created_at) + ' by ' + (it.created_by || '?')),
-        h('dt', null, 'updated'), h('dd', null, when(it.updated_at)),
-        it.closed_at ? [h('dt', null, 'closed'), h('dd', null, when(it.closed_at) + (it.close_reason ? ': ' + it.close_reason : ''))] : null));
-    if (it.blocked_by && it.blocked_by.length) {
-      box.append(h('div', { class: 'rels blocked-by' }, h('h3', null, 'Blocked by'), h('ul', null, it.blocked_by.map((b) =>
-        h('li', null, link(route(b.type === 'spec' ? 'spec' : 'issue', b.id), b.id, 'id'), ' ', b.title, ' ', statusBadge(b.status), b.via ? h('span', { class: 'muted' }, ' via ' + b.via) : null)))));
-    }
-    box.append(h('h3', null, 'Description'), it.description ? markdown(it.description) : h('p', { class: 'muted' }, 'No description.'));
-    add(box, relList('Links from this issue', it.relationships.outgoing, 'out'));
-    add(box, relList('Links to this issue', it.relationships.incoming, 'in'));
-    if (it.feedback && it.feedback.length) {
-      box.append(h('h3', null, 'Feedback given'), h('ul', { class: 'fb-list' }, it.feedback.map((f) =>
-        h('li', null, link(route('spec', f.spec_id), f.spec_id, 'id'), ' line ' + f.anchor.line_number + ' ', badge(f.type, 'fbtype'), ' ', anchorBadge(f.anchor), ' ', f.content))));
-    }
-  }
-
-  // ---- specs ------------------------------------------------------------
-
-  async function renderSpecs(box) {
-    box.append(h('h1', null, 'Specs'));
-    let list;
-    try {
-      list = await api('/api/specs');
-    } catch (err) {
-      box.append(problem(err, 'The tracker is'));
-      return;
-    }
-    if (!list.specs.length) {
-      box.append(h('p', { class: 'muted' }, 'No specs yet. Create one with `sudocode spec create` or the create_spec tool.'));
-      return;
-    }
-    box.append(h('table', { class: 'list', id: 'spec-list' },
-      h('thead', null, h('tr', null, ['id', 'title', 'status', 'type', 'priority'].map((c) => h('th', null, c)))),
-      h('tbody', null, list.specs.map((s) => h('tr', { dataset: { id: s.id } },
-        h('td', null, link(route('spec', s.id), s.id, 'id')),
-        h('td', null, link(route('spec', s.id), s.title)),
-        h('td', null, statusBadge(s.status)), h('td', null, s.type), h('td', null, 'P' + s.priority))))));
-    if (list.truncated && list.hint) box.append(h('p', { class: 'hint' }, list.hint));
-  }
-
-  function anchorBadge(a) {
-    const st = a.anchor_status;
-    let title = 'anchored at line ' + a.line_number;
-    if (st === 'relocated') title = 'moved from line ' + a.original_location.line_number + ' to line ' + a.line_number;
-    if (st === 'stale') title = 'its place in the spec was not found again; relocate it with `sudocode feedback relocate`';
-    return badge(st, 'anchor-' + st, title);
-  }
-
-  function feedbackCard(f) {
-    return h('div', { class: 'feedback fb-' + f.status + ' anchor-' + f.anchor.anchor_status, dataset: { id: f.id, line: f.anchor.line_number } },
-      h('div', { class: 'fb-head' },
-        badge(f.type.replace(/_/g, ' '), 'fbtype'), statusBadge(f.status), anchorBadge(f.anchor),
-        h('span', { class: 'muted' }, ' from '), link(route('issue', f.issue_id), f.issue_id, 'id'),
-        f.agent ? h('span', { class: 'muted' }, ' \u00b7 ' + f.agent) : null,
-        h('span', { class: 'muted right' }, when(f.created_at))),
-      markdown(f.content, 'fb-body'),
-      f.resolution ? h('p', { class: 'resolution' }, 'Resolution: ' + f.resolution) : null);
-  }
-
-  let specMode = 'lines';
-
-  async function renderSpec(box, args) {
-    const s = await api('/api/specs/' + encodeURIComponent(args[0] || ''));
-    box.append(h('p', { class: 'crumbs' }, link('/specs', '\u2190 Specs')),
-      h('div', { class: 'title-row' }, h('h1', null, s.title), statusBadge(s.status)),
-      h('p', { class: 'meta-line' }, h('span', { class: 'id' }, s.id), ' \u00b7 ' + s.type + ' \u00b7 P' + s.priority + ' \u00b7 ',
-        h('span', { class: 'path' }, '.sudocode/' + s.file_path), ' \u00b7 updated ' + when(s.updated_at),
-        ' \u00b7 ' + s.feedback.length + ' feedback'));
-    if (s.description) box.append(markdown(s.description, 'spec-desc'));
-    const stale = s.feedback.filter((f) => f.anchor.anchor_status === 'stale');
-    if (stale.length) {
-      box.append(h('section', { class: 'stale-box', id: 'stale-anchors' },
-        h('h3', null, '\u26a0 ' + stale.length + ' stale anchor' + (stale.length > 1 ? 's' : '')),
-        h('p', { class: 'hint' }, 'The text this feedback pointed at was not found again after the spec changed. Re-anchor with `sudocode feedback relocate ID --line N`.'),
-        stale.map((f) => h('div', { class: 'stale-item' },
-          h('p', { class: 'muted' }, 'was at line ' + f.anchor.original_location.line_number +
-            (f.anchor.section_heading ? ' under \u201c' + f.anchor.section_heading + '\u201d' : '') + ': ',
-          h('code', null, f.anchor.text_snippet)),
-          feedbackCard(f)))));
-    }
-    const tabs = h('div', { class: 'tabs' },
-      h('button', { type: 'button', class: specMode === 'lines' ? 'on' : '', onclick: () => { specMode = 'lines'; refresh(); } }, 'Source with feedback'),
-      h('button', { type: 'button', class: specMode === 'rendered' ? 'on' : '', onclick: () => { specMode = 'rendered'; refresh(); } }, 'Rendered'));
-    box.append(tabs);
-    if (specMode === 'rendered') {
-      box.append(markdown(s.content, 'spec-body'));
-      return;
-    }
-    const byLine = new Map();
-    for (const f of s.feedback) {
-      if (f.anchor.anchor_status === 'stale') continue;
-      const n = f.location ? f.location.line_number : f.anchor.line_number;
-      if (!byLine.has(n)) byLine.set(n, []);
-      byLine.get(n).push(f);
-    }
-    const lines = (s.content || '').replace(/\r\n?/g, '\n').replace(/\n$/, '').split('\n');
-    const src = h('div', { class: 'source', id: 'spec-source' });
-    let fence = false;
-    lines.forEach((text, k) => {
-      const n = k + 1;
-      if (/^ {0,3}(```|~~~)/.test(text)) fence = !fence;
-      const heading = !fence && /^ {0,3}#{1,6}(\s|$)/.test(text);
-      const fbs = byLine.get(n) || [];
-      src.append(h('div', { class: 'line' + (heading ? ' heading' : '') + (fbs.length ? ' has-fb' : ''), dataset: { line: n } },
-        h('span', { class: 'ln' }, String(n)), h('span', { class: 'text' }, text || ' ')));
-      if (fbs.length) src.append(h('div', { class: 'line-fb' }, fbs.map(feedbackCard)));
-      byLine.delete(n);
-    });
-    box.append(src);
-    // Anchors past the end (the spec shrank and nothing relocated them yet).
-    const rest = [];
-    byLine.forEach((v) => rest.push.apply(rest, v));
-    if (rest.length) box.append(h('h3', null, 'Feedback past the end of the spec'), rest.map(feedbackCard));
-  }
-
-  // ---- rulesets ---------------------------------------------------------
-
-  async function renderRulesets(box) {
-    box.append(h('h1', null, 'Rulesets'));
-    let list;
-    try {
-      list = await api('/api/rulesets');
-    } catch (err) {
-      box.append(problem(err, 'The ruleset library is'));
-      return;
-    }
-    if (!list.rulesets.length) {
-      box.append(h('p', { class: 'muted' }, 'The library is empty. Add one with the upsert_ruleset tool or `sudocode rulesets put NAME -d DESC -f FILE`.'));
-      return;
-    }
-    box.append(h('div', { class: 'grid', id: 'ruleset-list' }, list.rulesets.map((r) =>
-      h('a', { class: 'card ruleset-card', href: '#' + route('ruleset', r.name), dataset: { name: r.name } },
-        h('div', { class: 'card-title mono' }, r.name),
-        h('div', { class: 'card-desc' }, r.description),
-        h('div', { class: 'flags' }, (r.tags || []).map((t) => badge(t, 'tag'))),
-        h('div', { class: 'muted small' }, 'modified ' + when(r.last_modified))))));
-  }
-
-  async function renderRuleset(box, args) {
-    const r = await api('/api/rulesets/' + encodeURIComponent(args[0] || ''));
-    box.append(h('p', { class: 'crumbs' }, link('/rulesets', '\u2190 Rulesets')),
-      h('h1', { class: 'mono' }, r.name),
-      h('p', { class: 'lead' }, r.description),
-      h('p', { class: 'meta-line' }, (r.tags || []).map((t) => [badge(t, 'tag'), ' ']),
-        'created ' + when(r.created_at) + ' \u00b7 modified ' + when(r.last_modified)),
-      markdown(r.markdown, 'ruleset-body'));
-  }
-
-  // ---- tasks ------------------------------------------------------------
-
-  async function renderTasks(box) {
-    box.append(h('h1', null, 'Tasks'));
-    let list;
-    try {
-      list = await api('/api/tasks');
-    } catch (err) {
-      box.append(problem(err, 'Tasks are'));
-      return;
-    }
-    if (!list.tasks.length) {
-      box.append(h('p', { class: 'muted' }, 'No tasks yet. An agent starts one with the orchestrator\u2019s create_task tool.'));
-      return;
-    }
-    box.append(h('table', { class: 'list', id: 'task-list' },
-      h('thead', null, h('tr', null, ['task', 'status', 'tool', 'branch', 'created'].map((c) => h('th', null, c)))),
-      h('tbody', null, list.tasks.map((t) => h('tr', { dataset: { id: t.id } },
-        h('td', null, link(route('task', t.id), t.description || t.id), h('div', { class: 'id small' }, t.id)),
-        h('td', null, statusBadge(t.status)), h('td', null, t.tool),
-        h('td', { class: 'mono small' }, t.branch), h('td', { class: 'small' }, when(t.created_at)))))));
-  }
-
-  function taskHeader(t) {
-    return h('div', { class: 'task-head', id: 'task-head' },
-      h('div', { class: 'title-row' }, h('h1', null, t.description || t.id), h('span', { id: 'task-status' }, statusBadge(t.status))),
-      h('dl', { class: 'meta' },
-        h('dt', null, 'id'), h('dd', { class: 'id' }, t.id),
-        h('dt', null, 'tool'), h('dd', null, t.tool),
-        h('dt', null, 'branch'), h('dd', { class: 'mono' }, t.branch),
-        h('dt', null, 'base'), h('dd', { class: 'mono' }, (t.base_sha || '').slice(0, 12)),
-        t.worktree_path ? [h('dt', null, 'worktree'), h('dd', { class: 'mono small' }, t.worktree_path)] : null,
-        h('dt', null, 'updated'), h('dd', null, when(t.updated_at)),
-        t.failure ? [h('dt', null, 'error'), h('dd', { class: 'error-text' }, t.failure)] : null));
-  }
-
-  function logLine(e) {
-    const ev = e.event || {};
-    let text = ev.text || '';
-    if (ev.kind === 'tool_call' && ev.tool) text = ev.tool + (text ? ': ' + text : '');
-    if (ev.kind === 'file_change' && ev.files) text = (text ? text + ' ' : '') + ev.files.join(', ');
-    if (ev.kind === 'completion') text = (ev.success ? '\u2713 ' : '\u2717 ') + text;
-    if (ev.kind === 'usage' && ev.tokens) text = 'tokens in ' + ev.tokens.Input + ' / out ' + ev.tokens.Output + (ev.cost_usd != null ? ' \u00b7 $' + ev.cost_usd : '');
-    return h('div', { class: 'log-line k-' + String(ev.kind || 'log').replace(/[^\w-]/g, ''), dataset: { seq: e.seq } },
-      h('span', { class: 'seq' }, String(e.seq)),
-      h('span', { class: 'time' }, clock(ev.time)),
-      h('span', { class: 'kind' }, ev.kind || 'log'),
-      h('span', { class: 'text' }, text));
-  }
-
-  function diffView(text) {
-    const pre = h('pre', { class: 'diff' });
-    for (const line of text.replace(/\n$/, '').split('\n')) {
-      let cls = '';
-      if (/^(diff |index |--- |\+\+\+ )/.test(line)) cls = 'file';
-      else if (line.startsWith('@@')) cls = 'hunk';
-      else if (line.startsWith('+')) cls = 'add';
-      else if (line.startsWith('-')) cls = 'del';
-      pre.append(h('span', { class: 'dl ' + cls }, line + '\n'));
-    }
-    return pre;
-  }
-
-  async function renderTask(box, args, isRefresh) {
-    const id = args[0] || '';
-    if (isRefresh && document.getElementById('task-log')) return false; // the stream keeps it live
-    const t = await api('/api/tasks/' + encodeURIComponent(id));
-    const head = h('div', null, taskHeader(t));
-    const logBox = h('div', { class: 'log', id: 'task-log', role: 'log' });
-    const diffBox = h('div', { class: 'diff-box', id: 'task-diff', hidden: true });
-    const follow = h('label', { class: 'follow' }, h('input', { type: 'checkbox', checked: true, id: 'follow' }), ' follow');
-    const tabs = h('div', { class: 'tabs' },
-      h('button', { type: 'button', class: 'on', id: 'tab-log', onclick: () => pick('log') }, 'Log'),
-      h('button', { type: 'button', id: 'tab-diff', onclick: () => pick('diff') }, 'Diff'),
-      follow);
-    box.append(h('p', { class: 'crumbs' }, link('/tasks', '\u2190 Tasks')), head, tabs, logBox, diffBox);
-
-    async function pick(which) {
-      document.getElementById('tab-log').classList.toggle('on', which === 'log');
-      document.getElementById('tab-diff').classList.toggle('on', which === 'diff');
-      logBox.hidden = which !== 'log';
-      diffBox.hidden = which !== 'diff';
-      if (which !== 'diff') return;
-      diffBox.replaceChildren(h('p', { class: 'muted' }, 'Loading the diff\u2026'));
-      try {
-        const d = await api('/api/tasks/' + encodeURIComponent(id) + '/diff');
-        const parts = [h('p', { class: 'muted' }, 'git diff ' + (d.base_sha || '').slice(0, 12) + '...' + d.branch)];
-        if (d.error) parts.push(h('p', { class: 'error-text' }, d.error));
-        else if (!d.diff) parts.push(h('p', { class: 'muted' }, 'No committed changes on the branch yet.'));
-        else parts.push(diffView(d.diff));
-        if (d.truncated) parts.push(h('p', { class: 'hint' }, 'The diff was cut at 2 MiB.'));
-        if (d.uncommitted) parts.push(h('h3', null, 'Not committed yet (in the worktree)'), diffView(d.uncommitted));
-        diffBox.replaceChildren.apply(diffBox, parts);
-      } catch (err) {
-        diffBox.replaceChildren(problem(err));
-      }
-    }
-
-    let empty = h('p', { class: 'muted empty-log' }, 'No log yet.');
-    logBox.append(empty);
-    const es = new EventSource('/api/tasks/' + encodeURIComponent(id) + '/stream');
-    cleanup.push(() => es.close());
-    es.addEventListener('log', (m) => {
-      const e = JSON.parse(m.data);
-      if (empty) { empty.remove(); empty = null; }
-      if (logBox.querySelector('[data-seq="' + Number(e.seq) + '"]')) return;
-      const atEnd = window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
-      logBox.append(logLine(e));
-      if (document.getElementById('follow') && document.getElementById('follow').checked && atEnd) {
-        window.scrollTo(0, document.body.scrollHeight);
-      }
-    });
-    es.addEventListener('task', (m) => {
-      const nt = JSON.parse(m.data);
-      const old = document.getElementById('task-head');
-      if (old) old.replaceWith(taskHeader(nt));
-    });
   }
 
   // ---- live updates -----------------------------------------------------
@@ -504,18 +294,83 @@
   async function loadInfo() {
     try {
       const info = await api('/api/info');
+      canWrite = !info.read_only;
+      tasksAvailable = info.tasks.available;
+      document.body.classList.toggle('read-only', !canWrite);
+      const access = document.getElementById('access');
+      access.hidden = canWrite;
+      access.replaceChildren(h('strong', null, 'Read-only. '), info.write_access || '');
       footer.replaceChildren(
         h('span', null, 'sudocode ' + info.version + ' \u00b7 ', h('span', { class: 'mono' }, info.dir)),
         h('span', { class: 'endpoints' }, 'MCP: ', info.endpoints.map((e, k) => [k ? ' \u00b7 ' : '',
           h('span', { class: 'mono' + (e.available ? '' : ' unavailable'), title: e.available ? location.origin + e.path : e.reason }, e.path)])),
-        h('span', { class: 'muted' }, 'read-only: change things through MCP or the CLI'));
+        h('span', { class: 'muted' }, canWrite ? 'changes are saved to the project, as the CLI saves them' : 'read-only'));
     } catch (err) {
       footer.replaceChildren(h('span', { class: 'error-text' }, err.message));
     }
   }
 
+  // ---- keyboard ---------------------------------------------------------
+
+  // The shortcuts: c new issue, / filter the board, j/k next and previous
+  // card or row, Enter opens it (it is a link), e edit the issue shown,
+  // Shift+←/→ move the focused card to the column before or after, ? help.
+  function typing(e) {
+    const t = e.target;
+    return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+  }
+
+  function step(dir) {
+    const items = Array.from(main.querySelectorAll('.card, #spec-list tbody a.id, #task-list tbody a, .search-hit'));
+    if (!items.length) return;
+    const at = items.indexOf(document.activeElement);
+    const next = items[at < 0 ? (dir > 0 ? 0 : items.length - 1) : Math.min(items.length - 1, Math.max(0, at + dir))];
+    next.focus();
+    next.scrollIntoView({ block: 'nearest' });
+  }
+
+  function focusFilter() {
+    const f = document.getElementById('filter-text');
+    if (f) { f.focus(); return; }
+    location.hash = '#/board';
+    setTimeout(() => { const g = document.getElementById('filter-text'); if (g) g.focus(); }, 150);
+  }
+
+  document.addEventListener('keydown', (e) => {
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typing(e) || document.querySelector('dialog[open]')) return;
+    if (e.shiftKey && (e.key === 'ArrowRight' || e.key === 'ArrowLeft')) {
+      if (issues.moveFocused(e.key === 'ArrowRight' ? 1 : -1)) e.preventDefault();
+      return;
+    }
+    switch (e.key) {
+      case 'c':
+        if (!canWrite) { toast('This page is read-only. ' + (document.getElementById('access').textContent || ''), true); break; }
+        // As for /: the form's title field must not receive the c.
+        document.addEventListener('keyup', () => { location.hash = '#/new-issue'; }, { once: true });
+        break;
+      case '/':
+        // The focus moves when the key is released, so the key's own
+        // character is never typed into the filter.
+        document.addEventListener('keyup', focusFilter, { once: true });
+        break;
+      case 'j': step(1); break;
+      case 'k': step(-1); break;
+      case 'e': {
+        const b = document.getElementById('edit-issue') || document.getElementById('edit-spec') || document.getElementById('edit-ruleset');
+        if (!b) return;
+        document.addEventListener('keyup', () => b.click(), { once: true }); // as for c
+        break;
+      }
+      case '?':
+        toast('Keys: c new issue · / filter · j/k next/previous · Enter open · e edit · Shift+←/→ move a card');
+        break;
+      default:
+        return;
+    }
+    e.preventDefault();
+  });
+
   window.addEventListener('hashchange', () => show(false));
-  loadInfo();
   connect();
-  show(false);
+  loadInfo().then(() => show(false));
 })();

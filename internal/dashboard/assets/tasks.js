@@ -1,0 +1,308 @@
+// Tasks on the dashboard: the orchestrator's tasks with their live logs,
+// diffs and reports; starting an agent (on an issue), sending it a
+// follow-up or review comments on lines of its diff, and stopping it. Each
+// action is the orchestrator's own Create, Update or End. app.js passes its
+// helpers in.
+window.SudocodeTasks = function (ui) {
+  'use strict';
+  const { h, link, route, api, statusBadge, problem, markdown, when, clock, toast } = ui;
+
+  async function renderTasks(box) {
+    box.append(h('div', { class: 'title-row' }, h('h1', null, 'Tasks'),
+      ui.canWrite() ? h('a', { class: 'button primary right', id: 'new-task', href: '#/new-task' }, 'Start an agent') : null));
+    let list;
+    try {
+      list = await api('/api/tasks');
+    } catch (err) {
+      box.append(problem(err, 'Tasks are'));
+      return;
+    }
+    if (!list.tasks.length) {
+      box.append(h('p', { class: 'muted' }, 'No tasks yet. Start an agent here or on an issue, or with the orchestrator\u2019s create_task tool.'));
+      return;
+    }
+    box.append(h('table', { class: 'list', id: 'task-list' },
+      h('thead', null, h('tr', null, ['task', 'status', 'tool', 'branch', 'created'].map((c) => h('th', null, c)))),
+      h('tbody', null, list.tasks.map((t) => h('tr', { dataset: { id: t.id } },
+        h('td', null, link(route('task', t.id), t.description || t.id), h('div', { class: 'id small' }, t.id)),
+        h('td', null, statusBadge(t.status)), h('td', null, t.tool),
+        h('td', { class: 'mono small' }, t.branch), h('td', { class: 'small' }, when(t.created_at)))))));
+  }
+
+  function taskHeader(t) {
+    return h('div', { class: 'task-head', id: 'task-head' },
+      h('div', { class: 'title-row' }, h('h1', null, t.description || t.id), h('span', { id: 'task-status' }, statusBadge(t.status))),
+      h('dl', { class: 'meta' },
+        h('dt', null, 'id'), h('dd', { class: 'id' }, t.id),
+        h('dt', null, 'tool'), h('dd', null, t.tool),
+        h('dt', null, 'branch'), h('dd', { class: 'mono' }, t.branch),
+        h('dt', null, 'base'), h('dd', { class: 'mono' }, (t.base_sha || '').slice(0, 12)),
+        t.worktree_path ? [h('dt', null, 'worktree'), h('dd', { class: 'mono small' }, t.worktree_path)] : null,
+        h('dt', null, 'updated'), h('dd', null, when(t.updated_at)),
+        t.failure ? [h('dt', null, 'error'), h('dd', { class: 'error-text' }, t.failure)] : null),
+      ui.canWrite() && ['pending', 'in_progress', 'waiting'].includes(t.status) ? h('div', { class: 'actions' },
+        h('button', { type: 'button', class: 'button', id: 'stop-task', onclick: async () => {
+          try {
+            await api('/api/tasks/' + encodeURIComponent(t.id) + '/stop', 'POST');
+            toast('Stopped ' + t.id + '; its branch ' + t.branch + ' keeps the work');
+          } catch (err) { toast(err.message, true); }
+        } }, 'Stop')) : null);
+  }
+
+  function money(v) { return v == null ? '\u2014' : '$' + Number(v).toFixed(4); }
+
+  // report shows what the task was asked, what the agent answered, and
+  // what it cost.
+  async function report(id, box) {
+    try {
+      const r = await api('/api/tasks/' + encodeURIComponent(id) + '/report');
+      const t = await api('/api/tasks/' + encodeURIComponent(id));
+      const u = r.usage || {};
+      const tok = (x) => x && x.tokens ? x.tokens.input + ' in / ' + x.tokens.output + ' out' : 'tokens unknown';
+      box.replaceChildren(
+        h('h3', null, 'Instructions'), t.instructions ? h('pre', { class: 'instructions', id: 'task-instructions' }, t.instructions) : h('p', { class: 'muted' }, 'None.'),
+        h('h3', null, 'Final answer'), r.final_answer ? markdown(r.final_answer, 'final-answer') : h('p', { class: 'muted', id: 'no-answer' }, 'None yet.'),
+        h('h3', null, 'Usage'),
+        h('dl', { class: 'meta', id: 'task-usage' },
+          h('dt', null, 'outcome'), h('dd', null, r.outcome || 'running'),
+          h('dt', null, 'duration'), h('dd', null, (r.duration_ms / 1000).toFixed(1) + ' s'),
+          h('dt', null, 'last run'), h('dd', null, tok(u.run) + ' \u00b7 ' + money(u.run && u.run.cost_usd)),
+          h('dt', null, 'whole task'), h('dd', null, tok(u.task) + ' \u00b7 ' + money(u.task && u.task.cost_usd)),
+          h('dt', null, 'files'), h('dd', { class: 'mono small' }, (r.files_changed || []).join(', ') || '\u2014')));
+    } catch (err) {
+      box.replaceChildren(problem(err));
+    }
+  }
+
+  // followUpForm sends new instructions to the same task (its agent
+  // resumes its session).
+  function followUpForm(t) {
+    const area = h('textarea', { id: 'follow-up', rows: 4, placeholder: 'What should the agent do next?', 'aria-label': 'follow-up instructions' });
+    return h('form', { class: 'form wide', id: 'follow-up-form', onsubmit: async (e) => {
+      e.preventDefault();
+      try {
+        await api('/api/tasks/' + encodeURIComponent(t.id) + '/follow-up', 'POST', { instructions: area.value });
+        area.value = '';
+        delete area.dataset.dirty;
+        toast('Sent to ' + t.id);
+      } catch (err) { toast(err.message + (err.hint ? ' \u2014 ' + err.hint : ''), true); }
+    } }, h('label', { for: 'follow-up' }, 'Follow-up'), area,
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary', id: 'send-follow-up' }, 'Send')));
+  }
+
+  function logLine(e) {
+    const ev = e.event || {};
+    let text = ev.text || '';
+    if (ev.kind === 'tool_call' && ev.tool) text = ev.tool + (text ? ': ' + text : '');
+    if (ev.kind === 'file_change' && ev.files) text = (text ? text + ' ' : '') + ev.files.join(', ');
+    if (ev.kind === 'completion') text = (ev.success ? '\u2713 ' : '\u2717 ') + text;
+    if (ev.kind === 'usage' && ev.tokens) text = 'tokens in ' + ev.tokens.Input + ' / out ' + ev.tokens.Output + (ev.cost_usd != null ? ' \u00b7 $' + ev.cost_usd : '');
+    return h('div', { class: 'log-line k-' + String(ev.kind || 'log').replace(/[^\w-]/g, ''), dataset: { seq: e.seq } },
+      h('span', { class: 'seq' }, String(e.seq)),
+      h('span', { class: 'time' }, clock(ev.time)),
+      h('span', { class: 'kind' }, ev.kind || 'log'),
+      h('span', { class: 'text' }, text));
+  }
+
+  // diffView shows a unified diff; with onLine, each line of a file's new
+  // side (added or context) can be picked, with its file and line number.
+  function diffView(text, onLine) {
+    const pre = h('pre', { class: 'diff' + (onLine ? ' commentable' : '') });
+    let file = '';
+    let n = 0;
+    for (const line of text.replace(/\n$/, '').split('\n')) {
+      let cls = '';
+      let at = null;
+      if (/^(diff |index |--- |\+\+\+ )/.test(line)) {
+        cls = 'file';
+        if (line.startsWith('+++ ')) file = line.slice(4).replace(/^b\//, '');
+      } else if (line.startsWith('@@')) {
+        cls = 'hunk';
+        const m = /\+(\d+)/.exec(line);
+        n = m ? Number(m[1]) : 0;
+      } else if (line.startsWith('-')) {
+        cls = 'del';
+      } else {
+        if (line.startsWith('+')) cls = 'add';
+        at = { file: file, line: n++, text: line.slice(1) };
+      }
+      const span = h('span', { class: 'dl ' + cls }, line + '\n');
+      if (onLine && at) {
+        span.tabIndex = 0;
+        span.dataset.file = at.file;
+        span.dataset.line = at.line;
+        span.title = 'comment on ' + at.file + ':' + at.line;
+        span.addEventListener('click', () => onLine(at, span));
+        span.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); onLine(at, span); } });
+      }
+      pre.append(span);
+    }
+    return pre;
+  }
+
+  // review holds the comments on the diff lines of the task shown, until
+  // they are sent as one follow-up.
+  let review = { task: '', comments: [] };
+
+  function reviewText(comments) {
+    return 'Review comments on your branch. Address each one, then commit.\n\n' + comments.map((c) =>
+      c.file + ':' + c.line + '\n> ' + c.text + '\n' + c.comment).join('\n\n') + '\n';
+  }
+
+  async function renderTask(box, args, isRefresh) {
+    const id = args[0] || '';
+    if (isRefresh && document.getElementById('task-log')) return false; // the stream keeps it live
+    const t = await api('/api/tasks/' + encodeURIComponent(id));
+    const head = h('div', null, taskHeader(t));
+    const logBox = h('div', { class: 'log', id: 'task-log', role: 'log' });
+    const diffBox = h('div', { class: 'diff-box', id: 'task-diff', hidden: true });
+    const follow = h('label', { class: 'follow' }, h('input', { type: 'checkbox', checked: true, id: 'follow' }), ' follow');
+    const tabs = h('div', { class: 'tabs' },
+      h('button', { type: 'button', class: 'on', id: 'tab-log', onclick: () => pick('log') }, 'Log'),
+      h('button', { type: 'button', id: 'tab-diff', onclick: () => pick('diff') }, 'Diff'),
+      h('button', { type: 'button', id: 'tab-report', onclick: () => pick('report') }, 'Report'),
+      follow);
+    const reportBox = h('div', { class: 'report', id: 'task-report', hidden: true });
+    if (review.task !== id) review = { task: id, comments: [] };
+    const reviewBox = h('div', { class: 'review', id: 'review' });
+    box.append(h('p', { class: 'crumbs' }, link('/tasks', '\u2190 Tasks')), head, tabs, logBox, diffBox, reportBox, reviewBox,
+      ui.canWrite() && t.worktree_path ? followUpForm(t) : null);
+    showReview();
+
+    function showReview() {
+      const cs = review.comments;
+      if (!cs.length) { reviewBox.replaceChildren(); return; }
+      reviewBox.replaceChildren(h('h3', null, cs.length + ' comment' + (cs.length > 1 ? 's' : '') + ' on the diff'),
+        h('ul', null, cs.map((c, k) => h('li', null, h('span', { class: 'mono small' }, c.file + ':' + c.line), ' ', c.comment, ' ',
+          h('button', { type: 'button', class: 'icon', 'aria-label': 'remove comment', onclick: () => { cs.splice(k, 1); showReview(); } }, '\u00d7')))),
+        ui.canWrite() ? h('button', { type: 'button', class: 'button primary', id: 'send-review', onclick: async () => {
+          try {
+            await api('/api/tasks/' + encodeURIComponent(id) + '/follow-up', 'POST', { instructions: reviewText(cs) });
+            review.comments = [];
+            showReview();
+            toast('Comments sent to the agent as a follow-up');
+          } catch (err) { toast(err.message + (err.hint ? ' \u2014 ' + err.hint : ''), true); }
+        } }, 'Send comments as a follow-up') : null);
+    }
+
+    // comment opens a box under a diff line for a comment on it.
+    function comment(at, span) {
+      const old = document.getElementById('diff-comment');
+      if (old) old.remove();
+      const input = h('input', { id: 'diff-comment-text', type: 'text', placeholder: 'comment on ' + at.file + ':' + at.line, autocomplete: 'off', 'aria-label': 'comment' });
+      const form = h('form', { class: 'diff-comment', id: 'diff-comment', onsubmit: (e) => {
+        e.preventDefault();
+        if (!input.value.trim()) return;
+        review.comments.push({ file: at.file, line: at.line, text: at.text, comment: input.value.trim() });
+        span.classList.add('commented');
+        form.remove();
+        showReview();
+      } }, input, h('button', { type: 'submit', class: 'button small', id: 'diff-comment-add' }, 'Comment'));
+      form.addEventListener('keydown', (e) => { if (e.key === 'Escape') { form.remove(); span.focus(); } });
+      span.after(form);
+      input.focus();
+    }
+
+    async function pick(which) {
+      for (const k of ['log', 'diff', 'report']) document.getElementById('tab-' + k).classList.toggle('on', which === k);
+      logBox.hidden = which !== 'log';
+      diffBox.hidden = which !== 'diff';
+      reportBox.hidden = which !== 'report';
+      if (which === 'report') { report(id, reportBox); return; }
+      if (which !== 'diff') return;
+      diffBox.replaceChildren(h('p', { class: 'muted' }, 'Loading the diff\u2026'));
+      try {
+        const d = await api('/api/tasks/' + encodeURIComponent(id) + '/diff');
+        const parts = [h('p', { class: 'muted' }, 'git diff ' + (d.base_sha || '').slice(0, 12) + '...' + d.branch)];
+        if (d.error) parts.push(h('p', { class: 'error-text' }, d.error));
+        else if (!d.diff) parts.push(h('p', { class: 'muted' }, 'No committed changes on the branch yet.'));
+        else parts.push(diffView(d.diff, ui.canWrite() ? comment : null));
+        if (d.truncated) parts.push(h('p', { class: 'hint' }, 'The diff was cut at 2 MiB.'));
+        if (d.uncommitted) parts.push(h('h3', null, 'Not committed yet (in the worktree)'), diffView(d.uncommitted, ui.canWrite() ? comment : null));
+        diffBox.replaceChildren.apply(diffBox, parts);
+      } catch (err) {
+        diffBox.replaceChildren(problem(err));
+      }
+    }
+
+    let empty = h('p', { class: 'muted empty-log' }, 'No log yet.');
+    logBox.append(empty);
+    const es = new EventSource('/api/tasks/' + encodeURIComponent(id) + '/stream');
+    ui.onCleanup(() => es.close());
+    es.addEventListener('log', (m) => {
+      const e = JSON.parse(m.data);
+      if (empty) { empty.remove(); empty = null; }
+      if (logBox.querySelector('[data-seq="' + Number(e.seq) + '"]')) return;
+      const atEnd = window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
+      logBox.append(logLine(e));
+      if (document.getElementById('follow') && document.getElementById('follow').checked && atEnd) {
+        window.scrollTo(0, document.body.scrollHeight);
+      }
+    });
+    es.addEventListener('task', (m) => {
+      const nt = JSON.parse(m.data);
+      const old = document.getElementById('task-head');
+      if (old) old.replaceWith(taskHeader(nt));
+      if (!reportBox.hidden) report(id, reportBox);
+    });
+  }
+
+
+  // ---- starting an agent ------------------------------------------------
+
+  // issueOf is the issue a task works on: its issue_id when the
+  // orchestrator records one, else the "ID: title" its description starts
+  // with when the page started it.
+  function issueOf(t) {
+    if (t.issue_id) return t.issue_id;
+    const m = /^([\w-]+): /.exec(t.description || '');
+    return m ? m[1] : '';
+  }
+
+  // issueExtras are an issue page's agent actions and its tasks.
+  function issueExtras(it) {
+    return h('a', { class: 'button', id: 'start-agent', href: '#' + route('new-task', it.id) }, 'Start an agent\u2026');
+  }
+
+  async function renderTaskForm(box, args) {
+    const issueID = args[0] || '';
+    let agents;
+    try {
+      agents = (await api('/api/agents')).agents;
+    } catch (err) {
+      box.append(h('h1', null, 'Start an agent'), problem(err, 'Tasks are'));
+      return;
+    }
+    const it = issueID ? await api('/api/issues/' + encodeURIComponent(issueID)) : null;
+    const ready = agents.filter((a) => a.available);
+    const missing = agents.filter((a) => !a.available);
+    const tool = h('select', { id: 'task-tool' }, ready.map((a) => h('option', { value: a.kind }, a.kind)));
+    const desc = h('input', { id: 'task-description', type: 'text', value: it ? it.title : '', required: !it, autocomplete: 'off' });
+    const instr = h('textarea', { id: 'task-instructions-input', rows: 8 });
+    instr.value = it ? it.title + (it.description ? '\n\n' + it.description : '') : '';
+    const cfg = h('textarea', { id: 'task-config', rows: 3, placeholder: '{"model": "\u2026"}  or for COMMAND: {"command": ["make", "test"]}', class: 'mono' });
+    const form = h('form', { class: 'form wide', id: 'task-form', onsubmit: async (e) => {
+      e.preventDefault();
+      let config;
+      if (cfg.value.trim()) {
+        try { config = JSON.parse(cfg.value); } catch (err) { toast('Options must be a JSON object: ' + err.message, true); return; }
+      }
+      try {
+        const t = await api('/api/tasks', 'POST', { tool: tool.value, description: desc.value.trim(), instructions: instr.value, config: config, issue_id: issueID || undefined });
+        toast('Started ' + t.id + ' on ' + t.branch);
+        location.hash = '#' + route('task', t.id);
+      } catch (err) { toast(err.message + (err.hint ? ' \u2014 ' + err.hint : ''), true); }
+    } },
+    h('div', { class: 'row' }, h('label', null, 'Agent', tool), h('label', { class: 'grow' }, 'Description', desc)),
+    h('label', null, 'Instructions', instr),
+    h('label', null, 'Options (JSON, passed to the agent as its config)', cfg),
+    missing.length ? h('div', { class: 'hint', id: 'agents-missing' }, h('strong', null, 'Not available here:'),
+      h('ul', null, missing.map((a) => h('li', null, h('span', { class: 'mono' }, a.kind), ': ', h('code', null, a.problem))))) : null,
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary', id: 'task-start', disabled: !ready.length }, 'Start'),
+      h('a', { class: 'button', href: it ? '#' + route('issue', it.id) : '#/tasks' }, 'Cancel')));
+    box.append(h('p', { class: 'crumbs' }, it ? link(route('issue', it.id), '\u2190 ' + it.id) : link('/tasks', '\u2190 Tasks')),
+      h('h1', null, it ? 'Start an agent on ' + it.id : 'Start an agent'), form);
+  }
+
+  return { renderTasks, renderTask, renderTaskForm, diffView, issueExtras, issueOf };
+};

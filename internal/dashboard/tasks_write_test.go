@@ -1,0 +1,109 @@
+package dashboard_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/dashboard"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+)
+
+// waitStatus waits until the task is in one of the statuses.
+func waitStatus(t *testing.T, o *orchestrator.Orchestrator, id string, want ...orchestrator.Status) orchestrator.Task {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		task, err := o.Get(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if task.Status == w {
+				return task
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s is %s, want one of %v", id, task.Status, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestTaskActions: the page lists the agents it may start (with what to
+// install for the others), starts a task through the orchestrator, reads
+// its report, sends a follow-up to the same task, and stops one.
+func TestTaskActions(t *testing.T) {
+	f := newFixture(t)
+	o := f.openTasks(t)
+	ts, _ := serveDashboard(t, f, dashboard.Options{WriteToken: "w", Tasks: o})
+	c := ts.Client()
+	auth := map[string]string{"Authorization": "Bearer w"}
+	var agents dashboard.AgentList
+	if code := getJSON(t, c, ts.URL+"/api/agents", &agents); code != 200 {
+		t.Fatalf("agents: %d", code)
+	}
+	kinds := map[string]dashboard.AgentKind{}
+	for _, k := range agents.Agents {
+		kinds[k.Kind] = k
+	}
+	if !kinds["COMMAND"].Available {
+		t.Errorf("COMMAND is not offered: %+v", agents)
+	}
+	for _, k := range agents.Agents {
+		if !k.Available && k.Problem == "" {
+			t.Errorf("%s is unavailable and the page is not told why", k.Kind)
+		}
+	}
+	script := `read line; echo "got: $line"; echo "$SUDOCODE_TASK_INSTRUCTIONS" > said.txt`
+	body, _ := json.Marshal(map[string]any{"tool": "COMMAND", "description": "Echo the instructions", "instructions": "first",
+		"config": map[string]any{"command": []string{"sh", "-c", script}}, "issue_id": f.open})
+	code, out := send(t, c, "POST", ts.URL+"/api/tasks", string(body), auth)
+	if code != http.StatusCreated {
+		t.Fatalf("start: %d %s", code, out)
+	}
+	var task orchestrator.Task
+	json.Unmarshal([]byte(out), &task)
+	if !strings.Contains(task.Description, f.open) {
+		t.Errorf("the task does not name its issue: %q", task.Description)
+	}
+	waitStatus(t, o, task.ID, orchestrator.StatusCompleted, orchestrator.StatusWaiting)
+	var rep orchestrator.Report
+	if code := getJSON(t, c, ts.URL+"/api/tasks/"+task.ID+"/report", &rep); code != 200 || rep.Outcome != "succeeded" {
+		t.Errorf("report: %d %+v", code, rep)
+	}
+	if code, out := send(t, c, "POST", ts.URL+"/api/tasks/"+task.ID+"/follow-up", `{"instructions":"second"}`, auth); code != 200 {
+		t.Fatalf("follow-up: %d %s", code, out)
+	}
+	after := waitStatus(t, o, task.ID, orchestrator.StatusCompleted, orchestrator.StatusWaiting)
+	if after.Instructions != "second" {
+		t.Errorf("instructions after the follow-up: %q", after.Instructions)
+	}
+	if said, err := os.ReadFile(filepath.Join(after.WorktreePath, "said.txt")); err != nil || strings.TrimSpace(string(said)) != "second" {
+		t.Errorf("the agent did not get the follow-up: %q %v", said, err)
+	}
+	if code, _ := send(t, c, "POST", ts.URL+"/api/tasks/"+task.ID+"/follow-up", `{"instructions":""}`, auth); code != 400 {
+		t.Errorf("an empty follow-up: %d, want 400", code)
+	}
+
+	// Stop a running one.
+	long, _ := json.Marshal(map[string]any{"tool": "COMMAND", "description": "Sleep", "config": map[string]any{"command": []string{"sleep", "30"}}})
+	code, out = send(t, c, "POST", ts.URL+"/api/tasks", string(long), auth)
+	if code != http.StatusCreated {
+		t.Fatalf("start: %d %s", code, out)
+	}
+	json.Unmarshal([]byte(out), &task)
+	waitStatus(t, o, task.ID, orchestrator.StatusInProgress)
+	if code, out := send(t, c, "POST", ts.URL+"/api/tasks/"+task.ID+"/stop", `{}`, auth); code != 200 {
+		t.Fatalf("stop: %d %s", code, out)
+	}
+	waitStatus(t, o, task.ID, orchestrator.StatusCancelled)
+	if code, _ := send(t, c, "POST", ts.URL+"/api/tasks", string(long), nil); code != 401 {
+		t.Errorf("start without the token: %d", code)
+	}
+}
