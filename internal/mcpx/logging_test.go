@@ -39,6 +39,7 @@ func TestLogNotificationsOnlyWhenAsked(t *testing.T) {
 		got := 0
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "log-test", Version: "0"}, &mcp.ClientOptions{
+			//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 			LoggingMessageHandler: func(context.Context, *mcp.LoggingMessageRequest) { mu.Lock(); got++; mu.Unlock() },
 		}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + Path, DisableStandaloneSSE: true},
 			&mcp.ClientSessionOptions{ProtocolVersion: c.revision})
@@ -46,6 +47,7 @@ func TestLogNotificationsOnlyWhenAsked(t *testing.T) {
 			t.Fatal(err)
 		}
 		if c.setLevel {
+			//lint:ignore SA1019 the servers still offer MCP logging to clients of protocol versions before its deprecation (SEP-2577), and this checks it
 			if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 				t.Fatal(err)
 			}
