@@ -7,7 +7,8 @@
 // and one stream per task for its log).
 //
 // Every write calls the code MCP and the CLI call (the tracker's store, the
-// ruleset library, the orchestrator), never a second implementation, and
+// ruleset library, the orchestrator and the issue-to-merge loop, one
+// instance shared with the agent server), never a second implementation, and
 // needs the server's token and the page's own Origin (write.go). It escapes everything it shows (the page builds DOM nodes with
 // textContent, never HTML strings) and answers with a strict
 // Content-Security-Policy.
