@@ -7,7 +7,8 @@
 // and one stream per task for its log).
 //
 // Every write calls the code MCP and the CLI call (the tracker's store, the
-// ruleset library, the orchestrator), never a second implementation, and
+// ruleset library, the orchestrator and the issue-to-merge loop, one
+// instance shared with the agent server), never a second implementation, and
 // needs the server's token and the page's own Origin (write.go). It escapes everything it shows (the page builds DOM nodes with
 // textContent, never HTML strings) and answers with a strict
 // Content-Security-Policy.
@@ -28,6 +29,7 @@ import (
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/loop"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets"
@@ -50,6 +52,10 @@ type Options struct {
 	// TasksUnavailable as the reason.
 	Tasks            *orchestrator.Orchestrator
 	TasksUnavailable string
+	// Loop is the issue-to-merge loop over Tasks that MCP's agent server
+	// uses too (starting on an issue, merging, running what is ready); nil:
+	// one is made over Tasks.
+	Loop *loop.Loop
 	// Token, when set, is required of every request: as a bearer header, or
 	// as the cookie that opening /?token=TOKEN sets.
 	Token string
@@ -97,6 +103,8 @@ type Dashboard struct {
 	endpoints []Endpoint
 
 	rs rulesetsWatch
+
+	loop *loop.Loop // nil when Tasks is
 }
 
 // CookieName is the cookie that carries the token for a browser.
@@ -116,6 +124,16 @@ func New(opts Options) *Dashboard {
 	ctx, stop := context.WithCancel(context.Background())
 	d := &Dashboard{opts: opts, logger: opts.Logger, hub: newHub(), tracker: newTrackerReader(opts.Dir, opts.Actor), stop: stop,
 		endpoints: opts.Endpoints}
+	if opts.Tasks != nil {
+		d.loop = opts.Loop
+		if d.loop == nil {
+			var rules loop.Rules // none without a library
+			if opts.Rulesets.Store != nil {
+				rules = opts.Rulesets.Store
+			}
+			d.loop = loop.New(opts.Tasks, rules, opts.Actor)
+		}
+	}
 	d.routes()
 	d.wg.Add(2)
 	// The tracker's files as they are now: a change made once New has

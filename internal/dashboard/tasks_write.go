@@ -6,19 +6,22 @@ import (
 	"strings"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/loop"
 	"github.com/sudocode/sudocode/internal/orchestrator"
-	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
 // taskWrites are the page's actions on agents: the orchestrator's own
-// Create, Update and End, as create_task, update_task and end_task call
-// them.
+// Create, Update and End, and the loop's Start, Review, Merge and
+// RunReady, as create_task, update_task, end_task, merge_task and
+// run_ready call them.
 func (d *Dashboard) taskWrites(m *http.ServeMux) {
 	m.HandleFunc("GET /api/agents", d.agents)
 	m.HandleFunc("GET /api/tasks/{id}/report", d.taskReport)
 	m.HandleFunc("POST /api/tasks", d.write(d.startTask))
 	m.HandleFunc("POST /api/tasks/{id}/follow-up", d.write(d.followUp))
 	m.HandleFunc("POST /api/tasks/{id}/stop", d.write(d.stopTask))
+	m.HandleFunc("POST /api/tasks/{id}/merge", d.write(d.mergeTask))
+	m.HandleFunc("POST /api/run-ready", d.write(d.runReady))
 }
 
 // AgentList is /api/agents: every agent kind, whether it can run here, and
@@ -79,27 +82,17 @@ func (d *Dashboard) startTask(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
+	var t orchestrator.Task
+	var err error
 	if in.IssueID != "" {
-		// The task is named after its issue, so the task list and the
-		// issue's page find each other.
-		err := d.tracker.with(r.Context(), func(repo *store.Repo) error {
-			is, err := repo.ShowIssue(r.Context(), in.IssueID)
-			if err != nil {
-				return err
-			}
-			if strings.TrimSpace(in.Description) == "" {
-				in.Description = is.Title
-			}
-			in.Description = is.ID + ": " + in.Description
-			return nil
-		})
-		if err != nil {
-			fail(w, err)
-			return
-		}
+		// The loop assembles the prompt from the tracker, as create_task
+		// with issue_id does; the page's instructions are appended to it.
+		t, err = d.loop.Start(r.Context(), loop.StartInput{IssueID: in.IssueID, Tool: in.Tool, Description: in.Description,
+			Instructions: in.Instructions, Config: in.Config, Actor: d.opts.Actor})
+	} else {
+		t, err = o.Create(r.Context(), orchestrator.CreateInput{Tool: in.Tool, Description: in.Description, Instructions: in.Instructions,
+			Config: in.Config, Actor: d.opts.Actor})
 	}
-	t, err := o.Create(r.Context(), orchestrator.CreateInput{Tool: in.Tool, Description: in.Description, Instructions: in.Instructions,
-		Config: in.Config, Actor: d.opts.Actor})
 	if err != nil {
 		fail(w, err)
 		return
@@ -124,6 +117,9 @@ func (d *Dashboard) followUp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, err := o.Update(r.Context(), r.PathValue("id"), orchestrator.UpdateInput{Instructions: in.Instructions})
+	if err == nil {
+		err = d.loop.Review(r.Context(), t, in.Instructions) // the issue keeps what was asked
+	}
 	if err != nil {
 		fail(w, err)
 		return

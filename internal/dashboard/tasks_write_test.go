@@ -69,8 +69,8 @@ func TestTaskActions(t *testing.T) {
 	}
 	var task orchestrator.Task
 	json.Unmarshal([]byte(out), &task)
-	if !strings.Contains(task.Description, f.open) {
-		t.Errorf("the task does not name its issue: %q", task.Description)
+	if task.IssueID != f.open {
+		t.Errorf("the task does not record its issue: %q", task.IssueID)
 	}
 	waitStatus(t, o, task.ID, orchestrator.StatusCompleted, orchestrator.StatusWaiting)
 	var rep orchestrator.Report
@@ -81,6 +81,9 @@ func TestTaskActions(t *testing.T) {
 		t.Fatalf("follow-up: %d %s", code, out)
 	}
 	after := waitStatus(t, o, task.ID, orchestrator.StatusCompleted, orchestrator.StatusWaiting)
+	if is, err := f.repo.ShowIssue(context.Background(), f.open); err != nil || !strings.Contains(is.Description, "Review sent to agent task "+task.ID) {
+		t.Errorf("the issue does not keep the follow-up, as update_task's does: %v\n%s", err, is.Description)
+	}
 	if after.Instructions != "second" {
 		t.Errorf("instructions after the follow-up: %q", after.Instructions)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sudocode/sudocode/internal/dashboard"
+	"github.com/sudocode/sudocode/internal/loop"
 	mcpagent "github.com/sudocode/sudocode/internal/mcpserver/agent"
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
 	mcprulesets "github.com/sudocode/sudocode/internal/mcpserver/rulesets"
@@ -132,11 +133,18 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.Token == "" && !o.Auth.Enabled() {
 		s.WriteToken = rand.Text()
 	}
+	// One loop for the page and the agent server: it follows the tasks
+	// (recording failures on their issues) once, whoever started them.
+	var lp *loop.Loop
+	if s.Orchestrator != nil {
+		lp = loop.New(s.Orchestrator, o.Rulesets, mcpagent.Name)
+	}
 	s.Dashboard = dashboard.New(dashboard.Options{
 		Dir: dir, Actor: o.Actor, Version: o.Version,
 		Rulesets:         rulesets.Library{Store: notify},
 		Tasks:            s.Orchestrator,
 		TasksUnavailable: s.TasksUnavailable,
+		Loop:             lp,
 		Token:            o.Token,
 		CheckToken:       checkToken,
 		WriteToken:       s.WriteToken,
@@ -164,7 +172,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 
 	if s.Orchestrator != nil {
-		s.mountSDK(PathAgent, "agent", mcpagent.New(s.Orchestrator, mcpagent.Options{Version: o.Version, Logger: logger, Rules: o.Rulesets, Shared: o.Stateless}))
+		s.mountSDK(PathAgent, "agent", mcpagent.New(s.Orchestrator, mcpagent.Options{Version: o.Version, Logger: logger, Rules: o.Rulesets, Loop: lp, Shared: o.Stateless}))
 	} else {
 		s.unavailable(PathAgent, s.TasksUnavailable)
 	}

@@ -1,8 +1,9 @@
 // Tasks on the dashboard: the orchestrator's tasks with their live logs,
 // diffs and reports; starting an agent (on an issue), sending it a
-// follow-up or review comments on lines of its diff, and stopping it. Each
-// action is the orchestrator's own Create, Update or End. app.js passes its
-// helpers in.
+// follow-up or review comments on lines of its diff, stopping it, merging
+// it, and running what is ready. Each action is what the MCP tools and the
+// CLI call (the orchestrator, and the issue-to-merge loop). app.js passes
+// its helpers in.
 window.SudocodeTasks = function (ui) {
   'use strict';
   const { h, link, route, api, statusBadge, problem, markdown, when, clock, toast } = ui;
@@ -10,6 +11,7 @@ window.SudocodeTasks = function (ui) {
   async function renderTasks(box) {
     box.append(h('div', { class: 'title-row' }, h('h1', null, 'Tasks'),
       ui.canWrite() ? h('a', { class: 'button primary right', id: 'new-task', href: '#/new-task' }, 'Start an agent') : null));
+    if (ui.canWrite()) box.append(await runReadyForm());
     let list;
     try {
       list = await api('/api/tasks');
@@ -39,14 +41,82 @@ window.SudocodeTasks = function (ui) {
         h('dt', null, 'base'), h('dd', { class: 'mono' }, (t.base_sha || '').slice(0, 12)),
         t.worktree_path ? [h('dt', null, 'worktree'), h('dd', { class: 'mono small' }, t.worktree_path)] : null,
         h('dt', null, 'updated'), h('dd', null, when(t.updated_at)),
+        t.issue_id ? [h('dt', null, 'issue'), h('dd', { id: 'task-issue' }, link(route('issue', t.issue_id), t.issue_id))] : null,
         t.failure ? [h('dt', null, 'error'), h('dd', { class: 'error-text' }, t.failure)] : null),
-      ui.canWrite() && ['pending', 'in_progress', 'waiting'].includes(t.status) ? h('div', { class: 'actions' },
-        h('button', { type: 'button', class: 'button', id: 'stop-task', onclick: async () => {
+      ui.canWrite() ? h('div', { class: 'actions' },
+        ['pending', 'in_progress', 'waiting'].includes(t.status) ? h('button', { type: 'button', class: 'button', id: 'stop-task', onclick: async () => {
           try {
             await api('/api/tasks/' + encodeURIComponent(t.id) + '/stop', 'POST');
             toast('Stopped ' + t.id + '; its branch ' + t.branch + ' keeps the work');
           } catch (err) { toast(err.message, true); }
-        } }, 'Stop')) : null);
+        } }, 'Stop') : null,
+        mergeable(t) ? h('button', { type: 'button', class: 'button primary', id: 'merge-task', onclick: () => merge(t) }, 'Merge') : null,
+        mergeRefusals[t.id] ? h('p', { class: 'error-text', id: 'merge-error' }, mergeRefusals[t.id]) : null) : null);
+  }
+
+  // A finished task whose worktree still exists can be merged.
+  function mergeable(t) { return ['completed', 'waiting'].includes(t.status) && !!t.worktree_path; }
+
+  // mergeRefusals keeps why a task's merge was refused (a conflict, a
+  // failing check), shown in its header until a merge is tried again,
+  // however often the header is redrawn meanwhile.
+  const mergeRefusals = {};
+
+  async function merge(t) {
+    delete mergeRefusals[t.id];
+    try {
+      const r = await api('/api/tasks/' + encodeURIComponent(t.id) + '/merge', 'POST', {});
+      toast('Merged into ' + r.base + ' as ' + String(r.commit).slice(0, 12) + (r.issue_id ? '; ' + r.issue_id + ' is closed' : '') +
+        (r.warning ? ' — ' + r.warning : ''), !!r.warning);
+    } catch (err) {
+      mergeRefusals[t.id] = err.message + (err.hint ? ' — ' + err.hint : '');
+    }
+    const old = document.getElementById('task-head');
+    if (old) old.replaceWith(taskHeader(await api('/api/tasks/' + encodeURIComponent(t.id))));
+  }
+
+  // runReadyForm works the ready issues with the chosen agent, at most
+  // limit of them, each merged as it finishes (run_ready). The run's state
+  // lives outside the form: the list is redrawn as its tasks change.
+  let run = null; // {busy} | {items} | {error}
+  function runResult() {
+    let body = null;
+    if (run && run.busy) body = h('span', { class: 'muted' }, 'Working the ready issues\u2026');
+    else if (run && run.error) body = h('span', { class: 'error-text' }, run.error);
+    else if (run && !run.items.length) body = h('span', { class: 'muted' }, 'No issue is ready.');
+    else if (run) {
+      body = h('ul', null, run.items.map((it) => h('li', { dataset: { issue: it.issue_id, outcome: it.outcome } },
+        link(route('issue', it.issue_id), it.issue_id), ': ', it.outcome.replace('_', ' '), it.error ? ' \u2014 ' + it.error : '')));
+    }
+    return h('div', { id: 'run-result', class: 'small', role: 'status' }, body);
+  }
+  function showRun(state) {
+    run = state;
+    const old = document.getElementById('run-result');
+    if (old) old.replaceWith(runResult());
+    const go = document.getElementById('run-ready');
+    if (go) go.disabled = !!run.busy;
+  }
+  async function runReadyForm() {
+    let agents = [];
+    try { agents = (await api('/api/agents')).agents.filter((a) => a.available); } catch (err) { return problem(err, 'Agents are'); }
+    const tool = h('select', { id: 'run-tool', 'aria-label': 'agent' }, agents.map((a) => h('option', { value: a.kind }, a.kind)));
+    const limit = h('input', { id: 'run-limit', type: 'number', min: 1, value: 1, 'aria-label': 'at most this many issues', class: 'narrow' });
+    const cfg = h('input', { id: 'run-config', type: 'text', class: 'mono grow', placeholder: 'options (JSON), e.g. {"model": "\u2026"}', 'aria-label': 'agent options' });
+    const go = h('button', { type: 'submit', class: 'button', id: 'run-ready', disabled: !agents.length || !!(run && run.busy) }, 'Run ready');
+    return h('form', { class: 'actions', id: 'run-form', onsubmit: async (e) => {
+      e.preventDefault();
+      let config;
+      if (cfg.value.trim()) {
+        try { config = JSON.parse(cfg.value); } catch (err) { toast('Options must be a JSON object: ' + err.message, true); return; }
+      }
+      showRun({ busy: true });
+      try {
+        showRun({ items: (await api('/api/run-ready', 'POST', { tool: tool.value, config: config, limit: Number(limit.value) || 1 })).items });
+      } catch (err) {
+        showRun({ error: err.message + (err.hint ? ' \u2014 ' + err.hint : '') });
+      }
+    } }, h('span', null, 'Run ready issues with'), tool, h('label', null, 'at most ', limit), cfg, go, runResult());
   }
 
   function money(v) { return v == null ? '\u2014' : '$' + Number(v).toFixed(4); }
@@ -250,14 +320,8 @@ window.SudocodeTasks = function (ui) {
 
   // ---- starting an agent ------------------------------------------------
 
-  // issueOf is the issue a task works on: its issue_id when the
-  // orchestrator records one, else the "ID: title" its description starts
-  // with when the page started it.
-  function issueOf(t) {
-    if (t.issue_id) return t.issue_id;
-    const m = /^([\w-]+): /.exec(t.description || '');
-    return m ? m[1] : '';
-  }
+  // issueOf is the issue a task works on, as the orchestrator records it.
+  function issueOf(t) { return t.issue_id || ''; }
 
   // issueExtras are an issue page's agent actions and its tasks.
   function issueExtras(it) {
@@ -277,9 +341,11 @@ window.SudocodeTasks = function (ui) {
     const ready = agents.filter((a) => a.available);
     const missing = agents.filter((a) => !a.available);
     const tool = h('select', { id: 'task-tool' }, ready.map((a) => h('option', { value: a.kind }, a.kind)));
-    const desc = h('input', { id: 'task-description', type: 'text', value: it ? it.title : '', required: !it, autocomplete: 'off' });
-    const instr = h('textarea', { id: 'task-instructions-input', rows: 8 });
-    instr.value = it ? it.title + (it.description ? '\n\n' + it.description : '') : '';
+    // On an issue the prompt is assembled from the tracker when the task
+    // starts (the issue, its specs, blockers and rulesets); what is typed
+    // here is added to it.
+    const desc = h('input', { id: 'task-description', type: 'text', required: !it, autocomplete: 'off', placeholder: it ? it.id + ': ' + it.title : '' });
+    const instr = h('textarea', { id: 'task-instructions-input', rows: it ? 4 : 8, placeholder: it ? 'Further instructions, added to the prompt drawn from ' + it.id : '' });
     const cfg = h('textarea', { id: 'task-config', rows: 3, placeholder: '{"model": "\u2026"}  or for COMMAND: {"command": ["make", "test"]}', class: 'mono' });
     const form = h('form', { class: 'form wide', id: 'task-form', onsubmit: async (e) => {
       e.preventDefault();
@@ -294,7 +360,7 @@ window.SudocodeTasks = function (ui) {
       } catch (err) { toast(err.message + (err.hint ? ' \u2014 ' + err.hint : ''), true); }
     } },
     h('div', { class: 'row' }, h('label', null, 'Agent', tool), h('label', { class: 'grow' }, 'Description', desc)),
-    h('label', null, 'Instructions', instr),
+    h('label', null, it ? 'Further instructions (the prompt is drawn from the issue, its specs and rulesets)' : 'Instructions', instr),
     h('label', null, 'Options (JSON, passed to the agent as its config)', cfg),
     missing.length ? h('div', { class: 'hint', id: 'agents-missing' }, h('strong', null, 'Not available here:'),
       h('ul', null, missing.map((a) => h('li', null, h('span', { class: 'mono' }, a.kind), ': ', h('code', null, a.problem))))) : null,

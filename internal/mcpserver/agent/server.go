@@ -35,6 +35,10 @@ type Options struct {
 	// Rules is the ruleset library whose rulesets go into the prompts of
 	// tasks started from issues; nil: no rulesets.
 	Rules loop.Rules
+	// Loop is the loop the tools drive, shared with the dashboard of the
+	// same process so that one instance follows the tasks; nil: one is
+	// made over orch with Rules.
+	Loop *loop.Loop
 	// Shared says other processes may use the task database too (several
 	// instances run --stateless): the server then follows their changes
 	// in it (watchPeers), not only its own.
@@ -59,7 +63,11 @@ func New(orch *orchestrator.Orchestrator, opts Options) *mcp.Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	h := &handlers{orch: orch, loop: loop.New(orch, opts.Rules, Name), logger: opts.Logger, opts: opts}
+	lp := opts.Loop
+	if lp == nil {
+		lp = loop.New(orch, opts.Rules, Name)
+	}
+	h := &handlers{orch: orch, loop: lp, logger: opts.Logger, opts: opts}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Sudocode agent orchestrator", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions:       instructions,
 		Logger:             mcpx.SDKLogger(opts.Logger),
