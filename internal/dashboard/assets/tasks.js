@@ -166,7 +166,7 @@ window.SudocodeTasks = function (ui) {
     if (ev.kind === 'tool_call' && ev.tool) text = ev.tool + (text ? ': ' + text : '');
     if (ev.kind === 'file_change' && ev.files) text = (text ? text + ' ' : '') + ev.files.join(', ');
     if (ev.kind === 'completion') text = (ev.success ? '\u2713 ' : '\u2717 ') + text;
-    if (ev.kind === 'usage' && ev.tokens) text = 'tokens in ' + ev.tokens.Input + ' / out ' + ev.tokens.Output + (ev.cost_usd != null ? ' \u00b7 $' + ev.cost_usd : '');
+    if (ev.kind === 'usage' && ev.tokens) text = 'tokens in ' + ev.tokens.input + ' / out ' + ev.tokens.output + (ev.cost_usd != null ? ' \u00b7 $' + ev.cost_usd : '');
     return h('div', { class: 'log-line k-' + String(ev.kind || 'log').replace(/[^\w-]/g, ''), dataset: { seq: e.seq } },
       h('span', { class: 'seq' }, String(e.seq)),
       h('span', { class: 'time' }, clock(ev.time)),
