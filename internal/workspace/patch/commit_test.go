@@ -194,7 +194,7 @@ func TestOriginals(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := p.Originals()
-	want := map[string]*string{"a": ptr("first\n"), "n": nil, "d": ptr("del\n"), "m": ptr("mov\n"), "m2": nil}
+	want := map[string]*string{"a": new("first\n"), "n": nil, "d": new("del\n"), "m": new("mov\n"), "m2": nil}
 	if len(o) != len(want) {
 		t.Fatalf("originals %v", keys(o))
 	}
@@ -209,8 +209,6 @@ func TestOriginals(t *testing.T) {
 		t.Fatal("Originals must return a copy")
 	}
 }
-
-func ptr(s string) *string { return &s }
 
 func deref(s *string) string {
 	if s == nil {
