@@ -45,7 +45,7 @@ func TestFailureSentences(t *testing.T) {
 			"The setup command make deps failed with code 2: make: *** no rule"},
 		{&orchestrator.TaskError{Type: "odd_thing", Details: map[string]any{"message": "something"}}, "The task failed (odd thing): something"},
 	} {
-		if got := failureSentence(c.err); got != c.want {
+		if got := c.err.Sentence(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.err, got, c.want)
 		}
 	}

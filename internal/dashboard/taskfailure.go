@@ -1,11 +1,6 @@
 package dashboard
 
-import (
-	"fmt"
-	"strings"
-
-	"github.com/sudocode/sudocode/internal/orchestrator"
-)
+import "github.com/sudocode/sudocode/internal/orchestrator"
 
 // TaskView is a task as the page gets it: the task, and why it failed as
 // a sentence a person reads (the error's details stay beside it).
@@ -15,64 +10,5 @@ type TaskView struct {
 }
 
 func viewOf(t orchestrator.Task) TaskView {
-	return TaskView{Task: t, Failure: failureSentence(t.Error)}
-}
-
-// failureSentence says what a task's error means: who failed, the exit
-// code, and the most telling line (the agent's last line on stderr, else
-// its message).
-func failureSentence(e *orchestrator.TaskError) string {
-	if e == nil {
-		return ""
-	}
-	d, _ := e.Details.(map[string]any)
-	text, _ := e.Details.(string)
-	why := lastLine(str(d, "stderr"))
-	if why == "" {
-		why = str(d, "message")
-	}
-	if why == "" {
-		why = text
-	}
-	code, hasCode := d["exit_code"].(float64)
-	var s string
-	switch e.Type {
-	case orchestrator.ErrTypeExit:
-		s = "The agent exited with code " + fmt.Sprint(code)
-	case orchestrator.ErrTypeAgent:
-		s = "The agent reported a failure"
-	case orchestrator.ErrTypeStart:
-		s = "The agent could not start"
-	case orchestrator.ErrTypeServerStopped:
-		return "The server stopped while the agent was running."
-	case orchestrator.ErrTypeSetup:
-		s = "The setup command " + str(d, "command") + " failed"
-		if hasCode {
-			s += " with code " + fmt.Sprint(code)
-		}
-	default:
-		s = "The task failed (" + strings.ReplaceAll(e.Type, "_", " ") + ")"
-	}
-	if why != "" {
-		s += ": " + why
-	}
-	if denials, _ := d["permission_denials"].([]any); len(denials) > 0 {
-		s += fmt.Sprintf(" (the agent's CLI refused %d tool call(s))", len(denials))
-	}
-	return s
-}
-
-func str(d map[string]any, key string) string {
-	s, _ := d[key].(string)
-	return strings.TrimSpace(s)
-}
-
-// lastLine is the last non-blank line of s, cut to 300 characters.
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	line := strings.TrimSpace(lines[len(lines)-1])
-	if r := []rune(line); len(r) > 300 {
-		line = string(r[:299]) + "…"
-	}
-	return line
+	return TaskView{Task: t, Failure: t.Error.Sentence()}
 }

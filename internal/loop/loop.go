@@ -148,12 +148,8 @@ func (l *Loop) recordFailure(ctx context.Context, t orchestrator.Task) {
 	if strings.Contains(is.Description, failureMark(t)) {
 		return // recorded already
 	}
-	details := ""
-	if t.Error.Details != nil {
-		details = fmt.Sprint(t.Error.Details)
-	}
-	note := fmt.Sprintf("\n\n---\n%s (%s, branch %s) failed at %s: %s %s",
-		failureMark(t), t.Tool, t.Branch, time.Now().UTC().Format(time.RFC3339), t.Error.Type, details)
+	note := fmt.Sprintf("\n\n---\n%s (%s, branch %s) failed at %s (%s). %s",
+		failureMark(t), t.Tool, t.Branch, time.Now().UTC().Format(time.RFC3339), t.Error.Type, t.Error.Sentence())
 	desc := strings.TrimRight(is.Description, "\n") + note
 	status, none := string(tracker.IssueOpen), ""
 	_, _ = r.UpdateIssue(ctx, is.ID, store.IssuePatch{Status: &status, Assignee: &none, Description: &desc})

@@ -182,7 +182,10 @@ func TestRunReadyStopsAtAFailure(t *testing.T) {
 		t.Fatalf("items = %+v", res.Items)
 	}
 	got := w.issue(ids[1])
-	if !strings.Contains(got, `"status":"open"`) || !strings.Contains(got, "Agent task "+res.Items[1].TaskID) || !strings.Contains(got, "agent_exit") {
+	// The failure reads as a sentence, as on the dashboard, not as the
+	// details' Go or JSON form.
+	if !strings.Contains(got, `"status":"open"`) || !strings.Contains(got, "Agent task "+res.Items[1].TaskID) ||
+		!strings.Contains(got, "The agent exited with code 3: broken") || strings.Contains(got, "map[") {
 		t.Errorf("failed issue = %s", got)
 	}
 	if got := w.issue(ids[2]); !strings.Contains(got, `"status":"open"`) || !strings.Contains(got, `"assignee":null`) {

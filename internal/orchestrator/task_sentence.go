@@ -1,0 +1,65 @@
+package orchestrator
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Sentence says what a task's error means: who failed, the exit
+// code, and the most telling line (the agent's last line on stderr, else
+// its message).
+func (e *TaskError) Sentence() string {
+	if e == nil {
+		return ""
+	}
+	d, _ := e.Details.(map[string]any)
+	text, _ := e.Details.(string)
+	why := lastLine(detail(d, "stderr"))
+	if why == "" {
+		why = detail(d, "message")
+	}
+	if why == "" {
+		why = text
+	}
+	code, hasCode := d["exit_code"]
+	var s string
+	switch e.Type {
+	case ErrTypeExit:
+		s = "The agent exited with code " + fmt.Sprint(code)
+	case ErrTypeAgent:
+		s = "The agent reported a failure"
+	case ErrTypeStart:
+		s = "The agent could not start"
+	case ErrTypeServerStopped:
+		return "The server stopped while the agent was running."
+	case ErrTypeSetup:
+		s = "The setup command " + detail(d, "command") + " failed"
+		if hasCode {
+			s += " with code " + fmt.Sprint(code)
+		}
+	default:
+		s = "The task failed (" + strings.ReplaceAll(e.Type, "_", " ") + ")"
+	}
+	if why != "" {
+		s += ": " + why
+	}
+	if denials, _ := d["permission_denials"].([]any); len(denials) > 0 {
+		s += fmt.Sprintf(" (the agent's CLI refused %d tool call(s))", len(denials))
+	}
+	return s
+}
+
+func detail(d map[string]any, key string) string {
+	s, _ := d[key].(string)
+	return strings.TrimSpace(s)
+}
+
+// lastLine is the last non-blank line of s, cut to 300 characters.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	line := strings.TrimSpace(lines[len(lines)-1])
+	if r := []rune(line); len(r) > 300 {
+		line = string(r[:299]) + "…"
+	}
+	return line
+}
