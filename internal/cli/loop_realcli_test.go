@@ -37,7 +37,7 @@ func TestRunReadyRealCLIs(t *testing.T) {
 			t.Cleanup(func() {
 				if t.Failed() {
 					for _, r := range sim.Requests() {
-						t.Logf("%s %s api=%q tools=%d calls=%v\n%.2000s", r.Method, r.Path, r.API, len(r.Tools), r.Calls, r.Body)
+						t.Logf("%s %s api=%q tools=%v calls=%v\n%.2000s", r.Method, r.Path, r.API, r.Tools, r.Calls, r.Body)
 					}
 				}
 			})
@@ -54,7 +54,7 @@ type chainWorld struct {
 	issues            [3]string
 }
 
-func newChainWorld(t *testing.T, mcp bool) chainWorld {
+func newChainWorld(t *testing.T) chainWorld {
 	ctx := context.Background()
 	w := chainWorld{repo: realCLIRepo(t), rules: t.TempDir()}
 	if _, err := store.Init(w.repo, "app"); err != nil {
@@ -88,7 +88,7 @@ func newChainWorld(t *testing.T, mcp bool) chainWorld {
 	// The scripts name the ids, so they go in once the ids exist.
 	for i, id := range w.issues {
 		script := ""
-		if i == 0 && mcp {
+		if i == 0 {
 			script = fmt.Sprintf("@sim call add_feedback %q\n@sim call create_issue %q\n@sim call link %q\n",
 				fmt.Sprintf(`{"issue_id":%q,"spec_id":%q,"content":"Which greeting, in which language?","text":"greeting file"}`, id, spec.ID),
 				`{"title":"Discovered: greet in French too","priority":4}`, // after the chain, which is priority 2
@@ -113,13 +113,8 @@ func newChainWorld(t *testing.T, mcp bool) chainWorld {
 	return w
 }
 
-// mcpScripted are the CLIs whose scripted model reaches the tracker's MCP
-// tools: Codex offers this model its MCP tools only through its
-// tool_search tool, so its run works the chain without the MCP calls.
-var mcpScripted = map[string]bool{"claude": true, "opencode": true, "gemini": true}
-
 func realRunReady(t *testing.T, c realCLI, env []string) {
-	w := newChainWorld(t, mcpScripted[c.name])
+	w := newChainWorld(t)
 	config := map[string]any{}
 	for k, v := range c.shellConfig {
 		config[k] = v
@@ -220,9 +215,7 @@ func realRunReady(t *testing.T, c realCLI, env []string) {
 			t.Errorf("main's step%d.txt = %q", i+1, got)
 		}
 	}
-	if mcpScripted[c.name] {
-		requireAgentUsedTracker(t, tr, w)
-	}
+	requireAgentUsedTracker(t, tr, w)
 	// Once the server stops (its warm worktree goes with it), nothing of
 	// the run is left: no worktree, no task branch.
 	_ = s.Close()

@@ -57,15 +57,17 @@ const CodexModel = "gpt-5.5"
 func SetupCodex(t testing.TB, sim *Server) []string {
 	env := cliEnv(t, CodexPackage, CodexVersion, "codex")
 	codexHome := filepath.Join(homeOf(env), ".codex")
+	catalog := codexCatalog(t, env, codexHome)
 	config := fmt.Sprintf(`model = %q
 model_provider = "modelsim"
+model_catalog_json = %q
 
 [model_providers.modelsim]
 name = "modelsim"
 base_url = %q
 env_key = "OPENAI_API_KEY"
 wire_api = "responses"
-`, CodexModel, sim.URL+"/v1")
+`, CodexModel, catalog, sim.URL+"/v1")
 	writeFile(t, filepath.Join(codexHome, "config.toml"), config)
 	return append(env, "CODEX_HOME="+codexHome, "OPENAI_API_KEY="+SimKey)
 }

@@ -27,9 +27,10 @@ type turn struct {
 // toolDef is one tool the CLI offers. custom marks an OpenAI freeform tool
 // (its input is raw text, not JSON arguments).
 type toolDef struct {
-	name   string
-	custom bool
-	schema map[string]any
+	name      string
+	namespace string // the Responses namespace the tool is offered in
+	custom    bool
+	schema    map[string]any
 }
 
 // reply is what the model answers on one call.
@@ -46,10 +47,11 @@ type part struct {
 }
 
 type toolCall struct {
-	name   string
-	custom bool
-	args   map[string]any // JSON arguments
-	input  string         // a custom tool's raw input
+	name      string
+	namespace string // the called tool's (see toolDef)
+	custom    bool
+	args      map[string]any // JSON arguments
+	input     string         // a custom tool's raw input
 }
 
 func (c *toolCall) argsJSON() string {

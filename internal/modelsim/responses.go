@@ -13,11 +13,16 @@ type responsesRequest struct {
 	Stream       bool            `json:"stream"`
 	Instructions string          `json:"instructions"`
 	Input        json.RawMessage `json:"input"`
-	Tools        []struct {
-		Type       string         `json:"type"`
-		Name       string         `json:"name"`
-		Parameters map[string]any `json:"parameters"`
-	} `json:"tools"`
+	Tools        []responsesTool `json:"tools"`
+}
+
+// responsesTool is a tool, or a namespace of tools (Codex offers each MCP
+// server's tools as one, called with the namespace named in the call).
+type responsesTool struct {
+	Type       string          `json:"type"`
+	Name       string          `json:"name"`
+	Parameters map[string]any  `json:"parameters"`
+	Tools      []responsesTool `json:"tools"`
 }
 
 type responsesItem struct {
@@ -71,6 +76,12 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, body []byte, 
 	for _, t := range req.Tools {
 		if t.Name == "" {
 			continue // hosted tools (web_search) have no name
+		}
+		if t.Type == "namespace" {
+			for _, nt := range t.Tools {
+				c.tools = append(c.tools, toolDef{name: nt.Name, namespace: t.Name, custom: nt.Type == "custom", schema: nt.Parameters})
+			}
+			continue
 		}
 		c.tools = append(c.tools, toolDef{name: t.Name, custom: t.Type == "custom", schema: t.Parameters})
 	}
@@ -126,13 +137,19 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, body []byte, 
 		}
 		id := s.newID("fc")
 		args := p.call.argsJSON()
-		emit("response.output_item.added", map[string]any{"output_index": idx,
-			"item": map[string]any{"id": id, "type": "function_call", "status": "in_progress", "call_id": callID, "name": p.call.name, "arguments": ""}})
+		fc := func(status, args string) map[string]any {
+			item := map[string]any{"id": id, "type": "function_call", "status": status, "call_id": callID, "name": p.call.name, "arguments": args}
+			if p.call.namespace != "" {
+				item["namespace"] = p.call.namespace
+			}
+			return item
+		}
+		emit("response.output_item.added", map[string]any{"output_index": idx, "item": fc("in_progress", "")})
 		for _, piece := range chunks(args) {
 			emit("response.function_call_arguments.delta", map[string]any{"item_id": id, "output_index": idx, "delta": piece})
 		}
 		emit("response.function_call_arguments.done", map[string]any{"item_id": id, "output_index": idx, "arguments": args})
-		item := map[string]any{"id": id, "type": "function_call", "status": "completed", "call_id": callID, "name": p.call.name, "arguments": args}
+		item := fc("completed", args)
 		emit("response.output_item.done", map[string]any{"output_index": idx, "item": item})
 		output = append(output, item)
 	}

@@ -136,13 +136,13 @@ func namedCall(tools []toolDef, name, args string) (*toolCall, error) {
 	}
 	for _, t := range tools {
 		if t.name == name {
-			return &toolCall{name: t.name, args: m}, nil
+			return &toolCall{name: t.name, namespace: t.namespace, args: m}, nil
 		}
 	}
 	for _, t := range tools {
 		for _, sep := range []string{"_", ".", "-"} {
 			if strings.HasSuffix(t.name, sep+name) {
-				return &toolCall{name: t.name, args: m}, nil
+				return &toolCall{name: t.name, namespace: t.namespace, args: m}, nil
 			}
 		}
 	}
