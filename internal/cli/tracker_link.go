@@ -46,7 +46,11 @@ func withLinkArgs(tc trackerCmd, cmd *cobra.Command, typeHelp string, run func(c
 func runLink(ctx context.Context, o *linkOptions) error {
 	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.LinkResult, error) { return r.Link(ctx, o.from, o.to, o.typ) },
 		func(w io.Writer, res tracker.LinkResult) {
-			fmt.Fprintf(w, "Linked %s %s %s\n", res.From, res.Type, res.To)
+			fmt.Fprintf(w, "Linked %s %s %s", res.From, res.Type, res.To)
+			if res.Type.Blocking() {
+				fmt.Fprintf(w, ": %s waits until %s is done", res.From, res.To)
+			}
+			fmt.Fprintln(w)
 		})
 }
 

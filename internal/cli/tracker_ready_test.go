@@ -179,7 +179,8 @@ func TestTrackerReadyHuman(t *testing.T) {
 	a := p.js("issue", "create", "A").str("id")
 	b := p.js("issue", "create", "B").str("id")
 	s := p.js("spec", "create", "S").str("id")
-	if out := p.human("link", a, b, "--type", "blocks"); !strings.Contains(out, "Linked "+a+" blocks "+b) {
+	// The type's name reads the other way round: say who waits for whom.
+	if out := p.human("link", a, b, "--type", "blocks"); !strings.Contains(out, "Linked "+a+" blocks "+b+": "+a+" waits until "+b+" is done") {
 		t.Errorf("link said %q", out)
 	}
 	if out := p.human("ready", "--specs", "--issues"); !strings.Contains(out, "Ready issues:") || !strings.Contains(out, b) || !strings.Contains(out, s) {
