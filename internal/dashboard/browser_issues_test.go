@@ -26,10 +26,11 @@ func (b *browser) key(t *testing.T, keys string, opts ...chromedp.KeyOption) {
 func (b *browser) act(t *testing.T, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	var err error
-	for range 20 {
+	for try := range 12 {
 		// Each try is bounded: a query waits for its element, which a
-		// re-render may have taken away for good.
-		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		// re-render may have taken away for good. The bound grows, so that
+		// a machine too loaded to answer DevTools in 5 s still gets there.
+		ctx, cancel := context.WithTimeout(b.ctx, time.Duration(min(try+1, 4))*5*time.Second)
 		err = chromedp.Do(ctx, steps...)
 		cancel()
 		if err == nil {
