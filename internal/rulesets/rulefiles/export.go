@@ -88,16 +88,18 @@ func Export(ctx context.Context, lib rulesets.Library, root string, agents []str
 	if err != nil {
 		return ExportReport{}, err
 	}
-	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+	dir, err := os.OpenRoot(root)
+	if err != nil {
 		return ExportReport{}, fault.New(fault.Invalid, "cannot export to %s: not a directory", root).WithHint("pass the repository's root with --dir")
 	}
+	defer dir.Close()
 	plan := map[string]string{}
 	for _, a := range agents {
 		for p, c := range Render(rs, a) {
 			plan[p] = c
 		}
 	}
-	existing, err := generatedFiles(ctx, root, agents)
+	existing, err := generatedFiles(ctx, root, dir, agents)
 	if err != nil {
 		return ExportReport{}, err
 	}
@@ -114,15 +116,14 @@ func Export(ctx context.Context, lib rulesets.Library, root string, agents []str
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s has %d characters; Windsurf reads about %d of a rule file: split the ruleset", p, n, windsurfLimit))
 		}
 		want, keep := plan[p]
-		full := filepath.Join(root, filepath.FromSlash(p))
-		b, err := os.ReadFile(full)
+		b, err := readRuleFile(dir, p)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return rep, fault.Wrap(fault.Unavailable, err, "cannot read "+p)
 		}
 		exists := err == nil
 		fc := FileChange{Path: p}
-		switch g, _ := inspect(string(b)); {
-		case exists && keep && string(b) == want:
+		switch g, _ := inspect(b); {
+		case exists && keep && b == want:
 			rep.Unchanged++
 			continue
 		case !exists:
@@ -140,53 +141,34 @@ func Export(ctx context.Context, lib rulesets.Library, root string, agents []str
 		if check || fc.Action == FileBlocked {
 			continue
 		}
-		if err := apply(full, fc.Action, want); err != nil {
+		if err := apply(dir, p, fc.Action, want); err != nil {
 			return rep, fault.Wrap(fault.Unavailable, err, "cannot write "+p)
 		}
 	}
 	return rep, nil
 }
 
-// apply writes a file whole (a temporary file renamed over it, so a failed
-// export leaves no half-written file) or removes it.
-func apply(full, action, content string) error {
+// apply writes rel whole (writeRuleFile) or removes it.
+func apply(root *os.Root, rel, action, content string) error {
 	if action == FileRemoved {
-		return os.Remove(full)
+		return root.Remove(filepath.FromSlash(rel))
 	}
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(full), ".sudocode-export-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), full)
+	return writeRuleFile(root, rel, content)
 }
 
 // generatedFiles are the files under root that an earlier export for one
 // of agents generated.
-func generatedFiles(ctx context.Context, root string, agents []string) ([]string, error) {
+func generatedFiles(ctx context.Context, root string, dir *os.Root, agents []string) ([]string, error) {
 	var out []string
 	err := walk(ctx, root, func(rel string) error {
 		if !slices.Contains(agents, agentOf(rel)) {
 			return nil
 		}
-		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		text, err := readRuleFile(dir, rel)
 		if err != nil {
 			return err
 		}
-		if g, _ := inspect(string(b)); g != NotGenerated {
+		if g, _ := inspect(text); g != NotGenerated {
 			out = append(out, rel)
 		}
 		return nil

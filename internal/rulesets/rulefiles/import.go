@@ -83,7 +83,12 @@ func readPath(ctx context.Context, p string) ([]Found, error) {
 	if st.IsDir() {
 		return Read(ctx, p)
 	}
-	b, err := os.ReadFile(p)
+	dir, err := os.OpenRoot(filepath.Dir(p))
+	if err != nil {
+		return nil, fault.Wrap(fault.Invalid, err, "cannot import "+p)
+	}
+	defer dir.Close()
+	text, err := readRuleFile(dir, filepath.ToSlash(filepath.Base(p)))
 	if err != nil {
 		return nil, fault.Wrap(fault.Invalid, err, "cannot import "+p)
 	}
@@ -99,7 +104,7 @@ func readPath(ctx context.Context, p string) ([]Found, error) {
 		return nil, fault.New(fault.Invalid, "%s is not an agent's rule file", p).
 			WithHint("import CLAUDE.md, AGENTS.md, GEMINI.md, .cursor/rules/*.mdc, .github/copilot-instructions.md, .github/instructions/*.instructions.md, .windsurf/rules/*.md, .cursorrules, .windsurfrules or .clinerules, from the repository's root")
 	}
-	return Parse(rel, string(b)), nil
+	return Parse(rel, text), nil
 }
 
 func same(a, b Found) bool {

@@ -41,13 +41,18 @@ func Read(ctx context.Context, root string) ([]Found, error) {
 		return nil, fault.Wrap(fault.Invalid, err, "cannot read the rule files under "+root)
 	}
 	slices.Sort(rels)
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fault.Wrap(fault.Invalid, err, "cannot read the rule files under "+root)
+	}
+	defer r.Close()
 	var out []Found
 	for _, rel := range rels {
-		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		text, err := readRuleFile(r, rel)
 		if err != nil {
 			return nil, fault.Wrap(fault.Invalid, err, "cannot read "+rel)
 		}
-		out = append(out, Parse(rel, string(b))...)
+		out = append(out, Parse(rel, text)...)
 	}
 	return out, nil
 }
