@@ -87,7 +87,7 @@ func TestBrowserAgentWork(t *testing.T) {
 	// Merge the first from its page: the issue closes, its dependent is ready.
 	eval[string](t, b, `location.hash = `+js("#/task/"+id))
 	b.waitFor(t, "the merge button", `document.getElementById('merge-task') !== null && document.querySelector('#task-status .badge').textContent === 'completed'`)
-	b.click(t, "#merge-task")
+	b.press(t, "merge-task")
 	b.waitFor(t, "the merge button gone", `document.getElementById('task-head') !== null && document.getElementById('merge-task') === null && document.getElementById('merge-error') === null`)
 	if b, err := os.ReadFile(filepath.Join(f.dir, "f.txt")); err != nil || string(b) != "hello\nhello\n" {
 		t.Errorf("the checkout's f.txt after the merge: %q %v", b, err)
@@ -101,7 +101,7 @@ func TestBrowserAgentWork(t *testing.T) {
 	head := git(t, f.dir, "rev-parse", "HEAD")
 	eval[string](t, b, `location.hash = `+js(conflicting))
 	b.waitFor(t, "the other's merge button", `document.getElementById('merge-task') !== null`)
-	b.click(t, "#merge-task")
+	b.press(t, "merge-task")
 	b.waitFor(t, "the refusal naming f.txt", `document.getElementById('merge-error') !== null && document.getElementById('merge-error').textContent.includes('f.txt')`)
 	b.screenshot(t, "task-merge-conflict")
 	if now := git(t, f.dir, "rev-parse", "HEAD"); now != head {
