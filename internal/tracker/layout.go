@@ -1,0 +1,104 @@
+package tracker
+
+import (
+	"fmt"
+	"hash/crc32"
+	"path"
+	"strings"
+)
+
+// The records live in shard files, so that a change rewrites a small file
+// whatever the size of the tracker, and two branches that add records
+// rarely touch the same file:
+//
+//	records/issues/3f.jsonl    issues whose id hashes to shard 3f
+//	records/specs/07.jsonl     specs
+//	records/feedback/1a.jsonl  feedback
+//
+// Each shard is a JSONL file like the single files of the first layout:
+// one canonical record per line, sorted by id, a final newline. A record's
+// shard is a pure function of its id, so an id never moves, and a shard
+// with no records has no file.
+const (
+	RecordsDir = "records"
+	Shards     = 64
+)
+
+// RecordKind is a kind of record: the three kinds have one directory of shards
+// each (and one file each in the first layout).
+type RecordKind int
+
+// The kinds of record.
+const (
+	IssueRecords RecordKind = iota
+	SpecRecords
+	FeedbackRecords
+)
+
+// RecordKinds lists every kind, in the order the files are read.
+var RecordKinds = []RecordKind{IssueRecords, SpecRecords, FeedbackRecords}
+
+// Dir is the kind's directory under RecordsDir, e.g. "issues".
+func (k RecordKind) Dir() string {
+	switch k {
+	case IssueRecords:
+		return "issues"
+	case SpecRecords:
+		return "specs"
+	case FeedbackRecords:
+		return "feedback"
+	}
+	return fmt.Sprintf("RecordKind(%d)", int(k))
+}
+
+// LegacyFile is the kind's single file of the first layout, e.g.
+// "issues.jsonl": a tracker that still has it is migrated to shards.
+func (k RecordKind) LegacyFile() string { return k.Dir() + ".jsonl" }
+
+// ShardOf is the shard of a record id: two hex digits, 00 to 3f.
+func ShardOf(id string) string {
+	return fmt.Sprintf("%02x", crc32.ChecksumIEEE([]byte(id))%Shards)
+}
+
+// ShardFile is the path, relative to the tracker's directory and with
+// slashes, of the shard file holding the record of the kind with id.
+func ShardFile(k RecordKind, id string) string {
+	return path.Join(RecordsDir, k.Dir(), ShardOf(id)+".jsonl")
+}
+
+// ShardFiles lists every possible shard file of the kind, in order.
+func ShardFiles(k RecordKind) []string {
+	out := make([]string, Shards)
+	for i := range out {
+		out[i] = path.Join(RecordsDir, k.Dir(), fmt.Sprintf("%02x.jsonl", i))
+	}
+	return out
+}
+
+// KindOfFile returns the kind of a tracked JSONL file from its path
+// (slashes or not, relative to any directory): a shard file
+// records/<kind>/<xx>.jsonl or a first-layout file <kind>.jsonl.
+func KindOfFile(p string) (RecordKind, bool) {
+	p = strings.ReplaceAll(p, `\`, "/")
+	base, dir := path.Base(p), path.Base(path.Dir(p))
+	parent := path.Base(path.Dir(path.Dir(p)))
+	for _, k := range RecordKinds {
+		if base == k.LegacyFile() {
+			return k, true
+		}
+		if dir == k.Dir() && parent == RecordsDir && isShardName(base) {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+func isShardName(base string) bool {
+	name, ok := strings.CutSuffix(base, ".jsonl")
+	if !ok || len(name) != 2 {
+		return false
+	}
+	var n int
+	_, err := fmt.Sscanf(name, "%02x", &n)
+	return err == nil && n < Shards && fmt.Sprintf("%02x", n) == name
+}
