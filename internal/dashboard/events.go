@@ -209,9 +209,7 @@ func trackerFingerprint(dir string) string {
 			fmt.Fprintf(&sb, "|%s:-", filepath.Base(p))
 		}
 	}
-	for _, f := range []string{store.ConfigFile, store.IssuesFile, store.SpecsFile, store.FeedbackFile} {
-		stat(filepath.Join(tdir, f))
-	}
+	sb.WriteString("|" + store.Stamp(tdir))
 	entries, _ := os.ReadDir(filepath.Join(tdir, store.SpecsDir))
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 
 	"github.com/sudocode/sudocode/internal/fault"
-	"github.com/sudocode/sudocode/internal/tracker"
 )
 
 // DirName is the tracker's directory in a project.
@@ -20,13 +19,10 @@ const DirName = ".sudocode"
 
 // Files under DirName.
 const (
-	ConfigFile   = "config.json"
-	IssuesFile   = tracker.IssuesFile
-	SpecsFile    = tracker.SpecsFile
-	FeedbackFile = tracker.FeedbackFile
-	SpecsDir     = "specs"
-	CacheFile    = "cache.db"
-	LockFile     = ".lock"
+	ConfigFile = "config.json"
+	SpecsDir   = "specs" // spec bodies; the records are under tracker.RecordsDir
+	CacheFile  = "cache.db"
+	LockFile   = ".lock"
 )
 
 // Find returns the .sudocode directory for a command: SUDOCODE_DB (the

@@ -48,7 +48,6 @@ func Init(dir, prefix string) (tracker.InitResult, error) {
 		name string
 		data []byte
 	}{
-		{IssuesFile, nil}, {SpecsFile, nil}, {FeedbackFile, nil},
 		{".gitignore", []byte(gitignore)}, {".gitattributes", []byte(gitattributes)},
 		{filepath.Join(SpecsDir, ".gitkeep"), nil},
 		{ConfigFile, append(cfg, '\n')}, // last: its presence marks a complete tracker

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -153,8 +155,9 @@ func (r *Repo) jsonlStale(ctx context.Context, q querier) (bool, error) {
 	return whole || len(files) > 0, err
 }
 
-// staleFiles returns the JSONL files that changed behind the cache, or
-// whole when the cache is of another schema (or empty) and must be rebuilt.
+// staleFiles returns the shard files that changed behind the cache (added,
+// removed or rewritten), or whole when the cache is of another schema (or
+// empty) or a first-layout file is there to migrate: then it is rebuilt.
 func (r *Repo) staleFiles(ctx context.Context, q querier) (files []string, whole bool, err error) {
 	rows, err := q.QueryContext(ctx, `SELECT key, value FROM meta`)
 	if err != nil {
@@ -175,13 +178,35 @@ func (r *Repo) staleFiles(ctx context.Context, q querier) (files []string, whole
 	if have["schema"] != schemaVersion {
 		return nil, true, nil
 	}
-	for _, f := range []string{IssuesFile, SpecsFile, FeedbackFile} {
-		if have["stat:"+f] != fileStat(filepath.Join(r.Dir, f)) {
-			files = append(files, f)
+	rs, err := openRecords(r.Dir)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rs.Close()
+	if len(rs.legacy()) > 0 {
+		return nil, true, nil
+	}
+	now, err := rs.stats()
+	if err != nil {
+		return nil, false, err
+	}
+	for p, st := range now {
+		if have[statKey+p] != st {
+			files = append(files, p)
 		}
 	}
+	for k := range have {
+		if p, ok := strings.CutPrefix(k, statKey); ok && now[p] == "" {
+			files = append(files, p) // removed
+		}
+	}
+	slices.Sort(files)
 	return files, false, nil
 }
+
+// statKey prefixes, in the cache's meta table, the stat of each shard
+// file as the cache last saw it.
+const statKey = "stat:"
 
 // bodyChange is a spec whose markdown file differs from the cache's view.
 type bodyChange struct {

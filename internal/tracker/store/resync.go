@@ -3,18 +3,19 @@ package store
 import (
 	"bytes"
 	"hash/crc32"
-	"path/filepath"
+	"path"
+	"strings"
 
 	"github.com/sudocode/sudocode/internal/tracker"
 )
 
-// After a pull, a checkout or a hand edit of issues.jsonl, the cache
-// brings in only the lines that changed, instead of rebuilding from every
-// line: the file's lines are compared, by id and hash, with the hashes the
-// cache keeps of the lines it holds. Anything unusual (a line out of
-// order, a duplicate, a record that does not decode, a changed uuid
-// colliding, or a change to most of the file) falls back to the full
-// rebuild, which also gives the exact error.
+// After a pull, a checkout or a hand edit, the cache brings in only the
+// lines that changed, instead of rebuilding from every line: each changed
+// shard file's lines are compared, by id and hash, with the hashes the
+// cache keeps of the lines it holds from that shard. Anything unusual (a
+// line out of order or in the wrong shard, a record that does not decode,
+// a uuid or a spec body now held twice, or a change to most of the lines)
+// falls back to the full rebuild, which also gives the exact error.
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -24,105 +25,202 @@ func lineHash(line []byte) int64 {
 	return int64(uint64(crc32.Checksum(line, castagnoli))<<32 | uint64(crc32.ChecksumIEEE(line)))
 }
 
-// syncIssues applies the changes of issues.jsonl to the cache; done false
+type fileLine struct {
+	id   string
+	line []byte
+}
+
+// shardDiff is what changed in one shard file against the cache.
+type shardDiff struct {
+	file    string
+	kind    tracker.RecordKind
+	lines   int // in the file now
+	changed []fileLine
+	removed []string
+	uuids   []string // of the changed records (issues and specs)
+	bodies  []string // file_path of the changed specs
+}
+
+// resync applies the changes of the shard files to the cache; done false
 // means the caller must rebuild instead.
-func (t *Tx) syncIssues() (done bool, err error) {
-	data, err := readTracked(filepath.Join(t.r.Dir, IssuesFile))
-	if err != nil {
+func (t *Tx) resync(files []string) (done bool, err error) {
+	var diffs []shardDiff
+	total, changes := 0, 0
+	for _, f := range files {
+		d, ok, err := t.diffShard(f)
+		if err != nil || !ok {
+			return false, err
+		}
+		diffs = append(diffs, d)
+		total += d.lines
+		changes += len(d.changed) + len(d.removed)
+	}
+	if changes > total/10+100 {
+		return false, nil // a bulk load is faster
+	}
+	for i := range diffs {
+		if ok, err := t.applyShard(&diffs[i]); err != nil || !ok {
+			return false, err
+		}
+	}
+	if ok, err := t.stillUnique(diffs); err != nil || !ok {
 		return false, err
 	}
-	type fileLine struct {
-		id   string
-		line []byte
+	for _, d := range diffs {
+		if err := t.recordStat(d.file); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// diffShard compares shard file f with the cache's rows of that shard.
+func (t *Tx) diffShard(f string) (d shardDiff, ok bool, err error) {
+	d.file = f
+	d.kind, _ = tracker.KindOfFile(f)
+	shard := strings.TrimSuffix(path.Base(f), ".jsonl")
+	data, err := t.rs.read(f)
+	if err != nil {
+		return d, false, err
 	}
 	var lines []fileLine
 	for rest := data; len(rest) > 0; {
 		i := bytes.IndexByte(rest, '\n')
 		if i < 0 {
-			return false, nil // no final newline: not a file this tracker wrote
+			return d, false, nil // no final newline: not a file this tracker wrote
 		}
 		line := rest[:i+1]
 		rest = rest[i+1:]
 		id, ok := lineID(line)
-		if !ok || len(lines) > 0 && id <= lines[len(lines)-1].id {
-			return false, nil
+		if !ok || tracker.ShardOf(id) != shard || len(lines) > 0 && id <= lines[len(lines)-1].id {
+			return d, false, nil
 		}
 		lines = append(lines, fileLine{id, line})
 	}
-	rows, err := t.tx.QueryContext(t.ctx, `SELECT id, hash FROM issues ORDER BY id`)
+	d.lines = len(lines)
+	rows, err := t.tx.QueryContext(t.ctx, `SELECT id, hash FROM `+tableOf[d.kind]+` WHERE shard = ? ORDER BY id`, shard)
 	if err != nil {
-		return false, cacheErr(err)
+		return d, false, cacheErr(err)
 	}
-	var changed []fileLine
-	var removed []string
+	defer rows.Close()
 	n := 0 // lines[:n] are matched
 	for rows.Next() {
 		var id string
 		var h int64
 		if err := rows.Scan(&id, &h); err != nil {
-			rows.Close()
-			return false, cacheErr(err)
+			return d, false, cacheErr(err)
 		}
 		for n < len(lines) && lines[n].id < id {
-			changed = append(changed, lines[n]) // new here
+			d.changed = append(d.changed, lines[n]) // new here
 			n++
 		}
 		if n < len(lines) && lines[n].id == id {
 			if lineHash(lines[n].line) != h {
-				changed = append(changed, lines[n])
+				d.changed = append(d.changed, lines[n])
 			}
 			n++
 			continue
 		}
-		removed = append(removed, id)
+		d.removed = append(d.removed, id)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return false, cacheErr(err)
+		return d, false, cacheErr(err)
 	}
-	changed = append(changed, lines[n:]...)
-	if len(changed)+len(removed) > len(lines)/10+100 {
-		return false, nil // a bulk load is faster
-	}
-	for _, id := range removed {
-		if err := t.dropIssue(id); err != nil {
-			return false, err
-		}
-	}
-	var uuids []string
-	for _, fl := range changed {
-		recs, err := tracker.ParseIssues(fl.line, (*tracker.IssueRecord).Validate)
-		if err != nil || len(recs) != 1 || recs[0].ID != fl.id {
-			return false, nil
-		}
-		if err := t.putIssue(&recs[0]); err != nil {
-			return false, err
-		}
-		if bytes.Equal(t.lines[IssuesFile][fl.id], fl.line) {
-			delete(t.lines[IssuesFile], fl.id) // the file already holds it
-		}
-		uuids = append(uuids, recs[0].UUID)
-	}
-	for _, u := range uuids {
-		var k int
-		if err := t.tx.QueryRowContext(t.ctx, `SELECT count(*) FROM issues WHERE uuid = ?`, u).Scan(&k); err != nil {
-			return false, cacheErr(err)
-		}
-		if k > 1 {
-			return false, nil
-		}
-	}
-	return true, t.recordStat(IssuesFile)
+	d.changed = append(d.changed, lines[n:]...)
+	return d, true, nil
 }
 
-// dropIssue removes an issue the file no longer holds; links to it then
-// block nothing, as links to any unknown id.
-func (t *Tx) dropIssue(id string) error {
+// applyShard drops the records a shard lost and puts the ones it changed.
+func (t *Tx) applyShard(d *shardDiff) (ok bool, err error) {
+	for _, id := range d.removed {
+		if err := t.drop(d.kind, id); err != nil {
+			return false, err
+		}
+	}
+	for _, fl := range d.changed {
+		var err error
+		switch d.kind {
+		case tracker.IssueRecords:
+			recs, perr := tracker.ParseIssues(fl.line, (*tracker.IssueRecord).Validate)
+			if perr != nil || len(recs) != 1 || recs[0].ID != fl.id {
+				return false, nil
+			}
+			err = t.putIssue(&recs[0])
+			d.uuids = append(d.uuids, recs[0].UUID)
+		case tracker.SpecRecords:
+			recs, perr := parseSpecLines(d.file, fl.line)
+			if perr != nil || len(recs) != 1 || recs[0].ID != fl.id {
+				return false, nil
+			}
+			err = t.putSpec(&recs[0])
+			d.uuids = append(d.uuids, recs[0].UUID)
+			d.bodies = append(d.bodies, recs[0].FilePath)
+		default:
+			recs, perr := tracker.ParseFeedback(fl.line, (*tracker.Feedback).Validate)
+			if perr != nil || len(recs) != 1 || recs[0].ID != fl.id {
+				return false, nil
+			}
+			err = t.putFeedback(&recs[0])
+		}
+		if err != nil {
+			return false, err
+		}
+		if bytes.Equal(t.lines[d.file][fl.id], fl.line) {
+			delete(t.lines[d.file], fl.id) // the file already holds it
+		}
+	}
+	if len(t.lines[d.file]) == 0 {
+		delete(t.lines, d.file)
+	}
+	return true, nil
+}
+
+// stillUnique checks what a file-by-file change cannot: that no uuid is
+// now held by two records, and no body by two specs.
+func (t *Tx) stillUnique(diffs []shardDiff) (bool, error) {
+	for _, d := range diffs {
+		for _, u := range d.uuids {
+			if n, err := t.count(`SELECT count(*) FROM `+tableOf[d.kind]+` WHERE uuid = ?`, u); err != nil || n > 1 {
+				return false, err
+			}
+		}
+		for _, p := range d.bodies {
+			if strings.ToLower(p) != strings.Map(asciiLower, p) {
+				return false, nil // SQLite's lower() folds ASCII only: the rebuild checks it
+			}
+			if n, err := t.count(`SELECT count(*) FROM specs WHERE lower(file_path) = ?`, bodyKey(p)); err != nil || n > 1 {
+				return false, err
+			}
+		}
+	}
+	return true, nil
+}
+
+func asciiLower(r rune) rune {
+	if 'A' <= r && r <= 'Z' {
+		return r + 'a' - 'A'
+	}
+	return r
+}
+
+func (t *Tx) count(q string, args ...any) (int, error) {
+	var n int
+	err := t.tx.QueryRowContext(t.ctx, q, args...).Scan(&n)
+	return n, cacheErr(err)
+}
+
+// drop removes a record the files no longer hold; links to it then block
+// nothing, as links to any unknown id.
+func (t *Tx) drop(k tracker.RecordKind, id string) error {
+	if k == tracker.FeedbackRecords {
+		_, err := t.exec(`DELETE FROM feedback WHERE id = ?`, id)
+		return cacheErr(err)
+	}
 	t.seed(id)
 	if err := t.seedChildren(id); err != nil {
 		return err
 	}
-	for _, q := range []string{`DELETE FROM rels WHERE from_id = ?`, `DELETE FROM issues WHERE id = ?`} {
+	for _, q := range []string{`DELETE FROM rels WHERE from_id = ?`, `DELETE FROM ` + tableOf[k] + ` WHERE id = ?`} {
 		if _, err := t.exec(q, id); err != nil {
 			return cacheErr(err)
 		}

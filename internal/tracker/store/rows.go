@@ -22,18 +22,18 @@ func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
 	}
 	i := rec.Issue
 	// An upsert, not a replace: the blocked flag and the tallies stay right.
-	_, err = t.exec(`INSERT INTO issues (id, uuid, title, description, status, type, priority, assignee, parent_id, created_ns, updated_ns, closed_ns, line, hash)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+	_, err = t.exec(`INSERT INTO issues (id, uuid, title, description, status, type, priority, assignee, parent_id, created_ns, updated_ns, closed_ns, line, shard, hash)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT (id) DO UPDATE SET uuid=excluded.uuid, title=excluded.title, description=excluded.description,
 			status=excluded.status, type=excluded.type, priority=excluded.priority, assignee=excluded.assignee,
 			parent_id=excluded.parent_id, created_ns=excluded.created_ns, updated_ns=excluded.updated_ns,
 			closed_ns=excluded.closed_ns, line=excluded.line, hash=excluded.hash`,
 		i.ID, i.UUID, i.Title, i.Description, i.Status, i.Type, i.Priority, i.Assignee, i.ParentID,
-		i.CreatedAt.UnixNano(), i.UpdatedAt.UnixNano(), nanos(i.ClosedAt), line, lineHash(line))
+		i.CreatedAt.UnixNano(), i.UpdatedAt.UnixNano(), nanos(i.ClosedAt), line, tracker.ShardOf(i.ID), lineHash(line))
 	if err != nil {
 		return cacheErr(err)
 	}
-	t.changed(IssuesFile, i.ID, line)
+	t.changed(tracker.IssueRecords, i.ID, line)
 	if err := t.markDone(i.ID, i.Status.Done()); err != nil {
 		return err
 	}
@@ -48,17 +48,18 @@ func (t *Tx) putSpec(rec *tracker.SpecRecord) error {
 	}
 	s := rec.Spec
 	// Keep the body's stat and hash across a rewrite of the row.
-	_, err = t.exec(`INSERT INTO specs (id, uuid, title, description, status, type, priority, file_path, parent_id, created_ns, updated_ns, line)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+	_, err = t.exec(`INSERT INTO specs (id, uuid, title, description, status, type, priority, file_path, parent_id, created_ns, updated_ns, line, shard, hash)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT (id) DO UPDATE SET uuid=excluded.uuid, title=excluded.title, description=excluded.description,
 			status=excluded.status, type=excluded.type, priority=excluded.priority, file_path=excluded.file_path,
-			parent_id=excluded.parent_id, created_ns=excluded.created_ns, updated_ns=excluded.updated_ns, line=excluded.line`,
+			parent_id=excluded.parent_id, created_ns=excluded.created_ns, updated_ns=excluded.updated_ns, line=excluded.line,
+			hash=excluded.hash`,
 		s.ID, s.UUID, s.Title, s.Description, s.Status, s.Type, s.Priority, s.FilePath, s.ParentID,
-		s.CreatedAt.UnixNano(), s.UpdatedAt.UnixNano(), line)
+		s.CreatedAt.UnixNano(), s.UpdatedAt.UnixNano(), line, tracker.ShardOf(s.ID), lineHash(line))
 	if err != nil {
 		return cacheErr(err)
 	}
-	t.changed(SpecsFile, s.ID, line)
+	t.changed(tracker.SpecRecords, s.ID, line)
 	if err := t.markDone(s.ID, s.Status.Done()); err != nil {
 		return err
 	}
@@ -128,17 +129,19 @@ func (t *Tx) putFeedback(f *tracker.Feedback) error {
 	if err != nil {
 		return fault.Wrap(fault.Internal, err, "encode feedback")
 	}
-	_, err = t.exec(`INSERT OR REPLACE INTO feedback VALUES (?,?,?,?,?,?,?,?)`,
-		f.ID, f.IssueID, f.SpecID, f.Type, f.Status, f.Anchor.AnchorStatus, f.CreatedAt.UnixNano(), line)
+	_, err = t.exec(`INSERT OR REPLACE INTO feedback VALUES (?,?,?,?,?,?,?,?,?,?)`,
+		f.ID, f.IssueID, f.SpecID, f.Type, f.Status, f.Anchor.AnchorStatus, f.CreatedAt.UnixNano(), line, tracker.ShardOf(f.ID), lineHash(line))
 	if err != nil {
 		return cacheErr(err)
 	}
-	t.changed(FeedbackFile, f.ID, line)
+	t.changed(tracker.FeedbackRecords, f.ID, line)
 	return nil
 }
 
-// changed records a record's new line for the file rewrite at commit.
-func (t *Tx) changed(file, id string, line []byte) {
+// changed records a record's new line for the rewrite of its shard file
+// at commit.
+func (t *Tx) changed(k tracker.RecordKind, id string, line []byte) {
+	file := tracker.ShardFile(k, id)
 	if t.lines[file] == nil {
 		t.lines[file] = map[string][]byte{}
 	}

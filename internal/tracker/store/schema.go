@@ -2,7 +2,7 @@ package store
 
 // schemaVersion changes whenever the cache's tables change; a cache of
 // another version is dropped and rebuilt from the files.
-const schemaVersion = "7"
+const schemaVersion = "8"
 
 // schema is the cache's tables with their indexes, tallies and triggers.
 // A rebuild creates tablesSchema, fills it, then adds the rest: bulk rows
@@ -17,7 +17,8 @@ CREATE TABLE IF NOT EXISTS issues (
 	created_ns INTEGER NOT NULL, updated_ns INTEGER NOT NULL, closed_ns INTEGER,
 	line TEXT NOT NULL, -- the record's canonical JSONL line
 	blocked INTEGER NOT NULL DEFAULT 0, -- an unfinished blocker, own or inherited (blocked.go keeps it current)
-	hash INTEGER NOT NULL DEFAULT 0 -- of line, to find the lines a pull changed (resync.go)
+	shard TEXT NOT NULL, -- the shard file holding the record (tracker.ShardOf)
+	hash INTEGER NOT NULL -- of line, to find the lines a pull changed (resync.go)
 );
 CREATE TABLE IF NOT EXISTS specs (
 	id TEXT PRIMARY KEY, uuid TEXT NOT NULL, title TEXT NOT NULL, description TEXT,
@@ -25,7 +26,8 @@ CREATE TABLE IF NOT EXISTS specs (
 	created_ns INTEGER NOT NULL, updated_ns INTEGER NOT NULL,
 	line TEXT NOT NULL,
 	body_stat TEXT NOT NULL DEFAULT '', body_hash TEXT NOT NULL DEFAULT '', -- of the markdown file when last read
-	blocked INTEGER NOT NULL DEFAULT 0
+	blocked INTEGER NOT NULL DEFAULT 0,
+	shard TEXT NOT NULL, hash INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS rels (
 	from_id TEXT NOT NULL, to_id TEXT NOT NULL, type TEXT NOT NULL,
@@ -35,14 +37,15 @@ CREATE TABLE IF NOT EXISTS rels (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS feedback (
 	id TEXT PRIMARY KEY, issue_id TEXT NOT NULL, spec_id TEXT NOT NULL, type TEXT NOT NULL,
-	status TEXT NOT NULL, anchor_status TEXT NOT NULL, created_ns INTEGER NOT NULL, line TEXT NOT NULL
+	status TEXT NOT NULL, anchor_status TEXT NOT NULL, created_ns INTEGER NOT NULL, line TEXT NOT NULL,
+	shard TEXT NOT NULL, hash INTEGER NOT NULL
 );
 `
 
 const indexSchema = `
 CREATE INDEX IF NOT EXISTS issues_by_status ON issues (status, blocked, priority, created_ns, id); -- ready's order
 CREATE INDEX IF NOT EXISTS issues_by_updated ON issues (updated_ns);
-CREATE INDEX IF NOT EXISTS issues_by_hash ON issues (id, hash);
+CREATE INDEX IF NOT EXISTS issues_by_shard ON issues (shard, id, hash);
 CREATE INDEX IF NOT EXISTS issues_by_uuid ON issues (uuid);
 CREATE INDEX IF NOT EXISTS issues_by_created ON issues (created_ns);
 CREATE INDEX IF NOT EXISTS issues_by_closed ON issues (closed_ns);
@@ -50,12 +53,14 @@ CREATE INDEX IF NOT EXISTS issues_in_order ON issues (priority, created_ns, id);
 CREATE INDEX IF NOT EXISTS specs_by_status ON specs (status, blocked, priority, created_ns, id);
 CREATE INDEX IF NOT EXISTS specs_by_updated ON specs (updated_ns);
 CREATE INDEX IF NOT EXISTS specs_in_order ON specs (priority, created_ns, id);
+CREATE INDEX IF NOT EXISTS specs_by_shard ON specs (shard, id, hash);
 CREATE INDEX IF NOT EXISTS rels_blocking ON rels (type, to_done, from_id);
 CREATE INDEX IF NOT EXISTS rels_to ON rels (to_id, type);
 CREATE INDEX IF NOT EXISTS rels_type ON rels (type, from_id);
 CREATE INDEX IF NOT EXISTS feedback_by_spec ON feedback (spec_id);
 CREATE INDEX IF NOT EXISTS feedback_by_issue ON feedback (issue_id);
 CREATE INDEX IF NOT EXISTS feedback_in_order ON feedback (created_ns, id);
+CREATE INDEX IF NOT EXISTS feedback_by_shard ON feedback (shard, id, hash);
 `
 
 const dropAll = `

@@ -2,9 +2,8 @@ package store
 
 import (
 	"context"
-	"errors"
 	"os"
-	"path/filepath"
+	"slices"
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/tracker"
@@ -20,49 +19,70 @@ type Transfer struct {
 	Renamed  []merge.Rename `json:"renamed"` // ids changed on import because they collided
 }
 
-var jsonlFiles = []string{IssuesFile, SpecsFile, FeedbackFile}
-
 // Export writes the tracker's canonical files and spec bodies into dir,
 // which can be another clone's .sudocode, a backup, or the input of an
-// import elsewhere.
+// import elsewhere. The record files there are replaced: shard files of
+// dir that this tracker does not have, and first-layout files, are removed.
 func (r *Repo) Export(ctx context.Context, dir string) (Transfer, error) {
 	out := Transfer{Dir: dir, Renamed: []merge.Rename{}}
 	err := r.Update(ctx, func(t *Tx) error {
-		for _, f := range jsonlFiles {
-			data, err := t.dump(f)
-			if err != nil {
-				return err
-			}
-			if err := writeAtomic(filepath.Join(dir, f), data); err != nil {
-				return fault.Wrap(fault.Unavailable, err, "cannot write the export")
-			}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fault.Wrap(fault.Unavailable, err, "cannot write the export")
 		}
-		paths, err := t.ids(`SELECT file_path FROM specs ORDER BY file_path`)
-		if err != nil {
-			return err
-		}
-		src, err := openBodies(r.Dir)
-		if err != nil {
-			return err
-		}
-		defer src.Close()
-		dst, err := openBodies(dir)
+		dst, err := openRecords(dir)
 		if err != nil {
 			return err
 		}
 		defer dst.Close()
-		for _, p := range paths {
-			body, err := src.read(p)
+		present, err := dst.stats()
+		if err != nil {
+			return err
+		}
+		for _, k := range tracker.RecordKinds {
+			data, err := t.dumpKind(k)
 			if err != nil {
 				return err
 			}
-			if err := dst.write(p, body); err != nil {
+			if err := writeKind(dst, present, k, data); err != nil {
+				return err
+			}
+			if err := dst.remove(k.LegacyFile()); err != nil {
 				return err
 			}
 		}
-		return t.counts(&out)
+		return t.exportBodies(dir)
 	})
+	if err == nil {
+		err = r.countInto(ctx, &out)
+	}
 	return out, err
+}
+
+func (t *Tx) exportBodies(dir string) error {
+	paths, err := t.ids(`SELECT file_path FROM specs ORDER BY file_path`)
+	if err != nil {
+		return err
+	}
+	src, err := openBodies(t.r.Dir)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := openBodies(dir)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	for _, p := range paths {
+		body, err := src.read(p)
+		if err != nil {
+			return err
+		}
+		if err := dst.write(p, body); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Import merges the files of an export (or another clone's .sudocode) in
@@ -70,39 +90,72 @@ func (r *Repo) Export(ctx context.Context, dir string) (Transfer, error) {
 // edit of a field wins, lists are united, nothing is deleted; an incoming
 // id that collides with a different record here is renamed. A spec body is
 // copied when the spec is new here or the incoming record won. Every input
-// file is checked before anything changes.
+// file is checked before anything changes. dir may hold either layout.
 func (r *Repo) Import(ctx context.Context, dir string) (Transfer, error) {
 	out := Transfer{Dir: dir, Renamed: []merge.Rename{}}
 	err := r.Update(ctx, func(t *Tx) error {
-		merged := map[string][]byte{}
-		for _, f := range jsonlFiles {
-			incoming, err := os.ReadFile(filepath.Join(dir, f))
-			if errors.Is(err, os.ErrNotExist) {
+		src, err := openRecords(dir)
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		present, err := src.stats()
+		if err != nil {
+			return err
+		}
+		legacy := src.legacy()
+		merged := map[tracker.RecordKind][]byte{}
+		incomingSpecs := []byte{}
+		for _, k := range tracker.RecordKinds {
+			var inputs [][]byte
+			if slices.Contains(legacy, k) {
+				data, err := src.read(k.LegacyFile())
+				if err != nil {
+					return err
+				}
+				inputs = append(inputs, data)
+			}
+			if shards := shardsOf(present, k); len(shards) > 0 {
+				data, err := readKind(src, present, k)
+				if err != nil {
+					return err
+				}
+				inputs = append(inputs, data)
+			}
+			if len(inputs) == 0 {
 				continue
 			}
-			if err != nil {
-				return fault.Wrap(fault.Unavailable, err, "cannot read "+f)
-			}
-			current, err := t.dump(f)
+			current, err := t.dumpKind(k)
 			if err != nil {
 				return err
 			}
-			kind, _ := merge.KindOf(f)
-			data, renames, err := merge.TwoWay(kind, current, incoming)
-			if err != nil {
-				return fault.New(fault.Invalid, "cannot import %s: %v", filepath.Join(dir, f), err).
-					WithHint("fix the file; nothing was imported")
+			for _, in := range inputs {
+				data, renames, err := merge.TwoWay(mergeKind(k), current, in)
+				if err != nil {
+					return fault.New(fault.Invalid, "cannot import the %s of %s: %v", k.Dir(), dir, err).
+						WithHint("fix the file; nothing was imported")
+				}
+				current = data
+				out.Renamed = append(out.Renamed, renames...)
+				if k == tracker.SpecRecords {
+					incomingSpecs = append(incomingSpecs, in...)
+				}
 			}
-			merged[f] = data
-			out.Renamed = append(out.Renamed, renames...)
+			merged[k] = current
 		}
-		if err := t.importBodies(dir, merged[SpecsFile]); err != nil {
+		if data, ok := merged[tracker.SpecRecords]; ok {
+			if err := t.importBodies(dir, incomingSpecs, data); err != nil {
+				return err
+			}
+		}
+		here, err := t.rs.stats()
+		if err != nil {
 			return err
 		}
-		for _, f := range jsonlFiles {
-			if data, ok := merged[f]; ok {
-				if err := writeAtomic(filepath.Join(r.Dir, f), data); err != nil {
-					return fault.Wrap(fault.Unavailable, err, "cannot write "+f)
+		for _, k := range tracker.RecordKinds {
+			if data, ok := merged[k]; ok {
+				if err := writeKind(t.rs, here, k, data); err != nil {
+					return err
 				}
 			}
 		}
@@ -110,27 +163,23 @@ func (r *Repo) Import(ctx context.Context, dir string) (Transfer, error) {
 			return err
 		}
 		t.rebuilt = true
-		return t.counts(&out)
+		return nil
 	})
+	if err == nil {
+		err = r.countInto(ctx, &out)
+	}
 	return out, err
 }
 
 // importBodies copies incoming spec bodies whose record the merge took
 // from the import (its updated_at is the incoming one) or that are missing here.
-func (t *Tx) importBodies(dir string, mergedSpecs []byte) error {
-	if mergedSpecs == nil {
-		return nil
-	}
-	data, err := readTracked(filepath.Join(dir, SpecsFile))
-	if err != nil {
-		return err
-	}
-	incoming, err := parseSpecs("", data)
+func (t *Tx) importBodies(dir string, incomingSpecs, mergedSpecs []byte) error {
+	incoming, err := parseSpecs("the imported specs", incomingSpecs)
 	if err != nil {
 		return err
 	}
 	// Two valid files can merge into one where two specs share a body.
-	merged, err := parseSpecs("the merged ", mergedSpecs)
+	merged, err := parseSpecs("the merged specs", mergedSpecs)
 	if err != nil {
 		return err
 	}
@@ -191,12 +240,13 @@ func (t *Tx) refuseForeignBody(in tracker.SpecRecord, there bool) error {
 		WithHint("move the file here aside, or give the spec another file_path in the import; nothing was imported")
 }
 
-func (t *Tx) counts(out *Transfer) error {
+// countInto counts the records of the tracker into out.
+func (r *Repo) countInto(ctx context.Context, out *Transfer) error {
 	for _, c := range []struct {
 		n     *int
 		table string
 	}{{&out.Issues, "issues"}, {&out.Specs, "specs"}, {&out.Feedback, "feedback"}} {
-		if err := t.q.QueryRowContext(t.ctx, `SELECT count(*) FROM `+c.table).Scan(c.n); err != nil {
+		if err := r.db.QueryRowContext(ctx, `SELECT count(*) FROM `+c.table).Scan(c.n); err != nil {
 			return cacheErr(err)
 		}
 	}

@@ -7,11 +7,14 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -27,7 +30,8 @@ type Tx struct {
 	view
 	tx         *sql.Tx
 	now        time.Time
-	lines      map[string]map[string][]byte // JSONL file → id → its record's new line
+	rs         *records                     // the shard files
+	lines      map[string]map[string][]byte // shard file → id → its record's new line
 	rebuilt    bool                         // the files were read whole: rewrite them whole
 	rebuilding bool                         // rows are being put from the files: flag blocked items at the end
 	seeds      map[string]bool              // items whose blocked flag may have moved (blocked.go)
@@ -47,13 +51,23 @@ func (r *Repo) Update(ctx context.Context, fn func(*Tx) error) error {
 
 // updateLocked is Update once the lock is held.
 func (r *Repo) updateLocked(ctx context.Context, fn func(*Tx) error) error {
-	r.removeOrphans()
+	if r.wasWriting() {
+		r.removeOrphans()
+	}
 	sqlTx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
 		return cacheErr(err)
 	}
 	defer sqlTx.Rollback()
-	t := &Tx{view: view{ctx: ctx, r: r, q: sqlTx}, tx: sqlTx, now: r.now(), lines: map[string]map[string][]byte{}, bodies: map[string][]byte{}, seeds: map[string]bool{}, stmts: map[string]*sql.Stmt{}}
+	rs, err := openRecords(r.Dir)
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	if err := migrateLayout(rs); err != nil {
+		return err
+	}
+	t := &Tx{view: view{ctx: ctx, r: r, q: sqlTx}, tx: sqlTx, rs: rs, now: r.now(), lines: map[string]map[string][]byte{}, bodies: map[string][]byte{}, seeds: map[string]bool{}, stmts: map[string]*sql.Stmt{}}
 	if err := t.sync(); err != nil {
 		return err
 	}
@@ -79,23 +93,21 @@ func (r *Repo) updateLocked(ctx context.Context, fn func(*Tx) error) error {
 	return nil
 }
 
-// sync rebuilds the cache when a JSONL file changed behind it, then
-// relocates the anchors on every spec whose markdown changed.
+// sync brings the cache up to date with shard files changed behind it
+// (rebuilding it whole when that is faster or needed), then relocates the
+// anchors on every spec whose markdown changed.
 func (t *Tx) sync() error {
 	files, whole, err := t.r.staleFiles(t.ctx, t.tx)
 	if err != nil {
 		return err
 	}
-	switch {
-	case !whole && slices.Equal(files, []string{IssuesFile}):
-		// After a pull or a checkout, usually only some issues changed.
-		done, err := t.syncIssues()
+	if !whole && len(files) > 0 {
+		// After a pull or a checkout, usually only some records changed.
+		done, err := t.resync(files)
 		if err != nil {
 			return err
 		}
 		whole = !done
-	case len(files) > 0:
-		whole = true
 	}
 	if whole {
 		if err := t.rebuild(); err != nil {
@@ -152,7 +164,7 @@ func (t *Tx) rebuild() error {
 	t.r.rebuilds++
 	defer func() { t.rebuilding = false }()
 	clear(t.seeds)
-	clear(t.lines) // every record is put again: the lines become the files' (see writeJSONL)
+	clear(t.lines) // every record is put again: the lines become the files' (see writeAll)
 	for i := range issues {
 		if err := t.putIssue(&issues[i]); err != nil {
 			return err
@@ -179,11 +191,6 @@ func (t *Tx) rebuild() error {
 	}
 	if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO meta VALUES ('schema', ?)`, schemaVersion); err != nil {
 		return cacheErr(err)
-	}
-	for _, f := range []string{IssuesFile, SpecsFile, FeedbackFile} {
-		if err := t.recordStat(f); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -263,8 +270,22 @@ func (t *Tx) setBody(specID, filePath string, body []byte) error {
 	return t.bodyChanged(specID, body, "")
 }
 
-// flush writes the changed files and records their stats.
+// flush writes the changed files and records their stats, with the
+// writing mark set meanwhile.
 func (t *Tx) flush() error {
+	if len(t.bodies) == 0 && len(t.lines) == 0 && !t.rebuilt {
+		return nil
+	}
+	if err := t.r.markWriting(true); err != nil {
+		return err
+	}
+	if err := t.flushFiles(); err != nil {
+		return err // the mark stays: the next change cleans up
+	}
+	return t.r.markWriting(false)
+}
+
+func (t *Tx) flushFiles() error {
 	paths := make([]string, 0, len(t.bodies))
 	for p := range t.bodies {
 		paths = append(paths, p)
@@ -285,12 +306,17 @@ func (t *Tx) flush() error {
 			}
 		}
 	}
-	for _, f := range []string{SpecsFile, IssuesFile, FeedbackFile} {
-		if len(t.lines[f]) == 0 {
-			continue
-		}
-		if err := t.writeJSONL(f); err != nil {
-			return fault.Wrap(fault.Unavailable, err, "cannot write "+f)
+	if t.rebuilt {
+		return t.writeAll()
+	}
+	files := make([]string, 0, len(t.lines))
+	for f := range t.lines {
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	for _, f := range files {
+		if err := t.writeShard(f); err != nil {
+			return err
 		}
 		if err := t.recordStat(f); err != nil {
 			return err
@@ -299,25 +325,17 @@ func (t *Tx) flush() error {
 	return nil
 }
 
-var tableOf = map[string]string{IssuesFile: "issues", SpecsFile: "specs", FeedbackFile: "feedback"}
-
-// writeJSONL rewrites a changed JSONL file. The file on disk is the one
-// this cache last wrote (else sync rebuilt from it), so the changed lines
-// are spliced into it; when it is not in canonical form, it is dumped
-// whole from the cache. After a rebuild every record was put, so the lines
-// put are the whole file: it is written only when it differs (a file that
-// was not canonical).
-func (t *Tx) writeJSONL(file string) error {
-	path := filepath.Join(t.r.Dir, file)
-	if t.rebuilt {
-		data := t.joined(file)
-		if cur, err := os.ReadFile(path); err == nil && bytes.Equal(cur, data) {
-			return nil
-		}
-		return writeAtomic(path, data)
+// writeShard rewrites a changed shard file. The file on disk is the one
+// this cache last wrote (else sync brought the cache up to date with it),
+// so the changed lines are spliced into it; when it is not in canonical
+// form, it is written whole from the cache.
+func (t *Tx) writeShard(file string) error {
+	src, err := t.rs.root.Open(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return t.rs.writeBytes(file, t.joined(file))
 	}
-	if src, err := os.Open(path); err == nil {
-		err = writeAtomicFunc(path, func(dst *os.File) error { return spliceFile(src, t.lines[file], dst) })
+	if err == nil {
+		err = t.rs.write(file, func(dst *os.File) error { return spliceFile(src, t.lines[file], dst) })
 		src.Close()
 		if !errors.Is(err, errNotCanonical) {
 			return err
@@ -327,7 +345,41 @@ func (t *Tx) writeJSONL(file string) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, data)
+	return t.rs.writeBytes(file, data)
+}
+
+// writeAll writes every shard file after a rebuild, which put every
+// record: the lines put are the whole files, so only a file that differs
+// (one not in canonical form, or holding a record of another shard) is
+// written, and a file left with no record is removed. The stats of all of
+// them are recorded.
+func (t *Tx) writeAll() error {
+	present, err := t.rs.stats()
+	if err != nil {
+		return err
+	}
+	for f := range present {
+		if _, ok := t.lines[f]; !ok {
+			if err := t.rs.remove(f); err != nil {
+				return err
+			}
+		}
+	}
+	for f := range t.lines {
+		data := t.joined(f)
+		if cur, err := t.rs.read(f); err == nil && bytes.Equal(cur, data) {
+			continue
+		}
+		if err := t.rs.writeBytes(f, data); err != nil {
+			return err
+		}
+	}
+	for f := range t.lines {
+		if err := t.recordStat(f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // joined is the lines put into file during this change, in id order.
@@ -346,9 +398,21 @@ func (t *Tx) joined(file string) []byte {
 	return b
 }
 
-// dump is a JSONL file's content: the records' lines in id order.
+var tableOf = map[tracker.RecordKind]string{tracker.IssueRecords: "issues", tracker.SpecRecords: "specs", tracker.FeedbackRecords: "feedback"}
+
+// dump is a shard file's content: its records' lines in id order.
 func (t *Tx) dump(file string) ([]byte, error) {
-	rows, err := t.tx.QueryContext(t.ctx, `SELECT line FROM `+tableOf[file]+` ORDER BY id`)
+	k, _ := tracker.KindOfFile(file)
+	return t.dumpWhere(k, `shard = ?`, strings.TrimSuffix(path.Base(file), ".jsonl"))
+}
+
+// dumpKind is every record of kind k, as one JSONL text in id order.
+func (t *Tx) dumpKind(k tracker.RecordKind) ([]byte, error) {
+	return t.dumpWhere(k, `1`)
+}
+
+func (t *Tx) dumpWhere(k tracker.RecordKind, cond string, args ...any) ([]byte, error) {
+	rows, err := t.tx.QueryContext(t.ctx, `SELECT line FROM `+tableOf[k]+` WHERE `+cond+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, cacheErr(err)
 	}
@@ -364,16 +428,48 @@ func (t *Tx) dump(file string) ([]byte, error) {
 	return b.Bytes(), cacheErr(rows.Err())
 }
 
+// recordStat records shard file's stat as the cache now knows it.
 func (t *Tx) recordStat(file string) error {
-	_, err := t.tx.ExecContext(t.ctx, `INSERT OR REPLACE INTO meta VALUES (?, ?)`, "stat:"+file, fileStat(filepath.Join(t.r.Dir, file)))
+	var err error
+	if st := t.rs.stat(file); st == "absent" {
+		_, err = t.exec(`DELETE FROM meta WHERE key = ?`, statKey+file)
+	} else {
+		_, err = t.exec(`INSERT OR REPLACE INTO meta VALUES (?, ?)`, statKey+file, st)
+	}
 	return cacheErr(err)
+}
+
+// The lock file holds writingMark while a change writes files. A writer
+// killed midway leaves the mark, and the next change then removes the
+// temporary files it left: a scan of the directories (one of them holds
+// every spec body) that each change would otherwise pay for.
+const writingMark = "writing\n"
+
+func (r *Repo) wasWriting() bool {
+	b, err := os.ReadFile(filepath.Join(r.Dir, LockFile))
+	return err == nil && string(b) == writingMark
+}
+
+func (r *Repo) markWriting(on bool) error {
+	mark := ""
+	if on {
+		mark = writingMark
+	}
+	if err := os.WriteFile(filepath.Join(r.Dir, LockFile), []byte(mark), 0o644); err != nil {
+		return fault.Wrap(fault.Unavailable, err, "cannot write the tracker's lock file")
+	}
+	return nil
 }
 
 // removeOrphans deletes the temporary files of writers that were killed
 // before their rename. Under the lock no writer is mid-write, so every
 // temporary file left is an orphan.
 func (r *Repo) removeOrphans() {
-	for _, pattern := range []string{filepath.Join(r.Dir, ".*.tmp-*"), filepath.Join(r.Dir, SpecsDir, ".*.tmp-*")} {
+	patterns := []string{filepath.Join(r.Dir, ".*.tmp-*"), filepath.Join(r.Dir, SpecsDir, ".*.tmp-*")}
+	for _, k := range tracker.RecordKinds {
+		patterns = append(patterns, filepath.Join(r.Dir, tracker.RecordsDir, k.Dir(), ".*.tmp-*"))
+	}
+	for _, pattern := range patterns {
 		orphans, _ := filepath.Glob(pattern)
 		for _, o := range orphans {
 			os.Remove(o)

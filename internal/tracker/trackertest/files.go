@@ -2,8 +2,11 @@ package trackertest
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/tracker"
@@ -63,4 +66,69 @@ func IDs[T Record](recs []T) []string {
 		}
 	}
 	return ids
+}
+
+// KindOf is the kind of record T.
+func KindOf[T Record]() tracker.RecordKind {
+	var zero T
+	switch any(zero).(type) {
+	case tracker.SpecRecord:
+		return tracker.SpecRecords
+	case tracker.Feedback:
+		return tracker.FeedbackRecords
+	}
+	return tracker.IssueRecords
+}
+
+// ReadRecords reads every shard file of T's kind in the tracker directory
+// dir (a .sudocode) as ReadJSONL does, checks that each record is in its
+// id's shard, and returns them all sorted by id.
+func ReadRecords[T Record](t testing.TB, dir string) []T {
+	t.Helper()
+	k := KindOf[T]()
+	var out []T
+	for _, f := range tracker.ShardFiles(k) {
+		p := filepath.Join(dir, filepath.FromSlash(f))
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		recs := ReadJSONL[T](t, p)
+		for _, id := range IDs(recs) {
+			if want := tracker.ShardFile(k, id); want != f {
+				t.Errorf("%s holds %s, whose shard is %s", f, id, want)
+			}
+		}
+		out = append(out, recs...)
+	}
+	ids := IDs(out)
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(ids[a], ids[b]) })
+	sorted := make([]T, len(out))
+	for i, j := range order {
+		sorted[i] = out[j]
+	}
+	return sorted
+}
+
+// RecordFile is the path of the shard file holding record id of T's kind
+// in the tracker directory dir.
+func RecordFile[T Record](dir, id string) string {
+	return filepath.Join(dir, filepath.FromSlash(tracker.ShardFile(KindOf[T](), id)))
+}
+
+// KindFiles is the part of a Snapshot holding the records of T's kind,
+// joined in path order: what a test compares to see whether a command
+// rewrote any of them.
+func KindFiles[T Record](snapshot map[string]string) string {
+	prefix := tracker.RecordsDir + "/" + KindOf[T]().Dir() + "/"
+	var b strings.Builder
+	for _, p := range slices.Sorted(maps.Keys(snapshot)) {
+		if strings.HasPrefix(filepath.ToSlash(p), prefix) {
+			b.WriteString(p + "\n" + snapshot[p])
+		}
+	}
+	return b.String()
 }
