@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
@@ -50,15 +51,12 @@ func noLeak(t *testing.T, what string, answer any, err error) {
 	}
 }
 
-// setFilePath edits spec id's file_path in specs.jsonl by hand, as a merge
-// or a pull could.
+// setFilePath edits spec id's file_path in its shard file by hand, as a
+// merge or a pull could.
 func (e *env) setFilePath(id, p string) {
 	e.t.Helper()
-	editLines(e.t, filepath.Join(e.dir, store.SpecsFile), func(_ int, l string) []string {
-		if strings.HasPrefix(l, `{"id":"`+id+`"`) {
-			l = strings.Replace(l, `"file_path":"specs/`+id+`.md"`, `"file_path":"`+p+`"`, 1)
-		}
-		return []string{l}
+	e.editRecord(tracker.SpecRecords, id, func(l string) []string {
+		return []string{strings.Replace(l, `"file_path":"specs/`+id+`.md"`, `"file_path":"`+p+`"`, 1)}
 	})
 }
 
@@ -82,7 +80,7 @@ func TestRecordPathOutsideProject(t *testing.T) {
 			d, err := e.r.ShowSpec(e.ctx, id)
 			wantCode(t, "show", err, fault.Invalid)
 			noLeak(t, "show", d, err)
-			if err != nil && !strings.Contains(err.Error(), store.SpecsFile+" line 1") {
+			if err != nil && !strings.Contains(err.Error(), tracker.ShardFile(tracker.SpecRecords, id)+" line 1") {
 				t.Errorf("show: %q does not name the record's line", err)
 			}
 			content := "# overwritten\n"
@@ -272,7 +270,7 @@ func TestImportBodiesConfined(t *testing.T) {
 	// An incoming spec whose body would replace a document here.
 	os.Remove(body)
 	os.WriteFile(body, []byte("# planted\n"), 0o644)
-	specs := filepath.Join(exp, store.SpecsFile)
+	specs := filepath.Join(exp, filepath.FromSlash(tracker.ShardFile(tracker.SpecRecords, id)))
 	data, _ := os.ReadFile(specs)
 	os.WriteFile(specs, []byte(strings.Replace(string(data), `"specs/`+id+`.md"`, `"../README.md"`, 1)), 0o644)
 	os.WriteFile(filepath.Join(filepath.Dir(exp), "README.md"), []byte("# planted\n"), 0o644)

@@ -130,13 +130,13 @@ func TestCacheRebuiltIdentically(t *testing.T) {
 
 	// A JSONL file touched without a change (a checkout, say) also rebuilds
 	// the cache, again without changing a file.
-	p := filepath.Join(e.dir, store.IssuesFile)
+	p := filepath.Join(e.dir, filepath.FromSlash(e.shards(tracker.IssueRecords)[0]))
 	fi, _ := os.Stat(p)
 	bump(t, p, fi.ModTime())
 	e.next()
 	sameSnapshot(t, "rebuilding after a touch", files, e.snapshot())
 	if got := e.views(); !reflect.DeepEqual(got, views) {
-		t.Errorf("views changed after a touch of %s", store.IssuesFile)
+		t.Errorf("views changed after a touch of %s", p)
 	}
 }
 
@@ -159,7 +159,7 @@ func editLines(t *testing.T, path string, edit func(n int, line string) []string
 	bump(t, path, fi.ModTime())
 }
 
-// setTitle edits issue id's title in issues.jsonl by hand.
+// setTitle edits issue id's title by hand in path, its shard file.
 func setTitle(t *testing.T, path, id, title string) {
 	t.Helper()
 	editLines(t, path, func(_ int, l string) []string {
@@ -176,14 +176,14 @@ func setTitle(t *testing.T, path, id, title string) {
 	})
 }
 
-// TestCacheSeesHandEdits: issues.jsonl and specs.jsonl edited by hand are
+// TestCacheSeesHandEdits: issue and spec files edited by hand are
 // what the next command sees, and a change made after the edit keeps it.
 func TestCacheSeesHandEdits(t *testing.T) {
 	e := newEnv(t)
 	a := e.issue("Alpha", store.IssueInput{})
 	b := e.issue("Bravo", store.IssueInput{})
 	s := e.spec("Spec", store.SpecInput{})
-	issues := filepath.Join(e.dir, store.IssuesFile)
+	issues := e.shardOf(tracker.IssueRecords, a)
 
 	title := func(id string) string {
 		t.Helper()
@@ -216,9 +216,9 @@ func TestCacheSeesHandEdits(t *testing.T) {
 	if _, err := e.r.UpdateIssue(e.ctx, b, store.IssuePatch{Priority: new(1)}); err != nil {
 		t.Fatal(err)
 	}
-	recs := trackertest.ReadJSONL[tracker.IssueRecord](t, issues)
-	if len(recs) != 2 || recs[0].ID > recs[1].ID {
-		t.Fatalf("issues.jsonl: %+v", recs)
+	recs := trackertest.ReadRecords[tracker.IssueRecord](t, e.dir)
+	if len(recs) != 2 {
+		t.Fatalf("issue files: %+v", recs)
 	}
 	for _, r := range recs {
 		if r.ID == a && r.Title != "Gamma" {
@@ -233,12 +233,7 @@ func TestCacheSeesHandEdits(t *testing.T) {
 	}
 
 	// A line removed by hand: the issue is gone.
-	editLines(t, issues, func(_ int, l string) []string {
-		if strings.Contains(l, `"id":"`+b+`"`) {
-			return nil
-		}
-		return []string{l}
-	})
+	e.editRecord(tracker.IssueRecords, b, func(string) []string { return nil })
 	e.next()
 	_, err := e.r.ShowIssue(e.ctx, b)
 	wantCode(t, "show of an issue removed by hand", err, fault.NotFound)
@@ -246,8 +241,8 @@ func TestCacheSeesHandEdits(t *testing.T) {
 		t.Errorf("%d issues after removing one by hand, want 1", l.Total)
 	}
 
-	// specs.jsonl by hand: a status change shows in ready.
-	editLines(t, filepath.Join(e.dir, store.SpecsFile), func(_ int, l string) []string {
+	// A spec by hand: a status change shows in ready.
+	e.editRecord(tracker.SpecRecords, s, func(l string) []string {
 		return []string{strings.Replace(l, `"status":"draft"`, `"status":"approved"`, 1)}
 	})
 	e.next()
@@ -261,19 +256,20 @@ func TestCacheSeesHandEdits(t *testing.T) {
 // command with an error naming the file and the line, and nothing on disk
 // changes; once fixed, the tracker works again.
 func TestMalformedJSONL(t *testing.T) {
-	for _, file := range []string{store.IssuesFile, store.SpecsFile, store.FeedbackFile} {
+	for _, kind := range tracker.RecordKinds {
 		for _, bad := range []struct{ name, line string }{
 			{"not json", `{"id": "tt-zzzz", "title": `},
 			{"merge conflict", `<<<<<<< HEAD`},
 			{"unknown field", `{"id":"tt-zzzz","colour":"red"}`},
 			{"no id", `{"title":"x"}`},
 		} {
-			t.Run(file+"/"+bad.name, func(t *testing.T) {
+			t.Run(kind.Dir()+"/"+bad.name, func(t *testing.T) {
 				t.Parallel()
 				e, _, _, _, _ := loginSpec(t)
 				e.issue("second issue", store.IssueInput{})
 				e.spec("second spec", store.SpecInput{Design: "x\n"})
-				path := filepath.Join(e.dir, file)
+				file := e.shards(kind)[0]
+				path := filepath.Join(e.dir, filepath.FromSlash(file))
 				good, _ := os.ReadFile(path)
 				editLines(t, path, func(n int, l string) []string {
 					if n == 1 {
@@ -331,7 +327,7 @@ func TestSpecFilePath(t *testing.T) {
 	before := e.snapshot()
 	for _, p := range []string{
 		"issues.jsonl", "specs.jsonl", "feedback.jsonl", "config.json", "cache.db", ".lock", ".gitignore",
-		"./issues.jsonl", "specs/../issues.jsonl", "../.sudocode/feedback.jsonl",
+		"./issues.jsonl", "specs/../issues.jsonl", "../.sudocode/feedback.jsonl", "records/issues/00.jsonl",
 		"../../outside.md", "/etc/passwd", "specs/",
 	} {
 		_, err := e.r.CreateSpec(e.ctx, store.SpecInput{Title: "bad", FilePath: p, Design: "# not JSON\n"})
@@ -369,16 +365,11 @@ func TestSpecFilePath(t *testing.T) {
 func TestDanglingLinks(t *testing.T) {
 	g := buildGraph(t, []string{"A", "B", "C", "S spec"}, []string{"A blocks B", "C depends-on S"})
 	e := g.e
-	drop := func(file, id string) {
-		editLines(t, filepath.Join(e.dir, file), func(_ int, l string) []string {
-			if strings.HasPrefix(l, `{"id":"`+id+`"`) {
-				return nil
-			}
-			return []string{l}
-		})
+	drop := func(k tracker.RecordKind, id string) {
+		e.editRecord(k, id, func(string) []string { return nil })
 	}
-	drop(store.IssuesFile, g.ids["B"])
-	drop(store.SpecsFile, g.ids["S"])
+	drop(tracker.IssueRecords, g.ids["B"])
+	drop(tracker.SpecRecords, g.ids["S"])
 	e.next()
 	for _, n := range []string{"A", "C"} {
 		d, err := e.r.ShowIssue(e.ctx, g.ids[n])
@@ -415,15 +406,18 @@ func TestDanglingLinks(t *testing.T) {
 // the file and the line, and nothing on disk changes.
 func TestInvalidRecords(t *testing.T) {
 	tests := []struct {
-		name, file, old, new, msg string
+		name     string
+		kind     tracker.RecordKind
+		old, new string
+		msg      string
 	}{
-		{"issue status", store.IssuesFile, `"status":"open"`, `"status":"done"`, `invalid status "done"`},
-		{"issue type", store.IssuesFile, `"type":"task"`, `"type":"story"`, `invalid type "story"`},
-		{"issue priority", store.IssuesFile, `"priority":2`, `"priority":9`, "invalid priority 9"},
-		{"relationship type", store.IssuesFile, `"type":"blocks"`, `"type":"blocker"`, `invalid relationship type "blocker"`},
-		{"spec status", store.SpecsFile, `"status":"draft"`, `"status":"final"`, `invalid status "final"`},
-		{"feedback status", store.FeedbackFile, `"status":"open"`, `"status":"closed"`, `invalid status "closed"`},
-		{"anchor status", store.FeedbackFile, `"anchor_status":"valid"`, `"anchor_status":"lost"`, `invalid anchor status "lost"`},
+		{"issue status", tracker.IssueRecords, `"status":"open"`, `"status":"done"`, `invalid status "done"`},
+		{"issue type", tracker.IssueRecords, `"type":"task"`, `"type":"story"`, `invalid type "story"`},
+		{"issue priority", tracker.IssueRecords, `"priority":2`, `"priority":9`, "invalid priority 9"},
+		{"relationship type", tracker.IssueRecords, `"type":"blocks"`, `"type":"blocker"`, `invalid relationship type "blocker"`},
+		{"spec status", tracker.SpecRecords, `"status":"draft"`, `"status":"final"`, `invalid status "final"`},
+		{"feedback status", tracker.FeedbackRecords, `"status":"open"`, `"status":"closed"`, `invalid status "closed"`},
+		{"anchor status", tracker.FeedbackRecords, `"anchor_status":"valid"`, `"anchor_status":"lost"`, `invalid anchor status "lost"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -433,22 +427,12 @@ func TestInvalidRecords(t *testing.T) {
 			b := e.issue("blocker", store.IssueInput{})
 			e.link(a, b, "blocks")
 			e.link(spec, a, "references")
-			path := filepath.Join(e.dir, tc.file)
-			edited := 0
-			editLines(t, path, func(n int, l string) []string {
-				if edited == 0 && strings.Contains(l, tc.old) {
-					l, edited = strings.Replace(l, tc.old, tc.new, 1), n
-				}
-				return []string{l}
-			})
-			if edited == 0 {
-				t.Fatalf("no line of %s holds %s", tc.file, tc.old)
-			}
+			file, edited := e.editFirst(tc.kind, tc.old, tc.new)
 			before := e.snapshot()
 			e.next()
 			_, err := e.r.ListIssues(e.ctx, store.IssueFilter{})
 			wantCode(t, "list", err, fault.Invalid)
-			where := fmt.Sprintf("%s line %d ", tc.file, edited)
+			where := fmt.Sprintf("%s line %d ", file, edited)
 			if err == nil || !strings.Contains(err.Error(), where) || !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("list: %v; want it to name %s and say %q", err, where, tc.msg)
 			}
@@ -458,21 +442,20 @@ func TestInvalidRecords(t *testing.T) {
 
 	// The same id twice: one of the two would be lost at the next write.
 	e := newEnv(t)
-	e.issue("one", store.IssueInput{})
+	one := e.issue("one", store.IssueInput{})
 	e.issue("two", store.IssueInput{})
-	path := filepath.Join(e.dir, store.IssuesFile)
-	editLines(t, path, func(n int, l string) []string {
-		if n == 1 {
-			return []string{l, strings.Replace(l, `"title":"one"`, `"title":"one, edited on a branch"`, 1)}
-		}
-		return []string{l}
+	e.editRecord(tracker.IssueRecords, one, func(l string) []string {
+		return []string{l, strings.Replace(l, `"title":"one"`, `"title":"one, edited on a branch"`, 1)}
 	})
+	file := tracker.ShardFile(tracker.IssueRecords, one)
+	line := 1 + strings.Count(strings.Split(readFile(t, e.shardOf(tracker.IssueRecords, one)), `"title":"one, edited`)[0], "\n")
 	before := e.snapshot()
 	e.next()
 	_, err := e.r.CreateIssue(e.ctx, store.IssueInput{Title: "three"})
 	wantCode(t, "create", err, fault.Invalid)
-	if err == nil || !strings.Contains(err.Error(), store.IssuesFile+" line 2 ") || !strings.Contains(err.Error(), "duplicate id") {
-		t.Errorf("create: %v; want it to name %s line 2, a duplicate id", err, store.IssuesFile)
+	where := fmt.Sprintf("%s line %d ", file, line)
+	if err == nil || !strings.Contains(err.Error(), where) || !strings.Contains(err.Error(), "duplicate id") {
+		t.Errorf("create: %v; want it to name %s, a duplicate id", err, where)
 	}
 	sameSnapshot(t, "commands on a duplicate id", before, e.snapshot())
 }

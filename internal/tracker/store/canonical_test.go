@@ -124,9 +124,9 @@ func TestJSONLStaysCanonical(t *testing.T) {
 func (e *env) checkCanonical(when string, nIssues, nSpecs, nFeedback int) {
 	e.t.Helper()
 	// Each file is what the codec writes for the records it holds.
-	is := trackertest.ReadJSONL[tracker.IssueRecord](e.t, filepath.Join(e.dir, store.IssuesFile))
-	ss := trackertest.ReadJSONL[tracker.SpecRecord](e.t, filepath.Join(e.dir, store.SpecsFile))
-	fs := trackertest.ReadJSONL[tracker.Feedback](e.t, filepath.Join(e.dir, store.FeedbackFile))
+	is := trackertest.ReadRecords[tracker.IssueRecord](e.t, e.dir)
+	ss := trackertest.ReadRecords[tracker.SpecRecord](e.t, e.dir)
+	fs := trackertest.ReadRecords[tracker.Feedback](e.t, e.dir)
 	if len(is) != nIssues || len(ss) != nSpecs || len(fs) != nFeedback {
 		e.t.Errorf("%s: the files hold %d issues, %d specs, %d feedback; want %d, %d, %d", when, len(is), len(ss), len(fs), nIssues, nSpecs, nFeedback)
 	}

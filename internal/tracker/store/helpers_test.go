@@ -154,15 +154,15 @@ func (e *env) snapshot() map[string]string {
 // sameSnapshot reports the files that differ between two snapshots.
 var sameSnapshot = trackertest.Same
 
-// fileFeedback is feedback id as feedback.jsonl holds it.
+// fileFeedback is feedback id as its shard file holds it.
 func (e *env) fileFeedback(id string) tracker.Feedback {
 	e.t.Helper()
-	for _, f := range trackertest.ReadJSONL[tracker.Feedback](e.t, filepath.Join(e.dir, store.FeedbackFile)) {
+	for _, f := range trackertest.ReadRecords[tracker.Feedback](e.t, e.dir) {
 		if f.ID == id {
 			return f
 		}
 	}
-	e.t.Fatalf("feedback %s is not in %s", id, store.FeedbackFile)
+	e.t.Fatalf("feedback %s is not in the files", id)
 	return tracker.Feedback{}
 }
 
@@ -207,4 +207,90 @@ func bump(t *testing.T, path string, old time.Time) {
 	if err := os.Chtimes(path, later, later); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// shardOf is the path of the shard file holding record id of kind k.
+func (e *env) shardOf(k tracker.RecordKind, id string) string {
+	return filepath.Join(e.dir, filepath.FromSlash(tracker.ShardFile(k, id)))
+}
+
+// editRecord rewrites by hand the line of record id of kind k (see
+// editLines); the other lines of its shard file stay as they are.
+func (e *env) editRecord(k tracker.RecordKind, id string, edit func(line string) []string) {
+	e.t.Helper()
+	editLines(e.t, e.shardOf(k, id), func(_ int, l string) []string {
+		if strings.HasPrefix(l, `{"id":"`+id+`"`) {
+			return edit(l)
+		}
+		return []string{l}
+	})
+}
+
+// addLine puts a record line by hand into the shard file of its id, in id
+// order, as a pull that brought the record would.
+func (e *env) addLine(k tracker.RecordKind, id, line string) {
+	e.t.Helper()
+	p := e.shardOf(k, id)
+	data, _ := os.ReadFile(p)
+	var out []string
+	placed := false
+	for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		if !placed && l > `{"id":"`+id+`"` {
+			out, placed = append(out, line), true
+		}
+		out = append(out, l)
+	}
+	if !placed {
+		out = append(out, line)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	bump(e.t, p, time.Now())
+}
+
+// shards lists the shard files of kind k present, as paths relative to
+// the tracker directory.
+func (e *env) shards(k tracker.RecordKind) []string {
+	var out []string
+	for _, f := range tracker.ShardFiles(k) {
+		if _, err := os.Stat(filepath.Join(e.dir, filepath.FromSlash(f))); err == nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// editFirst replaces old by new in the first line of kind k's files that
+// holds old, and returns that file (relative) and the line's number.
+func (e *env) editFirst(k tracker.RecordKind, old, new string) (file string, line int) {
+	e.t.Helper()
+	for _, f := range e.shards(k) {
+		editLines(e.t, filepath.Join(e.dir, filepath.FromSlash(f)), func(n int, l string) []string {
+			if line == 0 && strings.Contains(l, old) {
+				l, line, file = strings.Replace(l, old, new, 1), n, f
+			}
+			return []string{l}
+		})
+		if line != 0 {
+			return file, line
+		}
+	}
+	e.t.Fatalf("no line of the %s files holds %s", k.Dir(), old)
+	return "", 0
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

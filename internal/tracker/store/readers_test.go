@@ -9,11 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
 // TestReadersDoNotWaitForAWriter: while a writer holds the lock, its
-// issues.jsonl is already renamed into place and its cache transaction not
+// shard file is already renamed into place and its cache transaction not
 // yet committed, so the file is ahead of the cache. A reader then answers
 // from the cache as last committed, a consistent state, instead of queueing
 // behind every writer for the lock; once the lock is free it sees the files.
@@ -29,7 +30,7 @@ func TestReadersDoNotWaitForAWriter(t *testing.T) {
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
 		t.Fatal(err)
 	}
-	setTitle(t, filepath.Join(e.dir, store.IssuesFile), id, "after") // the writer's file, renamed in
+	setTitle(t, e.shardOf(tracker.IssueRecords, id), id, "after") // the writer's file, renamed in
 
 	done := make(chan string, 1)
 	go func() {

@@ -435,15 +435,15 @@ func TestLinkRefusals(t *testing.T) {
 func TestLinksInFiles(t *testing.T) {
 	g := buildGraph(t, []string{"A", "S spec"}, []string{"A implements S", "S references A"})
 	e := g.e
-	issues := trackertest.ReadJSONL[tracker.IssueRecord](t, e.dir+"/"+store.IssuesFile)
-	specs := trackertest.ReadJSONL[tracker.SpecRecord](t, e.dir+"/"+store.SpecsFile)
+	issues := trackertest.ReadRecords[tracker.IssueRecord](t, e.dir)
+	specs := trackertest.ReadRecords[tracker.SpecRecord](t, e.dir)
 	if len(issues) != 1 || len(issues[0].Relationships) != 1 || issues[0].Relationships[0].To != g.ids["S"] ||
 		issues[0].Relationships[0].FromType != tracker.KindIssue || issues[0].Relationships[0].ToType != tracker.KindSpec ||
 		issues[0].Relationships[0].CreatedBy != "tester" {
-		t.Errorf("issues.jsonl: %+v", issues)
+		t.Errorf("issue files: %+v", issues)
 	}
 	if len(specs) != 1 || len(specs[0].Relationships) != 1 || specs[0].Relationships[0].To != g.ids["A"] {
-		t.Errorf("specs.jsonl: %+v", specs)
+		t.Errorf("spec files: %+v", specs)
 	}
 	d, err := e.r.ShowSpec(e.ctx, g.ids["S"])
 	if err != nil {
