@@ -13,24 +13,7 @@ import (
 // branches that both create and edit issues, and a git merge that must
 // finish without conflict, losing and duplicating nothing.
 func TestGitMergeOfTwoBranches(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatal("git is required:", err)
-	}
-	path := filepath.Dir(sudocodeBin) + string(os.PathListSeparator) + os.Getenv("PATH")
-	p := newBareProj(t, "PATH="+path, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = p.root, p.env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	git("init", "-q", "-b", "main")
-	p.ok("init")
+	p, git := newGitProj(t)
 	if got := strings.TrimSpace(git("config", "merge.sudocode.driver")); got != "sudocode merge-driver %O %A %B %P" {
 		t.Fatalf("driver = %q", got)
 	}
@@ -78,11 +61,54 @@ func TestGitMergeOfTwoBranches(t *testing.T) {
 	if bs := p.js("issue", "show", left, "--json").list("blocked_by"); len(bs) != 1 {
 		t.Fatalf("the left branch's link was lost: blocked_by %v", bs)
 	}
-	data, err := os.ReadFile(filepath.Join(p.dir, "issues.jsonl"))
+	if n := issueLines(t, p); n != 4 {
+		t.Fatalf("the issue files have %d lines, want 4 (nothing duplicated)", n)
+	}
+}
+
+// newGitProj is a git repository with a tracker that init set up, whose
+// commands (and git's merge driver) run the built sudocode, found on PATH;
+// git runs in it through the function returned.
+func newGitProj(t *testing.T) (*proj, func(args ...string) string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is required:", err)
+	}
+	path := filepath.Dir(sudocodeBin) + string(os.PathListSeparator) + os.Getenv("PATH")
+	p := newBareProj(t, "PATH="+path, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = p.root, p.env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	git("init", "-q", "-b", "main")
+	p.ok("init")
+	return p, git
+}
+
+// issueLines counts the lines of the tracker's issue files, in whichever
+// layout the store wrote them: issues.jsonl, or the shards
+// records/issues/<xx>.jsonl.
+func issueLines(t *testing.T, p *proj) int {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(p.dir, "records", "issues", "*.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(data), "\n"); n != 4 {
-		t.Fatalf("issues.jsonl has %d lines, want 4 (nothing duplicated)", n)
+	n := 0
+	for _, f := range append(files, filepath.Join(p.dir, "issues.jsonl")) {
+		data, err := os.ReadFile(f)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		n += strings.Count(string(data), "\n")
 	}
+	return n
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -92,12 +90,16 @@ func newMergeDriverCmd(tc trackerCmd) *cobra.Command {
 	o := &mergeDriverOptions{trackerCmd: tc}
 	return &cobra.Command{
 		Use:   "merge-driver BASE OURS THEIRS [PATH]",
-		Short: "git merge driver for .sudocode/*.jsonl (init registers it)",
-		Long: `Merge three versions of a tracker JSONL file for git: records match on their uuid,
-edits of different fields both survive, the later edit of one field wins, lists are
-united, a deletion wins only over an unchanged record. The result is written to OURS.
-On malformed input OURS is left as it is and the exit status is 1, so git reports a
-conflict. Registered by "sudocode init" as:
+		Short: "git merge driver for the tracker's shard files (init registers it)",
+		Long: `Merge three versions of one of the tracker's JSONL files for git: a shard file
+.sudocode/records/<issues|specs|feedback>/<00-3f>.jsonl (or issues.jsonl, specs.jsonl,
+feedback.jsonl of the first layout), whose kind PATH (git's %P) gives. Git runs it only
+for a shard both branches changed. Records match on their uuid, edits of different
+fields both survive, the later edit of one field wins, lists are united, a deletion wins
+only over an unchanged record; an incoming record whose id collides is renamed and
+reported, and stays in this file until the next tracker command moves it to its own
+shard. The result is written to OURS. On malformed input OURS is left as it is and the
+exit status is 1, so git reports a conflict. Registered by "sudocode init" as:
   git config merge.sudocode.driver "sudocode merge-driver %O %A %B %P"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 3 || len(args) > 4 {
@@ -116,26 +118,15 @@ conflict. Registered by "sudocode init" as:
 }
 
 func runMergeDriver(o *mergeDriverOptions) error {
-	kind, err := merge.KindOf(o.path)
-	if err != nil {
+	if _, err := merge.KindOf(o.path); err != nil {
 		return usageError{err}
 	}
-	var sides [3][]byte
-	for i, f := range []string{o.base, o.ours, o.theirs} {
-		if sides[i], err = os.ReadFile(f); err != nil {
-			return err
-		}
-	}
-	out, renames, err := merge.ThreeWay(kind, sides[0], sides[1], sides[2])
+	renames, err := merge.Driver(o.base, o.ours, o.theirs, o.path)
 	if err != nil {
 		return err
 	}
 	for _, rn := range renames {
-		fmt.Fprintf(o.stdio.Err, "sudocode: %s: renamed %s to %s (the id collided); update references to it in other files\n", filepath.Base(o.path), rn.Old, rn.New)
+		fmt.Fprintf(o.stdio.Err, "sudocode: %s: renamed %s to %s (the id collided); update references to it in other files\n", o.path, rn.Old, rn.New)
 	}
-	tmp := o.ours + ".sudocode-merge"
-	if err := os.WriteFile(tmp, out, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, o.ours)
+	return nil
 }

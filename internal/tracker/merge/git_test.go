@@ -37,7 +37,7 @@ func newGitRepo(t *testing.T) *gitRepo {
 	g.run("init", "-q", "-b", "main")
 	g.run("config", "merge.sudocode.name", "sudocode JSONL merge")
 	g.run("config", "merge.sudocode.driver", shellQuote(exe)+" %O %A %B %P")
-	g.write(".gitattributes", []byte("*.jsonl merge=sudocode\n"))
+	g.write(".sudocode/.gitattributes", []byte("*.jsonl merge=sudocode\n")) // as init writes it
 	return g
 }
 

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,41 +22,19 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// driverMain merges %A in place from %O, %A, %B; %P names the kind. On any
-// error it leaves %A untouched and fails, so git reports a conflict.
+// driverMain is Driver run by git, as `sudocode merge-driver` runs it.
 func driverMain(args []string) int {
 	if len(args) != 4 {
 		fmt.Fprintln(os.Stderr, "usage: driver BASE OURS THEIRS PATH")
 		return 2
 	}
-	kind, err := KindOf(args[3])
+	renames, err := Driver(args[0], args[1], args[2], args[3])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	var in [3][]byte
-	for i := range in {
-		if in[i], err = os.ReadFile(args[i]); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-	}
-	out, renames, err := ThreeWay(kind, in[0], in[1], in[2])
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", args[3], err)
 		return 1
 	}
 	for _, r := range renames {
 		fmt.Fprintf(os.Stderr, "%s: renamed %s to %s (uuid %s)\n", args[3], r.Old, r.New, r.UUID)
-	}
-	tmp := args[1] + ".tmp"
-	if err := os.WriteFile(tmp, out, 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if err := os.Rename(tmp, filepath.Clean(args[1])); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
 	}
 	return 0
 }

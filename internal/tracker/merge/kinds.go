@@ -10,7 +10,6 @@ import (
 // encoding and the canonical form are the domain's (tracker.ParseIssues,
 // tracker.EncodeIssues, tracker.IssueRecord.Canonical …).
 type spec[T any] struct {
-	kind      Kind
 	byUUID    bool                                             // match on uuid (else on id); ids may collide
 	key       func(*T) string                                  // the match key: uuid or id
 	id        func(*T) string                                  // the id
@@ -46,7 +45,6 @@ func renameLinked[T any](fields func(*T) (*string, **string, []tracker.Relations
 }
 
 var issueSpec = &spec[tracker.IssueRecord]{
-	kind:      Issues,
 	byUUID:    true,
 	key:       func(r *tracker.IssueRecord) string { return r.UUID },
 	id:        func(r *tracker.IssueRecord) string { return r.ID },
@@ -60,7 +58,6 @@ var issueSpec = &spec[tracker.IssueRecord]{
 }
 
 var specSpec = &spec[tracker.SpecRecord]{
-	kind:      Specs,
 	byUUID:    true,
 	key:       func(r *tracker.SpecRecord) string { return r.UUID },
 	id:        func(r *tracker.SpecRecord) string { return r.ID },
@@ -74,7 +71,6 @@ var specSpec = &spec[tracker.SpecRecord]{
 }
 
 var feedbackSpec = &spec[tracker.Feedback]{
-	kind:      Feedback,
 	byUUID:    false,
 	key:       func(f *tracker.Feedback) string { return f.ID },
 	id:        func(f *tracker.Feedback) string { return f.ID },

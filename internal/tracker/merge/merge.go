@@ -1,9 +1,18 @@
-// Package merge merges the tracker's JSONL files (issues.jsonl, specs.jsonl,
-// feedback.jsonl): a three-way merge for the git merge driver
-// (`sudocode merge-driver %O %A %B %P`) and a two-way merge for
-// `sudocode import`. The result is always the canonical encoding of the
-// merged records (see tracker.EncodeIssues), so merging is idempotent and its output
-// never depends on the order of the input lines.
+// Package merge merges the tracker's JSONL files: the shard files
+// records/<kind>/<xx>.jsonl (kind issues, specs or feedback; xx = 00 to 3f,
+// see tracker.ShardFile), and the single files issues.jsonl, specs.jsonl and
+// feedback.jsonl of the first layout. It is a three-way merge for the git
+// merge driver (`sudocode merge-driver %O %A %B %P`, see Driver) and a
+// two-way merge for `sudocode import`. The result is always the canonical
+// encoding of the merged records (see tracker.EncodeIssues), so merging is
+// idempotent and its output never depends on the order of the input lines.
+//
+// Git merges each shard file on its own: a shard only one branch changed is
+// taken as it is, and the driver runs only for a shard both branches
+// changed (or both created: the base is then empty). The driver sees that
+// one file, so everything below is per file. Since a record's shard is a
+// function of its id, two records with one id are always in the same shard
+// file, and an id collision is always seen by the merge of that file.
 //
 // Rules:
 //
@@ -41,56 +50,43 @@
 //     theirs' record; a reference theirs kept unchanged from the base names
 //     the base's record of that id, so it is rewritten only when the
 //     renamed record is that one. Ours is never rewritten. References in
-//     other files (feedback's issue_id and spec_id, relationships in the
-//     other JSONL file) and the spec's file_path (its markdown body keeps
-//     its name) are NOT rewritten by this per-file merge: ThreeWay and
-//     TwoWay return the renames so the caller can rewrite them or warn.
+//     other files are NOT rewritten by this per-file merge: those of
+//     records in other shards (a child's parent_id, a relationship to it,
+//     which is stored on the record it starts from), feedback's issue_id
+//     and spec_id, and the spec's file_path (its markdown body keeps its
+//     name). Nor can the merge see ids in other shards, so the new id is
+//     unused in this file's inputs only. ThreeWay, TwoWay and Driver return
+//     the renames so the caller can rewrite references or warn.
+//   - The renamed record stays in the merged file, although its new id
+//     usually belongs to another shard: git takes back only the file the
+//     driver merged (%A). It is misplaced there until the tracker next reads
+//     its files, which moves misplaced records to their shards.
 //
 // Malformed input on any side (a line that is not one JSON object of the
 // kind, an unknown key, a missing id or uuid, a duplicate uuid or id) is an
-// error naming the file kind and line; no partial result is ever returned.
+// error naming the side, the file (the shard's path when the caller gave
+// it, as Driver does; else the kind's first-layout file name) and the line;
+// no partial result is ever returned.
 package merge
 
 import (
+	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/sudocode/sudocode/internal/tracker"
 )
 
-// Kind is the kind of a tracker JSONL file.
-type Kind int
-
-// The file kinds, by the file's base name.
-const (
-	Issues   Kind = iota // issues.jsonl
-	Specs                // specs.jsonl
-	Feedback             // feedback.jsonl
-)
-
-// String returns the kind's file name, e.g. "issues.jsonl".
-func (k Kind) String() string {
-	switch k {
-	case Issues:
-		return "issues.jsonl"
-	case Specs:
-		return "specs.jsonl"
-	case Feedback:
-		return "feedback.jsonl"
+// KindOf returns the kind of the tracker file at path (slash or OS
+// separators, relative to any directory): a shard file
+// records/<issues|specs|feedback>/<00-3f>.jsonl, or a file of the first
+// layout (issues.jsonl, specs.jsonl, feedback.jsonl).
+func KindOf(path string) (tracker.RecordKind, error) {
+	if k, ok := tracker.KindOfFile(path); ok {
+		return k, nil
 	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
-
-// KindOf returns the kind of the file at path, by its base name
-// (issues.jsonl, specs.jsonl or feedback.jsonl; slash or OS separators).
-func KindOf(path string) (Kind, error) {
-	base := filepath.Base(filepath.FromSlash(path))
-	for _, k := range []Kind{Issues, Specs, Feedback} {
-		if base == k.String() {
-			return k, nil
-		}
-	}
-	return 0, fmt.Errorf("merge: %q is not a tracker file (want issues.jsonl, specs.jsonl or feedback.jsonl)", path)
+	return 0, fmt.Errorf("merge: %q is not a tracker file (want a shard %s/<issues|specs|feedback>/<00-3f>.jsonl, or issues.jsonl, specs.jsonl or feedback.jsonl of the first layout)", path, tracker.RecordsDir)
 }
 
 // Rename records that the theirs-side (incoming) record with the given uuid
@@ -103,18 +99,12 @@ type Rename struct {
 
 // ThreeWay merges base (the common ancestor), ours and theirs, all of the
 // given kind, and returns the canonical merged file and the renames made to
-// resolve id collisions (always nil for Feedback), sorted by old id.
-// An empty base is a file both sides added.
-func ThreeWay(kind Kind, base, ours, theirs []byte) ([]byte, []Rename, error) {
-	switch kind {
-	case Issues:
-		return run3(issueSpec, base, ours, theirs)
-	case Specs:
-		return run3(specSpec, base, ours, theirs)
-	case Feedback:
-		return run3(feedbackSpec, base, ours, theirs)
-	}
-	return nil, nil, fmt.Errorf("merge: unknown kind %v", kind)
+// resolve id collisions (always nil for feedback), sorted by old id.
+// An empty base is a file both sides added. A malformed line is a
+// *tracker.LineError naming the kind's file as the tracker's parser does;
+// Driver names the merged file's path instead.
+func ThreeWay(kind tracker.RecordKind, base, ours, theirs []byte) ([]byte, []Rename, error) {
+	return threeWay(kind, "", base, ours, theirs)
 }
 
 // TwoWay merges incoming records into current, with no common ancestor, as
@@ -123,29 +113,50 @@ func ThreeWay(kind Kind, base, ours, theirs []byte) ([]byte, []Rename, error) {
 // later updated_at, equal: current; lists united). Incoming records whose id
 // collides with a different current record are renamed as in ThreeWay
 // (incoming plays theirs).
-func TwoWay(kind Kind, current, incoming []byte) ([]byte, []Rename, error) {
+func TwoWay(kind tracker.RecordKind, current, incoming []byte) ([]byte, []Rename, error) {
 	return ThreeWay(kind, nil, current, incoming)
 }
 
-func run3[T any](s *spec[T], base, ours, theirs []byte) ([]byte, []Rename, error) {
-	b, err := s.parse(base)
-	if err != nil {
-		return nil, nil, fmt.Errorf("base: %w", err)
+// threeWay is ThreeWay whose line errors name file, when not empty.
+func threeWay(kind tracker.RecordKind, file string, base, ours, theirs []byte) ([]byte, []Rename, error) {
+	switch kind {
+	case tracker.IssueRecords:
+		return run3(issueSpec, file, base, ours, theirs)
+	case tracker.SpecRecords:
+		return run3(specSpec, file, base, ours, theirs)
+	case tracker.FeedbackRecords:
+		return run3(feedbackSpec, file, base, ours, theirs)
 	}
-	o, err := s.parse(ours)
-	if err != nil {
-		return nil, nil, fmt.Errorf("ours: %w", err)
+	return nil, nil, fmt.Errorf("merge: unknown kind %v", kind)
+}
+
+func run3[T any](s *spec[T], file string, base, ours, theirs []byte) ([]byte, []Rename, error) {
+	var sides [3][]T
+	for i, data := range [][]byte{base, ours, theirs} {
+		recs, err := s.parse(data)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", [...]string{"base", "ours", "theirs"}[i], named(err, file))
+		}
+		sides[i] = recs
 	}
-	t, err := s.parse(theirs)
-	if err != nil {
-		return nil, nil, fmt.Errorf("theirs: %w", err)
-	}
-	recs, renames := merge3(s, b, o, t)
+	recs, renames := merge3(s, sides[0], sides[1], sides[2])
 	out, err := s.encode(recs)
 	if err != nil {
 		return nil, nil, err
 	}
 	return out, renames, nil
+}
+
+// named returns err with the file of its line error replaced by file: the
+// parser knows only the kind, the caller may know which shard it read.
+func named(err error, file string) error {
+	var le *tracker.LineError
+	if file == "" || !errors.As(err, &le) {
+		return err
+	}
+	c := *le
+	c.File = file
+	return &c
 }
 
 // merge3 merges parsed records; base may be empty.

@@ -12,13 +12,19 @@ import (
 func TestKindOf(t *testing.T) {
 	for _, c := range []struct {
 		path string
-		want Kind
+		want tracker.RecordKind
 		ok   bool
 	}{
-		{"issues.jsonl", Issues, true},
-		{".sudocode/issues.jsonl", Issues, true},
-		{"/repo/.sudocode/specs.jsonl", Specs, true},
-		{"a/b/feedback.jsonl", Feedback, true},
+		{".sudocode/records/issues/3f.jsonl", tracker.IssueRecords, true},
+		{"records/specs/00.jsonl", tracker.SpecRecords, true},
+		{`C:\repo\.sudocode\records\feedback\1a.jsonl`, tracker.FeedbackRecords, true},
+		{"issues.jsonl", tracker.IssueRecords, true},
+		{".sudocode/issues.jsonl", tracker.IssueRecords, true},
+		{"/repo/.sudocode/specs.jsonl", tracker.SpecRecords, true},
+		{"a/b/feedback.jsonl", tracker.FeedbackRecords, true},
+		{"records/issues/40.jsonl", 0, false},
+		{"records/notes/3f.jsonl", 0, false},
+		{"issues/3f.jsonl", 0, false},
 		{"issues.json", 0, false},
 		{"Issues.jsonl", 0, false},
 		{".sudocode/config.json", 0, false},
@@ -27,9 +33,9 @@ func TestKindOf(t *testing.T) {
 		if (err == nil) != c.ok || (c.ok && got != c.want) {
 			t.Errorf("KindOf(%q) = %v, %v; want %v, ok=%v", c.path, got, err, c.want, c.ok)
 		}
-	}
-	if Issues.String() != "issues.jsonl" || Specs.String() != "specs.jsonl" || Feedback.String() != "feedback.jsonl" {
-		t.Error("Kind.String does not name the files")
+		if err != nil && !strings.Contains(err.Error(), "records/<issues|specs|feedback>/<00-3f>.jsonl") {
+			t.Errorf("KindOf(%q): the error does not name the shard layout: %v", c.path, err)
+		}
 	}
 }
 
@@ -317,7 +323,7 @@ func TestThreeWayIssues(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, renames, err := ThreeWay(Issues, jsonl(c.base...), jsonl(c.ours...), jsonl(c.theirs...))
+			got, renames, err := ThreeWay(tracker.IssueRecords, jsonl(c.base...), jsonl(c.ours...), jsonl(c.theirs...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -329,7 +335,7 @@ func TestThreeWayIssues(t *testing.T) {
 			}
 			// Merging is idempotent: merging the result with itself over
 			// the same base gives the result again.
-			again, _, err := ThreeWay(Issues, jsonl(c.base...), got, got)
+			again, _, err := ThreeWay(tracker.IssueRecords, jsonl(c.base...), got, got)
 			if err != nil || !bytes.Equal(again, got) {
 				t.Errorf("re-merge of the result changed it (%v):\n%s", err, diffLines(again, got))
 			}
@@ -356,7 +362,7 @@ func TestThreeWaySpecs(t *testing.T) {
 		Type: tracker.RelReferences, CreatedAt: at(1), CreatedBy: "bob",
 	}}
 
-	got, renames, err := ThreeWay(Specs, jsonl(base), jsonl(ours, newOurs), jsonl(theirs, newTheirs))
+	got, renames, err := ThreeWay(tracker.SpecRecords, jsonl(base), jsonl(ours, newOurs), jsonl(theirs, newTheirs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +389,7 @@ func TestThreeWayFeedback(t *testing.T) {
 	t1 := f1
 	t1.Anchor.AnchorStatus, t1.Anchor.LineNumber, t1.UpdatedAt = tracker.AnchorRelocated, 9, at(4)
 	// ours deletes fb-2 which theirs leaves alone; both add one.
-	got, renames, err := ThreeWay(Feedback, jsonl(f1, f2), jsonl(f3, o1), jsonl(t1, f2, f4))
+	got, renames, err := ThreeWay(tracker.FeedbackRecords, jsonl(f1, f2), jsonl(f3, o1), jsonl(t1, f2, f4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +422,7 @@ func TestTwoWay(t *testing.T) {
 	})
 	cIn := with(c, func(r *tracker.IssueRecord) { r.ParentID = new("sudocode-bbbb") })
 
-	got, renames, err := TwoWay(Issues, jsonl(a, b), jsonl(aIn, cIn, d))
+	got, renames, err := TwoWay(tracker.IssueRecords, jsonl(a, b), jsonl(aIn, cIn, d))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +442,7 @@ func TestTwoWay(t *testing.T) {
 	// An older incoming version does not overwrite current scalars; a
 	// record only in current is never deleted by an import.
 	old := with(a, func(r *tracker.IssueRecord) { r.Title, r.UpdatedAt = "A stale", at(0) })
-	got, _, err = TwoWay(Issues, jsonl(a, b), jsonl(old))
+	got, _, err = TwoWay(tracker.IssueRecords, jsonl(a, b), jsonl(old))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +463,7 @@ func TestMalformedInputIsAnError(t *testing.T) {
 		{"ours", good, bad, good, "ours: issues.jsonl line 3: "},
 		{"theirs", good, good, bad, "theirs: issues.jsonl line 3: "},
 	} {
-		out, renames, err := ThreeWay(Issues, c.b, c.o, c.th)
+		out, renames, err := ThreeWay(tracker.IssueRecords, c.b, c.o, c.th)
 		if err == nil || !strings.HasPrefix(err.Error(), c.wantPrefix) {
 			t.Errorf("%s: err = %v, want prefix %q", c.name, err, c.wantPrefix)
 		}
@@ -465,10 +471,10 @@ func TestMalformedInputIsAnError(t *testing.T) {
 			t.Errorf("%s: partial result returned: %q %v", c.name, out, renames)
 		}
 	}
-	if _, _, err := TwoWay(Specs, nil, []byte("{\"id\":\"s\"}\n")); err == nil || !strings.Contains(err.Error(), "specs.jsonl line 1: missing \"uuid\"") {
+	if _, _, err := TwoWay(tracker.SpecRecords, nil, []byte("{\"id\":\"s\"}\n")); err == nil || !strings.Contains(err.Error(), "specs.jsonl line 1: missing \"uuid\"") {
 		t.Errorf("TwoWay with a bad incoming file: err = %v", err)
 	}
-	if _, _, err := ThreeWay(Kind(7), nil, nil, nil); err == nil {
+	if _, _, err := ThreeWay(tracker.RecordKind(7), nil, nil, nil); err == nil {
 		t.Error("unknown kind accepted")
 	}
 }

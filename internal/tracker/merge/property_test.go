@@ -135,26 +135,26 @@ func TestSelfMergeIsCanonical(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, renames, err := ThreeWay(Issues, x, x, x)
+		got, renames, err := ThreeWay(tracker.IssueRecords, x, x, x)
 		if err != nil || renames != nil {
 			t.Fatalf("seed %d: %v %v", seed, renames, err)
 		}
 		if want := encodeIssues(recs); !bytes.Equal(got, want) {
 			t.Fatalf("seed %d: self-merge differs from canonical at %s", seed, diffLines(got, want))
 		}
-		if two, _, err := TwoWay(Issues, x, x); err != nil || !bytes.Equal(two, got) {
+		if two, _, err := TwoWay(tracker.IssueRecords, x, x); err != nil || !bytes.Equal(two, got) {
 			t.Fatalf("seed %d: TwoWay(x, x) differs (%v)", seed, err)
 		}
 	}
 	fbs := jsonl(feedback("fb-2", "b", 3), feedback("fb-1", "a", 2))
 	want := encodeFeedback([]tracker.Feedback{feedback("fb-1", "a", 2), feedback("fb-2", "b", 3)})
-	if got, _, err := ThreeWay(Feedback, fbs, fbs, fbs); err != nil || !bytes.Equal(got, want) {
+	if got, _, err := ThreeWay(tracker.FeedbackRecords, fbs, fbs, fbs); err != nil || !bytes.Equal(got, want) {
 		t.Errorf("feedback self-merge: %v\n%s", err, got)
 	}
 	sp := jsonl(tracker.SpecRecord{Spec: tracker.Spec{ID: "s-2", UUID: "u2", Tags: []string{"b", "a"}}},
 		tracker.SpecRecord{Spec: tracker.Spec{ID: "s-1", UUID: "u1"}})
 	recs, _ := tracker.ParseSpecs(sp, nil)
-	if got, _, err := ThreeWay(Specs, sp, sp, sp); err != nil || !bytes.Equal(got, encodeSpecs(recs)) {
+	if got, _, err := ThreeWay(tracker.SpecRecords, sp, sp, sp); err != nil || !bytes.Equal(got, encodeSpecs(recs)) {
 		t.Errorf("spec self-merge: %v\n%s", err, got)
 	}
 }
@@ -168,11 +168,11 @@ func TestThreeWaySymmetric(t *testing.T) {
 		g := newGen(seed)
 		base := g.base()
 		a, b := g.side(base, 0), g.side(base, 1)
-		ab, rab, err := ThreeWay(Issues, jsonl(base...), jsonl(a...), jsonl(b...))
+		ab, rab, err := ThreeWay(tracker.IssueRecords, jsonl(base...), jsonl(a...), jsonl(b...))
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		ba, rba, err := ThreeWay(Issues, jsonl(base...), jsonl(b...), jsonl(a...))
+		ba, rba, err := ThreeWay(tracker.IssueRecords, jsonl(base...), jsonl(b...), jsonl(a...))
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -187,7 +187,7 @@ func TestThreeWaySymmetric(t *testing.T) {
 		// Same inputs with the lines in another order: identical bytes.
 		slices.Reverse(a)
 		slices.Reverse(b)
-		again, _, err := ThreeWay(Issues, jsonl(base...), jsonl(a...), jsonl(b...))
+		again, _, err := ThreeWay(tracker.IssueRecords, jsonl(base...), jsonl(a...), jsonl(b...))
 		if err != nil || !bytes.Equal(again, ab) {
 			t.Fatalf("seed %d: output depends on line order (%v)", seed, err)
 		}
