@@ -50,7 +50,7 @@ func migrateKind(rs *records, present map[string]string, k tracker.RecordKind) e
 		return err
 	}
 	if len(cur) > 0 {
-		if want, _, err = merge.TwoWay(mergeKind(k), cur, want); err != nil {
+		if want, _, err = merge.TwoWay(k, cur, want); err != nil {
 			return fault.New(fault.Invalid, "cannot move %s into %s/%s: %v", k.LegacyFile(), tracker.RecordsDir, k.Dir(), err).
 				WithHint("fix the files named; nothing was changed")
 		}
@@ -100,10 +100,6 @@ func canonicalKind(k tracker.RecordKind, name string, data []byte) ([]byte, erro
 		}
 		return tracker.EncodeFeedback(recs)
 	}
-}
-
-func mergeKind(k tracker.RecordKind) merge.Kind {
-	return [...]merge.Kind{tracker.IssueRecords: merge.Issues, tracker.SpecRecords: merge.Specs, tracker.FeedbackRecords: merge.Feedback}[k]
 }
 
 // readKind is the content of every shard file of kind k present, one

@@ -130,7 +130,7 @@ func (r *Repo) Import(ctx context.Context, dir string) (Transfer, error) {
 				return err
 			}
 			for _, in := range inputs {
-				data, renames, err := merge.TwoWay(mergeKind(k), current, in)
+				data, renames, err := merge.TwoWay(k, current, in)
 				if err != nil {
 					return fault.New(fault.Invalid, "cannot import the %s of %s: %v", k.Dir(), dir, err).
 						WithHint("fix the file; nothing was imported")
