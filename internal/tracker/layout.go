@@ -17,8 +17,11 @@ import (
 //
 // Each shard is a JSONL file like the single files of the first layout:
 // one canonical record per line, sorted by id, a final newline. A record's
-// shard is a pure function of its id, so an id never moves, and a shard
-// with no records has no file.
+// shard is a pure function of its id, so an id never moves. A shard file
+// appears with its first record and is never removed, only emptied (when
+// its last record moves out after a merge renamed it): git merges an edit
+// on one branch with an emptied file on the other through the merge
+// driver, but an edit with a deleted file is a conflict.
 const (
 	RecordsDir = "records"
 	Shards     = 64

@@ -153,7 +153,11 @@ func editLines(t *testing.T, path string, edit func(n int, line string) []string
 	for n, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
 		out = append(out, edit(n+1, l)...)
 	}
-	if err := os.WriteFile(path, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
+	text := strings.Join(out, "\n") + "\n"
+	if len(out) == 0 {
+		text = "" // the last line removed
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bump(t, path, fi.ModTime())

@@ -142,7 +142,7 @@ func splitShards(k tracker.RecordKind, data []byte) (map[string][]byte, error) {
 
 // writeKind makes the shard files of kind k hold exactly data (canonical
 // JSONL text): a shard whose content differs is rewritten, one with no
-// record left is removed.
+// record left is emptied.
 func writeKind(rs *records, present map[string]string, k tracker.RecordKind, data []byte) error {
 	files, err := splitShards(k, data)
 	if err != nil {
@@ -150,9 +150,7 @@ func writeKind(rs *records, present map[string]string, k tracker.RecordKind, dat
 	}
 	for _, p := range shardsOf(present, k) {
 		if _, ok := files[p]; !ok {
-			if err := rs.remove(p); err != nil {
-				return err
-			}
+			files[p] = nil
 		}
 	}
 	names := make([]string, 0, len(files))

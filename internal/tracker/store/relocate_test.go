@@ -10,6 +10,7 @@ import (
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 var loginV1 = lines(
@@ -62,14 +63,14 @@ func at(a tracker.Anchor) anchorAt {
 }
 
 // wantAnchor checks feedback id's anchor, both as the tracker shows it and
-// as feedback.jsonl holds it.
+// as its file holds it.
 func (e *env) wantAnchor(id string, want anchorAt) {
 	e.t.Helper()
 	if got := at(e.showFeedback(id).Anchor); got != want {
 		e.t.Errorf("feedback %s: anchor %+v, want %+v", id, got, want)
 	}
 	if got := at(e.fileFeedback(id).Anchor); got != want {
-		e.t.Errorf("feedback %s in %s: anchor %+v, want %+v", id, store.FeedbackFile, got, want)
+		e.t.Errorf("feedback %s in its file: anchor %+v, want %+v", id, got, want)
 	}
 }
 
@@ -115,12 +116,12 @@ func TestRelocateOnSpecUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := e.snapshot()
-	if before[store.FeedbackFile] != after[store.FeedbackFile] {
-		t.Errorf("a title change rewrote %s", store.FeedbackFile)
+	if trackertest.KindFiles[tracker.Feedback](before) != trackertest.KindFiles[tracker.Feedback](after) {
+		t.Errorf("a title change rewrote the feedback files")
 	}
 	e.next()
-	if s := e.snapshot(); s[store.FeedbackFile] != after[store.FeedbackFile] {
-		t.Errorf("opening again rewrote %s", store.FeedbackFile)
+	if s := e.snapshot(); trackertest.KindFiles[tracker.Feedback](s) != trackertest.KindFiles[tracker.Feedback](after) {
+		t.Errorf("opening again rewrote the feedback files")
 	}
 
 	// Deleting the anchored text makes the anchor stale, keeping its fields.
@@ -166,15 +167,15 @@ func TestRelocateOnHandEdit(t *testing.T) {
 	e.writeBody(spec, v)
 	before := e.snapshot()
 	if got := at(e.fileFeedback(a).Anchor); got.Line != 8 {
-		t.Fatalf("feedback.jsonl changed before any command: %+v", got)
+		t.Fatalf("the feedback file changed before any command: %+v", got)
 	}
 	e.next() // e.g. `sudocode feedback list`
 	if _, err := e.r.ListFeedback(e.ctx, store.FeedbackFilter{}); err != nil {
 		t.Fatal(err)
 	}
 	after := e.snapshot()
-	if before[store.FeedbackFile] == after[store.FeedbackFile] {
-		t.Errorf("the next command did not rewrite %s", store.FeedbackFile)
+	if trackertest.KindFiles[tracker.Feedback](before) == trackertest.KindFiles[tracker.Feedback](after) {
+		t.Errorf("the next command did not rewrite the feedback files")
 	}
 	e.wantAnchor(a, anchorAt{15, tracker.AnchorRelocated, "Tokens", "Refresh tokens", 8})
 	e.wantAnchor(b, anchorAt{9, tracker.AnchorRelocated, "Errors", "Return 401 on expiry.", 12})

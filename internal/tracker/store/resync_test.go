@@ -1,15 +1,15 @@
 package store_test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
-// TestPullResyncsOnlyChangedIssues: when issues.jsonl changes behind the
+// TestPullResyncsOnlyChangedIssues: when issue files change behind the
 // cache as a pull changes it (an issue closed, one removed, one added, a
 // parent's blocker finished), the next command brings in those lines
 // without rebuilding the cache from every line, and every view is what a
@@ -25,29 +25,18 @@ func TestPullResyncsOnlyChangedIssues(t *testing.T) {
 	waiter := e.issue("waiter", store.IssueInput{})
 	e.link(parent, blocker, "blocks")
 	e.link(waiter, gone, "depends-on")
-	issues := filepath.Join(e.dir, store.IssuesFile)
+	e.editRecord(tracker.IssueRecords, blocker, func(l string) []string {
+		l = strings.Replace(l, `"status":"open"`, `"status":"closed"`, 1)
+		return []string{strings.Replace(l, `"closed_at":null`, `"closed_at":"2025-03-01T10:00:00Z"`, 1)}
+	})
 	var goneLine string
-	editLines(t, issues, func(_ int, l string) []string {
-		switch {
-		case strings.Contains(l, `"id":"`+blocker+`"`):
-			l = strings.Replace(l, `"status":"open"`, `"status":"closed"`, 1)
-			l = strings.Replace(l, `"closed_at":null`, `"closed_at":"2025-03-01T10:00:00Z"`, 1)
-			return []string{l}
-		case strings.Contains(l, `"id":"`+gone+`"`):
-			goneLine = l
-			return nil
-		}
-		return []string{l}
+	e.editRecord(tracker.IssueRecords, gone, func(l string) []string {
+		goneLine = l
+		return nil
 	})
 	// The removed line comes back under another id and uuid: a new issue.
-	editLines(t, issues, func(n int, l string) []string {
-		if n > 1 {
-			return []string{l}
-		}
-		added := strings.Replace(goneLine, `"id":"`+gone+`"`, `"id":"tt-0000"`, 1)
-		added = strings.Replace(added, `"uuid":"`, `"uuid":"0`, 1)
-		return []string{added, l}
-	})
+	added := strings.Replace(goneLine, `"id":"`+gone+`"`, `"id":"tt-0000"`, 1)
+	e.addLine(tracker.IssueRecords, "tt-0000", strings.Replace(added, `"uuid":"`, `"uuid":"0`, 1))
 	e.next()
 	views := e.views()
 	if n := store.FullRebuilds(e.r); n != 0 {
@@ -64,12 +53,12 @@ func TestPullResyncsOnlyChangedIssues(t *testing.T) {
 	}
 
 	// A duplicate uuid: the full read reports it.
-	editLines(t, issues, func(n int, l string) []string {
-		if n > 1 {
-			return []string{l}
-		}
-		return []string{strings.Replace(l, `"id":"tt-0000"`, `"id":"tt-0001"`, 1), l}
+	var copied string
+	e.editRecord(tracker.IssueRecords, "tt-0000", func(l string) []string {
+		copied = l
+		return []string{l}
 	})
+	e.addLine(tracker.IssueRecords, "tt-0001", strings.Replace(copied, `"id":"tt-0000"`, `"id":"tt-0001"`, 1))
 	e.next()
 	_, err := e.r.Stats(e.ctx)
 	wantCode(t, "a duplicate uuid", err, fault.Invalid)

@@ -351,7 +351,7 @@ func (t *Tx) writeShard(file string) error {
 // writeAll writes every shard file after a rebuild, which put every
 // record: the lines put are the whole files, so only a file that differs
 // (one not in canonical form, or holding a record of another shard) is
-// written, and a file left with no record is removed. The stats of all of
+// written, and a file left with no record is emptied. The stats of all of
 // them are recorded.
 func (t *Tx) writeAll() error {
 	present, err := t.rs.stats()
@@ -360,9 +360,7 @@ func (t *Tx) writeAll() error {
 	}
 	for f := range present {
 		if _, ok := t.lines[f]; !ok {
-			if err := t.rs.remove(f); err != nil {
-				return err
-			}
+			t.lines[f] = map[string][]byte{} // no record left: emptied (see tracker.ShardFile)
 		}
 	}
 	for f := range t.lines {
