@@ -68,6 +68,7 @@ func scan(s string, first bool) []span {
 	}
 	lower := strings.ToLower(s) // s itself when it has no upper case
 	var spans []span
+	rules := rules()
 	for i := range rules {
 		if first && len(spans) > 0 {
 			break

@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/sudocode/sudocode/internal/tracker"
 )
@@ -17,12 +18,13 @@ import (
 // a uuid or a spec body now held twice, or a change to most of the lines)
 // falls back to the full rebuild, which also gives the exact error.
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is made on first use: most commands hash no line.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // lineHash identifies a line's content: two independent CRCs, both
 // computed in hardware, so hashing a 100 MB file takes milliseconds.
 func lineHash(line []byte) int64 {
-	return int64(uint64(crc32.Checksum(line, castagnoli))<<32 | uint64(crc32.ChecksumIEEE(line)))
+	return int64(uint64(crc32.Checksum(line, castagnoli()))<<32 | uint64(crc32.ChecksumIEEE(line)))
 }
 
 type fileLine struct {
