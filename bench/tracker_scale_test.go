@@ -44,9 +44,9 @@ func TestTrackerWritersAtScale(t *testing.T) {
 		t.Fatalf("status: %v %s", err, out)
 	}
 	dir := filepath.Join(root, ".sudocode")
-	specs := trackertest.ReadJSONL[tracker.SpecRecord](t, filepath.Join(dir, "specs.jsonl"))
+	specs := trackertest.ReadRecords[tracker.SpecRecord](t, dir)
 	spec := specs[0].ID
-	base := trackertest.IDs(trackertest.ReadJSONL[tracker.IssueRecord](t, filepath.Join(dir, "issues.jsonl")))
+	base := trackertest.IDs(trackertest.ReadRecords[tracker.IssueRecord](t, dir))
 
 	writes := 10
 	if n, err := strconv.Atoi(os.Getenv("TRACKER_WRITES")); err == nil && n > 0 {
@@ -144,8 +144,8 @@ func TestTrackerWritersAtScale(t *testing.T) {
 	t.Logf("%d of 12 writers killed before they finished", killed)
 
 	// The files: valid, sorted, holding every acknowledged change.
-	issues := trackertest.ReadJSONL[tracker.IssueRecord](t, filepath.Join(dir, "issues.jsonl"))
-	fbs := trackertest.ReadJSONL[tracker.Feedback](t, filepath.Join(dir, "feedback.jsonl"))
+	issues := trackertest.ReadRecords[tracker.IssueRecord](t, dir)
+	fbs := trackertest.ReadRecords[tracker.Feedback](t, dir)
 	byID := map[string]tracker.IssueRecord{}
 	for _, r := range issues {
 		byID[r.ID] = r
@@ -172,7 +172,7 @@ func TestTrackerWritersAtScale(t *testing.T) {
 		}
 	}
 	if len(fbs) != feedback {
-		t.Errorf("%d feedback in the file, %d acknowledged", len(fbs), feedback)
+		t.Errorf("%d feedback in the files, %d acknowledged", len(fbs), feedback)
 	}
 
 	// The cache, rebuilt from the files, agrees with them.
@@ -186,6 +186,6 @@ func TestTrackerWritersAtScale(t *testing.T) {
 	var st tracker.Stats
 	json.Unmarshal(out, &st)
 	if st.Issues.Total != len(issues) {
-		t.Errorf("the rebuilt cache counts %d issues, the file holds %d", st.Issues.Total, len(issues))
+		t.Errorf("the rebuilt cache counts %d issues, the files hold %d", st.Issues.Total, len(issues))
 	}
 }
