@@ -9,7 +9,8 @@
 #   the MCP server (sudocode mcp), tool calls over stdio, median  vs  a
 #     bare ping over the same pipe (10,000 issues)
 # Usage: bench/tracker.sh [ROUNDS]   (default 20 runs of each command;
-#   the cold start and the pull run ROUNDS/5 times)
+#   the cold start, the pull and the migration from the first layout run
+#   ROUNDS/5 times)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-20}
@@ -17,8 +18,8 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
 for size in small large; do
-  TRACKER_SIZE=$size go test -run '^$' -bench 'BenchmarkTrackerCLI/^[^cp]' -benchtime "${rounds}x" ./bench/ | sed "s/^BenchmarkTrackerCLI/$size/" | tee -a "$out"
-  TRACKER_SIZE=$size go test -run '^$' -bench 'BenchmarkTrackerCLI/^(peer|cold|pull)' -benchtime "$(( (rounds + 4) / 5 ))x" ./bench/ | sed "s/^BenchmarkTrackerCLI/$size/" | tee -a "$out"
+  TRACKER_SIZE=$size go test -run '^$' -bench 'BenchmarkTrackerCLI/^[^cpm]' -benchtime "${rounds}x" ./bench/ | sed "s/^BenchmarkTrackerCLI/$size/" | tee -a "$out"
+  TRACKER_SIZE=$size go test -run '^$' -bench 'BenchmarkTrackerCLI/^(peer|cold|pull|migrate)' -benchtime "$(( (rounds + 4) / 5 ))x" ./bench/ | sed "s/^BenchmarkTrackerCLI/$size/" | tee -a "$out"
 done
 go test -run '^$' -bench 'BenchmarkTrackerMCP' -benchtime "$((rounds * 10))x" ./bench/ | tee -a "$out"
 
@@ -38,6 +39,7 @@ awk '
     line(size, "sudocode issue create", "issue_create", 20)
     line(size, "sudocode issue update --status", "issue_update", 20)
     line(size, "cold start (no cache.db)", "cold_start", 5000)
+    printf "%-30s %8.1f ms  (no target: the first command on a first-layout tracker, beside the cold start)\n", "migrate from the first layout", ns[size "/migrate"] / 1e6
     line(size, "after a pull that changed 10", "pull_of_10", 200)
     printf "%-30s %8.1f ms  (bound by output: %.1fx cat writing the same bytes, %.1f ms)\n", "issue list --all (every issue)", ns[size "/list_all"] / 1e6, ns[size "/list_all"] / ns[size "/peer_list_bytes"], ns[size "/peer_list_bytes"] / 1e6
     printf "%-30s %8.1f ms  (peer: the process floor)\n", "sudocode --version", ns[size "/peer_version"] / 1e6

@@ -44,9 +44,9 @@ func TestTrackerWritersAtScale(t *testing.T) {
 		t.Fatalf("status: %v %s", err, out)
 	}
 	dir := filepath.Join(root, ".sudocode")
-	specs := trackertest.ReadJSONL[tracker.SpecRecord](t, filepath.Join(dir, "specs.jsonl"))
+	specs := trackertest.ReadRecords[tracker.SpecRecord](t, dir)
 	spec := specs[0].ID
-	base := trackertest.IDs(trackertest.ReadJSONL[tracker.IssueRecord](t, filepath.Join(dir, "issues.jsonl")))
+	base := trackertest.IDs(trackertest.ReadRecords[tracker.IssueRecord](t, dir))
 
 	writes := 10
 	if n, err := strconv.Atoi(os.Getenv("TRACKER_WRITES")); err == nil && n > 0 {
@@ -126,7 +126,23 @@ func TestTrackerWritersAtScale(t *testing.T) {
 		t.Logf("ready during the writes: %d calls, median %v, slowest %v", len(readerWaits), readerWaits[len(readerWaits)/2], readerWaits[len(readerWaits)-1])
 	}
 
-	// Killed writers: each change is whole or absent.
+	// Killed writers: each change is whole or absent. The kills land
+	// within the time a create takes at this size (most of it the process
+	// starting), so that most are killed before they finish.
+	var took []time.Duration
+	for i := range 5 {
+		t0 := time.Now()
+		out, err := run("issue", "create", fmt.Sprint("timing ", i))
+		if err != nil {
+			t.Fatalf("issue create: %v %s", err, out)
+		}
+		took = append(took, time.Since(t0))
+		var r struct{ ID string }
+		json.Unmarshal(out, &r)
+		titles[r.ID] = fmt.Sprint("timing ", i)
+	}
+	slices.Sort(took)
+	median := took[len(took)/2]
 	killed := 0
 	for i := range 12 {
 		cmd := exec.Command(bin, "issue", "create", fmt.Sprint("killed ", i), "--json")
@@ -134,18 +150,21 @@ func TestTrackerWritersAtScale(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(20+rand.IntN(200)) * time.Millisecond)
+		time.Sleep(median/4 + rand.N(median*3/4))
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		if ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() {
 			killed++
 		}
 	}
-	t.Logf("%d of 12 writers killed before they finished", killed)
+	t.Logf("%d of 12 writers killed before they finished (a create takes %v)", killed, median.Round(time.Millisecond))
+	if killed < 3 {
+		t.Errorf("only %d of 12 writers were killed before they finished: the kills test little", killed)
+	}
 
 	// The files: valid, sorted, holding every acknowledged change.
-	issues := trackertest.ReadJSONL[tracker.IssueRecord](t, filepath.Join(dir, "issues.jsonl"))
-	fbs := trackertest.ReadJSONL[tracker.Feedback](t, filepath.Join(dir, "feedback.jsonl"))
+	issues := trackertest.ReadRecords[tracker.IssueRecord](t, dir)
+	fbs := trackertest.ReadRecords[tracker.Feedback](t, dir)
 	byID := map[string]tracker.IssueRecord{}
 	for _, r := range issues {
 		byID[r.ID] = r
@@ -172,7 +191,7 @@ func TestTrackerWritersAtScale(t *testing.T) {
 		}
 	}
 	if len(fbs) != feedback {
-		t.Errorf("%d feedback in the file, %d acknowledged", len(fbs), feedback)
+		t.Errorf("%d feedback in the files, %d acknowledged", len(fbs), feedback)
 	}
 
 	// The cache, rebuilt from the files, agrees with them.
@@ -186,6 +205,6 @@ func TestTrackerWritersAtScale(t *testing.T) {
 	var st tracker.Stats
 	json.Unmarshal(out, &st)
 	if st.Issues.Total != len(issues) {
-		t.Errorf("the rebuilt cache counts %d issues, the file holds %d", st.Issues.Total, len(issues))
+		t.Errorf("the rebuilt cache counts %d issues, the files hold %d", st.Issues.Total, len(issues))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/testkit"
+	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/trackergen"
 )
 
@@ -32,7 +33,7 @@ func BenchmarkTrackerCLI(b *testing.B) {
 	if err := trackergen.Generate(dir, trackerSize()); err != nil {
 		b.Fatal(err)
 	}
-	run := func(b *testing.B, name string, args ...string) []byte {
+	runIn := func(b *testing.B, dir, name string, args ...string) []byte {
 		cmd := exec.Command(name, args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "SUDOCODE_ACTOR=bench")
@@ -42,6 +43,7 @@ func BenchmarkTrackerCLI(b *testing.B) {
 		}
 		return out
 	}
+	run := func(b *testing.B, name string, args ...string) []byte { return runIn(b, dir, name, args...) }
 	run(b, bin, "status") // builds the cache
 	showID := strings.SplitN(strings.SplitN(string(run(b, bin, "issue", "list", "--json", "--limit", "1")), `"id": "`, 2)[1], `"`, 2)[0]
 	all := []string{"issue", "list", "--all", "--json", "--limit", "1000000"}
@@ -49,10 +51,12 @@ func BenchmarkTrackerCLI(b *testing.B) {
 	if err := os.WriteFile(listed, run(b, bin, all...), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	issues := filepath.Join(dir, ".sudocode", "issues.jsonl")
+	tdir := filepath.Join(dir, ".sudocode")
+	firstLayout := filepath.Join(b.TempDir(), "first-layout")
 	status := []string{"in_progress", "open"}
 	for _, c := range []struct {
 		name  string
+		dir   string // where it runs, if not in dir
 		args  []string
 		setup func(i int) []string // per run, outside the timing: the args
 	}{
@@ -71,7 +75,19 @@ func BenchmarkTrackerCLI(b *testing.B) {
 			return []string{"status"}
 		}},
 		{name: "pull_of_10", setup: func(i int) []string {
-			pullTen(b, issues, i)
+			pullTen(b, tdir, i)
+			return []string{"status"}
+		}},
+		// A tracker of the first layout, as a clone from before shard
+		// files has it: the first command moves every record into its
+		// shard, checks them and builds the cache.
+		{name: "migrate", dir: firstLayout, setup: func(int) []string {
+			if err := os.RemoveAll(firstLayout); err != nil {
+				b.Fatal(err)
+			}
+			if err := trackergen.GenerateFirstLayout(firstLayout, trackerSize()); err != nil {
+				b.Fatal(err)
+			}
 			return []string{"status"}
 		}},
 		{name: "peer_version", args: []string{"--version"}},
@@ -90,26 +106,39 @@ func BenchmarkTrackerCLI(b *testing.B) {
 					run(b, "cat", listed)
 					continue
 				}
+				if c.dir != "" {
+					runIn(b, c.dir, bin, args...)
+					continue
+				}
 				run(b, bin, args...)
 			}
 		})
 	}
 }
 
-// pullTen changes the titles of 10 issues spread over issues.jsonl, as a
-// pull that brought other clones' edits of 10 issues does.
-func pullTen(b *testing.B, path string, round int) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
+// pullTen changes the titles of 10 issues spread over the issue shard
+// files, one in each of 10 shards, as a pull that brought other clones'
+// edits of 10 issues does: git rewrites those shard files.
+func pullTen(b *testing.B, tdir string, round int) {
+	var shards []string
+	for _, f := range tracker.ShardFiles(tracker.IssueRecords) {
+		p := filepath.Join(tdir, filepath.FromSlash(f))
+		if _, err := os.Stat(p); err == nil {
+			shards = append(shards, p)
+		}
 	}
-	lines := bytes.SplitAfter(data, []byte("\n"))
-	step := max(1, len(lines)/10)
-	for k := 0; k < 10 && k*step < len(lines); k++ {
-		l := &lines[k*step]
+	step := max(1, len(shards)/10)
+	for k := 0; k < 10 && k*step < len(shards); k++ {
+		path := shards[k*step]
+		data, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines := bytes.SplitAfter(data, []byte("\n"))
+		l := &lines[(len(lines)-1)/2] // the middle line (the last element is the empty rest)
 		*l = bytes.Replace(*l, []byte(`"title":"`), []byte(`"title":"`+string(rune('a'+round%26))), 1)
-	}
-	if err := os.WriteFile(path, bytes.Join(lines, nil), 0o644); err != nil {
-		b.Fatal(err)
+		if err := os.WriteFile(path, bytes.Join(lines, nil), 0o644); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -17,12 +17,17 @@ func main() {
 	flag.IntVar(&size.Issues, "issues", size.Issues, "issues to generate")
 	flag.IntVar(&size.Specs, "specs", size.Specs, "specs to generate")
 	flag.IntVar(&size.Relationships, "relationships", size.Relationships, "relationships to generate")
+	first := flag.Bool("first-layout", false, "write the records in the first layout (issues.jsonl, specs.jsonl, feedback.jsonl), which the next command migrates to shard files")
 	flag.Parse()
 	if *out == "" {
-		fmt.Fprintln(os.Stderr, "usage: gentracker -o DIR [-issues N] [-specs N] [-relationships N]")
+		fmt.Fprintln(os.Stderr, "usage: gentracker -o DIR [-first-layout] [-issues N] [-specs N] [-relationships N]")
 		os.Exit(2)
 	}
-	if err := trackergen.Generate(*out, size); err != nil {
+	generate := trackergen.Generate
+	if *first {
+		generate = trackergen.GenerateFirstLayout
+	}
+	if err := generate(*out, size); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
 	}

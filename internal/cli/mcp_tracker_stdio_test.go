@@ -18,6 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sudocode/sudocode/internal/testkit"
+	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // connectTracker starts `sudocode mcp` in dir (none: the test's) with env.
@@ -122,10 +124,11 @@ func TestTrackerStdio(t *testing.T) {
 				t.Errorf("list_issues = %s, want the CLI's %s", got, want)
 			}
 
-			// A hand edit of issues.jsonl between two calls is seen by the
-			// second. (The edit changes the file's size: the store compares
-			// size and mtime, and an mtime may not move within a clock tick.)
-			path := filepath.Join(p.dir, "issues.jsonl")
+			// A hand edit of the issue's shard file between two calls is
+			// seen by the second. (The edit changes the file's size: the
+			// store compares size and mtime, and an mtime may not move
+			// within a clock tick.)
+			path := trackertest.RecordFile[tracker.IssueRecord](p.dir, id)
 			b, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)

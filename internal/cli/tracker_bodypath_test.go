@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 const outsideSecret = "-----BEGIN OPENSSH PRIVATE KEY-----\nsecret-key-material\n"
@@ -33,7 +36,7 @@ func sameContent(t *testing.T, path, want string) {
 }
 
 // TestTrackerSpecBodyConfined: through the real binary, a spec's body is
-// never read or written outside the project, whatever specs.jsonl says
+// never read or written outside the project, whatever its record says
 // (a pull can bring any record) and wherever a committed symlink leads;
 // and create --file-path never replaces a source file or git's config.
 func TestTrackerSpecBodyConfined(t *testing.T) {
@@ -52,7 +55,7 @@ func TestTrackerSpecBodyConfined(t *testing.T) {
 	// A record edited on disk to point at ../../<outside>/id_rsa.
 	id := p.js("spec", "create", "Victim", "--design", "# mine\n").str("id")
 	rel, _ := filepath.Rel(p.dir, key)
-	specs := filepath.Join(p.dir, "specs.jsonl")
+	specs := trackertest.RecordFile[tracker.SpecRecord](p.dir, id)
 	data, _ := os.ReadFile(specs)
 	edited := strings.Replace(string(data), `"file_path":"specs/`+id+`.md"`, `"file_path":"`+filepath.ToSlash(rel)+`"`, 1)
 	if edited == string(data) {

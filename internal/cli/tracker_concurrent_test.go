@@ -18,12 +18,13 @@ import (
 	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
-// checkJSONL reads a tracker JSONL file strictly and checks it is
-// canonical (sorted by id, a record a line, a final newline); it returns
+// checkRecords reads every shard file of T's kind in the tracker
+// directory dir strictly and checks each is canonical (sorted by id, a
+// record a line, a final newline) and holds only its own ids; it returns
 // the records' ids.
-func checkJSONL[T trackertest.Record](t *testing.T, path string) []string {
+func checkRecords[T trackertest.Record](t *testing.T, dir string) []string {
 	t.Helper()
-	return trackertest.IDs(trackertest.ReadJSONL[T](t, path))
+	return trackertest.IDs(trackertest.ReadRecords[T](t, dir))
 }
 
 // TestTrackerConcurrentWriters runs 8 loops at once, each running 200
@@ -125,9 +126,9 @@ func TestTrackerConcurrentWriters(t *testing.T) {
 	}
 
 	// The files: canonical, complete.
-	issueIDs := checkJSONL[tracker.IssueRecord](t, filepath.Join(p.dir, "issues.jsonl"))
-	specIDs := checkJSONL[tracker.SpecRecord](t, filepath.Join(p.dir, "specs.jsonl"))
-	fbIDs := checkJSONL[tracker.Feedback](t, filepath.Join(p.dir, "feedback.jsonl"))
+	issueIDs := checkRecords[tracker.IssueRecord](t, p.dir)
+	specIDs := checkRecords[tracker.SpecRecord](t, p.dir)
+	fbIDs := checkRecords[tracker.Feedback](t, p.dir)
 	inFile := map[string]bool{}
 	for _, id := range issueIDs {
 		inFile[id] = true
@@ -140,7 +141,7 @@ func TestTrackerConcurrentWriters(t *testing.T) {
 		nLinks += len(s.links)
 		for _, id := range s.own {
 			if !inFile[id] {
-				t.Errorf("issue %s was created but is not in issues.jsonl", id)
+				t.Errorf("issue %s was created but is not in the issue files", id)
 			}
 			wantTitle[id], wantPrio[id] = s.titles[id], s.prio[id]
 		}
@@ -156,7 +157,7 @@ func TestTrackerConcurrentWriters(t *testing.T) {
 	// The cache agrees with the files, record for record.
 	list := p.js("issue", "list", "--all", "--limit", "100000")
 	if n := list.num("total"); n != len(issueIDs) || len(list.list("issues")) != n {
-		t.Errorf("issue list: total %d, %d items; issues.jsonl has %d lines", n, len(list.list("issues")), len(issueIDs))
+		t.Errorf("issue list: total %d, %d items; the issue files hold %d", n, len(list.list("issues")), len(issueIDs))
 	}
 	for _, it := range list.list("issues") {
 		id := it.str("id")
@@ -166,7 +167,7 @@ func TestTrackerConcurrentWriters(t *testing.T) {
 		}
 	}
 	if n := p.js("feedback", "list", "--limit", "100000").num("total"); n != len(fbIDs) {
-		t.Errorf("feedback list total %d; feedback.jsonl has %d lines", n, len(fbIDs))
+		t.Errorf("feedback list total %d; the feedback files hold %d", n, len(fbIDs))
 	}
 	stats := p.js("stats")
 	stats.eq(len(wantClosed), "issues", "by_status", "closed")
@@ -279,16 +280,9 @@ func TestTrackerKilledWriters(t *testing.T) {
 	}
 
 	// The files are whole.
-	issueIDs := checkJSONL[tracker.IssueRecord](t, filepath.Join(p.dir, "issues.jsonl"))
-	checkJSONL[tracker.SpecRecord](t, filepath.Join(p.dir, "specs.jsonl"))
-	fbIDs := checkJSONL[tracker.Feedback](t, filepath.Join(p.dir, "feedback.jsonl"))
-	data, _ := os.ReadFile(filepath.Join(p.dir, "specs.jsonl"))
-	var specs []tracker.SpecRecord
-	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var s tracker.SpecRecord
-		json.Unmarshal([]byte(l), &s)
-		specs = append(specs, s)
-	}
+	issueIDs := checkRecords[tracker.IssueRecord](t, p.dir)
+	specs := trackertest.ReadRecords[tracker.SpecRecord](t, p.dir)
+	fbIDs := checkRecords[tracker.Feedback](t, p.dir)
 	for _, s := range specs {
 		b, err := os.ReadFile(filepath.Join(p.dir, filepath.FromSlash(s.FilePath)))
 		if err != nil {
@@ -311,18 +305,18 @@ func TestTrackerKilledWriters(t *testing.T) {
 
 	// The next commands work, and see what the files hold.
 	if n := p.js("issue", "list", "--all", "--limit", "100000").num("total"); n != len(issueIDs) {
-		t.Errorf("issue list: %d issues; issues.jsonl has %d", n, len(issueIDs))
+		t.Errorf("issue list: %d issues; the issue files hold %d", n, len(issueIDs))
 	}
 	if n := p.js("spec", "list", "--limit", "100000").num("total"); n != len(specs) {
-		t.Errorf("spec list: %d specs; specs.jsonl has %d", n, len(specs))
+		t.Errorf("spec list: %d specs; the spec files hold %d", n, len(specs))
 	}
 	if n := p.js("feedback", "list", "--limit", "100000").num("total"); n != len(fbIDs) {
-		t.Errorf("feedback list: %d; feedback.jsonl has %d", n, len(fbIDs))
+		t.Errorf("feedback list: %d; the feedback files hold %d", n, len(fbIDs))
 	}
 	p.js("spec", "show", seedSpec)
 	id := p.js("issue", "create", "After the kills").str("id")
 	p.js("feedback", "add", id, seedSpec, "--content", "still works", "--text", "end of seed spec")
 	p.js("spec", "update", seedSpec, "--content", design("seed spec"))
-	checkJSONL[tracker.IssueRecord](t, filepath.Join(p.dir, "issues.jsonl"))
-	checkJSONL[tracker.Feedback](t, filepath.Join(p.dir, "feedback.jsonl"))
+	checkRecords[tracker.IssueRecord](t, p.dir)
+	checkRecords[tracker.Feedback](t, p.dir)
 }

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // TestTrackerDiscovery: .sudocode is found from a subdirectory, or through
@@ -93,8 +96,8 @@ func TestTrackerActor(t *testing.T) {
 	s.eq("agent-7", "created_by")
 	p.js("link", i.str("id"), s.str("id"), "--type", "implements")
 	p.js("issue", "show", i.str("id")).eq("agent-7", "relationships", "outgoing", "0", "created_by")
-	if !strings.Contains(p.snapshot()["issues.jsonl"], `"created_by":"agent-7"`) {
-		t.Errorf("issues.jsonl does not record the actor")
+	if b, _ := os.ReadFile(trackertest.RecordFile[tracker.IssueRecord](p.dir, i.str("id"))); !strings.Contains(string(b), `"created_by":"agent-7"`) {
+		t.Errorf("the issue's file does not record the actor:\n%s", b)
 	}
 	q := newBareProj(t)
 	q.env = childEnv(t, "USER=someone")

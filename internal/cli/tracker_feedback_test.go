@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // loginMoved is loginSpec with the Errors section moved above Tokens.
@@ -160,8 +163,8 @@ func TestTrackerFeedbackCommands(t *testing.T) {
 	s = p.js("feedback", "show", idA)
 	s.null("location")
 	s.eq(13, "anchor", "line_number") // the old fields are kept
-	if !strings.Contains(p.snapshot()["feedback.jsonl"], `"anchor_status":"stale"`) {
-		t.Errorf("feedback.jsonl does not record the stale anchor")
+	if b, _ := os.ReadFile(trackertest.RecordFile[tracker.Feedback](p.dir, idA)); !strings.Contains(string(b), `"anchor_status":"stale"`) {
+		t.Errorf("the feedback's file does not record the stale anchor:\n%s", b)
 	}
 
 	// relocate by hand.

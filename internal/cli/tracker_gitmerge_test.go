@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // TestGitMergeOfTwoBranches runs the real thing: a git repository whose
@@ -61,8 +64,8 @@ func TestGitMergeOfTwoBranches(t *testing.T) {
 	if bs := p.js("issue", "show", left, "--json").list("blocked_by"); len(bs) != 1 {
 		t.Fatalf("the left branch's link was lost: blocked_by %v", bs)
 	}
-	if n := issueLines(t, p); n != 4 {
-		t.Fatalf("the issue files have %d lines, want 4 (nothing duplicated)", n)
+	if n := len(trackertest.ReadRecords[tracker.IssueRecord](t, p.dir)); n != 4 {
+		t.Fatalf("the issue files hold %d records, want 4 (nothing duplicated)", n)
 	}
 }
 

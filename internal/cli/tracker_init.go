@@ -23,9 +23,10 @@ func newInitCmd(tc trackerCmd) *cobra.Command {
 		Use:   "init",
 		Short: "Create .sudocode/ in the working directory (SUDOCODE_WORKING_DIR)",
 		Long: `Create .sudocode/ in the working directory (or SUDOCODE_WORKING_DIR): config.json,
-empty issues.jsonl, specs.jsonl and feedback.jsonl, a specs/ folder for spec bodies,
-a .gitignore for the cache and a .gitattributes that routes the JSONL files through
-sudocode's merge driver (registered in .git/config when inside a git repository).
+a specs/ folder for spec bodies, a .gitignore for the cache and a .gitattributes that
+routes the JSONL files through sudocode's merge driver (registered in .git/config when
+inside a git repository). The records go in records/issues/, records/specs/ and
+records/feedback/, one JSONL file per shard of ids, each created with its first record.
 Commit .sudocode/ with your code.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runInit(o) },

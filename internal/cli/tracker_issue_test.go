@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/tracker"
 )
 
 var (
@@ -24,9 +26,16 @@ func TestTrackerInit(t *testing.T) {
 	if got := j.str("path"); got != p.dir {
 		t.Errorf("init path = %q, want %q", got, p.dir)
 	}
-	for _, f := range []string{"config.json", "issues.jsonl", "specs.jsonl", "feedback.jsonl", ".gitignore", ".gitattributes", "specs"} {
+	for _, f := range []string{"config.json", ".gitignore", ".gitattributes", "specs"} {
 		if _, err := os.Stat(filepath.Join(p.dir, f)); err != nil {
 			t.Errorf("init did not create %s: %v", f, err)
+		}
+	}
+	// No record file: each shard file appears with its first record, and
+	// a first-layout file would be migrated by the next command.
+	for _, f := range []string{tracker.RecordsDir, "issues.jsonl", "specs.jsonl", "feedback.jsonl"} {
+		if _, err := os.Stat(filepath.Join(p.dir, f)); err == nil {
+			t.Errorf("init created %s", f)
 		}
 	}
 	// Again with the same prefix: a success that changes nothing.

@@ -18,6 +18,7 @@ import (
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // serveDashboard serves a dashboard over f on a loopback test server.
@@ -443,7 +444,7 @@ func TestSpecBodyConfined(t *testing.T) {
 		}
 	}
 	dir := filepath.Join(f.dir, store.DirName)
-	specs := filepath.Join(dir, store.SpecsFile)
+	specs := trackertest.RecordFile[tracker.SpecRecord](dir, f.spec)
 	data, _ := os.ReadFile(specs)
 	rel, _ := filepath.Rel(dir, key)
 	edited := strings.Replace(string(data), `"file_path":"specs/`+f.spec+`.md"`, `"file_path":"`+filepath.ToSlash(rel)+`"`, 1)

@@ -15,7 +15,9 @@ import (
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/rulesets/sqlitestore"
+	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 func git(t testing.TB, dir string, args ...string) string {
@@ -100,10 +102,10 @@ func command(script string) json.RawMessage {
 func (w *world) snapshot() string {
 	var b strings.Builder
 	b.WriteString(git(w.t, w.repo, "rev-parse", "HEAD") + "\n" + git(w.t, w.repo, "status", "--porcelain", "--untracked-files=all") + "\n")
-	for _, f := range []string{"issues.jsonl", "specs.jsonl", "feedback.jsonl"} {
-		data, _ := os.ReadFile(filepath.Join(w.repo, ".sudocode", f))
-		b.Write(data)
-	}
+	files := trackertest.Snapshot(w.t, filepath.Join(w.repo, store.DirName), store.CacheFile, store.LockFile)
+	b.WriteString(trackertest.KindFiles[tracker.IssueRecord](files))
+	b.WriteString(trackertest.KindFiles[tracker.SpecRecord](files))
+	b.WriteString(trackertest.KindFiles[tracker.Feedback](files))
 	for _, f := range []string{"README", "greeting.txt"} {
 		data, _ := os.ReadFile(filepath.Join(w.repo, f))
 		b.WriteString(f + ":" + string(data))

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	mcptracker "github.com/sudocode/sudocode/internal/mcpserver/tracker"
+	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 const outsideSecret = "-----BEGIN OPENSSH PRIVATE KEY-----\nsecret-key-material\n"
@@ -44,7 +46,7 @@ func TestSpecBodyConfined(t *testing.T) {
 
 	id := f.ok("create_spec", map[string]any{"title": "Victim", "design": "# mine\n"}).str("id")
 	rel, _ := filepath.Rel(dir, key)
-	specs := filepath.Join(dir, "specs.jsonl")
+	specs := trackertest.RecordFile[tracker.SpecRecord](dir, id)
 	data, _ := os.ReadFile(specs)
 	edited := strings.Replace(string(data), `"file_path":"specs/`+id+`.md"`, `"file_path":"`+filepath.ToSlash(rel)+`"`, 1)
 	os.WriteFile(specs, []byte(edited), 0o644)

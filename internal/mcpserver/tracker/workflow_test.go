@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	mcptracker "github.com/sudocode/sudocode/internal/mcpserver/tracker"
+	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // A whole agent session through MCP only, from init to the counts.
@@ -92,9 +94,14 @@ func TestAgentWorkflow(t *testing.T) {
 	status.eq([]any{}, "issues", "blocked_ids")
 
 	// Everything was written to the tracked files, recorded as the actor.
-	b, err := os.ReadFile(filepath.Join(f.dir, ".sudocode", "issues.jsonl"))
-	if err != nil || strings.Count(string(b), "\n") != 2 || strings.Count(string(b), `"created_by":"claude"`) < 2 {
-		t.Errorf("issues.jsonl: %s %v", b, err)
+	issues := trackertest.ReadRecords[tracker.IssueRecord](t, filepath.Join(f.dir, ".sudocode"))
+	if ids := trackertest.IDs(issues); len(ids) != 2 || !slices.Contains(ids, store) || !slices.Contains(ids, mw) {
+		t.Errorf("the issue files hold %v, want %s and %s", ids, store, mw)
+	}
+	for _, r := range issues {
+		if r.CreatedBy != "claude" {
+			t.Errorf("issue %s recorded as created by %q, want claude", r.ID, r.CreatedBy)
+		}
 	}
 }
 
@@ -138,7 +145,7 @@ func TestHandEditSeen(t *testing.T) {
 	f := initialised(t, mcptracker.Options{})
 	id := f.ok("create_issue", map[string]any{"title": "Original title"}).str("id")
 	f.ok("list_issues", nil).eq("Original title", "issues", 0, "title")
-	path := filepath.Join(f.dir, ".sudocode", "issues.jsonl")
+	path := trackertest.RecordFile[tracker.IssueRecord](filepath.Join(f.dir, ".sudocode"), id)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

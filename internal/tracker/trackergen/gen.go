@@ -28,7 +28,20 @@ var (
 // links to older issues (so no cycles), parent-child trees and references.
 // The same size always gives the same files: uuids come from a seeded
 // generator, and an id that collides grows, as the tracker's own do.
+// The records are in shard files, the layout the tracker writes.
 func Generate(dir string, size Size) error {
+	return generate(dir, size, shardLayout)
+}
+
+// GenerateFirstLayout writes the same tracker as Generate, records and
+// all, in the first layout (one issues.jsonl, specs.jsonl and
+// feedback.jsonl): a repository from before shard files, which the next
+// command migrates.
+func GenerateFirstLayout(dir string, size Size) error {
+	return generate(dir, size, firstLayout)
+}
+
+func generate(dir string, size Size, layout func(map[string][]byte, []tracker.IssueRecord, []tracker.SpecRecord) error) error {
 	rng := rand.New(rand.NewPCG(1, 2))
 	ids := map[string]bool{}
 	newID := func(n int, form func(string) string) (uuid, id string) {
@@ -107,6 +120,54 @@ func Generate(dir string, size Size) error {
 			To: issues[to].ID, ToType: tracker.KindIssue, Type: typ, CreatedAt: f.CreatedAt, CreatedBy: "bench"})
 		n++
 	}
+	files := map[string][]byte{"config.json": []byte(`{"prefix": "sudocode", "version": 1}` + "\n")}
+	if err := layout(files, issues, specs); err != nil {
+		return err
+	}
+	for name, data := range files {
+		p := filepath.Join(tdir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shardLayout adds to files the records in shard files (see
+// tracker.ShardFile), the layout the tracker writes: one file per shard
+// that holds a record, none for an empty shard.
+func shardLayout(files map[string][]byte, issues []tracker.IssueRecord, specs []tracker.SpecRecord) error {
+	if err := addShards(files, tracker.IssueRecords, issues, func(r tracker.IssueRecord) string { return r.ID }, tracker.EncodeIssues); err != nil {
+		return err
+	}
+	return addShards(files, tracker.SpecRecords, specs, func(r tracker.SpecRecord) string { return r.ID }, tracker.EncodeSpecs)
+}
+
+// addShards adds to files the shard files of kind k holding recs, each
+// encoded by encode (which sorts them).
+func addShards[T any](files map[string][]byte, k tracker.RecordKind, recs []T, id func(T) string, encode func([]T) ([]byte, error)) error {
+	byShard := map[string][]T{}
+	for _, r := range recs {
+		f := tracker.ShardFile(k, id(r))
+		byShard[f] = append(byShard[f], r)
+	}
+	for f, in := range byShard {
+		data, err := encode(in)
+		if err != nil {
+			return err
+		}
+		files[f] = data
+	}
+	return nil
+}
+
+// firstLayout adds to files the records in the first layout's single
+// files (issues.jsonl, specs.jsonl and an empty feedback.jsonl), as a
+// tracker made before shards has them: what the migration starts from.
+func firstLayout(files map[string][]byte, issues []tracker.IssueRecord, specs []tracker.SpecRecord) error {
 	ib, err := tracker.EncodeIssues(issues)
 	if err != nil {
 		return err
@@ -115,13 +176,9 @@ func Generate(dir string, size Size) error {
 	if err != nil {
 		return err
 	}
-	files := map[string][]byte{"issues.jsonl": ib, "specs.jsonl": sb, "feedback.jsonl": nil,
-		"config.json": []byte(`{"prefix": "sudocode", "version": 1}` + "\n")}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(tdir, name), data, 0o644); err != nil {
-			return err
-		}
-	}
+	files[tracker.IssueRecords.LegacyFile()] = ib
+	files[tracker.SpecRecords.LegacyFile()] = sb
+	files[tracker.FeedbackRecords.LegacyFile()] = nil
 	return nil
 }
 

@@ -2,17 +2,20 @@ package trackergen
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // TestGenerateLargeIsValidAndRepeatable: the 100,000-issue dataset the
-// scale targets are measured on is a valid tracker (no two records share
-// an id, which random 6-character ids do at that size) and the same bytes
-// on every run, so figures from different runs compare.
+// scale targets are measured on is a valid tracker in the shard layout
+// (every shard canonical and holding only its own ids; no two records
+// share an id, which random 6-character ids do at that size) and the
+// same bytes on every run, so figures from different runs compare.
 func TestGenerateLargeIsValidAndRepeatable(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	for _, dir := range []string{a, b} {
@@ -20,22 +23,72 @@ func TestGenerateLargeIsValidAndRepeatable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{"issues.jsonl", "specs.jsonl"} {
-		x, err := os.ReadFile(filepath.Join(a, ".sudocode", f))
+	trackertest.Same(t, "a second run of the same size",
+		trackertest.Snapshot(t, filepath.Join(a, ".sudocode")), trackertest.Snapshot(t, filepath.Join(b, ".sudocode")))
+	dir := filepath.Join(a, ".sudocode")
+	if n := len(trackertest.ReadRecords[tracker.IssueRecord](t, dir)); n != Large.Issues {
+		t.Fatalf("%d issues, want %d", n, Large.Issues)
+	}
+	if n := len(trackertest.ReadRecords[tracker.SpecRecord](t, dir)); n != Large.Specs {
+		t.Fatalf("%d specs, want %d", n, Large.Specs)
+	}
+	for _, k := range tracker.RecordKinds {
+		if _, err := os.Stat(filepath.Join(dir, k.LegacyFile())); err == nil {
+			t.Errorf("%s written beside the shard files", k.LegacyFile())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, tracker.RecordsDir, tracker.FeedbackRecords.Dir())); err == nil {
+		t.Errorf("feedback shards written, with no feedback to hold")
+	}
+}
+
+// TestGenerateFirstLayoutHoldsTheSameTracker: the first layout of a size
+// is the same tracker as its shard layout, record for record, with the
+// same config and spec bodies, in one file per kind and no shard: what
+// a tracker from before shards looks like, for the migration to start
+// from.
+func TestGenerateFirstLayoutHoldsTheSameTracker(t *testing.T) {
+	shards, first := t.TempDir(), t.TempDir()
+	if err := Generate(shards, Benchmark); err != nil {
+		t.Fatal(err)
+	}
+	if err := GenerateFirstLayout(first, Benchmark); err != nil {
+		t.Fatal(err)
+	}
+	sdir, fdir := filepath.Join(shards, ".sudocode"), filepath.Join(first, ".sudocode")
+	issues := trackertest.ReadJSONL[tracker.IssueRecord](t, filepath.Join(fdir, tracker.IssueRecords.LegacyFile()))
+	specs := trackertest.ReadJSONL[tracker.SpecRecord](t, filepath.Join(fdir, tracker.SpecRecords.LegacyFile()))
+	if fb, err := os.ReadFile(filepath.Join(fdir, tracker.FeedbackRecords.LegacyFile())); err != nil || len(fb) != 0 {
+		t.Errorf("feedback.jsonl: %q %v, want an empty file", fb, err)
+	}
+	same := func(what string, got, want []byte, err error) {
+		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
-		y, _ := os.ReadFile(filepath.Join(b, ".sudocode", f))
-		if !bytes.Equal(x, y) {
-			t.Errorf("%s differs between two runs of the same size", f)
+		if !bytes.Equal(got, want) {
+			t.Errorf("the first layout's %s differ from the shard layout's at %s", what, trackertest.DiffLines(got, want))
 		}
 	}
-	data, _ := os.ReadFile(filepath.Join(a, ".sudocode", "issues.jsonl"))
-	issues, err := tracker.ParseIssues(data, nil)
-	if err != nil {
-		t.Fatalf("generated issues.jsonl does not decode: %v", err)
+	got, err := tracker.EncodeIssues(issues)
+	want, err2 := tracker.EncodeIssues(trackertest.ReadRecords[tracker.IssueRecord](t, sdir))
+	same("issues", got, want, errors.Join(err, err2))
+	got, err = tracker.EncodeSpecs(specs)
+	want, err2 = tracker.EncodeSpecs(trackertest.ReadRecords[tracker.SpecRecord](t, sdir))
+	same("specs", got, want, errors.Join(err, err2))
+	if len(issues) != Benchmark.Issues || len(specs) != Benchmark.Specs {
+		t.Errorf("%d issues and %d specs, want %d and %d", len(issues), len(specs), Benchmark.Issues, Benchmark.Specs)
 	}
-	if len(issues) != Large.Issues {
-		t.Fatalf("%d issues, want %d", len(issues), Large.Issues)
+
+	// Everything but the record files: the same files (config, spec bodies).
+	rest := func(dir string) map[string]string {
+		out := map[string]string{}
+		for p, data := range trackertest.Snapshot(t, dir, tracker.RecordsDir) {
+			if _, ok := tracker.KindOfFile(p); !ok {
+				out[p] = data
+			}
+		}
+		return out
 	}
+	trackertest.Same(t, "the first layout beside the shard layout", rest(sdir), rest(fdir))
 }
