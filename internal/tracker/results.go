@@ -67,13 +67,28 @@ type Compact struct {
 // CompactLen is the longest description in a compact item, in characters.
 const CompactLen = 120
 
-// Shorten cuts s to CompactLen characters, marking the cut with "…".
+// Shorten cuts s to CompactLen characters, marking the cut with "…". A
+// list of every issue shortens every description: it slices s where it
+// cuts instead of converting it to runes and back.
 func Shorten(s string) string {
-	if utf8.RuneCountInString(s) <= CompactLen {
+	if len(s) <= CompactLen { // never more characters than bytes
 		return s
 	}
-	r := []rune(s)
-	return string(r[:CompactLen-1]) + "…"
+	n, cut := 0, 0
+	for i := range s {
+		switch n {
+		case CompactLen - 1:
+			cut = i
+		case CompactLen:
+			if !utf8.ValidString(s[:cut]) {
+				// Each invalid byte counts as a character, cut as U+FFFD.
+				return string([]rune(s)[:CompactLen-1]) + "…"
+			}
+			return s[:cut] + "…"
+		}
+		n++
+	}
+	return s
 }
 
 // BlockedItem is an item of blocked's result.
