@@ -211,7 +211,11 @@ type FeedbackList struct {
 // only the first n items, to fit a budget, continues after the n-th), and
 // how many items of the list came before the page.
 type Page struct {
-	After   []string
+	Items int // the page's length
+	// After is the cursor after the page's n-th item, 1 <= n <= Items. It
+	// is made when asked for: the cursors of a whole list of 100,000
+	// items cost as much as reading it.
+	After   func(n int) string
 	Skipped int
 }
 

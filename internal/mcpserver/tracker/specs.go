@@ -42,8 +42,9 @@ func fitList[T any](s *server, v any, items *[]T, p listPage, filters string) {
 		*items, *p.truncated, *p.hint, *p.next = all[:n], wasTruncated, wasHint, wasNext
 		if n < len(all) {
 			*p.truncated, *p.hint = true, budgetHint(n, p.total, p.page.Skipped, filters)
-			if n > 0 && n <= len(p.page.After) {
-				*p.next = &p.page.After[n-1]
+			if n > 0 && n <= p.page.Items {
+				next := p.page.After(n)
+				*p.next = &next
 			}
 		}
 	})

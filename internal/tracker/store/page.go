@@ -71,14 +71,12 @@ func upToPrio(w *where, k *prioKey) {
 // pageOf is the Page of a page's keys in scope, and the next cursor when
 // more follow the page.
 func pageOf[K any](scope cursor.Scope, keys []K, skipped int, more bool) (tracker.Page, *string) {
-	p := tracker.Page{After: make([]string, len(keys)), Skipped: skipped}
-	for i, k := range keys {
-		p.After[i] = cursor.Encode(scope, k)
-	}
+	after := func(n int) string { return cursor.Encode(scope, keys[n-1]) }
+	p := tracker.Page{Items: len(keys), After: after, Skipped: skipped}
 	if !more || len(keys) == 0 {
 		return p, nil
 	}
-	next := p.After[len(keys)-1]
+	next := after(len(keys))
 	return p, &next
 }
 
