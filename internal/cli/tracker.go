@@ -81,6 +81,9 @@ func (tc trackerCmd) print(v any, human func(w io.Writer)) error {
 }
 
 func writeJSON(w io.Writer, v any) error {
+	if l, ok := listOf(v); ok {
+		return l.write(w)
+	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
