@@ -74,6 +74,9 @@ func Shorten(s string) string {
 	if len(s) <= CompactLen { // never more characters than bytes
 		return s
 	}
+	if ascii(s[:CompactLen]) { // then byte CompactLen starts character CompactLen+1
+		return s[:CompactLen-1] + "…"
+	}
 	n, cut := 0, 0
 	for i := range s {
 		switch n {
@@ -89,6 +92,15 @@ func Shorten(s string) string {
 		n++
 	}
 	return s
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // BlockedItem is an item of blocked's result.

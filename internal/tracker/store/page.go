@@ -1,7 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/sudocode/sudocode/internal/cursor"
 	"github.com/sudocode/sudocode/internal/tracker"
@@ -20,6 +23,33 @@ type prioKey struct {
 	P  int    `json:"p"`
 	C  int64  `json:"c"`
 	ID string `json:"id"`
+}
+
+// compare orders keys as the lists are: ORDER BY priority, created_ns, id
+// (an id compares byte by byte, as SQLite's BINARY collation does).
+func (k prioKey) compare(o prioKey) int {
+	if c := cmp.Compare(k.P, o.P); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(k.C, o.C); c != 0 {
+		return c
+	}
+	return strings.Compare(k.ID, o.ID)
+}
+
+// sortByKey sorts items in the order of their keys (keys[i] is the key
+// of items[i]), returning both in that order.
+func sortByKey(items []tracker.Compact, keys []prioKey) ([]tracker.Compact, []prioKey) {
+	order := make([]int32, len(keys))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return keys[a].compare(keys[b]) })
+	sortedItems, sortedKeys := make([]tracker.Compact, len(items)), make([]prioKey, len(keys))
+	for i, j := range order {
+		sortedItems[i], sortedKeys[i] = items[j], keys[j]
+	}
+	return sortedItems, sortedKeys
 }
 
 // timeKey is the position in a list ordered by age, then id.
