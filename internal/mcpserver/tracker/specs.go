@@ -2,6 +2,7 @@ package tracker
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,6 +51,18 @@ func fitList[T any](s *server, v any, items *[]T, p listPage, filters string) {
 	})
 }
 
+// smallestCompact is the length of the JSON of the smallest compact item.
+var smallestCompact = func() int { b, _ := json.Marshal(tracker.Compact{}); return len(b) }()
+
+// readLimit is the limit to read a list of compact items with: no more
+// than could fit the budget were each the smallest there is. fitList cuts
+// the page below that in any case, and what it returns depends only on
+// the items it keeps, so a limit of 100,000 no longer reads every issue
+// to keep a few hundred.
+func (s *server) readLimit(limit int) int {
+	return min(limit, s.opts.Budget/smallestCompact+2)
+}
+
 type listSpecsIn struct {
 	Status   *string `json:"status,omitempty" jsonschema:"Only this status"`
 	Type     *string `json:"type,omitempty" jsonschema:"Only this type"`
@@ -68,7 +81,7 @@ func (s *server) listSpecs() mcpx.Tool {
 			map[string][]string{"status": specStatuses, "type": specTypes}),
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listSpecsIn) (out tracker.SpecList, err error) {
-		f := store.SpecFilter{Status: deref(in.Status), Type: deref(in.Type), Priority: in.Priority, Limit: deref(in.Limit), Cursor: deref(in.Cursor)}
+		f := store.SpecFilter{Status: deref(in.Status), Type: deref(in.Type), Priority: in.Priority, Limit: s.readLimit(deref(in.Limit)), Cursor: deref(in.Cursor)}
 		return call(ctx, s, func(r *store.Repo) (tracker.SpecList, error) {
 			list, err := r.ListSpecs(ctx, f)
 			if err != nil {
