@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"math"
 	"slices"
 	"strings"
@@ -446,14 +447,14 @@ func (v view) firstCompacts(query string, args []any, keep func(tracker.Compact)
 	keys := make([]prioKey, 0, room)
 	for len(out) < limit && rows.Next() {
 		var c tracker.Compact
-		var desc *string
-		var created int64
-		if err := rows.Scan(&c.ID, &c.Title, &c.Status, &c.Priority, &c.Type, &desc, &created); err != nil {
+		// Columns scanned into the driver's own types (int64, NullString)
+		// take database/sql's direct path, not its reflection.
+		var desc sql.NullString
+		var prio, created int64
+		if err := rows.Scan(&c.ID, &c.Title, &c.Status, &prio, &c.Type, &desc, &created); err != nil {
 			return nil, nil, cacheErr(err)
 		}
-		if desc != nil {
-			c.Description = tracker.Shorten(*desc)
-		}
+		c.Priority, c.Description = int(prio), tracker.Shorten(desc.String)
 		if keep != nil && !keep(c) {
 			continue
 		}
