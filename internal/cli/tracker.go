@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -75,12 +76,21 @@ func (tc trackerCmd) print(v any, human func(w io.Writer)) error {
 	if tc.g.json {
 		return writeJSON(tc.stdio.Out, v)
 	}
-	tw := tabwriter.NewWriter(tc.stdio.Out, 0, 4, 2, ' ', 0)
+	// The tabwriter writes each cell on its own: a list of 100,000 issues
+	// was a million write calls to stdout without the buffer.
+	bw := bufio.NewWriterSize(tc.stdio.Out, 64<<10)
+	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
 	human(tw)
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 func writeJSON(w io.Writer, v any) error {
+	if l, ok := listOf(v); ok {
+		return l.write(w)
+	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")

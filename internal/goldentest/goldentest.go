@@ -20,7 +20,13 @@ func JSON(t testing.TB, path string, v any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, '\n')
+	Bytes(t, path, append(got, '\n'))
+}
+
+// Bytes compares got with the file at path byte for byte; with -update it
+// writes the file first.
+func Bytes(t testing.TB, path string, got []byte) {
+	t.Helper()
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

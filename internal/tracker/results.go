@@ -67,13 +67,40 @@ type Compact struct {
 // CompactLen is the longest description in a compact item, in characters.
 const CompactLen = 120
 
-// Shorten cuts s to CompactLen characters, marking the cut with "…".
+// Shorten cuts s to CompactLen characters, marking the cut with "…". A
+// list of every issue shortens every description: it slices s where it
+// cuts instead of converting it to runes and back.
 func Shorten(s string) string {
-	if utf8.RuneCountInString(s) <= CompactLen {
+	if len(s) <= CompactLen { // never more characters than bytes
 		return s
 	}
-	r := []rune(s)
-	return string(r[:CompactLen-1]) + "…"
+	if ascii(s[:CompactLen]) { // then byte CompactLen starts character CompactLen+1
+		return s[:CompactLen-1] + "…"
+	}
+	n, cut := 0, 0
+	for i := range s {
+		switch n {
+		case CompactLen - 1:
+			cut = i
+		case CompactLen:
+			if !utf8.ValidString(s[:cut]) {
+				// Each invalid byte counts as a character, cut as U+FFFD.
+				return string([]rune(s)[:CompactLen-1]) + "…"
+			}
+			return s[:cut] + "…"
+		}
+		n++
+	}
+	return s
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // BlockedItem is an item of blocked's result.
@@ -196,7 +223,11 @@ type FeedbackList struct {
 // only the first n items, to fit a budget, continues after the n-th), and
 // how many items of the list came before the page.
 type Page struct {
-	After   []string
+	Items int // the page's length
+	// After is the cursor after the page's n-th item, 1 <= n <= Items. It
+	// is made when asked for: the cursors of a whole list of 100,000
+	// items cost as much as reading it.
+	After   func(n int) string
 	Skipped int
 }
 

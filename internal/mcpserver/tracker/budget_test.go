@@ -1,6 +1,7 @@
 package tracker_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -90,4 +91,66 @@ func TestDefaultBudgetFitsAPage(t *testing.T) {
 	}
 	res.eq(60, "total")
 	res.eq(true, "truncated")
+}
+
+// A limit above what fits the budget returns the same cut whatever it is:
+// the lists read no more than the budget could hold (a limit of 100,000
+// reads a few dozen items here), and that changes nothing they return.
+func TestLimitAboveTheBudgetSameCut(t *testing.T) {
+	const budget = 1500
+	f := initialised(t, mcptracker.Options{Budget: budget})
+	long := strings.Repeat("lorem ipsum ", 20)
+	var issues []map[string]any
+	for i := range 40 {
+		issues = append(issues, map[string]any{"title": fmt.Sprintf("Issue number %d", i), "description": long, "priority": i % 5})
+	}
+	f.ok("create_issues", map[string]any{"issues": issues})
+	for i := range 30 {
+		f.ok("create_spec", map[string]any{"title": fmt.Sprintf("Spec %d", i), "description": long})
+	}
+	for _, c := range []struct{ tool, list string }{{"list_issues", "issues"}, {"list_specs", "specs"}} {
+		text := func(args map[string]any) string {
+			res := f.call(c.tool, args)
+			text := res.Content[0].(*mcp.TextContent).Text
+			if res.IsError {
+				t.Fatalf("%s(%v): %s", c.tool, args, text)
+			}
+			return text
+		}
+		var first string
+		var kept int
+		for _, limit := range []int{18, 19, 20, 25, 1000, 100000} { // 20 and below read all they ask for
+			got := text(map[string]any{"limit": limit})
+			if first == "" {
+				first, kept = got, len(parse(t, got).list(c.list))
+				if kept == 0 || kept >= 18 {
+					t.Fatalf("%s: %d items fit %d bytes; the test wants a cut", c.tool, kept, budget)
+				}
+				continue
+			}
+			if got != first {
+				t.Errorf("%s with limit %d:\n%s\nwant what limit 18 returns:\n%s", c.tool, limit, got, first)
+			}
+		}
+		// The cut keeps all that fit: one more item (read from a server on
+		// the same tracker with room for everything) would not, give or
+		// take the few bytes by which the hint and cursor of a longer cut
+		// differ.
+		var all []json.RawMessage
+		wide := connect(t, mcptracker.Options{Dir: f.dir, Budget: 1 << 20})
+		wideRes := wide.call(c.tool, map[string]any{"limit": 1000}).Content[0].(*mcp.TextContent).Text
+		var whole map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(wideRes), &whole); err != nil || json.Unmarshal(whole[c.list], &all) != nil || len(all) <= kept {
+			t.Fatalf("%s on a wide budget: %.200s", c.tool, wideRes)
+		}
+		if grown := len(first) + len(all[kept]) + 1; grown <= budget-10 {
+			t.Errorf("%s kept %d items in %d bytes; the next one (%d bytes) fits the budget of %d too", c.tool, kept, len(first), len(all[kept]), budget)
+		}
+		// The cursor continues after the last item kept.
+		next := parse(t, first).str("next_cursor")
+		rest := parse(t, text(map[string]any{"limit": 100000, "cursor": next}))
+		if n := len(rest.list(c.list)); n == 0 {
+			t.Errorf("%s: nothing after the cut's cursor", c.tool)
+		}
+	}
 }

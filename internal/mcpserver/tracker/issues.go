@@ -68,7 +68,7 @@ func (s *server) listIssues() mcpx.Tool {
 			map[string][]string{"status": issueStatuses, "type": issueTypes}),
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listIssuesIn) (out tracker.IssueList, err error) {
-		f := store.IssueFilter{Status: deref(in.Status), Type: deref(in.Type), Priority: in.Priority, Assignee: deref(in.Assignee), Limit: deref(in.Limit),
+		f := store.IssueFilter{Status: deref(in.Status), Type: deref(in.Type), Priority: in.Priority, Assignee: deref(in.Assignee), Limit: s.readLimit(deref(in.Limit)),
 			Cursor: deref(in.Cursor)}
 		return call(ctx, s, func(r *store.Repo) (tracker.IssueList, error) {
 			list, err := r.ListIssues(ctx, f)

@@ -2,6 +2,7 @@ package tracker
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,11 +43,24 @@ func fitList[T any](s *server, v any, items *[]T, p listPage, filters string) {
 		*items, *p.truncated, *p.hint, *p.next = all[:n], wasTruncated, wasHint, wasNext
 		if n < len(all) {
 			*p.truncated, *p.hint = true, budgetHint(n, p.total, p.page.Skipped, filters)
-			if n > 0 && n <= len(p.page.After) {
-				*p.next = &p.page.After[n-1]
+			if n > 0 && n <= p.page.Items {
+				next := p.page.After(n)
+				*p.next = &next
 			}
 		}
 	})
+}
+
+// smallestCompact is the length of the JSON of the smallest compact item.
+var smallestCompact = func() int { b, _ := json.Marshal(tracker.Compact{}); return len(b) }()
+
+// readLimit is the limit to read a list of compact items with: no more
+// than could fit the budget were each the smallest there is. fitList cuts
+// the page below that in any case, and what it returns depends only on
+// the items it keeps, so a limit of 100,000 no longer reads every issue
+// to keep a few hundred.
+func (s *server) readLimit(limit int) int {
+	return min(limit, s.opts.Budget/smallestCompact+2)
 }
 
 type listSpecsIn struct {
@@ -67,7 +81,7 @@ func (s *server) listSpecs() mcpx.Tool {
 			map[string][]string{"status": specStatuses, "type": specTypes}),
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listSpecsIn) (out tracker.SpecList, err error) {
-		f := store.SpecFilter{Status: deref(in.Status), Type: deref(in.Type), Priority: in.Priority, Limit: deref(in.Limit), Cursor: deref(in.Cursor)}
+		f := store.SpecFilter{Status: deref(in.Status), Type: deref(in.Type), Priority: in.Priority, Limit: s.readLimit(deref(in.Limit)), Cursor: deref(in.Cursor)}
 		return call(ctx, s, func(r *store.Repo) (tracker.SpecList, error) {
 			list, err := r.ListSpecs(ctx, f)
 			if err != nil {

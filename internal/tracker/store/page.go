@@ -1,7 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/sudocode/sudocode/internal/cursor"
 	"github.com/sudocode/sudocode/internal/tracker"
@@ -20,6 +23,33 @@ type prioKey struct {
 	P  int    `json:"p"`
 	C  int64  `json:"c"`
 	ID string `json:"id"`
+}
+
+// compare orders keys as the lists are: ORDER BY priority, created_ns, id
+// (an id compares byte by byte, as SQLite's BINARY collation does).
+func (k prioKey) compare(o prioKey) int {
+	if c := cmp.Compare(k.P, o.P); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(k.C, o.C); c != 0 {
+		return c
+	}
+	return strings.Compare(k.ID, o.ID)
+}
+
+// sortByKey sorts items in the order of their keys (keys[i] is the key
+// of items[i]), returning both in that order.
+func sortByKey(items []tracker.Compact, keys []prioKey) ([]tracker.Compact, []prioKey) {
+	order := make([]int32, len(keys))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return keys[a].compare(keys[b]) })
+	sortedItems, sortedKeys := make([]tracker.Compact, len(items)), make([]prioKey, len(keys))
+	for i, j := range order {
+		sortedItems[i], sortedKeys[i] = items[j], keys[j]
+	}
+	return sortedItems, sortedKeys
 }
 
 // timeKey is the position in a list ordered by age, then id.
@@ -71,14 +101,12 @@ func upToPrio(w *where, k *prioKey) {
 // pageOf is the Page of a page's keys in scope, and the next cursor when
 // more follow the page.
 func pageOf[K any](scope cursor.Scope, keys []K, skipped int, more bool) (tracker.Page, *string) {
-	p := tracker.Page{After: make([]string, len(keys)), Skipped: skipped}
-	for i, k := range keys {
-		p.After[i] = cursor.Encode(scope, k)
-	}
+	after := func(n int) string { return cursor.Encode(scope, keys[n-1]) }
+	p := tracker.Page{Items: len(keys), After: after, Skipped: skipped}
 	if !more || len(keys) == 0 {
 		return p, nil
 	}
-	next := p.After[len(keys)-1]
+	next := after(len(keys))
 	return p, &next
 }
 

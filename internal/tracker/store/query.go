@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -126,10 +128,25 @@ func (v view) prioPage(table string, w where, after *prioKey, limit int, scope c
 	}
 	pw := w.clone()
 	afterPrio(&pw, after)
-	items, keys, err := v.firstCompacts(`SELECT `+compactCols+` FROM `+table+` WHERE `+pw.sql()+` ORDER BY priority, created_ns, id LIMIT ?`,
-		append(pw.args, limit+1), nil, limit+1)
+	query, args, most := `SELECT `+compactCols+` FROM `+table+` WHERE `+pw.sql(), pw.args, limit+1
+	// A page that is the whole rest of the list (a limit of at least the
+	// total) is read in the table's order and sorted here: walking the
+	// index in the list's order looks up every row in the table at
+	// random, which costs twice the scan and the sort.
+	rest := p.total - skipped
+	whole := limit >= rest
+	if whole {
+		most = math.MaxInt
+	} else {
+		query += ` ORDER BY priority, created_ns, id LIMIT ?`
+		args = append(args, limit+1)
+	}
+	items, keys, err := v.firstCompacts(query, args, nil, most, max(min(limit, rest), 0)+1)
 	if err != nil {
 		return p, err
+	}
+	if whole {
+		items, keys = sortByKey(items, keys)
 	}
 	p.more = len(items) > limit
 	p.items, keys = items[:min(len(items), limit)], keys[:min(len(keys), limit)]
@@ -395,7 +412,7 @@ func (v view) twoPage(table string, w where, at *prioKey, done bool, keep func(t
 	w = w.clone()
 	afterPrio(&w, at)
 	query := `SELECT ` + compactCols + ` FROM ` + table + ` WHERE ` + w.sql() + ` ORDER BY priority, created_ns, id`
-	items, keys, err := v.firstCompacts(query, w.args, keep, limit+1)
+	items, keys, err := v.firstCompacts(query, w.args, keep, limit+1, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -419,25 +436,25 @@ func (k twoKeys) cursor(scope cursor.Scope, issues, specs bool) *string {
 
 // firstCompacts streams a query's rows (the columns compactCols) and
 // returns the first limit that keep accepts (every row when keep is nil),
-// with the sort key of each.
-func (v view) firstCompacts(query string, args []any, keep func(tracker.Compact) bool, limit int) ([]tracker.Compact, []prioKey, error) {
+// with the sort key of each; room is how many are expected, if known.
+func (v view) firstCompacts(query string, args []any, keep func(tracker.Compact) bool, limit, room int) ([]tracker.Compact, []prioKey, error) {
 	rows, err := v.q.QueryContext(v.ctx, query, args...)
 	if err != nil {
 		return nil, nil, cacheErr(err)
 	}
 	defer rows.Close()
-	out := []tracker.Compact{}
-	var keys []prioKey
+	out := make([]tracker.Compact, 0, room)
+	keys := make([]prioKey, 0, room)
 	for len(out) < limit && rows.Next() {
 		var c tracker.Compact
-		var desc *string
-		var created int64
-		if err := rows.Scan(&c.ID, &c.Title, &c.Status, &c.Priority, &c.Type, &desc, &created); err != nil {
+		// Columns scanned into the driver's own types (int64, NullString)
+		// take database/sql's direct path, not its reflection.
+		var desc sql.NullString
+		var prio, created int64
+		if err := rows.Scan(&c.ID, &c.Title, &c.Status, &prio, &c.Type, &desc, &created); err != nil {
 			return nil, nil, cacheErr(err)
 		}
-		if desc != nil {
-			c.Description = tracker.Shorten(*desc)
-		}
+		c.Priority, c.Description = int(prio), tracker.Shorten(desc.String)
 		if keep != nil && !keep(c) {
 			continue
 		}
