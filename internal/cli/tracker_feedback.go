@@ -107,7 +107,7 @@ func newFeedbackListCmd(tc trackerCmd) *cobra.Command {
 
 // pageFlags are --limit and --cursor of a feedback list.
 func pageFlags(cmd *cobra.Command, f *store.FeedbackFilter) {
-	cmd.Flags().IntVarP(&f.Limit, "limit", "n", store.DefaultListLimit, "most items to return")
+	limitFlag(cmd.Flags(), &f.Limit, store.DefaultListLimit, "most items to return")
 	cmd.Flags().StringVar(&f.Cursor, "cursor", "", cursorHelp)
 }
 

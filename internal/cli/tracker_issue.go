@@ -96,7 +96,7 @@ func newIssueListCmd(tc trackerCmd) *cobra.Command {
 	fs.StringVarP(&o.filter.Type, "type", "t", "", "bug, feature, task, epic or chore")
 	fs.IntP("priority", "p", 0, "0 (highest) to 4")
 	fs.StringVarP(&o.filter.Assignee, "assignee", "a", "", "assignee")
-	fs.IntVarP(&o.filter.Limit, "limit", "n", store.DefaultListLimit, "most items to return")
+	limitFlag(fs, &o.filter.Limit, store.DefaultListLimit, "most items to return")
 	fs.StringVar(&o.filter.Cursor, "cursor", "", cursorHelp)
 	return cmd
 }

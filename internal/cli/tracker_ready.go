@@ -41,7 +41,7 @@ func newReadyCmd(tc trackerCmd) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.IntVarP(&o.opts.Limit, "limit", "n", store.DefaultReadyLimit, "most items per list")
+	limitFlag(f, &o.opts.Limit, store.DefaultReadyLimit, "most items per list")
 	f.IntP("priority", "p", 0, "only this priority, 0 (highest) to 4")
 	f.StringVarP(&o.opts.Assignee, "assignee", "a", "", "only issues assigned to this person")
 	o.kinds.register(cmd, "ready")
@@ -82,7 +82,7 @@ func newBlockedCmd(tc trackerCmd) *cobra.Command {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return runBlocked(cmd.Context(), o) },
 	}
 	o.kinds.register(cmd, "blocked")
-	cmd.Flags().IntVarP(&o.opts.Limit, "limit", "n", store.DefaultListLimit, "most items per list")
+	limitFlag(cmd.Flags(), &o.opts.Limit, store.DefaultListLimit, "most items per list")
 	cmd.Flags().StringVar(&o.opts.Cursor, "cursor", "", cursorHelp)
 	return cmd
 }

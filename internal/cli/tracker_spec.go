@@ -104,7 +104,7 @@ func newSpecListCmd(tc trackerCmd) *cobra.Command {
 	fs.StringVarP(&o.filter.Status, "status", "s", "", "draft, review, approved or deprecated")
 	fs.StringVarP(&o.filter.Type, "type", "t", "", "architecture, api, database, feature or research")
 	fs.IntP("priority", "p", 0, "0 (highest) to 4")
-	fs.IntVarP(&o.filter.Limit, "limit", "n", store.DefaultListLimit, "most items to return")
+	limitFlag(fs, &o.filter.Limit, store.DefaultListLimit, "most items to return")
 	fs.StringVar(&o.filter.Cursor, "cursor", "", cursorHelp)
 	return cmd
 }
