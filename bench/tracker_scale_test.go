@@ -1,8 +1,11 @@
 package bench_test
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -21,23 +24,25 @@ import (
 )
 
 // TestTrackerWritersAtScale runs, on the 100,000-issue repository, 16
-// writer processes at once, each making TRACKER_WRITES mutations in turn
-// (issue create, update, link, feedback add; default 10, so that CI stays
-// short: TRACKER_WRITES=200 is the full load), with a reader asking ready
-// meanwhile; then writers killed by SIGKILL at random moments. Nothing
-// acknowledged is lost, every file stays valid and sorted, and a cache
-// rebuilt from the files agrees. The throughput and the reader's waits are
-// logged.
+// writers at once, each making TRACKER_WRITES mutations in turn (issue
+// create, update, link, feedback add; default 10, so that CI stays short:
+// TRACKER_WRITES=200 is the full load), with a reader asking ready ten
+// times a second meanwhile: first as 16 agents talking to their own `sudocode mcp`
+// server (how agents use the tracker), then as 16 loops running one
+// `sudocode` process per mutation (a script's way); then writers killed
+// by SIGKILL at random moments. Nothing acknowledged is lost, every file
+// stays valid and sorted, and a cache rebuilt from the files agrees. The
+// write rate of each way and the reader's waits are logged.
 func TestTrackerWritersAtScale(t *testing.T) {
 	bin := testkit.Binary(t, "./cmd/sudocode")
 	root := t.TempDir()
 	if err := trackergen.Generate(root, trackergen.Large); err != nil {
 		t.Fatal(err)
 	}
+	env := append(os.Environ(), "SUDOCODE_ACTOR=scale")
 	run := func(args ...string) ([]byte, error) {
 		cmd := exec.Command(bin, append(args, "--json")...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "SUDOCODE_ACTOR=scale")
+		cmd.Dir, cmd.Env = root, env
 		return cmd.Output()
 	}
 	if out, err := run("status"); err != nil { // the cache, from the files
@@ -53,78 +58,56 @@ func TestTrackerWritersAtScale(t *testing.T) {
 		writes = n
 	}
 	const writers = 16
-	var mu sync.Mutex
-	titles := map[string]string{} // created issue → its last acknowledged title
-	links := map[string]bool{}    // "from to"
-	feedback := 0
-	stop := make(chan struct{})
-	var readerWaits []time.Duration
-	var reader sync.WaitGroup
-	reader.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			t0 := time.Now()
-			if out, err := run("ready"); err != nil {
-				t.Errorf("ready during the writes: %v %s", err, out)
-				return
-			}
-			readerWaits = append(readerWaits, time.Since(t0))
+	acked := &acknowledged{titles: map[string]string{}, links: map[string]bool{}}
+	for _, way := range []struct {
+		name   string
+		writer func(t *testing.T) scaleWriter
+	}{
+		{"MCP servers (sudocode mcp, one per writer)", func(t *testing.T) scaleWriter { return startMCPWriter(t, bin, root, env) }},
+		{"CLI processes (one per mutation)", func(*testing.T) scaleWriter { return cliWriter(run) }},
+	} {
+		ws := make([]scaleWriter, writers)
+		for i := range ws {
+			ws[i] = way.writer(t)
 		}
-	})
-	start := time.Now()
-	var wg sync.WaitGroup
-	for w := range writers {
-		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(uint64(w), 3))
-			var own string
-			for i := range writes {
-				var args []string
-				switch {
-				case own == "" || i%4 == 0:
-					args = []string{"issue", "create", fmt.Sprintf("writer %d item %d", w, i)}
-				case i%4 == 1:
-					args = []string{"issue", "update", own, "--title", fmt.Sprintf("writer %d item %d, updated", w, i)}
-				case i%4 == 2:
-					args = []string{"link", own, base[rng.IntN(len(base))], "--type", "depends-on"}
-				default:
-					args = []string{"feedback", "add", own, spec, "--content", fmt.Sprintf("writer %d note %d", w, i), "--line", "3"}
+		stop := make(chan struct{})
+		var readerWaits []time.Duration
+		var reader sync.WaitGroup
+		reader.Go(func() {
+			// An agent polling for work, ten times a second.
+			tick := time.NewTicker(100 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
 				}
-				out, err := run(args...)
-				if err != nil {
-					t.Errorf("%v: %v %s", args, err, out)
-					continue
+				t0 := time.Now()
+				if out, err := run("ready"); err != nil {
+					t.Errorf("ready during the writes: %v %s", err, out)
+					return
 				}
-				mu.Lock()
-				switch args[0] + " " + args[1] {
-				case "issue create":
-					var r struct{ ID string }
-					json.Unmarshal(out, &r)
-					own, titles[r.ID] = r.ID, args[2]
-				case "issue update":
-					titles[own] = args[4]
-				case "link " + own:
-					links[own+" "+args[2]] = true
-				default:
-					feedback++
-				}
-				mu.Unlock()
+				readerWaits = append(readerWaits, time.Since(t0))
 			}
 		})
+		start := time.Now()
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Go(func() { acked.write(t, ws[w], w, writes, base, spec) })
+		}
+		wg.Wait()
+		elapsed := time.Since(start)
+		close(stop)
+		reader.Wait()
+		t.Logf("%s: %d writers × %d mutations at 100,000 issues: %v, %.1f mutations per second (target ≥ 200)",
+			way.name, writers, writes, elapsed.Round(time.Millisecond), float64(writers*writes)/elapsed.Seconds())
+		if len(readerWaits) > 0 {
+			slices.Sort(readerWaits)
+			t.Logf("ready during the writes: %d calls, median %v, slowest %v", len(readerWaits), readerWaits[len(readerWaits)/2], readerWaits[len(readerWaits)-1])
+		}
 	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	close(stop)
-	reader.Wait()
-	t.Logf("%d writers × %d mutations at 100,000 issues: %v, %.1f mutations per second (target ≥ 200)",
-		writers, writes, elapsed.Round(time.Millisecond), float64(writers*writes)/elapsed.Seconds())
-	if len(readerWaits) > 0 {
-		slices.Sort(readerWaits)
-		t.Logf("ready during the writes: %d calls, median %v, slowest %v", len(readerWaits), readerWaits[len(readerWaits)/2], readerWaits[len(readerWaits)-1])
-	}
+	titles, links, feedback := acked.titles, acked.links, acked.feedback
 
 	// Killed writers: each change is whole or absent. The kills land
 	// within the time a create takes at this size (most of it the process
@@ -207,4 +190,177 @@ func TestTrackerWritersAtScale(t *testing.T) {
 	if st.Issues.Total != len(issues) {
 		t.Errorf("the rebuilt cache counts %d issues, the files hold %d", st.Issues.Total, len(issues))
 	}
+}
+
+// acknowledged is what the writers were told succeeded.
+type acknowledged struct {
+	mu       sync.Mutex
+	titles   map[string]string // created issue → its last acknowledged title
+	links    map[string]bool   // "from to"
+	feedback int
+}
+
+// write makes writer w's mutations in turn: a create, then an update,
+// a link and a feedback on the issue it created last.
+func (a *acknowledged) write(t *testing.T, sw scaleWriter, w, writes int, base []string, spec string) {
+	rng := rand.New(rand.NewPCG(uint64(w), 3))
+	var own string
+	for i := range writes {
+		var err error
+		switch {
+		case own == "" || i%4 == 0:
+			title := fmt.Sprintf("writer %d item %d", w, i)
+			var id string
+			if id, err = sw.create(title); err == nil {
+				a.mu.Lock()
+				own, a.titles[id] = id, title
+				a.mu.Unlock()
+			}
+		case i%4 == 1:
+			title := fmt.Sprintf("writer %d item %d, updated", w, i)
+			if err = sw.update(own, title); err == nil {
+				a.mu.Lock()
+				a.titles[own] = title
+				a.mu.Unlock()
+			}
+		case i%4 == 2:
+			to := base[rng.IntN(len(base))]
+			if err = sw.link(own, to); err == nil {
+				a.mu.Lock()
+				a.links[own+" "+to] = true
+				a.mu.Unlock()
+			}
+		default:
+			if err = sw.addFeedback(own, spec, fmt.Sprintf("writer %d note %d", w, i)); err == nil {
+				a.mu.Lock()
+				a.feedback++
+				a.mu.Unlock()
+			}
+		}
+		if err != nil {
+			t.Errorf("writer %d, mutation %d: %v", w, i, err)
+		}
+	}
+}
+
+// scaleWriter makes the four mutations of the load.
+type scaleWriter interface {
+	create(title string) (id string, err error)
+	update(id, title string) error
+	link(from, to string) error
+	addFeedback(issue, spec, content string) error
+}
+
+// cliWriter runs a sudocode process per mutation.
+type cliWriter func(args ...string) ([]byte, error)
+
+func (c cliWriter) do(args ...string) ([]byte, error) {
+	out, err := c(args...)
+	if err != nil {
+		return nil, fmt.Errorf("%v: %v %s", args, err, out)
+	}
+	return out, nil
+}
+
+func (c cliWriter) create(title string) (string, error) {
+	out, err := c.do("issue", "create", title)
+	var r struct{ ID string }
+	if err == nil {
+		err = json.Unmarshal(out, &r)
+	}
+	return r.ID, err
+}
+
+func (c cliWriter) update(id, title string) error {
+	_, err := c.do("issue", "update", id, "--title", title)
+	return err
+}
+
+func (c cliWriter) link(from, to string) error {
+	_, err := c.do("link", from, to, "--type", "depends-on")
+	return err
+}
+
+func (c cliWriter) addFeedback(issue, spec, content string) error {
+	_, err := c.do("feedback", "add", issue, spec, "--content", content, "--line", "3")
+	return err
+}
+
+// mcpWriter is an agent's session with its own `sudocode mcp` server.
+type mcpWriter struct {
+	in  io.Writer
+	out *bufio.Reader
+	id  int
+}
+
+func startMCPWriter(t *testing.T, bin, root string, env []string) *mcpWriter {
+	cmd := exec.Command(bin, "mcp")
+	cmd.Dir, cmd.Env = root, env
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	w := &mcpWriter{in: in, out: bufio.NewReader(out)}
+	if _, err := w.call("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"scale","version":"1"}}`); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return w
+}
+
+func (w *mcpWriter) call(method, params string) ([]byte, error) {
+	w.id++
+	fmt.Fprintf(w.in, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", w.id, method, params)
+	line, err := w.out.ReadBytes('\n')
+	if err != nil {
+		return nil, err
+	}
+	if bytes.Contains(line, []byte(`"error":{`)) || bytes.Contains(line, []byte(`"isError":true`)) {
+		return nil, fmt.Errorf("%s %s: %s", method, params, line)
+	}
+	return line, nil
+}
+
+func (w *mcpWriter) tool(name string, args map[string]any) ([]byte, error) {
+	a, _ := json.Marshal(map[string]any{"name": name, "arguments": args})
+	return w.call("tools/call", string(a))
+}
+
+func (w *mcpWriter) create(title string) (string, error) {
+	line, err := w.tool("create_issue", map[string]any{"title": title})
+	if err != nil {
+		return "", err
+	}
+	var r struct {
+		Result struct {
+			StructuredContent struct{ ID string } `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(line, &r); err != nil || r.Result.StructuredContent.ID == "" {
+		return "", fmt.Errorf("create_issue answered %s (%v)", line, err)
+	}
+	return r.Result.StructuredContent.ID, nil
+}
+
+func (w *mcpWriter) update(id, title string) error {
+	_, err := w.tool("update_issue", map[string]any{"issue_id": id, "title": title})
+	return err
+}
+
+func (w *mcpWriter) link(from, to string) error {
+	_, err := w.tool("link", map[string]any{"from_id": from, "to_id": to, "type": "depends-on"})
+	return err
+}
+
+func (w *mcpWriter) addFeedback(issue, spec, content string) error {
+	_, err := w.tool("add_feedback", map[string]any{"issue_id": issue, "spec_id": spec, "content": content, "line": 3})
+	return err
 }

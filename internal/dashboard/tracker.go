@@ -53,6 +53,7 @@ func (t *trackerReader) with(ctx context.Context, fn func(*store.Repo) error) er
 		if err != nil {
 			return err
 		}
+		r.KeepStatements()
 		t.repo = r
 	}
 	t.repo.Recheck()

@@ -96,12 +96,24 @@ func KindOfFile(p string) (RecordKind, bool) {
 	return 0, false
 }
 
+// isShardName reports whether base is "xx.jsonl" for a shard xx: two
+// lower-case hex digits below Shards (checked on every file listed, so
+// without fmt).
 func isShardName(base string) bool {
 	name, ok := strings.CutSuffix(base, ".jsonl")
 	if !ok || len(name) != 2 {
 		return false
 	}
-	var n int
-	_, err := fmt.Sscanf(name, "%02x", &n)
-	return err == nil && n < Shards && fmt.Sprintf("%02x", n) == name
+	hi, lo := hexDigit(name[0]), hexDigit(name[1])
+	return hi >= 0 && lo >= 0 && hi*16+lo < Shards
+}
+
+func hexDigit(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	}
+	return -1
 }

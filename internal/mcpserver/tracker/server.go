@@ -127,6 +127,7 @@ func (s *server) open(ctx context.Context) (*store.Repo, error) {
 		if err != nil {
 			return nil, err
 		}
+		r.KeepStatements()
 		s.repo = r
 	}
 	s.repo.Recheck()

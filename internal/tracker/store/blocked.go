@@ -87,7 +87,7 @@ func (t *Tx) settle() error {
 	}
 	arg, _ := json.Marshal(ids)
 	for _, q := range []string{settleIssuesSQL, settleSpecsSQL} {
-		if _, err := t.tx.ExecContext(t.ctx, q, string(arg)); err != nil {
+		if _, err := t.exec(q, string(arg)); err != nil {
 			return cacheErr(err)
 		}
 	}

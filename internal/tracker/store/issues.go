@@ -128,14 +128,14 @@ func (t *Tx) newID(table string, form func(hash string) string) (id, uuid string
 		q = `SELECT coalesce(sum(n), 0) FROM tally WHERE k >= '` + table + `.type:' AND k < '` + table + `.type;'`
 	}
 	var n int
-	if err := t.tx.QueryRowContext(t.ctx, q).Scan(&n); err != nil {
+	if err := t.queryRow(q).Scan(&n); err != nil {
 		return "", "", cacheErr(err)
 	}
 	uuid = tracker.NewUUID()
 	for l := tracker.HashLen(n); l <= 25; l++ {
 		id = form(tracker.Hash(uuid, l))
 		var one int
-		err := t.tx.QueryRowContext(t.ctx, `SELECT 1 FROM `+table+` WHERE id = ?`, id).Scan(&one)
+		err := t.queryRow(`SELECT 1 FROM `+table+` WHERE id = ?`, id).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
 			return id, uuid, nil
 		}

@@ -32,6 +32,7 @@ type Repo struct {
 	// rebuilds counts the cache's rebuilds from every line, which a
 	// change of a few lines should not need (resync.go).
 	rebuilds int
+	kept     map[string]*sql.Stmt // nil unless KeepStatements
 }
 
 // Recheck makes the next read compare the cache with the files again: a
@@ -64,7 +65,12 @@ func Open(ctx context.Context, dir, actor string) (*Repo, error) {
 }
 
 // Close releases the cache.
-func (r *Repo) Close() error { return r.db.Close() }
+func (r *Repo) Close() error {
+	for _, st := range r.kept {
+		st.Close()
+	}
+	return r.db.Close()
+}
 
 // Root is the project directory, the parent of .sudocode.
 func (r *Repo) Root() string { return filepath.Dir(r.Dir) }

@@ -83,13 +83,22 @@ func (r *Repo) updateLocked(ctx context.Context, fn func(*Tx) error) error {
 		return err
 	}
 	// Every change moves the generation, which memos of derived data key on.
-	if _, err := sqlTx.ExecContext(ctx, `INSERT INTO meta VALUES ('gen', '1') ON CONFLICT (key) DO UPDATE SET value = value + 1`); err != nil {
+	if _, err := t.exec(`INSERT INTO meta VALUES ('gen', '1') ON CONFLICT (key) DO UPDATE SET value = value + 1`); err != nil {
 		return cacheErr(err)
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return cacheErr(err)
 	}
 	r.fresh = true
+	if r.kept != nil && !t.rebuilt {
+		var fresh []string
+		for q := range t.stmts {
+			if _, ok := r.kept[q]; !ok {
+				fresh = append(fresh, q)
+			}
+		}
+		r.keepStatements(ctx, fresh)
+	}
 	return nil
 }
 
@@ -195,17 +204,60 @@ func (t *Tx) rebuild() error {
 	return nil
 }
 
-// exec runs a statement of the change, prepared on its first use.
+// exec runs a statement of the change, prepared on its first use (or, in
+// a Repo that keeps statements, by an earlier change).
 func (t *Tx) exec(query string, args ...any) (sql.Result, error) {
-	st, ok := t.stmts[query]
-	if !ok {
+	st, err := t.stmt(query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(t.ctx, args...)
+}
+
+// queryRow is exec's QueryRow.
+func (t *Tx) queryRow(query string, args ...any) *sql.Row {
+	st, err := t.stmt(query)
+	if err != nil {
+		return t.tx.QueryRowContext(t.ctx, query, args...) // reports the error
+	}
+	return st.QueryRowContext(t.ctx, args...)
+}
+
+func (t *Tx) stmt(query string) (*sql.Stmt, error) {
+	if st, ok := t.stmts[query]; ok {
+		return st, nil
+	}
+	var st *sql.Stmt
+	if kept, ok := t.r.kept[query]; ok {
+		st = t.tx.StmtContext(t.ctx, kept) // the connection's, reused
+	} else {
 		var err error
 		if st, err = t.tx.PrepareContext(t.ctx, query); err != nil {
 			return nil, err
 		}
-		t.stmts[query] = st
 	}
-	return st.ExecContext(t.ctx, args...)
+	t.stmts[query] = st
+	return st, nil
+}
+
+// KeepStatements makes r keep the statements its changes prepare, for the
+// changes after: a server's Repo makes many changes, each of which would
+// otherwise prepare its statements again (compiling SQL costs more than
+// running it).
+func (r *Repo) KeepStatements() {
+	if r.kept == nil {
+		r.kept = map[string]*sql.Stmt{}
+	}
+}
+
+// keepStatements prepares on the connection, outside any transaction,
+// the statements the last change prepared for itself.
+func (r *Repo) keepStatements(ctx context.Context, used []string) {
+	for _, q := range used {
+		if st, err := r.db.PrepareContext(ctx, q); err == nil {
+			r.kept[q] = st
+		}
+	}
 }
 
 // bodyChanged relocates the anchors on spec id, whose markdown is now
