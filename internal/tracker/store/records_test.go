@@ -154,3 +154,38 @@ func TestKilledWriterLeftoversRemoved(t *testing.T) {
 		t.Errorf("lock file after the clean-up: %q", got)
 	}
 }
+
+// TestLocalFilesAreNotLinks: the cache and the lock are the tracker's own
+// files, never committed, but a repository can hold anything: when one is
+// a symbolic link (to a file of the user's, say), the tracker refuses to
+// work rather than write through it.
+func TestLocalFilesAreNotLinks(t *testing.T) {
+	for _, name := range []string{store.LockFile, store.CacheFile, store.CacheFile + "-wal", store.CacheFile + "-shm"} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			res, err := store.Init(root, "tt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			victim := filepath.Join(t.TempDir(), "victim")
+			if err := os.WriteFile(victim, []byte("precious\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(res.Path, name)
+			os.Remove(p)
+			if err := os.Symlink(victim, p); err != nil {
+				t.Fatal(err)
+			}
+			ctx := t.Context()
+			r, err := store.Open(ctx, res.Path, "tester")
+			if err == nil {
+				_, err = r.CreateIssue(ctx, store.IssueInput{Title: "through the link?"})
+				r.Close()
+			}
+			wantCode(t, name+" as a link", err, fault.Invalid)
+			if got := readFile(t, victim); got != "precious\n" {
+				t.Errorf("the link's target was written: %q", got)
+			}
+		})
+	}
+}

@@ -52,6 +52,9 @@ func Open(ctx context.Context, dir, actor string) (*Repo, error) {
 		return nil, fault.New(fault.Invalid, "%s is not a valid tracker config", filepath.Join(dir, ConfigFile)).
 			WithHint(`it must hold {"prefix": "...", "version": 1}`)
 	}
+	if err := refuseLinks(dir); err != nil {
+		return nil, err
+	}
 	db, err := sqlitex.Open(ctx, filepath.Join(dir, CacheFile), 1, "SELECT 1")
 	if err != nil {
 		return nil, fault.Wrap(fault.Unavailable, err, "cannot open the tracker cache")
@@ -62,6 +65,24 @@ func Open(ctx context.Context, dir, actor string) (*Repo, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// localFiles are the tracker's own files beside the records: never
+// committed, but a repository can hold anything under those names.
+var localFiles = []string{LockFile, CacheFile, CacheFile + "-wal", CacheFile + "-shm"}
+
+// refuseLinks refuses to work when one of the local files is a symbolic
+// link or anything but a plain file: SQLite and the lock would write
+// through it, to a file of the user's that the repository named.
+func refuseLinks(dir string) error {
+	for _, f := range localFiles {
+		fi, err := os.Lstat(filepath.Join(dir, f))
+		if err == nil && !fi.Mode().IsRegular() {
+			return fault.New(fault.Invalid, "%s is not a plain file (%s)", filepath.Join(dir, f), fi.Mode().Type()).
+				WithHint("remove it: the tracker makes its cache and lock files itself, and never commits them")
+		}
+	}
+	return nil
 }
 
 // Close releases the cache.
@@ -89,11 +110,11 @@ func (r *Repo) migrate(ctx context.Context) error {
 	if r.schemaCurrent(ctx, r.db) {
 		return nil
 	}
-	unlock, err := lockFile(filepath.Join(r.Dir, LockFile))
+	l, err := lockFile(filepath.Join(r.Dir, LockFile))
 	if err != nil {
-		return fault.Wrap(fault.Unavailable, err, "cannot lock the tracker")
+		return lockErr(err)
 	}
-	defer unlock()
+	defer l.unlock()
 	tx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
 		return cacheErr(err)
@@ -130,15 +151,15 @@ func (r *Repo) refresh(ctx context.Context) error {
 	if !r.schemaCurrent(ctx, r.db) {
 		return r.Update(ctx, nil) // no cache to answer from: wait
 	}
-	unlock, ok, err := tryLockFile(filepath.Join(r.Dir, LockFile))
+	l, ok, err := tryLockFile(filepath.Join(r.Dir, LockFile))
 	if err != nil {
-		return fault.Wrap(fault.Unavailable, err, "cannot lock the tracker")
+		return lockErr(err)
 	}
 	if !ok {
 		return nil
 	}
-	defer unlock()
-	return r.updateLocked(ctx, nil)
+	defer l.unlock()
+	return r.updateLocked(ctx, l, nil)
 }
 
 type querier interface {

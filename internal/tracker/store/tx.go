@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -31,6 +32,7 @@ type Tx struct {
 	tx         *sql.Tx
 	now        time.Time
 	rs         *records                     // the shard files
+	lock       *lock                        // held for the change
 	lines      map[string]map[string][]byte // shard file → id → its record's new line
 	rebuilt    bool                         // the files were read whole: rewrite them whole
 	rebuilding bool                         // rows are being put from the files: flag blocked items at the end
@@ -41,17 +43,17 @@ type Tx struct {
 
 // Update runs fn as one change. fn nil only brings the cache up to date.
 func (r *Repo) Update(ctx context.Context, fn func(*Tx) error) error {
-	unlock, err := lockFile(filepath.Join(r.Dir, LockFile))
+	l, err := lockFile(filepath.Join(r.Dir, LockFile))
 	if err != nil {
-		return fault.Wrap(fault.Unavailable, err, "cannot lock the tracker")
+		return lockErr(err)
 	}
-	defer unlock()
-	return r.updateLocked(ctx, fn)
+	defer l.unlock()
+	return r.updateLocked(ctx, l, fn)
 }
 
-// updateLocked is Update once the lock is held.
-func (r *Repo) updateLocked(ctx context.Context, fn func(*Tx) error) error {
-	if r.wasWriting() {
+// updateLocked is Update once the lock l is held.
+func (r *Repo) updateLocked(ctx context.Context, l *lock, fn func(*Tx) error) error {
+	if l.marked() {
 		r.removeOrphans()
 	}
 	sqlTx, err := r.db.BeginTx(ctx, nil)
@@ -67,7 +69,7 @@ func (r *Repo) updateLocked(ctx context.Context, fn func(*Tx) error) error {
 	if err := migrateLayout(rs); err != nil {
 		return err
 	}
-	t := &Tx{view: view{ctx: ctx, r: r, q: sqlTx}, tx: sqlTx, rs: rs, now: r.now(), lines: map[string]map[string][]byte{}, bodies: map[string][]byte{}, seeds: map[string]bool{}, stmts: map[string]*sql.Stmt{}}
+	t := &Tx{view: view{ctx: ctx, r: r, q: sqlTx}, tx: sqlTx, rs: rs, lock: l, now: r.now(), lines: map[string]map[string][]byte{}, bodies: map[string][]byte{}, seeds: map[string]bool{}, stmts: map[string]*sql.Stmt{}}
 	if err := t.sync(); err != nil {
 		return err
 	}
@@ -328,13 +330,16 @@ func (t *Tx) flush() error {
 	if len(t.bodies) == 0 && len(t.lines) == 0 && !t.rebuilt {
 		return nil
 	}
-	if err := t.r.markWriting(true); err != nil {
-		return err
+	if err := t.lock.mark(true); err != nil {
+		return fault.Wrap(fault.Unavailable, err, "cannot write the tracker's lock file")
 	}
 	if err := t.flushFiles(); err != nil {
 		return err // the mark stays: the next change cleans up
 	}
-	return t.r.markWriting(false)
+	if err := t.lock.mark(false); err != nil {
+		return fault.Wrap(fault.Unavailable, err, "cannot write the tracker's lock file")
+	}
+	return nil
 }
 
 func (t *Tx) flushFiles() error {
@@ -495,20 +500,13 @@ func (t *Tx) recordStat(file string) error {
 // every spec body) that each change would otherwise pay for.
 const writingMark = "writing\n"
 
-func (r *Repo) wasWriting() bool {
-	b, err := os.ReadFile(filepath.Join(r.Dir, LockFile))
-	return err == nil && string(b) == writingMark
-}
-
-func (r *Repo) markWriting(on bool) error {
-	mark := ""
-	if on {
-		mark = writingMark
+// lockErr is the error of a lock that cannot be taken.
+func lockErr(err error) error {
+	if errors.Is(err, syscall.ELOOP) {
+		return fault.New(fault.Invalid, "the tracker's lock file %s is a symbolic link", LockFile).
+			WithHint("remove it: the tracker makes its lock file itself, and never commits it")
 	}
-	if err := os.WriteFile(filepath.Join(r.Dir, LockFile), []byte(mark), 0o644); err != nil {
-		return fault.Wrap(fault.Unavailable, err, "cannot write the tracker's lock file")
-	}
-	return nil
+	return fault.Wrap(fault.Unavailable, err, "cannot lock the tracker")
 }
 
 // removeOrphans deletes the temporary files of writers that were killed
