@@ -29,9 +29,13 @@ func newExportCmd(tc trackerCmd) *cobra.Command {
 	o := &transferOptions{trackerCmd: tc}
 	cmd := &cobra.Command{
 		Use:   "export --dir DIR",
-		Short: "Write the tracker's JSONL files and spec bodies into DIR",
-		Args:  exactArgs(0),
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runExport(cmd.Context(), o) },
+		Short: "Write the tracker's record files and spec bodies into DIR",
+		Long: `Write the tracker's record files (records/<kind>/<shard>.jsonl) and spec bodies into
+DIR, which can be a backup, another clone's .sudocode, or the input of an import elsewhere.
+The record files there are replaced: shards this tracker does not have are emptied, and
+first-layout files (issues.jsonl, specs.jsonl, feedback.jsonl) are removed.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error { return runExport(cmd.Context(), o) },
 	}
 	cmd.Flags().StringVar(&o.dir, "dir", "", "directory to write into (created if needed)")
 	return cmd
@@ -52,7 +56,8 @@ func newImportCmd(tc trackerCmd) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import --dir DIR",
 		Short: "Merge an export (or another clone's .sudocode) into this tracker",
-		Long: `Merge the JSONL files and spec bodies in DIR into this tracker. Records match on
+		Long: `Merge the record files (records/<kind>/<shard>.jsonl, or issues.jsonl, specs.jsonl and
+feedback.jsonl of the first layout) and spec bodies in DIR into this tracker. Records match on
 their uuid (feedback on its id); of two edits of one field the later wins; tags and
 links are united; nothing is deleted. An incoming id that collides with a different
 record here is renamed and reported. Every file is checked first: a malformed line
@@ -60,7 +65,7 @@ stops the import with its file and line, and nothing changes.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runImport(cmd.Context(), o) },
 	}
-	cmd.Flags().StringVar(&o.dir, "dir", "", "directory holding issues.jsonl, specs.jsonl, feedback.jsonl and spec bodies")
+	cmd.Flags().StringVar(&o.dir, "dir", "", "directory holding the record files and spec bodies (an export, or a .sudocode)")
 	return cmd
 }
 
