@@ -25,14 +25,14 @@ import (
 // what the files now are.
 type Tx struct {
 	view
-	tx         *sql.Tx
-	now        time.Time
-	lines      map[string]map[string][]byte // JSONL file → id → its record's new line
-	rebuilt    bool                         // the files were read whole: rewrite them whole
-	rebuilding bool                         // rows are being put from the files: flag blocked items at the end
-	seeds      map[string]bool              // items whose blocked flag may have moved (blocked.go)
-	stmts      map[string]*sql.Stmt         // prepared once per change: a rebuild runs each 100,000s of times
-	bodies     map[string][]byte            // spec file_path → new markdown
+	tx      *sql.Tx
+	now     time.Time
+	lines   map[string]map[string][]byte // JSONL file → id → its record's new line
+	rebuilt bool                         // the files were read whole: rewrite them whole
+	load    *loader                      // rows are being put from the files: loaded at the end (load.go)
+	seeds   map[string]bool              // items whose blocked flag may have moved (blocked.go)
+	stmts   map[string]*sql.Stmt         // prepared once per change: a rebuild runs each 100,000s of times
+	bodies  map[string][]byte            // spec file_path → new markdown
 }
 
 // Update runs fn as one change. fn nil only brings the cache up to date.
@@ -148,9 +148,9 @@ func (t *Tx) rebuild() error {
 		return cacheErr(err)
 	}
 	defer t.tx.ExecContext(t.ctx, `PRAGMA cache_size = -2000`)
-	t.rebuilding = true
+	t.load = newLoader(len(issues), len(specs), len(feedback))
 	t.r.rebuilds++
-	defer func() { t.rebuilding = false }()
+	defer func() { t.load = nil }()
 	clear(t.seeds)
 	clear(t.lines) // every record is put again: the lines become the files' (see writeJSONL)
 	for i := range issues {
@@ -168,13 +168,10 @@ func (t *Tx) rebuild() error {
 			return err
 		}
 	}
-	if _, err := t.tx.ExecContext(t.ctx, relsDoneSQL+indexSchema); err != nil {
-		return cacheErr(err)
-	}
-	if err := t.flagAll(); err != nil {
+	if err := t.load.write(t); err != nil {
 		return err
 	}
-	if _, err := t.tx.ExecContext(t.ctx, fillTallySQL+tallySchema); err != nil {
+	if _, err := t.tx.ExecContext(t.ctx, indexSchema+tallySchema); err != nil {
 		return cacheErr(err)
 	}
 	if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO meta VALUES ('schema', ?)`, schemaVersion); err != nil {
