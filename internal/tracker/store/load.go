@@ -14,13 +14,27 @@ import (
 // put functions' upserts, one statement per row, and then whole-table
 // passes for the links' done flags, the blocked flags and the tallies, a
 // rebuild of 100,000 issues took over ten seconds. During a rebuild the put
-// functions hand their rows to a loader instead; it derives the flags and
-// the tallies from the records in memory, then writes each table once, in
-// primary-key order (each row appends to its B-tree), many rows per INSERT.
+// functions hand their rows to a loader instead. It derives the flags from
+// the records in memory before the first row is written, and writes each
+// table once, in the files' order (the id order: each row appends to its
+// B-tree), many rows per INSERT, counting the tallies as it goes.
+//
+// Issues, the bulk of the rows, are written by a goroutine of their own as
+// they are put, so that encoding the records (the put functions' work) and
+// SQLite's work run at once; the other rows once every record is put.
+// Until then the transaction is the issue writer's: during a rebuild the
+// put functions do no SQL.
 
-// loader holds a rebuild's rows until every record is put.
+// loader takes a rebuild's rows from the put functions.
 type loader struct {
-	issues   []loadIssue
+	t        *Tx
+	done     map[string]bool // item id → whether it is done; unknown ids block nothing
+	blocked  map[string]bool // items with an unfinished blocker (blockedCTE)
+	tally    map[string]int
+	batch    []loadIssue      // issues put since the last batch went to the writer
+	batches  chan []loadIssue // to the issue writer; nil once closed
+	wrote    chan error       // the issue writer's result
+	issueErr error
 	specs    []loadSpec
 	feedback []loadFeedback
 	rels     []loadRel
@@ -48,13 +62,94 @@ type loadRel struct {
 	put int // the put that stored it
 }
 
-func newLoader(issues, specs, feedback int) *loader {
-	return &loader{
-		issues:   make([]loadIssue, 0, issues),
-		specs:    make([]loadSpec, 0, specs),
+// newLoader starts the load of the records read: their flags, and the
+// issue writer.
+func newLoader(t *Tx, issues []tracker.IssueRecord, specs []tracker.SpecRecord, feedback int) *loader {
+	l := &loader{
+		t:        t,
+		tally:    map[string]int{},
+		batch:    make([]loadIssue, 0, rowsPerInsert),
+		batches:  make(chan []loadIssue, 8),
+		wrote:    make(chan error, 1),
+		specs:    make([]loadSpec, 0, len(specs)),
 		feedback: make([]loadFeedback, 0, feedback),
-		lastPut:  make(map[string]int, issues+specs),
+		lastPut:  make(map[string]int, len(issues)+len(specs)),
 	}
+	l.done, l.blocked = flags(issues, specs)
+	go l.writeIssues(l.batches)
+	return l
+}
+
+// flags derives the done and blocked flags from the records as read,
+// before the put functions make them canonical: that changes neither a
+// status nor which links (by key) a record holds.
+func flags(issues []tracker.IssueRecord, specs []tracker.SpecRecord) (done, blocked map[string]bool) {
+	done = make(map[string]bool, len(issues)+len(specs))
+	for i := range specs {
+		done[specs[i].ID] = specs[i].Status.Done()
+	}
+	for i := range issues {
+		done[issues[i].ID] = issues[i].Status.Done() // an id both an issue and a spec is the issue (putRelSQL)
+	}
+	graph := loader{lastPut: make(map[string]int, len(issues)+len(specs))}
+	for i := range issues {
+		graph.putRels(issues[i].ID, issues[i].Relationships)
+	}
+	for i := range specs {
+		graph.putRels(specs[i].ID, specs[i].Relationships)
+	}
+	return done, blockedItems(graph.links(), done)
+}
+
+// putIssue hands an issue's row to the writer, in batches of one INSERT.
+func (l *loader) putIssue(rec *tracker.IssueRecord, line []byte) {
+	l.batch = append(l.batch, loadIssue{rec, line})
+	if len(l.batch) == rowsPerInsert {
+		l.batches <- l.batch
+		l.batch = make([]loadIssue, 0, rowsPerInsert)
+	}
+}
+
+// writeIssues inserts the batches of issues as they come; after an error
+// it only drains them.
+func (l *loader) writeIssues(batches <-chan []loadIssue) {
+	var err error
+	for b := range batches {
+		if err == nil {
+			err = insertRows(l.t, `INSERT INTO issues (id, uuid, title, description, status, type, priority, assignee, parent_id, created_ns, updated_ns, closed_ns, line, hash, blocked) VALUES `,
+				15, len(b), func(n int, a []any) []any {
+					r, line := b[n].rec, b[n].line
+					blocked := l.flag(r.ID)
+					l.tally["issues.state:"+string(r.Status)+":"+strconv.FormatInt(blocked, 10)]++
+					l.tally["issues.type:"+string(r.Type)]++
+					return append(a, r.ID, r.UUID, r.Title, r.Description, string(r.Status), string(r.Type), int64(r.Priority), r.Assignee, r.ParentID,
+						r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), nanos(r.ClosedAt), line, lineHash(line), blocked)
+				})
+		}
+	}
+	l.wrote <- err
+}
+
+// finishIssues sends the last batch and waits for the issue writer; the
+// transaction is the caller's again.
+func (l *loader) finishIssues() error {
+	if l.batches == nil {
+		return l.issueErr
+	}
+	if len(l.batch) > 0 {
+		l.batches <- l.batch
+	}
+	close(l.batches)
+	l.batches = nil
+	l.issueErr = <-l.wrote
+	return l.issueErr
+}
+
+func (l *loader) flag(id string) int64 {
+	if l.blocked[id] {
+		return 1
+	}
+	return 0
 }
 
 // putRels replaces the links from an item, as the upserts of a change do.
@@ -91,20 +186,6 @@ func compareRelKeys(a, b tracker.Relationship) int {
 	return cmp.Or(strings.Compare(a.From, b.From), strings.Compare(string(a.Type), string(b.Type)), strings.Compare(a.To, b.To))
 }
 
-// doneItems says whether each item is done; an id that is both an issue
-// and a spec is done as the issue (putRelSQL's coalesce). An id missing
-// from it is unknown and blocks nothing.
-func (l *loader) doneItems() map[string]bool {
-	done := make(map[string]bool, len(l.issues)+len(l.specs))
-	for _, s := range l.specs {
-		done[s.rec.ID] = s.rec.Status.Done()
-	}
-	for _, i := range l.issues {
-		done[i.rec.ID] = i.rec.Status.Done()
-	}
-	return done
-}
-
 // blockedItems is blockedCTE computed in memory: the sources of blocking
 // links to unfinished items, and their descendants through parent-child.
 func blockedItems(links []loadRel, done map[string]bool) map[string]bool {
@@ -137,51 +218,32 @@ func isOpen(done map[string]bool, id string) bool {
 	return ok && !d
 }
 
-// write stores every row put, with the links' done flags, the blocked
-// flags and the tallies.
-func (l *loader) write(t *Tx) error {
-	done := l.doneItems()
-	links := l.links()
-	blocked := blockedItems(links, done)
-	tally := map[string]int{}
-	flag := func(id string) int64 {
-		if blocked[id] {
-			return 1
-		}
-		return 0
-	}
-	slices.SortFunc(l.issues, func(a, b loadIssue) int { return strings.Compare(a.rec.ID, b.rec.ID) })
-	err := insertRows(t, `INSERT INTO issues (id, uuid, title, description, status, type, priority, assignee, parent_id, created_ns, updated_ns, closed_ns, line, hash, blocked) VALUES `,
-		15, len(l.issues), func(n int, a []any) []any {
-			r, line := l.issues[n].rec, l.issues[n].line
-			b := flag(r.ID)
-			tally["issues.state:"+string(r.Status)+":"+strconv.FormatInt(b, 10)]++
-			tally["issues.type:"+string(r.Type)]++
-			return append(a, r.ID, r.UUID, r.Title, r.Description, string(r.Status), string(r.Type), int64(r.Priority), r.Assignee, r.ParentID,
-				r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), nanos(r.ClosedAt), line, lineHash(line), b)
-		})
-	if err != nil {
+// write stores the rows of everything put but the issues, once the issues
+// are written, then the tallies.
+func (l *loader) write() error {
+	if err := l.finishIssues(); err != nil {
 		return err
 	}
-	slices.SortFunc(l.specs, func(a, b loadSpec) int { return strings.Compare(a.rec.ID, b.rec.ID) })
-	err = insertRows(t, `INSERT INTO specs (id, uuid, title, description, status, type, priority, file_path, parent_id, created_ns, updated_ns, line, blocked) VALUES `,
+	t := l.t
+	err := insertRows(t, `INSERT INTO specs (id, uuid, title, description, status, type, priority, file_path, parent_id, created_ns, updated_ns, line, blocked) VALUES `,
 		13, len(l.specs), func(n int, a []any) []any {
 			r, line := l.specs[n].rec, l.specs[n].line
-			b := flag(r.ID)
-			tally["specs.state:"+string(r.Status)+":"+strconv.FormatInt(b, 10)]++
-			tally["specs.type:"+string(r.Type)]++
+			blocked := l.flag(r.ID)
+			l.tally["specs.state:"+string(r.Status)+":"+strconv.FormatInt(blocked, 10)]++
+			l.tally["specs.type:"+string(r.Type)]++
 			return append(a, r.ID, r.UUID, r.Title, r.Description, string(r.Status), string(r.Type), int64(r.Priority), r.FilePath, r.ParentID,
-				r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), line, b)
+				r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), line, blocked)
 		})
 	if err != nil {
 		return err
 	}
+	links := l.links()
 	err = insertRows(t, `INSERT INTO rels (from_id, to_id, type, from_type, to_type, created_ns, created_by, to_done) VALUES `,
 		8, len(links), func(n int, a []any) []any {
 			r := links[n]
-			tally["rels.type:"+string(r.Type)]++
+			l.tally["rels.type:"+string(r.Type)]++
 			toDone := int64(1)
-			if isOpen(done, r.To) {
+			if isOpen(l.done, r.To) {
 				toDone = 0
 			}
 			return append(a, r.From, r.To, string(r.Type), string(r.FromType), string(r.ToType), r.CreatedAt.UnixNano(), r.CreatedBy, toDone)
@@ -189,7 +251,6 @@ func (l *loader) write(t *Tx) error {
 	if err != nil {
 		return err
 	}
-	slices.SortFunc(l.feedback, func(a, b loadFeedback) int { return strings.Compare(a.rec.ID, b.rec.ID) })
 	err = insertRows(t, `INSERT INTO feedback (id, issue_id, spec_id, type, status, anchor_status, created_ns, line) VALUES `,
 		8, len(l.feedback), func(n int, a []any) []any {
 			f, line := l.feedback[n].rec, l.feedback[n].line
@@ -198,12 +259,12 @@ func (l *loader) write(t *Tx) error {
 	if err != nil {
 		return err
 	}
-	keys := slices.Sorted(maps.Keys(tally))
 	if _, err := t.tx.ExecContext(t.ctx, tallyTable); err != nil {
 		return cacheErr(err)
 	}
+	keys := slices.Sorted(maps.Keys(l.tally))
 	return insertRows(t, `INSERT INTO tally (k, n) VALUES `, 2, len(keys), func(n int, a []any) []any {
-		return append(a, keys[n], int64(tally[keys[n]]))
+		return append(a, keys[n], int64(l.tally[keys[n]]))
 	})
 }
 

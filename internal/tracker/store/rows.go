@@ -22,7 +22,7 @@ func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
 	}
 	i := rec.Issue
 	if t.load != nil {
-		t.load.issues = append(t.load.issues, loadIssue{rec, line})
+		t.load.putIssue(rec, line)
 		t.changed(IssuesFile, i.ID, line)
 		return t.putRels(i.ID, rec.Relationships)
 	}

@@ -148,9 +148,12 @@ func (t *Tx) rebuild() error {
 		return cacheErr(err)
 	}
 	defer t.tx.ExecContext(t.ctx, `PRAGMA cache_size = -2000`)
-	t.load = newLoader(len(issues), len(specs), len(feedback))
+	t.load = newLoader(t, issues, specs, len(feedback))
 	t.r.rebuilds++
-	defer func() { t.load = nil }()
+	defer func() {
+		t.load.finishIssues() // after an error too: the transaction must be the caller's again
+		t.load = nil
+	}()
 	clear(t.seeds)
 	clear(t.lines) // every record is put again: the lines become the files' (see writeJSONL)
 	for i := range issues {
@@ -168,7 +171,7 @@ func (t *Tx) rebuild() error {
 			return err
 		}
 	}
-	if err := t.load.write(t); err != nil {
+	if err := t.load.write(); err != nil {
 		return err
 	}
 	if _, err := t.tx.ExecContext(t.ctx, indexSchema+tallySchema); err != nil {
