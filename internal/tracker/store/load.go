@@ -14,32 +14,32 @@ import (
 // put functions' upserts, one statement per row, and then whole-table
 // passes for the links' done flags, the blocked flags and the tallies, a
 // rebuild of 100,000 issues took over ten seconds. During a rebuild the put
-// functions hand their rows to a loader instead. It derives the flags from
-// the records in memory before the first row is written, and writes each
+// functions hand their rows to a loader instead. It takes the links and
+// the flags from the records as read, before the first row is written
+// (making a record canonical changes neither its status nor which links it
+// holds, and the links it makes canonical the same way), and writes each
 // table once, in the files' order (the id order: each row appends to its
 // B-tree), many rows per INSERT, counting the tallies as it goes.
 //
-// Issues, the bulk of the rows, are written by a goroutine of their own as
-// they are put, so that encoding the records (the put functions' work) and
-// SQLite's work run at once; the other rows once every record is put.
-// Until then the transaction is the issue writer's: during a rebuild the
-// put functions do no SQL.
+// A goroutine of its own writes the links, then the issues as they are
+// put, so that encoding the records (the put functions' work) and SQLite's
+// work run at once; the other rows are written once every record is put.
+// Until then the transaction is that writer's: during a rebuild the put
+// functions do no SQL.
 
 // loader takes a rebuild's rows from the put functions.
 type loader struct {
 	t        *Tx
-	done     map[string]bool // item id → whether it is done; unknown ids block nothing
-	blocked  map[string]bool // items with an unfinished blocker (blockedCTE)
+	links    []tracker.Relationship // the rels table's rows, in key order
+	done     map[string]bool        // item id → whether it is done; unknown ids block nothing
+	blocked  map[string]bool        // items with an unfinished blocker (blockedCTE)
 	tally    map[string]int
 	batch    []loadIssue      // issues put since the last batch went to the writer
-	batches  chan []loadIssue // to the issue writer; nil once closed
-	wrote    chan error       // the issue writer's result
-	issueErr error
+	batches  chan []loadIssue // to the writer; nil once closed
+	wrote    chan error       // the writer's result
+	writeErr error
 	specs    []loadSpec
 	feedback []loadFeedback
-	rels     []loadRel
-	puts     int            // items put so far
-	lastPut  map[string]int // item id → its last put: links from it put before are replaced
 }
 
 type loadIssue struct {
@@ -62,43 +62,68 @@ type loadRel struct {
 	put int // the put that stored it
 }
 
-// newLoader starts the load of the records read: their flags, and the
-// issue writer.
+// newLoader starts the load of the records read: their links and flags,
+// and the writer.
 func newLoader(t *Tx, issues []tracker.IssueRecord, specs []tracker.SpecRecord, feedback int) *loader {
 	l := &loader{
-		t:        t,
-		tally:    map[string]int{},
-		batch:    make([]loadIssue, 0, rowsPerInsert),
-		batches:  make(chan []loadIssue, 8),
+		t:     t,
+		links: linksOf(issues, specs),
+		tally: map[string]int{},
+		batch: make([]loadIssue, 0, rowsPerInsert),
+		// Room for every batch: the puts never wait for the writer.
+		batches:  make(chan []loadIssue, len(issues)/rowsPerInsert+1),
 		wrote:    make(chan error, 1),
 		specs:    make([]loadSpec, 0, len(specs)),
 		feedback: make([]loadFeedback, 0, feedback),
-		lastPut:  make(map[string]int, len(issues)+len(specs)),
 	}
-	l.done, l.blocked = flags(issues, specs)
-	go l.writeIssues(l.batches)
+	l.done = make(map[string]bool, len(issues)+len(specs))
+	for i := range specs {
+		l.done[specs[i].ID] = specs[i].Status.Done()
+	}
+	for i := range issues {
+		l.done[issues[i].ID] = issues[i].Status.Done() // an id both an issue and a spec is the issue (putRelSQL)
+	}
+	l.blocked = blockedItems(l.links, l.done)
+	go l.writeRows(l.batches)
 	return l
 }
 
-// flags derives the done and blocked flags from the records as read,
-// before the put functions make them canonical: that changes neither a
-// status nor which links (by key) a record holds.
-func flags(issues []tracker.IssueRecord, specs []tracker.SpecRecord) (done, blocked map[string]bool) {
-	done = make(map[string]bool, len(issues)+len(specs))
-	for i := range specs {
-		done[specs[i].ID] = specs[i].Status.Done()
+// linksOf is the rels table after putting every record in the rebuild's
+// order, each record's links made canonical: a put replaces the links from
+// its item, so a link that a record lists under another item survives
+// only when that item was put before it; of two links of one key, the
+// last put stays.
+func linksOf(issues []tracker.IssueRecord, specs []tracker.SpecRecord) []tracker.Relationship {
+	var all []loadRel
+	lastPut := make(map[string]int, len(issues)+len(specs))
+	put := func(from string, rels []tracker.Relationship) {
+		n := len(lastPut)
+		lastPut[from] = n
+		for _, r := range tracker.NormalizeRelationships(rels) {
+			all = append(all, loadRel{r, n})
+		}
 	}
 	for i := range issues {
-		done[issues[i].ID] = issues[i].Status.Done() // an id both an issue and a spec is the issue (putRelSQL)
-	}
-	graph := loader{lastPut: make(map[string]int, len(issues)+len(specs))}
-	for i := range issues {
-		graph.putRels(issues[i].ID, issues[i].Relationships)
+		put(issues[i].ID, issues[i].Relationships)
 	}
 	for i := range specs {
-		graph.putRels(specs[i].ID, specs[i].Relationships)
+		put(specs[i].ID, specs[i].Relationships)
 	}
-	return done, blockedItems(graph.links(), done)
+	live := all[:0]
+	for _, r := range all {
+		if p, ok := lastPut[r.From]; !ok || r.put >= p {
+			live = append(live, r)
+		}
+	}
+	slices.SortStableFunc(live, func(a, b loadRel) int { return compareRelKeys(a.Relationship, b.Relationship) })
+	out := make([]tracker.Relationship, 0, len(live))
+	for i, r := range live {
+		if i+1 < len(live) && compareRelKeys(r.Relationship, live[i+1].Relationship) == 0 {
+			continue // a later put of the same key replaced it
+		}
+		out = append(out, r.Relationship)
+	}
+	return out
 }
 
 // putIssue hands an issue's row to the writer, in batches of one INSERT.
@@ -110,10 +135,10 @@ func (l *loader) putIssue(rec *tracker.IssueRecord, line []byte) {
 	}
 }
 
-// writeIssues inserts the batches of issues as they come; after an error
-// it only drains them.
-func (l *loader) writeIssues(batches <-chan []loadIssue) {
-	var err error
+// writeRows inserts the links, then the batches of issues as they come;
+// after an error it only drains them.
+func (l *loader) writeRows(batches <-chan []loadIssue) {
+	err := l.writeLinks()
 	for b := range batches {
 		if err == nil {
 			err = insertRows(l.t, `INSERT INTO issues (id, uuid, title, description, status, type, priority, assignee, parent_id, created_ns, updated_ns, closed_ns, line, hash, blocked) VALUES `,
@@ -130,19 +155,37 @@ func (l *loader) writeIssues(batches <-chan []loadIssue) {
 	l.wrote <- err
 }
 
-// finishIssues sends the last batch and waits for the issue writer; the
+func (l *loader) writeLinks() error {
+	byType := map[tracker.RelType]int{}
+	err := insertRows(l.t, `INSERT INTO rels (from_id, to_id, type, from_type, to_type, created_ns, created_by, to_done) VALUES `,
+		8, len(l.links), func(n int, a []any) []any {
+			r := &l.links[n]
+			byType[r.Type]++
+			toDone := int64(1)
+			if isOpen(l.done, r.To) {
+				toDone = 0
+			}
+			return append(a, r.From, r.To, string(r.Type), string(r.FromType), string(r.ToType), r.CreatedAt.UnixNano(), r.CreatedBy, toDone)
+		})
+	for typ, n := range byType {
+		l.tally["rels.type:"+string(typ)] += n
+	}
+	return err
+}
+
+// finishWriter sends the last batch and waits for the writer; the
 // transaction is the caller's again.
-func (l *loader) finishIssues() error {
+func (l *loader) finishWriter() error {
 	if l.batches == nil {
-		return l.issueErr
+		return l.writeErr
 	}
 	if len(l.batch) > 0 {
 		l.batches <- l.batch
 	}
 	close(l.batches)
 	l.batches = nil
-	l.issueErr = <-l.wrote
-	return l.issueErr
+	l.writeErr = <-l.wrote
+	return l.writeErr
 }
 
 func (l *loader) flag(id string) int64 {
@@ -152,35 +195,6 @@ func (l *loader) flag(id string) int64 {
 	return 0
 }
 
-// putRels replaces the links from an item, as the upserts of a change do.
-func (l *loader) putRels(from string, rels []tracker.Relationship) {
-	l.lastPut[from] = l.puts
-	for _, r := range rels {
-		l.rels = append(l.rels, loadRel{r, l.puts})
-	}
-	l.puts++
-}
-
-// links is the rels table's content: the links that no later put of
-// their source replaced, one per key (the last put), in key order.
-func (l *loader) links() []loadRel {
-	live := l.rels[:0]
-	for _, r := range l.rels {
-		if p, ok := l.lastPut[r.From]; !ok || r.put >= p {
-			live = append(live, r)
-		}
-	}
-	slices.SortStableFunc(live, func(a, b loadRel) int { return compareRelKeys(a.Relationship, b.Relationship) })
-	out := live[:0]
-	for i, r := range live {
-		if i+1 < len(live) && compareRelKeys(r.Relationship, live[i+1].Relationship) == 0 {
-			continue // a later put of the same key replaced it
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
 // compareRelKeys orders links as the rels table's primary key.
 func compareRelKeys(a, b tracker.Relationship) int {
 	return cmp.Or(strings.Compare(a.From, b.From), strings.Compare(string(a.Type), string(b.Type)), strings.Compare(a.To, b.To))
@@ -188,7 +202,7 @@ func compareRelKeys(a, b tracker.Relationship) int {
 
 // blockedItems is blockedCTE computed in memory: the sources of blocking
 // links to unfinished items, and their descendants through parent-child.
-func blockedItems(links []loadRel, done map[string]bool) map[string]bool {
+func blockedItems(links []tracker.Relationship, done map[string]bool) map[string]bool {
 	children := map[string][]string{}
 	var queue []string
 	for _, r := range links {
@@ -218,10 +232,10 @@ func isOpen(done map[string]bool, id string) bool {
 	return ok && !d
 }
 
-// write stores the rows of everything put but the issues, once the issues
-// are written, then the tallies.
+// write stores the specs and the feedback put, once the writer is done,
+// then the tallies.
 func (l *loader) write() error {
-	if err := l.finishIssues(); err != nil {
+	if err := l.finishWriter(); err != nil {
 		return err
 	}
 	t := l.t
@@ -233,20 +247,6 @@ func (l *loader) write() error {
 			l.tally["specs.type:"+string(r.Type)]++
 			return append(a, r.ID, r.UUID, r.Title, r.Description, string(r.Status), string(r.Type), int64(r.Priority), r.FilePath, r.ParentID,
 				r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), line, blocked)
-		})
-	if err != nil {
-		return err
-	}
-	links := l.links()
-	err = insertRows(t, `INSERT INTO rels (from_id, to_id, type, from_type, to_type, created_ns, created_by, to_done) VALUES `,
-		8, len(links), func(n int, a []any) []any {
-			r := links[n]
-			l.tally["rels.type:"+string(r.Type)]++
-			toDone := int64(1)
-			if isOpen(l.done, r.To) {
-				toDone = 0
-			}
-			return append(a, r.From, r.To, string(r.Type), string(r.FromType), string(r.ToType), r.CreatedAt.UnixNano(), r.CreatedBy, toDone)
 		})
 	if err != nil {
 		return err

@@ -151,7 +151,7 @@ func (t *Tx) rebuild() error {
 	t.load = newLoader(t, issues, specs, len(feedback))
 	t.r.rebuilds++
 	defer func() {
-		t.load.finishIssues() // after an error too: the transaction must be the caller's again
+		t.load.finishWriter() // after an error too: the transaction must be the caller's again
 		t.load = nil
 	}()
 	clear(t.seeds)
