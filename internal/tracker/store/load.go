@@ -17,34 +17,35 @@ import (
 // functions hand their rows to a loader instead. It takes the links and
 // the flags from the records as read, before the first row is written
 // (making a record canonical changes neither its status nor which links it
-// holds, and the links it makes canonical the same way), and writes each
-// table once, in the files' order (the id order: each row appends to its
-// B-tree), many rows per INSERT, counting the tallies as it goes.
+// holds; the loader makes the links canonical as the put functions do),
+// and writes each table once, in the files' order (the id order: each row
+// appends to its B-tree), many rows per INSERT, counting the tallies as it
+// goes.
 //
-// A goroutine of its own writes the links, then the issues as they are
-// put, so that encoding the records (the put functions' work) and SQLite's
-// work run at once; the other rows are written once every record is put.
-// Until then the transaction is that writer's: during a rebuild the put
-// functions do no SQL.
+// A goroutine of its own runs the INSERTs of the links, then those of the
+// issues as they are put, so that encoding the records (the put functions'
+// work, with the rows' values) and SQLite's work run at once; the other
+// rows are written once every record is put. Until then the transaction is
+// that writer's: during a rebuild the put functions do no SQL.
 
 // loader takes a rebuild's rows from the put functions.
 type loader struct {
 	t        *Tx
-	links    []tracker.Relationship // the rels table's rows, in key order
-	done     map[string]bool        // item id → whether it is done; unknown ids block nothing
-	blocked  map[string]bool        // items with an unfinished blocker (blockedCTE)
+	done     map[string]bool // item id → whether it is done; unknown ids block nothing
+	blocked  map[string]bool // items with an unfinished blocker (blockedCTE)
 	tally    map[string]int
-	batch    []loadIssue      // issues put since the last batch went to the writer
-	batches  chan []loadIssue // to the writer; nil once closed
-	wrote    chan error       // the writer's result
+	issues   []any        // the values of the issues put since the last INSERT sent
+	inserts  chan rowsSQL // to the writer; nil once closed
+	wrote    chan error   // the writer's result
 	writeErr error
 	specs    []loadSpec
 	feedback []loadFeedback
 }
 
-type loadIssue struct {
-	rec  *tracker.IssueRecord
-	line []byte
+// rowsSQL is one INSERT of many rows with its values.
+type rowsSQL struct {
+	query string
+	args  []any
 }
 
 type loadSpec struct {
@@ -63,15 +64,15 @@ type loadRel struct {
 }
 
 // newLoader starts the load of the records read: their links and flags,
-// and the writer.
+// and the writer, which gets the links at once.
 func newLoader(t *Tx, issues []tracker.IssueRecord, specs []tracker.SpecRecord, feedback int) *loader {
+	links := linksOf(issues, specs)
 	l := &loader{
-		t:     t,
-		links: linksOf(issues, specs),
-		tally: map[string]int{},
-		batch: make([]loadIssue, 0, rowsPerInsert),
-		// Room for every batch: the puts never wait for the writer.
-		batches:  make(chan []loadIssue, len(issues)/rowsPerInsert+1),
+		t:      t,
+		tally:  map[string]int{},
+		issues: make([]any, 0, issueCols*rowsPerInsert),
+		// Room for every INSERT: the puts never wait for the writer.
+		inserts:  make(chan rowsSQL, (len(links)+len(issues))/rowsPerInsert+2),
 		wrote:    make(chan error, 1),
 		specs:    make([]loadSpec, 0, len(specs)),
 		feedback: make([]loadFeedback, 0, feedback),
@@ -83,8 +84,9 @@ func newLoader(t *Tx, issues []tracker.IssueRecord, specs []tracker.SpecRecord, 
 	for i := range issues {
 		l.done[issues[i].ID] = issues[i].Status.Done() // an id both an issue and a spec is the issue (putRelSQL)
 	}
-	l.blocked = blockedItems(l.links, l.done)
-	go l.writeRows(l.batches)
+	l.blocked = blockedItems(links, l.done)
+	go l.writeRows(l.inserts)
+	l.sendLinks(links)
 	return l
 }
 
@@ -126,64 +128,71 @@ func linksOf(issues []tracker.IssueRecord, specs []tracker.SpecRecord) []tracker
 	return out
 }
 
-// putIssue hands an issue's row to the writer, in batches of one INSERT.
-func (l *loader) putIssue(rec *tracker.IssueRecord, line []byte) {
-	l.batch = append(l.batch, loadIssue{rec, line})
-	if len(l.batch) == rowsPerInsert {
-		l.batches <- l.batch
-		l.batch = make([]loadIssue, 0, rowsPerInsert)
+const (
+	issuesInsert = `INSERT INTO issues (id, uuid, title, description, status, type, priority, assignee, parent_id, created_ns, updated_ns, closed_ns, line, hash, blocked) VALUES `
+	issueCols    = 15
+)
+
+// putIssue adds an issue's row to the next INSERT for the writer.
+func (l *loader) putIssue(r *tracker.IssueRecord, line []byte) {
+	blocked := l.flag(r.ID)
+	l.tally["issues.state:"+string(r.Status)+":"+strconv.FormatInt(blocked, 10)]++
+	l.tally["issues.type:"+string(r.Type)]++
+	l.issues = append(l.issues, r.ID, r.UUID, r.Title, r.Description, string(r.Status), string(r.Type), int64(r.Priority), r.Assignee, r.ParentID,
+		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), nanos(r.ClosedAt), line, lineHash(line), blocked)
+	if len(l.issues) == issueCols*rowsPerInsert {
+		l.send(issuesInsert, issueCols, l.issues)
+		l.issues = make([]any, 0, issueCols*rowsPerInsert)
 	}
 }
 
-// writeRows inserts the links, then the batches of issues as they come;
-// after an error it only drains them.
-func (l *loader) writeRows(batches <-chan []loadIssue) {
-	err := l.writeLinks()
-	for b := range batches {
-		if err == nil {
-			err = insertRows(l.t, `INSERT INTO issues (id, uuid, title, description, status, type, priority, assignee, parent_id, created_ns, updated_ns, closed_ns, line, hash, blocked) VALUES `,
-				15, len(b), func(n int, a []any) []any {
-					r, line := b[n].rec, b[n].line
-					blocked := l.flag(r.ID)
-					l.tally["issues.state:"+string(r.Status)+":"+strconv.FormatInt(blocked, 10)]++
-					l.tally["issues.type:"+string(r.Type)]++
-					return append(a, r.ID, r.UUID, r.Title, r.Description, string(r.Status), string(r.Type), int64(r.Priority), r.Assignee, r.ParentID,
-						r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), nanos(r.ClosedAt), line, lineHash(line), blocked)
-				})
-		}
-	}
-	l.wrote <- err
-}
-
-func (l *loader) writeLinks() error {
-	byType := map[tracker.RelType]int{}
-	err := insertRows(l.t, `INSERT INTO rels (from_id, to_id, type, from_type, to_type, created_ns, created_by, to_done) VALUES `,
-		8, len(l.links), func(n int, a []any) []any {
-			r := &l.links[n]
-			byType[r.Type]++
+// sendLinks queues the INSERTs of the rels table.
+func (l *loader) sendLinks(links []tracker.Relationship) {
+	const width = 8
+	for start := 0; start < len(links); start += rowsPerInsert {
+		chunk := links[start:min(start+rowsPerInsert, len(links))]
+		args := make([]any, 0, width*len(chunk))
+		for i := range chunk {
+			r := &chunk[i]
+			l.tally["rels.type:"+string(r.Type)]++
 			toDone := int64(1)
 			if isOpen(l.done, r.To) {
 				toDone = 0
 			}
-			return append(a, r.From, r.To, string(r.Type), string(r.FromType), string(r.ToType), r.CreatedAt.UnixNano(), r.CreatedBy, toDone)
-		})
-	for typ, n := range byType {
-		l.tally["rels.type:"+string(typ)] += n
+			args = append(args, r.From, r.To, string(r.Type), string(r.FromType), string(r.ToType), r.CreatedAt.UnixNano(), r.CreatedBy, toDone)
+		}
+		l.send(`INSERT INTO rels (from_id, to_id, type, from_type, to_type, created_ns, created_by, to_done) VALUES `, width, args)
 	}
-	return err
 }
 
-// finishWriter sends the last batch and waits for the writer; the
+// send queues one INSERT of head with the values of rows width wide.
+func (l *loader) send(head string, width int, args []any) {
+	l.inserts <- rowsSQL{head + placeholders(width, len(args)/width), args}
+}
+
+// writeRows runs the INSERTs as they come; after an error it only drains
+// them.
+func (l *loader) writeRows(inserts <-chan rowsSQL) {
+	var err error
+	for in := range inserts {
+		if err == nil {
+			_, err = l.t.exec(in.query, in.args...)
+		}
+	}
+	l.wrote <- cacheErr(err)
+}
+
+// finishWriter sends the last issues and waits for the writer; the
 // transaction is the caller's again.
 func (l *loader) finishWriter() error {
-	if l.batches == nil {
+	if l.inserts == nil {
 		return l.writeErr
 	}
-	if len(l.batch) > 0 {
-		l.batches <- l.batch
+	if len(l.issues) > 0 {
+		l.send(issuesInsert, issueCols, l.issues)
 	}
-	close(l.batches)
-	l.batches = nil
+	close(l.inserts)
+	l.inserts = nil
 	l.writeErr = <-l.wrote
 	return l.writeErr
 }

@@ -133,8 +133,9 @@ func (t *Tx) sync() error {
 }
 
 // rebuild replaces the cache's content with the files'. The rows go into
-// bare tables; the done flags of links, the indexes, the blocked flags and
-// the tallies are then computed once for all of them.
+// bare tables through a loader (load.go), which derives the done flags of
+// links, the blocked flags and the tallies from the records; the indexes
+// are then built once for all of them.
 func (t *Tx) rebuild() error {
 	// The records read are all live until the end: collecting garbage as
 	// often as usual would only walk them again and again.
