@@ -44,11 +44,9 @@ UPDATE ` + table + ` SET blocked = (id IN held) WHERE id IN region AND blocked !
 var settleIssuesSQL, settleSpecsSQL = settleSQL("issues"), settleSQL("specs")
 
 // seed marks id's blocked flag, and its descendants', for recomputing at
-// the end of the change. A rebuild computes every flag at its end instead.
+// the end of the change. A rebuild computes every flag as it loads the
+// rows instead (load.go).
 func (t *Tx) seed(ids ...string) {
-	if t.rebuilding {
-		return
-	}
 	for _, id := range ids {
 		t.seeds[id] = true
 	}
@@ -57,9 +55,6 @@ func (t *Tx) seed(ids ...string) {
 // seedChildren seeds id's children before its links are rewritten: a
 // child it stops being the parent of may lose an inherited blocker.
 func (t *Tx) seedChildren(id string) error {
-	if t.rebuilding {
-		return nil
-	}
 	kids, err := t.children(id)
 	t.seed(kids...)
 	return err
@@ -68,9 +63,6 @@ func (t *Tx) seedChildren(id string) error {
 // seedWaiters seeds the items that wait on id through a blocking link,
 // when id became done or undone.
 func (t *Tx) seedWaiters(id string) error {
-	if t.rebuilding {
-		return nil
-	}
 	ids, err := t.ids(`SELECT from_id FROM rels WHERE to_id = ? AND `+blockingSQL, id)
 	t.seed(ids...)
 	return err
@@ -92,15 +84,5 @@ func (t *Tx) settle() error {
 		}
 	}
 	clear(t.seeds)
-	return nil
-}
-
-// flagAll computes every blocked flag, after a rebuild put every row.
-func (t *Tx) flagAll() error {
-	for _, table := range []string{"issues", "specs"} {
-		if _, err := t.tx.ExecContext(t.ctx, blockedCTE+`UPDATE `+table+` SET blocked = 1 WHERE id IN (SELECT id FROM blocked)`); err != nil {
-			return cacheErr(err)
-		}
-	}
 	return nil
 }

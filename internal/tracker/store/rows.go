@@ -21,6 +21,11 @@ func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
 		return fault.Wrap(fault.Internal, err, "encode issue")
 	}
 	i := rec.Issue
+	if t.load != nil {
+		t.load.putIssue(rec, line)
+		t.changed(tracker.IssueRecords, i.ID, line)
+		return t.putRels(i.ID, rec.Relationships)
+	}
 	// An upsert, not a replace: the blocked flag and the tallies stay right.
 	_, err = t.exec(`INSERT INTO issues (id, uuid, title, description, status, type, priority, assignee, parent_id, created_ns, updated_ns, closed_ns, line, shard, hash)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
@@ -47,6 +52,11 @@ func (t *Tx) putSpec(rec *tracker.SpecRecord) error {
 		return fault.Wrap(fault.Internal, err, "encode spec")
 	}
 	s := rec.Spec
+	if t.load != nil {
+		t.load.specs = append(t.load.specs, loadSpec{rec, line})
+		t.changed(tracker.SpecRecords, s.ID, line)
+		return t.putRels(s.ID, rec.Relationships)
+	}
 	// Keep the body's stat and hash across a rewrite of the row.
 	_, err = t.exec(`INSERT INTO specs (id, uuid, title, description, status, type, priority, file_path, parent_id, created_ns, updated_ns, line, shard, hash)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
@@ -73,6 +83,9 @@ var putRelSQL = `INSERT INTO rels VALUES (?,?,?,?,?,?,?,
 	ON CONFLICT DO UPDATE SET from_type=excluded.from_type, to_type=excluded.to_type, created_ns=excluded.created_ns, created_by=excluded.created_by`
 
 func (t *Tx) putRels(from string, rels []tracker.Relationship) error {
+	if t.load != nil {
+		return nil // the loader took the links from the records as read
+	}
 	t.seed(from)
 	if err := t.seedChildren(from); err != nil {
 		return err
@@ -84,11 +97,7 @@ func (t *Tx) putRels(from string, rels []tracker.Relationship) error {
 	// unknown item blocks nothing (see tracker.Blockers), and when it is put
 	// later in a rebuild, markDone sets the flag from its status.
 	for _, r := range rels {
-		q := putRelSQL
-		if t.rebuilding {
-			q = putRelBulkSQL // relsDoneSQL sets the flags once all rows are in
-		}
-		if _, err := t.exec(q,
+		if _, err := t.exec(putRelSQL,
 			r.From, r.To, r.Type, r.FromType, r.ToType, r.CreatedAt.UnixNano(), r.CreatedBy); err != nil {
 			return cacheErr(err)
 		}
@@ -96,23 +105,9 @@ func (t *Tx) putRels(from string, rels []tracker.Relationship) error {
 	return nil
 }
 
-// putRelBulkSQL stores a link during a rebuild.
-var putRelBulkSQL = `INSERT INTO rels VALUES (?,?,?,?,?,?,?,1)
-	ON CONFLICT DO UPDATE SET from_type=excluded.from_type, to_type=excluded.to_type, created_ns=excluded.created_ns, created_by=excluded.created_by`
-
-// relsDoneSQL sets every link's done flag from its target, after a rebuild
-// put every row.
-var relsDoneSQL = `UPDATE rels SET to_done = coalesce(
-	(SELECT ` + issueDoneSQL + ` FROM issues WHERE id = rels.to_id),
-	(SELECT ` + specDoneSQL + ` FROM specs WHERE id = rels.to_id), 1);
-`
-
 // markDone records on the links to id whether id is done, which is what
 // readiness asks of them.
 func (t *Tx) markDone(id string, done bool) error {
-	if t.rebuilding {
-		return nil // relsDoneSQL sets them all at the end
-	}
 	res, err := t.exec(`UPDATE rels SET to_done = ? WHERE to_id = ? AND to_done != ?`, done, id, done)
 	if err != nil {
 		return cacheErr(err)
@@ -128,6 +123,11 @@ func (t *Tx) putFeedback(f *tracker.Feedback) error {
 	line, err := tracker.MarshalLine(f)
 	if err != nil {
 		return fault.Wrap(fault.Internal, err, "encode feedback")
+	}
+	if t.load != nil {
+		t.load.feedback = append(t.load.feedback, loadFeedback{f, line})
+		t.changed(tracker.FeedbackRecords, f.ID, line)
+		return nil
 	}
 	_, err = t.exec(`INSERT OR REPLACE INTO feedback VALUES (?,?,?,?,?,?,?,?,?,?)`,
 		f.ID, f.IssueID, f.SpecID, f.Type, f.Status, f.Anchor.AnchorStatus, f.CreatedAt.UnixNano(), line, tracker.ShardOf(f.ID), lineHash(line))

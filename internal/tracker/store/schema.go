@@ -5,7 +5,7 @@ package store
 const schemaVersion = "8"
 
 // schema is the cache's tables with their indexes, tallies and triggers.
-// A rebuild creates tablesSchema, fills it, then adds the rest: bulk rows
+// A rebuild creates tablesSchema, loads it (load.go), then adds the rest: bulk rows
 // go in faster without indexes to keep, and the tallies are counted once.
 var schema = tablesSchema + indexSchema + tallySchema
 
@@ -42,21 +42,22 @@ CREATE TABLE IF NOT EXISTS feedback (
 );
 `
 
-const indexSchema = `
+// indexSchema holds what the reads look up. An index that only some rows
+// need is partial: the rebuild sorts, and the cache stores, only those.
+var indexSchema = `
 CREATE INDEX IF NOT EXISTS issues_by_status ON issues (status, blocked, priority, created_ns, id); -- ready's order
 CREATE INDEX IF NOT EXISTS issues_by_updated ON issues (updated_ns);
 CREATE INDEX IF NOT EXISTS issues_by_shard ON issues (shard, id, hash);
 CREATE INDEX IF NOT EXISTS issues_by_uuid ON issues (uuid);
 CREATE INDEX IF NOT EXISTS issues_by_created ON issues (created_ns);
-CREATE INDEX IF NOT EXISTS issues_by_closed ON issues (closed_ns);
+CREATE INDEX IF NOT EXISTS issues_by_closed ON issues (closed_ns) WHERE closed_ns IS NOT NULL;
 CREATE INDEX IF NOT EXISTS issues_in_order ON issues (priority, created_ns, id); -- the lists' order and cursors
 CREATE INDEX IF NOT EXISTS specs_by_status ON specs (status, blocked, priority, created_ns, id);
 CREATE INDEX IF NOT EXISTS specs_by_updated ON specs (updated_ns);
 CREATE INDEX IF NOT EXISTS specs_in_order ON specs (priority, created_ns, id);
 CREATE INDEX IF NOT EXISTS specs_by_shard ON specs (shard, id, hash);
-CREATE INDEX IF NOT EXISTS rels_blocking ON rels (type, to_done, from_id);
-CREATE INDEX IF NOT EXISTS rels_to ON rels (to_id, type);
-CREATE INDEX IF NOT EXISTS rels_type ON rels (type, from_id);
+CREATE INDEX IF NOT EXISTS rels_to ON rels (to_id, type); -- the primary key serves lookups from an item
+CREATE INDEX IF NOT EXISTS rels_open_blocking ON rels (from_id) WHERE ` + blockingSQL + ` AND to_done = 0; -- blockedCTE's start
 CREATE INDEX IF NOT EXISTS feedback_by_spec ON feedback (spec_id);
 CREATE INDEX IF NOT EXISTS feedback_by_issue ON feedback (issue_id);
 CREATE INDEX IF NOT EXISTS feedback_in_order ON feedback (created_ns, id);

@@ -22,19 +22,6 @@ const (
 	relTypeKey    = "'rels.type:' || %s.type"
 )
 
-// fillTallySQL counts every row once, after a rebuild put them all
-// (before the triggers exist).
-var fillTallySQL = func() string {
-	q := tallyTable + "DELETE FROM tally;\n"
-	for _, c := range []struct{ table, key string }{
-		{"issues", issueStateKey}, {"issues", issueTypeKey}, {"specs", specStateKey}, {"specs", specTypeKey}, {"rels", relTypeKey},
-	} {
-		k := strings.ReplaceAll(c.key, "%s", c.table)
-		q += "INSERT INTO tally SELECT " + k + ", count(*) FROM " + c.table + " GROUP BY 1;\n"
-	}
-	return q
-}()
-
 // tallyTriggers counts each row of table under the keys (SQL expressions
 // of the row, written with %s for NEW or OLD), which depend on cols only.
 // Rows are never replaced (REPLACE would skip the delete trigger): the

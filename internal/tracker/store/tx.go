@@ -29,16 +29,16 @@ import (
 // what the files now are.
 type Tx struct {
 	view
-	tx         *sql.Tx
-	now        time.Time
-	rs         *records                     // the shard files
-	lock       *lock                        // held for the change
-	lines      map[string]map[string][]byte // shard file → id → its record's new line
-	rebuilt    bool                         // the files were read whole: rewrite them whole
-	rebuilding bool                         // rows are being put from the files: flag blocked items at the end
-	seeds      map[string]bool              // items whose blocked flag may have moved (blocked.go)
-	stmts      map[string]*sql.Stmt         // prepared once per change: a rebuild runs each 100,000s of times
-	bodies     map[string][]byte            // spec file_path → new markdown
+	tx      *sql.Tx
+	now     time.Time
+	rs      *records                     // the shard files
+	lock    *lock                        // held for the change
+	lines   map[string]map[string][]byte // shard file → id → its record's new line
+	rebuilt bool                         // the files were read whole: rewrite them whole
+	load    *loader                      // rows are being put from the files: loaded at the end (load.go)
+	seeds   map[string]bool              // items whose blocked flag may have moved (blocked.go)
+	stmts   map[string]*sql.Stmt         // prepared once per change: a rebuild runs each 100,000s of times
+	bodies  map[string][]byte            // spec file_path → new markdown
 }
 
 // Update runs fn as one change. fn nil only brings the cache up to date.
@@ -156,8 +156,9 @@ func (t *Tx) sync() error {
 }
 
 // rebuild replaces the cache's content with the files'. The rows go into
-// bare tables; the done flags of links, the indexes, the blocked flags and
-// the tallies are then computed once for all of them.
+// bare tables through a loader (load.go), which derives the done flags of
+// links, the blocked flags and the tallies from the records; the indexes
+// are then built once for all of them.
 func (t *Tx) rebuild() error {
 	// The records read are all live until the end: collecting garbage as
 	// often as usual would only walk them again and again.
@@ -171,9 +172,12 @@ func (t *Tx) rebuild() error {
 		return cacheErr(err)
 	}
 	defer t.tx.ExecContext(t.ctx, `PRAGMA cache_size = -2000`)
-	t.rebuilding = true
+	t.load = newLoader(t, issues, specs, len(feedback))
 	t.r.rebuilds++
-	defer func() { t.rebuilding = false }()
+	defer func() {
+		t.load.finishWriter() // after an error too: the transaction must be the caller's again
+		t.load = nil
+	}()
 	clear(t.seeds)
 	clear(t.lines) // every record is put again: the lines become the files' (see writeAll)
 	for i := range issues {
@@ -191,13 +195,10 @@ func (t *Tx) rebuild() error {
 			return err
 		}
 	}
-	if _, err := t.tx.ExecContext(t.ctx, relsDoneSQL+indexSchema); err != nil {
-		return cacheErr(err)
-	}
-	if err := t.flagAll(); err != nil {
+	if err := t.load.write(); err != nil {
 		return err
 	}
-	if _, err := t.tx.ExecContext(t.ctx, fillTallySQL+tallySchema); err != nil {
+	if _, err := t.tx.ExecContext(t.ctx, indexSchema+tallySchema); err != nil {
 		return cacheErr(err)
 	}
 	if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO meta VALUES ('schema', ?)`, schemaVersion); err != nil {
