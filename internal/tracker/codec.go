@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	fastjson "github.com/segmentio/encoding/json"
 	"slices"
 	"strings"
 )
@@ -125,12 +125,11 @@ func decodeRecord[T any](c codec[T], line []byte, check func(*T) error) (T, erro
 	if line[0] != '{' {
 		return r, errors.New("not a JSON object")
 	}
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	rest, err := fastjson.Parse(line, &r, fastjson.DisallowUnknownFields)
+	if err != nil {
 		return r, err
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if len(bytes.TrimSpace(rest)) > 0 {
 		return r, errors.New("unexpected data after the JSON object")
 	}
 	if c.id(&r) == "" {
