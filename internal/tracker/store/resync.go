@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/json"
 	"hash/crc32"
 	"path"
 	"strings"
@@ -180,12 +181,23 @@ func (t *Tx) applyShard(d *shardDiff) (ok bool, err error) {
 // stillUnique checks what a file-by-file change cannot: that no uuid is
 // now held by two records, and no body by two specs.
 func (t *Tx) stillUnique(diffs []shardDiff) (bool, error) {
+	uuids := map[tracker.RecordKind][]string{}
 	for _, d := range diffs {
-		for _, u := range d.uuids {
-			if n, err := t.count(`SELECT count(*) FROM `+tableOf[d.kind]+` WHERE uuid = ?`, u); err != nil || n > 1 {
-				return false, err
-			}
+		uuids[d.kind] = append(uuids[d.kind], d.uuids...)
+	}
+	for k, us := range uuids {
+		if len(us) == 0 {
+			continue
 		}
+		// One scan for them all: an index of every uuid would cost every
+		// rebuild more than this rare check.
+		arg, _ := json.Marshal(us)
+		n, err := t.count(`SELECT count(*) FROM (SELECT uuid FROM `+tableOf[k]+` WHERE uuid IN (SELECT value FROM json_each(?)) GROUP BY uuid HAVING count(*) > 1)`, string(arg))
+		if err != nil || n > 0 {
+			return false, err
+		}
+	}
+	for _, d := range diffs {
 		for _, p := range d.bodies {
 			if strings.ToLower(p) != strings.Map(asciiLower, p) {
 				return false, nil // SQLite's lower() folds ASCII only: the rebuild checks it

@@ -2,7 +2,7 @@ package store
 
 // schemaVersion changes whenever the cache's tables change; a cache of
 // another version is dropped and rebuilt from the files.
-const schemaVersion = "8"
+const schemaVersion = "9"
 
 // schema is the cache's tables with their indexes, tallies and triggers.
 // A rebuild creates tablesSchema, loads it (load.go), then adds the rest: bulk rows
@@ -48,7 +48,6 @@ var indexSchema = `
 CREATE INDEX IF NOT EXISTS issues_by_status ON issues (status, blocked, priority, created_ns, id); -- ready's order
 CREATE INDEX IF NOT EXISTS issues_by_updated ON issues (updated_ns);
 CREATE INDEX IF NOT EXISTS issues_by_shard ON issues (shard, id, hash);
-CREATE INDEX IF NOT EXISTS issues_by_uuid ON issues (uuid);
 CREATE INDEX IF NOT EXISTS issues_by_created ON issues (created_ns);
 CREATE INDEX IF NOT EXISTS issues_by_closed ON issues (closed_ns) WHERE closed_ns IS NOT NULL;
 CREATE INDEX IF NOT EXISTS issues_in_order ON issues (priority, created_ns, id); -- the lists' order and cursors
