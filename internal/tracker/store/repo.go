@@ -1,6 +1,7 @@
 package store
 
 import (
+	"maps"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -186,24 +187,10 @@ func (r *Repo) jsonlStale(ctx context.Context, q querier) (bool, error) {
 // removed or rewritten), or whole when the cache is of another schema (or
 // empty) or a first-layout file is there to migrate: then it is rebuilt.
 func (r *Repo) staleFiles(ctx context.Context, q querier) (files []string, whole bool, err error) {
-	rows, err := q.QueryContext(ctx, `SELECT key, value FROM meta`)
-	if err != nil {
-		return nil, false, cacheErr(err)
-	}
-	defer rows.Close()
-	have := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, false, cacheErr(err)
-		}
-		have[k] = v
-	}
-	if err := rows.Err(); err != nil {
-		return nil, false, cacheErr(err)
-	}
-	if have["schema"] != schemaVersion {
-		return nil, true, nil
+	var schema, known string
+	err = q.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key = 'schema'), coalesce((SELECT value FROM meta WHERE key = ?), '')`, filesKey).Scan(&schema, &known)
+	if err != nil || schema != schemaVersion {
+		return nil, true, nil // no cache yet, or another version's
 	}
 	rs, err := openRecords(r.Dir)
 	if err != nil {
@@ -217,13 +204,17 @@ func (r *Repo) staleFiles(ctx context.Context, q querier) (files []string, whole
 	if err != nil {
 		return nil, false, err
 	}
+	if encodeStats(now) == known {
+		return nil, false, nil // the usual case: one comparison
+	}
+	have := decodeStats(known)
 	for p, st := range now {
-		if have[statKey+p] != st {
+		if have[p] != st {
 			files = append(files, p)
 		}
 	}
-	for k := range have {
-		if p, ok := strings.CutPrefix(k, statKey); ok && now[p] == "" {
+	for p := range have {
+		if now[p] == "" {
 			files = append(files, p) // removed
 		}
 	}
@@ -231,9 +222,29 @@ func (r *Repo) staleFiles(ctx context.Context, q querier) (files []string, whole
 	return files, false, nil
 }
 
-// statKey prefixes, in the cache's meta table, the stat of each shard
-// file as the cache last saw it.
-const statKey = "stat:"
+// filesKey names, in the cache's meta table, the stats of the shard files
+// as the cache last saw them, all in one value (encodeStats), so that a
+// command finds them unchanged by reading one row.
+const filesKey = "files"
+
+// encodeStats writes path → stat as sorted "path stat" lines.
+func encodeStats(stats map[string]string) string {
+	var b strings.Builder
+	for _, p := range slices.Sorted(maps.Keys(stats)) {
+		b.WriteString(p + " " + stats[p] + "\n")
+	}
+	return b.String()
+}
+
+func decodeStats(s string) map[string]string {
+	out := map[string]string{}
+	for _, l := range strings.Split(s, "\n") {
+		if p, st, ok := strings.Cut(l, " "); ok {
+			out[p] = st
+		}
+	}
+	return out
+}
 
 // bodyChange is a spec whose markdown file differs from the cache's view.
 type bodyChange struct {

@@ -2,7 +2,7 @@ package store
 
 // schemaVersion changes whenever the cache's tables change; a cache of
 // another version is dropped and rebuilt from the files.
-const schemaVersion = "9"
+const schemaVersion = "10"
 
 // schema is the cache's tables with their indexes, tallies and triggers.
 // A rebuild creates tablesSchema, loads it (load.go), then adds the rest: bulk rows

@@ -39,6 +39,7 @@ type Tx struct {
 	seeds   map[string]bool              // items whose blocked flag may have moved (blocked.go)
 	stmts   map[string]*sql.Stmt         // prepared once per change: a rebuild runs each 100,000s of times
 	bodies  map[string][]byte            // spec file_path → new markdown
+	known   map[string]string            // shard file → stat, once read or set (recordStat)
 }
 
 // Update runs fn as one change. fn nil only brings the cache up to date.
@@ -82,6 +83,9 @@ func (r *Repo) updateLocked(ctx context.Context, l *lock, fn func(*Tx) error) er
 		return err
 	}
 	if err := t.flush(); err != nil {
+		return err
+	}
+	if err := t.saveStats(); err != nil {
 		return err
 	}
 	// Every change moves the generation, which memos of derived data key on.
@@ -179,7 +183,8 @@ func (t *Tx) rebuild() error {
 		t.load = nil
 	}()
 	clear(t.seeds)
-	clear(t.lines) // every record is put again: the lines become the files' (see writeAll)
+	clear(t.lines)                // every record is put again: the lines become the files' (see writeAll)
+	t.known = map[string]string{} // so are the stats
 	for i := range issues {
 		if err := t.putIssue(&issues[i]); err != nil {
 			return err
@@ -484,14 +489,31 @@ func (t *Tx) dumpWhere(k tracker.RecordKind, cond string, args ...any) ([]byte, 
 	return b.Bytes(), cacheErr(rows.Err())
 }
 
-// recordStat records shard file's stat as the cache now knows it.
+// recordStat records shard file's stat as the cache now knows it; the
+// change saves them at its end (saveStats).
 func (t *Tx) recordStat(file string) error {
-	var err error
-	if st := t.rs.stat(file); st == "absent" {
-		_, err = t.exec(`DELETE FROM meta WHERE key = ?`, statKey+file)
-	} else {
-		_, err = t.exec(`INSERT OR REPLACE INTO meta VALUES (?, ?)`, statKey+file, st)
+	if t.known == nil {
+		var s string
+		err := t.queryRow(`SELECT coalesce((SELECT value FROM meta WHERE key = ?), '')`, filesKey).Scan(&s)
+		if err != nil {
+			return cacheErr(err)
+		}
+		t.known = decodeStats(s)
 	}
+	if st := t.rs.stat(file); st == "absent" {
+		delete(t.known, file)
+	} else {
+		t.known[file] = st
+	}
+	return nil
+}
+
+// saveStats stores the stats recordStat gathered.
+func (t *Tx) saveStats() error {
+	if t.known == nil {
+		return nil
+	}
+	_, err := t.exec(`INSERT OR REPLACE INTO meta VALUES (?, ?)`, filesKey, encodeStats(t.known))
 	return cacheErr(err)
 }
 
