@@ -11,6 +11,7 @@ import (
 	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/trackergen"
+	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
 // trackerSize is the generated repository the CLI benchmark runs on:
@@ -121,7 +122,7 @@ func BenchmarkTrackerCLI(b *testing.B) {
 // edits of 10 issues does: git rewrites those shard files.
 func pullTen(b *testing.B, tdir string, round int) {
 	var shards []string
-	for _, f := range tracker.ShardFiles(tracker.IssueRecords) {
+	for _, f := range trackertest.ShardFiles(tracker.IssueRecords) {
 		p := filepath.Join(tdir, filepath.FromSlash(f))
 		if _, err := os.Stat(p); err == nil {
 			shards = append(shards, p)

@@ -69,15 +69,6 @@ func ShardFile(k RecordKind, id string) string {
 	return path.Join(RecordsDir, k.Dir(), ShardOf(id)+".jsonl")
 }
 
-// ShardFiles lists every possible shard file of the kind, in order.
-func ShardFiles(k RecordKind) []string {
-	out := make([]string, Shards)
-	for i := range out {
-		out[i] = path.Join(RecordsDir, k.Dir(), fmt.Sprintf("%02x.jsonl", i))
-	}
-	return out
-}
-
 // KindOfFile returns the kind of a tracked JSONL file from its path
 // (slashes or not, relative to any directory): a shard file
 // records/<kind>/<xx>.jsonl or a first-layout file <kind>.jsonl.

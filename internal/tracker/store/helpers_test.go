@@ -259,7 +259,7 @@ func (e *env) addLine(k tracker.RecordKind, id, line string) {
 // the tracker directory.
 func (e *env) shards(k tracker.RecordKind) []string {
 	var out []string
-	for _, f := range tracker.ShardFiles(k) {
+	for _, f := range trackertest.ShardFiles(k) {
 		if _, err := os.Stat(filepath.Join(e.dir, filepath.FromSlash(f))); err == nil {
 			out = append(out, f)
 		}

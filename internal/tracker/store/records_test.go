@@ -24,7 +24,7 @@ func TestMisplacedRecordMoved(t *testing.T) {
 	own := e.shardOf(tracker.IssueRecords, id)
 	line := readFile(t, own)
 	other := tracker.IssueRecords.Dir()
-	for _, f := range tracker.ShardFiles(tracker.IssueRecords) {
+	for _, f := range trackertest.ShardFiles(tracker.IssueRecords) {
 		if p := filepath.Join(e.dir, filepath.FromSlash(f)); p != own {
 			other = p
 			break

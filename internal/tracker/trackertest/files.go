@@ -2,8 +2,10 @@ package trackertest
 
 import (
 	"bytes"
+	"fmt"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -87,7 +89,7 @@ func ReadRecords[T Record](t testing.TB, dir string) []T {
 	t.Helper()
 	k := KindOf[T]()
 	var out []T
-	for _, f := range tracker.ShardFiles(k) {
+	for _, f := range ShardFiles(k) {
 		p := filepath.Join(dir, filepath.FromSlash(f))
 		if _, err := os.Stat(p); err != nil {
 			continue
@@ -131,4 +133,14 @@ func KindFiles[T Record](snapshot map[string]string) string {
 		}
 	}
 	return b.String()
+}
+
+// ShardFiles lists every possible shard file of kind k (relative, with
+// slashes), in order.
+func ShardFiles(k tracker.RecordKind) []string {
+	out := make([]string, tracker.Shards)
+	for i := range out {
+		out[i] = path.Join(tracker.RecordsDir, k.Dir(), fmt.Sprintf("%02x.jsonl", i))
+	}
+	return out
 }
