@@ -1,11 +1,11 @@
 package store
 
 import (
-	"maps"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
