@@ -15,16 +15,16 @@ import (
 // TestOldBranchMergedAfterTheMove: a repository committed in the first
 // layout (one issues.jsonl) is moved into shards by the next command on
 // main; a branch made before the move, where an older sudocode edited an
-// issue and added one in issues.jsonl, is then merged. With a few issues
-// git takes the move for a rename of issues.jsonl to a shard and merges
+// issue and added one in issues.jsonl, is then merged. With a few issues,
+// git may take the move for a rename of issues.jsonl to a shard and merge
 // the branch's change into that shard through the driver; with more, it
 // stops on the file main removed and the branch changed, and keeping the
 // branch's file, as the README says, the next command merges it into the
 // shards. Either way the branch's edit and its new issue arrive, main's
 // later edit stays, and the old file is gone.
 func TestOldBranchMergedAfterTheMove(t *testing.T) {
-	t.Run("taken for a rename", func(t *testing.T) { oldBranchMerged(t, 0) })
-	t.Run("a modify/delete conflict", func(t *testing.T) { oldBranchMerged(t, 10) })
+	t.Run("2 issues", func(t *testing.T) { oldBranchMerged(t, 0) })
+	t.Run("12 issues", func(t *testing.T) { oldBranchMerged(t, 10) })
 }
 
 func oldBranchMerged(t *testing.T, more int) {
@@ -73,11 +73,13 @@ func oldBranchMerged(t *testing.T, more int) {
 	merge := exec.Command("git", "merge", "--no-edit", "old")
 	merge.Dir, merge.Env = p.root, p.env
 	out, err := merge.CombinedOutput()
+	// Which way git goes depends on how alike the old file and a shard
+	// are (a rename needs half the lines in common): both must work.
 	switch conflict := strings.Contains(string(out), "CONFLICT (modify/delete)"); {
-	case more == 0 && err != nil, more > 0 && !conflict:
-		t.Fatalf("merge of the old branch: %v\n%s", err, out)
 	case conflict:
 		git("add", ".sudocode/issues.jsonl")
+	case err != nil:
+		t.Fatalf("merge of the old branch: %v\n%s", err, out)
 	}
 	if got := p.js("issue", "show", alpha).str("title"); got != "Alpha, edited on the old branch" {
 		t.Errorf("the old branch's edit: title %q", got)
