@@ -3,6 +3,7 @@ package merge
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 )
 
 // Driver is git's merge driver, `sudocode merge-driver %O %A %B %P`: it
@@ -26,13 +27,25 @@ func Driver(base, ours, theirs, path string) ([]Rename, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp := ours + ".sudocode-merge"
-	err = os.WriteFile(tmp, out, 0o644)
+	// A new file beside ours (never a name that could be there already,
+	// or a link), renamed over it once whole.
+	f, err := os.CreateTemp(filepath.Dir(ours), ".sudocode-merge-*")
 	if err == nil {
-		err = os.Rename(tmp, ours)
+		_, err = f.Write(out)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Chmod(f.Name(), 0o644)
+		}
+		if err == nil {
+			err = os.Rename(f.Name(), ours)
+		}
+		if err != nil {
+			os.Remove(f.Name())
+		}
 	}
 	if err != nil {
-		os.Remove(tmp)
 		return nil, fmt.Errorf("merge: cannot write the result: %w", err)
 	}
 	return renames, nil

@@ -188,8 +188,11 @@ func (r *Repo) jsonlStale(ctx context.Context, q querier) (bool, error) {
 // empty) or a first-layout file is there to migrate: then it is rebuilt.
 func (r *Repo) staleFiles(ctx context.Context, q querier) (files []string, whole bool, err error) {
 	var schema, known string
-	err = q.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key = 'schema'), coalesce((SELECT value FROM meta WHERE key = ?), '')`, filesKey).Scan(&schema, &known)
-	if err != nil || schema != schemaVersion {
+	err = q.QueryRowContext(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'schema'), ''), coalesce((SELECT value FROM meta WHERE key = ?), '')`, filesKey).Scan(&schema, &known)
+	if err != nil {
+		return nil, false, cacheErr(err)
+	}
+	if schema != schemaVersion {
 		return nil, true, nil // no cache yet, or another version's
 	}
 	rs, err := openRecords(r.Dir)
