@@ -82,10 +82,12 @@ func TestBrowserAgentWork(t *testing.T) {
 	b.click(t, "#task-start")
 	b.waitFor(t, "the other task page", `location.hash.startsWith('#/task/') && location.hash !== `+js("#/task/"+id))
 	conflicting := eval[string](t, b, `location.hash`)
+	b.waitFor(t, "the other task's page", onTask(strings.TrimPrefix(conflicting, "#/task/")))
 	b.waitFor(t, "the other's merge button", `document.getElementById('merge-task') !== null`)
 
 	// Merge the first from its page: the issue closes, its dependent is ready.
 	eval[string](t, b, `location.hash = `+js("#/task/"+id))
+	b.waitFor(t, "the first task's page", onTask(id))
 	b.waitFor(t, "the merge button", `document.getElementById('merge-task') !== null && document.querySelector('#task-status .badge').textContent === 'completed'`)
 	b.press(t, "merge-task")
 	b.waitFor(t, "the merge button gone", `document.getElementById('task-head') !== null && document.getElementById('merge-task') === null && document.getElementById('merge-error') === null`)
@@ -100,6 +102,7 @@ func TestBrowserAgentWork(t *testing.T) {
 	// The conflicting one is refused, naming the file; nothing changes.
 	head := git(t, f.dir, "rev-parse", "HEAD")
 	eval[string](t, b, `location.hash = `+js(conflicting))
+	b.waitFor(t, "the other task's page", onTask(strings.TrimPrefix(conflicting, "#/task/")))
 	b.waitFor(t, "the other's merge button", `document.getElementById('merge-task') !== null`)
 	b.press(t, "merge-task")
 	b.waitFor(t, "the refusal naming f.txt", `document.getElementById('merge-error') !== null && document.getElementById('merge-error').textContent.includes('f.txt')`)
@@ -125,6 +128,7 @@ func TestBrowserAgentWork(t *testing.T) {
 		return !!c && !!c.querySelector('.agent-line') && c.querySelector('.agent-line').textContent.includes('COMMAND') })()`)
 	b.screenshot(t, "board-agent")
 	eval[string](t, b, `location.hash = `+js(second))
+	b.waitFor(t, "the second task's page", onTask(strings.TrimPrefix(second, "#/task/")))
 	b.click(t, "#stop-task")
 	b.waitFor(t, "the cancelled status", `document.querySelector('#task-status .badge').textContent === 'cancelled'`)
 
@@ -166,4 +170,11 @@ func TestBrowserRunReady(t *testing.T) {
 	for _, e := range b.errors() {
 		t.Errorf("console error: %s", e)
 	}
+}
+
+// onTask is true once the page shows the task id. Changing the hash
+// redraws the page asynchronously: until then the previous task's header,
+// its Merge button included, is still there to be found (and clicked).
+func onTask(id string) string {
+	return `(() => { const d = document.querySelector('#task-head dd.id'); return !!d && d.textContent === ` + js(id) + ` })()`
 }
