@@ -11,7 +11,7 @@ import (
 // whatever the size of the tracker, and two branches that add records
 // rarely touch the same file:
 //
-//	records/issues/3f.jsonl    issues whose id hashes to shard 3f
+//	records/issues/3f.jsonl    issues whose id hashes to shard 3f (of 00 to ff)
 //	records/specs/07.jsonl     specs
 //	records/feedback/1a.jsonl  feedback
 //
@@ -24,7 +24,7 @@ import (
 // driver, but an edit with a deleted file is a conflict.
 const (
 	RecordsDir = "records"
-	Shards     = 64
+	Shards     = 256
 )
 
 // RecordKind is a kind of record: the three kinds have one directory of shards
@@ -58,9 +58,11 @@ func (k RecordKind) Dir() string {
 // "issues.jsonl": a tracker that still has it is migrated to shards.
 func (k RecordKind) LegacyFile() string { return k.Dir() + ".jsonl" }
 
-// ShardOf is the shard of a record id: two hex digits, 00 to 3f.
+// ShardOf is the shard of a record id: two hex digits, 00 to ff.
 func ShardOf(id string) string {
-	return fmt.Sprintf("%02x", crc32.ChecksumIEEE([]byte(id))%Shards)
+	const hex = "0123456789abcdef"
+	n := crc32.ChecksumIEEE([]byte(id)) % Shards
+	return string([]byte{hex[n/16], hex[n%16]})
 }
 
 // ShardFile is the path, relative to the tracker's directory and with
@@ -88,15 +90,14 @@ func KindOfFile(p string) (RecordKind, bool) {
 }
 
 // isShardName reports whether base is "xx.jsonl" for a shard xx: two
-// lower-case hex digits below Shards (checked on every file listed, so
-// without fmt).
+// lower-case hex digits (checked on every file listed, so without fmt).
 func isShardName(base string) bool {
 	name, ok := strings.CutSuffix(base, ".jsonl")
 	if !ok || len(name) != 2 {
 		return false
 	}
 	hi, lo := hexDigit(name[0]), hexDigit(name[1])
-	return hi >= 0 && lo >= 0 && hi*16+lo < Shards
+	return hi >= 0 && lo >= 0
 }
 
 func hexDigit(c byte) int {

@@ -1,5 +1,5 @@
 // Package merge merges the tracker's JSONL files: the shard files
-// records/<kind>/<xx>.jsonl (kind issues, specs or feedback; xx = 00 to 3f,
+// records/<kind>/<xx>.jsonl (kind issues, specs or feedback; xx = 00 to ff,
 // see tracker.ShardFile), and the single files issues.jsonl, specs.jsonl and
 // feedback.jsonl of the first layout. It is a three-way merge for the git
 // merge driver (`sudocode merge-driver %O %A %B %P`, see Driver) and a
@@ -80,13 +80,13 @@ import (
 
 // KindOf returns the kind of the tracker file at path (slash or OS
 // separators, relative to any directory): a shard file
-// records/<issues|specs|feedback>/<00-3f>.jsonl, or a file of the first
+// records/<issues|specs|feedback>/<00-ff>.jsonl, or a file of the first
 // layout (issues.jsonl, specs.jsonl, feedback.jsonl).
 func KindOf(path string) (tracker.RecordKind, error) {
 	if k, ok := tracker.KindOfFile(path); ok {
 		return k, nil
 	}
-	return 0, fmt.Errorf("merge: %q is not a tracker file (want a shard %s/<issues|specs|feedback>/<00-3f>.jsonl, or issues.jsonl, specs.jsonl or feedback.jsonl of the first layout)", path, tracker.RecordsDir)
+	return 0, fmt.Errorf("merge: %q is not a tracker file (want a shard %s/<issues|specs|feedback>/<00-ff>.jsonl, or issues.jsonl, specs.jsonl or feedback.jsonl of the first layout)", path, tracker.RecordsDir)
 }
 
 // Rename records that the theirs-side (incoming) record with the given uuid

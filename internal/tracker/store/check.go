@@ -130,6 +130,7 @@ func readFiles(dir string) (issues []tracker.IssueRecord, specs []tracker.SpecRe
 			return nil, nil, nil, err
 		}
 	}
+	dropLeftovers(got)
 	var bodies []specsOf
 	for _, c := range got {
 		issues = append(issues, c.issues...)

@@ -3,7 +3,6 @@ package store
 import (
 	"errors"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -35,34 +34,11 @@ func (rs *records) Close() { rs.root.Close() }
 
 // stats returns every shard file present, path → its stat (see statOf).
 func (rs *records) stats() (map[string]string, error) {
-	out := map[string]string{}
-	for _, k := range tracker.RecordKinds {
-		dir := path.Join(tracker.RecordsDir, k.Dir())
-		f, err := rs.root.Open(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fault.Wrap(fault.Unavailable, err, "cannot read "+dir)
-		}
-		entries, err := f.ReadDir(-1)
-		f.Close()
-		if err != nil {
-			return nil, fault.Wrap(fault.Unavailable, err, "cannot read "+dir)
-		}
-		for _, e := range entries {
-			p := path.Join(dir, e.Name())
-			if kind, ok := tracker.KindOfFile(p); !ok || kind != k {
-				continue
-			}
-			fi, err := e.Info()
-			if err != nil {
-				continue // gone since the listing
-			}
-			out[p] = statOf(fi)
-		}
+	var s shardStats
+	if err := rs.scan(&s); err != nil {
+		return nil, err
 	}
-	return out, nil
+	return s.files(), nil
 }
 
 // shardsOf lists the shard files of kind k present, in order.
@@ -158,12 +134,10 @@ func Stamp(dir string) string {
 	for _, k := range rs.legacy() {
 		b.WriteString("|" + k.LegacyFile() + ":" + rs.stat(k.LegacyFile()))
 	}
-	stats, err := rs.stats()
-	if err != nil {
+	var s shardStats
+	if err := rs.scan(&s); err != nil {
 		return "unreadable"
 	}
-	for _, p := range slices.Sorted(maps.Keys(stats)) {
-		b.WriteString("|" + p + ":" + stats[p])
-	}
+	b.WriteString("|" + s.digest())
 	return b.String()
 }

@@ -5,11 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -179,75 +177,73 @@ func (r *Repo) stale(ctx context.Context, q querier) (bool, error) {
 }
 
 func (r *Repo) jsonlStale(ctx context.Context, q querier) (bool, error) {
-	files, whole, err := r.staleFiles(ctx, q)
+	files, whole, _, err := r.staleFiles(ctx, q)
 	return whole || len(files) > 0, err
 }
 
 // staleFiles returns the shard files that changed behind the cache (added,
 // removed or rewritten), or whole when the cache is of another schema (or
 // empty) or a first-layout file is there to migrate: then it is rebuilt.
-func (r *Repo) staleFiles(ctx context.Context, q querier) (files []string, whole bool, err error) {
+// now is the files' stamps as scanned (nil when whole).
+func (r *Repo) staleFiles(ctx context.Context, q querier) (files []string, whole bool, now *shardStats, err error) {
 	var schema, known string
-	err = q.QueryRowContext(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'schema'), ''), coalesce((SELECT value FROM meta WHERE key = ?), '')`, filesKey).Scan(&schema, &known)
+	err = q.QueryRowContext(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'schema'), ''), coalesce((SELECT value FROM meta WHERE key = ?), '')`, digestKey).Scan(&schema, &known)
 	if err != nil {
-		return nil, false, cacheErr(err)
+		return nil, false, nil, cacheErr(err)
 	}
 	if schema != schemaVersion {
-		return nil, true, nil // no cache yet, or another version's
+		return nil, true, nil, nil // no cache yet, or another version's
 	}
 	rs, err := openRecords(r.Dir)
 	if err != nil {
-		return nil, false, err
+		return nil, false, nil, err
 	}
 	defer rs.Close()
 	if len(rs.legacy()) > 0 {
-		return nil, true, nil
+		return nil, true, nil, nil
 	}
-	now, err := rs.stats()
+	now = new(shardStats)
+	if err := rs.scan(now); err != nil {
+		return nil, false, nil, err
+	}
+	if now.digest() == known {
+		return nil, false, now, nil // the usual case: one comparison
+	}
+	have := map[string]string{}
+	rows, err := q.QueryContext(ctx, `SELECT file, stat FROM shard_stats`)
 	if err != nil {
-		return nil, false, err
+		return nil, false, nil, cacheErr(err)
 	}
-	if encodeStats(now) == known {
-		return nil, false, nil // the usual case: one comparison
+	defer rows.Close()
+	for rows.Next() {
+		var f, st string
+		if err := rows.Scan(&f, &st); err != nil {
+			return nil, false, nil, cacheErr(err)
+		}
+		have[f] = st
 	}
-	have := decodeStats(known)
-	for p, st := range now {
+	if err := rows.Err(); err != nil {
+		return nil, false, nil, cacheErr(err)
+	}
+	present := now.files()
+	for p, st := range present {
 		if have[p] != st {
 			files = append(files, p)
 		}
 	}
 	for p := range have {
-		if now[p] == "" {
+		if present[p] == "" {
 			files = append(files, p) // removed
 		}
 	}
 	slices.Sort(files)
-	return files, false, nil
+	return files, false, now, nil
 }
 
-// filesKey names, in the cache's meta table, the stats of the shard files
-// as the cache last saw them, all in one value (encodeStats), so that a
-// command finds them unchanged by reading one row.
-const filesKey = "files"
-
-// encodeStats writes path → stat as sorted "path stat" lines.
-func encodeStats(stats map[string]string) string {
-	var b strings.Builder
-	for _, p := range slices.Sorted(maps.Keys(stats)) {
-		b.WriteString(p + " " + stats[p] + "\n")
-	}
-	return b.String()
-}
-
-func decodeStats(s string) map[string]string {
-	out := map[string]string{}
-	for _, l := range strings.Split(s, "\n") {
-		if p, st, ok := strings.Cut(l, " "); ok {
-			out[p] = st
-		}
-	}
-	return out
-}
+// digestKey names, in the cache's meta table, the digest of the shard
+// files' stamps as the cache last saw them (shardStats.digest); the
+// shard_stats table holds each file's.
+const digestKey = "files"
 
 // bodyChange is a spec whose markdown file differs from the cache's view.
 type bodyChange struct {

@@ -2,7 +2,7 @@ package store
 
 // schemaVersion changes whenever the cache's tables change; a cache of
 // another version is dropped and rebuilt from the files.
-const schemaVersion = "10"
+const schemaVersion = "11"
 
 // schema is the cache's tables with their indexes, tallies and triggers.
 // A rebuild creates tablesSchema, loads it (load.go), then adds the rest: bulk rows
@@ -11,6 +11,7 @@ var schema = tablesSchema + indexSchema + tallySchema
 
 const tablesSchema = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS shard_stats (file TEXT PRIMARY KEY, stat TEXT NOT NULL) WITHOUT ROWID; -- each shard file as the cache last saw it (shardstats.go)
 CREATE TABLE IF NOT EXISTS issues (
 	id TEXT PRIMARY KEY, uuid TEXT NOT NULL, title TEXT NOT NULL, description TEXT NOT NULL,
 	status TEXT NOT NULL, type TEXT NOT NULL, priority INTEGER NOT NULL, assignee TEXT, parent_id TEXT,
@@ -65,4 +66,4 @@ CREATE INDEX IF NOT EXISTS feedback_by_shard ON feedback (shard, id, hash);
 
 const dropAll = `
 DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS issues; DROP TABLE IF EXISTS specs;
-DROP TABLE IF EXISTS rels; DROP TABLE IF EXISTS feedback; DROP TABLE IF EXISTS tally;`
+DROP TABLE IF EXISTS rels; DROP TABLE IF EXISTS feedback; DROP TABLE IF EXISTS tally; DROP TABLE IF EXISTS shard_stats;`

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -39,7 +40,8 @@ type Tx struct {
 	seeds   map[string]bool              // items whose blocked flag may have moved (blocked.go)
 	stmts   map[string]*sql.Stmt         // prepared once per change: a rebuild runs each 100,000s of times
 	bodies  map[string][]byte            // spec file_path → new markdown
-	known   map[string]string            // shard file → stat, once read or set (recordStat)
+	stats   *shardStats                  // the shard files as the cache knows them: scanned by sync, restamped as written
+	stamped map[int]bool                 // the indexes in stats restamped by this change (recordStat)
 }
 
 // Update runs fn as one change. fn nil only brings the cache up to date.
@@ -112,10 +114,11 @@ func (r *Repo) updateLocked(ctx context.Context, l *lock, fn func(*Tx) error) er
 // (rebuilding it whole when that is faster or needed), then relocates the
 // anchors on every spec whose markdown changed.
 func (t *Tx) sync() error {
-	files, whole, err := t.r.staleFiles(t.ctx, t.tx)
+	files, whole, now, err := t.r.staleFiles(t.ctx, t.tx)
 	if err != nil {
 		return err
 	}
+	t.stats = now
 	if !whole && len(files) > 0 {
 		// After a pull or a checkout, usually only some records changed.
 		done, err := t.resync(files)
@@ -183,8 +186,7 @@ func (t *Tx) rebuild() error {
 		t.load = nil
 	}()
 	clear(t.seeds)
-	clear(t.lines)                // every record is put again: the lines become the files' (see writeAll)
-	t.known = map[string]string{} // so are the stats
+	clear(t.lines) // every record is put again: the lines become the files' (see writeAll)
 	for i := range issues {
 		if err := t.putIssue(&issues[i]); err != nil {
 			return err
@@ -414,8 +416,9 @@ func (t *Tx) writeShard(file string) error {
 // writeAll writes every shard file after a rebuild, which put every
 // record: the lines put are the whole files, so only a file that differs
 // (one not in canonical form, or holding a record of another shard) is
-// written, and a file left with no record is emptied. The stats of all of
-// them are recorded.
+// written, and a file left with no record is emptied. Records moving
+// between files are written to their new file before they leave the old
+// one (move.go). The stats of all of them are taken again.
 func (t *Tx) writeAll() error {
 	present, err := t.rs.stats()
 	if err != nil {
@@ -426,21 +429,34 @@ func (t *Tx) writeAll() error {
 			t.lines[f] = map[string][]byte{} // no record left: emptied (see tracker.ShardFile)
 		}
 	}
-	for f := range t.lines {
+	var left []string // files written with lines leaving them
+	for _, f := range slices.Sorted(maps.Keys(t.lines)) {
 		data := t.joined(f)
-		if cur, err := t.rs.read(f); err == nil && bytes.Equal(cur, data) {
+		cur, err := t.rs.read(f)
+		if err != nil {
+			return err
+		}
+		if bytes.Equal(cur, data) {
 			continue
 		}
-		if err := t.rs.writeBytes(f, data); err != nil {
+		kept := withLeaving(cur, data)
+		if !bytes.Equal(kept, data) {
+			left = append(left, f)
+		}
+		if bytes.Equal(kept, cur) {
+			continue
+		}
+		if err := t.rs.writeBytes(f, kept); err != nil {
 			return err
 		}
 	}
-	for f := range t.lines {
-		if err := t.recordStat(f); err != nil {
+	for _, f := range left {
+		if err := t.rs.writeBytes(f, t.joined(f)); err != nil {
 			return err
 		}
 	}
-	return nil
+	t.stats = new(shardStats) // all of them, saved whole (saveStats)
+	return t.rs.scan(t.stats)
 }
 
 // joined is the lines put into file during this change, in id order.
@@ -489,31 +505,59 @@ func (t *Tx) dumpWhere(k tracker.RecordKind, cond string, args ...any) ([]byte, 
 	return b.Bytes(), cacheErr(rows.Err())
 }
 
-// recordStat records shard file's stat as the cache now knows it; the
-// change saves them at its end (saveStats).
+// recordStat takes shard file's stamp again, after the change wrote it or
+// brought its lines into the cache; the change saves the stamps at its end
+// (saveStats).
 func (t *Tx) recordStat(file string) error {
-	if t.known == nil {
-		var s string
-		err := t.queryRow(`SELECT coalesce((SELECT value FROM meta WHERE key = ?), '')`, filesKey).Scan(&s)
-		if err != nil {
-			return cacheErr(err)
-		}
-		t.known = decodeStats(s)
+	i, ok := indexOfShard(file)
+	if !ok {
+		return nil
 	}
-	if st := t.rs.stat(file); st == "absent" {
-		delete(t.known, file)
-	} else {
-		t.known[file] = st
+	fi, err := t.rs.root.Lstat(file)
+	switch {
+	case err == nil:
+		t.stats[i] = fileStamp{size: fi.Size(), mtime: fi.ModTime().UnixNano(), present: true}
+	case errors.Is(err, fs.ErrNotExist):
+		t.stats[i] = fileStamp{}
+	default:
+		return fault.Wrap(fault.Unavailable, err, "cannot read "+file)
 	}
+	if t.stamped == nil {
+		t.stamped = map[int]bool{}
+	}
+	t.stamped[i] = true
 	return nil
 }
 
-// saveStats stores the stats recordStat gathered.
+// saveStats stores the stamps recordStat took (every stamp after a
+// rebuild, which emptied shard_stats) and their new digest.
 func (t *Tx) saveStats() error {
-	if t.known == nil {
+	if t.stats == nil || !t.rebuilt && len(t.stamped) == 0 {
 		return nil
 	}
-	_, err := t.exec(`INSERT OR REPLACE INTO meta VALUES (?, ?)`, filesKey, encodeStats(t.known))
+	if t.rebuilt {
+		paths := t.stats.paths()
+		err := insertRows(t, `INSERT INTO shard_stats (file, stat) VALUES `, 2, len(paths), func(n int, a []any) []any {
+			i, _ := indexOfShard(paths[n])
+			return append(a, paths[n], t.stats.stat(i))
+		})
+		if err != nil {
+			return err
+		}
+	} else {
+		for i := range t.stamped {
+			var err error
+			if t.stats[i].present {
+				_, err = t.exec(`INSERT OR REPLACE INTO shard_stats VALUES (?, ?)`, shardPath(i), t.stats.stat(i))
+			} else {
+				_, err = t.exec(`DELETE FROM shard_stats WHERE file = ?`, shardPath(i))
+			}
+			if err != nil {
+				return cacheErr(err)
+			}
+		}
+	}
+	_, err := t.exec(`INSERT OR REPLACE INTO meta VALUES (?, ?)`, digestKey, t.stats.digest())
 	return cacheErr(err)
 }
 
