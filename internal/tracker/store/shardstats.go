@@ -35,9 +35,8 @@ func shardIndex(k tracker.RecordKind, shard int) int { return int(k)*tracker.Sha
 
 // shardNames are the shard files' names in a kind's directory, by shard.
 var shardNames = func() (names [tracker.Shards]string) {
-	const hex = "0123456789abcdef"
 	for i := range names {
-		names[i] = string([]byte{hex[i/16], hex[i%16]}) + ".jsonl"
+		names[i] = string([]byte{hexDigits[i/16], hexDigits[i%16]}) + ".jsonl"
 	}
 	return names
 }()
@@ -48,6 +47,20 @@ func shardPath(i int) string {
 	return path.Join(tracker.RecordsDir, tracker.RecordKind(i/tracker.Shards).Dir(), shardNames[i%tracker.Shards])
 }
 
+// shardOfName is the shard whose file is named name ("3f.jsonl" is 0x3f).
+func shardOfName(name string) (int, bool) {
+	if len(name) != len("00.jsonl") || name[2:] != ".jsonl" {
+		return 0, false
+	}
+	hi, lo := strings.IndexByte(hexDigits, name[0]), strings.IndexByte(hexDigits, name[1])
+	if hi < 0 || lo < 0 {
+		return 0, false
+	}
+	return hi*16 + lo, true
+}
+
+const hexDigits = "0123456789abcdef"
+
 // indexOfShard is the index of shard file p (as shardPath spells it), or
 // false for any other path.
 func indexOfShard(p string) (int, bool) {
@@ -55,11 +68,8 @@ func indexOfShard(p string) (int, bool) {
 	if !ok || path.Dir(p) != path.Join(tracker.RecordsDir, k.Dir()) {
 		return 0, false
 	}
-	n, err := strconv.ParseUint(strings.TrimSuffix(path.Base(p), ".jsonl"), 16, 16)
-	if err != nil || n >= tracker.Shards {
-		return 0, false
-	}
-	return shardIndex(k, int(n)), true
+	shard, ok := shardOfName(path.Base(p))
+	return shardIndex(k, shard), ok
 }
 
 // stat is the stamp at i as statOf writes it, "absent" for no file.
