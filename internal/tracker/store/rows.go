@@ -24,7 +24,11 @@ func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
 	if t.load != nil {
 		t.load.putIssue(rec, line)
 		t.changed(tracker.IssueRecords, i.ID, line)
-		return t.putRels(i.ID, rec.Relationships)
+		return nil // the loader took the links from the records as read
+	}
+	existed, err := t.rowExists("issues", i.ID)
+	if err != nil {
+		return err
 	}
 	// An upsert, not a replace: the blocked flag and the tallies stay right.
 	_, err = t.exec(`INSERT INTO issues (id, uuid, title, description, status, type, priority, assignee, parent_id, created_ns, updated_ns, closed_ns, line, shard, hash)
@@ -42,7 +46,7 @@ func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
 	if err := t.markDone(i.ID, i.Status.Done()); err != nil {
 		return err
 	}
-	return t.putRels(i.ID, rec.Relationships)
+	return t.putRels(i.ID, rec.Relationships, existed)
 }
 
 func (t *Tx) putSpec(rec *tracker.SpecRecord) error {
@@ -55,7 +59,11 @@ func (t *Tx) putSpec(rec *tracker.SpecRecord) error {
 	if t.load != nil {
 		t.load.specs = append(t.load.specs, loadSpec{rec, line})
 		t.changed(tracker.SpecRecords, s.ID, line)
-		return t.putRels(s.ID, rec.Relationships)
+		return nil
+	}
+	existed, err := t.rowExists("specs", s.ID)
+	if err != nil {
+		return err
 	}
 	// Keep the body's stat and hash across a rewrite of the row.
 	_, err = t.exec(`INSERT INTO specs (id, uuid, title, description, status, type, priority, file_path, parent_id, created_ns, updated_ns, line, shard, hash)
@@ -73,7 +81,7 @@ func (t *Tx) putSpec(rec *tracker.SpecRecord) error {
 	if err := t.markDone(s.ID, s.Status.Done()); err != nil {
 		return err
 	}
-	return t.putRels(s.ID, rec.Relationships)
+	return t.putRels(s.ID, rec.Relationships, existed)
 }
 
 // putRelSQL stores a link with whether its target is done now.
@@ -82,9 +90,25 @@ var putRelSQL = `INSERT INTO rels VALUES (?,?,?,?,?,?,?,
 	         (SELECT ` + specDoneSQL + ` FROM specs WHERE id = ?2), 1))
 	ON CONFLICT DO UPDATE SET from_type=excluded.from_type, to_type=excluded.to_type, created_ns=excluded.created_ns, created_by=excluded.created_by`
 
-func (t *Tx) putRels(from string, rels []tracker.Relationship) error {
-	if t.load != nil {
-		return nil // the loader took the links from the records as read
+// putRels makes the links from an item those of its record (existed: the
+// item had a row before this change). Links as they were move no blocked
+// flag: most changes (a title, a status between two unfinished ones) leave
+// the links alone, and then neither the links nor any flag is rewritten.
+func (t *Tx) putRels(from string, rels []tracker.Relationship, existed bool) error {
+	same, err := t.sameRels(from, rels)
+	if err != nil {
+		return err
+	}
+	if same {
+		// A new item's flag is still to derive, unless it has no link at
+		// all: no blocker of its own, no parent to inherit one from.
+		if !existed {
+			if parented, err := t.hasParent(from); err != nil || len(rels) > 0 || parented {
+				t.seed(from)
+				return err
+			}
+		}
+		return nil
 	}
 	t.seed(from)
 	if err := t.seedChildren(from); err != nil {
@@ -103,6 +127,58 @@ func (t *Tx) putRels(from string, rels []tracker.Relationship) error {
 		}
 	}
 	return nil
+}
+
+// sameRels reports whether the links stored from an item are rels, field
+// for field.
+func (t *Tx) sameRels(from string, rels []tracker.Relationship) (bool, error) {
+	want := make(map[[2]string]tracker.Relationship, len(rels))
+	for _, r := range rels {
+		if r.From != from {
+			return false, nil
+		}
+		want[[2]string{string(r.Type), r.To}] = r
+	}
+	if len(want) != len(rels) {
+		return false, nil
+	}
+	st, err := t.stmt(`SELECT to_id, type, from_type, to_type, created_ns, created_by FROM rels WHERE from_id = ?`)
+	if err != nil {
+		return false, cacheErr(err)
+	}
+	rows, err := st.QueryContext(t.ctx, from)
+	if err != nil {
+		return false, cacheErr(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var to, typ, fromType, toType, by string
+		var created int64
+		if err := rows.Scan(&to, &typ, &fromType, &toType, &created, &by); err != nil {
+			return false, cacheErr(err)
+		}
+		r, ok := want[[2]string{typ, to}]
+		if !ok || string(r.FromType) != fromType || string(r.ToType) != toType || r.CreatedAt.UnixNano() != created || r.CreatedBy != by {
+			return false, nil
+		}
+		n++
+	}
+	return n == len(want), cacheErr(rows.Err())
+}
+
+// hasParent reports whether an item is the child end of a parent-child link.
+func (t *Tx) hasParent(id string) (bool, error) {
+	var n int
+	err := t.queryRow(`SELECT count(*) FROM (SELECT 1 FROM rels WHERE to_id = ? AND type = 'parent-child' LIMIT 1)`, id).Scan(&n)
+	return n > 0, cacheErr(err)
+}
+
+// rowExists reports whether table has a row for id.
+func (t *Tx) rowExists(table, id string) (bool, error) {
+	var n int
+	err := t.queryRow(`SELECT count(*) FROM `+table+` WHERE id = ?`, id).Scan(&n)
+	return n > 0, cacheErr(err)
 }
 
 // markDone records on the links to id whether id is done, which is what
