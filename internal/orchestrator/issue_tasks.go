@@ -21,8 +21,8 @@ func (s *Store) ByIssue(ctx context.Context, issueID string) ([]Task, error) {
 // DataDir). It only reads: unlike OpenStore it recovers nothing, so the
 // tracker can call it on every show. No store yet is no task.
 func IssueTasks(ctx context.Context, dir, issueID string) ([]tracker.TaskRef, error) {
-	data, err := DataDir(ctx, dir)
-	if err != nil {
+	data, err := lookupDataDir(ctx, dir)
+	if err != nil || data == "" {
 		return nil, nil // not in a git repository: no orchestrator either
 	}
 	path := filepath.Join(data, DBFileName)
