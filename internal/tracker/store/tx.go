@@ -59,6 +59,9 @@ func (r *Repo) updateLocked(ctx context.Context, l *lock, fn func(*Tx) error) er
 	if l.marked() {
 		r.removeOrphans()
 	}
+	if r.startDirect(ctx) {
+		defer r.endDirect(ctx) // after the transaction's end, deferred below
+	}
 	sqlTx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
 		return cacheErr(err)
