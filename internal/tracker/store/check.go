@@ -86,6 +86,7 @@ func recordErr(name string, err error) error {
 // shardContent is what one shard file holds once parsed.
 type shardContent struct {
 	path     string
+	sum      fileSum // of the file's bytes
 	issues   []tracker.IssueRecord
 	specs    []tracker.SpecRecord
 	feedback []tracker.Feedback
@@ -95,15 +96,15 @@ type shardContent struct {
 // every core, and returns the records of each kind sorted by id. A record
 // in another shard than its id's (a merge renamed it) is read as any
 // other: the rebuild that follows writes it where it belongs.
-func readFiles(dir string) (issues []tracker.IssueRecord, specs []tracker.SpecRecord, feedback []tracker.Feedback, err error) {
+func readFiles(dir string) (issues []tracker.IssueRecord, specs []tracker.SpecRecord, feedback []tracker.Feedback, sums map[string]fileSum, err error) {
 	rs, err := openRecords(dir)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	defer rs.Close()
 	stats, err := rs.stats()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	var paths []string
 	for _, k := range tracker.RecordKinds {
@@ -127,27 +128,29 @@ func readFiles(dir string) (issues []tracker.IssueRecord, specs []tracker.SpecRe
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 	}
 	dropLeftovers(got)
 	var bodies []specsOf
+	sums = make(map[string]fileSum, len(got))
 	for _, c := range got {
+		sums[c.path] = c.sum
 		issues = append(issues, c.issues...)
 		specs = append(specs, c.specs...)
 		feedback = append(feedback, c.feedback...)
 		bodies = append(bodies, specsOf{c.path, c.specs})
 	}
 	if err := uniqueAcross(got); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if err := uniqueBodies(bodies); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	slices.SortFunc(issues, func(a, b tracker.IssueRecord) int { return cmp.Compare(a.ID, b.ID) })
 	slices.SortFunc(specs, func(a, b tracker.SpecRecord) int { return cmp.Compare(a.ID, b.ID) })
 	slices.SortFunc(feedback, func(a, b tracker.Feedback) int { return cmp.Compare(a.ID, b.ID) })
-	return issues, specs, feedback, nil
+	return issues, specs, feedback, sums, nil
 }
 
 func readShard(rs *records, p string) (shardContent, error) {
@@ -156,6 +159,7 @@ func readShard(rs *records, p string) (shardContent, error) {
 	if err != nil {
 		return c, err
 	}
+	c.sum = sumOf(data)
 	switch k, _ := tracker.KindOfFile(p); k {
 	case tracker.IssueRecords:
 		c.issues, err = parseIssues(p, data)

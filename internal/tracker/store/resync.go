@@ -28,6 +28,26 @@ func lineHash(line []byte) int64 {
 	return int64(uint64(crc32.Checksum(line, castagnoli()))<<32 | uint64(crc32.ChecksumIEEE(line)))
 }
 
+// fileSum identifies a file's bytes: its size and two CRCs over them, so
+// that a rebuild knows which files it would write as they already are
+// without reading them again.
+type fileSum struct {
+	size       int64
+	crcC, crcI uint32
+}
+
+func (s *fileSum) add(b []byte) {
+	s.size += int64(len(b))
+	s.crcC = crc32.Update(s.crcC, castagnoli(), b)
+	s.crcI = crc32.Update(s.crcI, crc32.IEEETable, b)
+}
+
+func sumOf(data []byte) fileSum {
+	var s fileSum
+	s.add(data)
+	return s
+}
+
 type fileLine struct {
 	id   string
 	line []byte

@@ -30,18 +30,19 @@ import (
 // what the files now are.
 type Tx struct {
 	view
-	tx      *sql.Tx
-	now     time.Time
-	rs      *records                     // the shard files
-	lock    *lock                        // held for the change
-	lines   map[string]map[string][]byte // shard file → id → its record's new line
-	rebuilt bool                         // the files were read whole: rewrite them whole
-	load    *loader                      // rows are being put from the files: loaded at the end (load.go)
-	seeds   map[string]bool              // items whose blocked flag may have moved (blocked.go)
-	stmts   map[string]*sql.Stmt         // prepared once per change: a rebuild runs each 100,000s of times
-	bodies  map[string][]byte            // spec file_path → new markdown
-	stats   *shardStats                  // the shard files as the cache knows them: scanned by sync, restamped as written
-	stamped map[int]bool                 // the indexes in stats restamped by this change (recordStat)
+	tx       *sql.Tx
+	now      time.Time
+	rs       *records                     // the shard files
+	lock     *lock                        // held for the change
+	lines    map[string]map[string][]byte // shard file → id → its record's new line
+	rebuilt  bool                         // the files were read whole: rewrite them whole
+	load     *loader                      // rows are being put from the files: loaded at the end (load.go)
+	seeds    map[string]bool              // items whose blocked flag may have moved (blocked.go)
+	stmts    map[string]*sql.Stmt         // prepared once per change: a rebuild runs each 100,000s of times
+	bodies   map[string][]byte            // spec file_path → new markdown
+	stats    *shardStats                  // the shard files as the cache knows them: scanned by sync, restamped as written
+	stamped  map[int]bool                 // the indexes in stats restamped by this change (recordStat)
+	readSums map[string]fileSum           // a rebuild's shard files as read, to skip those it leaves as they are
 }
 
 // Update runs fn as one change. fn nil only brings the cache up to date.
@@ -173,7 +174,7 @@ func (t *Tx) rebuild() error {
 	// The records read are all live until the end: collecting garbage as
 	// often as usual would only walk them again and again.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	issues, specs, feedback, err := readFiles(t.r.Dir)
+	issues, specs, feedback, sums, err := readFiles(t.r.Dir)
 	if err != nil {
 		return err
 	}
@@ -183,6 +184,7 @@ func (t *Tx) rebuild() error {
 	}
 	defer t.tx.ExecContext(t.ctx, `PRAGMA cache_size = -2000`)
 	t.load = newLoader(t, issues, specs, len(feedback))
+	t.readSums = sums
 	t.r.rebuilds++
 	defer func() {
 		t.load.finishWriter() // after an error too: the transaction must be the caller's again
@@ -434,6 +436,9 @@ func (t *Tx) writeAll() error {
 	}
 	var left []string // files written with lines leaving them
 	for _, f := range slices.Sorted(maps.Keys(t.lines)) {
+		if sum, ok := t.readSums[f]; ok && sum == t.linesSum(f) {
+			continue // already canonical: most files are
+		}
 		data := t.joined(f)
 		cur, err := t.rs.read(f)
 		if err != nil {
@@ -464,18 +469,25 @@ func (t *Tx) writeAll() error {
 
 // joined is the lines put into file during this change, in id order.
 func (t *Tx) joined(file string) []byte {
-	ids := make([]string, 0, len(t.lines[file]))
+	ids := slices.Sorted(maps.Keys(t.lines[file]))
 	size := 0
-	for id, l := range t.lines[file] {
-		ids = append(ids, id)
-		size += len(l)
+	for _, id := range ids {
+		size += len(t.lines[file][id])
 	}
-	slices.Sort(ids)
 	b := make([]byte, 0, size)
 	for _, id := range ids {
 		b = append(b, t.lines[file][id]...)
 	}
 	return b
+}
+
+// linesSum is sumOf(t.joined(file)), without joining.
+func (t *Tx) linesSum(file string) fileSum {
+	var s fileSum
+	for _, id := range slices.Sorted(maps.Keys(t.lines[file])) {
+		s.add(t.lines[file][id])
+	}
+	return s
 }
 
 var tableOf = map[tracker.RecordKind]string{tracker.IssueRecords: "issues", tracker.SpecRecords: "specs", tracker.FeedbackRecords: "feedback"}
