@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/gitx"
@@ -24,18 +25,18 @@ type DiffResult struct {
 }
 
 var (
-	shaRE = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
+	shaRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{7,64}$`) })
 	// A branch as git check-ref-format allows it, and never an option.
-	branchRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/+-]*$`)
+	branchRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/+-]*$`) })
 )
 
 // BranchDiff is `git diff BASE...BRANCH` in the repository at dir: what the
 // branch changed since it forked from BASE.
 func BranchDiff(ctx context.Context, dir, base, branch string) (DiffResult, error) {
-	if !shaRE.MatchString(base) {
+	if !shaRE().MatchString(base) {
 		return DiffResult{}, fmt.Errorf("the task has no base commit (%q)", base)
 	}
-	if !branchRE.MatchString(branch) || strings.Contains(branch, "..") {
+	if !branchRE().MatchString(branch) || strings.Contains(branch, "..") {
 		return DiffResult{}, fmt.Errorf("the task's branch %q is not a branch name", branch)
 	}
 	return runGitDiff(ctx, dir, base+"...refs/heads/"+branch)

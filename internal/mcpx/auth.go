@@ -50,7 +50,7 @@ type tokenEntry struct {
 
 // callerName is what a client may be called in a token file: it is
 // recorded as the author of changes and in audit lines.
-var callerName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$`)
+var callerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$`) })
 
 // NewAuth returns the tokens of token (the single one; "" for none) and
 // of the token file at path ("" for none); nil when both are empty. The
@@ -221,7 +221,7 @@ func parseTokenFile(data []byte) ([]tokenEntry, []error) {
 		case len(fields) != 2:
 			problems = append(problems, fmt.Errorf("line %d: want NAME TOKEN (two fields), got %d", n, len(fields)))
 			continue
-		case !callerName.MatchString(fields[0]):
+		case !callerName().MatchString(fields[0]):
 			problems = append(problems, fmt.Errorf("line %d: invalid name %q: letters, digits and . _ @ + - only, up to 64", n, fields[0]))
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // conversation is what the simulator needs from any vendor's request: the
@@ -124,12 +125,14 @@ func plan(c *conversation) reply {
 
 // cwdPatterns find the working directory the CLI tells its model about,
 // each CLI in its own words.
-var cwdPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)working directory:\s*(/[^\s<]*)`),
-	regexp.MustCompile(`<cwd>\s*(/[^<\s]*)\s*</cwd>`),
-	regexp.MustCompile(`(?i)working in the directory:?\s*(/[^\s]*)`),
-	regexp.MustCompile(`(?i)current working directory[^/\n]*(/[^\s]*)`),
-}
+var cwdPatterns = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?i)working directory:\s*(/[^\s<]*)`),
+		regexp.MustCompile(`<cwd>\s*(/[^<\s]*)\s*</cwd>`),
+		regexp.MustCompile(`(?i)working in the directory:?\s*(/[^\s]*)`),
+		regexp.MustCompile(`(?i)current working directory[^/\n]*(/[^\s]*)`),
+	}
+})
 
 // resolvePath makes a relative script path absolute against the working
 // directory the CLI reported, since some write tools want absolute paths.
@@ -141,7 +144,7 @@ func resolvePath(c *conversation, p string) string {
 	for _, t := range c.turns {
 		all += "\n" + t.text
 	}
-	for _, re := range cwdPatterns {
+	for _, re := range cwdPatterns() {
 		if m := re.FindStringSubmatch(all); m != nil {
 			return filepath.Join(strings.TrimRight(m[1], ".,;:'\"`"), p)
 		}
@@ -214,7 +217,7 @@ func schemaValue(schema map[string]any) any {
 func inputTokens(body []byte) int { return len(body)/4 + 1 }
 
 // lastIDPattern finds an id in a tool result (an MCP tool's JSON).
-var lastIDPattern = regexp.MustCompile(`\\?"id\\?"\s*:\s*\\?"([^"\\]+)\\?"`)
+var lastIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\\?"id\\?"\s*:\s*\\?"([^"\\]+)\\?"`) })
 
 // withLastID replaces $LAST_ID in a call's arguments with the first id in
 // the last tool result, so that a script can use what a call created.
@@ -226,7 +229,7 @@ func withLastID(c *conversation, args string) string {
 		if c.turns[i].role != "tool" {
 			continue
 		}
-		if m := lastIDPattern.FindStringSubmatch(c.turns[i].text); m != nil {
+		if m := lastIDPattern().FindStringSubmatch(c.turns[i].text); m != nil {
 			return strings.ReplaceAll(args, "$LAST_ID", m[1])
 		}
 		break

@@ -27,6 +27,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -110,7 +111,7 @@ type Options struct {
 	Stderr io.Writer
 }
 
-var versionRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+~-]*$`)
+var versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+~-]*$`) })
 
 // withDefaults fills in o's defaults and checks it.
 func (o Options) withDefaults() (Options, error) {
@@ -120,7 +121,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Version == "" {
 		o.Version = DefaultVersion
 	}
-	if !versionRE.MatchString(o.Version) {
+	if !versionRE().MatchString(o.Version) {
 		return o, fmt.Errorf("version %q: use letters, digits and . _ + ~ -", o.Version)
 	}
 	if o.Source == "" {

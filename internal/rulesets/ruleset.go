@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -107,12 +108,12 @@ const (
 	MaxTagLen         = 64
 )
 
-var snakeCase = regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*$`)
+var snakeCase = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*$`) })
 
 // ValidateName enforces the snake_case rule: lowercase letters, digits and
 // single underscores, not at either end.
 func ValidateName(name string) error {
-	if len(name) > MaxNameLen || !snakeCase.MatchString(name) {
+	if len(name) > MaxNameLen || !snakeCase().MatchString(name) {
 		return fault.New(fault.Invalid, "invalid ruleset name '%s': must use snake_case (lowercase letters, numbers, and underscores only)", name).
 			WithHint("use a name like python_style_guide")
 	}

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Redacted replaces a secret.
@@ -19,11 +20,13 @@ const Redacted = "[REDACTED]"
 // name matches names that usually hold secrets: the coding-tools profile's
 // words (§5.5), access keys (AWS_ACCESS_KEY_ID) and a bare "auth" word
 // (npm's _auth), which GIT_AUTHOR_NAME does not contain.
-var name = regexp.MustCompile(`(?i)token|secret|credential|api[_-]?key|apikey|access[_-]?key|passw(or)?d|private|(^|[_-])auth([_-]|$)`)
+var name = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)token|secret|credential|api[_-]?key|apikey|access[_-]?key|passw(or)?d|private|(^|[_-])auth([_-]|$)`)
+})
 
 // Name reports whether a name (an argument, a variable, a key in a
 // config file) looks like it holds a secret.
-func Name(s string) bool { return name.MatchString(s) }
+func Name(s string) bool { return name().MatchString(s) }
 
 // Contains reports whether s holds a secret in one of the known formats.
 func Contains(s string) bool { return len(scan(s, true)) > 0 }

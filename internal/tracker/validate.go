@@ -3,6 +3,7 @@ package tracker
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -57,12 +58,12 @@ func CheckEstimate(m int) error {
 	return nil
 }
 
-var prefixRE = regexp.MustCompile(`^[a-z][a-z0-9]{0,19}$`)
+var prefixRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9]{0,19}$`) })
 
 // CheckPrefix enforces an id prefix of a lowercase letter and up to 19
 // lowercase letters or digits (no dash: dashes separate the id's parts).
 func CheckPrefix(p string) error {
-	if !prefixRE.MatchString(p) {
+	if !prefixRE().MatchString(p) {
 		return fault.New(fault.Invalid, "invalid prefix %q: use 1-20 lowercase letters or digits, starting with a letter", p)
 	}
 	return nil

@@ -66,11 +66,11 @@ type conn struct {
 
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
-var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+var dateRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`) })
 
 // versionOK reports whether a client's protocol version is acceptable: a
 // YYYY-MM-DD date no earlier than ours (later ones are negotiated down).
-func versionOK(v string) bool { return dateRE.MatchString(v) && v >= ProtocolVersion }
+func versionOK(v string) bool { return dateRE().MatchString(v) && v >= ProtocolVersion }
 
 // handleMessage answers one raw message: an object or a batch array. It
 // returns nil when nothing is to be sent (notifications only).

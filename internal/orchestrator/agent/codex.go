@@ -3,6 +3,7 @@ package agent
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -234,12 +235,14 @@ func (p *codexParser) plan(item map[string]any, now time.Time) Event {
 // codexRejectedPatch is the log line of a patch Codex's sandbox or
 // approval policy rejected (under --sandbox read-only, say), which it
 // writes only to stderr.
-var codexRejectedPatch = regexp.MustCompile(`codex_core::tools::router: error=(patch rejected: .*)$`)
+var codexRejectedPatch = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`codex_core::tools::router: error=(patch rejected: .*)$`)
+})
 
 // StderrLine turns a rejected patch into a refusal; it uses no parser
 // state (see StderrReader).
 func (p *codexParser) StderrLine(line []byte, now time.Time) []Event {
-	m := codexRejectedPatch.FindSubmatch(line)
+	m := codexRejectedPatch().FindSubmatch(line)
 	if m == nil {
 		return nil
 	}

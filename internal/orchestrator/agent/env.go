@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // baseEnv are the server variables every agent process inherits: what a
@@ -27,7 +28,7 @@ var baseEnv = []string{
 // task's process inherits (names, or prefixes ending in '*').
 const PassEnvKey = "pass_env"
 
-var envPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*\*?$`)
+var envPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*\*?$`) })
 
 // PassEnv returns config.pass_env, checked.
 func PassEnv(cfg map[string]any) ([]string, error) {
@@ -36,7 +37,7 @@ func PassEnv(cfg map[string]any) ([]string, error) {
 		return nil, err
 	}
 	for i, n := range names {
-		if !envPattern.MatchString(n) {
+		if !envPattern().MatchString(n) {
 			return nil, fmt.Errorf("config.%s[%d] is %q: want a variable name, or a prefix ending in * such as AWS_*", PassEnvKey, i, n)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/rulesets"
@@ -194,21 +195,21 @@ func byLocation(rel string, keys map[string]string, md string) Found {
 	return Found{Ruleset: r, Source: rel}
 }
 
-var heading = regexp.MustCompile(`(?m)^#{1,6}[ \t]+(.+?)[ \t#]*$`)
+var heading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^#{1,6}[ \t]+(.+?)[ \t#]*$`) })
 
 func firstHeading(md string) string {
-	if m := heading.FindStringSubmatch(md); m != nil {
+	if m := heading().FindStringSubmatch(md); m != nil {
 		return m[1]
 	}
 	return ""
 }
 
-var notSnake = regexp.MustCompile(`[^a-z0-9]+`)
+var notSnake = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]+`) })
 
 // SnakeCase is the ruleset name of a file or directory name: lowercase
 // letters and digits, anything else one underscore.
 func SnakeCase(s string) string {
-	s = strings.Trim(notSnake.ReplaceAllString(strings.ToLower(s), "_"), "_")
+	s = strings.Trim(notSnake().ReplaceAllString(strings.ToLower(s), "_"), "_")
 	if len(s) > rulesets.MaxNameLen {
 		s = strings.TrimRight(s[:rulesets.MaxNameLen], "_")
 	}

@@ -3,6 +3,7 @@ package patch
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/sudocode/sudocode/internal/workspace"
@@ -99,7 +100,7 @@ func (c *chunk) withoutTrailingEmptyContext() *chunk {
 }
 
 // unifiedRange is an anchor that is really a unified-diff range.
-var unifiedRange = regexp.MustCompile(`^-\d+(,\d+)? \+\d+(,\d+)? @@`)
+var unifiedRange = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-\d+(,\d+)? \+\d+(,\d+)? @@`) })
 
 func parseErr(line int, format string, args ...any) error {
 	details := map[string]any{}
@@ -279,7 +280,7 @@ func (p *parser) parseUpdate(path string) (*operation, error) {
 			}
 			cur = &chunk{line: p.lineNo()}
 			anchor := strings.TrimPrefix(line[2:], " ")
-			if strings.TrimSpace(anchor) != "" && !unifiedRange.MatchString(anchor) {
+			if strings.TrimSpace(anchor) != "" && !unifiedRange().MatchString(anchor) {
 				cur.anchor, cur.hasAnchor = anchor, true
 			}
 			op.chunks = append(op.chunks, cur)

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/sudocode/sudocode/internal/workspace"
@@ -240,8 +241,8 @@ func (c *checker) lookPath(word string) string {
 }
 
 var (
-	urlLike     = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
-	drivePrefix = regexp.MustCompile(`^[A-Za-z]:(/|$)`)
+	urlLike     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`) })
+	drivePrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z]:(/|$)`) })
 	// devices are the special files a command may name: the standard
 	// streams and the data devices the sandbox (§8.3) opens anyway.
 	devices = set("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/zero", "/dev/random", "/dev/urandom")
@@ -249,7 +250,7 @@ var (
 
 // escape reports why a path candidate leaves the workspace, or "".
 func (c *checker) escape(p string) string {
-	if p == "" || p == "-" || p == "--" || urlLike.MatchString(p) || devices[p] {
+	if p == "" || p == "-" || p == "--" || urlLike().MatchString(p) || devices[p] {
 		return ""
 	}
 	s := strings.ReplaceAll(p, `\`, "/")
@@ -258,7 +259,7 @@ func (c *checker) escape(p string) string {
 		return "absolute paths are outside the workspace"
 	case strings.HasPrefix(s, "~"):
 		return "home directory references are outside the workspace"
-	case drivePrefix.MatchString(s):
+	case drivePrefix().MatchString(s):
 		return "drive paths are outside the workspace"
 	}
 	for _, seg := range strings.Split(s, "/") {
@@ -347,9 +348,11 @@ func expansion(cmd string) string {
 
 var (
 	// netMention: URLs, client programs as whole words, networking APIs.
-	netMention = regexp.MustCompile(`(?i)https?://` +
-		`|(?:^|[^a-z0-9_.-])(?:curl|wget|nc|ncat|netcat|socat|ssh|scp|sftp|ftp|telnet)(?:$|[^a-z0-9_.-])` +
-		`|(?:^|[^a-z0-9_])(?:urllib\.request|urllib3|requests\.|http\.client|httpconnection|httpsconnection|socket\.|aiohttp|httpx)`)
+	netMention = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)https?://` +
+			`|(?:^|[^a-z0-9_.-])(?:curl|wget|nc|ncat|netcat|socat|ssh|scp|sftp|ftp|telnet)(?:$|[^a-z0-9_.-])` +
+			`|(?:^|[^a-z0-9_])(?:urllib\.request|urllib3|requests\.|http\.client|httpconnection|httpsconnection|socket\.|aiohttp|httpx)`)
+	})
 	// textOnly commands only print or search text: a network mention in
 	// their arguments is literal text.
 	textOnly = set("echo", "printf", "grep", "egrep", "fgrep", "rg", "cat", "head", "tail", "wc")
@@ -371,5 +374,6 @@ func networkUse(cmd string, a *analysis) bool {
 	if literal {
 		return false
 	}
-	return netMention.MatchString(cmd) || netMention.MatchString(a.text.String())
+	re := netMention()
+	return re.MatchString(cmd) || re.MatchString(a.text.String())
 }

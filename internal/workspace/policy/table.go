@@ -3,6 +3,7 @@ package policy
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The rules by command name (lower-cased basename). A name no rule
@@ -27,9 +28,14 @@ func init() {
 	rules = buildRules()
 	families = []family{
 		{"mkfs*", func(n string) bool { return strings.HasPrefix(n, "mkfs") }, rule{destructive: true}},
-		{"python*", regexp.MustCompile(`^python(\d+(\.\d+)*)?$`).MatchString, rule{analyse: only((*analysis).python)}},
+		{"python*", func(n string) bool { return pythonName().MatchString(n) }, rule{analyse: only((*analysis).python)}},
 	}
 }
+
+// pythonName matches python, python3, python3.12 and the like; compiled
+// on first use, as every package-level regexp here, so that a process
+// that never classifies a command does not pay for it at start.
+var pythonName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^python(\d+(\.\d+)*)?$`) })
 
 // lookup is the rule of a command name and its key in the table.
 func lookup(name string) (key string, r rule, ok bool) {
