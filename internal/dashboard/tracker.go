@@ -54,6 +54,7 @@ func (t *trackerReader) with(ctx context.Context, fn func(*store.Repo) error) er
 			return err
 		}
 		r.KeepStatements()
+		r.WatchFiles()
 		t.repo = r
 	}
 	t.repo.Recheck()

@@ -128,6 +128,7 @@ func (s *server) open(ctx context.Context) (*store.Repo, error) {
 			return nil, err
 		}
 		r.KeepStatements()
+		r.WatchFiles()
 		s.repo = r
 	}
 	s.repo.Recheck()

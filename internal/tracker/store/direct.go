@@ -21,7 +21,7 @@ const directPages = 64
 // startDirect switches the connection to a rollback journal when the
 // cache is a new file still to be built; it reports whether it did.
 func (r *Repo) startDirect(ctx context.Context) bool {
-	if r.schemaCurrent(ctx, r.db) {
+	if r.built || r.schemaCurrent(ctx, r.db) {
 		return false
 	}
 	var pages int

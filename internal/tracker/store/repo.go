@@ -28,10 +28,12 @@ type Repo struct {
 	Clock  func() time.Time // nil: time.Now
 	db     *sql.DB
 	fresh  bool // the cache was checked against the files by this Repo
+	built  bool // a change of this Repo committed: the cache exists (startDirect need not look)
 	// rebuilds counts the cache's rebuilds from every line, which a
 	// change of a few lines should not need (resync.go).
 	rebuilds int
 	kept     map[string]*sql.Stmt // nil unless KeepStatements
+	watch    *fileWatch           // nil unless WatchFiles
 }
 
 // Recheck makes the next read compare the cache with the files again: a
@@ -86,6 +88,7 @@ func refuseLinks(dir string) error {
 
 // Close releases the cache.
 func (r *Repo) Close() error {
+	r.watch.stop()
 	for _, st := range r.kept {
 		st.Close()
 	}
@@ -202,8 +205,8 @@ func (r *Repo) staleFiles(ctx context.Context, q querier) (files []string, whole
 	if len(rs.legacy()) > 0 {
 		return nil, true, nil, nil
 	}
-	now = new(shardStats)
-	if err := rs.scan(now); err != nil {
+	now, err = r.scanShards(rs)
+	if err != nil {
 		return nil, false, nil, err
 	}
 	if now.digest() == known {

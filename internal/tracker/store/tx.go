@@ -101,7 +101,7 @@ func (r *Repo) updateLocked(ctx context.Context, l *lock, fn func(*Tx) error) er
 	if err := sqlTx.Commit(); err != nil {
 		return cacheErr(err)
 	}
-	r.fresh = true
+	r.fresh, r.built = true, true
 	if r.kept != nil && !t.rebuilt {
 		var fresh []string
 		for q := range t.stmts {
