@@ -2,6 +2,7 @@ package store
 
 import (
 	"cmp"
+	"container/heap"
 	"errors"
 	"runtime"
 	"slices"
@@ -132,24 +133,21 @@ func readFiles(dir string) (issues []tracker.IssueRecord, specs []tracker.SpecRe
 		}
 	}
 	dropLeftovers(got)
-	var bodies []specsOf
+	if err := uniqueAcross(got); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	bodies := make([]specsOf, 0, len(got))
 	sums = make(map[string]fileSum, len(got))
 	for _, c := range got {
 		sums[c.path] = c.sum
-		issues = append(issues, c.issues...)
-		specs = append(specs, c.specs...)
-		feedback = append(feedback, c.feedback...)
 		bodies = append(bodies, specsOf{c.path, c.specs})
-	}
-	if err := uniqueAcross(got); err != nil {
-		return nil, nil, nil, nil, err
 	}
 	if err := uniqueBodies(bodies); err != nil {
 		return nil, nil, nil, nil, err
 	}
-	slices.SortFunc(issues, func(a, b tracker.IssueRecord) int { return cmp.Compare(a.ID, b.ID) })
-	slices.SortFunc(specs, func(a, b tracker.SpecRecord) int { return cmp.Compare(a.ID, b.ID) })
-	slices.SortFunc(feedback, func(a, b tracker.Feedback) int { return cmp.Compare(a.ID, b.ID) })
+	issues = mergeByID(got, func(c *shardContent) []tracker.IssueRecord { return c.issues }, func(r *tracker.IssueRecord) string { return r.ID })
+	specs = mergeByID(got, func(c *shardContent) []tracker.SpecRecord { return c.specs }, func(r *tracker.SpecRecord) string { return r.ID })
+	feedback = mergeByID(got, func(c *shardContent) []tracker.Feedback { return c.feedback }, func(r *tracker.Feedback) string { return r.ID })
 	return issues, specs, feedback, sums, nil
 }
 
@@ -172,34 +170,110 @@ func readShard(rs *records, p string) (shardContent, error) {
 }
 
 // uniqueAcross refuses an id or a uuid held by two shard files of a kind
-// (each file was checked on its own by the codec).
+// (each file was checked on its own by the codec). An id sits in its own
+// shard's file unless its record is misplaced, so ids are compared across
+// files only for the misplaced ones; uuids, which say nothing of the
+// file, are all compared.
 func uniqueAcross(files []shardContent) error {
-	seen := map[[3]string]string{} // kind, what, key → file
-	claim := func(file, kind, what, key string) error {
-		k := [3]string{kind, what, key}
-		if other, ok := seen[k]; ok {
-			return fault.New(fault.Invalid, "%s and %s both hold the %s %s %q", other, file, kind, what, key).
+	type key struct{ kind, what, value string }
+	holder := map[key]string{} // → the file seen holding it
+	claim := func(file string, k key) error {
+		if other, ok := holder[k]; ok {
+			return fault.New(fault.Invalid, "%s and %s both hold the %s %s %q", other, file, k.kind, k.what, k.value).
 				WithHint("remove one of the two lines (a merge left both?), then run the command again")
 		}
-		seen[k] = file
+		holder[k] = file
 		return nil
+	}
+	misplaced := map[key]bool{}
+	for _, f := range files {
+		for _, r := range f.issues {
+			if tracker.ShardFile(tracker.IssueRecords, r.ID) != f.path {
+				misplaced[key{"issue", "id", r.ID}] = true
+			}
+		}
+		for _, r := range f.specs {
+			if tracker.ShardFile(tracker.SpecRecords, r.ID) != f.path {
+				misplaced[key{"spec", "id", r.ID}] = true
+			}
+		}
+		for _, r := range f.feedback {
+			if tracker.ShardFile(tracker.FeedbackRecords, r.ID) != f.path {
+				misplaced[key{"feedback", "id", r.ID}] = true
+			}
+		}
+	}
+	idClaim := func(file string, k key) error {
+		if !misplaced[k] {
+			return nil
+		}
+		return claim(file, k)
 	}
 	for _, f := range files {
 		for _, r := range f.issues {
-			if err := cmp.Or(claim(f.path, "issue", "id", r.ID), claim(f.path, "issue", "uuid", r.UUID)); err != nil {
+			if err := cmp.Or(idClaim(f.path, key{"issue", "id", r.ID}), claim(f.path, key{"issue", "uuid", r.UUID})); err != nil {
 				return err
 			}
 		}
 		for _, r := range f.specs {
-			if err := cmp.Or(claim(f.path, "spec", "id", r.ID), claim(f.path, "spec", "uuid", r.UUID)); err != nil {
+			if err := cmp.Or(idClaim(f.path, key{"spec", "id", r.ID}), claim(f.path, key{"spec", "uuid", r.UUID})); err != nil {
 				return err
 			}
 		}
 		for _, r := range f.feedback {
-			if err := claim(f.path, "feedback", "id", r.ID); err != nil {
+			if err := idClaim(f.path, key{"feedback", "id", r.ID}); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// mergeByID merges the records of one kind from every file, each file's
+// sorted by id (sorted first if a hand edit left it out of order), into
+// one list sorted by id: a merge of sorted runs moves each record once.
+func mergeByID[T any](files []shardContent, of func(*shardContent) []T, id func(*T) string) []T {
+	var runs [][]T
+	total := 0
+	for i := range files {
+		run := of(&files[i])
+		if len(run) == 0 {
+			continue
+		}
+		if !slices.IsSortedFunc(run, func(a, b T) int { return cmp.Compare(id(&a), id(&b)) }) {
+			slices.SortFunc(run, func(a, b T) int { return cmp.Compare(id(&a), id(&b)) })
+		}
+		runs = append(runs, run)
+		total += len(run)
+	}
+	out := make([]T, 0, total)
+	h := &runHeap[T]{runs: runs, id: id}
+	heap.Init(h)
+	for h.Len() > 0 {
+		run := h.runs[0]
+		out = append(out, run[0])
+		if len(run) == 1 {
+			heap.Pop(h)
+			continue
+		}
+		h.runs[0] = run[1:]
+		heap.Fix(h, 0)
+	}
+	return out
+}
+
+// runHeap orders sorted runs by their first record's id.
+type runHeap[T any] struct {
+	runs [][]T
+	id   func(*T) string
+}
+
+func (h *runHeap[T]) Len() int           { return len(h.runs) }
+func (h *runHeap[T]) Less(i, j int) bool { return h.id(&h.runs[i][0]) < h.id(&h.runs[j][0]) }
+func (h *runHeap[T]) Swap(i, j int)      { h.runs[i], h.runs[j] = h.runs[j], h.runs[i] }
+func (h *runHeap[T]) Push(x any)         { h.runs = append(h.runs, x.([]T)) }
+func (h *runHeap[T]) Pop() any {
+	last := h.runs[len(h.runs)-1]
+	h.runs = h.runs[:len(h.runs)-1]
+	return last
 }
