@@ -66,15 +66,23 @@ func (fw *fileWatch) stop() {
 // cannot be read (the full scan that follows reports why).
 func restamp(rs *records, s *shardStats, idx []int) bool {
 	for _, i := range idx {
-		fi, err := rs.root.Lstat(shardPath(i))
-		switch {
-		case err == nil:
-			s[i] = fileStamp{size: fi.Size(), mtime: fi.ModTime().UnixNano(), present: true}
-		case errors.Is(err, fs.ErrNotExist):
-			s[i] = fileStamp{}
-		default:
+		st, err := rs.stamp(shardPath(i))
+		if err != nil {
 			return false
 		}
+		s[i] = st
 	}
 	return true
+}
+
+// stamp is file p's stamp now; an absent file has the zero stamp.
+func (rs *records) stamp(p string) (fileStamp, error) {
+	fi, err := rs.root.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fileStamp{}, nil
+	}
+	if err != nil {
+		return fileStamp{}, err
+	}
+	return fileStamp{size: fi.Size(), mtime: fi.ModTime().UnixNano(), present: true}, nil
 }

@@ -528,15 +528,11 @@ func (t *Tx) recordStat(file string) error {
 	if !ok {
 		return nil
 	}
-	fi, err := t.rs.root.Lstat(file)
-	switch {
-	case err == nil:
-		t.stats[i] = fileStamp{size: fi.Size(), mtime: fi.ModTime().UnixNano(), present: true}
-	case errors.Is(err, fs.ErrNotExist):
-		t.stats[i] = fileStamp{}
-	default:
+	st, err := t.rs.stamp(file)
+	if err != nil {
 		return fault.Wrap(fault.Unavailable, err, "cannot read "+file)
 	}
+	t.stats[i] = st
 	if t.stamped == nil {
 		t.stamped = map[int]bool{}
 	}
