@@ -193,6 +193,7 @@
   };
 
   let current = null; // {name, args, token}
+  let focusNext = null; // the id of an element the next view shown takes the focus to (a shortcut that changed views)
   let cleanup = [];
 
   function parseHash() {
@@ -223,6 +224,11 @@
     if (refresh) keepEdits(box);
     main.replaceChildren(box);
     if (focus) focus();
+    if (focusNext && !refresh) {
+      const e = document.getElementById(focusNext);
+      focusNext = null;
+      if (e) e.focus();
+    }
     if (refresh) window.scrollTo(0, y);
     document.body.dataset.view = r.name;
     document.body.dataset.rendered = String(Number(document.body.dataset.rendered || 0) + 1);
@@ -332,8 +338,8 @@
   function focusFilter() {
     const f = document.getElementById('filter-text');
     if (f) { f.focus(); return; }
+    focusNext = 'filter-text'; // the board's render takes it, however long it takes
     location.hash = '#/board';
-    setTimeout(() => { const g = document.getElementById('filter-text'); if (g) g.focus(); }, 150);
   }
 
   document.addEventListener('keydown', (e) => {
