@@ -20,20 +20,28 @@ type pageGraph struct {
 const upSQL = `WITH RECURSIVE up(id) AS (
 	SELECT value FROM json_each(?1)
 	UNION
-	SELECT r.from_id FROM up u CROSS JOIN rels r ON r.to_id = u.id AND r.type = 'parent-child') `
+	SELECT r.from_id FROM up u CROSS JOIN rels r ON r.to_id = u.id AND r.type = 'parent-child')
+	SELECT id FROM up`
 
 func (v view) pageGraph(ids []string) (*pageGraph, error) {
 	g := &pageGraph{targets: map[string][]string{}, parents: map[string][]string{}, unfinished: map[string]tracker.Blocker{}}
-	arg, _ := json.Marshal(ids)
-	if err := v.pairs(upSQL+`SELECT r.from_id, r.to_id FROM up u CROSS JOIN rels r ON r.from_id = u.id AND `+blockingSQL+` ORDER BY r.from_id, r.to_id`,
+	seeds, _ := json.Marshal(ids)
+	// The page's items and their ancestors, walked once: the three
+	// queries below start from them.
+	up, err := v.ids(upSQL, string(seeds))
+	if err != nil {
+		return nil, err
+	}
+	arg, _ := json.Marshal(up)
+	if err := v.pairs(`SELECT r.from_id, r.to_id FROM (SELECT value AS id FROM json_each(?1)) u CROSS JOIN rels r ON r.from_id = u.id AND `+blockingSQL+` ORDER BY r.from_id, r.to_id`,
 		string(arg), func(from, to string) { g.targets[from] = append(g.targets[from], to) }); err != nil {
 		return nil, err
 	}
-	if err := v.pairs(upSQL+`SELECT r.to_id, r.from_id FROM up u CROSS JOIN rels r ON r.to_id = u.id AND r.type = 'parent-child' ORDER BY r.to_id, r.from_id`,
+	if err := v.pairs(`SELECT r.to_id, r.from_id FROM (SELECT value AS id FROM json_each(?1)) u CROSS JOIN rels r ON r.to_id = u.id AND r.type = 'parent-child' ORDER BY r.to_id, r.from_id`,
 		string(arg), func(child, parent string) { g.parents[child] = append(g.parents[child], parent) }); err != nil {
 		return nil, err
 	}
-	rows, err := v.q.QueryContext(v.ctx, upSQL+`, t(id) AS (SELECT DISTINCT r.to_id FROM up u CROSS JOIN rels r ON r.from_id = u.id AND `+blockingSQL+` AND r.to_done = 0)
+	rows, err := v.q.QueryContext(v.ctx, `WITH t(id) AS (SELECT DISTINCT r.to_id FROM (SELECT value AS id FROM json_each(?1)) u CROSS JOIN rels r ON r.from_id = u.id AND `+blockingSQL+` AND r.to_done = 0)
 		SELECT i.id, i.title, i.status, i.type FROM t CROSS JOIN issues i ON i.id = t.id WHERE NOT `+issueDoneSQL+`
 		UNION ALL SELECT s.id, s.title, s.status, s.type FROM t CROSS JOIN specs s ON s.id = t.id WHERE NOT `+specDoneSQL, string(arg))
 	if err != nil {
