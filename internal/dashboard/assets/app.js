@@ -224,10 +224,12 @@
     if (refresh) keepEdits(box);
     main.replaceChildren(box);
     if (focus) focus();
-    if (focusNext && !refresh) {
+    if (focusNext) {
+      // The render that shows it may be a live refresh that overtook the
+      // one the shortcut started; a view without it drops the wish.
       const e = document.getElementById(focusNext);
-      focusNext = null;
       if (e) e.focus();
+      if (e || !refresh) focusNext = null;
     }
     if (refresh) window.scrollTo(0, y);
     document.body.dataset.view = r.name;
