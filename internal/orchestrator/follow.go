@@ -73,9 +73,7 @@ func (o *Orchestrator) follow(id string, r *run, outR, errR *os.File, parser age
 
 	unlock := o.lockTask(id)
 	defer unlock()
-	o.mu.Lock()
-	delete(o.running, id)
-	o.mu.Unlock()
+	defer o.unregister(id)
 	t, err := o.store.Get(ctx, id)
 	if err != nil {
 		return

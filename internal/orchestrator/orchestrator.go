@@ -299,6 +299,17 @@ func (o *Orchestrator) LastSeq(ctx context.Context, id string) (int64, error) {
 	return o.store.LastSeq(ctx, id)
 }
 
+// unregister forgets task id's run. The code that records how a run ended
+// defers it, so that the run stays registered until its end is stored:
+// a Wait that starts meanwhile waits for done, and once Wait returns the
+// task reads as ended (before, a Wait in between returned at once and the
+// task still read in_progress).
+func (o *Orchestrator) unregister(id string) {
+	o.mu.Lock()
+	delete(o.running, id)
+	o.mu.Unlock()
+}
+
 // Wait blocks until task id has no running agent or ctx ends.
 func (o *Orchestrator) Wait(ctx context.Context, id string) error {
 	o.mu.Lock()

@@ -81,9 +81,7 @@ func (o *Orchestrator) endRun(id string, r *run, fail *TaskError) {
 	defer close(r.done)
 	unlock := o.lockTask(id)
 	defer unlock()
-	o.mu.Lock()
-	delete(o.running, id)
-	o.mu.Unlock()
+	defer o.unregister(id)
 	t, err := o.store.Get(context.Background(), id)
 	if err != nil {
 		return
