@@ -59,11 +59,15 @@ func (k RecordKind) Dir() string {
 func (k RecordKind) LegacyFile() string { return k.Dir() + ".jsonl" }
 
 // ShardOf is the shard of a record id: two hex digits, 00 to ff.
-func ShardOf(id string) string {
-	const hex = "0123456789abcdef"
-	n := crc32.ChecksumIEEE([]byte(id)) % Shards
-	return string([]byte{hex[n/16], hex[n%16]})
-}
+func ShardOf(id string) string { return shardName(int(crc32.ChecksumIEEE([]byte(id)) % Shards)) }
+
+// ShardFileName is the name of shard n's file in a kind's directory,
+// e.g. "3f.jsonl".
+func ShardFileName(n int) string { return shardName(n) + ".jsonl" }
+
+const hexDigits = "0123456789abcdef"
+
+func shardName(n int) string { return string([]byte{hexDigits[n/16], hexDigits[n%16]}) }
 
 // ShardFile is the path, relative to the tracker's directory and with
 // slashes, of the shard file holding the record of the kind with id.
@@ -89,23 +93,19 @@ func KindOfFile(p string) (RecordKind, bool) {
 	return 0, false
 }
 
-// isShardName reports whether base is "xx.jsonl" for a shard xx: two
-// lower-case hex digits (checked on every file listed, so without fmt).
-func isShardName(base string) bool {
+// ShardOfFileName is the shard whose file is named base ("3f.jsonl" is
+// 0x3f): two lower-case hex digits (checked on every file listed, so
+// without fmt).
+func ShardOfFileName(base string) (int, bool) {
 	name, ok := strings.CutSuffix(base, ".jsonl")
 	if !ok || len(name) != 2 {
-		return false
+		return 0, false
 	}
-	hi, lo := hexDigit(name[0]), hexDigit(name[1])
-	return hi >= 0 && lo >= 0
+	hi, lo := strings.IndexByte(hexDigits, name[0]), strings.IndexByte(hexDigits, name[1])
+	return hi*16 + lo, hi >= 0 && lo >= 0
 }
 
-func hexDigit(c byte) int {
-	switch {
-	case '0' <= c && c <= '9':
-		return int(c - '0')
-	case 'a' <= c && c <= 'f':
-		return int(c-'a') + 10
-	}
-	return -1
+func isShardName(base string) bool {
+	_, ok := ShardOfFileName(base)
+	return ok
 }

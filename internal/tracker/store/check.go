@@ -87,7 +87,8 @@ func recordErr(name string, err error) error {
 // shardContent is what one shard file holds once parsed.
 type shardContent struct {
 	path     string
-	sum      fileSum // of the file's bytes
+	sum      fileSum         // of the file's bytes
+	strays   map[string]bool // the ids of its records that belong in another shard (nil: none, the usual case)
 	issues   []tracker.IssueRecord
 	specs    []tracker.SpecRecord
 	feedback []tracker.Feedback
@@ -166,6 +167,7 @@ func readShard(rs *records, p string) (shardContent, error) {
 	default:
 		c.feedback, err = parseFeedback(p, data)
 	}
+	c.findStrays()
 	return c, err
 }
 
@@ -187,20 +189,9 @@ func uniqueAcross(files []shardContent) error {
 	}
 	misplaced := map[key]bool{}
 	for _, f := range files {
-		for _, r := range f.issues {
-			if tracker.ShardFile(tracker.IssueRecords, r.ID) != f.path {
-				misplaced[key{"issue", "id", r.ID}] = true
-			}
-		}
-		for _, r := range f.specs {
-			if tracker.ShardFile(tracker.SpecRecords, r.ID) != f.path {
-				misplaced[key{"spec", "id", r.ID}] = true
-			}
-		}
-		for _, r := range f.feedback {
-			if tracker.ShardFile(tracker.FeedbackRecords, r.ID) != f.path {
-				misplaced[key{"feedback", "id", r.ID}] = true
-			}
+		k, _ := tracker.KindOfFile(f.path)
+		for id := range f.strays {
+			misplaced[key{recordNoun[k], "id", id}] = true
 		}
 	}
 	idClaim := func(file string, k key) error {
@@ -276,4 +267,29 @@ func (h *runHeap[T]) Pop() any {
 	last := h.runs[len(h.runs)-1]
 	h.runs = h.runs[:len(h.runs)-1]
 	return last
+}
+
+// recordNoun names a record of each kind in messages.
+var recordNoun = map[tracker.RecordKind]string{tracker.IssueRecords: "issue", tracker.SpecRecords: "spec", tracker.FeedbackRecords: "feedback"}
+
+// findStrays notes the records of the file that belong in another shard.
+func (c *shardContent) findStrays() {
+	k, _ := tracker.KindOfFile(c.path)
+	note := func(id string) {
+		if tracker.ShardFile(k, id) != c.path {
+			if c.strays == nil {
+				c.strays = map[string]bool{}
+			}
+			c.strays[id] = true
+		}
+	}
+	for _, r := range c.issues {
+		note(r.ID)
+	}
+	for _, r := range c.specs {
+		note(r.ID)
+	}
+	for _, r := range c.feedback {
+		note(r.ID)
+	}
 }

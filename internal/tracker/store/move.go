@@ -25,15 +25,15 @@ import (
 // (the same once canonical). Copies that differ stay, for uniqueAcross to
 // refuse: which one is right is the user's call.
 func dropLeftovers(files []shardContent) {
-	dropCopies(files, tracker.IssueRecords, func(c *shardContent) *[]tracker.IssueRecord { return &c.issues },
+	dropCopies(files, func(c *shardContent) *[]tracker.IssueRecord { return &c.issues },
 		func(r *tracker.IssueRecord) string { return r.ID }, func(r *tracker.IssueRecord) any { c := r.Canonical(); return &c })
-	dropCopies(files, tracker.SpecRecords, func(c *shardContent) *[]tracker.SpecRecord { return &c.specs },
+	dropCopies(files, func(c *shardContent) *[]tracker.SpecRecord { return &c.specs },
 		func(r *tracker.SpecRecord) string { return r.ID }, func(r *tracker.SpecRecord) any { c := r.Canonical(); return &c })
-	dropCopies(files, tracker.FeedbackRecords, func(c *shardContent) *[]tracker.Feedback { return &c.feedback },
+	dropCopies(files, func(c *shardContent) *[]tracker.Feedback { return &c.feedback },
 		func(r *tracker.Feedback) string { return r.ID }, func(r *tracker.Feedback) any { c := r.Canonical(); return &c })
 }
 
-func dropCopies[T any](files []shardContent, k tracker.RecordKind, recs func(*shardContent) *[]T, id func(*T) string, canonical func(*T) any) {
+func dropCopies[T any](files []shardContent, recs func(*shardContent) *[]T, id func(*T) string, canonical func(*T) any) {
 	line := func(r *T) string {
 		b, _ := tracker.MarshalLine(canonical(r))
 		return string(b)
@@ -41,7 +41,7 @@ func dropCopies[T any](files []shardContent, k tracker.RecordKind, recs func(*sh
 	misplaced := map[string]bool{}
 	for i := range files {
 		for _, r := range *recs(&files[i]) {
-			if tracker.ShardFile(k, id(&r)) != files[i].path {
+			if files[i].strays[id(&r)] {
 				misplaced[id(&r)] = true
 			}
 		}
@@ -52,7 +52,7 @@ func dropCopies[T any](files []shardContent, k tracker.RecordKind, recs func(*sh
 	inOwn := map[string]string{} // id → canonical line, of the misplaced ids' copies in their own shard
 	for i := range files {
 		for _, r := range *recs(&files[i]) {
-			if misplaced[id(&r)] && tracker.ShardFile(k, id(&r)) == files[i].path {
+			if misplaced[id(&r)] && !files[i].strays[id(&r)] {
 				inOwn[id(&r)] = line(&r)
 			}
 		}
@@ -61,7 +61,7 @@ func dropCopies[T any](files []shardContent, k tracker.RecordKind, recs func(*sh
 		p := recs(&files[i])
 		*p = slices.DeleteFunc(*p, func(r T) bool {
 			own, ok := inOwn[id(&r)]
-			return ok && tracker.ShardFile(k, id(&r)) != files[i].path && own == line(&r)
+			return ok && files[i].strays[id(&r)] && own == line(&r)
 		})
 	}
 }

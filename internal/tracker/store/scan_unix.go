@@ -37,7 +37,7 @@ func (rs *records) scan(s *shardStats) error {
 		}
 		fd := int(d.Fd())
 		for _, name := range names {
-			shard, ok := shardOfName(name)
+			shard, ok := tracker.ShardOfFileName(name)
 			if !ok {
 				continue
 			}

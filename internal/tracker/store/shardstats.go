@@ -5,7 +5,6 @@ import (
 	"hash/fnv"
 	"path"
 	"strconv"
-	"strings"
 
 	"github.com/sudocode/sudocode/internal/tracker"
 )
@@ -33,33 +32,11 @@ type shardStats [kinds * tracker.Shards]fileStamp
 // shardIndex is the place of a kind's shard in a shardStats.
 func shardIndex(k tracker.RecordKind, shard int) int { return int(k)*tracker.Shards + shard }
 
-// shardNames are the shard files' names in a kind's directory, by shard.
-var shardNames = func() (names [tracker.Shards]string) {
-	for i := range names {
-		names[i] = string([]byte{hexDigits[i/16], hexDigits[i%16]}) + ".jsonl"
-	}
-	return names
-}()
-
 // shardPath is the path, relative to the tracker directory, of the file at
 // index i of a shardStats.
 func shardPath(i int) string {
-	return path.Join(tracker.RecordsDir, tracker.RecordKind(i/tracker.Shards).Dir(), shardNames[i%tracker.Shards])
+	return path.Join(tracker.RecordsDir, tracker.RecordKind(i/tracker.Shards).Dir(), tracker.ShardFileName(i%tracker.Shards))
 }
-
-// shardOfName is the shard whose file is named name ("3f.jsonl" is 0x3f).
-func shardOfName(name string) (int, bool) {
-	if len(name) != len("00.jsonl") || name[2:] != ".jsonl" {
-		return 0, false
-	}
-	hi, lo := strings.IndexByte(hexDigits, name[0]), strings.IndexByte(hexDigits, name[1])
-	if hi < 0 || lo < 0 {
-		return 0, false
-	}
-	return hi*16 + lo, true
-}
-
-const hexDigits = "0123456789abcdef"
 
 // indexOfShard is the index of shard file p (as shardPath spells it), or
 // false for any other path.
@@ -68,7 +45,7 @@ func indexOfShard(p string) (int, bool) {
 	if !ok || path.Dir(p) != path.Join(tracker.RecordsDir, k.Dir()) {
 		return 0, false
 	}
-	shard, ok := shardOfName(path.Base(p))
+	shard, ok := tracker.ShardOfFileName(path.Base(p))
 	return shardIndex(k, shard), ok
 }
 

@@ -88,7 +88,7 @@ func (w *watcher) changed() (idx []int, all bool) {
 			if !ok {
 				continue
 			}
-			if shard, ok := shardOfName(cString(name)); ok {
+			if shard, ok := tracker.ShardOfFileName(cString(name)); ok {
 				idx = append(idx, shardIndex(k, shard))
 			}
 		}
