@@ -160,7 +160,7 @@ func TestKilledWriterLeftoversRemoved(t *testing.T) {
 // a symbolic link (to a file of the user's, say), the tracker refuses to
 // work rather than write through it.
 func TestLocalFilesAreNotLinks(t *testing.T) {
-	for _, name := range []string{store.LockFile, store.CacheFile, store.CacheFile + "-wal", store.CacheFile + "-shm"} {
+	for _, name := range []string{store.LockFile, store.CacheFile, store.CacheFile + "-wal", store.CacheFile + "-shm", store.CacheFile + "-journal"} {
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
 			res, err := store.Init(root, "tt")

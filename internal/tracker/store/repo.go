@@ -70,7 +70,7 @@ func Open(ctx context.Context, dir, actor string) (*Repo, error) {
 
 // localFiles are the tracker's own files beside the records: never
 // committed, but a repository can hold anything under those names.
-var localFiles = []string{LockFile, CacheFile, CacheFile + "-wal", CacheFile + "-shm"}
+var localFiles = []string{LockFile, CacheFile, CacheFile + "-wal", CacheFile + "-shm", CacheFile + "-journal"} // -journal: a build from nothing (direct.go)
 
 // refuseLinks refuses to work when one of the local files is a symbolic
 // link or anything but a plain file: SQLite and the lock would write
