@@ -48,7 +48,15 @@ func (c *Cmd) Start() error {
 		}
 		return c.Cmd.Start()
 	}
-	cfg, err := json.Marshal(helperConfig{Policy: c.Policy, Path: c.Path})
+	hc := helperConfig{Policy: c.Policy, Path: c.Path}
+	boxReport := Report{Box: "off"}
+	if c.Policy.Landlock {
+		var reason string
+		if hc.Box, reason = newBox(c.Policy); hc.Box == nil {
+			boxReport = Report{Box: "unavailable", BoxReason: reason}
+		}
+	}
+	cfg, err := json.Marshal(hc)
 	if err != nil {
 		return err
 	}
@@ -71,7 +79,7 @@ func (c *Cmd) Start() error {
 	c.Cmd.Env = append(append(env[:len(env):len(env)], raceEnv...), helperEnv+"="+supervisorMagic)
 	// statusFD and lifelineFD, whatever ExtraFiles the caller had (none).
 	c.Cmd.ExtraFiles = []*os.File{statusW, life}
-	err = startContained(c.Cmd)
+	err = startContained(c.Cmd, hc.Box)
 	statusW.Close()
 	if err != nil {
 		statusR.Close()
@@ -96,6 +104,9 @@ func (c *Cmd) Start() error {
 		switch {
 		case l.Report != nil:
 			c.report = *l.Report
+			if c.report.Box == "" {
+				c.report.Box, c.report.BoxReason = boxReport.Box, boxReport.BoxReason
+			}
 		case l.ExecError != "":
 			c.Cmd.Wait()
 			statusR.Close()

@@ -28,15 +28,17 @@ const (
 	helperEnv       = "SUDOCODE_SANDBOX_EXEC"
 	supervisorMagic = "2"
 	restrictMagic   = "3"
-	probeMagic      = "probe" // start and exit 0 if a helper can start this way
+	probeMagic      = "probe"     // start and exit 0 if a helper can start this way
+	probeBoxMagic   = "probe-box" // start and exit 0 if a box can be built this way
 	statusFD        = 3
 	lifelineFD      = 4
 )
 
 // helperConfig is argv[1].
 type helperConfig struct {
-	Policy Policy `json:"policy"`
-	Path   string `json:"path"` // the command's executable; argv follows
+	Policy Policy     `json:"policy"`
+	Path   string     `json:"path"`          // the command's executable; argv follows
+	Box    *boxConfig `json:"box,omitempty"` // nil: no box (not asked for, or unavailable)
 }
 
 // statusLine is one line on statusFD.
@@ -68,6 +70,9 @@ func MaybeRunHelper() {
 	}
 	if v == probeMagic {
 		os.Exit(probe())
+	}
+	if v == probeBoxMagic {
+		os.Exit(probeBox())
 	}
 	if (v != supervisorMagic && v != restrictMagic) || len(os.Args) < 3 {
 		fmt.Fprintln(os.Stderr, "sandbox helper: bad invocation")

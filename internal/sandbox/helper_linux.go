@@ -40,7 +40,17 @@ func supervise(cfg helperConfig, argv, env []string) int {
 	// here, before the second stage's Landlock, which forbids mounts).
 	// Otherwise orphans come to it as a subreaper, and it kills them
 	// itself.
-	if os.Getpid() == 1 {
+	if cfg.Box != nil {
+		// The command's user namespace is nested in this one: it could
+		// not ptrace the supervisor, and a non-dumpable one not even
+		// read its /proc entries.
+		unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+		if err := buildBox(cfg.Box); err != nil {
+			send(statusLine{Report: &Report{Box: "sealed", Containment: "pid-namespace"}})
+			send(statusLine{ExecError: "sandbox helper: building the box: " + err.Error()})
+			return 126
+		}
+	} else if os.Getpid() == 1 {
 		if err := mountOwnProc(); err != nil {
 			send(statusLine{Report: &Report{Containment: "pid-namespace"}})
 			send(statusLine{ExecError: "sandbox helper: " + err.Error()})
@@ -57,6 +67,9 @@ func supervise(cfg helperConfig, argv, env []string) int {
 
 	child, rep, err := startCommand(cfg, argv, env)
 	rep.Containment = containment
+	if cfg.Box != nil {
+		rep.Box = "sealed"
+	}
 	send(statusLine{Report: &rep})
 	if err != nil {
 		send(statusLine{ExecError: err.Error()})
@@ -114,10 +127,14 @@ func startCommand(cfg helperConfig, argv, env []string) (pid int, rep Report, er
 	if err != nil {
 		return 0, Report{}, err
 	}
-	p, err := os.StartProcess(exe, append([]string{"sudocode-sandbox-restrict", string(b)}, argv...), &os.ProcAttr{
+	attr := &os.ProcAttr{
 		Env:   append(env[:len(env):len(env)], helperEnv+"="+restrictMagic),
 		Files: append(files, w),
-	})
+	}
+	if cfg.Box != nil {
+		attr.Sys = commandAttr(cfg.Box)
+	}
+	p, err := os.StartProcess(exe, append([]string{"sudocode-sandbox-restrict", string(b)}, argv...), attr)
 	w.Close()
 	if err != nil {
 		r.Close()
@@ -162,7 +179,7 @@ func restrictAndExec(cfg helperConfig, argv, env []string) int {
 	// Default actions for the signals the server sends, whatever the
 	// server's own dispositions were (exec resets handled ones).
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGHUP)
-	rep := restrictSelf(cfg.Policy)
+	rep := restrictSelf(cfg.Policy, cfg.Box)
 	send(statusLine{Report: &rep})
 	err := syscall.Exec(cfg.Path, argv, env)
 	send(statusLine{ExecError: "exec " + cfg.Path + ": " + err.Error()})

@@ -7,22 +7,36 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// restrictSelf sets no_new_privs and applies the policy's Landlock rules
-// to the calling thread, which the helper has locked and starts the
-// command from, so the command inherits them. (Restricting every thread
-// at once, as libraries do for a whole process, needs a signal to each
-// thread, and hangs in the first process of a PID namespace on kernels
-// before the ruleset flag that does it in one call; the helper's other
-// threads run only the helper's own code.) What the kernel's ABI cannot
+// restrictSelf sets no_new_privs, applies the policy's Landlock rules
+// and the seccomp filter to the calling thread, which the helper has
+// locked and starts the command from, so the command inherits them.
+// (Restricting every thread at once, as libraries do for a whole
+// process, needs a signal to each thread, and hangs in the first process
+// of a PID namespace on kernels before the ruleset flag that does it in
+// one call; the helper's other threads run only the helper's own code.)
+// In a box with a network namespace of its own, TCP is left to the
+// namespace (the command may serve and reach its own loopback); without
+// one, Landlock denies TCP and the filter UDP. What the kernel cannot
 // restrict is left out and named in the report; a kernel without
 // Landlock is reported, not fatal.
-func restrictSelf(p Policy) Report {
+func restrictSelf(p Policy, box *boxConfig) Report {
 	if !p.Landlock {
 		return Report{Landlock: "off"}
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return Report{Landlock: "unavailable", Reason: "prctl(PR_SET_NO_NEW_PRIVS): " + err.Error()}
 	}
+	ownNet := box != nil && !box.Network
+	denyNet := !p.Network && !ownNet
+	rep := landlockSelf(p, denyNet)
+	if err := installFilter(filterOptions{denyUDP: denyNet}); err != nil {
+		rep.Missing = append(rep.Missing, "seccomp")
+	}
+	return rep
+}
+
+// landlockSelf applies the Landlock rules; denyNet asks it to deny TCP.
+func landlockSelf(p Policy, denyNet bool) Report {
 	if p.NoLandlock {
 		return Report{Landlock: "unavailable", Reason: "disabled"}
 	}
@@ -34,17 +48,12 @@ func restrictSelf(p Policy) Report {
 		}
 		return Report{Landlock: "unavailable", Reason: reason}
 	}
-	if err := restrictThread(p, abi); err != nil {
+	if err := restrictThread(p, abi, denyNet); err != nil {
 		return Report{Landlock: "unavailable", ABI: abi, Reason: "set-up failed: " + err.Error()}
 	}
 	rep := Report{Landlock: "enforced", ABI: abi}
-	if !p.Network && abi < 4 {
+	if denyNet && abi < 4 {
 		rep.Missing = append(rep.Missing, "network")
-	}
-	if !p.Network && abi >= 4 {
-		if err := denyMPTCP(); err != nil {
-			rep.Missing = append(rep.Missing, "mptcp")
-		}
 	}
 	if abi < 6 {
 		rep.Missing = append(rep.Missing, "scoping")
@@ -81,9 +90,9 @@ func handledFS(abi int) uint64 {
 
 // restrictThread builds the ruleset of p for abi and enforces it on the
 // calling thread.
-func restrictThread(p Policy, abi int) error {
+func restrictThread(p Policy, abi int, denyNet bool) error {
 	attr := ll.RulesetAttr{HandledAccessFS: handledFS(abi)}
-	if abi >= 4 && !p.Network {
+	if abi >= 4 && denyNet {
 		attr.HandledAccessNet = ll.AccessNetBindTCP | ll.AccessNetConnectTCP // no port rule: all denied
 	}
 	if abi >= 6 {

@@ -32,18 +32,32 @@ type Policy struct {
 	ReadOnly  []string `json:"read_only,omitempty"`  // read, directories or files
 	ReadWrite []string `json:"read_write,omitempty"` // read + write files (devices)
 	Terminal  []string `json:"terminal,omitempty"`   // read + write + ioctl (the session's terminal)
-	// Network allows TCP bind and connect (they are denied otherwise
-	// where the kernel can, from Landlock ABI 4).
+	// Hide are paths inside granted ones that stay out of reach: the box
+	// covers them with an empty mount (credential stores inside a
+	// toolchain root). Landlock, an allow-list, cannot take a path out of
+	// a granted one: callers grant around them there.
+	Hide []string `json:"hide,omitempty"`
+	// Network is the host's network. Without it a boxed command has a
+	// network namespace of its own with only its loopback; where no box
+	// can be built, Landlock (ABI 4) denies TCP and seccomp UDP.
 	Network bool `json:"network,omitempty"`
 	// NoLandlock behaves as on a kernel without Landlock (tests).
 	NoLandlock bool `json:"no_landlock,omitempty"`
+	// NoBox behaves as on a kernel that refuses the box's namespaces
+	// (tests of the fallback).
+	NoBox bool `json:"no_box,omitempty"`
 }
 
 // Report is how the helper set itself up.
 type Report struct {
-	Landlock string `json:"landlock,omitempty"` // "enforced", "unavailable" or "off" (not asked for)
-	ABI      int    `json:"abi,omitempty"`
-	Reason   string `json:"reason,omitempty"` // why Landlock is unavailable
+	// Box is "sealed" (the command runs in its own namespaces and root),
+	// "unavailable" (BoxReason says why; the fallback walls apply) or
+	// "off" (not asked for).
+	Box       string `json:"box,omitempty"`
+	BoxReason string `json:"box_reason,omitempty"`
+	Landlock  string `json:"landlock,omitempty"` // "enforced", "unavailable" or "off" (not asked for)
+	ABI       int    `json:"abi,omitempty"`
+	Reason    string `json:"reason,omitempty"` // why Landlock is unavailable
 	// Missing names what the kernel's ABI cannot restrict although the
 	// policy asked for it: "network" (ABI 4), "scoping" (ABI 6).
 	Missing []string `json:"missing,omitempty"`
@@ -59,6 +73,9 @@ func (r Report) Enforced() bool { return r.Landlock == "enforced" }
 // when the policy holds in full.
 func (r Report) Gaps() string {
 	var gaps []string
+	if r.Box == "unavailable" {
+		gaps = append(gaps, "the sealed box is unavailable ("+r.BoxReason+"): the command shares the server's mounts, network namespace and host sockets, restricted by Landlock and seccomp only")
+	}
 	if r.Landlock == "unavailable" {
 		gaps = append(gaps, "Landlock is unavailable ("+r.Reason+"): files, network and signals are not restricted")
 	}
@@ -66,8 +83,8 @@ func (r Report) Gaps() string {
 		switch m {
 		case "network":
 			gaps = append(gaps, fmt.Sprintf("the kernel's Landlock ABI %d has no network rules (ABI 4): TCP is not restricted", r.ABI))
-		case "mptcp":
-			gaps = append(gaps, "Multipath TCP sockets could not be refused (no seccomp filter for this architecture): they are not restricted")
+		case "seccomp":
+			gaps = append(gaps, "no seccomp filter could be installed (none for this architecture): packet and raw sockets, Multipath TCP, TCP Fast Open and new namespaces are not refused")
 		case "scoping":
 			gaps = append(gaps, fmt.Sprintf("the kernel's Landlock ABI %d has no scoping (ABI 6): signals to other processes and abstract unix sockets are not restricted", r.ABI))
 		}

@@ -1,8 +1,10 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -86,12 +88,118 @@ func namespaceAttr(base *syscall.SysProcAttr, mode int) *syscall.SysProcAttr {
 }
 
 // startContained starts the helper in the best namespace the kernel
-// allows.
-func startContained(c *exec.Cmd) error {
+// allows, or in the box's namespaces.
+func startContained(c *exec.Cmd, box *boxConfig) error {
+	if box != nil {
+		c.SysProcAttr = boxAttr(c.SysProcAttr, box)
+		return c.Start()
+	}
 	mode := nsNone
 	if !forceNone {
 		mode = nsMode()
 	}
 	c.SysProcAttr = namespaceAttr(c.SysProcAttr, mode)
 	return c.Start()
+}
+
+// boxAttr is base (copied) with the box's namespaces: the supervisor is
+// root of a new user namespace (mapped to the server's own uid, the only
+// one an unprivileged process may map), which owns new mount, PID, IPC,
+// UTS and, unless the network is granted, network namespaces.
+func boxAttr(base *syscall.SysProcAttr, box *boxConfig) *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{}
+	if base != nil {
+		*attr = *base
+	}
+	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
+	if box == nil || !box.Network {
+		attr.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}}
+	attr.GidMappingsEnableSetgroups = false
+	return attr
+}
+
+// boxUID is the uid (and gid) a boxed command runs as: the server's own,
+// so that files keep their owner and tools that compare owners (git's
+// safe.directory) agree; a server running as root gets 1000 instead, an
+// ordinary user's, which holds no capability in the box.
+func boxUID() (uid, gid int) {
+	if os.Geteuid() == 0 {
+		return 1000, 1000
+	}
+	return os.Geteuid(), os.Getegid()
+}
+
+// newBox is the box of p, or nil and the reason the kernel cannot build
+// one.
+func newBox(p Policy) (*boxConfig, string) {
+	if p.NoBox {
+		return nil, "disabled"
+	}
+	if reason := boxProbe(); reason != "" {
+		return nil, reason
+	}
+	binds, links := planBox(p)
+	uid, gid := boxUID()
+	return &boxConfig{Binds: binds, Links: links, Network: p.Network, UID: uid, GID: gid}, ""
+}
+
+// boxProbe starts a helper in the box's namespaces once, in its probe
+// mode, which mounts what every box mounts; "" when that works, else why
+// not and how to fix it.
+var boxProbe = sync.OnceValue(func() string {
+	exe := helperExe()
+	if exe == "" {
+		return unavailableReason
+	}
+	c := exec.Command(exe)
+	c.Env = append([]string{helperEnv + "=" + probeBoxMagic}, raceEnv...)
+	c.SysProcAttr = boxAttr(nil, nil)
+	out, err := c.CombinedOutput()
+	if err == nil {
+		return ""
+	}
+	if len(out) > 0 {
+		return strings.TrimSpace(string(out))
+	}
+	return "the kernel refused new namespaces (" + err.Error() + ")" + userNSHint()
+})
+
+// userNSHint says how to let unprivileged processes create user
+// namespaces, by what refuses them.
+func userNSHint() string {
+	read := func(p string) string { b, _ := os.ReadFile(p); return strings.TrimSpace(string(b)) }
+	switch {
+	case read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1":
+		return ": AppArmor restricts unprivileged user namespaces (Ubuntu 23.10 and later); allow them with " +
+			"`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`, or give sudocode an AppArmor profile with `userns,`"
+	case read("/proc/sys/kernel/unprivileged_userns_clone") == "0":
+		return ": unprivileged user namespaces are off; `sudo sysctl -w kernel.unprivileged_userns_clone=1`"
+	case read("/proc/sys/user/max_user_namespaces") == "0":
+		return ": user.max_user_namespaces is 0; `sudo sysctl -w user.max_user_namespaces=15000`"
+	}
+	return ": in a container, allow user namespaces (Docker: --security-opt seccomp=unconfined --security-opt apparmor=unconfined)"
+}
+
+// probeBox is the helper's box probe mode: the mounts every box makes.
+func probeBox() int {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		fmt.Println("making mounts private in a new mount namespace failed:", err)
+		return 1
+	}
+	if err := unix.Mount("tmpfs", boxRoot, "tmpfs", 0, "mode=0755"); err != nil {
+		fmt.Println("mounting a tmpfs in a new user namespace failed:", err)
+		return 1
+	}
+	if err := os.Mkdir(boxRoot+"/proc", 0o755); err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	if err := unix.Mount("proc", boxRoot+"/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		fmt.Println("mounting /proc for a new PID namespace failed (the container masks parts of the host's /proc?):", err)
+		return 1
+	}
+	return 0
 }
