@@ -32,7 +32,7 @@ func policy(r *Repo, bin string, writable []string) sandbox.Policy {
 		ReadWrite: sandbox.SystemDevices,
 	}
 	p.ReadExec = append(p.ReadExec, sandbox.SystemReadExec...)
-	p.ReadExec = append(p.ReadExec, sandbox.ToolchainsOf(os.Getenv("PATH"), home).ReadExec...)
+	p.ReadExec = append(p.ReadExec, sandbox.ToolchainsOf(sandbox.Host{Path: os.Getenv("PATH"), Home: home, Workspaces: p.Full, Getenv: os.LookupEnv}).LandlockPaths()...)
 	p.ReadExec = append(p.ReadExec, bin)
 	p.ReadOnly = append(p.ReadOnly, sandbox.SystemReadFiles...)
 	p.ReadOnly = append(p.ReadOnly, globalConfigFiles(home)...)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 )
 
@@ -34,7 +33,14 @@ var credentialStores = []string{
 	".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware", ".config/microsoft-edge",
 	".thunderbird", ".claude", ".claude.json", ".codex", ".gemini", ".config/opencode", ".local/share/opencode",
 	"Library/Keychains", "Library/Application Support/Google/Chrome", "Library/Application Support/Firefox",
+	// sudocode's own state: the server's token, other workspaces' private
+	// homes and other tasks' worktrees.
+	".local/state/sudocode",
 }
+
+// hostStores are places outside any home that no toolchain grant may
+// reach: the Nix daemon's socket (store writes as the daemon's user).
+var hostStores = []string{"/nix/var/nix/daemon-socket"}
 
 // CredentialStores are the credential stores under home, absolute.
 func CredentialStores(home string) []string {
@@ -72,97 +78,6 @@ func CheckAllowRoot(dir, home string) error {
 		return fmt.Errorf("exec allow-root %s would expose the credential store %s to commands: name a directory that does not contain it", dir, c)
 	}
 	return nil
-}
-
-// toolHomes are the variables a toolchain under the home needs to find
-// itself once HOME is the command's private one, by the home directory
-// that holds the toolchain, and the extra directories it reads.
-var toolHomes = map[string]struct {
-	env   string
-	extra []string
-}{
-	".pyenv":  {env: "PYENV_ROOT"},
-	".nvm":    {env: "NVM_DIR"},
-	".volta":  {env: "VOLTA_HOME"},
-	".asdf":   {env: "ASDF_DATA_DIR"},
-	".bun":    {env: "BUN_INSTALL"},
-	".rustup": {env: "RUSTUP_HOME"},
-	// rustup's proxies in ~/.cargo/bin run the toolchains in ~/.rustup.
-	".cargo": {extra: []string{".rustup"}},
-}
-
-// Toolchains is what the sandbox grants a server's PATH.
-type Toolchains struct {
-	ReadExec []string          // directories to read and execute
-	Env      map[string]string // variables the toolchains need (PYENV_ROOT, RUSTUP_HOME, …)
-}
-
-// ToolchainsOf grants every directory on pathEnv, and for one under home
-// the tool root it belongs to (the top-level directory under home that
-// holds it: ~/.pyenv for ~/.pyenv/shims), each followed through
-// symlinks. A root that would expose a credential store falls back to
-// the PATH directory itself, and a directory that is or holds a store is
-// left out.
-func ToolchainsOf(pathEnv, home string) Toolchains {
-	t := Toolchains{Env: map[string]string{}}
-	home = canonical(home)
-	add := func(d string) {
-		if d == "" || exposes(d, home) != "" || slices.Contains(t.ReadExec, d) {
-			return
-		}
-		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-			return
-		}
-		t.ReadExec = append(t.ReadExec, d)
-	}
-	for _, entry := range filepath.SplitList(pathEnv) {
-		if !filepath.IsAbs(entry) {
-			continue // "." or "": the workspace is granted anyway
-		}
-		for _, d := range []string{filepath.Clean(entry), canonical(entry)} {
-			if d == "" {
-				continue
-			}
-			top := toolRoot(d, home)
-			if top == "" {
-				add(d)
-				continue
-			}
-			if exposes(top, home) != "" {
-				add(d)
-			} else {
-				add(top)
-			}
-			name := filepath.Base(top)
-			if th, ok := toolHomes[name]; ok {
-				if th.env != "" && slices.Contains(t.ReadExec, top) {
-					t.Env[th.env] = top
-				}
-				for _, x := range th.extra {
-					xd := filepath.Join(home, x)
-					add(xd)
-					if xth, ok := toolHomes[x]; ok && xth.env != "" && slices.Contains(t.ReadExec, xd) {
-						t.Env[xth.env] = xd
-					}
-				}
-			}
-		}
-	}
-	return t
-}
-
-// toolRoot is the top-level directory under home holding d, "" when d is
-// not below home (or is home itself, which is never granted whole).
-func toolRoot(d, home string) string {
-	if home == "" || home == "/" || !within(d, home) || d == home {
-		return ""
-	}
-	rel, err := filepath.Rel(home, d)
-	if err != nil {
-		return ""
-	}
-	first, _, _ := strings.Cut(rel, string(filepath.Separator))
-	return filepath.Join(home, first)
 }
 
 // within reports whether p is dir or below it (both clean and absolute).

@@ -48,12 +48,13 @@ type Options struct {
 
 // Manager starts commands and keeps their sessions.
 type Manager struct {
-	opts   Options
-	getenv func(string) (string, bool)
-	tools  sandbox.Toolchains // what the server's PATH grants
-	home   string             // the commands' private HOME
-	tmp    string             // and TMPDIR
-	ident  gitIdentity        // the user's git name and email, for the private home
+	opts      Options
+	getenv    func(string) (string, bool)
+	tools     sandbox.Toolchains // what the server's PATH grants
+	toolPaths []string           // and the paths Landlock grants for it
+	home      string             // the commands' private HOME
+	tmp       string             // and TMPDIR
+	ident     gitIdentity        // the user's git name and email, for the private home
 	// noLandlock makes the helper behave as on a kernel without
 	// Landlock (tests).
 	noLandlock bool
@@ -85,10 +86,18 @@ func New(opts Options) *Manager {
 		opts.StateDir = StateDir(opts.Root, os.LookupEnv)
 	}
 	m := &Manager{opts: opts, getenv: os.LookupEnv, sessions: map[string]*session{}, live: map[*session]struct{}{}}
-	m.tools = sandbox.ToolchainsOf(os.Getenv("PATH"), userHome)
 	m.home, m.tmp = filepath.Join(opts.StateDir, "home"), filepath.Join(opts.StateDir, "tmp")
+	m.grantToolchains(os.Getenv("PATH"), userHome, os.LookupEnv)
 	m.ident = userGitIdentity(os.LookupEnv)
 	return m
+}
+
+// grantToolchains works out once, from the server's PATH and toolchain
+// variables, what commands may read and execute of the toolchains: a
+// command cannot change what the next one is granted.
+func (m *Manager) grantToolchains(path, home string, getenv func(string) (string, bool)) {
+	m.tools = sandbox.ToolchainsOf(sandbox.Host{Path: path, Home: home, Workspaces: []string{m.opts.Root}, Getenv: getenv})
+	m.toolPaths = m.tools.LandlockPaths()
 }
 
 // CheckAllowRoots refuses extra roots (CODING_TOOLS_MCP_EXEC_ALLOW_ROOTS)

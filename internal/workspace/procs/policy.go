@@ -19,7 +19,7 @@ func (m *Manager) sandboxPolicy(tty bool) sandbox.Policy {
 		NoLandlock: m.noLandlock,
 	}
 	p.ReadExec = append(p.ReadExec, sandbox.SystemReadExec...)
-	p.ReadExec = append(p.ReadExec, m.tools.ReadExec...)
+	p.ReadExec = append(p.ReadExec, m.toolPaths...)
 	p.ReadExec = append(p.ReadExec, m.opts.AllowRoots...)
 	if tty {
 		p.Terminal = []string{"/dev/tty"}

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/sudocode/sudocode/internal/sandbox"
 )
 
 // writeExe writes an executable script.
@@ -48,9 +46,7 @@ func TestToolchainsUnderHomeRunAndCredentialsStayUnreadable(t *testing.T) {
 	path := strings.Join([]string{filepath.Join(pyenv, "shims"), filepath.Join(home, ".local", "bin"), filepath.Join(home, "bin-link"), "/usr/bin", "/bin"}, ":")
 
 	m := newManager(t, Options{})
-	m.tools = sandbox.ToolchainsOf(path, home)
-	server := map[string]string{"PATH": path, "LANG": "C.UTF-8"}
-	m.getenv = func(k string) (string, bool) { v, ok := server[k]; return v, ok }
+	grantServerPath(m, path, home, nil)
 
 	var cmd strings.Builder
 	cmd.WriteString("python --version; tool; nodish\n")
