@@ -48,14 +48,24 @@ func (c *Cmd) Start() error {
 		}
 		return c.Cmd.Start()
 	}
-	hc := helperConfig{Policy: c.Policy, Path: c.Path}
-	boxReport := Report{Box: "off"}
-	if c.Policy.Landlock {
-		var reason string
-		if hc.Box, reason = newBox(c.Policy); hc.Box == nil {
-			boxReport = Report{Box: "unavailable", BoxReason: reason}
-		}
+	if !c.Policy.Landlock {
+		return c.startHelper(nil, Report{Box: "off"})
 	}
+	box, reason := newBox(c.Policy)
+	if box == nil {
+		return c.startHelper(nil, Report{Box: "unavailable", BoxReason: reason})
+	}
+	return c.startBoxed(box)
+}
+
+// startBoxed starts the command in box, planned from its policy.
+func (c *Cmd) startBoxed(box *boxConfig) error { return c.startHelper(box, Report{}) }
+
+// startHelper starts the helper, with box unless nil; boxReport is what
+// the report says of the box when the helper does not.
+func (c *Cmd) startHelper(box *boxConfig, boxReport Report) error {
+	exe := helperExe()
+	hc := helperConfig{Policy: c.Policy, Path: c.Path, Box: box}
 	cfg, err := json.Marshal(hc)
 	if err != nil {
 		return err

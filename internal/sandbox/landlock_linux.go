@@ -26,6 +26,12 @@ func restrictSelf(p Policy, box *boxConfig) Report {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return Report{Landlock: "unavailable", Reason: "prctl(PR_SET_NO_NEW_PRIVS): " + err.Error()}
 	}
+	if box != nil {
+		// The box's own scratch places and pseudo-terminals: nothing of
+		// the host is there (outside a box they are the host's).
+		p.Full = append(p.Full[:len(p.Full):len(p.Full)], "/tmp", "/dev/shm")
+		p.Terminal = append(p.Terminal[:len(p.Terminal):len(p.Terminal)], "/dev/pts")
+	}
 	ownNet := box != nil && !box.Network
 	denyNet := !p.Network && !ownNet
 	rep := landlockSelf(p, denyNet)
@@ -115,6 +121,7 @@ func restrictThread(p Policy, abi int, denyNet bool) error {
 	if err := add(p.Full, all); err != nil {
 		return err
 	}
+
 	if err := add(p.ReadExec, readExec); err != nil {
 		return err
 	}

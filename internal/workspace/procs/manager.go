@@ -58,6 +58,8 @@ type Manager struct {
 	// noLandlock makes the helper behave as on a kernel without
 	// Landlock (tests).
 	noLandlock bool
+	// noBox makes it behave as on a kernel that refuses the sealed box.
+	noBox bool
 
 	mu       sync.Mutex
 	sessions map[string]*session   // running when returned: what write_stdin and kill_session find

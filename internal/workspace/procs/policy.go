@@ -17,6 +17,7 @@ func (m *Manager) sandboxPolicy(tty bool) sandbox.Policy {
 		ReadWrite:  sandbox.SystemDevices,
 		Network:    m.opts.Network || m.opts.Dangerous,
 		NoLandlock: m.noLandlock,
+		NoBox:      m.noBox,
 	}
 	p.ReadExec = append(p.ReadExec, sandbox.SystemReadExec...)
 	p.ReadExec = append(p.ReadExec, m.toolPaths...)
@@ -28,16 +29,16 @@ func (m *Manager) sandboxPolicy(tty bool) sandbox.Policy {
 }
 
 // sandboxWarning is the warning of a command the sandbox does not fully
-// hold (""when it does): what is missing, which checks applied, and what
+// hold ("" when it does): what is missing, which checks applied, and what
 // to do.
 func sandboxWarning(r sandbox.Report) string {
 	const advice = "; run the server in an external sandbox (a container or VM without secrets or network) for untrusted code"
-	if r.Landlock == "unavailable" {
-		return "Landlock sandbox unavailable (" + r.Reason + "): only the exec policy checks applied to this command, " +
+	if r.Box != "sealed" && r.Landlock == "unavailable" {
+		return "neither the sealed box nor Landlock is available (" + r.BoxReason + "; " + r.Reason + "): only the exec policy checks applied to this command, " +
 			"so it can read and write outside the workspace and use the network" + advice
 	}
 	if g := r.Gaps(); g != "" {
-		return "sandbox incomplete: " + g + "; the exec policy checks applied to what the kernel does not restrict" + advice
+		return "sandbox incomplete: " + g + advice
 	}
 	return ""
 }

@@ -659,41 +659,53 @@ func landlockABI() int {
 
 func TestLandlock(t *testing.T) {
 	t.Parallel()
-	outside := filepath.Join(os.TempDir(), "x-outside-"+marker())
-	t.Cleanup(func() { os.Remove(outside) })
-	m := newManager(t, Options{})
 	if landlockABI() < 1 {
+		m := newManager(t, Options{})
 		s := start(t, m, req("true"))
 		if !slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.Contains(w, "Landlock") }) {
 			t.Fatalf("no Landlock warning: %v", s.Warnings)
 		}
 		testkit.Missing(t, "Landlock is not available on this kernel (Linux 5.13 or later with landlock among the LSMs it boots with)")
 	}
-	s := start(t, m, req("touch "+outside+"; echo $?; touch inside && echo in; cat /etc/hostname; ls /home; mkdir -p $TMPDIR/d && echo tmp; python3 -c 'open(\""+outside+"\", \"w\")'"))
-	if len(s.Warnings) != 0 {
-		t.Fatalf("warnings %v", s.Warnings)
-	}
-	if _, err := os.Stat(outside); err == nil {
-		t.Fatalf("the sandboxed command wrote %s", outside)
-	}
-	if !strings.HasPrefix(s.Stdout.Text, "1\nin\n") || !strings.Contains(s.Stdout.Text, "tmp\n") {
-		t.Fatalf("stdout %q stderr %q", s.Stdout.Text, s.Stderr.Text)
-	}
-	if _, err := os.Stat(filepath.Join(m.opts.Root, "inside")); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"/etc/hostname", "/home", "PermissionError"} {
-		if !strings.Contains(s.Stderr.Text, want) {
-			t.Errorf("stderr lacks %q: %s", want, s.Stderr.Text)
-		}
+	// Landlock holds alone (where the kernel refuses the box) and as the
+	// box's second wall: a path the command can see but was not granted
+	// stays unwritten.
+	for _, noBox := range []bool{false, true} {
+		t.Run(fmt.Sprintf("box=%v", !noBox), func(t *testing.T) {
+			extra := t.TempDir()
+			outside := filepath.Join(extra, "x-outside")
+			m := newManager(t, Options{AllowRoots: []string{extra}})
+			m.noBox = noBox
+			s := start(t, m, req("touch "+outside+"; echo $?; touch inside && echo in; cat /etc/hostname; ls /home; mkdir -p $TMPDIR/d && echo tmp; python3 -c 'open(\""+outside+"\", \"w\")'"))
+			if got := len(s.Warnings); (got != 0) != noBox {
+				t.Fatalf("warnings %v", s.Warnings)
+			}
+			if _, err := os.Stat(outside); err == nil {
+				t.Fatalf("the sandboxed command wrote %s", outside)
+			}
+			if !strings.HasPrefix(s.Stdout.Text, "1\nin\n") || !strings.Contains(s.Stdout.Text, "tmp\n") {
+				t.Fatalf("stdout %q stderr %q", s.Stdout.Text, s.Stderr.Text)
+			}
+			if _, err := os.Stat(filepath.Join(m.opts.Root, "inside")); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"/etc/hostname", "/home", "Error"} {
+				if !strings.Contains(s.Stderr.Text, want) {
+					t.Errorf("stderr lacks %q: %s", want, s.Stderr.Text)
+				}
+			}
+		})
 	}
 	// Extra allowed roots are readable.
 	extra := t.TempDir()
 	os.WriteFile(filepath.Join(extra, "f"), []byte("shared\n"), 0o644)
 	a := newManager(t, Options{AllowRoots: []string{extra}})
-	s = start(t, a, req("cat "+filepath.Join(extra, "f")+"; touch "+filepath.Join(extra, "g")))
-	if s.Stdout.Text != "shared\n" || !strings.Contains(s.Stderr.Text, "Permission denied") {
+	s := start(t, a, req("cat "+filepath.Join(extra, "f")+"; touch "+filepath.Join(extra, "g")))
+	if s.Stdout.Text != "shared\n" || !strings.Contains(s.Stderr.Text, "cannot touch") {
 		t.Fatalf("%+v", s)
+	}
+	if _, err := os.Stat(filepath.Join(extra, "g")); err == nil {
+		t.Fatal("the command wrote into a read-only allowed root")
 	}
 }
 
@@ -707,9 +719,18 @@ func TestWithoutLandlockWarns(t *testing.T) {
 	if s.Status != "exited" || s.Stdout.Text != "wrote\n" {
 		t.Fatalf("%+v", s)
 	}
-	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "Landlock") || !strings.Contains(s.Warnings[0], "only the exec policy checks") ||
-		!strings.Contains(s.Warnings[0], "external sandbox") {
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "Landlock is unavailable") || !strings.Contains(s.Warnings[0], "external sandbox") {
 		t.Fatalf("warnings %v", s.Warnings)
+	}
+	// The box still holds: what it wrote is in its own /tmp.
+	if _, err := os.Stat(outside); err == nil {
+		t.Fatalf("without Landlock the boxed command wrote %s on the host", outside)
+	}
+	// Without the box either, only the policy's checks are left.
+	m.noBox = true
+	s = start(t, m, req("touch "+outside+" && echo wrote"))
+	if s.Stdout.Text != "wrote\n" || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "only the exec policy checks") {
+		t.Fatalf("%+v", s)
 	}
 }
 
