@@ -36,7 +36,9 @@ type Grant struct {
 
 // Link is a PATH entry or toolchain root that reaches its grant through
 // symbolic links (~/.nix-profile/bin): a box that builds its own root
-// shows Target at Path, so the names the toolchain recorded still work.
+// makes those links again, so the names the toolchain recorded still
+// work there. Only links none of which lies in a workspace (where a
+// command could swap it) or in a credential store are kept.
 type Link struct {
 	Path   string // as the server's PATH or the toolchain names it
 	Target string // its canonical place, inside a Grant
@@ -58,13 +60,18 @@ func (t Toolchains) Roots() []string {
 	return out
 }
 
-// LandlockPaths are the paths to grant read and execute under Landlock,
-// an allow-list: each root, or where it holds credential stores, its
-// contents around them.
+// LandlockPaths are the paths a policy grants read and execute for the
+// toolchains, in the box and under Landlock alike: each root, or where it
+// holds credential stores, its contents around them (Landlock is an
+// allow-list); then the Links' paths, which a box makes again link by
+// link, and Landlock follows into the roots.
 func (t Toolchains) LandlockPaths() []string {
 	var out []string
 	for _, g := range t.Grants {
 		out = append(out, g.LandlockPaths()...)
+	}
+	for _, l := range t.Links {
+		out = append(out, l.Path)
 	}
 	return out
 }
@@ -297,7 +304,7 @@ func (s *scan) grant(root string, l *layout) bool {
 	}
 	slices.Sort(hide)
 	s.t.Grants = append(s.t.Grants, Grant{Root: c, Hide: slices.Compact(hide)})
-	if root != c && !slices.Contains(s.t.Links, Link{root, c}) {
+	if root != c && !slices.Contains(s.t.Links, Link{root, c}) && s.linksSafe(root, c) {
 		s.t.Links = append(s.t.Links, Link{root, c})
 	}
 	if l != nil && l.export {
@@ -308,18 +315,43 @@ func (s *scan) grant(root string, l *layout) bool {
 	return true
 }
 
+// linksSafe reports whether every link on the way from p to c, as a box
+// resolves it at each command, lies outside the workspaces (where the
+// command could swap it) and the credential stores.
+func (s *scan) linksSafe(p, c string) bool {
+	canon, chain, ok := resolveChain(p)
+	if !ok || canon != c {
+		return false
+	}
+	for _, l := range chain {
+		if s.inWorkspace(l.Path) || s.inStore(l.Path) {
+			return false
+		}
+	}
+	return true
+}
+
 // refused reports whether p may never be granted: /, inside a workspace
 // or holding one, holding the home, or (inside) an existing credential
 // store.
 func (s *scan) refused(p string) bool {
-	if p == "/" || (s.home != "" && within(s.home, p)) {
+	if p == "/" || (s.home != "" && within(s.home, p)) || s.inWorkspace(p) || s.inStore(p) {
 		return true
 	}
 	for _, w := range s.workspaces {
-		if within(p, w) || within(w, p) {
+		if within(w, p) {
 			return true
 		}
 	}
+	return false
+}
+
+func (s *scan) inWorkspace(p string) bool {
+	return slices.ContainsFunc(s.workspaces, func(w string) bool { return within(p, w) })
+}
+
+// inStore reports whether p is or is inside an existing credential store.
+func (s *scan) inStore(p string) bool {
 	// The stores of every ancestor of p, whoever's home it is: p is in
 	// one when a store's components run inside p's.
 	comps := components(p)

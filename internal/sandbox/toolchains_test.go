@@ -249,16 +249,18 @@ func TestWorkspacePathDirsAreNotGranted(t *testing.T) {
 
 // TestGrantIsCanonicalAndNotFollowedAgain: a link on PATH grants what it
 // named when the grant was made; swapping the link afterwards (for one to
-// ~/.ssh) changes nothing of what was granted.
+// ~/.ssh) changes no granted root. (The link itself is kept for a box to
+// make again only where no command can swap it:
+// TestLinksKeptOnlyWhereNoCommandCanSwapThem.)
 func TestGrantIsCanonicalAndNotFollowedAgain(t *testing.T) {
 	home, other := tempDir(t), tempDir(t)
 	tree(t, home, ".ssh/id_rsa")
 	tree(t, other, "real/bin/", "bin -> real/bin")
 	tc := ToolchainsOf(Host{Path: other + "/bin", Home: home})
-	before := tc.LandlockPaths()
+	before := tc.Roots()
 	os.Remove(other + "/bin")
 	tree(t, other, "bin -> "+home+"/.ssh")
-	if after := tc.LandlockPaths(); !slices.Equal(before, after) || !slices.Equal(after, []string{other + "/real/bin"}) {
+	if after := tc.Roots(); !slices.Equal(before, after) || !slices.Equal(after, []string{other + "/real/bin"}) {
 		t.Fatalf("before %v, after the swap %v", before, after)
 	}
 }
@@ -317,5 +319,25 @@ func TestLandlockPathsAroundHiddenStores(t *testing.T) {
 	}
 	if got := (Grant{Root: root}).LandlockPaths(); !slices.Equal(got, []string{root}) {
 		t.Fatalf("nothing hidden: %v", got)
+	}
+}
+
+// TestLinksKeptOnlyWhereNoCommandCanSwapThem: a box makes a PATH entry's
+// links again at each command, so an entry is kept as a link only when
+// none of its links lies in a workspace (or a store); its canonical grant
+// stays either way.
+func TestLinksKeptOnlyWhereNoCommandCanSwapThem(t *testing.T) {
+	home, ws, other := tempDir(t), tempDir(t), tempDir(t)
+	tree(t, other, "real/bin/", "direct -> real", "via-ws -> "+ws+"/hop")
+	tree(t, ws, "hop -> "+other+"/real")
+	tree(t, home, ".ssh/hop -> "+other+"/real", "via-ssh -> .ssh/hop")
+	path := strings.Join([]string{other + "/direct/bin", other + "/via-ws/bin", home + "/via-ssh/bin"}, ":")
+	tc := ToolchainsOf(Host{Path: path, Home: home, Workspaces: []string{ws}})
+	wantRoots(t, tc, other+"/real/bin")
+	if want := []Link{{other + "/direct/bin", other + "/real/bin"}}; !slices.Equal(tc.Links, want) {
+		t.Errorf("links %v, want %v", tc.Links, want)
+	}
+	if want := []string{other + "/real/bin", other + "/direct/bin"}; !slices.Equal(tc.LandlockPaths(), want) {
+		t.Errorf("policy paths %v, want %v", tc.LandlockPaths(), want)
 	}
 }

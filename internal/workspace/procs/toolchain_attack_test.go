@@ -115,3 +115,29 @@ func TestPyenvUnderAnotherHomeRuns(t *testing.T) {
 		t.Fatalf("%+v", s)
 	}
 }
+
+// TestPathLinkThroughTheWorkspaceCannotBeSwapped: a PATH entry outside
+// the workspace reaches its toolchain through a link inside it; the
+// command points that link at ~/.ssh, and the next command must still
+// not read the key through the entry.
+func TestPathLinkThroughTheWorkspaceCannotBeSwapped(t *testing.T) {
+	t.Parallel()
+	requireLandlock(t, 1)
+	home := fakeHome(t)
+	outside, _ := filepath.EvalSymlinks(t.TempDir())
+	m := newManager(t, Options{})
+	writeExe(t, filepath.Join(outside, "real", "bin", "tool"), "echo tool ran\n")
+	os.Symlink(filepath.Join(outside, "real"), filepath.Join(m.opts.Root, "hop"))
+	os.Symlink(filepath.Join(m.opts.Root, "hop"), filepath.Join(outside, "tools"))
+	grantServerPath(m, filepath.Join(outside, "tools", "bin")+":/usr/bin:/bin", home, nil)
+
+	// The entry names tools/bin: hop now leads to evil/, whose bin is ~/.ssh.
+	swap := outside + "/real/bin/tool && mkdir evil && ln -s " + home + "/.ssh evil/bin && rm hop && ln -s evil hop && echo swapped"
+	if s := start(t, m, req(swap)); s.Stdout.Text != "tool ran\nswapped\n" {
+		t.Fatalf("%+v", s)
+	}
+	s := start(t, m, req("cat "+outside+"/tools/bin/id_rsa 2>/dev/null || echo denied"))
+	if s.Stdout.Text != "denied\n" {
+		t.Fatalf("the swapped link reached ~/.ssh: %+v", s)
+	}
+}
