@@ -44,8 +44,9 @@ type Auth struct {
 }
 
 type tokenEntry struct {
-	name string
-	sum  [sha256.Size]byte
+	name   string
+	sum    [sha256.Size]byte
+	grants Grants // the words after NAME TOKEN (GrantsOf)
 }
 
 // callerName is what a client may be called in a token file: it is
@@ -54,10 +55,11 @@ var callerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 
 // NewAuth returns the tokens of token (the single one; "" for none) and
 // of the token file at path ("" for none); nil when both are empty. The
-// file holds one "NAME TOKEN" per line; blank lines and lines starting
-// with # are ignored. At start any problem with the file is an error;
-// later, a line that cannot be read is skipped and logged, and a file that
-// is gone accepts none of its tokens until it is back.
+// file holds one "NAME TOKEN [admin] [command]" per line (the grants, see
+// GrantsOf); blank lines and lines starting with # are ignored. At start
+// any problem with the file is an error; later, a line that cannot be read
+// is skipped and logged, and a file that is gone accepts none of its
+// tokens until it is back.
 func NewAuth(token, path string, logger *slog.Logger) (*Auth, error) {
 	if token == "" && path == "" {
 		return nil, nil
@@ -203,7 +205,7 @@ func (a *Auth) reload(initial bool) error {
 	return nil
 }
 
-// parseTokenFile reads "NAME TOKEN" lines; what it cannot use it reports
+// parseTokenFile reads "NAME TOKEN [GRANT…]" lines; what it cannot use it reports
 // (never quoting a token).
 func parseTokenFile(data []byte) ([]tokenEntry, []error) {
 	var entries []tokenEntry
@@ -218,11 +220,16 @@ func parseTokenFile(data []byte) ([]tokenEntry, []error) {
 		}
 		fields := strings.Fields(line)
 		switch {
-		case len(fields) != 2:
-			problems = append(problems, fmt.Errorf("line %d: want NAME TOKEN (two fields), got %d", n, len(fields)))
+		case len(fields) < 2:
+			problems = append(problems, fmt.Errorf("line %d: want NAME TOKEN [admin] [command], got %d field(s)", n, len(fields)))
 			continue
 		case !callerName().MatchString(fields[0]):
 			problems = append(problems, fmt.Errorf("line %d: invalid name %q: letters, digits and . _ @ + - only, up to 64", n, fields[0]))
+			continue
+		}
+		grants, err := parseGrants(fields[2:])
+		if err != nil {
+			problems = append(problems, fmt.Errorf("line %d: %w", n, err))
 			continue
 		}
 		sum := sha256.Sum256([]byte(fields[1]))
@@ -231,7 +238,7 @@ func parseTokenFile(data []byte) ([]tokenEntry, []error) {
 			continue
 		}
 		firstLine[sum] = n
-		entries = append(entries, tokenEntry{name: fields[0], sum: sum})
+		entries = append(entries, tokenEntry{name: fields[0], sum: sum, grants: grants})
 	}
 	if err := sc.Err(); err != nil {
 		problems = append(problems, err)

@@ -98,7 +98,8 @@ func (call Call) end(outcome Outcome, known bool, errMsg string) {
 
 // Install puts t's controls on s, before any other middleware: every
 // request's context learns its caller (CallerFrom: the name of the bearer
-// token the HTTP request carried, else t.Caller), and tool calls go
+// token the HTTP request carried, else t.Caller) and what its token grants
+// (GrantsFrom), and tool calls go
 // through t.Calls; the methods of a capability s does not declare are
 // not found; lists carry caching hints. Handler and Serve call it; call
 // it yourself only for a server served some other way.
@@ -116,6 +117,7 @@ func (t Transport) middleware() mcp.Middleware {
 			if caller != "" {
 				ctx = WithCaller(ctx, caller)
 			}
+			ctx = WithGrants(ctx, t.Auth.GrantsOf(caller))
 			ctr, isCall := req.(*mcp.CallToolRequest)
 			if t.Calls == nil || method != "tools/call" || !isCall || ctr.Params == nil {
 				return next(ctx, method, req)

@@ -62,6 +62,9 @@ func (o *Orchestrator) End(ctx context.Context, id string, in EndInput) (EndResu
 	if err != nil {
 		return EndResult{}, err
 	}
+	if err := CheckOwner(ctx, t); err != nil {
+		return EndResult{}, err
+	}
 	if t.Ended() && !o.isRunning(id) {
 		return EndResult{Task: t}, nil
 	}

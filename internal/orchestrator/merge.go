@@ -62,8 +62,11 @@ type MergeResult struct {
 // On success the task is completed and its worktree removed (and its
 // branch, unless kept).
 func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (MergeResult, error) {
-	// An unknown task is refused before the project's settings are read.
-	if _, err := o.store.Get(ctx, id); err != nil {
+	// An unknown task, or another client's, is refused before the
+	// project's settings are read.
+	if t, err := o.store.Get(ctx, id); err != nil {
+		return MergeResult{}, err
+	} else if err := CheckOwner(ctx, t); err != nil {
 		return MergeResult{}, err
 	}
 	top, settings, err := o.wt.settings(ctx)

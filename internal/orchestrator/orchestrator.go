@@ -144,7 +144,7 @@ type CreateInput struct {
 	Instructions string
 	Branch       string          // empty: sudocode/<slug>-<id>; read by BranchName
 	Config       json.RawMessage // a JSON object, or empty
-	Actor        string          // empty: Options.Actor
+	Actor        string          // empty: the client of ctx (AsClient), else Options.Actor
 	IssueID      string          // the tracker issue the task works on, recorded with it
 }
 
@@ -170,6 +170,9 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 	if !ok {
 		return Task{}, fault.New(fault.Invalid, "unknown tool %q", in.Tool)
 	}
+	if err := CheckCommandGrant(ctx, in.Tool); err != nil {
+		return Task{}, err
+	}
 	if strings.TrimSpace(in.Description) == "" {
 		return Task{}, fault.New(fault.Invalid, "description is required")
 	}
@@ -190,6 +193,9 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 	t := Task{
 		Tool: in.Tool, Description: in.Description, Instructions: in.Instructions,
 		Config: in.Config, Status: StatusPending, Actor: in.Actor, IssueID: in.IssueID, CreatedAt: now, UpdatedAt: now,
+	}
+	if c := ClientOf(ctx); c.Name != "" && (c.Team || t.Actor == "") {
+		t.Actor = c.Name // a client of a team owns what it creates, whatever it asks
 	}
 	if t.Actor == "" {
 		t.Actor = o.opts.Actor

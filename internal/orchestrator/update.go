@@ -31,6 +31,9 @@ func (o *Orchestrator) Update(ctx context.Context, id string, in UpdateInput) (T
 	if err != nil {
 		return Task{}, err
 	}
+	if err := CheckOwner(ctx, t); err != nil {
+		return Task{}, err
+	}
 	running := o.isRunning(id)
 	switch in.Status {
 	case "", StatusWaiting, StatusCompleted, StatusFailed:

@@ -32,7 +32,7 @@ func team(t *testing.T, limits *mcpx.Limiter) (base, auditPath string, srv *serv
 	t.Helper()
 	dir := project(t)
 	tokens := filepath.Join(t.TempDir(), "tokens")
-	if err := os.WriteFile(tokens, []byte("alice "+aliceToken+"\nbob "+bobToken+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(tokens, []byte("alice "+aliceToken+"\nbob "+bobToken+" command\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	a, err := mcpx.NewAuth("", tokens, nil)

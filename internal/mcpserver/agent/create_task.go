@@ -46,6 +46,9 @@ func (h *handlers) createTask() mcpx.Tool {
 		if _, err := orchagent.Lookup(in.Tool); err != nil {
 			return out, invalid("%v", err)
 		}
+		if err := orchestrator.CheckCommandGrant(ctx, strings.TrimSpace(in.Tool)); err != nil {
+			return out, err
+		}
 		if strings.TrimSpace(in.Description) == "" && strings.TrimSpace(in.IssueID) == "" {
 			return out, invalid("description is required (or issue_id, to start from a tracker issue)")
 		}

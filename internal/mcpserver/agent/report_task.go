@@ -27,6 +27,9 @@ func (h *handlers) reportTask() mcpx.Tool {
 		if strings.TrimSpace(in.TaskID) == "" {
 			return out, invalid("taskId is required")
 		}
+		if _, err := h.owned(ctx, in.TaskID); err != nil {
+			return out, err
+		}
 		rep, err := h.orch.Report(ctx, in.TaskID)
 		if err != nil {
 			return out, err

@@ -114,7 +114,7 @@ func (h *handlers) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 	}
 	switch ref.kind {
 	case "task", "logs", "result":
-		if _, err := h.orch.Get(ctx, ref.a); err != nil {
+		if _, err := h.owned(ctx, ref.a); err != nil {
 			return resourceError(req.Params.URI, err)
 		}
 	case "log":

@@ -39,6 +39,9 @@ func (h *handlers) runReady() mcpx.Tool {
 		if _, err := orchagent.Lookup(in.Tool); err != nil {
 			return out, invalid("%v", err)
 		}
+		if err := orchestrator.CheckCommandGrant(ctx, strings.TrimSpace(in.Tool)); err != nil {
+			return out, err
+		}
 		if in.Limit < 0 || in.Parallel < 0 {
 			return out, invalid("limit and parallel must not be negative")
 		}

@@ -83,6 +83,7 @@ func New(orch *orchestrator.Orchestrator, opts Options) *mcp.Server {
 	})
 	mcpx.AddTools(s, h.createTask(), h.updateTask(), h.endTask(), h.reportTask(), h.listTasks(), h.gcTasks(), h.mergeTask(), h.runReady())
 	h.addResources(s)
+	s.AddReceivingMiddleware(asClient)
 	w := watch(orch, s)
 	if opts.Shared {
 		go watchPeers(orch, w, opts.Logger)

@@ -68,7 +68,7 @@ type taskView struct {
 }
 
 func (h *handlers) task(ctx context.Context, id string) (taskView, error) {
-	t, err := h.orch.Get(ctx, id)
+	t, err := h.owned(ctx, id)
 	if err != nil {
 		return taskView{}, err
 	}
@@ -102,7 +102,7 @@ func (h *handlers) tail(ctx context.Context, id string, n int64) ([]string, int6
 const maxLogLines = 1000
 
 func (h *handlers) logs(ctx context.Context, id string) (string, error) {
-	t, err := h.orch.Get(ctx, id)
+	t, err := h.owned(ctx, id)
 	if err != nil {
 		return "", err
 	}
@@ -132,6 +132,6 @@ type resultView struct {
 }
 
 func (h *handlers) result(ctx context.Context, id string) (resultView, error) {
-	t, err := h.orch.Get(ctx, id)
+	t, err := h.owned(ctx, id)
 	return resultView{TaskID: t.ID, Status: t.Status, FinishedAt: t.FinishedAt, Result: t.Result, Error: t.Error}, err
 }

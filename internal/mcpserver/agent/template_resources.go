@@ -149,8 +149,8 @@ func (h *handlers) history(ctx context.Context, logType, date string) (string, e
 	}
 	var entries []entry
 	for _, t := range ts {
-		if t.CreatedAt.After(next) || t.UpdatedAt.Before(day) {
-			continue
+		if t.CreatedAt.After(next) || t.UpdatedAt.Before(day) || !orchestrator.Owns(ctx, t) {
+			continue // another client's log is not this client's to read
 		}
 		evs, err := h.orch.Logs(ctx, t.ID, 0, 0)
 		if err != nil {
