@@ -222,7 +222,7 @@ func readExisting(r *workspace.Root, rel, what string, op *operation) ([]byte, f
 }
 
 func (pl *plan) stageAdd(r *workspace.Root, op *operation) error {
-	res, err := r.WriteTarget(op.path)
+	res, err := r.WritableTarget(op.path)
 	if err != nil {
 		return err
 	}
@@ -246,7 +246,7 @@ func (pl *plan) stageAdd(r *workspace.Root, op *operation) error {
 }
 
 func (pl *plan) stageDelete(r *workspace.Root, op *operation) error {
-	res, err := r.WriteTarget(op.path)
+	res, err := r.WritableTarget(op.path)
 	if err != nil {
 		return err
 	}
@@ -267,7 +267,7 @@ func (pl *plan) stageDelete(r *workspace.Root, op *operation) error {
 }
 
 func (pl *plan) stageUpdate(r *workspace.Root, op *operation) error {
-	res, err := r.WriteTarget(op.path)
+	res, err := r.WritableTarget(op.path)
 	if err != nil {
 		return err
 	}
@@ -310,7 +310,7 @@ func (pl *plan) stageUpdate(r *workspace.Root, op *operation) error {
 		pl.summary = append(pl.summary, "M "+rel)
 		return nil
 	}
-	dres, err := r.WriteTarget(op.moveTo)
+	dres, err := r.WritableTarget(op.moveTo)
 	if err != nil {
 		return err
 	}
