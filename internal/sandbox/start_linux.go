@@ -203,3 +203,7 @@ func probeBox() int {
 	}
 	return 0
 }
+
+// BoxUnavailable is why the kernel refuses the sealed box, with how to
+// allow it; "" when boxes can be built. Servers say it once at start.
+func BoxUnavailable() string { return boxProbe() }

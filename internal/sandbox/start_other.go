@@ -24,3 +24,6 @@ func probe() int { return 0 }
 func supervise(helperConfig, []string, []string) int { return 126 }
 
 func restrictAndExec(helperConfig, []string, []string) int { return 126 }
+
+// BoxUnavailable is why the sealed box cannot be built here.
+func BoxUnavailable() string { return unavailableReason }

@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/sandbox"
 	"github.com/sudocode/sudocode/internal/workspace"
 	"github.com/sudocode/sudocode/internal/workspace/patch"
 	"github.com/sudocode/sudocode/internal/workspace/procs"
@@ -74,6 +75,9 @@ func New(root *workspace.Root, opts Options) *Server {
 		auth:  opts.Transport.Tokens(),
 		procs: procs.New(procs.Options{Root: root.Path, AllowRoots: opts.ExecAllowRoots, Dangerous: opts.Dangerous, Network: opts.AllowNetwork})}
 	s.cancelSession = func(ctx context.Context, id string) { s.procs.Cancel(ctx, id) }
+	if reason := sandbox.BoxUnavailable(); reason != "" {
+		opts.Logger.Warn("the sealed box is unavailable: exec_command's commands run behind Landlock and seccomp only (docs/sandbox.md)", "reason", reason)
+	}
 	s.tools = []tool{
 		s.readFile(), s.listDir(), s.listFiles(), s.searchText(), s.applyPatch(),
 		s.execCommand(), s.writeStdin(), s.killSession(),
