@@ -228,6 +228,9 @@ func TestMergeRefusals(t *testing.T) {
 	t.Run("check", func(t *testing.T) {
 		w := newWorld(t)
 		writeFile(t, filepath.Join(w.repo, ".sudocode", "agent.json"), `{"merge": {"check": "test -f greeting.txt && echo checked && exit 4"}}`)
+		if _, err := orchestrator.TrustFile(context.Background(), w.repo, ""); err != nil { // as the user would
+			t.Fatal(err)
+		}
 		task, _ := w.startDone(`printf 'hi\n' > greeting.txt && git add greeting.txt && git commit -qm agent`)
 		w.refused(task, "failed with exit code 4")
 		logs, _ := w.orch.Logs(context.Background(), task.ID, 0, 0)

@@ -44,19 +44,23 @@ func repoKey(ri repoInfo) string {
 }
 
 // worktreeDir decides where the worktrees of the repository in ri go:
-// under root (the server's --worktrees or SUDOCODE_WORKTREES), else the
-// project's agent.json "worktrees" (relative to the checkout), else
+// under root (the server's --worktrees or SUDOCODE_WORKTREES: the user's
+// own choice), else the project's agent.json "worktrees", else
 // $XDG_STATE_HOME/sudocode/worktrees; always in a directory of the
 // repository's own (see repoKey) that lies outside its work tree and its
 // git directory: agents refuse to write below .git, and a worktree inside
-// the checkout would show in the user's git status.
+// the checkout would show in the user's git status. The agent.json is
+// repository content, so its place must be in the user's state directory
+// (absolute, or relative to the checkout): anywhere else a pull could
+// have agents write where it likes.
 func worktreeDir(ri repoInfo, root string, s Settings) (string, error) {
 	from := "--worktrees / " + EnvWorktrees
 	if root == "" && s.Worktrees != "" {
-		root, from = s.Worktrees, settingsFile+` "worktrees"`
-		if !filepath.IsAbs(root) {
-			root = filepath.Join(ri.top, root)
+		dir, err := repositoryWorktrees(ri, s.Worktrees)
+		if err != nil {
+			return "", err
 		}
+		root, from = dir, settingsFile+` "worktrees"`
 	}
 	if root == "" {
 		st, err := stateHome()
@@ -74,6 +78,36 @@ func worktreeDir(ri repoInfo, root string, s Settings) (string, error) {
 		if within(resolved(dir), resolved(inside)) {
 			return "", fault.New(fault.Invalid, "task worktrees would go to %s, inside %s (set by %s)", dir, inside, from).
 				WithHint("choose a directory outside the repository: agents refuse to write below .git, and worktrees in the checkout show in git status")
+		}
+	}
+	return dir, nil
+}
+
+// repositoryWorktrees checks the agent.json's "worktrees" setting: a
+// directory below the user's state directory, and not the part of it
+// where sudocode keeps its own records (trusted files, the commands'
+// private homes).
+func repositoryWorktrees(ri repoInfo, setting string) (string, error) {
+	dir := setting
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(ri.top, dir)
+	}
+	st, err := stateHome()
+	if err != nil {
+		return "", err
+	}
+	refuse := func(why string) error {
+		return fault.New(fault.Invalid, "%s \"worktrees\" is %s, %s", settingsFile, setting, why).
+			WithHint("a repository may only place task worktrees in your state directory " + st + ": remove the setting, " +
+				"or choose the place yourself with --worktrees DIR or " + EnvWorktrees)
+	}
+	d, base := resolved(dir), resolved(st)
+	if d == base || !within(d, base) {
+		return "", refuse("outside your state directory " + st)
+	}
+	for _, own := range []string{"trust", "repo-commands", "coding"} {
+		if within(d, resolved(filepath.Join(st, "sudocode", own))) {
+			return "", refuse("inside sudocode's own records in your state directory")
 		}
 	}
 	return dir, nil

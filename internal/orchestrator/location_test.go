@@ -49,8 +49,9 @@ func TestWorktreesOutsideRepository(t *testing.T) {
 }
 
 // The root comes from Options.Worktrees (the --worktrees flag or
-// SUDOCODE_WORKTREES), else the project's .sudocode/agent.json; one
-// inside the repository is refused with a reason.
+// SUDOCODE_WORKTREES), else the project's .sudocode/agent.json, which may
+// only name a place in the user's state directory; a root inside the
+// repository is refused with a reason.
 func TestWorktreeRootConfigured(t *testing.T) {
 	repo := newRepo(t)
 	root := t.TempDir()
@@ -59,20 +60,25 @@ func TestWorktreeRootConfigured(t *testing.T) {
 	if filepath.Dir(filepath.Dir(task.WorktreePath)) != root {
 		t.Errorf("worktree %s not under %s", task.WorktreePath, root)
 	}
+	inRepo := newFixture(t, repo, noPool, func(o *Options) { o.Worktrees = filepath.Join(repo, "wt") })
+	if _, err := inRepo.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "c", Config: shell(`true`)}); fault.CodeOf(err) != fault.Invalid || !strings.Contains(err.Error(), "inside") {
+		t.Errorf("--worktrees inside the repository: %v", err)
+	}
 
 	repo2 := newRepo(t)
-	os.MkdirAll(filepath.Join(repo2, ".sudocode"), 0o755)
-	os.WriteFile(filepath.Join(repo2, ".sudocode", "agent.json"), []byte(`{"worktrees": "../wt-of-repo2"}`), 0o644)
+	want := filepath.Join(os.Getenv("XDG_STATE_HOME"), "wt-of-repo2")
+	writeSettings(t, repo2, `{"worktrees": "`+want+`"}`)
 	f2 := newFixture(t, repo2, noPool)
 	task2 := f2.wait(t, f2.create(t, CreateInput{Tool: "COMMAND", Description: "b", Config: shell(`true`)}).ID)
-	if want := filepath.Join(filepath.Dir(repo2), "wt-of-repo2"); filepath.Dir(filepath.Dir(task2.WorktreePath)) != want {
+	if filepath.Dir(filepath.Dir(task2.WorktreePath)) != want {
 		t.Errorf("worktree %s not under %s", task2.WorktreePath, want)
 	}
 
-	for _, bad := range []string{`{"worktrees": "wt"}`, `{"worktrees": ".git/wt"}`} {
-		os.WriteFile(filepath.Join(repo2, ".sudocode", "agent.json"), []byte(bad), 0o644)
+	trustDir := filepath.Join(os.Getenv("XDG_STATE_HOME"), "sudocode", "trust")
+	for _, bad := range []string{`"wt"`, `".git/wt"`, `"../wt-of-repo2"`, `"` + os.Getenv("XDG_STATE_HOME") + `"`, `"` + trustDir + `"`} {
+		writeSettings(t, repo2, `{"worktrees": `+bad+`}`)
 		_, err := f2.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "c", Config: shell(`true`)})
-		if fault.CodeOf(err) != fault.Invalid || !strings.Contains(err.Error(), "inside") {
+		if fault.CodeOf(err) != fault.Invalid || !strings.Contains(err.Error(), "state directory") {
 			t.Errorf("%s: %v", bad, err)
 		}
 	}

@@ -70,6 +70,9 @@ func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (Mer
 		return MergeResult{}, err
 	}
 	top, settings, err := o.wt.settings(ctx)
+	if err == nil && len(settings.Merge.Check) > 0 {
+		err = settings.mayRun("merge")
+	}
 	if err != nil {
 		return MergeResult{}, err
 	}

@@ -207,6 +207,9 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 		}
 	}
 	top, settings, err := o.wt.settings(ctx)
+	if err == nil {
+		err = settings.mayStart()
+	}
 	if err != nil {
 		return Task{}, err
 	}

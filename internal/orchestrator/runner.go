@@ -106,6 +106,12 @@ func abandon(cmd *sandbox.Cmd, outR, errR *os.File) {
 // process group, and whatever the agent starts ends with it, however it
 // detached, when the task ends or the server dies.
 func startProcess(inv agent.Invocation, dir string) (*sandbox.Cmd, *os.File, *os.File, error) {
+	return startIn(inv, dir, sandbox.Policy{})
+}
+
+// startIn is startProcess with the command confined by p (a repository's
+// commands, see phaseBox).
+func startIn(inv agent.Invocation, dir string, p sandbox.Policy) (*sandbox.Cmd, *os.File, *os.File, error) {
 	if len(inv.Argv) == 0 {
 		return nil, nil, nil, errors.New("the adapter returned an empty command line")
 	}
@@ -125,7 +131,7 @@ func startProcess(inv agent.Invocation, dir string) (*sandbox.Cmd, *os.File, *os
 	cmd.Stdin = strings.NewReader(inv.Stdin) // written, then closed
 	cmd.Stdout, cmd.Stderr = outW, errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	sc := sandbox.Command(cmd, sandbox.Policy{})
+	sc := sandbox.Command(cmd, p)
 	err = sc.Start()
 	outW.Close()
 	errW.Close()

@@ -128,15 +128,22 @@ func (p phaseParser) Finish(code int, now time.Time) []agent.Event {
 
 func (phaseParser) SessionID() string { return "" }
 
-// runPhase runs a setup or cleanup command in dir as r's current process,
-// contained like an agent and with the environment of a COMMAND task (the
-// task's config.pass_env), its output logged as task id's events.
+// runPhase runs a setup, check or cleanup command in spec.Dir as r's
+// current process, in the box of the repository's commands (see
+// phaseBox) and with the environment of a COMMAND task (the task's
+// config.pass_env) but the box's HOME and TMPDIR, its output logged as
+// task id's events. The caller has checked that the user trusts it.
 func (o *Orchestrator) runPhase(id string, r *run, phase string, c Command, spec agent.RunSpec) (outcome, error) {
+	ctx := context.Background()
+	box, err := o.phaseBoxFor(ctx, phase, spec.Dir)
+	if err != nil {
+		return outcome{}, err
+	}
 	env, err := agent.Environ(agent.Command{}, spec, nil, os.Environ())
 	if err != nil {
 		return outcome{}, err
 	}
-	cmd, outR, errR, err := startProcess(agent.Invocation{Argv: c, Env: env}, spec.Dir)
+	cmd, outR, errR, err := startIn(agent.Invocation{Argv: c, Env: box.environ(env)}, spec.Dir, box.policy)
 	if err != nil {
 		return outcome{}, err
 	}
@@ -144,7 +151,6 @@ func (o *Orchestrator) runPhase(id string, r *run, phase string, c Command, spec
 		abandon(cmd, outR, errR)
 		return outcome{cancelled: true}, nil
 	}
-	ctx := context.Background()
 	evCh := make(chan []agent.Event, 64)
 	flushed := make(chan struct{})
 	go o.storeEvents(ctx, id, evCh, flushed)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
 
@@ -110,6 +111,14 @@ func (o *Orchestrator) cleanup(ctx context.Context, t Task) {
 	}
 	_, s, err := o.wt.settings(ctx)
 	if err != nil || len(s.Cleanup) == 0 {
+		return
+	}
+	if err := s.mayRun("the end of a task"); err != nil {
+		// Ending a task must not depend on the repository's commands: the
+		// cleanup is skipped, and the log says why and what to do.
+		text := err.Error() + "; " + fault.HintOf(err)
+		e := agent.Event{Time: time.Now().UTC(), Kind: agent.KindError, Text: text, Data: map[string]any{"phase": PhaseCleanup, "fatal": false}}
+		_, _ = o.store.AppendEvents(ctx, t.ID, []agent.Event{e})
 		return
 	}
 	cfg, _ := decodeConfig(t.Config)

@@ -19,6 +19,16 @@ func writeSettings(t *testing.T, repo, json string) {
 	}
 }
 
+// writeTrusted writes the project's settings and trusts them, as the
+// user does with `sudocode trust` before their commands may run.
+func writeTrusted(t *testing.T, repo, json string) {
+	t.Helper()
+	writeSettings(t, repo, json)
+	if _, err := TrustFile(context.Background(), repo, ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // phaseLines are task id's log lines of a phase (setup or cleanup).
 func phaseLines(t *testing.T, f *fixture, id, phase string) string {
 	t.Helper()
@@ -43,7 +53,7 @@ func TestProjectSetupAndCleanup(t *testing.T) {
 	os.WriteFile(filepath.Join(repo, ".env"), []byte("SECRET=1\n"), 0o600)
 	os.MkdirAll(filepath.Join(repo, "conf", "sub"), 0o755)
 	os.WriteFile(filepath.Join(repo, "conf", "sub", "local.yaml"), []byte("a: 1\n"), 0o644)
-	writeSettings(t, repo, `{"copy": [".env", "conf", "missing.txt"],
+	writeTrusted(t, repo, `{"copy": [".env", "conf", "missing.txt"],
 		"setup": "echo preparing; echo warming up >&2; touch .setup-done",
 		"cleanup": ["sh", "-c", "echo cleaning in $PWD"]}`)
 	f := newFixture(t, repo, noPool)
@@ -79,7 +89,7 @@ func TestProjectSetupAndCleanup(t *testing.T) {
 // task during its setup stops the setup.
 func TestProjectSetupFailsOrIsEnded(t *testing.T) {
 	repo := newRepo(t)
-	writeSettings(t, repo, `{"setup": "echo no database >&2; exit 7"}`)
+	writeTrusted(t, repo, `{"setup": "echo no database >&2; exit 7"}`)
 	f := newFixture(t, repo, noPool)
 	ctx := context.Background()
 	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "never runs", Config: shell(`touch agent-ran`)}).ID)
@@ -93,7 +103,7 @@ func TestProjectSetupFailsOrIsEnded(t *testing.T) {
 	}
 
 	mk := procMarker()
-	writeSettings(t, repo, `{"setup": "sleep `+mk+`"}`)
+	writeTrusted(t, repo, `{"setup": "sleep `+mk+`"}`)
 	slow := f.create(t, CreateInput{Tool: "COMMAND", Description: "ended in setup", Config: shell(`touch agent-ran`)})
 	if slow.Status != StatusInProgress {
 		t.Fatalf("created %+v", slow)
@@ -114,7 +124,7 @@ func TestProjectCopyStaysInCheckout(t *testing.T) {
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "id_rsa"), []byte("secret"), 0o600)
 	os.Symlink(outside, filepath.Join(repo, "out"))
-	writeSettings(t, repo, `{"copy": ["out/id_rsa"]}`)
+	writeTrusted(t, repo, `{"copy": ["out/id_rsa"]}`)
 	f := newFixture(t, repo, noPool)
 	_, err := f.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "x", Config: shell(`true`)})
 	if err == nil || !strings.Contains(err.Error(), "leads out of the checkout") {
