@@ -302,6 +302,15 @@ func (s *scan) grant(root string, l *layout) bool {
 			hide = append(hide, filepath.Join(c, rel))
 		}
 	}
+	if l != nil && l.dir != "" {
+		// A root a variable names (CARGO_HOME=/data/cargo) holds what
+		// its layout's directory would (.cargo/credentials.toml).
+		for _, st := range credentialStores {
+			if rel, ok := strings.CutPrefix(st, l.dir+"/"); ok {
+				hide = append(hide, filepath.Join(c, rel))
+			}
+		}
+	}
 	slices.Sort(hide)
 	s.t.Grants = append(s.t.Grants, Grant{Root: c, Hide: slices.Compact(hide)})
 	if root != c && !slices.Contains(s.t.Links, Link{root, c}) && s.linksSafe(root, c) {

@@ -116,10 +116,14 @@ func TestCargoHomeWithRustupAndItsCredentialsHidden(t *testing.T) {
 		t.Errorf("env %v", tc.Env)
 	}
 
-	tree(t, other, "cargo-home/bin/", "rustup-home/toolchains/")
+	// A cargo home named by CARGO_HOME hides the same stores.
+	tree(t, other, "cargo-home/bin/", "cargo-home/credentials.toml", "rustup-home/toolchains/")
 	tc = ToolchainsOf(Host{Path: other + "/cargo-home/bin", Home: home,
 		Getenv: lookup(map[string]string{"CARGO_HOME": other + "/cargo-home", "RUSTUP_HOME": other + "/rustup-home"})})
 	wantRoots(t, tc, other+"/cargo-home", other+"/rustup-home")
+	if want := []string{other + "/cargo-home/credentials", other + "/cargo-home/credentials.toml"}; !slices.Equal(tc.Grants[0].Hide, want) {
+		t.Errorf("CARGO_HOME: hide %v, want %v", tc.Grants[0].Hide, want)
+	}
 }
 
 // TestCondaPrefixIsTheTopmostBelowTheHome: an environment's bin grants the
