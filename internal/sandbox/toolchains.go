@@ -9,7 +9,7 @@ import (
 )
 
 // Host is what the toolchain grant is computed from: the server's own
-// environment, read once when a box's policy is first made.
+// environment.
 type Host struct {
 	Path string // the server's PATH
 	Home string // the user's home: never granted, nor anything holding it
@@ -29,8 +29,8 @@ type Grant struct {
 	// Hide are the credential stores inside Root: the ones that exist,
 	// and those Root's own layout names even before they exist (a
 	// .cargo's credentials.toml), so a later `cargo login` stays hidden.
-	// A box built with mount namespaces covers the existing ones; Landlock
-	// grants Root's contents around them (LandlockPaths).
+	// LandlockPaths grants Root's contents around them, which serves a
+	// box too: what it does not bind is not there.
 	Hide []string
 }
 
