@@ -18,6 +18,21 @@ func grantServerPath(m *Manager, path, home string, vars map[string]string) {
 	m.grantToolchains(path, home, m.getenv)
 }
 
+// eachWall runs f in the sealed box, and under Landlock alone (the
+// fallback where the kernel refuses the box).
+func eachWall(t *testing.T, f func(t *testing.T, noBox bool)) {
+	for _, noBox := range []bool{false, true} {
+		name := "box"
+		if noBox {
+			name = "landlock"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f(t, noBox)
+		})
+	}
+}
+
 // fakeHome is a user home with a private key in ~/.ssh.
 func fakeHome(t *testing.T) string {
 	t.Helper()
@@ -35,20 +50,23 @@ func fakeHome(t *testing.T) string {
 func TestPathDirInsideTheWorkspaceCannotBeSwapped(t *testing.T) {
 	t.Parallel()
 	requireLandlock(t, 1)
-	home := fakeHome(t)
-	m := newManager(t, Options{})
-	venv := filepath.Join(m.opts.Root, ".venv")
-	writeExe(t, filepath.Join(venv, "bin", "tool"), "echo tool ran\n")
-	os.WriteFile(filepath.Join(venv, "pyvenv.cfg"), []byte("home = /usr/bin\n"), 0o644)
-	grantServerPath(m, filepath.Join(venv, "bin")+":/usr/bin:/bin", home, nil)
+	eachWall(t, func(t *testing.T, noBox bool) {
+		home := fakeHome(t)
+		m := newManager(t, Options{})
+		m.noBox = noBox
+		venv := filepath.Join(m.opts.Root, ".venv")
+		writeExe(t, filepath.Join(venv, "bin", "tool"), "echo tool ran\n")
+		os.WriteFile(filepath.Join(venv, "pyvenv.cfg"), []byte("home = /usr/bin\n"), 0o644)
+		grantServerPath(m, filepath.Join(venv, "bin")+":/usr/bin:/bin", home, nil)
 
-	if s := start(t, m, req("tool && rm -rf .venv/bin && ln -s "+home+"/.ssh .venv/bin && echo swapped")); s.Stdout.Text != "tool ran\nswapped\n" {
-		t.Fatalf("%+v", s)
-	}
-	s := start(t, m, req("cat .venv/bin/id_rsa 2>/dev/null || echo denied"))
-	if s.Stdout.Text != "denied\n" {
-		t.Fatalf("the swapped link reached ~/.ssh: %+v", s)
-	}
+		if s := start(t, m, req("tool && rm -rf .venv/bin && ln -s "+home+"/.ssh .venv/bin && echo swapped")); s.Stdout.Text != "tool ran\nswapped\n" {
+			t.Fatalf("%+v", s)
+		}
+		s := start(t, m, req("cat .venv/bin/id_rsa 2>/dev/null || echo denied"))
+		if s.Stdout.Text != "denied\n" {
+			t.Fatalf("the swapped link reached ~/.ssh: %+v", s)
+		}
+	})
 }
 
 // TestVenvOnPathGrantsNotItsProjectsParent: ~/code/proj/.venv/bin on
@@ -57,19 +75,22 @@ func TestPathDirInsideTheWorkspaceCannotBeSwapped(t *testing.T) {
 func TestVenvOnPathGrantsNotItsProjectsParent(t *testing.T) {
 	t.Parallel()
 	requireLandlock(t, 1)
-	home := fakeHome(t)
-	venv := filepath.Join(home, "code", "proj", ".venv")
-	writeExe(t, filepath.Join(venv, "bin", "tool"), "echo tool ran\n")
-	os.WriteFile(filepath.Join(venv, "pyvenv.cfg"), []byte("home = /usr/bin\n"), 0o644)
-	os.MkdirAll(filepath.Join(home, "code", "other"), 0o755)
-	os.WriteFile(filepath.Join(home, "code", "other", ".env"), []byte("SECRET-ENV\n"), 0o600)
-	m := newManager(t, Options{})
-	grantServerPath(m, filepath.Join(venv, "bin")+":/usr/bin:/bin", home, nil)
+	eachWall(t, func(t *testing.T, noBox bool) {
+		home := fakeHome(t)
+		venv := filepath.Join(home, "code", "proj", ".venv")
+		writeExe(t, filepath.Join(venv, "bin", "tool"), "echo tool ran\n")
+		os.WriteFile(filepath.Join(venv, "pyvenv.cfg"), []byte("home = /usr/bin\n"), 0o644)
+		os.MkdirAll(filepath.Join(home, "code", "other"), 0o755)
+		os.WriteFile(filepath.Join(home, "code", "other", ".env"), []byte("SECRET-ENV\n"), 0o600)
+		m := newManager(t, Options{})
+		m.noBox = noBox
+		grantServerPath(m, filepath.Join(venv, "bin")+":/usr/bin:/bin", home, nil)
 
-	s := start(t, m, req("tool; cat "+home+"/code/other/.env 2>/dev/null || echo denied"))
-	if s.Stdout.Text != "tool ran\ndenied\n" {
-		t.Fatalf("%+v", s)
-	}
+		s := start(t, m, req("tool; cat "+home+"/code/other/.env 2>/dev/null || echo denied"))
+		if s.Stdout.Text != "tool ran\ndenied\n" {
+			t.Fatalf("%+v", s)
+		}
+	})
 }
 
 // TestPathLinkIntoSSHIsNotGranted: PATH entries that are links to ~/.ssh,
@@ -77,21 +98,24 @@ func TestVenvOnPathGrantsNotItsProjectsParent(t *testing.T) {
 func TestPathLinkIntoSSHIsNotGranted(t *testing.T) {
 	t.Parallel()
 	requireLandlock(t, 1)
-	home := fakeHome(t)
-	outside, _ := filepath.EvalSymlinks(t.TempDir())
-	os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(home, "tools"))
-	os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(outside, "keys"))
-	m := newManager(t, Options{})
-	grantServerPath(m, strings.Join([]string{home + "/tools", outside + "/keys", "/usr/bin", "/bin"}, ":"), home, nil)
+	eachWall(t, func(t *testing.T, noBox bool) {
+		home := fakeHome(t)
+		outside, _ := filepath.EvalSymlinks(t.TempDir())
+		os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(home, "tools"))
+		os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(outside, "keys"))
+		m := newManager(t, Options{})
+		m.noBox = noBox
+		grantServerPath(m, strings.Join([]string{home + "/tools", outside + "/keys", "/usr/bin", "/bin"}, ":"), home, nil)
 
-	var cmd strings.Builder
-	for _, p := range []string{home + "/tools/id_rsa", outside + "/keys/id_rsa", home + "/.ssh/id_rsa"} {
-		cmd.WriteString("cat " + p + " 2>/dev/null || echo denied\n")
-	}
-	s := start(t, m, req(cmd.String()))
-	if s.Stdout.Text != "denied\ndenied\ndenied\n" {
-		t.Fatalf("a link on PATH reached ~/.ssh: %+v", s)
-	}
+		var cmd strings.Builder
+		for _, p := range []string{home + "/tools/id_rsa", outside + "/keys/id_rsa", home + "/.ssh/id_rsa"} {
+			cmd.WriteString("cat " + p + " 2>/dev/null || echo denied\n")
+		}
+		s := start(t, m, req(cmd.String()))
+		if s.Stdout.Text != "denied\ndenied\ndenied\n" {
+			t.Fatalf("a link on PATH reached ~/.ssh: %+v", s)
+		}
+	})
 }
 
 // TestPyenvUnderAnotherHomeRuns: the server's PATH has a pyenv that lives
@@ -100,20 +124,23 @@ func TestPathLinkIntoSSHIsNotGranted(t *testing.T) {
 func TestPyenvUnderAnotherHomeRuns(t *testing.T) {
 	t.Parallel()
 	requireLandlock(t, 1)
-	home := fakeHome(t)
-	other, _ := filepath.EvalSymlinks(t.TempDir())
-	root := filepath.Join(other, ".pyenv")
-	// As pyenv's own shims: they name the root they were made under.
-	writeExe(t, filepath.Join(root, "shims", "python"), `export PYENV_ROOT="`+root+`"`+"\n"+`exec "`+root+`/libexec/pyenv" exec python "$@"`+"\n")
-	writeExe(t, filepath.Join(root, "libexec", "pyenv"), `shift; exec "$PYENV_ROOT/versions/3.99/bin/$@"`+"\n")
-	writeExe(t, filepath.Join(root, "versions", "3.99", "bin", "python"), `echo "python 3.99 $*"`+"\n")
-	m := newManager(t, Options{})
-	grantServerPath(m, filepath.Join(root, "shims")+":/usr/bin:/bin", home, nil)
+	eachWall(t, func(t *testing.T, noBox bool) {
+		home := fakeHome(t)
+		other, _ := filepath.EvalSymlinks(t.TempDir())
+		root := filepath.Join(other, ".pyenv")
+		// As pyenv's own shims: they name the root they were made under.
+		writeExe(t, filepath.Join(root, "shims", "python"), `export PYENV_ROOT="`+root+`"`+"\n"+`exec "`+root+`/libexec/pyenv" exec python "$@"`+"\n")
+		writeExe(t, filepath.Join(root, "libexec", "pyenv"), `shift; exec "$PYENV_ROOT/versions/3.99/bin/$@"`+"\n")
+		writeExe(t, filepath.Join(root, "versions", "3.99", "bin", "python"), `echo "python 3.99 $*"`+"\n")
+		m := newManager(t, Options{})
+		m.noBox = noBox
+		grantServerPath(m, filepath.Join(root, "shims")+":/usr/bin:/bin", home, nil)
 
-	s := start(t, m, req("python --version"))
-	if s.ExitCode != 0 || s.Stdout.Text != "python 3.99 --version\n" {
-		t.Fatalf("%+v", s)
-	}
+		s := start(t, m, req("python --version"))
+		if s.ExitCode != 0 || s.Stdout.Text != "python 3.99 --version\n" {
+			t.Fatalf("%+v", s)
+		}
+	})
 }
 
 // TestPathLinkThroughTheWorkspaceCannotBeSwapped: a PATH entry outside
@@ -123,21 +150,24 @@ func TestPyenvUnderAnotherHomeRuns(t *testing.T) {
 func TestPathLinkThroughTheWorkspaceCannotBeSwapped(t *testing.T) {
 	t.Parallel()
 	requireLandlock(t, 1)
-	home := fakeHome(t)
-	outside, _ := filepath.EvalSymlinks(t.TempDir())
-	m := newManager(t, Options{})
-	writeExe(t, filepath.Join(outside, "real", "bin", "tool"), "echo tool ran\n")
-	os.Symlink(filepath.Join(outside, "real"), filepath.Join(m.opts.Root, "hop"))
-	os.Symlink(filepath.Join(m.opts.Root, "hop"), filepath.Join(outside, "tools"))
-	grantServerPath(m, filepath.Join(outside, "tools", "bin")+":/usr/bin:/bin", home, nil)
+	eachWall(t, func(t *testing.T, noBox bool) {
+		home := fakeHome(t)
+		outside, _ := filepath.EvalSymlinks(t.TempDir())
+		m := newManager(t, Options{})
+		m.noBox = noBox
+		writeExe(t, filepath.Join(outside, "real", "bin", "tool"), "echo tool ran\n")
+		os.Symlink(filepath.Join(outside, "real"), filepath.Join(m.opts.Root, "hop"))
+		os.Symlink(filepath.Join(m.opts.Root, "hop"), filepath.Join(outside, "tools"))
+		grantServerPath(m, filepath.Join(outside, "tools", "bin")+":/usr/bin:/bin", home, nil)
 
-	// The entry names tools/bin: hop now leads to evil/, whose bin is ~/.ssh.
-	swap := outside + "/real/bin/tool && mkdir evil && ln -s " + home + "/.ssh evil/bin && rm hop && ln -s evil hop && echo swapped"
-	if s := start(t, m, req(swap)); s.Stdout.Text != "tool ran\nswapped\n" {
-		t.Fatalf("%+v", s)
-	}
-	s := start(t, m, req("cat "+outside+"/tools/bin/id_rsa 2>/dev/null || echo denied"))
-	if s.Stdout.Text != "denied\n" {
-		t.Fatalf("the swapped link reached ~/.ssh: %+v", s)
-	}
+		// The entry names tools/bin: hop now leads to evil/, whose bin is ~/.ssh.
+		swap := outside + "/real/bin/tool && mkdir evil && ln -s " + home + "/.ssh evil/bin && rm hop && ln -s evil hop && echo swapped"
+		if s := start(t, m, req(swap)); s.Stdout.Text != "tool ran\nswapped\n" {
+			t.Fatalf("%+v", s)
+		}
+		s := start(t, m, req("cat "+outside+"/tools/bin/id_rsa 2>/dev/null || echo denied"))
+		if s.Stdout.Text != "denied\n" {
+			t.Fatalf("the swapped link reached ~/.ssh: %+v", s)
+		}
+	})
 }

@@ -152,25 +152,27 @@ func TestToolchainLayoutsRunThroughExecCommand(t *testing.T) {
 	requireLandlock(t, 1)
 	for _, c := range layoutCases {
 		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			home, other := fakeHome(t), fakeHome(t)
-			entry, vars, secrets := c.build(t, home, other)
-			secrets = append(secrets, filepath.Join(home, ".ssh", "id_rsa"), filepath.Join(other, ".ssh", "id_rsa"))
-			m := newManager(t, Options{})
-			grantServerPath(m, entry+":/usr/bin:/bin", home, vars)
+			eachWall(t, func(t *testing.T, noBox bool) {
+				home, other := fakeHome(t), fakeHome(t)
+				entry, vars, secrets := c.build(t, home, other)
+				secrets = append(secrets, filepath.Join(home, ".ssh", "id_rsa"), filepath.Join(other, ".ssh", "id_rsa"))
+				m := newManager(t, Options{})
+				m.noBox = noBox
+				grantServerPath(m, entry+":/usr/bin:/bin", home, vars)
 
-			s := start(t, m, req(c.cmd))
-			if want := strings.ReplaceAll(c.want, "{other}", other); s.ExitCode != 0 || s.Stdout.Text != want {
-				t.Fatalf("want exit 0 and %q: %+v", want, s)
-			}
-			var cmd strings.Builder
-			for _, p := range secrets {
-				cmd.WriteString("cat " + p + " 2>/dev/null || echo denied\n")
-			}
-			s = start(t, m, req(cmd.String()))
-			if want := strings.Repeat("denied\n", len(secrets)); s.Stdout.Text != want {
-				t.Fatalf("a secret was readable: %+v", s)
-			}
+				s := start(t, m, req(c.cmd))
+				if want := strings.ReplaceAll(c.want, "{other}", other); s.ExitCode != 0 || s.Stdout.Text != want {
+					t.Fatalf("want exit 0 and %q: %+v", want, s)
+				}
+				var cmd strings.Builder
+				for _, p := range secrets {
+					cmd.WriteString("cat " + p + " 2>/dev/null || echo denied\n")
+				}
+				s = start(t, m, req(cmd.String()))
+				if want := strings.Repeat("denied\n", len(secrets)); s.Stdout.Text != want {
+					t.Fatalf("a secret was readable: %+v", s)
+				}
+			})
 		})
 	}
 }
