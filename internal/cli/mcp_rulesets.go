@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 
 	mcprulesets "github.com/sudocode/sudocode/internal/mcpserver/rulesets"
@@ -9,8 +11,9 @@ import (
 )
 
 type mcpRulesetsOptions struct {
-	transport transportFlags
-	store     storeFlags
+	transport   transportFlags
+	store       storeFlags
+	importRoots []string
 }
 
 func newMCPRulesetsCmd(stdio IO) *cobra.Command {
@@ -29,6 +32,11 @@ embedded store under the user data dir (or --store DIR) that needs no setup.
 A configured Valkey that cannot be reached stops the server with
 "failed to connect to Valkey: …" and a non-zero exit.
 
+import_rules reads files only under the directories given with --import-root
+(repeatable; else SUDOCODE_IMPORT_ROOTS, separated by ':'; else the directory the
+server runs in), and never through a link leading out of them: a client names
+paths on this machine, and must not read any file it likes.
+
 Transport: stdio by default; --http ADDR serves Streamable HTTP at /mcp.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -37,11 +45,18 @@ Transport: stdio by default; --http ADDR serves Streamable HTTP at /mcp.`,
 	}
 	opts.transport.register(cmd.Flags())
 	opts.store.register(cmd.Flags())
+	cmd.Flags().StringArrayVar(&opts.importRoots, "import-root", nil,
+		"a directory import_rules may read under (repeatable; default: $"+mcprulesets.EnvImportRoots+", else the working directory)")
 	return cmd
 }
 
 func runMCPRulesets(cmd *cobra.Command, opts *mcpRulesetsOptions, stdio IO) error {
 	ctx := cmd.Context()
+	for _, r := range opts.importRoots {
+		if r == "" {
+			return usageError{errors.New("--import-root needs a directory")}
+		}
+	}
 	logger := mcpx.NewLogger(stdio.Err, opts.transport.level())
 	store, err := opts.store.open(ctx)
 	if err != nil {
@@ -53,6 +68,7 @@ func runMCPRulesets(cmd *cobra.Command, opts *mcpRulesetsOptions, stdio IO) erro
 		return err
 	}
 	defer closeT()
-	server := mcprulesets.New(rulesets.Library{Store: store, Actor: actor()}, logger)
+	server := mcprulesets.NewWithOptions(rulesets.Library{Store: store, Actor: actor()},
+		mcprulesets.Options{Logger: logger, ImportRoots: opts.importRoots})
 	return mcpx.Serve(ctx, server, t, logger)
 }

@@ -10,7 +10,7 @@ import (
 )
 
 type importIn struct {
-	Path  string `json:"path" jsonschema:"A repository's root directory, or one rule file, on the server's machine"`
+	Path  string `json:"path" jsonschema:"A repository's root directory, or one rule file, on the server's machine, under a directory the server imports from (its working directory unless configured); relative to the first of them"`
 	Force bool   `json:"force,omitempty" jsonschema:"Overwrite rulesets whose library content differs from the files (default false: they are skipped)"`
 }
 
@@ -28,13 +28,14 @@ func (h handlers) importRules() mcpx.Tool {
 		Description: "Read every agent's rule file of a repository into the library: CLAUDE.md, AGENTS.md, GEMINI.md (nested ones scoped to their directory), " +
 			".cursor/rules/*.mdc, .github/copilot-instructions.md, .github/instructions/*.instructions.md, .windsurf/rules/*.md, .cursorrules, .windsurfrules, .clinerules. " +
 			"Front matter (description, globs, alwaysApply, applyTo, trigger) becomes the ruleset's description and scope; names follow the file (snake_case). " +
-			"Reports what was created, updated or skipped; an existing ruleset with other content is skipped unless force.",
+			"Reports what was created, updated or skipped; an existing ruleset with other content is skipped unless force. " +
+			"Only paths under the directories the server imports from are read (its working directory unless configured), never through a link leading out of them.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: true, OpenWorldHint: new(false)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in importIn) (importReport, error) {
 		if in.Path == "" {
 			return importReport{}, mcpx.MissingParam("path", "a repository's root directory or one rule file")
 		}
-		rep, err := rulefiles.Import(ctx, h.libFor(ctx), []string{in.Path}, in.Force)
+		rep, err := h.roots.importRules(ctx, h.libFor(ctx), in.Path, in.Force)
 		if err != nil {
 			return importReport{}, mcpx.Prefixed("failed to import rules", err)
 		}

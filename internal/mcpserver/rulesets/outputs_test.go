@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	mcprulesets "github.com/sudocode/sudocode/internal/mcpserver/rulesets"
 )
 
 // TestEveryToolMatchesItsOutputSchema calls every tool on a real Valkey
@@ -13,6 +15,8 @@ import (
 // a field renamed in a result type alone fails here. The texts stay the
 // specification's.
 func TestEveryToolMatchesItsOutputSchema(t *testing.T) {
+	repo := t.TempDir() // the one directory import_rules reads under
+	t.Setenv(mcprulesets.EnvImportRoots, repo)
 	forEachStore(t, func(t *testing.T, f *fixture) {
 		f.ok("upsert_ruleset", map[string]any{"name": "python_style_guide", "description": "Python style",
 			"tags": []string{"python", "style"}, "markdown": "# Python"}, "Successfully upserted ruleset 'python_style_guide'")
@@ -31,14 +35,13 @@ func TestEveryToolMatchesItsOutputSchema(t *testing.T) {
 		f.page("list_rulesets", map[string]any{"limit": 1, "cursor": first.next})
 		f.page("search_rulesets", map[string]any{"pattern": "*python*"})
 		f.page("search_rulesets", map[string]any{"pattern": "nothing*"})
-		repo := t.TempDir()
 		if err := os.WriteFile(filepath.Join(repo, "CLAUDE.md"), []byte("# Notes\n\nBe brief.\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		f.ok("import_rules", map[string]any{"path": repo}, "Imported 1 ruleset(s): 1 created, 0 updated, 0 skipped\ncreated claude (CLAUDE.md)")
 		f.ok("import_rules", map[string]any{"path": repo, "force": true}, "Imported 1 ruleset(s): 0 created, 0 updated, 1 skipped\nskipped claude (CLAUDE.md): unchanged")
 		f.fails("import_rules", map[string]any{"path": filepath.Join(repo, "none")}, "failed to import rules: cannot import "+filepath.Join(repo, "none")+
-			": stat "+filepath.Join(repo, "none")+": no such file or directory")
+			": statat none: no such file or directory")
 		f.ok("resolve_rules", map[string]any{"path": "main.go", "agent": "claude"}, "3 ruleset(s) apply to main.go for claude, in order (about 8 tokens):\n\n"+
 			"=== 1. claude (always; about 5 tokens): Notes ===\n# Notes\n\nBe brief.\n\n"+
 			"=== 2. go_conventions (everywhere, when relevant; about 1 tokens): Go ===\n# Go\n\n"+

@@ -28,6 +28,7 @@ var instructions string
 type handlers struct {
 	lib    rulesets.Library
 	logger *slog.Logger
+	roots  importRoots
 }
 
 // Options configure the server beyond its library.
@@ -37,6 +38,9 @@ type Options struct {
 	// returns at most (mcp.ServerOptions.PageSize); 0 is the SDK's default
 	// (1,000), far above the server's ten tools and two templates.
 	PageSize int
+	// ImportRoots are the directories import_rules may read under; nil:
+	// DefaultImportRoots.
+	ImportRoots []string
 }
 
 // New returns the server over lib.
@@ -61,7 +65,11 @@ func NewWithOptions(lib rulesets.Library, opts Options) *mcp.Server {
 			Tools:     &mcp.ToolCapabilities{},
 		},
 	})
-	h := handlers{lib: lib, logger: logger}
+	roots := opts.ImportRoots
+	if roots == nil {
+		roots = DefaultImportRoots()
+	}
+	h := handlers{lib: lib, logger: logger, roots: newImportRoots(roots)}
 	mcpx.AddTools(s,
 		h.upsertRuleset(),
 		h.getRuleset(),

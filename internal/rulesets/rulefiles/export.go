@@ -160,7 +160,7 @@ func apply(root *os.Root, rel, action, content string) error {
 // of agents generated.
 func generatedFiles(ctx context.Context, root string, dir *os.Root, agents []string) ([]string, error) {
 	var out []string
-	err := walk(ctx, root, func(rel string) error {
+	err := walk(ctx, dir, func(rel string) error {
 		if !slices.Contains(agents, agentOf(rel)) {
 			return nil
 		}

@@ -49,6 +49,11 @@ func Import(ctx context.Context, lib rulesets.Library, paths []string, force boo
 		}
 		found = append(found, fs...)
 	}
+	return importFound(ctx, lib, found, force), nil
+}
+
+// importFound puts found into lib, as Import.
+func importFound(ctx context.Context, lib rulesets.Library, found []Found, force bool) ImportReport {
 	rep := ImportReport{Rulesets: []Imported{}}
 	seen := map[string]Found{}
 	for _, f := range found {
@@ -72,7 +77,7 @@ func Import(ctx context.Context, lib rulesets.Library, paths []string, force boo
 			rep.Skipped++
 		}
 	}
-	return rep, nil
+	return rep
 }
 
 func readPath(ctx context.Context, p string) ([]Found, error) {
@@ -101,10 +106,14 @@ func readPath(ctx context.Context, p string) ([]Found, error) {
 		}
 	}
 	if kindOf(rel) == "" {
-		return nil, fault.New(fault.Invalid, "%s is not an agent's rule file", p).
-			WithHint("import CLAUDE.md, AGENTS.md, GEMINI.md, .cursor/rules/*.mdc, .github/copilot-instructions.md, .github/instructions/*.instructions.md, .windsurf/rules/*.md, .cursorrules, .windsurfrules or .clinerules, from the repository's root")
+		return nil, notRuleFile(p)
 	}
 	return Parse(rel, text), nil
+}
+
+func notRuleFile(p string) error {
+	return fault.New(fault.Invalid, "%s is not an agent's rule file", p).
+		WithHint("import CLAUDE.md, AGENTS.md, GEMINI.md, .cursor/rules/*.mdc, .github/copilot-instructions.md, .github/instructions/*.instructions.md, .windsurf/rules/*.md, .cursorrules, .windsurfrules or .clinerules, from the repository's root")
 }
 
 func same(a, b Found) bool {

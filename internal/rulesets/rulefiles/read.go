@@ -37,16 +37,21 @@ var (
 // in them, in path order. A cancelled ctx stops the search (a root such as
 // "/" is a long walk).
 func Read(ctx context.Context, root string) ([]Found, error) {
-	var rels []string
-	if err := walk(ctx, root, func(rel string) error { rels = append(rels, rel); return nil }); err != nil {
-		return nil, fault.Wrap(fault.Invalid, err, "cannot read the rule files under "+root)
-	}
-	slices.Sort(rels)
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, fault.Wrap(fault.Invalid, err, "cannot read the rule files under "+root)
 	}
 	defer r.Close()
+	return readRoot(ctx, r, root)
+}
+
+// readRoot is Read of the directory r, called name in errors.
+func readRoot(ctx context.Context, r *os.Root, name string) ([]Found, error) {
+	var rels []string
+	if err := walk(ctx, r, func(rel string) error { rels = append(rels, rel); return nil }); err != nil {
+		return nil, fault.Wrap(fault.Invalid, err, "cannot read the rule files under "+name)
+	}
+	slices.Sort(rels)
 	var out []Found
 	for _, rel := range rels {
 		text, err := readRuleFile(r, rel)
@@ -60,16 +65,15 @@ func Read(ctx context.Context, root string) ([]Found, error) {
 
 // walk calls fn with the path from root of every agent's rule file under
 // it, skipping dependencies and hidden directories but the agents' own.
-func walk(ctx context.Context, root string, fn func(rel string) error) error {
-	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+// It lists the directories through root, so it never leaves it.
+func walk(ctx context.Context, root *os.Root, fn func(rel string) error) error {
+	return fs.WalkDir(root.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
 			top, _, _ := strings.Cut(rel, "/")
 			if rel != "." && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), ".") && !agentDirs[top]) {
