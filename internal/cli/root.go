@@ -40,6 +40,7 @@ All of them over HTTP on one port, with a live web dashboard:
 Work issues with agents, each on its own worktree and branch, merged when done:
   sudocode task start ISSUE | list | show | logs | merge | end
   sudocode run            agents on the ready issues, merging as they finish
+  sudocode trust          let the commands of .sudocode/agent.json (setup, merge.check …) run
 
 Manage the ruleset library from the shell with "sudocode rulesets".
 Every command takes --json; errors are then JSON on stderr too.`,
@@ -54,7 +55,7 @@ Every command takes --json; errors are then JSON on stderr too.`,
 		newInitCmd(tc), newIssueCmd(tc), newSpecCmd(tc), newLinkCmd(tc), newUnlinkCmd(tc), newFeedbackCmd(tc),
 		newReadyCmd(tc), newBlockedCmd(tc), newStatsCmd(tc), newStatusCmd(tc),
 		newSearchCmd(tc), newExportCmd(tc), newImportCmd(tc), newMergeDriverCmd(tc),
-		newServeCmd(g, stdio), newAgentCmd(g, stdio), newTaskCmd(g, stdio), newRunCmd(g, stdio))
+		newServeCmd(g, stdio), newAgentCmd(g, stdio), newTaskCmd(g, stdio), newRunCmd(g, stdio), newTrustCmd(g, stdio))
 	return root
 }
 
