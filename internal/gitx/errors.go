@@ -37,3 +37,16 @@ type TimeoutError struct {
 func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("git %s timed out after %s", first(e.Args), e.Timeout)
 }
+
+// RefusedError is a repository whose layout points git outside its work
+// tree (a .git file, commondir or alternates naming another place, or
+// core.worktree): a command that can write the work tree could otherwise
+// make git read, and a sandboxed git write, another repository.
+type RefusedError struct {
+	Top    string // the work tree's top level
+	Reason string
+}
+
+func (e *RefusedError) Error() string {
+	return "git refused in " + e.Top + ": " + e.Reason + ". Run git where the repository's own .git lies inside the work tree (the main checkout), or restore the .git that git created there"
+}

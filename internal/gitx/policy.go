@@ -10,25 +10,47 @@ import (
 )
 
 // unsandboxed are the subcommands that run without the sandbox: they read
-// or write refs, objects and configuration only, and never a work tree
-// file or the index, so no filter, fsmonitor or diff driver can come
-// into play, and hooks are off. Everything else runs sandboxed.
+// refs, objects and configuration, or write objects, configuration or a
+// worktree's own HEAD (all found through the pinned GIT_DIR and
+// GIT_COMMON_DIR), and never a work tree file or the index, so no
+// filter, fsmonitor or diff driver can come into play, and hooks are
+// off. Everything else runs sandboxed, update-ref included: git's ref
+// store finds the shared refs through the git directory's commondir
+// file, whatever GIT_COMMON_DIR says (see Repo.unchanged).
 var unsandboxed = map[string]bool{
 	"rev-parse": true, "check-ref-format": true, "show-ref": true, "symbolic-ref": true,
-	"rev-list": true, "update-ref": true, "commit-tree": true, "config": true, "version": true,
+	"rev-list": true, "commit-tree": true, "config": true, "version": true,
+}
+
+// worktreeBookkeeping are the worktree subcommands that read and prune
+// the registrations in the common directory and touch no work tree: they
+// run unsandboxed, since inside the box the other worktrees (outside the
+// granted places) would look gone, and prune would drop them.
+var worktreeBookkeeping = map[string]bool{"list": true, "prune": true}
+
+// sandboxed reports whether git runs args under the sandbox.
+func sandboxed(args []string) bool {
+	if len(args) > 1 && args[0] == "worktree" && worktreeBookkeeping[args[1]] {
+		return false
+	}
+	return len(args) > 0 && !unsandboxed[args[0]]
 }
 
 // policy is what a sandboxed git may touch: write the repository (its
-// work tree, git directory and common directory) and the caller's extra
-// directories; read and execute the system and the toolchains on PATH;
-// read the system files and the user's own git configuration; no
-// network. A program the repository names (a filter picked by
-// .git/info/attributes) gets the same, and nothing more.
+// work tree, and its git and common directories where they lie outside
+// it, as pinned) and the caller's extra directories; read and execute
+// the system and the toolchains on PATH; read the system files and the
+// user's own git configuration; no network. A program the repository
+// names (a filter picked by .git/info/attributes) gets the same, and
+// nothing more. A git directory inside the work tree is granted with it,
+// never by its own path: the sandbox opens the paths it grants, and a
+// command could by then have made that path a link to another
+// repository.
 func policy(r *Repo, bin string, writable []string) sandbox.Policy {
 	home, _ := os.UserHomeDir()
 	p := sandbox.Policy{
 		Landlock:  true,
-		Full:      slices.Concat([]string{r.Top, r.GitDir, r.CommonDir}, writable),
+		Full:      slices.Concat([]string{r.Top}, r.outside(), writable),
 		ReadWrite: sandbox.SystemDevices,
 	}
 	p.ReadExec = append(p.ReadExec, sandbox.SystemReadExec...)

@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// Repo is where a repository lives, as git found it from a directory:
-// the places a sandboxed git may write.
+// Repo is where a repository lives, pinned by Discover: the places every
+// git call of gitx is given, and a sandboxed git may write.
 type Repo struct {
 	Top       string // the work tree's top level
 	GitDir    string // this work tree's git directory
@@ -19,15 +19,70 @@ type Repo struct {
 	Prefix string
 }
 
-// Discover finds the repository whose work tree holds o.Dir, with one
-// hardened rev-parse (which runs no program of the repository). Outside a
-// work tree it fails with git's own message ("not a git repository",
-// "must be run in a work tree") as an *ExitError. A work tree that is not
-// around o.Dir (a core.worktree pointing elsewhere) is refused: git
-// would read and write there.
+// environ pins git to r: with these set git reads neither .git nor
+// commondir, whatever they say by the time it runs.
+func (r *Repo) environ() []string {
+	return []string{"GIT_DIR=" + r.GitDir, "GIT_COMMON_DIR=" + r.CommonDir, "GIT_WORK_TREE=" + r.Top}
+}
+
+// outside are r's git and common directories where they lie outside the
+// work tree (a linked worktree's, in its repository's .git).
+func (r *Repo) outside() []string {
+	var out []string
+	for _, d := range []string{r.GitDir, r.CommonDir} {
+		if !within(d, r.Top) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// notARepository is git's own verdict for a directory with no repository
+// at or above it, given without running git.
+var notARepository = &ExitError{Args: []string{"rev-parse"}, Code: 128,
+	Stderr: "fatal: not a git repository (or any of the parent directories): .git\n"}
+
+// Discover finds and pins the repository whose work tree holds o.Dir (see
+// pin.go). It reads the files git reads, as git does, and asks git (one
+// hardened rev-parse, which runs no program of the repository) only where
+// the layout is not the plain one (another owner, core.worktree, an
+// included configuration, a directory inside a git directory, a
+// filesystem boundary). Without git it fails as the rev-parse would
+// (*NotFoundError); outside a work tree, with git's own message ("not a
+// git repository", "must be run in a work tree") as an *ExitError. A
+// .git file, commondir or alternates naming a place outside the work
+// tree (but a linked worktree's registration), and a work tree elsewhere
+// (core.worktree), are a *RefusedError.
 func Discover(ctx context.Context, o Options) (*Repo, error) {
+	if _, err := lookGit(o); err != nil {
+		return nil, err // as the rev-parse this stands for would have failed
+	}
+	dir, err := canonical(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	top, sure := findTop(dir)
+	if sure && top == "" {
+		return nil, notARepository
+	}
+	if sure {
+		r, gitFile, err := pin(top)
+		if err != nil && !errors.Is(err, errUnsure) {
+			return nil, err
+		}
+		if err == nil && plain(r, gitFile) {
+			r.Prefix = prefix(dir, top)
+			return r, nil
+		}
+	}
+	return discoverByGit(ctx, o, dir)
+}
+
+// discoverByGit is Discover through git's rev-parse, whose answer is then
+// pinned like any other: it must agree with what the files say.
+func discoverByGit(ctx context.Context, o Options, dir string) (*Repo, error) {
 	o.Repo = nil
-	out, err := Output(ctx, o, 1<<16, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir", "--show-prefix")
+	out, err := output(ctx, o, 1<<16, false, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir", "--show-prefix")
 	if err != nil {
 		return nil, err
 	}
@@ -38,27 +93,35 @@ func Discover(ctx context.Context, o Options) (*Repo, error) {
 	if len(lines) != 4 {
 		return nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", o.Dir, out)
 	}
-	r := &Repo{Top: lines[0], GitDir: lines[1], CommonDir: lines[2], Prefix: lines[3]}
-	dir, err := canonical(o.Dir)
-	if err != nil {
-		return nil, err
-	}
-	top, err := canonical(r.Top)
+	top, err := canonical(lines[0])
 	if err != nil {
 		return nil, err
 	}
 	if !within(dir, top) {
-		return nil, &ExitError{Args: []string{"rev-parse"}, Code: 128,
-			Stderr: fmt.Sprintf("fatal: the work tree of the repository at %s is %s (core.worktree), outside %s: refused", r.GitDir, r.Top, o.Dir)}
+		return nil, refused(top, "the work tree of the repository at %s is %s (core.worktree), outside %s", lines[1], lines[0], o.Dir)
 	}
+	r, _, err := pin(top)
+	if errors.Is(err, errUnsure) {
+		return nil, refused(top, "git finds the repository at %s, but %s/.git does not lead there (core.worktree, or a layout gitx cannot pin)", lines[1], top)
+	}
+	if err != nil {
+		return nil, err
+	}
+	gitDir, err1 := canonical(lines[1])
+	common, err2 := canonical(lines[2])
+	if err1 != nil || err2 != nil || gitDir != r.GitDir || common != r.CommonDir {
+		return nil, refused(top, "git finds the git directory %s and common directory %s, but the files in the work tree name %s and %s (they changed while being read, or core.worktree points here from elsewhere)", lines[1], lines[2], r.GitDir, r.CommonDir)
+	}
+	r.Prefix = lines[3]
 	return r, nil
 }
 
 // CommonDir is the absolute directory shared by every work tree of the
-// repository holding dir (its .git): where per-repository state such as
-// the task store lives, whichever work tree or subdirectory asks.
+// repository holding dir (its .git), pinned as Discover pins it: where
+// per-repository state such as the task store lives, whichever work tree
+// or subdirectory asks.
 func CommonDir(ctx context.Context, dir string) (string, error) {
-	out, err := Output(ctx, Options{Dir: dir}, 1<<16, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	r, err := Discover(ctx, Options{Dir: dir})
 	if err != nil {
 		var ee *ExitError
 		if errors.As(err, &ee) && strings.Contains(ee.Stderr, "not a git repository") {
@@ -66,11 +129,19 @@ func CommonDir(ctx context.Context, dir string) (string, error) {
 		}
 		return "", err
 	}
-	common := strings.TrimSpace(string(out))
-	if c, err := canonical(common); err == nil {
-		common = c
+	return r.CommonDir, nil
+}
+
+// prefix is dir's path below top as Repo.Prefix spells it.
+func prefix(dir, top string) string {
+	if dir == top {
+		return ""
 	}
-	return common, nil
+	rel, err := filepath.Rel(top, dir)
+	if err != nil {
+		return ""
+	}
+	return filepath.ToSlash(rel) + "/"
 }
 
 // canonical is p absolute with symlinks resolved.

@@ -25,8 +25,9 @@ type Options struct {
 	// Writable are extra directories a sandboxed git may write: a new
 	// worktree's parent, a temporary index's directory.
 	Writable []string
-	// Repo is the repository as Discover found it for Dir; nil: a
-	// sandboxed call discovers it first (one more, unsandboxed process).
+	// Repo is the repository as Discover pinned it for Dir; nil: the call
+	// discovers it first (reading a few small files; in the rarer
+	// layouts, one more unsandboxed process).
 	Repo *Repo
 	// Timeout bounds the process (default DefaultTimeout); WaitDelay is
 	// how long its pipes may stay open after it was killed (default 2s).
@@ -50,8 +51,14 @@ var ErrEnough = errors.New("enough git output")
 
 // Output runs git and returns its stdout, which must fit in limit bytes.
 func Output(ctx context.Context, o Options, limit int, args ...string) ([]byte, error) {
+	return output(ctx, o, limit, true, args...)
+}
+
+// output is Output, with git pinned to the repository or, for discovery's
+// own rev-parse, left to find it.
+func output(ctx context.Context, o Options, limit int, pinned bool, args ...string) ([]byte, error) {
 	var out []byte
-	err := Run(ctx, o, func(r *bufio.Reader) error {
+	err := run(ctx, o, func(r *bufio.Reader) error {
 		b, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
 		out = b
 		if err != nil {
@@ -61,7 +68,7 @@ func Output(ctx context.Context, o Options, limit int, args ...string) ([]byte, 
 			return fmt.Errorf("git %s: output exceeds %d bytes", first(args), limit)
 		}
 		return nil
-	}, args...)
+	}, args, pinned && sandboxed(args), pinned)
 	return out, err
 }
 
@@ -70,11 +77,13 @@ func Output(ctx context.Context, o Options, limit int, args ...string) ([]byte, 
 // Errors: *NotFoundError, *ExitError, *TimeoutError, context.Canceled, or
 // another error when git could not run.
 func Run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args ...string) error {
-	return run(ctx, o, consume, args, len(args) > 0 && !unsandboxed[args[0]])
+	return run(ctx, o, consume, args, sandboxed(args), true)
 }
 
-// run is Run, sandboxed or not.
-func run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args []string, sandboxed bool) error {
+// run is Run, sandboxed or not. pinned: git gets the repository as
+// Discover pinned it (o.Repo, or discovered now); a sandboxed run is
+// always pinned. Unpinned is discovery's own rev-parse alone.
+func run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args []string, sandboxed, pinned bool) error {
 	full, err := argv(args, o.Locks)
 	if err != nil {
 		return err
@@ -84,13 +93,9 @@ func run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args
 		return err
 	}
 	env = append(env, noFilters(o.NoFilters)...)
-	name := o.Binary
-	if name == "" {
-		name = "git"
-	}
-	bin, err := exec.LookPath(name)
+	bin, err := lookGit(o)
 	if err != nil {
-		return &NotFoundError{Binary: name}
+		return err
 	}
 	timeout := o.Timeout
 	if timeout <= 0 {
@@ -98,18 +103,28 @@ func run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var pol *sandbox.Policy
-	if sandboxed {
-		repo := o.Repo
-		if repo == nil {
-			if repo, err = Discover(tctx, o); err != nil {
-				var ee *ExitError
-				if errors.As(err, &ee) {
-					return &ExitError{Args: args, Code: ee.Code, Stderr: ee.Stderr}
-				}
-				return deadline(ctx, tctx, err, args, timeout)
-			}
+	repo := o.Repo
+	if repo == nil && pinned {
+		var ee *ExitError
+		switch repo, err = Discover(tctx, o); {
+		case err == nil:
+		case errors.As(err, &ee) && !sandboxed:
+			// No work tree around o.Dir: git runs as it would anywhere
+			// (a version, a global setting, a check outside a repository).
+		case errors.As(err, &ee):
+			return &ExitError{Args: args, Code: ee.Code, Stderr: ee.Stderr}
+		default:
+			return deadline(ctx, tctx, err, args, timeout)
 		}
+	}
+	var pol *sandbox.Policy
+	if repo != nil {
+		if err := repo.unchanged(); err != nil {
+			return err
+		}
+		env = append(env, repo.environ()...)
+	}
+	if sandboxed {
 		p := policy(repo, bin, slices.Concat(o.Writable, indexDirs(o.Env)))
 		pol = &p
 	}
@@ -165,6 +180,19 @@ func run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args
 		return fmt.Errorf("git %s failed: %w", args[0], werr)
 	}
 	return nil
+}
+
+// lookGit is the git executable o names.
+func lookGit(o Options) (string, error) {
+	name := o.Binary
+	if name == "" {
+		name = "git"
+	}
+	bin, err := exec.LookPath(name)
+	if err != nil {
+		return "", &NotFoundError{Binary: name}
+	}
+	return bin, nil
 }
 
 // deadline turns the end of a context into the error callers expect.

@@ -96,6 +96,7 @@ func TestGitIgnoreNotAWorkTree(t *testing.T) {
 
 func TestGitIgnoreTimeoutAndFailure(t *testing.T) {
 	r := twRoot(t, map[string]string{"a.txt": "x\n"})
+	wstest.Git(t, r.Path, "init", "-q") // found by its files: the fake gits below are asked only to list
 	dir := t.TempDir()
 	slow := filepath.Join(dir, "slow-git")
 	if err := os.WriteFile(slow, []byte("#!/bin/sh\nexec sleep 10\n"), 0o755); err != nil {

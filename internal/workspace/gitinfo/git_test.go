@@ -105,11 +105,10 @@ func TestGitTimeout(t *testing.T) {
 }
 
 func TestGitDiffBoundedRead(t *testing.T) {
-	repo := t.TempDir()
+	repo := gitNewRepo(t, nil) // found by its files: the fake git is asked only to diff
 	r := wstest.Open(t, repo, workspace.Open)
 	// A git whose diff never ends: it must be read only as far as needed.
 	fake := gitWriteScript(t, filepath.Join(t.TempDir(), "git"), `case "$*" in
-*rev-parse*) printf '%s\n%s/.git\n%s/.git\n\n' "$PWD" "$PWD" "$PWD" ;;
 *config*) exit 1 ;;
 *--raw*) printf ':100644 100644 0000000 0000000 M\000big.txt\000'
    printf '1\t1\tbig.txt\000' ;;
