@@ -204,7 +204,7 @@ func (s *scan) exists(p string) bool {
 // venv to its interpreter's root (once: not from that root again).
 func (s *scan) entry(p string, venvs bool) {
 	c := canonical(p)
-	if c == "" || !isDir(c) || s.refused(p) || s.refused(c) || len(s.storesIn(p, false)) > 0 || len(s.storesIn(c, false)) > 0 {
+	if c == "" || !isDir(c) || s.refused(p, nil) || s.refused(c, nil) || len(s.storesIn(p, false)) > 0 || len(s.storesIn(c, false)) > 0 {
 		return
 	}
 	for i, q := range []string{p, c} {
@@ -293,7 +293,7 @@ func (s *scan) rustupFor(cargo string) string {
 // holds hidden, unless it is refused; it reports whether it did.
 func (s *scan) grant(root string, l *layout) bool {
 	c := canonical(root)
-	if c == "" || !isDir(c) || s.refused(root) || s.refused(c) {
+	if c == "" || !isDir(c) {
 		return false
 	}
 	hide := s.storesIn(c, true)
@@ -312,7 +312,15 @@ func (s *scan) grant(root string, l *layout) bool {
 		}
 	}
 	slices.Sort(hide)
-	s.t.Grants = append(s.t.Grants, Grant{Root: c, Hide: slices.Compact(hide)})
+	hide = slices.Compact(hide)
+	asWritten := make([]string, len(hide))
+	for i, h := range hide {
+		asWritten[i] = filepath.Join(root, strings.TrimPrefix(h, c))
+	}
+	if s.refused(root, asWritten) || s.refused(c, hide) {
+		return false
+	}
+	s.t.Grants = append(s.t.Grants, Grant{Root: c, Hide: hide})
 	if root != c && !slices.Contains(s.t.Links, Link{root, c}) && s.linksSafe(root, c) {
 		s.t.Links = append(s.t.Links, Link{root, c})
 	}
@@ -341,14 +349,15 @@ func (s *scan) linksSafe(p, c string) bool {
 }
 
 // refused reports whether p may never be granted: /, inside a workspace
-// or holding one, holding the home, or (inside) an existing credential
-// store.
-func (s *scan) refused(p string) bool {
+// or holding one (unless inside a hidden store of p's: a task's worktree
+// in sudocode's state under ~/.local), holding the home, or (inside) an
+// existing credential store.
+func (s *scan) refused(p string, hide []string) bool {
 	if p == "/" || (s.home != "" && within(s.home, p)) || s.inWorkspace(p) || s.inStore(p) {
 		return true
 	}
 	for _, w := range s.workspaces {
-		if within(w, p) {
+		if within(w, p) && !slices.ContainsFunc(hide, func(h string) bool { return within(w, h) }) {
 			return true
 		}
 	}

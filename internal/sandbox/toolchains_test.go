@@ -198,11 +198,11 @@ func TestOptAndNixRoots(t *testing.T) {
 	// As if Nix were installed here.
 	s.seen["/nix/var/nix/daemon-socket"] = true
 	for _, p := range []string{"/nix", "/nix/var", "/nix/var/nix", "/nix/var/nix/daemon-socket"} {
-		if len(s.storesIn(p, false)) == 0 && !s.refused(p) {
+		if len(s.storesIn(p, false)) == 0 && !s.refused(p, nil) {
 			t.Errorf("%s would expose the Nix daemon's socket", p)
 		}
 	}
-	if s.refused("/nix/store") || len(s.storesIn("/nix/store", false)) > 0 {
+	if s.refused("/nix/store", nil) || len(s.storesIn("/nix/store", false)) > 0 {
 		t.Errorf("the Nix store is refused")
 	}
 }
@@ -343,5 +343,22 @@ func TestLinksKeptOnlyWhereNoCommandCanSwapThem(t *testing.T) {
 	}
 	if want := []string{other + "/real/bin", other + "/direct/bin"}; !slices.Equal(tc.LandlockPaths(), want) {
 		t.Errorf("policy paths %v, want %v", tc.LandlockPaths(), want)
+	}
+}
+
+// TestRootHoldingAWorkspaceInsideAHiddenStore: a task's worktree lives in
+// sudocode's state under ~/.local; ~/.local/bin is still granted as
+// ~/.local, since the state (worktree and all) is carved out of it.
+func TestRootHoldingAWorkspaceInsideAHiddenStore(t *testing.T) {
+	home := tempDir(t)
+	tree(t, home, ".local/bin/black -> ../share/pipx/venvs/black/bin/black", ".local/share/pipx/venvs/black/bin/black",
+		".local/state/sudocode/worktrees/repo-1/task-1/", ".local/state/sudocode/worktrees/repo-1/task-2/secret")
+	worktree := home + "/.local/state/sudocode/worktrees/repo-1/task-1"
+	tc := ToolchainsOf(Host{Path: home + "/.local/bin", Home: home, Workspaces: []string{worktree}})
+	wantRoots(t, tc, home+"/.local")
+	for _, p := range tc.LandlockPaths() {
+		if within(p, home+"/.local/state") {
+			t.Errorf("%s is granted", p)
+		}
 	}
 }
