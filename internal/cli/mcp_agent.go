@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -19,6 +21,7 @@ import (
 
 type mcpAgentOptions struct {
 	transport transportFlags
+	auth      codeAuth
 	project   string
 	data      string
 	worktrees string
@@ -54,13 +57,21 @@ the tracker and the ruleset library (--store, or Valkey as for "sudocode mcp
 rulesets"); merge_task merges a task's branch and closes its issue; run_ready
 works the ready queue.
 
-Transport: stdio by default; --http ADDR serves Streamable HTTP at /mcp.`,
+Transport: stdio by default; --http ADDR serves Streamable HTTP at /mcp. Tasks
+run commands as you, so over HTTP every request needs a bearer token, on
+loopback too: --token (or SUDOCODE_TOKEN) or --token-file, else your own token,
+the one "sudocode serve" uses, kept in $XDG_STATE_HOME/sudocode/token and made
+at the first start; the configurations of Claude Code, Codex and Cursor that
+carry it are printed at start. --no-auth serves without a token: any local
+process, any user on this machine and any web page that gets past the Origin
+check can then run commands as you; loopback only.`,
 		Example: `  claude mcp add sudocode-agent -- sudocode mcp agent
   sudocode mcp agent --project ~/src/app --http 127.0.0.1:8766`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runMCPAgent(cmd, opts, stdio) },
 	}
 	opts.transport.register(cmd.Flags())
+	opts.auth.register(cmd.Flags())
 	cmd.Flags().StringVar(&opts.project, "project", "", "the project `DIR`, inside a git repository (env SUDOCODE_AGENT_PROJECT; default the working directory)")
 	cmd.Flags().StringVar(&opts.data, "data", "", "`DIR` of the task database (env SUDOCODE_AGENT_DATA; default <git dir>/sudocode)")
 	opts.rules.register(cmd.Flags())
@@ -71,6 +82,13 @@ Transport: stdio by default; --http ADDR serves Streamable HTTP at /mcp.`,
 func runMCPAgent(cmd *cobra.Command, opts *mcpAgentOptions, stdio IO) error {
 	ctx := cmd.Context()
 	logger := mcpx.NewLogger(stdio.Err, opts.transport.level())
+	if opts.transport.http == "" {
+		if opts.auth.noAuth {
+			return usageError{errors.New("--no-auth is for --http: on stdio only the client that started the server reaches it")}
+		}
+	} else if err := opts.auth.settle(&opts.transport, opts.transport.http, logger); err != nil {
+		return err
+	}
 	orch, closeOrch, err := openOrchestrator(ctx, orEnv(opts.project, "SUDOCODE_AGENT_PROJECT"), orEnv(opts.data, "SUDOCODE_AGENT_DATA"), opts.worktrees)
 	if err != nil {
 		return err
@@ -96,7 +114,24 @@ func runMCPAgent(cmd *cobra.Command, opts *mcpAgentOptions, stdio IO) error {
 		lib = rules
 	}
 	server := mcpagent.New(orch, mcpagent.Options{Version: Version, Logger: logger, Rules: lib, Shared: t.Stateless})
-	return mcpx.Serve(ctx, server, t, logger)
+	if t.HTTPAddr == "" {
+		return mcpx.Serve(ctx, server, t, logger)
+	}
+	ln, err := mcpx.Listen(t)
+	if err != nil {
+		return err
+	}
+	url := "http://" + ln.Addr().String() + mcpx.Path
+	if t.Token != "" {
+		kept := ""
+		if opts.auth.keptIn != "" {
+			kept = " (kept in " + opts.auth.keptIn + ")"
+		}
+		fmt.Fprintf(stdio.Out, "sudocode mcp agent: %s needs Authorization: Bearer %s%s; client configs:\n", url, t.Token, kept)
+		configsFor([]mcpEndpoint{{name: "sudocode-agent", url: url}}, t.Token).print(stdio.Out)
+	}
+	logger.Info("serving MCP over Streamable HTTP", "url", url)
+	return mcpx.ServeHTTP(ctx, ln, mcpx.Handler(server, t, logger), t.BodyTimeout, logger)
 }
 
 // openOrchestrator opens the orchestrator of the project in dir (default

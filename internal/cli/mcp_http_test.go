@@ -63,6 +63,7 @@ func startHTTP(t *testing.T, env []string, bin string, args ...string) *httpServ
 	})
 	select {
 	case s.url = <-urls:
+		rememberToken(strings.TrimPrefix(strings.TrimSuffix(s.url, "/mcp"), "http://"), env)
 	case <-s.exited:
 		t.Fatalf("%s exited before serving: %v\nstderr:\n%s", filepath.Base(bin), s.cmd.ProcessState, s.stderr)
 	case <-time.After(20 * time.Second):
@@ -104,7 +105,7 @@ func (w *watchingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	for k, v := range w.header {
 		r.Header.Set(k, v)
 	}
-	resp, err := w.base.RoundTrip(r)
+	resp, err := servedToken{w.base}.RoundTrip(r)
 	if err == nil && r.Method == http.MethodGet && resp.StatusCode == http.StatusOK {
 		w.streams.Add(1)
 	}

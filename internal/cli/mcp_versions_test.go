@@ -103,7 +103,7 @@ func TestServersNegotiateEveryRevision(t *testing.T) {
 		t.Run(sv.name+"/http", func(t *testing.T) {
 			srv := startHTTP(t, childEnv(t), sudocodeBin, append(sv.args(t), sv.httpArgs...)...)
 			for asked, want := range sv.revisions {
-				negotiate(t, &mcp.StreamableClientTransport{Endpoint: srv.url, HTTPClient: &http.Client{}, MaxRetries: -1}, asked, want, sv.tool)
+				negotiate(t, &mcp.StreamableClientTransport{Endpoint: srv.url, HTTPClient: &http.Client{Transport: servedToken{}}, MaxRetries: -1}, asked, want, sv.tool)
 			}
 		})
 	}
@@ -119,7 +119,7 @@ func TestServeNegotiatesEveryRevision(t *testing.T) {
 	}
 	for _, sv := range versionServers() {
 		for asked, want := range sv.revisions {
-			negotiate(t, &mcp.StreamableClientTransport{Endpoint: m[1] + "mcp/" + sv.name, HTTPClient: &http.Client{}, MaxRetries: -1}, asked, want, sv.tool)
+			negotiate(t, &mcp.StreamableClientTransport{Endpoint: m[1] + "mcp/" + sv.name, HTTPClient: &http.Client{Transport: servedToken{}}, MaxRetries: -1}, asked, want, sv.tool)
 		}
 	}
 }

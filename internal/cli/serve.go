@@ -18,6 +18,7 @@ type serveOptions struct {
 	addr, dir string
 	worktrees string
 	transport transportFlags
+	auth      codeAuth
 	store     storeFlags
 }
 
@@ -39,17 +40,24 @@ Streamable HTTP on one loopback port, and a web dashboard at /:
 
 The project is the current directory (or --dir). The address and the endpoints
 are printed at start (as JSON with --json); --addr 127.0.0.1:0 picks a free port.
-Binding anything but loopback needs a bearer token (--token or SUDOCODE_TOKEN,
-or a token per client in --token-file), which every request must then carry;
-a browser opens /?token=TOKEN once. Without a configured token, serve makes
-one for the dashboard's changes and prints the address with it
-(http://127.0.0.1:7474/?token=…): opened without it, the page only shows.
-Tool calls can be rate-limited per client
+
+The coding tools and the agent orchestrator run commands as you, so every
+request needs a bearer token, on loopback too: --token (or SUDOCODE_TOKEN), or a
+token per client in --token-file; else your own token, made at the first start
+and kept in $XDG_STATE_HOME/sudocode/token (~/.local/state/sudocode/token, mode
+0600), the same after a restart. serve prints the address with it
+(http://127.0.0.1:7474/?token=…: open it once, and the browser gets a cookie of
+the dashboard's own, which no MCP endpoint takes) and the configurations of
+Claude Code, Codex and Cursor that carry it. --no-auth serves without a token:
+any local process, any user on this machine and any web page that gets past
+the Origin check can then run commands as you; loopback only. Tool calls can
+be rate-limited per client
 and tool, and logged one JSON line each (--audit-log); Prometheus metrics are
 at /metrics. Stops cleanly on SIGINT or SIGTERM.`,
 		Example: `  sudocode serve
   sudocode serve --addr 127.0.0.1:0 --json
-  claude mcp add --transport http tracker http://127.0.0.1:7474/mcp/tracker`,
+  claude mcp add --transport http sudocode-tracker http://127.0.0.1:7474/mcp/tracker \
+    --header "Authorization: Bearer $(cat ~/.local/state/sudocode/token)"`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, g, o, stdio) },
 	}
@@ -57,7 +65,8 @@ at /metrics. Stops cleanly on SIGINT or SIGTERM.`,
 	f.StringVar(&o.addr, "addr", DefaultServeAddr, "listen `ADDR` (host:port; port 0 picks a free one); loopback unless a token is set")
 	f.StringVar(&o.dir, "dir", ".", "the project `DIR`: tracker, coding workspace and git repository")
 	f.StringVar(&o.worktrees, "worktrees", "", "root `DIR` of the task worktrees, outside the repository (env SUDOCODE_WORKTREES; default $XDG_STATE_HOME/sudocode/worktrees)")
-	f.StringVar(&o.transport.token, "token", "", "bearer `TOKEN` every request must send (env SUDOCODE_TOKEN); required for a non-loopback --addr")
+	f.StringVar(&o.transport.token, "token", "", "bearer `TOKEN` every request must send (env SUDOCODE_TOKEN; default your token kept in $XDG_STATE_HOME/sudocode/token)")
+	o.auth.register(f)
 	f.StringSliceVar(&o.transport.origins, "allow-origin", nil, "browser `ORIGIN` allowed besides loopback ones (repeatable)")
 	f.StringVar(&o.transport.logLevel, "log-level", "", "log level on stderr: debug, info, warn, error (env SUDOCODE_LOG_LEVEL; default info)")
 	o.transport.controlFlags.register(f)
@@ -72,15 +81,26 @@ type serveInfo struct {
 	MCP         map[string]string `json:"mcp"`
 	Unavailable map[string]string `json:"unavailable"`
 	Auth        bool              `json:"auth"`
-	// Open is the address that gives a browser write access (with the
-	// token made at start); absent when a configured token serves.
+	// Open is the address that opens the dashboard in a browser, with
+	// write access: with the token, or with --no-auth the write token made
+	// at start; absent with a token file alone.
 	Open string `json:"open,omitempty"`
+	// Token is the bearer token every request needs; absent with a token
+	// file alone, and with --no-auth.
+	Token string `json:"token,omitempty"`
+	// TokenFile is where Token is kept when it is the user's own.
+	TokenFile string `json:"token_file,omitempty"`
+	// Clients are the configurations of MCP clients that carry Token.
+	Clients *clientConfigs `json:"clients,omitempty"`
 }
 
 func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) error {
 	ctx := cmd.Context()
-	t := o.transport.transport()
 	logger := mcpx.NewLogger(stdio.Err, o.transport.level())
+	if err := o.auth.settle(&o.transport, o.addr, logger); err != nil {
+		return err
+	}
+	t := o.transport.transport()
 	auth, calls, closeControls, err := o.transport.controls(t.Token, true, logger)
 	if err != nil {
 		return err
@@ -106,7 +126,7 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) e
 	defer store.Close()
 	srv, err := serve.New(ctx, serve.Options{Dir: o.dir, Rulesets: store, Token: t.Token, AllowedOrigins: t.AllowedOrigins,
 		Version: Version, Actor: actor(), Logger: logger, Auth: auth, Calls: calls, BodyTimeout: t.BodyTimeout,
-		Sessions: t.Sessions, Stateless: t.Stateless, Worktrees: o.worktrees})
+		Sessions: t.Sessions, Stateless: t.Stateless, Worktrees: o.worktrees, NoAuth: o.auth.noAuth})
 	if err != nil {
 		return err
 	}
@@ -120,18 +140,25 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) e
 		return err
 	}
 	base := "http://" + ln.Addr().String()
-	info := serveInfo{URL: base + "/", Dir: srv.Dir(), MCP: map[string]string{}, Unavailable: map[string]string{}, Auth: auth.Enabled()}
+	info := serveInfo{URL: base + "/", Dir: srv.Dir(), MCP: map[string]string{}, Unavailable: map[string]string{}, Auth: auth.Enabled(),
+		Token: t.Token, TokenFile: o.auth.keptIn}
 	var paths []string
+	var clients []mcpEndpoint
 	for _, e := range srv.Endpoints() {
 		info.MCP[e.Name] = base + e.Path
 		if !e.Available {
 			info.Unavailable[e.Name] = e.Reason
+		} else {
+			clients = append(clients, mcpEndpoint{name: "sudocode-" + e.Name, url: base + e.Path})
 		}
 		paths = append(paths, e.Path)
 	}
+	if t.Token != "" {
+		info.Clients = configsFor(clients, t.Token)
+	}
 	shown := info.URL
-	if srv.WriteToken != "" {
-		info.Open = info.URL + "?token=" + srv.WriteToken
+	if srv.OpenToken != "" {
+		info.Open = info.URL + "?token=" + srv.OpenToken
 		shown = info.Open
 	}
 	if g.json {
@@ -143,8 +170,18 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) e
 				fmt.Fprintf(stdio.Out, "  %s unavailable: %s\n", e.Path, e.Reason)
 			}
 		}
-		if info.Auth {
-			fmt.Fprintln(stdio.Out, "  every request needs Authorization: Bearer <token>; in a browser, open /?token=<token> once")
+		switch {
+		case info.Clients != nil:
+			kept := ""
+			if info.TokenFile != "" {
+				kept = " (kept in " + info.TokenFile + ", the same after a restart)"
+			}
+			fmt.Fprintf(stdio.Out, "  every MCP request needs Authorization: Bearer %s%s; client configs:\n", t.Token, kept)
+			info.Clients.print(stdio.Out)
+		case info.Auth:
+			fmt.Fprintln(stdio.Out, "  every request needs Authorization: Bearer <token> with a token of the token file; in a browser, open /?token=<token> once")
+		default:
+			fmt.Fprintln(stdio.Out, "  WITHOUT a token (--no-auth): anyone on this machine can run commands through /mcp/coding and /mcp/agent")
 		}
 	}
 	logger.Info("serving", "url", info.URL, "dir", info.Dir)

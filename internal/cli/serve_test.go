@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,15 +43,19 @@ func serveRepo(t *testing.T) string {
 // serveProc is a running `sudocode serve`.
 type serveProc struct {
 	cmd    *exec.Cmd
+	stdout *testkit.LockedBuffer // what it printed after its first output
 	stderr *testkit.LockedBuffer
 	exited chan struct{}
 }
 
 // startServe starts `sudocode serve args…` and returns its first stdout
-// output: the JSON document with --json, else the first line.
+// output: the JSON document with --json, else the first line. The token
+// the server keeps in the state directory of env, if it has one, is sent
+// by the connect helpers (servedToken).
 func startServe(t *testing.T, env []string, asJSON bool, args ...string) (*serveProc, string) {
 	t.Helper()
-	p := &serveProc{cmd: exec.Command(sudocodeBin, append([]string{"serve"}, args...)...), stderr: &testkit.LockedBuffer{}, exited: make(chan struct{})}
+	p := &serveProc{cmd: exec.Command(sudocodeBin, append([]string{"serve"}, args...)...), stdout: &testkit.LockedBuffer{},
+		stderr: &testkit.LockedBuffer{}, exited: make(chan struct{})}
 	p.cmd.Env = env
 	p.cmd.Stderr = p.stderr
 	out, err := p.cmd.StdoutPipe()
@@ -71,7 +76,7 @@ func startServe(t *testing.T, env []string, asJSON bool, args ...string) (*serve
 		} else if line, err := r.ReadString('\n'); err == nil {
 			first <- line
 		}
-		io.Copy(io.Discard, r)
+		io.Copy(p.stdout, r)
 		p.cmd.Wait()
 		close(p.exited)
 	}()
@@ -81,6 +86,9 @@ func startServe(t *testing.T, env []string, asJSON bool, args ...string) (*serve
 	})
 	select {
 	case s := <-first:
+		if m := servedAt.FindStringSubmatch(s); m != nil {
+			rememberToken(m[1], env)
+		}
 		return p, s
 	case <-p.exited:
 		t.Fatalf("sudocode serve exited: %v\nstderr:\n%s", p.cmd.ProcessState, p.stderr)
@@ -121,14 +129,25 @@ func TestServePrintsItsAddress(t *testing.T) {
 	if m == nil {
 		t.Fatalf("first line %q", line)
 	}
+	// Opened without the token, the page is refused; opened once with it,
+	// the browser's cookie opens it.
 	resp, err := http.Get(m[1])
 	if err != nil {
 		t.Fatal(err)
 	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET %s without the token: %d, want 401", m[1], resp.StatusCode)
+	}
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	if resp, err = browser.Get(m[1] + "?token=" + m[2]); err != nil {
+		t.Fatal(err)
+	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), "<title>Sudocode</title>") {
-		t.Errorf("GET %s: %d %.200s", m[1], resp.StatusCode, body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "<title>Sudocode</title>") || resp.Request.URL.RawQuery != "" {
+		t.Errorf("GET %s?token=…: %d at %s %.200s", m[1], resp.StatusCode, resp.Request.URL, body)
 	}
 	// The printed token is the one the page's writes need (the project has
 	// no tracker, so the write itself answers 404, past the guard).

@@ -204,19 +204,21 @@ func TestSessionLimits(t *testing.T) {
 // serve shares one session limit across its four servers.
 func TestServeSharesSessionLimits(t *testing.T) {
 	t.Parallel()
-	_, doc := startServe(t, childEnv(t), true, "--addr", "127.0.0.1:0", "--dir", serveRepo(t), "--json", "--max-sessions-per-client", "2")
+	env := childEnv(t)
+	_, doc := startServe(t, env, true, "--addr", "127.0.0.1:0", "--dir", serveRepo(t), "--json", "--max-sessions-per-client", "2")
 	var info struct {
 		MCP map[string]string `json:"mcp"`
 	}
 	if err := json.Unmarshal([]byte(doc), &info); err != nil {
 		t.Fatal(err)
 	}
+	token := stateToken(env)
 	for _, name := range []string{"tracker", "rulesets"} {
-		if r := initialize(t, info.MCP[name], ""); r.status != http.StatusOK {
+		if r := initialize(t, info.MCP[name], token); r.status != http.StatusOK {
 			t.Fatalf("%s: %d %s", name, r.status, short(r.body))
 		}
 	}
-	if r := initialize(t, info.MCP["agent"], ""); r.status != http.StatusTooManyRequests || r.err == nil || r.err.Code != -32030 {
+	if r := initialize(t, info.MCP["agent"], token); r.status != http.StatusTooManyRequests || r.err == nil || r.err.Code != -32030 {
 		t.Errorf("a third session across serve's servers: %d %s; want 429", r.status, short(r.body))
 	}
 }

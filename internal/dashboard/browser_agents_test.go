@@ -25,7 +25,7 @@ func TestBrowserAgentWork(t *testing.T) {
 	if srv.Orchestrator == nil {
 		t.Fatalf("tasks unavailable: %s", srv.TasksUnavailable)
 	}
-	b.do(t, chromedp.Navigate(base+"/?token="+srv.WriteToken))
+	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken))
 	b.waitFor(t, "the writable board", `document.getElementById('new-issue') !== null`)
 	eval[string](t, b, `location.hash = `+js("#/issue/"+f.open))
 	b.click(t, "#start-agent")
@@ -154,7 +154,7 @@ func TestBrowserRunReady(t *testing.T) {
 	if srv.Orchestrator == nil {
 		t.Fatalf("tasks unavailable: %s", srv.TasksUnavailable)
 	}
-	b.do(t, chromedp.Navigate(base+"/?token="+srv.WriteToken+"#/tasks"))
+	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken+"#/tasks"))
 	b.waitFor(t, "the run form", `document.getElementById('run-form') !== null`)
 	script := `echo "$SUDOCODE_TASK_INSTRUCTIONS" | head -1 >> ran.txt; git add ran.txt; git -c user.name=t -c user.email=t@example.com commit -q -m work`
 	b.act(t, chromedp.SetValue("#run-tool", "COMMAND"), chromedp.SetValue("#run-limit", "2"),

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/sudocode/sudocode/internal/serve"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
@@ -57,12 +58,13 @@ func (b *browser) press(t *testing.T, id string) {
 	}
 }
 
-// TestBrowserReadOnlyWithoutToken: a page opened without the token shows
-// no actions, says how to get write access, and `c` creates nothing.
+// TestBrowserReadOnlyWithoutToken: on a server without a token
+// (--no-auth), a page opened without the write token shows no actions,
+// says how to get write access, and `c` creates nothing.
 func TestBrowserReadOnlyWithoutToken(t *testing.T) {
 	b := newBrowser(t)
 	f := newFixture(t)
-	base, _ := startServe(t, f)
+	base, _ := startServeWith(t, f, serve.Options{NoAuth: true})
 	b.do(t, chromedp.Navigate(base+"/"))
 	b.waitFor(t, "the board", `document.querySelectorAll('#board .column').length === 4`)
 	if !eval[bool](t, b, `!document.getElementById('access').hidden && document.getElementById('access').textContent.includes('?token=')`) {
@@ -91,7 +93,7 @@ func TestBrowserIssueWork(t *testing.T) {
 	f := newFixture(t)
 	base, srv := startServe(t, f)
 	ctx := context.Background()
-	b.do(t, chromedp.Navigate(base+"/?token="+srv.WriteToken))
+	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken))
 	b.waitFor(t, "the writable board", `document.getElementById('new-issue') !== null && document.getElementById('access').hidden`)
 
 	// c opens the form; the description's preview renders the markdown.
@@ -191,7 +193,7 @@ func TestBrowserForeignPageCannotWrite(t *testing.T) {
 	b := newBrowser(t)
 	f := newFixture(t)
 	base, srv := startServe(t, f)
-	b.do(t, chromedp.Navigate(base+"/?token="+srv.WriteToken))
+	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken))
 	b.waitFor(t, "the writable board", `document.getElementById('new-issue') !== null`)
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -223,7 +225,7 @@ func TestBrowserKeyboardWalk(t *testing.T) {
 	b := newBrowser(t)
 	f := newFixture(t)
 	base, srv := startServe(t, f)
-	b.do(t, chromedp.Navigate(base+"/?token="+srv.WriteToken))
+	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken))
 	b.waitFor(t, "the writable board", `document.getElementById('new-issue') !== null`)
 	b.key(t, "c")
 	b.waitFor(t, "the form", `document.activeElement && document.activeElement.id === 'issue-title'`)

@@ -30,7 +30,7 @@ func TestBrowserRealAgent(t *testing.T) {
 	if srv.Orchestrator == nil {
 		t.Fatalf("tasks unavailable: %s", srv.TasksUnavailable)
 	}
-	b.do(t, chromedp.Navigate(base+"/?token="+srv.WriteToken))
+	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken))
 	b.waitFor(t, "the writable board", `document.getElementById('new-issue') !== null`)
 	eval[string](t, b, `location.hash = `+js("#/issue/"+f.open))
 	b.click(t, "#start-agent")

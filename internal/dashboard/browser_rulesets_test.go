@@ -19,7 +19,7 @@ func TestBrowserRulesetWork(t *testing.T) {
 	f := newFixture(t)
 	base, srv := startServe(t, f)
 	lib := rulesets.Library{Store: f.rules}
-	b.do(t, chromedp.Navigate(base+"/?token="+srv.WriteToken)) // sets the cookie, then redirects to /
+	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken)) // sets the cookie, then redirects to /
 	b.do(t, chromedp.Navigate(base+"/#/rulesets"))
 	b.waitFor(t, "the library", `document.getElementById('new-ruleset') !== null`)
 	b.click(t, "#new-ruleset")

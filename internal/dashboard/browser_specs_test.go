@@ -25,7 +25,7 @@ func TestBrowserSpecWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	base, srv := startServe(t, f)
-	b.do(t, chromedp.Navigate(base+"/?token="+srv.WriteToken))
+	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken))
 	b.waitFor(t, "the writable page", `document.body.classList.contains('read-only') === false && document.getElementById('board') !== null`)
 	eval[string](t, b, `location.hash = `+js("#/spec/"+f.spec))
 	b.waitFor(t, "the spec", `document.getElementById('spec-source') !== null`)

@@ -45,11 +45,24 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// startServe runs `sudocode serve` in-process over f and returns its base URL.
+// browserToken is the token of the servers the browser tests start:
+// pages open with /?token=browserToken, connectMCP sends it.
+const browserToken = "browser-test-token-0123456789"
+
+// startServe runs `sudocode serve` in-process over f, with browserToken,
+// and returns its base URL.
 func startServe(t *testing.T, f *fixture) (string, *serve.Server) {
 	t.Helper()
+	return startServeWith(t, f, serve.Options{Token: browserToken})
+}
+
+// startServeWith is startServe with the server's token options o (Token,
+// NoAuth).
+func startServeWith(t *testing.T, f *fixture, o serve.Options) (string, *serve.Server) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := serve.New(ctx, serve.Options{Dir: f.dir, Rulesets: f.rules, Version: "test", Actor: "tester", Worktrees: t.TempDir()})
+	o.Dir, o.Rulesets, o.Version, o.Actor, o.Worktrees = f.dir, f.rules, "test", "tester", t.TempDir()
+	srv, err := serve.New(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,12 +206,21 @@ func connectMCP(t *testing.T, url string) *mcp.ClientSession {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s, err := mcp.NewClient(&mcp.Implementation{Name: "browser-test", Version: "0"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer{browserToken}}}, nil)
 	if err != nil {
 		t.Fatalf("connect to %s: %v", url, err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// bearer sends its token with every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 // call calls a tool that must succeed and returns its text.
@@ -241,7 +263,7 @@ func TestBrowserDashboard(t *testing.T) {
 	}
 
 	// The board: one column per status, ready and blocked issues marked.
-	b.do(t, chromedp.Navigate(base+"/"))
+	b.do(t, chromedp.Navigate(base+"/?token="+browserToken))
 	b.waitFor(t, "the board", `document.querySelectorAll('#board .column').length === 4`)
 	cols := eval[[]string](t, b, `Array.from(document.querySelectorAll('#board .column')).map(c => c.dataset.status)`)
 	if strings.Join(cols, ",") != "open,in_progress,blocked,closed" {
@@ -379,7 +401,7 @@ func TestBrowserUnavailableParts(t *testing.T) {
 	f := newFixture(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := serve.New(ctx, serve.Options{Dir: dir, Rulesets: f.rules, Version: "test", Worktrees: t.TempDir()})
+	srv, err := serve.New(ctx, serve.Options{Dir: dir, Rulesets: f.rules, Version: "test", Worktrees: t.TempDir(), Token: browserToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +417,7 @@ func TestBrowserUnavailableParts(t *testing.T) {
 		srv.Close()
 	}()
 	base := "http://" + ln.Addr().String()
-	b.do(t, chromedp.Navigate(base+"/#/tasks"))
+	b.do(t, chromedp.Navigate(base+"/?token="+browserToken+"#/tasks"))
 	b.waitFor(t, "the tasks problem", `document.querySelector('main .problem') !== null`)
 	if got := eval[string](t, b, `document.querySelector('main .problem').textContent`); !strings.Contains(got, "not in a git repository") {
 		t.Errorf("tasks problem %q", got)
@@ -414,7 +436,7 @@ func TestBrowserUnavailableParts(t *testing.T) {
 			t.Errorf("console error: %s", e)
 		}
 	}
-	if resp, err := http.Get(base + serve.PathAgent); err == nil {
+	if resp, err := (&http.Client{Transport: bearer{browserToken}}).Get(base + serve.PathAgent); err == nil {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusServiceUnavailable {
 			t.Errorf("GET %s: %d, want 503", serve.PathAgent, resp.StatusCode)

@@ -16,7 +16,7 @@ package dashboard
 
 import (
 	"context"
-	"crypto/subtle"
+	"crypto/rand"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -57,7 +57,7 @@ type Options struct {
 	// one is made over Tasks.
 	Loop *loop.Loop
 	// Token, when set, is required of every request: as a bearer header, or
-	// as the cookie that opening /?token=TOKEN sets.
+	// as the page's cookie, which opening /?token=TOKEN sets (session.go).
 	Token string
 	// CheckToken, when set, decides which tokens are accepted in Token's
 	// place (a token file with a token per client).
@@ -105,10 +105,9 @@ type Dashboard struct {
 	rs rulesetsWatch
 
 	loop *loop.Loop // nil when Tasks is
-}
 
-// CookieName is the cookie that carries the token for a browser.
-const CookieName = "sudocode_token"
+	session string // the page's cookie: a secret of its own (session.go)
+}
 
 // New returns the dashboard and starts its watchers; Close stops them.
 func New(opts Options) *Dashboard {
@@ -123,7 +122,7 @@ func New(opts Options) *Dashboard {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	d := &Dashboard{opts: opts, logger: opts.Logger, hub: newHub(), tracker: newTrackerReader(opts.Dir, opts.Actor), stop: stop,
-		endpoints: opts.Endpoints}
+		endpoints: opts.Endpoints, session: rand.Text()}
 	if opts.Tasks != nil {
 		d.loop = opts.Loop
 		if d.loop == nil {
@@ -282,64 +281,6 @@ func rebound(r *http.Request) bool {
 	return !mcpx.IsLoopback(host)
 }
 
-// authorized lets a request read. With a configured token (Token or
-// CheckToken) every request needs it; otherwise reading is open and only
-// writes need the write token (see write.go). A browser opens
-// /?token=TOKEN once; the answer stores the token in an HttpOnly,
-// SameSite=Strict cookie and redirects to /, so the token leaves the
-// address bar and every later request (fetch, EventSource) carries it.
-func (d *Dashboard) authorized(w http.ResponseWriter, r *http.Request) bool {
-	if r.URL.Path == "/" && r.URL.Query().Has("token") && d.accepts(r.URL.Query().Get("token")) {
-		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: r.URL.Query().Get("token"), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-		http.Redirect(w, r, "/", http.StatusSeeOther)
-		return false
-	}
-	if d.readsOpen() {
-		return true
-	}
-	if tok, _ := presented(r); d.accepts(tok) {
-		return true
-	}
-	w.Header().Set("WWW-Authenticate", `Bearer realm="sudocode"`)
-	http.Error(w, "unauthorized: send Authorization: Bearer <token>, or open /?token=<token> once in the browser", http.StatusUnauthorized)
-	return false
-}
-
-// readsOpen reports a dashboard anyone who can reach it may read: no token
-// is configured (a write token alone guards only writes).
-func (d *Dashboard) readsOpen() bool { return d.opts.Token == "" && d.opts.CheckToken == nil }
-
-// accepts reports whether tok is one of the server's tokens.
-func (d *Dashboard) accepts(tok string) bool {
-	if tok == "" {
-		return false
-	}
-	eq := func(want string) bool {
-		return want != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(want)) == 1
-	}
-	return eq(d.opts.Token) || eq(d.opts.WriteToken) || (d.opts.CheckToken != nil && d.opts.CheckToken(tok))
-}
-
-// presented is the token a request carries: its bearer header, else its
-// cookie (viaCookie), else "".
-func presented(r *http.Request) (tok string, viaCookie bool) {
-	if b := bearer(r.Header.Get("Authorization")); b != "" {
-		return b, false
-	}
-	if c, err := r.Cookie(CookieName); err == nil && c.Value != "" {
-		return c.Value, true
-	}
-	return "", false
-}
-
-func bearer(h string) string {
-	const p = "Bearer "
-	if len(h) > len(p) && h[:len(p)] == p {
-		return h[len(p):]
-	}
-	return ""
-}
-
 func (d *Dashboard) index(w http.ResponseWriter, r *http.Request) {
 	page, err := assets.ReadFile("assets/index.html")
 	if err != nil {
@@ -384,7 +325,7 @@ func (d *Dashboard) info(w http.ResponseWriter, r *http.Request) {
 	} else {
 		in.Tracker.Available = true
 	}
-	if tok, _ := presented(r); !d.accepts(tok) {
+	if ok, _ := d.credential(r); !ok {
 		in.ReadOnly, in.WriteAccess = true, d.writeAccess(r)
 	}
 	if in.Rulesets.Available {

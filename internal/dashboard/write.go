@@ -22,16 +22,16 @@ func (d *Dashboard) writeRoutes(m *http.ServeMux) {
 }
 
 // write guards a handler that changes something. It needs one of the
-// server's tokens: a bearer header (scripts), or the page's cookie — then
-// also the page's own Origin (or one configured with --allow-origin).
-// Reading is allowed to every local page, as every server allows it, but a
-// cookie is sent to every port of the host, so another local page must
-// not write with it. The body must be JSON, which a plain HTML form cannot
-// send.
+// server's tokens as a bearer header (scripts), or the page's cookie
+// (session.go) — then also the page's own Origin (or one configured with
+// --allow-origin). A loopback page may read where reading is open, as
+// every server allows it, but a cookie is sent to every port of the host,
+// so another local page must not write with it. The body must be JSON,
+// which a plain HTML form cannot send.
 func (d *Dashboard) write(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		tok, viaCookie := presented(r)
-		if !d.accepts(tok) {
+		ok, viaCookie := d.credential(r)
+		if !ok {
 			writeError(w, http.StatusUnauthorized, fault.New(fault.Invalid, "this page is read-only: changes need the server's token").
 				WithHint(d.writeAccess(r)))
 			return

@@ -123,12 +123,24 @@ func TestNoTokenNoWrites(t *testing.T) {
 }
 
 // TestConfiguredTokenAllowsWrites: the token every request needs is also
-// the one writes need.
+// the one writes need. The cookie it is exchanged for is not the token, and
+// a cookie holding the token itself opens nothing: the page's cookie is
+// the dashboard's own secret.
 func TestConfiguredTokenAllowsWrites(t *testing.T) {
 	f := newFixture(t)
 	ts, _ := serveDashboard(t, f, dashboard.Options{Token: "s3cret"})
 	cookie := tokenCookie(t, ts.URL, "s3cret")
+	if cookie.Value == "s3cret" || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode {
+		t.Errorf("cookie %+v: want a secret of its own, HttpOnly, SameSite=Strict", cookie)
+	}
 	if code, out := send(t, ts.Client(), "POST", ts.URL+"/api/issues", `{"title":"x"}`, map[string]string{"Origin": ts.URL}, cookie); code != http.StatusCreated {
 		t.Errorf("a write with the configured token's cookie: %d %s", code, out)
+	}
+	forged := &http.Cookie{Name: dashboard.CookieName, Value: "s3cret"}
+	if code, out := send(t, ts.Client(), "POST", ts.URL+"/api/issues", `{"title":"x"}`, map[string]string{"Origin": ts.URL}, forged); code != http.StatusUnauthorized {
+		t.Errorf("a write with the token as the cookie: %d %s, want 401", code, out)
+	}
+	if code, _ := send(t, ts.Client(), "GET", ts.URL+"/api/info", "", nil, forged); code != http.StatusUnauthorized {
+		t.Errorf("a read with the token as the cookie: %d, want 401", code)
 	}
 }

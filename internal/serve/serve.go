@@ -3,7 +3,9 @@
 // dashboard at /, all behind the same hardening as a single server
 // (internal/mcpx: loopback unless a token is set, bearer tokens, Origin
 // checks, body caps, DNS-rebinding protection) and the same controls of
-// tool calls (rate limits, audit log, metrics at /metrics).
+// tool calls (rate limits, audit log, metrics at /metrics). Two of the
+// servers run code (the coding tools and the agent orchestrator), so a
+// token is required on loopback too, unless NoAuth says otherwise.
 package serve
 
 import (
@@ -46,8 +48,11 @@ type Options struct {
 	// the coding tools' workspace, and the orchestrator's repository.
 	Dir string
 	// Rulesets is the ruleset store; the caller closes it after Close.
-	Rulesets       rulesets.Store
-	Token          string   // bearer token; required before any non-loopback bind
+	Rulesets rulesets.Store
+	// Token is the bearer token every request needs (with Auth, one of
+	// them). Without Token or Auth, New refuses to build a server unless
+	// NoAuth is set.
+	Token          string
 	AllowedOrigins []string // browser origins allowed besides loopback ones
 	Version        string
 	// Actor is who changes are recorded as when no token names the caller.
@@ -56,6 +61,11 @@ type Options struct {
 	// Auth is the accepted bearer tokens (Token and a token file); nil:
 	// Token alone. Every request, the dashboard's included, needs one.
 	Auth *mcpx.Auth
+	// NoAuth serves without a token: any process and any user of the
+	// machine can then run commands through /mcp/coding and /mcp/agent.
+	// The dashboard's reads are open; its writes need a token made at
+	// start (OpenToken).
+	NoAuth bool
 	// Calls are the rate limits, audit log and metrics of every tool call
 	// of the four servers; with metrics, /metrics answers scrapes.
 	Calls *mcpx.Calls
@@ -80,11 +90,11 @@ type Server struct {
 	Orchestrator     *orchestrator.Orchestrator
 	TasksUnavailable string
 	Dashboard        *dashboard.Dashboard
-	// WriteToken is the token the dashboard's writes need, made at start
-	// when no token is configured (reads and the MCP endpoints stay open on
-	// loopback); empty when a configured token serves instead. Opening
-	// /?token=WriteToken gives a browser write access.
-	WriteToken string
+	// OpenToken opens the dashboard in a browser, with write access, at
+	// /?token=OpenToken: the server's Token, or with NoAuth a token made at
+	// start that the dashboard's writes alone need. Empty with a token
+	// file alone: each client opens it with its own token.
+	OpenToken string
 
 	dir        string
 	logger     *slog.Logger
@@ -105,6 +115,9 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	if o.Rulesets == nil {
 		return nil, errors.New("serve: no ruleset store")
+	}
+	if o.Token == "" && !o.Auth.Enabled() && !o.NoAuth {
+		return nil, errors.New("serve: no bearer token: the coding tools and the agent orchestrator run code, so every request must carry a token (set Token or Auth; NoAuth serves without one)")
 	}
 	dir, err := filepath.Abs(o.Dir)
 	if err != nil {
@@ -130,8 +143,13 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	// Rulesets changed through this process are pushed to the dashboard at
 	// once; changes from elsewhere are polled.
 	notify := &notifyingStore{Store: o.Rulesets}
-	if o.Token == "" && !o.Auth.Enabled() {
-		s.WriteToken = rand.Text()
+	writeToken := ""
+	switch {
+	case o.Token != "":
+		s.OpenToken = o.Token
+	case o.NoAuth:
+		writeToken = rand.Text()
+		s.OpenToken = writeToken
 	}
 	// One loop for the page and the agent server: it follows the tasks
 	// (recording failures on their issues) once, whoever started them.
@@ -147,7 +165,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		Loop:             lp,
 		Token:            o.Token,
 		CheckToken:       checkToken,
-		WriteToken:       s.WriteToken,
+		WriteToken:       writeToken,
 		AllowedOrigins:   o.AllowedOrigins,
 		Logger:           logger,
 	})

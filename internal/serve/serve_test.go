@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -46,14 +47,21 @@ func project(t *testing.T) string {
 	return dir
 }
 
-// start serves dir on a loopback test server.
 // site is a running sudocode serve, as a client reaches it.
 type site struct{ URL string }
 
+// testToken is the token of a server started with neither a token nor a
+// token file: connect sends it unless told otherwise.
+const testToken = "serve-test-token-0123456789"
+
 // start runs sudocode serve over dir on a free loopback port, as the
-// command does (Server.Serve), until the test ends.
+// command does (Server.Serve), until the test ends. Without Token, Auth or
+// NoAuth, the server's token is testToken.
 func start(t *testing.T, dir string, o serve.Options) (*site, *serve.Server) {
 	t.Helper()
+	if o.Token == "" && o.Auth == nil && !o.NoAuth {
+		o.Token = testToken
+	}
 	rs, err := sqlitestore.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -96,8 +104,17 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// connect opens an MCP session at url with header; without an
+// Authorization in header, it sends testToken.
 func connect(t *testing.T, url string, header map[string]string) (*mcp.ClientSession, error) {
 	t.Helper()
+	if _, ok := header["Authorization"]; !ok {
+		header = maps.Clone(header)
+		if header == nil {
+			header = map[string]string{}
+		}
+		header["Authorization"] = "Bearer " + testToken
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s, err := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "0"}, nil).Connect(ctx,
@@ -160,7 +177,7 @@ func TestEndpoints(t *testing.T) {
 	if l, err := r.ListIssues(context.Background(), store.IssueFilter{}); err != nil || l.Total != 1 || l.Issues[0].Title != "over serve" {
 		t.Errorf("issues in the project: %+v %v", l, err)
 	}
-	resp, err := http.Post(ts.URL+"/mcp/nothing", "application/json", strings.NewReader("{}"))
+	resp, err := withToken(t, "POST", ts.URL+"/mcp/nothing", "{}")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,6 +189,20 @@ func TestEndpoints(t *testing.T) {
 	if len(eps) != 4 || eps[0].Path != serve.PathTracker || eps[3].Path != serve.PathAgent {
 		t.Errorf("endpoints %+v", eps)
 	}
+}
+
+// withToken sends a request with testToken as its bearer token.
+func withToken(t *testing.T, method, url, body string) (*http.Response, error) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	return http.DefaultClient.Do(req)
 }
 
 func post(t *testing.T, url string, header map[string]string) int {
@@ -255,7 +286,7 @@ func TestOutsideGit(t *testing.T) {
 	if srv.Orchestrator != nil || !strings.Contains(srv.TasksUnavailable, "not in a git repository") {
 		t.Fatalf("orchestrator %v, reason %q", srv.Orchestrator, srv.TasksUnavailable)
 	}
-	resp, err := http.Post(ts.URL+serve.PathAgent, "application/json", strings.NewReader("{}"))
+	resp, err := withToken(t, "POST", ts.URL+serve.PathAgent, "{}")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +314,7 @@ func TestOutsideGit(t *testing.T) {
 func TestRulesetChangesArePushed(t *testing.T) {
 	dir := project(t)
 	ts, _ := start(t, dir, serve.Options{})
-	resp, err := http.Get(ts.URL + "/api/events")
+	resp, err := withToken(t, "GET", ts.URL+"/api/events", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -273,7 +273,7 @@ func TestServeDashboardTakesTokenFile(t *testing.T) {
 	for _, c := range resp.Cookies() {
 		cookie = c
 	}
-	if resp.StatusCode != http.StatusSeeOther || cookie == nil || cookie.Value != bobToken {
+	if resp.StatusCode != http.StatusSeeOther || cookie == nil || cookie.Value == bobToken {
 		t.Fatalf("/?token=: %d, cookie %+v", resp.StatusCode, cookie)
 	}
 	req, _ := http.NewRequest(http.MethodGet, base+"/api/issues", nil)

@@ -9,18 +9,18 @@ import (
 	"github.com/sudocode/sudocode/internal/serve"
 )
 
-// TestLoopbackMakesAWriteToken: served on loopback with no token
-// configured, the server makes one that the dashboard's writes need; reads
-// and the MCP endpoints keep their rules (open on loopback). With a
-// configured token, that token is the one, and none is made.
-func TestLoopbackMakesAWriteToken(t *testing.T) {
+// TestNoAuthMakesAWriteToken: served without a token (NoAuth), the MCP
+// endpoints and the dashboard's reads answer anyone, and the server makes
+// a token that the dashboard's writes need. With a token, that token opens
+// the dashboard, and none is made.
+func TestNoAuthMakesAWriteToken(t *testing.T) {
 	dir := project(t)
-	ts, srv := start(t, dir, serve.Options{})
-	if !regexp.MustCompile(`^[A-Za-z0-9]{26,}$`).MatchString(srv.WriteToken) {
-		t.Fatalf("write token %q: want a long random token", srv.WriteToken)
+	ts, srv := start(t, dir, serve.Options{NoAuth: true})
+	if !regexp.MustCompile(`^[A-Za-z0-9]{26,}$`).MatchString(srv.OpenToken) {
+		t.Fatalf("write token %q: want a long random token", srv.OpenToken)
 	}
-	_, other := start(t, dir, serve.Options{})
-	if other.WriteToken == srv.WriteToken {
+	_, other := start(t, dir, serve.Options{NoAuth: true})
+	if other.OpenToken == srv.OpenToken {
 		t.Error("two servers made the same token")
 	}
 	post := func(header map[string]string) int {
@@ -39,7 +39,7 @@ func TestLoopbackMakesAWriteToken(t *testing.T) {
 	if code := post(map[string]string{"Origin": ts.URL}); code != http.StatusUnauthorized {
 		t.Errorf("a write without the token: %d, want 401", code)
 	}
-	if code := post(map[string]string{"Authorization": "Bearer " + srv.WriteToken}); code != http.StatusCreated {
+	if code := post(map[string]string{"Authorization": "Bearer " + srv.OpenToken}); code != http.StatusCreated {
 		t.Errorf("a write with the made token: %d, want 201", code)
 	}
 	resp, err := http.Get(ts.URL + "/api/issues")
@@ -50,12 +50,14 @@ func TestLoopbackMakesAWriteToken(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Errorf("reading without the token: %d", resp.StatusCode)
 	}
-	if _, err := connect(t, ts.URL+serve.PathTracker, nil); err != nil {
-		t.Errorf("the tracker's MCP endpoint without a token: %v", err)
+	for _, path := range serve.Paths() {
+		if code := initialize(t, ts.URL+path, nil); code != http.StatusOK {
+			t.Errorf("%s without a token: %d, want 200", path, code)
+		}
 	}
 
-	_, withToken := start(t, dir, serve.Options{Token: "configured"})
-	if withToken.WriteToken != "" {
-		t.Errorf("with a configured token the server made another: %q", withToken.WriteToken)
+	_, withToken := start(t, dir, serve.Options{Token: "configured-0123456789"})
+	if withToken.OpenToken != "configured-0123456789" {
+		t.Errorf("with a token, the page opens with %q, want the token", withToken.OpenToken)
 	}
 }

@@ -1,0 +1,75 @@
+package dashboard
+
+import (
+	"crypto/subtle"
+	"net/http"
+
+	"github.com/sudocode/sudocode/internal/mcpx"
+)
+
+// CookieName is the page's cookie. It holds the dashboard's own secret,
+// made at start, never one of the server's tokens: browsers send a host's
+// cookies to every port of it, so a page served on another local port
+// receives the cookie, and the MCP endpoints (which read only bearer
+// tokens) must not be opened by it. It opens this dashboard's routes
+// alone, until the server stops.
+const CookieName = "sudocode_session"
+
+// authorized lets a request read. With a configured token (Token or
+// CheckToken) every request needs it, or the page's cookie; otherwise
+// reading is open and only writes need the write token (see write.go). A
+// browser opens /?token=TOKEN once; the answer sets the page's cookie
+// (HttpOnly, SameSite=Strict) and redirects to /, so the token leaves the
+// address bar and every later request (fetch, EventSource) carries the
+// cookie instead.
+func (d *Dashboard) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if r.URL.Path == "/" && r.URL.Query().Has("token") && d.accepts(r.URL.Query().Get("token")) {
+		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: d.session, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return false
+	}
+	if d.readsOpen() {
+		return true
+	}
+	if ok, _ := d.credential(r); ok {
+		return true
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="sudocode"`)
+	http.Error(w, "unauthorized: open the address `sudocode serve` printed (/?token=…) once in this browser, or send Authorization: Bearer <token>", http.StatusUnauthorized)
+	return false
+}
+
+// readsOpen reports a dashboard anyone who can reach it may read: no token
+// is configured (a write token alone guards only writes).
+func (d *Dashboard) readsOpen() bool { return d.opts.Token == "" && d.opts.CheckToken == nil }
+
+// credential reports a request that carries one of the server's tokens as
+// a bearer header, or the page's cookie (viaCookie). A bearer header is
+// read first: a script's token is not mistaken for the page.
+func (d *Dashboard) credential(r *http.Request) (ok, viaCookie bool) {
+	if tok, found := mcpx.BearerToken(r.Header.Get("Authorization")); found {
+		return d.accepts(tok), false
+	}
+	c, err := r.Cookie(CookieName)
+	if err != nil || c.Value == "" || !d.grants() {
+		return false, false
+	}
+	return subtle.ConstantTimeCompare([]byte(c.Value), []byte(d.session)) == 1, true
+}
+
+// grants reports a dashboard that hands out its cookie: one with a token to
+// exchange for it.
+func (d *Dashboard) grants() bool {
+	return d.opts.Token != "" || d.opts.WriteToken != "" || d.opts.CheckToken != nil
+}
+
+// accepts reports whether tok is one of the server's tokens.
+func (d *Dashboard) accepts(tok string) bool {
+	if tok == "" {
+		return false
+	}
+	eq := func(want string) bool {
+		return want != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(want)) == 1
+	}
+	return eq(d.opts.Token) || eq(d.opts.WriteToken) || (d.opts.CheckToken != nil && d.opts.CheckToken(tok))
+}
