@@ -53,13 +53,32 @@ func FindFrom(start string) (string, error) {
 		return "", fault.Wrap(fault.Invalid, err, "bad working directory")
 	}
 	for dir := abs; ; dir = filepath.Dir(dir) {
-		if isTracker(filepath.Join(dir, DirName)) {
-			return filepath.Join(dir, DirName), nil
+		tdir := filepath.Join(dir, DirName)
+		if err := refuseLink(tdir); err != nil {
+			return "", err
+		}
+		if isTracker(tdir) {
+			return tdir, nil
 		}
 		if filepath.Dir(dir) == dir {
 			return "", noTracker(abs)
 		}
 	}
+}
+
+// refuseLink refuses a .sudocode that is a symbolic link: a repository
+// could commit one that leads to another project's tracker, and every
+// command would then change that project's issues. A tracker is the
+// project's own directory, as git's .git is.
+func refuseLink(tdir string) error {
+	fi, err := os.Lstat(tdir)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return nil
+	}
+	target, _ := os.Readlink(tdir)
+	return fault.New(fault.Invalid, "%s is a symbolic link (to %s): refusing to use a tracker through it", tdir, target).
+		WithHint("a project's .sudocode must be a directory of its own: remove the link (and run `sudocode init` there), " +
+			"or point SUDOCODE_DB at the tracker you mean")
 }
 
 func isTracker(dir string) bool {

@@ -35,6 +35,9 @@ func Init(dir, prefix string) (tracker.InitResult, error) {
 		return tracker.InitResult{}, fault.Wrap(fault.Invalid, err, "bad directory")
 	}
 	tdir := filepath.Join(abs, DirName)
+	if err := refuseLink(tdir); err != nil {
+		return tracker.InitResult{}, err
+	}
 	if raw, err := os.ReadFile(filepath.Join(tdir, ConfigFile)); err == nil {
 		var cfg Config
 		if json.Unmarshal(raw, &cfg) == nil && cfg.Prefix != prefix {
