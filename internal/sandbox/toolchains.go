@@ -153,7 +153,7 @@ const nixStore = "/nix/store"
 // holding one (~/.cargo, ~/.local) is granted with its stores hidden. A
 // root refused for what it holds falls back to the entry itself.
 func ToolchainsOf(h Host) Toolchains {
-	s := scan{home: canonicalOr(h.Home), getenv: h.Getenv, seen: map[string]bool{}, t: Toolchains{Env: map[string]string{}}}
+	s := scan{home: canonicalOr(h.Home), getenv: h.Getenv, seen: map[string]bool{}, stores: map[storesKey][]string{}, t: Toolchains{Env: map[string]string{}}}
 	for _, w := range h.Workspaces {
 		s.workspaces = append(s.workspaces, filepath.Clean(w))
 		if c := canonical(w); c != "" {
@@ -175,6 +175,7 @@ type scan struct {
 	workspaces []string
 	getenv     func(string) (string, bool)
 	seen       map[string]bool // lstat results
+	stores     map[storesKey][]string
 	t          Toolchains
 }
 
@@ -296,7 +297,7 @@ func (s *scan) grant(root string, l *layout) bool {
 	if c == "" || !isDir(c) {
 		return false
 	}
-	hide := s.storesIn(c, true)
+	hide := slices.Clone(s.storesIn(c, true))
 	for _, h := range s.storesIn(root, true) {
 		if rel, err := filepath.Rel(root, h); err == nil {
 			hide = append(hide, filepath.Join(c, rel))
@@ -393,6 +394,21 @@ func (s *scan) inStore(p string) bool {
 // that exist; with named, also those that do not exist yet but that p's
 // own name leads to (p is a .cargo: its credentials.toml).
 func (s *scan) storesIn(p string, named bool) []string {
+	key := storesKey{p, named}
+	if out, ok := s.stores[key]; ok {
+		return out
+	}
+	out := s.findStores(p, named)
+	s.stores[key] = out
+	return out
+}
+
+type storesKey struct {
+	path  string
+	named bool
+}
+
+func (s *scan) findStores(p string, named bool) []string {
 	var out []string
 	comps := components(p)
 	for i, sc := range storeComponents {

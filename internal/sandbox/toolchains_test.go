@@ -182,7 +182,7 @@ func TestDotLocalWithItsStoresCarvedOut(t *testing.T) {
 // a Nix profile directory is granted as itself, and nothing holding the
 // daemon's socket is granted.
 func TestOptAndNixRoots(t *testing.T) {
-	s := scan{home: "/home/u", seen: map[string]bool{}}
+	s := scan{home: "/home/u", seen: map[string]bool{}, stores: map[storesKey][]string{}}
 	for p, want := range map[string]string{
 		"/opt/texlive/2024/bin/x86_64-linux":  "/opt/texlive",
 		"/nix/store/abc-hello-2.12/bin":       nixStore,
