@@ -223,3 +223,46 @@ func TestLinkedWorktreeOfAnotherRefused(t *testing.T) {
 		}
 	}
 }
+
+// The attack as it ran: a loop in the work tree flips .git/commondir to
+// the victim and back while git_status-like calls run (each discovers,
+// then runs sandboxed). Refusals are expected; a hook in the victim is not.
+func TestCommondirFlipLoop(t *testing.T) {
+	repo, victim := newRepo(t), newRepo(t)
+	hook := hookWriter(t, repo, victim)
+	commondir := filepath.Join(repo, ".git", "commondir")
+	target := []byte(filepath.Join(victim, ".git") + "\n")
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				os.Remove(commondir)
+				return
+			default:
+			}
+			_ = os.WriteFile(commondir, target, 0o644)
+			_ = os.Remove(commondir)
+		}
+	}()
+	ran := 0
+	for i := 0; i < 30 && !exists(hook); i++ {
+		r, err := Discover(context.Background(), Options{Dir: repo})
+		if err != nil {
+			continue
+		}
+		ran++
+		_, _ = gitOut(t, Options{Dir: repo, Repo: r}, "status", "--porcelain")
+		_, _ = gitOut(t, Options{Dir: repo, Repo: r}, "diff")
+	}
+	close(stop)
+	<-done
+	if exists(hook) {
+		t.Fatal("the victim's git directory got a hook")
+	}
+	if ran == 0 {
+		t.Fatal("every discovery was refused: the loop never let a call run, the test proves nothing")
+	}
+}
