@@ -22,6 +22,7 @@ func (d *Dashboard) taskWrites(m *http.ServeMux) {
 	m.HandleFunc("POST /api/tasks/{id}/stop", d.write(d.stopTask))
 	m.HandleFunc("POST /api/tasks/{id}/merge", d.write(d.mergeTask))
 	m.HandleFunc("POST /api/run-ready", d.write(d.runReady))
+	d.trustRoutes(m)
 }
 
 // AgentList is /api/agents: every agent kind, whether it can run here, and

@@ -7,10 +7,13 @@
 window.SudocodeTasks = function (ui) {
   'use strict';
   const { h, link, route, api, statusBadge, problem, markdown, when, clock, toast } = ui;
+  const trust = window.SudocodeTrust(ui);
 
   async function renderTasks(box) {
     box.append(h('div', { class: 'title-row' }, h('h1', null, 'Tasks'),
       ui.canWrite() ? h('a', { class: 'button primary right', id: 'new-task', href: '#/new-task' }, 'Start an agent') : null));
+    const commands = await trust.trustPanel();
+    if (commands) box.append(commands);
     if (ui.canWrite()) box.append(await runReadyForm());
     let list;
     try {
@@ -367,7 +370,7 @@ window.SudocodeTasks = function (ui) {
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary', id: 'task-start', disabled: !ready.length }, 'Start'),
       h('a', { class: 'button', href: it ? '#' + route('issue', it.id) : '#/tasks' }, 'Cancel')));
     box.append(h('p', { class: 'crumbs' }, it ? link(route('issue', it.id), '\u2190 ' + it.id) : link('/tasks', '\u2190 Tasks')),
-      h('h1', null, it ? 'Start an agent on ' + it.id : 'Start an agent'), form);
+      h('h1', null, it ? 'Start an agent on ' + it.id : 'Start an agent'), await trust.trustPanel(), form);
   }
 
   return { renderTasks, renderTask, renderTaskForm, diffView, issueExtras, issueOf };
