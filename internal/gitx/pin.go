@@ -205,15 +205,12 @@ func refused(top, format string, args ...any) error {
 
 // unchanged checks, as git starts, the one file git reads again whatever
 // its environment says: the git directory's commondir, from which git's
-// ref store finds the common directory. Where the git directory lies in
-// the work tree a command can rewrite it at any moment; in the moment
-// between this check and git's own read, the sandbox holds (it grants
-// the work tree, never the place commondir would name, and ref updates
-// run sandboxed).
+// ref store finds the common directory. A command can rewrite it at any
+// moment where it can write the git directory; in the moment between
+// this check and git's own read, the sandbox holds (it grants the pinned
+// places, never the one commondir would name, and ref updates run
+// sandboxed).
 func (r *Repo) unchanged() error {
-	if !within(r.GitDir, r.Top) {
-		return nil // a registration outside the work tree: out of a command's reach
-	}
 	b, err := readSmall(filepath.Join(r.GitDir, "commondir"))
 	if errors.Is(err, fs.ErrNotExist) && r.CommonDir == r.GitDir {
 		return nil
