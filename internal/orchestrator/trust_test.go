@@ -194,3 +194,22 @@ func TestTrustedMergeCheckRuns(t *testing.T) {
 		t.Errorf("check log:\n%s", c)
 	}
 }
+
+// Settings read through a .sudocode that is a symbolic link (to another
+// project's, whose trust or commands would then apply here) are refused.
+func TestLinkedSettingsDirRefused(t *testing.T) {
+	other := newRepo(t)
+	writeTrusted(t, other, `{"setup": "true"}`)
+	repo := newRepo(t)
+	if err := os.Symlink(filepath.Join(other, ".sudocode"), filepath.Join(repo, ".sudocode")); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, repo, noPool)
+	_, err := f.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "x", Config: shell(`true`)})
+	if fault.CodeOf(err) != fault.Invalid || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("create: %v", err)
+	}
+	if _, err := TrustFile(context.Background(), repo, ""); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("trust through the link: %v", err)
+	}
+}
