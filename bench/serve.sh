@@ -39,11 +39,12 @@ mkdir -p "$repo"
 "$work/bin/gentracker" -o "$repo" -issues 1000 -specs 100 -relationships 2000 >/dev/null
 
 # The server under test, on a free loopback port, its embedded ruleset store
-# in the work directory. Without tokens every load client is the same
-# client, holding a session per endpoint: the session limits are raised to
-# fit them.
+# in the work directory, with a token of this run (serve needs one on
+# loopback too). With one token every load client is the same client,
+# holding a session per endpoint: the session limits are raised to fit them.
 sessions=$((clients * 4 + 64))
-"$work/bin/sudocode" serve --addr 127.0.0.1:0 --json --dir "$repo" --store "$work/rulesets" \
+token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+SUDOCODE_TOKEN=$token "$work/bin/sudocode" serve --addr 127.0.0.1:0 --json --dir "$repo" --store "$work/rulesets" \
   --max-sessions-per-client "$sessions" --max-sessions "$sessions" \
   --log-level warn >"$work/serve.json" 2>"$work/serve.log" &
 pids+=($!)
@@ -52,7 +53,7 @@ pids+=($!)
 
 url= peer=
 for _ in $(seq 100); do
-  url=$(grep -o '"url": *"[^"]*"' "$work/serve.json" 2>/dev/null | sed 's/.*"\(http[^"]*\)"/\1/' || true)
+  url=$(grep -o '"url": *"[^"]*"' "$work/serve.json" 2>/dev/null | head -1 | sed 's/.*"\(http[^"]*\)"/\1/' || true)
   peer=$(head -1 "$work/peer.url" 2>/dev/null || true)
   [[ -n $url && -n $peer ]] && break
   sleep 0.1
@@ -64,4 +65,4 @@ if [[ -z $url || -z $peer ]]; then
 fi
 echo "serve at $url, peer at $peer"
 
-"$work/bin/serveload" load -target "$url" -peer "$peer" -clients "$clients" -duration "$duration"
+SERVELOAD_TOKEN=$token "$work/bin/serveload" load -target "$url" -peer "$peer" -clients "$clients" -duration "$duration"

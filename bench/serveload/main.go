@@ -13,6 +13,7 @@
 //		agent report_task, for the duration; then the same number of clients call the peer's no-op
 //		tool for the same duration. It prints throughput and latency
 //		percentiles for both, and their ratio, and exits 1 on any error.
+//		The bearer token of serve is read from SERVELOAD_TOKEN.
 package main
 
 import (
@@ -134,12 +135,12 @@ func runLoad(args []string) error {
 		usage()
 	}
 	base := strings.TrimSuffix(*target, "/")
-	httpClient := &http.Client{Transport: &http.Transport{
+	httpClient := &http.Client{Transport: bearer{token: os.Getenv("SERVELOAD_TOKEN"), base: &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
 		MaxIdleConns:        1000,
 		MaxIdleConnsPerHost: 1000,
 		IdleConnTimeout:     90 * time.Second,
-	}}
+	}}}
 	urls := map[string]string{
 		"tracker":  base + "/mcp/tracker",
 		"rulesets": base + "/mcp/rulesets",
@@ -173,6 +174,21 @@ func runLoad(args []string) error {
 		return fmt.Errorf("%d calls failed (no error is allowed)", n)
 	}
 	return nil
+}
+
+// bearer sends serve's token with every request (the peer, which needs
+// none, ignores it).
+type bearer struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if b.token != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	return b.base.RoundTrip(r)
 }
 
 func ratio(a, b time.Duration) float64 {

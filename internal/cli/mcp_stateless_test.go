@@ -144,7 +144,7 @@ func TestStatelessInstancesBehindALoadBalancer(t *testing.T) {
 			for _, revision := range []string{"2026-07-28", "2025-11-25", "2025-06-18"} {
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				cs, err := mcp.NewClient(&mcp.Implementation{Name: "lb-test", Version: "0"}, nil).Connect(ctx,
-					&mcp.StreamableClientTransport{Endpoint: lb, MaxRetries: -1, DisableStandaloneSSE: true},
+					&mcp.StreamableClientTransport{Endpoint: lb, MaxRetries: -1, DisableStandaloneSSE: true, HTTPClient: stateTokenClient(env)},
 					&mcp.ClientSessionOptions{ProtocolVersion: revision})
 				cancel()
 				if err != nil {
@@ -238,7 +238,7 @@ func TestAgentUpdatesReachEveryInstance(t *testing.T) {
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			updates <- req.Params.URI
 		},
-	}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: b.url, MaxRetries: -1}, nil)
+	}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: b.url, MaxRetries: -1, HTTPClient: stateTokenClient(env)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestAgentUpdatesReachEveryInstance(t *testing.T) {
 	}
 
 	starter, err := mcp.NewClient(&mcp.Implementation{Name: "starter", Version: "0"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: a.url, MaxRetries: -1}, nil)
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: a.url, MaxRetries: -1, HTTPClient: stateTokenClient(env)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

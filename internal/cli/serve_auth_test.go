@@ -61,6 +61,22 @@ func (s servedToken) RoundTrip(r *http.Request) (*http.Response, error) {
 	return base.RoundTrip(r)
 }
 
+// stateTokenClient sends the token kept in env's state directory, if there
+// is one, with every request that carries no Authorization of its own.
+func stateTokenClient(env []string) *http.Client {
+	return &http.Client{Transport: stateTokenTransport{stateToken(env)}}
+}
+
+type stateTokenTransport struct{ token string }
+
+func (s stateTokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if s.token != "" && r.Header.Get("Authorization") == "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+s.token)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
 // initializeStatus sends an MCP initialize to url with the given
 // Authorization ("" for none) and returns the status.
 func initializeStatus(t *testing.T, url, authorization string) int {

@@ -71,8 +71,12 @@ var servers = []serverCase{
 			return dir
 		},
 		stdio: func(dir string) []string { return []string{"mcp", "agent", "--project", dir} },
+		// The agent server needs a token over HTTP unless told otherwise;
+		// the external tools check the protocol, and not all of them send
+		// headers, so it serves them without one (its token is tested in
+		// internal/cli).
 		http: func(dir string) []string {
-			return []string{"mcp", "agent", "--project", dir, "--http", "127.0.0.1:0"}
+			return []string{"mcp", "agent", "--project", dir, "--http", "127.0.0.1:0", "--no-auth"}
 		},
 		exercise: exerciseAgent,
 	},
