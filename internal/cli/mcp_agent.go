@@ -71,6 +71,7 @@ check can then run commands as you; loopback only.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runMCPAgent(cmd, opts, stdio) },
 	}
 	opts.transport.register(cmd.Flags())
+	cmd.Flags().Lookup("token").Usage = "bearer `TOKEN` HTTP clients must send (env SUDOCODE_TOKEN; default your token kept in $XDG_STATE_HOME/sudocode/token)"
 	opts.auth.register(cmd.Flags())
 	cmd.Flags().StringVar(&opts.project, "project", "", "the project `DIR`, inside a git repository (env SUDOCODE_AGENT_PROJECT; default the working directory)")
 	cmd.Flags().StringVar(&opts.data, "data", "", "`DIR` of the task database (env SUDOCODE_AGENT_DATA; default <git dir>/sudocode)")
