@@ -178,8 +178,8 @@ func TestTrustedSetupRunsInBox(t *testing.T) {
 	}
 }
 
-// A trusted merge.check runs in the box on the merged tree, and its
-// failure refuses the merge.
+// A trusted merge.check runs in the box on the merged tree: its failure
+// refuses the merge, its success lets it through.
 func TestTrustedMergeCheckRuns(t *testing.T) {
 	repo := newRepo(t)
 	f := newFixture(t, repo, noPool)
@@ -192,6 +192,10 @@ func TestTrustedMergeCheckRuns(t *testing.T) {
 	}
 	if c := phaseLines(t, f, task.ID, PhaseCheck); !strings.Contains(c, "log: checked\n") {
 		t.Errorf("check log:\n%s", c)
+	}
+	writeTrusted(t, repo, `{"merge": {"check": "test -f hi.txt"}}`)
+	if _, err := f.o.Merge(context.Background(), task.ID, MergeInput{}); err != nil {
+		t.Fatalf("merge after a passing check: %v", err)
 	}
 }
 
