@@ -247,7 +247,7 @@ func (o *Orchestrator) start(ctx context.Context, t Task, ad agent.Adapter, spec
 	var cmd *sandbox.Cmd
 	var outR, errR *os.File
 	if err == nil {
-		cmd, outR, errR, err = startProcess(inv, t.WorktreePath)
+		cmd, outR, errR, err = o.startAgent(ctx, t.WorktreePath, ad, inv)
 	}
 	now := time.Now().UTC()
 	t.UpdatedAt = now
