@@ -31,7 +31,9 @@ type boxConfig struct {
 // the same place. Hide covers it with an empty directory (or an empty
 // file) instead: a credential store inside a granted toolchain root.
 type bind struct {
-	Path  string `json:"path"`
-	Write bool   `json:"write,omitempty"`
-	Hide  bool   `json:"hide,omitempty"`
+	Path    string `json:"path"`
+	Write   bool   `json:"write,omitempty"`
+	Hide    bool   `json:"hide,omitempty"`
+	Scratch bool   `json:"scratch,omitempty"` // an empty writable tmpfs instead
+	Seed    bool   `json:"seed,omitempty"`    // a copy of the host's file, inside a scratch directory
 }

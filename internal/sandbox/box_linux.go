@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -30,9 +31,10 @@ func buildBox(cfg *boxConfig) error {
 	// server checked canonical paths, and a path the command could have
 	// changed since into a link elsewhere is not followed.
 	fds := make([]int, len(cfg.Binds))
+	seeds := map[string][]byte{}
 	for i, b := range cfg.Binds {
 		fds[i] = -1
-		if b.Hide {
+		if b.Hide || b.Scratch {
 			continue
 		}
 		fd, err := openNoLinks(b.Path)
@@ -40,6 +42,11 @@ func buildBox(cfg *boxConfig) error {
 			return fmt.Errorf("opening %s for the box: %w", b.Path, err)
 		}
 		fds[i] = fd
+		if b.Seed {
+			if seeds[b.Path], err = readSeed(fd); err != nil {
+				return fmt.Errorf("copying %s into the box: %w", b.Path, err)
+			}
+		}
 	}
 	defer func() {
 		for _, fd := range fds {
@@ -67,7 +74,16 @@ func buildBox(cfg *boxConfig) error {
 		}
 	}
 	for i, b := range cfg.Binds {
-		if err := bindInto(in(b.Path), fds[i], b); err != nil {
+		var err error
+		switch {
+		case b.Seed:
+			err = os.WriteFile(in(b.Path), seeds[b.Path], 0o600)
+		case b.Scratch:
+			err = scratchInto(in(b.Path))
+		default:
+			err = bindInto(in(b.Path), fds[i], b)
+		}
+		if err != nil {
 			return fmt.Errorf("binding %s into the box: %w", b.Path, err)
 		}
 	}
@@ -199,6 +215,31 @@ func bindInto(dst string, fd int, b bind) error {
 		return setAttr(dst, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV, false)
 	}
 	return mountReadOnly(dst)
+}
+
+// maxSeed bounds a file copied into the box.
+const maxSeed = 16 << 20
+
+// readSeed reads the file open as the O_PATH descriptor fd.
+func readSeed(fd int) ([]byte, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/self/fd/%d", fd))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSeed+1))
+	if err == nil && len(b) > maxSeed {
+		err = fmt.Errorf("larger than %d bytes", maxSeed)
+	}
+	return b, err
+}
+
+// scratchInto mounts an empty writable tmpfs, the box's own, at dst.
+func scratchInto(dst string) error {
+	if err := mountPoint(dst, true); err != nil {
+		return err
+	}
+	return unix.Mount("tmpfs", dst, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0700")
 }
 
 // mountPoint makes sure a directory (or an empty file) is at p, creating

@@ -112,3 +112,30 @@ func TestBoxHidesWhatItIsTold(t *testing.T) {
 		t.Fatalf("%v: %q", err, out)
 	}
 }
+
+// An agent's home in the box: a scratch directory it may write (nothing
+// kept), its own directory bound read-write (kept), its own files copied
+// in, and nothing else of the home.
+func TestBoxScratchHome(t *testing.T) {
+	home := canonDir(t)
+	os.MkdirAll(filepath.Join(home, ".agent"), 0o700)
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("KEY"), 0o600)
+	os.WriteFile(filepath.Join(home, ".agent.json"), []byte(`{"login":"yes"}`), 0o600)
+	ws := canonDir(t)
+	out, _, err := boxedRun(t, Policy{Full: []string{ws, filepath.Join(home, ".agent")}, Scratch: []string{home},
+		Seed: []string{filepath.Join(home, ".agent.json")}}, ws, `cd `+home+` && cat .agent.json && echo
+echo changed > .agent.json && echo top > top.txt && echo kept > .agent/session && ls -A; cat .ssh/id_rsa 2>/dev/null || echo "no key"`)
+	if err != nil || out != "{\"login\":\"yes\"}\n.agent\n.agent.json\ntop.txt\nno key\n" {
+		t.Fatalf("%v: %q", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, ".agent", "session")); string(b) != "kept\n" {
+		t.Fatalf("the bound directory lost its write: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, ".agent.json")); string(b) != `{"login":"yes"}` {
+		t.Fatalf("the copied file changed on the host: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(home, "top.txt")); err == nil {
+		t.Fatal("a file written in the scratch home reached the host")
+	}
+}

@@ -15,7 +15,7 @@ import (
 // are not bound. A path that is missing is left out.
 func planBox(p Policy) (binds []bind, links []boxLink) {
 	seen := map[string]int{}
-	add := func(paths []string, write, hide bool) {
+	add := func(paths []string, kind bind) {
 		for _, path := range paths {
 			if !filepath.IsAbs(path) || boxOwn(filepath.Clean(path)) {
 				continue
@@ -30,18 +30,23 @@ func planBox(p Policy) (binds []bind, links []boxLink) {
 				}
 			}
 			if i, ok := seen[canon]; ok {
-				binds[i].Write = binds[i].Write || write
-				binds[i].Hide = binds[i].Hide || hide
+				binds[i].Write = binds[i].Write || kind.Write
+				binds[i].Hide = binds[i].Hide || kind.Hide
+				binds[i].Scratch = binds[i].Scratch || kind.Scratch
+				binds[i].Seed = binds[i].Seed || kind.Seed
 				continue
 			}
 			seen[canon] = len(binds)
-			binds = append(binds, bind{Path: canon, Write: write, Hide: hide})
+			kind.Path = canon
+			binds = append(binds, kind)
 		}
 	}
-	add(p.Full, true, false)
-	add(p.ReadExec, false, false)
-	add(p.ReadOnly, false, false)
-	add(p.Hide, false, true)
+	add(p.Full, bind{Write: true})
+	add(p.ReadExec, bind{})
+	add(p.ReadOnly, bind{})
+	add(p.Hide, bind{Hide: true})
+	add(p.Scratch, bind{Scratch: true, Write: true})
+	add(p.Seed, bind{Seed: true})
 	// Parents before children: a path inside a granted directory is
 	// bound over it.
 	slices.SortFunc(binds, func(a, b bind) int { return strings.Compare(a.Path, b.Path) })

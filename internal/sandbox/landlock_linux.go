@@ -121,6 +121,9 @@ func restrictThread(p Policy, abi int, denyNet bool) error {
 	if err := add(p.Full, all); err != nil {
 		return err
 	}
+	if err := add(p.Scratch, all); err != nil {
+		return err
+	}
 
 	if err := add(p.ReadExec, readExec); err != nil {
 		return err

@@ -37,6 +37,13 @@ type Policy struct {
 	// toolchain root). Landlock, an allow-list, cannot take a path out of
 	// a granted one: callers grant around them there.
 	Hide []string `json:"hide,omitempty"`
+	// Scratch are directories that are empty and writable in the box, a
+	// fresh tmpfs each time (an agent's home, around the parts of it that
+	// are bound); Seed are files copied into them from the host as the
+	// box is built, whose changes are not kept. Outside a box, Landlock
+	// grants Scratch read-write.
+	Scratch []string `json:"scratch,omitempty"`
+	Seed    []string `json:"seed,omitempty"`
 	// Network is the host's network. Without it a boxed command has a
 	// network namespace of its own with only its loopback; where no box
 	// can be built, Landlock (ABI 4) denies TCP and seccomp UDP.
