@@ -112,7 +112,9 @@ feedback on specs and file the work it discovers.
   sudocode task end ID                         stop it and remove its worktree
 
 Tasks are the same as those of "sudocode mcp agent" on the same project.
-"sudocode run" works the whole ready queue.`,
+"sudocode run" works the whole ready queue. The commands of .sudocode/agent.json
+(copy, setup, merge.check, cleanup) run only once you trusted that exact file:
+see "sudocode trust".`,
 		Args: groupArgs,
 		RunE: groupHelp,
 	}

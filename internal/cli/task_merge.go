@@ -22,7 +22,8 @@ func newTaskMergeCmd(g *globalOptions, stdio IO) *cobra.Command {
 		Long: `Merge a finished task's branch into the branch your checkout has checked out:
 squash (default: one commit whose message names the issue), ff (fast-forward
 only) or merge (a merge commit); the project's .sudocode/agent.json "merge"
-may set the strategy, a check command and keep_branch.
+may set the strategy, a check command (run in the sandbox, once you trusted the
+file with "sudocode trust"; untrusted, it refuses the merge) and keep_branch.
 
 The merge is computed first and applied all or nothing. It is refused, and
 nothing changes, when it conflicts (the conflicting files are listed), when the
