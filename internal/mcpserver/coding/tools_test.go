@@ -124,6 +124,7 @@ var codeCategories = map[string]string{
 	"BINARY_FILE":            "validation",
 	"UNSUPPORTED_ENCODING":   "validation",
 	"PATCH_FAILED":           "validation",
+	"PERMISSION_DENIED":      "permission",
 	"INTERNAL_ERROR":         "internal",
 }
 
