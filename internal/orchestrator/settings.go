@@ -51,7 +51,7 @@ const settingsFile = ".sudocode/agent.json"
 // file refuses a task start (setup, copy) and a merge (merge.check), and
 // an end skips its cleanup, saying so in the task's log. Even trusted,
 // they run in the sandbox with the task's worktree as their workspace
-// (see phasePolicy). Copy counts as a command because it moves the
+// (see phaseBox). Copy counts as a command because it moves the
 // checkout's untracked files, secrets such as .env among them, to where
 // an agent reads them. The other settings are read whether trusted or
 // not, as they choose among things the user already has and run nothing:
