@@ -50,10 +50,11 @@ and kept in $XDG_STATE_HOME/sudocode/token (~/.local/state/sudocode/token, mode
 the dashboard's own, which no MCP endpoint takes) and the configurations of
 Claude Code, Codex and Cursor that carry it. --no-auth serves without a token:
 any local process, any user on this machine and any web page that gets past
-the Origin check can then run commands as you; loopback only. Tool calls can
-be rate-limited per client
-and tool, and logged one JSON line each (--audit-log); Prometheus metrics are
-at /metrics. Stops cleanly on SIGINT or SIGTERM.`,
+the Origin check can then run commands as you; loopback only.
+
+Tool calls can be rate-limited per client and tool, and logged one JSON line
+each (--audit-log); Prometheus metrics are at /metrics. Stops cleanly on SIGINT
+or SIGTERM.`,
 		Example: `  sudocode serve
   sudocode serve --addr 127.0.0.1:0 --json
   claude mcp add --transport http sudocode-tracker http://127.0.0.1:7474/mcp/tracker \
