@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/trust"
@@ -53,21 +55,40 @@ type NamedCommand struct {
 	Command string `json:"command"` // as it runs (a shell string, or an argv); copy's paths
 }
 
-// Commands are the settings that run something, in the order they run.
+// Commands are the settings that run something, in the order they run,
+// as the user is shown them before trusting (see shown).
 func (s Settings) Commands() []NamedCommand {
 	var out []NamedCommand
 	if len(s.Copy) > 0 {
-		out = append(out, NamedCommand{"copy", strings.Join(s.Copy, ", ")})
+		paths := make([]string, len(s.Copy))
+		for i, p := range s.Copy {
+			paths[i] = shown(p)
+		}
+		out = append(out, NamedCommand{"copy", strings.Join(paths, ", ")})
 	}
 	for _, c := range []struct {
 		name string
 		cmd  Command
 	}{{PhaseSetup, s.Setup}, {"merge.check", s.Merge.Check}, {PhaseCleanup, s.Cleanup}} {
 		if len(c.cmd) > 0 {
-			out = append(out, NamedCommand{c.name, c.cmd.String()})
+			out = append(out, NamedCommand{c.name, shown(c.cmd.String())})
 		}
 	}
 	return out
+}
+
+// shown is s as it is safe to show to someone deciding whether to trust
+// it: quoted, with escapes, when it holds anything but visible characters
+// and spaces. A terminal escape sequence or a carriage return could
+// otherwise hide a command behind a harmless one, and a bidirectional
+// override could reorder it on the dashboard.
+func shown(s string) string {
+	for _, r := range s {
+		if !unicode.IsGraphic(r) {
+			return strconv.QuoteToGraphic(s)
+		}
+	}
+	return s
 }
 
 // trustState is the settings' state for running commands.

