@@ -131,7 +131,7 @@ func untrusted(s Settings, at string) error {
 	return fault.New(fault.Conflict, "%s/%s %s, so its commands do not run at %s (%s)",
 		s.trust.top, settingsFile, why, at, strings.Join(cmds, "; ")).
 		WithHint("these commands come from the repository; read them, then run `sudocode trust` in " + s.trust.top +
-			" (or press Trust in the dashboard's Agents view) to let this exact file run them, in the sandbox")
+			" (or press Trust in the dashboard's Tasks view) to let this exact file run them, in the sandbox")
 }
 
 // ProjectTrust is what `sudocode trust` and the dashboard show of a
