@@ -37,7 +37,7 @@ func (d *Dashboard) tasks(w http.ResponseWriter, r *http.Request) {
 	}
 	out := TaskList{Tasks: make([]orchestrator.Task, 0, len(ts))}
 	for i := len(ts) - 1; i >= 0; i-- {
-		out.Tasks = append(out.Tasks, ts[i])
+		out.Tasks = append(out.Tasks, listed(r.Context(), ts[i]))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -47,7 +47,7 @@ func (d *Dashboard) task(w http.ResponseWriter, r *http.Request) {
 	if o == nil {
 		return
 	}
-	t, err := o.Get(r.Context(), r.PathValue("id"))
+	t, err := ownedTask(r.Context(), o, r.PathValue("id"))
 	if err != nil {
 		fail(w, err)
 		return
@@ -71,6 +71,10 @@ func (d *Dashboard) taskLogs(w http.ResponseWriter, r *http.Request) {
 	}
 	since, err := seqParam(r.URL.Query().Get("since"))
 	if err != nil {
+		fail(w, err)
+		return
+	}
+	if _, err := ownedTask(r.Context(), o, r.PathValue("id")); err != nil {
 		fail(w, err)
 		return
 	}
@@ -140,7 +144,7 @@ func (d *Dashboard) taskStream(w http.ResponseWriter, r *http.Request) {
 		}
 	})
 	defer unsub()
-	t, err := o.Get(ctx, id)
+	t, err := ownedTask(ctx, o, id)
 	if err != nil {
 		fail(w, err)
 		return

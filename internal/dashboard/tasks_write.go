@@ -56,6 +56,10 @@ func (d *Dashboard) taskReport(w http.ResponseWriter, r *http.Request) {
 	if o == nil {
 		return
 	}
+	if _, err := ownedTask(r.Context(), o, r.PathValue("id")); err != nil {
+		fail(w, err)
+		return
+	}
 	rep, err := o.Report(r.Context(), r.PathValue("id"))
 	if err != nil {
 		fail(w, err)

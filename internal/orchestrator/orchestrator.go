@@ -170,6 +170,9 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 	if !ok {
 		return Task{}, fault.New(fault.Invalid, "unknown tool %q", in.Tool)
 	}
+	if err := checkNamed(ctx); err != nil {
+		return Task{}, err
+	}
 	if err := CheckCommandGrant(ctx, in.Tool); err != nil {
 		return Task{}, err
 	}

@@ -55,6 +55,16 @@ func CheckOwner(ctx context.Context, t Task) error {
 		WithHint("only the client that created a task, or a client marked admin in the server's token file, may read its instructions and log or change, end or merge it")
 }
 
+// checkNamed refuses a task to a request of a team that names no client:
+// the task would belong to nobody but the admins.
+func checkNamed(ctx context.Context) error {
+	if c := ClientOf(ctx); c.Team && c.Name == "" {
+		return fault.New(fault.Invalid, "this request names no client of the server's token file, so no task it starts would be its own").
+			WithHint("send your token as a bearer header (Authorization: Bearer <token>)")
+	}
+	return nil
+}
+
 // CheckCommandGrant refuses a COMMAND task to a client of a team whose
 // token was not granted running commands.
 func CheckCommandGrant(ctx context.Context, tool string) error {
