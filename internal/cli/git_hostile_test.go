@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -64,10 +63,20 @@ func TestPlantedGitConfigRunsNothing(t *testing.T) {
 	}
 	cfg = append(cfg, []byte("[core]\n\tfsmonitor = "+mark("fsmonitor")+"; false\n\thooksPath = "+hooks+"\n"+
 		"[filter \"evil\"]\n\tclean = "+mark("clean")+"; cat\n\tsmudge = "+mark("smudge")+"; cat\n")...)
-	lines := strings.ReplaceAll(strings.TrimSuffix(string(cfg), "\n"), "\n", "\n+")
-	call(coding, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Delete File: .git/config\n" +
-		"*** Add File: .git/info/attributes\n+* filter=evil\n*** End Patch\n"})
-	call(coding, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Add File: .git/config\n+" + lines + "\n*** End Patch\n"})
+	// apply_patch refuses .git/ (a test of its own); the configuration
+	// is planted as a pulled repository or another process would.
+	res, err := coding.CallTool(context.Background(), &mcp.CallToolParams{Name: "apply_patch", Arguments: map[string]any{
+		"patch": "*** Begin Patch\n*** Add File: .git/info/attributes\n+* filter=evil\n*** End Patch\n"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("apply_patch wrote into .git: %v %+v", err, res)
+	}
+	os.MkdirAll(filepath.Join(dir, ".git", "info"), 0o755)
+	if err := os.WriteFile(filepath.Join(dir, ".git", "info", "attributes"), []byte("* filter=evil\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".git", "config"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	coding.Close()
 	// The work tree's file differs from the index only in its time, so
 	// git must read it (through the clean filter) to know.
