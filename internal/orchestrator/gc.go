@@ -34,6 +34,7 @@ type GCKept struct {
 // branch is deleted with its worktree only when it has no commit since
 // the task's base: committed work stays on its branch. A worktree with
 // uncommitted or untracked files is never touched; it is listed in Kept.
+// A client of a team collects only the tasks it owns (Owns).
 func (o *Orchestrator) GC(ctx context.Context) (GCResult, error) {
 	res := GCResult{Removed: []string{}, BranchesDeleted: []string{}, Kept: []GCKept{}}
 	tasks, err := o.store.List(ctx)
@@ -41,7 +42,7 @@ func (o *Orchestrator) GC(ctx context.Context) (GCResult, error) {
 		return res, err
 	}
 	for _, t := range tasks {
-		if t.WorktreePath == "" || (t.Status != StatusCompleted && t.Status != StatusFailed && t.Status != StatusCancelled) {
+		if t.WorktreePath == "" || (t.Status != StatusCompleted && t.Status != StatusFailed && t.Status != StatusCancelled) || !Owns(ctx, t) {
 			continue
 		}
 		if err := o.collect(ctx, t.ID, &res); err != nil {

@@ -170,3 +170,35 @@ func TestCommandTaskNeedsTheGrant(t *testing.T) {
 		t.Errorf("carol's run_ready with COMMAND: %s, want refused naming the command grant", text(res))
 	}
 }
+
+// gc_tasks collects the finished tasks of its caller only: another
+// client's worktree stays for its owner to continue or end.
+func TestGCCollectsOnlyTheCallersTasks(t *testing.T) {
+	base, srv := owners(t)
+	var created struct {
+		Result struct {
+			TaskID string `json:"taskId"`
+		} `json:"result"`
+	}
+	structured(t, as(t, base+serve.PathAgent, aliceToken), "create_task", map[string]any{
+		"tool": "COMMAND", "description": "Done at once", "config": map[string]any{"command": []string{"true"}},
+	}, &created)
+	id := created.Result.TaskID
+	testkit.WaitFor(t, 20*time.Second, "alice's task to complete", func() bool {
+		task, err := srv.Orchestrator.Get(t.Context(), id)
+		return err == nil && task.Status == "completed"
+	})
+	var gc struct {
+		Result struct {
+			Removed []string `json:"removed"`
+		} `json:"result"`
+	}
+	structured(t, as(t, base+serve.PathAgent, bobToken), "gc_tasks", nil, &gc)
+	if task, err := srv.Orchestrator.Get(t.Context(), id); err != nil || task.WorktreePath == "" || len(gc.Result.Removed) != 0 {
+		t.Errorf("bob's gc_tasks removed %v; alice's task %+v, %v", gc.Result.Removed, task, err)
+	}
+	structured(t, as(t, base+serve.PathAgent, aliceToken), "gc_tasks", nil, &gc)
+	if len(gc.Result.Removed) != 1 || gc.Result.Removed[0] != id {
+		t.Errorf("alice's gc_tasks removed %v, want her task %s", gc.Result.Removed, id)
+	}
+}

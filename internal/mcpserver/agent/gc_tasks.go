@@ -19,7 +19,7 @@ func (h *handlers) gcTasks() mcpx.Tool {
 		Description: "Remove the worktrees of finished tasks (completed, failed or cancelled; never a waiting or running one) " +
 			"and delete their branches when these hold no commit of their own (a branch with commits is kept). " +
 			"A worktree with uncommitted or untracked files is never touched: it is listed under kept, to be ended with end_task. " +
-			"The server also does this at start.",
+			"On a server shared by a team, only the caller's own tasks (an admin's: everyone's). The server also does this at start.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: true, OpenWorldHint: new(false)},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ gcIn) (out response[orchestrator.GCResult], err error) {
 		res, err := h.orch.GC(ctx)
