@@ -226,6 +226,10 @@ func parseTokenFile(data []byte) ([]tokenEntry, []error) {
 		case !callerName().MatchString(fields[0]):
 			problems = append(problems, fmt.Errorf("line %d: invalid name %q: letters, digits and . _ @ + - only, up to 64", n, fields[0]))
 			continue
+		case fields[0] == SingleTokenCaller:
+			// It would share the operator's tasks and grants (GrantsOf).
+			problems = append(problems, fmt.Errorf("line %d: the name %q is the single --token's: give this client another", n, SingleTokenCaller))
+			continue
 		}
 		grants, err := parseGrants(fields[2:])
 		if err != nil {

@@ -37,6 +37,15 @@ func TestTokenFileGrants(t *testing.T) {
 	}
 }
 
+// A client of the file named as the single token would share its tasks
+// and its grants.
+func TestTokenFileRefusesTheSingleTokensName(t *testing.T) {
+	_, err := NewAuth("single-token-value", writeTokenFile(t, "", SingleTokenCaller+" "+aliceToken+"\n"), nil)
+	if err == nil || !strings.Contains(err.Error(), "is the single --token's") {
+		t.Fatalf("a client named %s: %v, want refused", SingleTokenCaller, err)
+	}
+}
+
 func TestTokenFileRefusesUnknownGrants(t *testing.T) {
 	_, err := NewAuth("", writeTokenFile(t, "", "alice "+aliceToken+" "+bobToken+"\n"), nil)
 	if err == nil || !strings.Contains(err.Error(), "field 3 is not a grant") {
