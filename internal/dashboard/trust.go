@@ -21,16 +21,12 @@ func (d *Dashboard) trustRoutes(m *http.ServeMux) {
 	m.HandleFunc("POST /api/trust/revoke", d.write(d.revokeTrust))
 }
 
-// trustDir is the checkout whose settings the tasks use.
-func (d *Dashboard) trustDir() string {
-	if d.opts.Tasks != nil {
-		return d.opts.Tasks.Repo()
-	}
-	return d.opts.Dir
-}
-
 func (d *Dashboard) projectTrust(w http.ResponseWriter, r *http.Request) {
-	pt, err := orchestrator.TrustOf(r.Context(), d.trustDir())
+	o := d.orchestrator(w) // no tasks, no commands to run: unavailable as they are
+	if o == nil {
+		return
+	}
+	pt, err := orchestrator.TrustOf(r.Context(), o.Repo())
 	if err != nil {
 		fail(w, err)
 		return
@@ -39,6 +35,10 @@ func (d *Dashboard) projectTrust(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) trustProject(w http.ResponseWriter, r *http.Request) {
+	o := d.orchestrator(w)
+	if o == nil {
+		return
+	}
 	var in struct {
 		SHA256 string `json:"sha256"`
 	}
@@ -50,7 +50,7 @@ func (d *Dashboard) trustProject(w http.ResponseWriter, r *http.Request) {
 		fail(w, errNoDigest)
 		return
 	}
-	pt, err := orchestrator.TrustFile(r.Context(), d.trustDir(), in.SHA256)
+	pt, err := orchestrator.TrustFile(r.Context(), o.Repo(), in.SHA256)
 	if err != nil {
 		fail(w, err)
 		return
@@ -59,7 +59,11 @@ func (d *Dashboard) trustProject(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) revokeTrust(w http.ResponseWriter, r *http.Request) {
-	pt, _, err := orchestrator.RevokeTrust(r.Context(), d.trustDir())
+	o := d.orchestrator(w)
+	if o == nil {
+		return
+	}
+	pt, _, err := orchestrator.RevokeTrust(r.Context(), o.Repo())
 	if err != nil {
 		fail(w, err)
 		return

@@ -10,10 +10,9 @@ window.SudocodeTasks = function (ui) {
   const trust = window.SudocodeTrust(ui);
 
   async function renderTasks(box) {
-    box.append(h('div', { class: 'title-row' }, h('h1', null, 'Tasks'),
-      ui.canWrite() ? h('a', { class: 'button primary right', id: 'new-task', href: '#/new-task' }, 'Start an agent') : null));
-    const commands = await trust.trustPanel();
-    if (commands) box.append(commands);
+    const title = h('div', { class: 'title-row' }, h('h1', null, 'Tasks'),
+      ui.canWrite() ? h('a', { class: 'button primary right', id: 'new-task', href: '#/new-task' }, 'Start an agent') : null);
+    box.append(title);
     if (ui.canWrite()) box.append(await runReadyForm());
     let list;
     try {
@@ -22,6 +21,8 @@ window.SudocodeTasks = function (ui) {
       box.append(problem(err, 'Tasks are'));
       return;
     }
+    const commands = await trust.trustPanel(); // once tasks are known to run here
+    if (commands) title.after(commands);
     if (!list.tasks.length) {
       box.append(h('p', { class: 'muted' }, 'No tasks yet. Start an agent here or on an issue, or with the orchestrator\u2019s create_task tool.'));
       return;
