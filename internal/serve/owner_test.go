@@ -202,3 +202,31 @@ func TestGCCollectsOnlyTheCallersTasks(t *testing.T) {
 		t.Errorf("alice's gc_tasks removed %v, want her task %s", gc.Result.Removed, id)
 	}
 }
+
+// With one token and no token file there is one client, the machine's
+// user: it runs commands without a grant, and whoever holds the token may
+// read and end every task.
+func TestSingleTokenServerHasOneClient(t *testing.T) {
+	const token = "single-0123456789abcdef0123456789"
+	ts, srv := start(t, project(t), serve.Options{Token: token, Actor: "local-user"})
+	if srv.Orchestrator == nil {
+		t.Fatalf("no orchestrator: %s", srv.TasksUnavailable)
+	}
+	var created struct {
+		Result struct {
+			TaskID string `json:"taskId"`
+		} `json:"result"`
+	}
+	structured(t, as(t, ts.URL+serve.PathAgent, token), "create_task", map[string]any{
+		"tool": "COMMAND", "description": "Wait", "instructions": secretPlan,
+		"config": map[string]any{"command": []string{"sleep", "600"}},
+	}, &created)
+	other := as(t, ts.URL+serve.PathAgent, token)
+	res, err := other.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "task://" + created.Result.TaskID})
+	if err != nil || !strings.Contains(res.Contents[0].Text, secretPlan) {
+		t.Errorf("another session with the token reading the task: %v", err)
+	}
+	if res := call(t, other, "end_task", map[string]any{"taskId": created.Result.TaskID, "keepBranch": false}); res.IsError {
+		t.Errorf("another session with the token ending the task: %s", text(res))
+	}
+}
