@@ -30,7 +30,7 @@ func (h *handlers) addResources(s *mcp.Server) {
 	}
 	for _, t := range []*mcp.ResourceTemplate{
 		{URITemplate: "task://{id}", Name: "task", Title: "Task", MIMEType: mimeJSON,
-			Description: "A task in full: instructions, status, session, timing, result, and its most recent log entries"},
+			Description: "A task in full: instructions, status, session, timing, result, and its most recent log entries (on a server shared by a team, only for the client that created it, or an admin)"},
 		{URITemplate: "task://{id}/logs", Name: "task-logs", Title: "Task Logs", MIMEType: mimeText,
 			Description: "A task's log as plain text, one entry per line: sequence number, time, kind and text (the newest entries when long)"},
 		{URITemplate: "task://{id}/result", Name: "task-result", Title: "Task Result", MIMEType: mimeJSON,
@@ -42,7 +42,7 @@ func (h *handlers) addResources(s *mcp.Server) {
 		{URITemplate: "project://{projectPath}/status", Name: "project-status", Title: "Project Status", MIMEType: mimeJSON,
 			Description: "The project's checkout (HEAD, branch, uncommitted changes) and its tasks; projectPath is the percent-encoded absolute path"},
 		{URITemplate: "log://{logType}/{date}", Name: "log", Title: "Historical Logs", MIMEType: mimeText,
-			Description: "Log entries of every task on one UTC day (YYYY-MM-DD or today); logType is all or an event kind: " + strings.Join(logTypes[1:], ", ")},
+			Description: "Log entries of every task (on a server shared by a team, the client's own) on one UTC day (YYYY-MM-DD or today); logType is all or an event kind: " + strings.Join(logTypes[1:], ", ")},
 	} {
 		s.AddResourceTemplate(t, h.read)
 	}
