@@ -250,7 +250,7 @@ func (o *Orchestrator) start(ctx context.Context, t Task, ad agent.Adapter, spec
 	var cmd *sandbox.Cmd
 	var outR, errR *os.File
 	if err == nil {
-		cmd, outR, errR, err = o.startAgent(ctx, t.WorktreePath, ad, inv)
+		cmd, outR, errR, err = o.startAgent(ctx, spec, ad, inv)
 	}
 	now := time.Now().UTC()
 	t.UpdatedAt = now

@@ -48,7 +48,7 @@ func (o *Orchestrator) setupThenFollow(id string, r *run, ad agent.Adapter, spec
 	case out.exitCode != 0:
 		fail = &TaskError{Type: ErrTypeSetup, Details: map[string]any{"command": setup.String(), "exit_code": out.exitCode, "stderr": out.stderr}}
 	default:
-		cmd, outR, errR, err := o.startAgent(context.Background(), spec.Dir, ad, inv)
+		cmd, outR, errR, err := o.startAgent(context.Background(), spec, ad, inv)
 		if err != nil {
 			fail = &TaskError{Type: ErrTypeStart, Details: err.Error()}
 			break

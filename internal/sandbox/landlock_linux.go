@@ -31,11 +31,15 @@ func restrictSelf(p Policy, box *boxConfig) Report {
 		// the host is there (outside a box they are the host's).
 		p.Full = append(p.Full[:len(p.Full):len(p.Full)], "/tmp", "/dev/shm")
 		p.Terminal = append(p.Terminal[:len(p.Terminal):len(p.Terminal)], "/dev/pts")
+		if p.UserNamespaces {
+			// A namespace's maps are written in the box's own /proc.
+			p.ReadWrite = append(p.ReadWrite[:len(p.ReadWrite):len(p.ReadWrite)], "/proc")
+		}
 	}
 	ownNet := box != nil && !box.Network
 	denyNet := !p.Network && !ownNet
 	rep := landlockSelf(p, denyNet)
-	if err := installFilter(filterOptions{denyUDP: denyNet}); err != nil {
+	if err := installFilter(filterOptions{denyUDP: denyNet, allowUserNS: p.UserNamespaces}); err != nil {
 		rep.Missing = append(rep.Missing, "seccomp")
 	}
 	return rep

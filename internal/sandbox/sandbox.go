@@ -48,7 +48,14 @@ type Policy struct {
 	// network namespace of its own with only its loopback; where no box
 	// can be built, Landlock (ABI 4) denies TCP and seccomp UDP.
 	Network bool `json:"network,omitempty"`
-	// NoLandlock behaves as on a kernel without Landlock (tests).
+	// UserNamespaces lets the command make user namespaces (and the other
+	// namespaces they allow) inside the box: an agent CLI that confines
+	// its own commands with them (Codex) needs it. They give capabilities
+	// over what the command's new namespaces own only, never the box's.
+	UserNamespaces bool `json:"user_namespaces,omitempty"`
+	// NoLandlock leaves Landlock out, as on a kernel without it: tests of
+	// that case, and a command that builds its own sandbox with mounts,
+	// which Landlock forbids (Codex's bubblewrap).
 	NoLandlock bool `json:"no_landlock,omitempty"`
 	// NoBox behaves as on a kernel that refuses the box's namespaces
 	// (tests of the fallback).
