@@ -16,6 +16,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +85,7 @@ func TestAgentRealCLIs(t *testing.T) {
 			shared := startAgentServer(t, realCLIRepo(t), env)
 			t.Run("write_resume", func(t *testing.T) { t.Parallel(); realWriteResume(t, c, sim, shared) })
 			t.Run("commit", func(t *testing.T) { t.Parallel(); realCommit(t, c, shared) })
+			t.Run("box", func(t *testing.T) { t.Parallel(); realBox(t, c, shared, env) })
 			if c.refusal != "" {
 				t.Run("refusal", func(t *testing.T) { t.Parallel(); realRefusal(t, c, shared) })
 			}
@@ -244,6 +247,35 @@ func realCommit(t *testing.T, c realCLI, a *agentServer) {
 	}
 	if rep := a.report(t, id); rep.Commits != 1 {
 		t.Errorf("report commits = %d, want 1", rep.Commits)
+	}
+}
+
+// The agent runs in the sealed box: the shell commands the model asks
+// for cannot read the user's keys, another project, or the host's
+// sockets; its worktree it writes and commits as usual.
+func realBox(t *testing.T, c realCLI, a *agentServer, env []string) {
+	var home string
+	for _, kv := range env {
+		if h, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = h
+		}
+	}
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("SECRET-KEY\n"), 0o600)
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, ".env"), []byte("SECRET-ENV\n"), 0o600)
+	probe := fmt.Sprintf("(cat %s/.ssh/id_rsa; cat %s/.env; ls -A /run; ls -A %s) > seen.txt 2>&1; git add seen.txt && git commit -q -m seen", home, other, home)
+	prompt := "Look around.\n@sim shell " + strconv.Quote(probe) + "\n@sim text \"Done.\"\n"
+	branch := "realcli/" + c.name + "/box"
+	id := a.createTask(t, c.tool, prompt, map[string]any{"config": c.shellConfig, "branch": branch})
+	st := a.waitStopped(t, id)
+	_, logText := a.logKinds(t, id)
+	seen := gitIn(t, a.repo, "show", branch+":seen.txt")
+	if st.Task.Status != orchestrator.StatusWaiting || seen == "" {
+		t.Fatalf("task is %s (error %+v), seen.txt %q; log:\n%s", st.Task.Status, st.Task.Error, seen, logText)
+	}
+	if strings.Contains(seen, "SECRET") || slices.Contains(strings.Split(seen, "\n"), ".ssh") {
+		t.Errorf("the agent's shell saw the key, the other project or ~/.ssh:\n%s", seen)
 	}
 }
 
