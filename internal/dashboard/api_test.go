@@ -403,7 +403,7 @@ func TestTokenCookie(t *testing.T) {
 	}
 	resp.Body.Close()
 	cookies := resp.Cookies()
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" || len(cookies) != 1 ||
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/?key=") || len(cookies) != 1 ||
 		!cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode {
 		t.Fatalf("/?token=: %d, Location %q, cookies %+v", resp.StatusCode, resp.Header.Get("Location"), cookies)
 	}

@@ -107,6 +107,7 @@ type Dashboard struct {
 	loop *loop.Loop // nil when Tasks is
 
 	session string // the page's cookie: a secret of its own (session.go)
+	pageKey string // what the page's script sends with a change (session.go)
 }
 
 // New returns the dashboard and starts its watchers; Close stops them.
@@ -122,7 +123,7 @@ func New(opts Options) *Dashboard {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	d := &Dashboard{opts: opts, logger: opts.Logger, hub: newHub(), tracker: newTrackerReader(opts.Dir, opts.Actor), stop: stop,
-		endpoints: opts.Endpoints, session: rand.Text()}
+		endpoints: opts.Endpoints, session: rand.Text(), pageKey: rand.Text()}
 	if opts.Tasks != nil {
 		d.loop = opts.Loop
 		if d.loop == nil {

@@ -15,6 +15,20 @@ import (
 // alone, until the server stops.
 const CookieName = "sudocode_session"
 
+// PageKeyHeader carries the page's key with every change the page sends
+// with its cookie. Browsers send the cookie to every port of the host, so
+// a page served on another local port receives it, and a program holding
+// it can send any Origin header; the key is handed to the page in the
+// address the token redirects to and kept in the page's own storage,
+// which no other origin (another port included) can read.
+const PageKeyHeader = "X-Sudocode-Page-Key"
+
+// pageKeyOK reports a request that carries the page's key.
+func (d *Dashboard) pageKeyOK(r *http.Request) bool {
+	k := r.Header.Get(PageKeyHeader)
+	return k != "" && subtle.ConstantTimeCompare([]byte(k), []byte(d.pageKey)) == 1
+}
+
 // authorized lets a request read. With a configured token (Token or
 // CheckToken) every request needs it, or the page's cookie; otherwise
 // reading is open and only writes need the write token (see write.go). A
@@ -25,7 +39,9 @@ const CookieName = "sudocode_session"
 func (d *Dashboard) authorized(w http.ResponseWriter, r *http.Request) bool {
 	if r.URL.Path == "/" && r.URL.Query().Has("token") && d.accepts(r.URL.Query().Get("token")) {
 		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: d.session, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-		http.Redirect(w, r, "/", http.StatusSeeOther)
+		// The page's script moves the key to its own storage and out of
+		// the address; a fragment the token's address had (a view) stays.
+		http.Redirect(w, r, "/?key="+d.pageKey, http.StatusSeeOther)
 		return false
 	}
 	if d.readsOpen() {

@@ -36,9 +36,9 @@ func (d *Dashboard) write(h http.HandlerFunc) http.HandlerFunc {
 				WithHint(d.writeAccess(r)))
 			return
 		}
-		if viaCookie && !d.ownOrigin(r) {
-			writeError(w, http.StatusForbidden, fault.New(fault.Invalid, "a change sent with the page's cookie must come from the dashboard page itself (its Origin header)").
-				WithHint("send it from the dashboard page, or send Authorization: Bearer <token> instead of the cookie"))
+		if viaCookie && (!d.ownOrigin(r) || !d.pageKeyOK(r)) {
+			writeError(w, http.StatusForbidden, fault.New(fault.Invalid, "a change sent with the page's cookie must come from the dashboard page itself (its Origin header and its key)").
+				WithHint("reopen the address `sudocode serve` printed (/?token=…) and send it from that page, or send Authorization: Bearer <token> instead of the cookie"))
 			return
 		}
 		if r.Method != http.MethodDelete || r.ContentLength > 0 {

@@ -36,8 +36,9 @@ func send(t *testing.T, client *http.Client, method, url, body string, header ma
 	return resp.StatusCode, string(b)
 }
 
-// tokenCookie opens /?token=tok and returns the cookie the answer sets.
-func tokenCookie(t *testing.T, base, tok string) *http.Cookie {
+// tokenCookie opens /?token=tok and returns the cookie the answer sets and
+// the page's key, which the redirect hands to the page's script.
+func tokenCookie(t *testing.T, base, tok string) (*http.Cookie, string) {
 	t.Helper()
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := noRedirect.Get(base + "/?token=" + tok)
@@ -45,10 +46,11 @@ func tokenCookie(t *testing.T, base, tok string) *http.Cookie {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 {
-		t.Fatalf("/?token=: %d, cookies %+v", resp.StatusCode, resp.Cookies())
+	key, ok := strings.CutPrefix(resp.Header.Get("Location"), "/?key=")
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 || !ok || key == "" {
+		t.Fatalf("/?token=: %d, Location %q, cookies %+v", resp.StatusCode, resp.Header.Get("Location"), resp.Cookies())
 	}
-	return resp.Cookies()[0]
+	return resp.Cookies()[0], key
 }
 
 // TestWritesNeedTheTokenAndTheOrigin: with a write token (what serve makes
@@ -70,7 +72,8 @@ func TestWritesNeedTheTokenAndTheOrigin(t *testing.T) {
 	if code, out := send(t, c, "POST", ts.URL+"/api/issues", body, map[string]string{"Authorization": "Bearer nope"}); code != http.StatusUnauthorized {
 		t.Errorf("a write with a wrong token: %d %s", code, out)
 	}
-	cookie := tokenCookie(t, ts.URL, "w1")
+	cookie, key := tokenCookie(t, ts.URL, "w1")
+	page := map[string]string{"Origin": ts.URL, dashboard.PageKeyHeader: key}
 	if code, out := send(t, c, "POST", ts.URL+"/api/issues", body, nil, cookie); code != http.StatusForbidden || !strings.Contains(out, "Origin") {
 		t.Errorf("a write with the cookie and no Origin: %d %s", code, out)
 	}
@@ -83,7 +86,16 @@ func TestWritesNeedTheTokenAndTheOrigin(t *testing.T) {
 	if code, out := send(t, c, "POST", ts.URL+"/api/issues", body, map[string]string{"Origin": "http://localhost:1"}, cookie); code != http.StatusForbidden {
 		t.Errorf("a write with the cookie from another local page: %d %s", code, out)
 	}
-	if code, out := send(t, c, "POST", ts.URL+"/api/issues", body, map[string]string{"Origin": ts.URL}, cookie); code != http.StatusCreated || !strings.Contains(out, "Made on the page") {
+	// A process that got the cookie (a page on another local port
+	// receives it) can send any Origin header; it does not have the key
+	// the page's script keeps, which no other port can read.
+	if code, out := send(t, c, "POST", ts.URL+"/api/issues", body, map[string]string{"Origin": ts.URL}, cookie); code != http.StatusForbidden {
+		t.Errorf("a write with the cookie and a forged Origin, without the page's key: %d %s", code, out)
+	}
+	if code, out := send(t, c, "POST", ts.URL+"/api/issues", body, map[string]string{"Origin": ts.URL, dashboard.PageKeyHeader: "guess"}, cookie); code != http.StatusForbidden {
+		t.Errorf("a write with the cookie and a wrong page key: %d %s", code, out)
+	}
+	if code, out := send(t, c, "POST", ts.URL+"/api/issues", body, page, cookie); code != http.StatusCreated || !strings.Contains(out, "Made on the page") {
 		t.Errorf("a write with the cookie from the page: %d %s", code, out)
 	}
 	if code, out := send(t, c, "POST", ts.URL+"/api/issues", `{"title":"By bearer"}`, map[string]string{"Authorization": "Bearer w1"}); code != http.StatusCreated {
@@ -129,11 +141,11 @@ func TestNoTokenNoWrites(t *testing.T) {
 func TestConfiguredTokenAllowsWrites(t *testing.T) {
 	f := newFixture(t)
 	ts, _ := serveDashboard(t, f, dashboard.Options{Token: "s3cret"})
-	cookie := tokenCookie(t, ts.URL, "s3cret")
+	cookie, key := tokenCookie(t, ts.URL, "s3cret")
 	if cookie.Value == "s3cret" || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode {
 		t.Errorf("cookie %+v: want a secret of its own, HttpOnly, SameSite=Strict", cookie)
 	}
-	if code, out := send(t, ts.Client(), "POST", ts.URL+"/api/issues", `{"title":"x"}`, map[string]string{"Origin": ts.URL}, cookie); code != http.StatusCreated {
+	if code, out := send(t, ts.Client(), "POST", ts.URL+"/api/issues", `{"title":"x"}`, map[string]string{"Origin": ts.URL, dashboard.PageKeyHeader: key}, cookie); code != http.StatusCreated {
 		t.Errorf("a write with the configured token's cookie: %d %s", code, out)
 	}
 	forged := &http.Cookie{Name: dashboard.CookieName, Value: "s3cret"}

@@ -16,6 +16,17 @@
   let canWrite = false;
   let tasksAvailable = false;
 
+  // The page's key comes in the address the token opened (/?key=…) and
+  // is kept in this origin's storage, which no other port of the host can
+  // read; every change sends it beside the cookie, which other ports do
+  // receive. The address then loses it (the view in its fragment stays).
+  const keyName = 'sudocode-page-key';
+  const opened = new URLSearchParams(location.search).get('key');
+  if (opened) {
+    localStorage.setItem(keyName, opened);
+    history.replaceState(null, '', '/' + location.hash);
+  }
+
   // h builds an element: h('div', {class: 'x', dataset: {id: 1}, onclick: fn}, 'text', child …).
   function h(tag, props) {
     const e = document.createElement(tag);
@@ -60,6 +71,7 @@
     if (method) {
       opts.method = method;
       opts.headers['Content-Type'] = 'application/json';
+      opts.headers['X-Sudocode-Page-Key'] = localStorage.getItem(keyName) || '';
       opts.body = JSON.stringify(change === undefined ? {} : change);
     }
     const r = await fetch(path, opts);
