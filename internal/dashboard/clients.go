@@ -8,27 +8,31 @@ import (
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
-// ActAs returns h with each request acting for the client of the token
+// ActAs returns d with each request acting for the client of the token
 // file its bearer token names (orchestrator.AsClient), with that token's
 // grants: the tasks it starts are its own, and another client's task is
-// refused to it as over MCP. Without a token file there is one client,
-// the machine's user, and h is returned as it is. The page's cookie is
-// the dashboard's own secret and names no client: a request with it may
-// look at the tasks, not at their instructions or logs, and may change
-// none (a script sends its token as a bearer header instead).
-func ActAs(auth *mcpx.Auth, h http.Handler) http.Handler {
+// refused to it as over MCP. The page's cookie acts for the client whose
+// token opened the page (Options.ClientOf). Without a token file there is
+// one client, the machine's user, and d is returned as it is. A request
+// that names no client may look at the tasks, not at their instructions
+// or logs, and may change none.
+func ActAs(auth *mcpx.Auth, d *Dashboard) http.Handler {
 	if !auth.NamesClients() {
-		return h
+		return d
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := orchestrator.Client{Team: true}
-		if tok, ok := mcpx.BearerToken(r.Header.Get("Authorization")); ok {
-			if name, ok := auth.Check(tok); ok {
-				g := auth.GrantsOf(name)
-				c = orchestrator.Client{Name: name, Team: true, Admin: g.Admin, Command: g.Command}
-			}
+		name, ok := "", false
+		if tok, bearer := mcpx.BearerToken(r.Header.Get("Authorization")); bearer {
+			name, ok = auth.Check(tok)
+		} else {
+			name, ok = d.pageClient(r)
 		}
-		h.ServeHTTP(w, r.WithContext(orchestrator.AsClient(r.Context(), c)))
+		if ok {
+			g := auth.GrantsOf(name)
+			c = orchestrator.Client{Name: name, Team: true, Admin: g.Admin, Command: g.Command}
+		}
+		d.ServeHTTP(w, r.WithContext(orchestrator.AsClient(r.Context(), c)))
 	})
 }
 

@@ -28,8 +28,8 @@ const (
 
 // On a server whose token file names its clients, the dashboard's task
 // routes answer each client as MCP does: bob cannot read alice's task or
-// stop, follow up or merge it, the page's cookie (which names no client)
-// cannot either, carol has no command grant, and an admin can.
+// stop, follow up or merge it, nor can bob's page (its cookie acts for
+// bob), carol has no command grant, and an admin can.
 func TestDashboardTaskBelongsToItsCreator(t *testing.T) {
 	f := newFixture(t)
 	o := f.openTasks(t)
@@ -43,7 +43,7 @@ func TestDashboardTaskBelongsToItsCreator(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := dashboard.New(dashboard.Options{Dir: f.dir, Actor: "tester", Rulesets: rulesets.Library{Store: f.rules}, Tasks: o,
-		CheckToken: func(tok string) bool { _, ok := auth.Check(tok); return ok }, TrackerPoll: 50 * time.Millisecond})
+		CheckToken: func(tok string) bool { _, ok := auth.Check(tok); return ok }, ClientOf: auth.Check, TrackerPoll: 50 * time.Millisecond})
 	ts := httptest.NewServer(dashboard.ActAs(auth, d))
 	t.Cleanup(func() {
 		ts.CloseClientConnections()
@@ -99,23 +99,21 @@ func TestDashboardTaskBelongsToItsCreator(t *testing.T) {
 		}
 	}
 
-	// The page's cookie names no client: it may look, not act.
-	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Get(ts.URL + "/?token=" + bobKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	cookies := resp.Cookies()
-	if len(cookies) == 0 {
-		t.Fatalf("no cookie for the page: %d", resp.StatusCode)
-	}
-	code, out = send(t, c, "POST", ts.URL+"/api/tasks/"+task.ID+"/stop", `{}`, map[string]string{"Origin": ts.URL}, cookies...)
+	// The page acts for the client whose token opened it: bob's page
+	// cannot stop alice's task, and starts tasks as bob.
+	cookie, key := tokenCookie(t, ts.URL, bobKey)
+	page := map[string]string{"Origin": ts.URL, dashboard.PageKeyHeader: key}
+	code, out = send(t, c, "POST", ts.URL+"/api/tasks/"+task.ID+"/stop", `{}`, page, cookie)
 	if code == http.StatusOK || !strings.Contains(out, refusal) {
-		t.Errorf("the page's stop: %d %s, want refused with %q", code, out, refusal)
+		t.Errorf("bob's page's stop: %d %s, want refused with %q", code, out, refusal)
 	}
-	code, out = send(t, c, "POST", ts.URL+"/api/tasks", string(start), map[string]string{"Origin": ts.URL}, cookies...)
-	if code == http.StatusCreated || !strings.Contains(out, "names no client") {
-		t.Errorf("the page's start: %d %s, want refused", code, out)
+	code, out = send(t, c, "POST", ts.URL+"/api/tasks", string(start), page, cookie)
+	var bobs orchestrator.Task
+	if code != http.StatusCreated || json.Unmarshal([]byte(out), &bobs) != nil || bobs.Actor != "bob" {
+		t.Errorf("bob's page's start: %d %s, want a task of bob's", code, out)
+	}
+	if code, out := send(t, c, "GET", ts.URL+"/api/tasks/"+task.ID, "", page, cookie); code == http.StatusOK || !strings.Contains(out, refusal) {
+		t.Errorf("bob's page read alice's task: %d %s", code, out)
 	}
 
 	code, out = send(t, c, "POST", ts.URL+"/api/tasks", string(start), as(carolKey))

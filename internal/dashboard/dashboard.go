@@ -62,6 +62,9 @@ type Options struct {
 	// CheckToken, when set, decides which tokens are accepted in Token's
 	// place (a token file with a token per client).
 	CheckToken func(token string) bool
+	// ClientOf names the client of a token, on a server whose token file
+	// names them: a page opened with a client's token acts for it.
+	ClientOf func(token string) (string, bool)
 	// WriteToken, when set, is what writes need when reading is open:
 	// `sudocode serve` on loopback makes one when no token is configured.
 	// A configured Token (or CheckToken) is accepted for writes too; with
@@ -108,6 +111,8 @@ type Dashboard struct {
 
 	session string // the page's cookie: a secret of its own (session.go)
 	pageKey string // what the page's script sends with a change (session.go)
+	pagesMu sync.Mutex
+	pages   map[string]string // a client's page cookie → the client (session.go)
 }
 
 // New returns the dashboard and starts its watchers; Close stops them.
@@ -123,7 +128,7 @@ func New(opts Options) *Dashboard {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	d := &Dashboard{opts: opts, logger: opts.Logger, hub: newHub(), tracker: newTrackerReader(opts.Dir, opts.Actor), stop: stop,
-		endpoints: opts.Endpoints, session: rand.Text(), pageKey: rand.Text()}
+		endpoints: opts.Endpoints, session: rand.Text(), pageKey: rand.Text(), pages: map[string]string{}}
 	if opts.Tasks != nil {
 		d.loop = opts.Loop
 		if d.loop == nil {

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"crypto/rand"
 	"crypto/subtle"
 	"net/http"
 
@@ -38,7 +39,7 @@ func (d *Dashboard) pageKeyOK(r *http.Request) bool {
 // cookie instead.
 func (d *Dashboard) authorized(w http.ResponseWriter, r *http.Request) bool {
 	if r.URL.Path == "/" && r.URL.Query().Has("token") && d.accepts(r.URL.Query().Get("token")) {
-		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: d.session, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: d.sessionFor(r.URL.Query().Get("token")), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 		// The page's script moves the key to its own storage and out of
 		// the address; a fragment the token's address had (a view) stays.
 		http.Redirect(w, r, "/?key="+d.pageKey, http.StatusSeeOther)
@@ -70,7 +71,41 @@ func (d *Dashboard) credential(r *http.Request) (ok, viaCookie bool) {
 	if err != nil || c.Value == "" || !d.grants() {
 		return false, false
 	}
-	return subtle.ConstantTimeCompare([]byte(c.Value), []byte(d.session)) == 1, true
+	if subtle.ConstantTimeCompare([]byte(c.Value), []byte(d.session)) == 1 {
+		return true, true
+	}
+	_, ok = d.pageClient(r)
+	return ok, ok
+}
+
+// sessionFor is the cookie for a page opened with tok: on a server whose
+// tokens name clients, one of that client's own (kept in memory, so it
+// lasts until the server stops), else the dashboard's one secret.
+func (d *Dashboard) sessionFor(tok string) string {
+	if d.opts.ClientOf == nil {
+		return d.session
+	}
+	name, ok := d.opts.ClientOf(tok)
+	if !ok {
+		return d.session
+	}
+	v := rand.Text()
+	d.pagesMu.Lock()
+	d.pages[v] = name
+	d.pagesMu.Unlock()
+	return v
+}
+
+// pageClient is the client whose token opened the page that sent r.
+func (d *Dashboard) pageClient(r *http.Request) (string, bool) {
+	c, err := r.Cookie(CookieName)
+	if err != nil || c.Value == "" {
+		return "", false
+	}
+	d.pagesMu.Lock()
+	defer d.pagesMu.Unlock()
+	name, ok := d.pages[c.Value]
+	return name, ok
 }
 
 // grants reports a dashboard that hands out its cookie: one with a token to

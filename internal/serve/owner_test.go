@@ -2,6 +2,8 @@ package serve_test
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,6 +130,21 @@ func TestTaskBelongsToItsCreator(t *testing.T) {
 		res := call(t, bob, c.tool, c.args)
 		if !res.IsError || !strings.Contains(text(res), refusal) {
 			t.Errorf("bob's %s %v: %s, want refused with %q", c.tool, c.args, text(res), refusal)
+		}
+	}
+	// The dashboard of the same server answers bob alike.
+	for _, r := range []struct{ method, path string }{{"GET", "/api/tasks/" + id}, {"POST", "/api/tasks/" + id + "/stop"}} {
+		req, _ := http.NewRequest(r.method, base+r.path, strings.NewReader("{}"))
+		req.Header.Set("Authorization", "Bearer "+bobToken)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK || !strings.Contains(string(body), refusal) {
+			t.Errorf("bob's %s %s on the dashboard: %d %s, want refused with %q", r.method, r.path, resp.StatusCode, body, refusal)
 		}
 	}
 	if task, err := srv.Orchestrator.Get(t.Context(), id); err != nil || !task.Running() {

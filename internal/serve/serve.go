@@ -165,6 +165,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		Loop:             lp,
 		Token:            o.Token,
 		CheckToken:       checkToken,
+		ClientOf:         clientOf(o.Auth),
 		WriteToken:       writeToken,
 		AllowedOrigins:   o.AllowedOrigins,
 		Logger:           logger,
@@ -207,7 +208,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		}
 		s.mux.Handle(mcpx.MetricsPath, mcpx.Guard(m.Handler(), s.transport))
 	}
-	s.mux.Handle("/", s.Dashboard)
+	s.mux.Handle("/", dashboard.ActAs(o.Auth, s.Dashboard))
 	s.handler = s.mux
 	return s, nil
 }
@@ -359,4 +360,13 @@ func (n *notifyingStore) Delete(ctx context.Context, name, by string, now time.T
 	err := n.Store.Delete(ctx, name, by, now)
 	n.done(err)
 	return err
+}
+
+// clientOf names a token's client where the token file names clients
+// (the dashboard's page then acts for it); nil otherwise.
+func clientOf(auth *mcpx.Auth) func(string) (string, bool) {
+	if !auth.NamesClients() {
+		return nil
+	}
+	return auth.Check
 }
