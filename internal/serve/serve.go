@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -176,7 +177,8 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		Tasks: func(ctx context.Context, trackerDir, id string) ([]tracker.TaskRef, error) {
 			return orchestrator.IssueTasks(ctx, filepath.Dir(trackerDir), id)
 		}}))
-	s.mountSDK(PathRulesets, "rulesets", mcprulesets.New(rulesets.Library{Store: notify, Actor: o.Actor}, logger))
+	s.mountSDK(PathRulesets, "rulesets", mcprulesets.NewWithOptions(rulesets.Library{Store: notify, Actor: o.Actor},
+		mcprulesets.Options{Logger: logger, ImportRoots: importRoots(dir)}))
 
 	if root, err := workspace.Open(dir); err != nil {
 		s.unavailable(PathCoding, "the coding tools cannot serve "+dir+": "+err.Error())
@@ -369,4 +371,14 @@ func clientOf(auth *mcpx.Auth) func(string) (string, bool) {
 		return nil
 	}
 	return auth.Check
+}
+
+// importRoots are where import_rules may read: SUDOCODE_IMPORT_ROOTS when
+// set, else the project (not the directory serve was started in, which
+// may be / or the home).
+func importRoots(dir string) []string {
+	if os.Getenv(mcprulesets.EnvImportRoots) != "" {
+		return mcprulesets.DefaultImportRoots()
+	}
+	return []string{dir}
 }
