@@ -99,18 +99,11 @@ func abandon(cmd *sandbox.Cmd, outR, errR *os.File) {
 	_ = cmd.Wait()
 }
 
-// startProcess starts inv in dir with stdout and stderr on pipes and
-// inv.Env as its whole environment (see agent.Environ), under the
-// sandbox's supervisor without its Landlock rules (an agent needs the
-// network and its own configuration): the supervisor leads the agent's
-// process group, and whatever the agent starts ends with it, however it
+// startIn starts inv in dir with stdout and stderr on pipes and inv.Env
+// as its whole environment (see agent.Environ), confined by p (an agent's
+// box, or a repository command's): the supervisor leads the process
+// group, and whatever the command starts ends with it, however it
 // detached, when the task ends or the server dies.
-func startProcess(inv agent.Invocation, dir string) (*sandbox.Cmd, *os.File, *os.File, error) {
-	return startIn(inv, dir, sandbox.Policy{})
-}
-
-// startIn is startProcess with the command confined by p (a repository's
-// commands, see phaseBox).
 func startIn(inv agent.Invocation, dir string, p sandbox.Policy) (*sandbox.Cmd, *os.File, *os.File, error) {
 	if len(inv.Argv) == 0 {
 		return nil, nil, nil, errors.New("the adapter returned an empty command line")

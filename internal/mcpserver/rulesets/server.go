@@ -43,11 +43,6 @@ type Options struct {
 	ImportRoots []string
 }
 
-// New returns the server over lib.
-func New(lib rulesets.Library, logger *slog.Logger) *mcp.Server {
-	return NewWithOptions(lib, Options{Logger: logger})
-}
-
 // NewWithOptions returns the server over lib with opts.
 func NewWithOptions(lib rulesets.Library, opts Options) *mcp.Server {
 	logger := opts.Logger

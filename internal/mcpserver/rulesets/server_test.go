@@ -77,7 +77,7 @@ func connect(t testing.TB, store rulesets.Store) *fixture {
 	t.Helper()
 	clk := &clock{t: time.Now()}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	server := mcprulesets.New(rulesets.Library{Store: store, Clock: clk.Now, Actor: "tester"}, logger)
+	server := mcprulesets.NewWithOptions(rulesets.Library{Store: store, Clock: clk.Now, Actor: "tester"}, mcprulesets.Options{Logger: logger})
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := server.Connect(ctx, st, nil)
