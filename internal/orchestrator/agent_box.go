@@ -83,6 +83,9 @@ func (o *Orchestrator) agentBox(ctx context.Context, kind string, spec agent.Run
 	if kind == agent.ToolCodex {
 		b.policy.UserNamespaces, b.policy.NoLandlock = true, true
 	}
+	// Gemini CLI reads the task's MCP servers from a system settings file,
+	// which it skips unless root owns it and its directory.
+	b.policy.RootInBox = kind == agent.ToolGemini
 	b.policy.Scratch = []string{home}
 	b.policy.Full = append(b.policy.Full, dirs...)
 	b.policy.Seed = files

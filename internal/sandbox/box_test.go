@@ -139,3 +139,19 @@ echo changed > .agent.json && echo top > top.txt && echo kept > .agent/session &
 		t.Fatal("a file written in the scratch home reached the host")
 	}
 }
+
+// Root in the box is root of a user namespace that owns nothing else: the
+// server's files look root's (what Gemini CLI wants of its settings),
+// and the box's mounts, network and system stay out of its reach.
+func TestBoxRootOwnsNothing(t *testing.T) {
+	ws := canonDir(t)
+	out, _, err := boxedRun(t, Policy{Full: []string{ws}, RootInBox: true}, ws, `id -u; stat -c %u .
+mkdir -p m && mount -t tmpfs none m 2>/dev/null && echo mounted
+touch /usr/x 2>/dev/null && echo "wrote /usr"
+ip link set lo down 2>/dev/null && echo "lo down"
+unshare -m true 2>/dev/null && echo "new namespace"
+echo end`)
+	if err != nil || out != "0\n0\nend\n" {
+		t.Fatalf("%v: %q", err, out)
+	}
+}

@@ -53,6 +53,12 @@ type Policy struct {
 	// its own commands with them (Codex) needs it. They give capabilities
 	// over what the command's new namespaces own only, never the box's.
 	UserNamespaces bool `json:"user_namespaces,omitempty"`
+	// RootInBox runs the command as uid 0 of its own user namespace,
+	// mapped to the server's uid and owning no other namespace (the box's
+	// mounts, network and processes stay out of its reach): for a CLI that
+	// trusts only configuration owned by root (Gemini CLI's system
+	// settings), which the server's own files then appear to be.
+	RootInBox bool `json:"root_in_box,omitempty"`
 	// NoLandlock leaves Landlock out, as on a kernel without it: tests of
 	// that case, and a command that builds its own sandbox with mounts,
 	// which Landlock forbids (Codex's bubblewrap).

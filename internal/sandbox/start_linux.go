@@ -143,6 +143,9 @@ func newBox(p Policy) (*boxConfig, string) {
 	}
 	binds, links := planBox(p)
 	uid, gid := boxUID()
+	if p.RootInBox {
+		uid, gid = 0, 0
+	}
 	return &boxConfig{Binds: binds, Links: links, Network: p.Network, UID: uid, GID: gid}, ""
 }
 

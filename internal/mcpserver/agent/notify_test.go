@@ -95,11 +95,12 @@ func decodeInto(t *testing.T, raw []byte, v any) {
 }
 
 // claudeStandIn prints Claude Code's stream-json shapes and records its
-// argv (one file per run) under $CLAUDE_STANDIN_LOG; CLAUDE_ passes the
-// orchestrator's environment filter.
+// argv (one file per run) in its configuration directory,
+// $CLAUDE_CONFIG_DIR: the one place outside its worktree that its sealed
+// box lets it write, as it lets the real CLI.
 const claudeStandIn = `#!/bin/sh
-n=$(ls "$CLAUDE_STANDIN_LOG" | wc -l)
-printf '%s\n' "$@" > "$CLAUDE_STANDIN_LOG/run$n"
+n=$(ls "$CLAUDE_CONFIG_DIR" | wc -l)
+printf '%s\n' "$@" > "$CLAUDE_CONFIG_DIR/run$n"
 cat > /dev/null
 sid=sess-new
 prev=""
@@ -120,7 +121,7 @@ func TestUpdateResumesSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv("CLAUDE_STANDIN_LOG", logDir)
+	t.Setenv("CLAUDE_CONFIG_DIR", logDir)
 	f := newFixture(t)
 	var c created
 	f.mustSucceed("create_task", map[string]any{"tool": "CLAUDECODE", "description": "Take notes", "instructions": "write notes"}, &c)
