@@ -15,6 +15,8 @@
   // hides its actions and says how to get write access.
   let canWrite = false;
   let tasksAvailable = false;
+  let writing = 0; // the page's own changes on their way (see refresh)
+  let afterWrite = false; // a refresh waits for them
 
   // The page's key comes in the address the token opened (/?key=…) and
   // is kept in this origin's storage, which no other port of the host can
@@ -74,7 +76,13 @@
       opts.headers['X-Sudocode-Page-Key'] = localStorage.getItem(keyName) || '';
       opts.body = JSON.stringify(change === undefined ? {} : change);
     }
-    const r = await fetch(path, opts);
+    if (method) writing++;
+    let r;
+    try {
+      r = await fetch(path, opts);
+    } finally {
+      if (method) wrote();
+    }
     let body = null;
     try { body = await r.json(); } catch (e) { body = null; }
     if (!r.ok) {
@@ -282,12 +290,20 @@
 
   // refresh re-renders the current view when a topic it shows changed;
   // several changes in a row make one render.
+  // While one of the page's own changes is on its way, a refresh waits
+  // for it: the change's handler may leave the view (a deleted ruleset),
+  // which a refresh in between would ask for and not find.
   let pending = null;
   function refresh(topic) {
     if (!current) return;
     if (topic && !views[current.name].topics.includes(topic)) return;
+    if (writing > 0) { afterWrite = true; return; }
     if (pending) return;
     pending = setTimeout(() => { pending = null; show(true); }, 80);
+  }
+  function wrote() {
+    writing--;
+    if (writing === 0 && afterWrite) { afterWrite = false; refresh(); }
   }
 
   // ---- live updates -----------------------------------------------------
