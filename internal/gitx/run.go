@@ -143,6 +143,10 @@ func run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args
 		proc.sb = sandbox.Command(cmd, *pol)
 	}
 	if err := proc.start(); err != nil {
+		if ctx.Err() != nil || tctx.Err() != nil {
+			// The deadline came while the sandbox was still starting git.
+			return deadline(ctx, tctx, tctx.Err(), args, timeout)
+		}
 		return fmt.Errorf("cannot run git: %w", err)
 	}
 	done := make(chan error, 1)

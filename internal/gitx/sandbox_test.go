@@ -107,3 +107,15 @@ func procsWith(s string) int {
 	}
 	return n
 }
+
+// A deadline that comes while the sandbox is still starting git is a
+// timeout too, not a git that could not run: callers tell the two apart
+// (a listing stops at a timeout, and only warns when git is broken).
+func TestDeadlineDuringSandboxStartIsATimeout(t *testing.T) {
+	repo := newRepo(t)
+	_, err := gitOut(t, Options{Dir: repo, Timeout: time.Nanosecond}, "status")
+	var te *TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("error %v, want a timeout", err)
+	}
+}
