@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sudocode/sudocode/internal/sandbox"
 )
@@ -54,12 +55,38 @@ func policy(r *Repo, bin string, writable []string) sandbox.Policy {
 		ReadWrite: sandbox.SystemDevices,
 	}
 	p.ReadExec = append(p.ReadExec, sandbox.SystemReadExec...)
-	p.ReadExec = append(p.ReadExec, sandbox.ToolchainsOf(sandbox.Host{Path: os.Getenv("PATH"), Home: home, Workspaces: p.Full, Getenv: os.LookupEnv}).LandlockPaths()...)
+	p.ReadExec = append(p.ReadExec, toolchainPaths(os.Getenv("PATH"), home, p.Full)...)
 	p.ReadExec = append(p.ReadExec, bin)
 	p.ReadOnly = append(p.ReadOnly, sandbox.SystemReadFiles...)
 	p.ReadOnly = append(p.ReadOnly, globalConfigFiles(home)...)
 	p.ReadOnly = append(p.ReadOnly, userConfigFiles(home)...)
 	return p
+}
+
+// toolchains memoizes the toolchain grant by PATH, home and the places
+// the call writes: every sandboxed git call needs it, and making it reads
+// the toolchains' directories. As for exec_command's commands, a
+// toolchain installed while the server runs is granted after a restart.
+var toolchains struct {
+	sync.Mutex
+	grants map[string][]string
+}
+
+// toolchainPaths are the paths granted read and execute for the
+// toolchains on pathEnv, none inside or holding a writable place.
+func toolchainPaths(pathEnv, home string, writable []string) []string {
+	key := strings.Join(append([]string{pathEnv, home}, writable...), "\x00")
+	toolchains.Lock()
+	defer toolchains.Unlock()
+	if g, ok := toolchains.grants[key]; ok {
+		return g
+	}
+	if toolchains.grants == nil || len(toolchains.grants) >= 64 {
+		toolchains.grants = map[string][]string{}
+	}
+	g := sandbox.ToolchainsOf(sandbox.Host{Path: pathEnv, Home: home, Workspaces: writable, Getenv: os.LookupEnv}).LandlockPaths()
+	toolchains.grants[key] = g
+	return g
 }
 
 // globalConfigFiles are the user's own git configuration files (and the

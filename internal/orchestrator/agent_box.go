@@ -64,7 +64,7 @@ func (o *Orchestrator) agentBox(ctx context.Context, kind string, spec agent.Run
 		b.policy.ReadOnly = append(b.policy.ReadOnly, spec.ConfigDir)
 	}
 	if kind == agent.ToolCommand {
-		return b, o.privateHome(ctx, ri, &b)
+		return b, o.privateHome(ri, &b)
 	}
 	env := envMap(inv.Env)
 	home := env["HOME"]
@@ -94,17 +94,10 @@ func (o *Orchestrator) agentBox(ctx context.Context, kind string, spec agent.Run
 
 // privateHome gives a COMMAND's box a HOME and TMPDIR of the repository's
 // own, kept between tasks.
-func (o *Orchestrator) privateHome(ctx context.Context, ri repoInfo, b *phaseBox) error {
-	st, err := stateHome()
-	if err != nil {
+func (o *Orchestrator) privateHome(ri repoInfo, b *phaseBox) error {
+	var err error
+	if b.home, b.tmp, err = privateDirs(ri, "agent-commands", "COMMAND tasks"); err != nil {
 		return err
-	}
-	base := filepath.Join(st, "sudocode", "agent-commands", repoKey(ri))
-	b.home, b.tmp = filepath.Join(base, "home"), filepath.Join(base, "tmp")
-	for _, d := range []string{b.home, b.tmp} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return fault.Wrap(fault.Unavailable, err, "cannot make the private home of COMMAND tasks")
-		}
 	}
 	b.policy.Full = append(b.policy.Full, b.home, b.tmp)
 	return nil

@@ -35,16 +35,9 @@ func (o *Orchestrator) phaseBoxFor(ctx context.Context, phase, dir string) (phas
 	if err != nil {
 		return phaseBox{}, err
 	}
-	st, err := stateHome()
-	if err != nil {
+	var b phaseBox
+	if b.home, b.tmp, err = privateDirs(ri, "repo-commands", "the repository's commands"); err != nil {
 		return phaseBox{}, err
-	}
-	base := filepath.Join(st, "sudocode", "repo-commands", repoKey(ri))
-	b := phaseBox{home: filepath.Join(base, "home"), tmp: filepath.Join(base, "tmp")}
-	for _, d := range []string{b.home, b.tmp} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return phaseBox{}, fault.Wrap(fault.Unavailable, err, "cannot make the private home of the repository's commands")
-		}
 	}
 	userHome, _ := os.UserHomeDir()
 	tc := sandbox.ToolchainsOf(sandbox.Host{Path: os.Getenv("PATH"), Home: userHome,
@@ -59,6 +52,25 @@ func (o *Orchestrator) phaseBoxFor(ctx context.Context, phase, dir string) (phas
 	}
 	b.policy.ReadExec = append(append([]string(nil), sandbox.SystemReadExec...), tc.LandlockPaths()...)
 	return b, nil
+}
+
+// privateDirs makes (if missing) and returns the private home and temp
+// directory that the commands of kind (for the message: whose) get in
+// the repository of ri, kept between runs under the user's state
+// directory.
+func privateDirs(ri repoInfo, kind, whose string) (home, tmp string, err error) {
+	st, err := stateHome()
+	if err != nil {
+		return "", "", err
+	}
+	base := filepath.Join(st, "sudocode", kind, repoKey(ri))
+	home, tmp = filepath.Join(base, "home"), filepath.Join(base, "tmp")
+	for _, d := range []string{home, tmp} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return "", "", fault.Wrap(fault.Unavailable, err, "cannot make the private home of "+whose)
+		}
+	}
+	return home, tmp, nil
 }
 
 // environ is env with HOME and TMPDIR the box's, the toolchains'

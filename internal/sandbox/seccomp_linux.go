@@ -142,10 +142,13 @@ func buildFilter(o filterOptions) ([]unix.SockFilter, error) {
 	a.jset(nsFlags, "eperm", "")
 	a.ret(unix.SECCOMP_RET_ALLOW)
 
-	for label, e := range map[string]unix.Errno{"eperm": unix.EPERM, "eacces": unix.EACCES, "enosys": unix.ENOSYS,
-		"eafnosupport": unix.EAFNOSUPPORT, "eprotonosupport": unix.EPROTONOSUPPORT, "eopnotsupp": unix.EOPNOTSUPP} {
-		a.label(label)
-		a.ret(errno(e))
+	for _, r := range []struct {
+		label string
+		e     unix.Errno
+	}{{"eperm", unix.EPERM}, {"eacces", unix.EACCES}, {"enosys", unix.ENOSYS},
+		{"eafnosupport", unix.EAFNOSUPPORT}, {"eprotonosupport", unix.EPROTONOSUPPORT}, {"eopnotsupp", unix.EOPNOTSUPP}} {
+		a.label(r.label)
+		a.ret(errno(r.e))
 	}
 	return a.assemble()
 }
