@@ -51,7 +51,7 @@ func (o *Orchestrator) agentBox(ctx context.Context, kind string, spec agent.Run
 		Network:   true,
 	}
 	b.policy.ReadExec = append(append([]string(nil), sandbox.SystemReadExec...), tc.LandlockPaths()...)
-	if prog := programRoot(inv, dir); prog != "" && sandbox.CheckAllowRoot(prog, userHome) == nil {
+	if prog := programRoot(inv, dir, kind != agent.ToolCommand); prog != "" && sandbox.CheckAllowRoot(prog, userHome) == nil {
 		b.policy.ReadExec = append(b.policy.ReadExec, prog)
 	}
 	for _, s := range spec.MCPServers {
@@ -120,10 +120,11 @@ func gitControlFiles(common string) ([]string, error) {
 }
 
 // programRoot is what to grant of the program inv runs, resolved on its
-// PATH as exec would from dir: for a program inside an npm prefix (a
-// node_modules tree, as the agent CLIs are installed), that whole
-// prefix; else the file alone.
-func programRoot(inv agent.Invocation, dir string) string {
+// PATH as exec would from dir: for an agent CLI (cli) inside an npm
+// prefix (a node_modules tree, as the CLIs are installed), that whole
+// prefix; else the file alone (a COMMAND's program in a project's
+// node_modules does not open the project).
+func programRoot(inv agent.Invocation, dir string, cli bool) string {
 	if len(inv.Argv) == 0 {
 		return ""
 	}
@@ -140,7 +141,7 @@ func programRoot(inv agent.Invocation, dir string) string {
 		return ""
 	}
 	parts := strings.Split(real, string(filepath.Separator))
-	if i := slices.Index(parts, "node_modules"); i > 1 {
+	if i := slices.Index(parts, "node_modules"); cli && i > 1 {
 		return strings.Join(parts[:i], string(filepath.Separator))
 	}
 	return real

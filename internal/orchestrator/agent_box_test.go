@@ -4,6 +4,7 @@ package orchestrator
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -69,5 +70,23 @@ func TestCommandTaskRunsInTheBox(t *testing.T) {
 	}
 	if got := run1(t, repo, "git", "show", task.Branch+":boxed.txt"); got != "box" {
 		t.Fatalf("the branch holds %q", got)
+	}
+}
+
+// A COMMAND's program is granted as itself: one inside a node_modules
+// tree does not open the project around it (a key beside it included).
+func TestCommandProgramGrantedAlone(t *testing.T) {
+	repo := newRepo(t)
+	project := t.TempDir()
+	os.WriteFile(filepath.Join(project, ".env"), []byte("SECRET-ENV\n"), 0o600)
+	tool := filepath.Join(project, "node_modules", ".bin", "tool")
+	os.MkdirAll(filepath.Dir(tool), 0o755)
+	os.WriteFile(tool, []byte("#!/bin/sh\ncat "+filepath.Join(project, ".env")+" 2>/dev/null || echo \"no env\"\n"), 0o755)
+	f := newFixture(t, repo)
+	raw, _ := json.Marshal(map[string]any{"command": []string{tool}})
+	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "Run a tool", Config: raw}).ID)
+	out := logLines(t, f, task.ID)
+	if strings.Contains(out, "SECRET") || !strings.Contains(out, "no env") {
+		t.Fatalf("the tool's project was granted with it:\n%s", out)
 	}
 }
