@@ -78,13 +78,16 @@
     }
     if (method) writing++;
     let r;
+    let body = null;
     try {
       r = await fetch(path, opts);
+      try { body = await r.json(); } catch (e) { body = null; }
     } finally {
-      if (method) wrote();
+      // The change stays on its way until the code that awaited it has
+      // run (it may leave the view): a timer fires after that code's
+      // synchronous part, however slow the machine.
+      if (method) setTimeout(wrote, 0);
     }
-    let body = null;
-    try { body = await r.json(); } catch (e) { body = null; }
     if (!r.ok) {
       const err = body && body.error;
       throw new APIError(err ? err.message : r.status + ' ' + r.statusText, err && err.hint, r.status);
