@@ -9,12 +9,13 @@ import (
 // that a test waits no longer than it must, rarely enough to cost nothing.
 const pollEvery = 10 * time.Millisecond
 
-// Eventually waits until cond holds and reports whether it did within d.
-// It is for state the test cannot be told about (another process, the
-// kernel's process table, a file another program writes); where the code
-// under test offers a channel or a callback, wait on that instead.
+// Eventually waits until cond holds and reports whether it did within
+// Scale(d). It is for state the test cannot be told about (another
+// process, the kernel's process table, a file another program writes);
+// where the code under test offers a channel or a callback, wait on that
+// instead.
 func Eventually(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
+	deadline := time.Now().Add(Scale(d))
 	for !cond() {
 		if time.Now().After(deadline) {
 			return cond()
@@ -25,10 +26,34 @@ func Eventually(d time.Duration, cond func() bool) bool {
 }
 
 // WaitFor is Eventually that fails tb, saying what it waited for, when
-// cond does not hold within d.
+// cond does not hold within Scale(d).
 func WaitFor(tb testing.TB, d time.Duration, what string, cond func() bool) {
 	tb.Helper()
 	if !Eventually(d, cond) {
-		tb.Fatalf("waited %v for %s", d, what)
+		tb.Fatalf("waited %v for %s (%s)", Scale(d), what, slowHint())
 	}
+}
+
+// Receive waits for a value on ch for at most Scale(d), failing tb,
+// saying what it waited for, when none comes or ch is closed.
+func Receive[T any](tb testing.TB, d time.Duration, what string, ch <-chan T) T {
+	tb.Helper()
+	timer := time.NewTimer(Scale(d))
+	defer timer.Stop()
+	select {
+	case v, ok := <-ch:
+		if ok {
+			return v
+		}
+		tb.Fatalf("waiting for %s: the channel was closed", what)
+	case <-timer.C:
+		tb.Fatalf("waited %v for %s (%s)", Scale(d), what, slowHint())
+	}
+	var zero T
+	return zero
+}
+
+// slowHint tells a test that gave up how to give it longer.
+func slowHint() string {
+	return "on a slow or busy machine, set " + SlowEnv + " to a factor, e.g. " + SlowEnv + "=4"
 }
