@@ -47,18 +47,10 @@ var createdFields = []string{"description", "markdown", "tags"}
 
 // PatchChanges are the two changes an upsert of p may be, the store
 // choosing by whether the name exists: a create, or an update of the
-// fields p gives.
+// fields p gives. A store narrows the update's Fields to those whose
+// value it changes (ChangedFields), and records nothing when none is.
 func PatchChanges(p Patch, now time.Time) (created, updated Change) {
-	fields := []string{}
-	if p.Description != nil {
-		fields = append(fields, "description")
-	}
-	if p.Markdown != nil {
-		fields = append(fields, "markdown")
-	}
-	if p.SetTags {
-		fields = append(fields, "tags")
-	}
+	fields, _ := PatchFields(p)
 	set, _ := PatchScope(p)
 	scoped := []string{}
 	for i, f := range ScopeFields {
@@ -66,7 +58,6 @@ func PatchChanges(p Patch, now time.Time) (created, updated Change) {
 			scoped = append(scoped, f)
 		}
 	}
-	fields = append(fields, scoped...)
 	created = Change{Time: now, By: p.By, Action: ActionCreated, Fields: append(slices.Clone(createdFields), scoped...)}
 	updated = Change{Time: now, By: p.By, Action: ActionUpdated, Fields: fields}
 	if p.Restored > 0 {
@@ -74,6 +65,43 @@ func PatchChanges(p Patch, now time.Time) (created, updated Change) {
 		updated.Action, updated.Restored = ActionRestored, p.Restored
 	}
 	return created, updated
+}
+
+// PatchFields are the stored fields p sets, in the order a change lists
+// them, and the stored value of each ("" removes a scope field).
+func PatchFields(p Patch) (names, values []string) {
+	names, values = []string{}, []string{}
+	if p.Description != nil {
+		names, values = append(names, "description"), append(values, *p.Description)
+	}
+	if p.Markdown != nil {
+		names, values = append(names, "markdown"), append(values, *p.Markdown)
+	}
+	if p.SetTags {
+		names, values = append(names, "tags"), append(values, EncodeTags(p.Tags))
+	}
+	set, vals := PatchScope(p)
+	for i, f := range ScopeFields {
+		if set[i] {
+			names, values = append(names, f), append(values, vals[i])
+		}
+	}
+	return names, values
+}
+
+// ChangedFields are the fields an update of cur by p gives another value:
+// what its change records. None means the update changes nothing, and a
+// store then writes nothing, last_modified and history included.
+func ChangedFields(cur Ruleset, p Patch) []string {
+	was := StoredFields(cur)
+	names, values := PatchFields(p)
+	changed := []string{}
+	for i, f := range names {
+		if was[f] != values[i] {
+			changed = append(changed, f)
+		}
+	}
+	return changed
 }
 
 // CreateChange is the change a Create makes.

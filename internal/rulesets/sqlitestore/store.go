@@ -142,11 +142,16 @@ func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bo
 		return false, storeErr(err)
 	}
 	defer tx.Rollback()
-	var one int
-	err = tx.QueryRowContext(ctx, `SELECT 1 FROM rulesets WHERE name = ?`, p.Name).Scan(&one)
+	cur, err := s.getIn(ctx, tx, p.Name)
 	exists := err == nil
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return false, storeErr(err)
+	if err != nil && !fault.Is(err, fault.NotFound) {
+		return false, err
+	}
+	created, updated := rulesets.PatchChanges(p, now)
+	if exists {
+		if updated.Fields = rulesets.ChangedFields(cur, p); len(updated.Fields) == 0 {
+			return false, nil // nothing to write, nor to record
+		}
 	}
 	ts := rulesets.Timestamp(now)
 	if !exists {
@@ -180,7 +185,6 @@ func (s *Store) Upsert(ctx context.Context, p rulesets.Patch, now time.Time) (bo
 	if err != nil {
 		return false, storeErr(err)
 	}
-	created, updated := rulesets.PatchChanges(p, now)
 	change := updated
 	if !exists {
 		change = created

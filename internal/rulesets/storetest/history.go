@@ -132,3 +132,36 @@ func testHistoryRacing(t *testing.T, s rulesets.Store) {
 		}
 	}
 }
+
+// testHistoryRecordsWhatChanged: an update records the fields whose value
+// it changed, not every field it was given, and an upsert that changes
+// nothing leaves no trace (no version, last_modified as it was).
+func testHistoryRecordsWhatChanged(t *testing.T, s rulesets.Store) {
+	p := full("edited", "d", "m", "go", "style")
+	mustUpsert(t, s, p, t0)
+	yes := true
+	edit := full("edited", "d", "m2", "go", "style")
+	edit.Globs, edit.SetGlobs, edit.Always = []string{}, true, new(bool)
+	mustUpsert(t, s, edit, t0.Add(time.Minute))
+	scoped := full("edited", "d", "m2", "go", "style")
+	scoped.Globs, scoped.SetGlobs, scoped.Always = []string{"src/**"}, true, &yes
+	mustUpsert(t, s, scoped, t0.Add(2*time.Minute))
+	for i := range 2 { // the same put again, and once more
+		mustUpsert(t, s, scoped, t0.Add(time.Duration(3+i)*time.Minute))
+	}
+	want := strings.Join([]string{
+		"10:32:00  updated globs,always",
+		"10:31:00  updated markdown",
+		"10:30:00  created description,markdown,tags",
+	}, "\n")
+	h := mustHistory(t, s, "edited", rulesets.MaxHistory)
+	if got := describe(h); got != want {
+		t.Fatalf("history:\n%s\nwant:\n%s", got, want)
+	}
+	if h[0].Version != 3 {
+		t.Fatalf("newest version = %d, want 3", h[0].Version)
+	}
+	if got := mustGet(t, s, "edited"); !got.LastModified.Equal(t0.Add(2 * time.Minute)) {
+		t.Fatalf("last_modified = %v after puts that changed nothing, want %v", got.LastModified, t0.Add(2*time.Minute))
+	}
+}

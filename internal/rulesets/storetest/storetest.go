@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) rulesets.Store) {
 		{"HistoryRecordsEveryChangeAndItsAuthor", testHistory},
 		{"HistoryKeepsTheNewest", testHistoryCap},
 		{"HistoryOfRacingWriters", testHistoryRacing},
+		{"HistoryRecordsWhatChanged", testHistoryRecordsWhatChanged},
 		{"ScopeIsStoredKeptAndCleared", testScope},
 		{"ResolveOrdersWhatApplies", testResolve},
 		{"VersionsReadDiffAndRestore", testVersions},
