@@ -122,6 +122,13 @@ func ListenTCP(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
+// drainTimeout is how long a shutdown waits for the requests in flight.
+const drainTimeout = 5 * time.Second
+
+// drainCutShort is the warning of a shutdown whose requests outlived
+// drainTimeout: their connections were closed under them.
+const drainCutShort = "requests were still running when the shutdown's wait ended; their connections were closed"
+
 // ServeHTTP serves h on ln until ctx ends, then drains requests for a few
 // seconds before closing. Every request goes through RefuseForeignHost
 // first, and a request body has bodyTimeout to arrive (0 is
@@ -144,9 +151,10 @@ func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, bodyTimeout
 		return err
 	case <-ctx.Done():
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	shutdown, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil {
+		logger.Warn(drainCutShort, "drain", drainTimeout, "err", err)
 		srv.Close()
 	}
 	return nil
