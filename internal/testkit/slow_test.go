@@ -42,11 +42,15 @@ func TestWaitForSaysWhatItWaitedFor(t *testing.T) {
 	}
 }
 
-// Receive returns what comes on the channel.
+// Receive returns what comes on the channel, and returns when it is
+// closed.
 func TestReceive(t *testing.T) {
 	ch := make(chan string, 1)
 	go func() { ch <- "ready" }()
 	if got := Receive(t, time.Minute, "ready", ch); got != "ready" {
 		t.Fatalf("Receive = %q", got)
 	}
+	done := make(chan struct{})
+	go close(done)
+	Receive(t, time.Minute, "done", done)
 }

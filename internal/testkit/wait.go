@@ -34,18 +34,16 @@ func WaitFor(tb testing.TB, d time.Duration, what string, cond func() bool) {
 	}
 }
 
-// Receive waits for a value on ch for at most Scale(d), failing tb,
-// saying what it waited for, when none comes or ch is closed.
+// Receive waits at most Scale(d) for a value on ch, or for ch to be
+// closed (then it returns the zero value), failing tb, saying what it
+// waited for, when neither comes.
 func Receive[T any](tb testing.TB, d time.Duration, what string, ch <-chan T) T {
 	tb.Helper()
 	timer := time.NewTimer(Scale(d))
 	defer timer.Stop()
 	select {
-	case v, ok := <-ch:
-		if ok {
-			return v
-		}
-		tb.Fatalf("waiting for %s: the channel was closed", what)
+	case v := <-ch:
+		return v
 	case <-timer.C:
 		tb.Fatalf("waited %v for %s (%s)", Scale(d), what, slowHint())
 	}
