@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -53,13 +55,19 @@ worktree_path, created_at}]}.`,
 
 func newTaskShowCmd(g *globalOptions, stdio IO) *cobra.Command {
 	tf := &taskFlags{g: g}
-	var prompt bool
+	var prompt, diff bool
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Report on a task: status, outcome, answer, files changed, its issue and prompt",
 		Long: `Report on a task, as report_task does: status and timings, the agent's final
 answer, usage, the files changed and a diff stat, its issue, and (with --prompt,
-or in --json) the prompt the agent was given.`,
+or in --json) the prompt the agent was given.
+
+With --diff, also the full diff of what "sudocode task merge" would take, file by
+file against the commit the task started from: the branch's commits and the
+worktree's uncommitted and untracked files (the merge commits those as they
+are; they are listed as not committed yet). With --json, the report gains
+"diff": {base_sha, branch, source, files, uncommitted, text, truncated}.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			orch, closeFn, err := tf.open(cmd.Context())
@@ -71,18 +79,34 @@ or in --json) the prompt the agent was given.`,
 			if err != nil {
 				return err
 			}
+			var d orchestrator.Diff
+			if diff {
+				if d, err = orch.Diff(cmd.Context(), args[0]); err != nil {
+					return err
+				}
+			}
 			if g.json {
+				if diff {
+					return writeJSON(stdio.Out, struct {
+						orchestrator.Report
+						Diff orchestrator.Diff `json:"diff"`
+					}{rep, d})
+				}
 				return writeJSON(stdio.Out, rep)
 			}
 			printReport(stdio.Out, rep)
 			if prompt {
 				fmt.Fprintf(stdio.Out, "\n%s\n", rep.Prompt)
 			}
+			if diff {
+				printDiff(stdio.Out, d)
+			}
 			return nil
 		},
 	}
 	tf.register(cmd.Flags())
 	cmd.Flags().BoolVar(&prompt, "prompt", false, "also print the prompt the agent was given")
+	cmd.Flags().BoolVar(&diff, "diff", false, "also print the diff the merge would take, uncommitted and untracked files included")
 	return cmd
 }
 
@@ -152,4 +176,24 @@ such as "sudocode mcp agent"). With --json, one JSON object per line:
 	tf.register(cmd.Flags())
 	cmd.Flags().BoolVarP(&followFlag, "follow", "f", false, "follow the log until the agent stops")
 	return cmd
+}
+
+// printDiff prints a task's diff after a line saying what it holds.
+func printDiff(out io.Writer, d orchestrator.Diff) {
+	fmt.Fprintln(out)
+	switch {
+	case d.Source == "":
+		fmt.Fprintln(out, "no diff: the task's worktree and branch are gone (merged or ended)")
+		return
+	case len(d.Files) == 0:
+		fmt.Fprintln(out, "no changes: the merge would take nothing")
+		return
+	}
+	if len(d.Uncommitted) > 0 {
+		fmt.Fprintf(out, "not committed yet: %s (the merge commits them as they are)\n\n", strings.Join(d.Uncommitted, ", "))
+	}
+	fmt.Fprint(out, d.Text)
+	if d.Truncated {
+		fmt.Fprintf(out, "… the diff was cut at %d bytes\n", orchestrator.DiffLimit)
+	}
 }

@@ -96,9 +96,13 @@ func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (Mer
 	if err := mergeable(t); err != nil {
 		return MergeResult{}, err
 	}
-	if t.WorktreePath != "" { // the agent's uncommitted work goes with the merge
+	// The agent's uncommitted work goes with the merge: it is committed
+	// on top of the branch, but the branch moves there only once the
+	// merge is done, so that a refused merge changes nothing.
+	var work snapshotCommit
+	if t.WorktreePath != "" {
 		if _, err := os.Stat(t.WorktreePath); err == nil {
-			if _, err := o.wt.save(ctx, t.ID, t.WorktreePath, t.Branch); err != nil {
+			if work, err = o.wt.snapshot(ctx, t.ID, t.WorktreePath, t.Branch); err != nil {
 				return MergeResult{}, err
 			}
 		}
@@ -107,7 +111,7 @@ func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (Mer
 	if strings.TrimSpace(msg) == "" {
 		msg = t.Description
 	}
-	plan, err := o.wt.planMerge(ctx, t, strategy, msg)
+	plan, err := o.wt.planMerge(ctx, t, work.commit, strategy, msg)
 	if err != nil {
 		return MergeResult{}, err
 	}
@@ -118,6 +122,11 @@ func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (Mer
 	}
 	if err := o.wt.advance(ctx, plan); err != nil {
 		return MergeResult{}, err
+	}
+	// The branch (kept, or deleted below) holds what was merged, and the
+	// worktree has nothing left that was not: nothing is reported discarded.
+	if err := o.wt.keep(ctx, t.ID, t.WorktreePath, t.Branch, work); err != nil {
+		return MergeResult{}, fault.Wrap(fault.Internal, err, "merged as "+plan.commit+", but the task's branch could not be moved to what was merged")
 	}
 	note := agent.Event{Time: time.Now().UTC(), Kind: agent.KindLog,
 		Text: fmt.Sprintf("merged into %s as %s (%s)", plan.base, plan.commit, strategy),

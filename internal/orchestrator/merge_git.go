@@ -39,9 +39,11 @@ type mergePlan struct {
 	files                   []string
 }
 
-// planMerge computes the commit that merging t's branch into the base
-// (the checkout's current branch) gives, without touching a work tree.
-func (w *Worktrees) planMerge(ctx context.Context, t Task, strategy, msg string) (mergePlan, error) {
+// planMerge computes the commit that merging t's branch, or the commit
+// work when not "" (its tip with the worktree's uncommitted files), into
+// the base (the checkout's current branch) gives, without touching a work
+// tree or a branch.
+func (w *Worktrees) planMerge(ctx context.Context, t Task, work, strategy, msg string) (mergePlan, error) {
 	ri, err := w.info(ctx)
 	if err != nil {
 		return mergePlan{}, err
@@ -56,6 +58,9 @@ func (w *Worktrees) planMerge(ctx context.Context, t Task, strategy, msg string)
 	if err != nil {
 		return mergePlan{}, fault.New(fault.NotFound, "branch %s of task %s does not exist: there is nothing to merge", t.Branch, t.ID).
 			WithHint("it was deleted when the task ended without keeping its branch")
+	}
+	if work != "" {
+		tip = work
 	}
 	p := mergePlan{top: ri.top, base: base, from: ri.head}
 	if _, err := git(ctx, ri.top, "merge-base", "--is-ancestor", tip, ri.head); err == nil {

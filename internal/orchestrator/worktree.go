@@ -278,6 +278,26 @@ func (w *Worktrees) Remove(ctx context.Context, id, path, branch string, keepBra
 // The commit goes onto the branch even if the agent left the worktree on
 // another HEAD.
 func (w *Worktrees) save(ctx context.Context, id, path, branch string) (string, error) {
+	s, err := w.snapshot(ctx, id, path, branch)
+	if err != nil || s.commit == s.old {
+		return "", err
+	}
+	return s.commit, w.keep(ctx, id, path, branch, s)
+}
+
+// snapshotCommit is the worktree's files as one commit on top of its
+// branch's tip (old), made but not yet on the branch; commit is old when
+// there was nothing to commit.
+type snapshotCommit struct {
+	commit, old string
+}
+
+// snapshot commits the worktree at path as it is (tracked, modified and
+// untracked files; not ignored ones) through a copy of the index, on top
+// of branch's tip (or the worktree's HEAD when the branch is gone),
+// without moving the branch or touching the worktree: a merge computed
+// from it and refused leaves everything as it was.
+func (w *Worktrees) snapshot(ctx context.Context, id, path, branch string) (snapshotCommit, error) {
 	var tree string
 	err := withTempIndex(ctx, path, func(env []string) error {
 		var err error
@@ -285,29 +305,53 @@ func (w *Worktrees) save(ctx context.Context, id, path, branch string) (string, 
 		return err
 	})
 	if err != nil {
-		return "", fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
+		return snapshotCommit{}, fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
 	}
 	ref := "refs/heads/" + branch
-	parent, old := "", ""
+	var s snapshotCommit
+	parent := ""
 	if tip, err := git(ctx, path, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err == nil {
-		parent, old = tip, tip
+		parent, s.old = tip, tip
 	} else if parent, err = git(ctx, path, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
-		return "", fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
+		return s, fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
 	}
 	if ptree, err := git(ctx, path, "rev-parse", parent+"^{tree}"); err == nil && ptree == tree {
-		return "", nil
+		s.commit = parent
+		if s.old == "" {
+			s.commit = "" // nothing to save, and no branch to keep it on
+		}
+		return s, nil
 	}
 	msg := "sudocode: save uncommitted work of task " + id
-	sha, err := gitWith(ctx, path, identity(ctx, path), "commit-tree", "--no-gpg-sign", tree, "-p", parent, "-m", msg)
+	s.commit, err = gitWith(ctx, path, identity(ctx, path), "commit-tree", "--no-gpg-sign", tree, "-p", parent, "-m", msg)
 	if err != nil {
-		return "", fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
+		return s, fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
 	}
+	return s, nil
+}
+
+// keep moves branch to the snapshot s (refused if the branch moved since
+// the snapshot) and, when the worktree at path has the branch checked
+// out, resets its index to it, so that its git status says what it holds
+// that the branch does not (nothing, right after): a stale index would
+// report the saved files as deleted and untracked at once.
+func (w *Worktrees) keep(ctx context.Context, id, path, branch string, s snapshotCommit) error {
+	if s.commit == "" || s.commit == s.old {
+		return nil
+	}
+	ref := "refs/heads/" + branch
+	msg := "sudocode: save uncommitted work of task " + id
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, err := git(ctx, w.repo, "update-ref", "-m", msg, ref, sha, old); err != nil {
-		return "", fault.Wrap(fault.Conflict, err, "failed to save the uncommitted work of task "+id)
+	if _, err := git(ctx, w.repo, "update-ref", "-m", msg, ref, s.commit, s.old); err != nil {
+		return fault.Wrap(fault.Conflict, err, "failed to save the uncommitted work of task "+id)
 	}
-	return sha, nil
+	if head, err := git(ctx, path, "symbolic-ref", "--quiet", "HEAD"); err == nil && head == ref {
+		if _, err := git(ctx, path, "read-tree", ref); err != nil {
+			return fault.Wrap(fault.Internal, err, "saved the uncommitted work of task "+id+", but failed to refresh its worktree's index")
+		}
+	}
+	return nil
 }
 
 // identity is the environment that names the author and committer of a
