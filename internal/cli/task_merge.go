@@ -78,10 +78,13 @@ func newTaskEndCmd(g *globalOptions, stdio IO) *cobra.Command {
 runs, remove its worktree, and keep its branch with any uncommitted work saved on
 it as a commit (--delete-branch throws branch and work away). --status sets the
 final status: completed, failed or cancelled (default: cancelled for a running
-task, completed for a waiting one). With --json: {task, removal}.`,
+task, completed for a waiting one). A task started from an issue hands it back:
+the issue is open again, unassigned, with a line saying the task was ended (and
+what became of its branch), so "sudocode ready" lists it. With --json: {task,
+removal}.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			orch, closeFn, err := tf.open(cmd.Context())
+			l, closeFn, err := openLoop(cmd.Context(), tf, &agentFlags{})
 			if err != nil {
 				return err
 			}
@@ -94,7 +97,7 @@ task, completed for a waiting one). With --json: {task, removal}.`,
 				}
 				in.Status = st
 			}
-			res, err := orch.End(cmd.Context(), args[0], in)
+			res, err := l.End(cmd.Context(), args[0], in)
 			if err != nil {
 				return err
 			}

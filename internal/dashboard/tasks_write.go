@@ -133,13 +133,13 @@ func (d *Dashboard) followUp(w http.ResponseWriter, r *http.Request) {
 }
 
 // stopTask ends the task, keeping its branch with whatever the agent
-// wrote (committed onto it), so nothing of the work is lost.
+// wrote (committed onto it), so nothing of the work is lost; its issue is
+// open again (loop.End).
 func (d *Dashboard) stopTask(w http.ResponseWriter, r *http.Request) {
-	o := d.orchestrator(w)
-	if o == nil {
+	if d.orchestrator(w) == nil {
 		return
 	}
-	res, err := o.End(r.Context(), r.PathValue("id"), orchestrator.EndInput{KeepBranch: true})
+	res, err := d.loop.End(r.Context(), r.PathValue("id"), orchestrator.EndInput{KeepBranch: true})
 	if err != nil {
 		fail(w, err)
 		return

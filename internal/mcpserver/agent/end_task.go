@@ -33,7 +33,8 @@ func (h *handlers) endTask() mcpx.Tool {
 		Title: "End a task",
 		Description: "End a task: stop its agent if it runs (its whole process group), run the project's cleanup command, remove its worktree, and keep its branch " +
 			"(uncommitted work is committed onto it first) unless keepBranch is false. Ending an ended task changes nothing. " +
-			"status is completed, failed or cancelled; omitted or null, a running task ends cancelled and a waiting one completed.",
+			"status is completed, failed or cancelled; omitted or null, a running task ends cancelled and a waiting one completed. " +
+			"A task's issue that it still holds goes back to open, unassigned, with a line saying the task was ended.",
 		InputSchema: endSchema(),
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: true, OpenWorldHint: new(false)},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in endIn) (out response[endResult], err error) {
@@ -55,7 +56,7 @@ func (h *handlers) endTask() mcpx.Tool {
 			}
 			end.Result = b
 		}
-		res, err := h.orch.End(ctx, in.TaskID, end)
+		res, err := h.loop.End(ctx, in.TaskID, end) // its issue is open again
 		if err != nil {
 			return out, err
 		}
