@@ -28,11 +28,13 @@ func newRulesetsExportCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
   copilot                 .github/instructions/NAME.instructions.md (applyTo) for a
                           ruleset with globs, .github/copilot-instructions.md for the rest
   windsurf                .windsurf/rules/NAME.md (trigger always_on, glob, model_decision)
-A ruleset with targets goes only to those agents' files.
+A ruleset with targets goes only to those agents' files. A ruleset that is in a
+file of its own already under another name (01_python_code.mdc) is written back
+to that file.
 
 Each file is marked as generated, with a hash of its content: a generated file
-edited by hand, or a file export did not write, is reported and left alone
-unless --force. Files generated for a ruleset that no longer produces them are
+edited by hand, or a file export did not write whose rules the library does not
+hold as it says them, is reported and left alone unless --force. Files generated for a ruleset that no longer produces them are
 removed. --check writes nothing and exits 1 when any file differs from what the
 library would write (for CI); an export that left a file alone exits 4.`,
 		Example: `  sudocode rulesets export --to agents,copilot

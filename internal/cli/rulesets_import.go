@@ -23,8 +23,15 @@ directory (a nested one applies to its directory: globs DIR/**; the root one is
 always applied), .cursor/rules/*.mdc (description, globs, alwaysApply),
 .github/copilot-instructions.md and .github/instructions/*.instructions.md
 (applyTo), .windsurf/rules/*.md (trigger, globs), .cursorrules, .windsurfrules
-and .clinerules. Each file written by hand is one ruleset named after its path
-(snake_case); a file that export generated gives back each ruleset it holds.
+and .clinerules. Hidden directories are searched too; .git, .hg, .svn, .jj,
+node_modules, vendor and .venv are not. Each file written by hand is one ruleset
+named after its path (snake_case); a file that export generated gives back each
+ruleset it holds.
+
+Globs are stored relative to the repository root: a leading / or ./ goes, and a
+directory (src/) means everything in it (src/**). The markdown is the file's text
+without a byte order mark, with LF line endings, and without blank lines at its
+start and end; the report says when a file's bytes were changed so.
 
 It reports what it created, updated or skipped. A ruleset that exists with other
 content is never overwritten without --force.`,

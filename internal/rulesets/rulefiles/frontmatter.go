@@ -46,7 +46,8 @@ func unquote(v string) string {
 }
 
 // splitGlobs reads a glob list as the agents write one: comma-separated
-// (commas inside braces belong to the pattern), or a YAML flow list.
+// (commas inside braces belong to the pattern), or a YAML flow list; each
+// glob in the library's dialect (libraryGlob).
 func splitGlobs(v string) []string {
 	v = strings.TrimSpace(v)
 	if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
@@ -55,7 +56,7 @@ func splitGlobs(v string) []string {
 	var out []string
 	depth, start := 0, 0
 	add := func(s string) {
-		s = strings.TrimPrefix(unquote(strings.TrimSpace(s)), "./")
+		s = libraryGlob(unquote(strings.TrimSpace(s)))
 		if s != "" {
 			out = append(out, s)
 		}
@@ -75,6 +76,22 @@ func splitGlobs(v string) []string {
 	}
 	add(v[start:])
 	return out
+}
+
+// libraryGlob is an agent's glob in the library's dialect, relative to
+// the repository root: Cursor and Copilot take "/" (and people write
+// "./") for the root, which the library's globs are relative to already,
+// and "src/" for everything in a directory, which the library writes
+// "src/**". A root-anchored glob without another '/' ("/*.go") loses its
+// anchor: the library matches such a glob against base names anywhere.
+func libraryGlob(g string) string {
+	for strings.HasPrefix(g, "/") || strings.HasPrefix(g, "./") {
+		g = strings.TrimPrefix(strings.TrimPrefix(g, "."), "/")
+	}
+	if strings.HasSuffix(g, "/") {
+		g += "**"
+	}
+	return g
 }
 
 // frontMatter writes key-value lines as a "---" block.

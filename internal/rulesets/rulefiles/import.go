@@ -25,6 +25,8 @@ type Imported struct {
 	Source string `json:"source" jsonschema:"The file it was read from, relative to the imported directory"`
 	Action string `json:"action" jsonschema:"created, updated or skipped"`
 	Reason string `json:"reason,omitempty" jsonschema:"Why it was skipped"`
+	// Normalised is what reading changed of the file's bytes (see Parse).
+	Normalised []string `json:"normalised,omitempty" jsonschema:"What the import changed of the file's bytes: a byte order mark removed, CRLF line endings made LF"`
 }
 
 // ImportReport is an import's result.
@@ -57,7 +59,7 @@ func importFound(ctx context.Context, lib rulesets.Library, found []Found, force
 	rep := ImportReport{Rulesets: []Imported{}}
 	seen := map[string]Found{}
 	for _, f := range found {
-		it := Imported{Name: f.Ruleset.Name, Source: f.Source, Action: Skipped}
+		it := Imported{Name: f.Ruleset.Name, Source: f.Source, Action: Skipped, Normalised: f.Normalised}
 		if prev, ok := seen[f.Ruleset.Name]; ok {
 			if same(prev, f) {
 				continue // one ruleset exported to several directories
@@ -178,6 +180,9 @@ func FormatImport(rep ImportReport) string {
 		fmt.Fprintf(&b, "\n%s %s (%s)", it.Action, it.Name, it.Source)
 		if it.Reason != "" {
 			b.WriteString(": " + it.Reason)
+		}
+		if len(it.Normalised) > 0 && it.Action != Skipped {
+			b.WriteString("; " + strings.Join(it.Normalised, ", "))
 		}
 	}
 	return b.String()

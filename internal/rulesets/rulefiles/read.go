@@ -22,16 +22,19 @@ type Found struct {
 	// written by hand has none to say, and import leaves tags as they are.
 	HasTags bool
 	Source  string // the file, relative to the repository root, with '/'
+	// Normalised says what reading changed of the file's bytes besides
+	// blank lines at the ends of its text (a byte order mark, CRLF line
+	// endings), for the import's report.
+	Normalised []string
 }
 
 // mainFiles are read in every directory: each applies to its subtree.
 var mainFiles = []string{"CLAUDE.md", "AGENTS.md", "GEMINI.md"}
 
-// skipDirs are never searched; nor are hidden directories but agentDirs.
-var (
-	skipDirs  = map[string]bool{"node_modules": true, "vendor": true}
-	agentDirs = map[string]bool{".cursor": true, ".github": true, ".windsurf": true, ".clinerules": true}
-)
+// skipDirs are never searched: dependencies, and version control's own
+// data. Every other directory is, hidden ones included (a rule file in
+// .devcontainer applies there as anywhere).
+var skipDirs = map[string]bool{"node_modules": true, "vendor": true, ".venv": true, ".git": true, ".hg": true, ".svn": true, ".jj": true}
 
 // Read finds every agent's rule file under root and returns the rulesets
 // in them, in path order. A cancelled ctx stops the search (a root such as
@@ -64,7 +67,7 @@ func readRoot(ctx context.Context, r *os.Root, name string) ([]Found, error) {
 }
 
 // walk calls fn with the path from root of every agent's rule file under
-// it, skipping dependencies and hidden directories but the agents' own.
+// it, skipping skipDirs.
 // It lists the directories through root, so it never leaves it.
 func walk(ctx context.Context, root *os.Root, fn func(rel string) error) error {
 	return fs.WalkDir(root.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
@@ -75,8 +78,7 @@ func walk(ctx context.Context, root *os.Root, fn func(rel string) error) error {
 			return err
 		}
 		if d.IsDir() {
-			top, _, _ := strings.Cut(rel, "/")
-			if rel != "." && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), ".") && !agentDirs[top]) {
+			if rel != "." && skipDirs[d.Name()] {
 				return filepath.SkipDir
 			}
 			return nil
@@ -114,12 +116,22 @@ func kindOf(rel string) string {
 // repository root. A generated file gives back what export wrote; a file
 // written by hand is one ruleset named after its path, scoped by where it
 // is and by its front matter.
+//
+// The markdown is the file's text as UTF-8 without a byte order mark,
+// with LF line endings and without blank lines at its start and end;
+// Found.Normalised says when the first two changed the file's bytes.
 func Parse(rel, content string) []Found {
-	content = strings.ReplaceAll(content, "\r\n", "\n") // a file saved on Windows
+	var normalised []string
+	if rest, ok := strings.CutPrefix(content, "\uFEFF"); ok { // Windows editors write one
+		content, normalised = rest, append(normalised, "byte order mark removed")
+	}
+	if strings.Contains(content, "\r\n") { // a file saved on Windows
+		content, normalised = strings.ReplaceAll(content, "\r\n", "\n"), append(normalised, "CRLF line endings made LF")
+	}
 	_, content = inspect(content)
-	keys, body := splitFrontMatter(content)
-	if kindOf(rel) == "main" {
-		keys, body = map[string]string{}, content // no front matter in these formats
+	keys, body := map[string]string{}, content
+	if hasFrontMatter(kindOf(rel)) {
+		keys, body = splitFrontMatter(content)
 	}
 	var out []Found
 	lines := strings.SplitAfter(body, "\n")
@@ -131,11 +143,13 @@ func Parse(rel, content string) []Found {
 		if cur == nil {
 			if strings.TrimSpace(md) != "" {
 				f := byLocation(rel, keys, md)
+				f.Normalised = normalised
 				out = append(out, f)
 			}
 			return
 		}
 		cur.Ruleset.Markdown = md
+		cur.Normalised = normalised
 		out = append(out, *cur)
 	}
 	for _, line := range lines {
@@ -152,6 +166,14 @@ func Parse(rel, content string) []Found {
 	}
 	flush()
 	return out
+}
+
+// hasFrontMatter says whether the files of kind have a front matter that
+// says a rule's scope (Cursor's, Copilot's path-specific and Windsurf's
+// rules). In every other file a "---" block is text the agent reads, and
+// stays in the markdown.
+func hasFrontMatter(kind string) bool {
+	return kind == "cursor" || kind == "copilot-path" || kind == "windsurf"
 }
 
 // byLocation is the ruleset of a file written by hand.

@@ -30,7 +30,8 @@ var mainFile = map[string]string{"claude": "CLAUDE.md", "agents": "AGENTS.md", "
 //   - windsurf: one .windsurf/rules/NAME.md each (trigger always_on, glob
 //     or model_decision).
 //
-// File names use '-' for the name's '_', as these tools' own files do.
+// File names use '-' for the name's '_', as these tools' own files do
+// (ruleFile); Export keeps a file a ruleset already has under another name.
 func Render(rs []rulesets.Ruleset, agent string) map[string]string {
 	rs = slices.Clone(rs)
 	slices.SortFunc(rs, func(a, b rulesets.Ruleset) int { return strings.Compare(a.Name, b.Name) })
@@ -40,7 +41,6 @@ func Render(rs []rulesets.Ruleset, agent string) map[string]string {
 		if len(r.Targets) > 0 && !slices.Contains(r.Targets, agent) {
 			continue
 		}
-		file := strings.ReplaceAll(r.Name, "_", "-")
 		switch agent {
 		case "claude", "agents", "gemini":
 			dirs := wholeDirs(r.Scope)
@@ -52,11 +52,11 @@ func Render(rs []rulesets.Ruleset, agent string) map[string]string {
 				sections[p] = append(sections[p], r)
 			}
 		case "cursor":
-			out[".cursor/rules/"+file+".mdc"] = seal(frontMatter("description", yamlString(r.Description),
+			out[ruleFile("cursor", r.Name)] = seal(frontMatter("description", yamlString(r.Description),
 				"globs", strings.Join(r.Globs, ","), "alwaysApply", strconv.FormatBool(r.Always)), body(r))
 		case "copilot":
 			if len(r.Globs) > 0 && !r.Always {
-				out[".github/instructions/"+file+".instructions.md"] = seal(frontMatter("applyTo", strconv.Quote(strings.Join(r.Globs, ",")),
+				out[ruleFile("copilot-path", r.Name)] = seal(frontMatter("applyTo", strconv.Quote(strings.Join(r.Globs, ",")),
 					"description", yamlString(r.Description)), body(r))
 				continue
 			}
@@ -72,7 +72,7 @@ func Render(rs []rulesets.Ruleset, agent string) map[string]string {
 			default:
 				front = frontMatter("trigger", "model_decision", "description", yamlString(r.Description))
 			}
-			out[".windsurf/rules/"+file+".md"] = seal(front, body(r))
+			out[ruleFile("windsurf", r.Name)] = seal(front, body(r))
 		}
 	}
 	for p, list := range sections {
@@ -83,6 +83,19 @@ func Render(rs []rulesets.Ruleset, agent string) map[string]string {
 		out[p] = seal("", b.String())
 	}
 	return out
+}
+
+// ruleFile is the file Render writes a ruleset to in the formats of one
+// file per rule (kindOf's cursor, copilot-path and windsurf).
+func ruleFile(kind, name string) string {
+	file := strings.ReplaceAll(name, "_", "-")
+	switch kind {
+	case "cursor":
+		return ".cursor/rules/" + file + ".mdc"
+	case "copilot-path":
+		return ".github/instructions/" + file + ".instructions.md"
+	}
+	return ".windsurf/rules/" + file + ".md"
 }
 
 // body is a ruleset's section: a blank line, its marker, its markdown.
