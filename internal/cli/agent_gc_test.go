@@ -11,6 +11,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // "sudocode agent gc" removes the worktree of a finished task that holds
@@ -33,14 +34,12 @@ func TestAgentGC(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			if got, _ := o.Get(ctx, task.ID); got.Status != orchestrator.StatusInProgress {
-				return got
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("task %s did not finish", task.ID)
-			}
-		}
+		var got orchestrator.Task
+		testkit.WaitFor(t, 20*time.Second, "task "+task.ID+" ("+desc+") to finish", func() bool {
+			got, _ = o.Get(ctx, task.ID)
+			return got.Status != orchestrator.StatusInProgress
+		})
+		return got
 	}
 	clean := run("clean", "false") // fails: finished, nothing to keep
 	dirty := run("dirty", "sh", "-c", "echo wip > wip.txt; exit 1")

@@ -31,7 +31,7 @@ type agentServer struct {
 // so that its agents see the simulator and nothing of the test's own.
 func startAgentServer(t *testing.T, repo string, env []string) *agentServer {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
 	cmd := exec.Command(sudocodeBin, "mcp", "agent", "--project", repo)
 	for _, kv := range env {
@@ -63,7 +63,7 @@ func (a *agentServer) kill(t *testing.T) {
 // nil); wantErr says whether the call must be an error result.
 func (a *agentServer) call(t *testing.T, tool string, args map[string]any, wantErr bool, out any) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(time.Minute))
 	defer cancel()
 	res, err := a.s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
@@ -138,20 +138,18 @@ func (a *agentServer) task(t *testing.T, id string) taskState {
 }
 
 // waitStopped waits until task id's agent is no longer running and
-// returns its state; a run longer than three minutes fails the test.
+// returns its state; a run longer than three minutes (scaled by
+// SUDOCODE_TEST_SLOW) fails the test.
 func (a *agentServer) waitStopped(t *testing.T, id string) taskState {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		st := a.task(t, id)
-		if st.Task.Status != orchestrator.StatusPending && st.Task.Status != orchestrator.StatusInProgress {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task %s still %s after 3 minutes; log:\n%s", id, st.Task.Status, a.read(t, "task://"+id+"/logs"))
-		}
-		time.Sleep(200 * time.Millisecond)
+	var st taskState
+	if !testkit.Eventually(3*time.Minute, func() bool {
+		st = a.task(t, id)
+		return st.Task.Status != orchestrator.StatusPending && st.Task.Status != orchestrator.StatusInProgress
+	}) {
+		t.Fatalf("waited %v for task %s to stop: still %s; log:\n%s", testkit.Scale(3*time.Minute), id, st.Task.Status, a.read(t, "task://"+id+"/logs"))
 	}
+	return st
 }
 
 // report is report_task's result.

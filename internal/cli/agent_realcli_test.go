@@ -25,6 +25,7 @@ import (
 	"github.com/sudocode/sudocode/internal/modelsim"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/proctest"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // realCLI is one agent CLI as create_task names it.
@@ -302,12 +303,8 @@ func realModelError(t *testing.T, c realCLI, a *agentServer) {
 func realEndHanging(t *testing.T, c realCLI, sim *modelsim.Server, a *agentServer) {
 	const marker = "Wait for the model forever."
 	id := a.createTask(t, c.tool, marker+"\n@sim hang\n", nil)
-	deadline := time.Now().Add(2 * time.Minute)
-	for !hangingCall(sim, marker) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the agent never called the model; log:\n%s", a.read(t, "task://"+id+"/logs"))
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !testkit.Eventually(2*time.Minute, func() bool { return hangingCall(sim, marker) }) {
+		t.Fatalf("waited %v for the agent to call the model; log:\n%s", testkit.Scale(2*time.Minute), a.read(t, "task://"+id+"/logs"))
 	}
 	st := a.task(t, id)
 	if st.Task.Status != orchestrator.StatusInProgress || st.Task.PID == 0 {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // TestPlantedGitConfigRunsNothing: a client of the coding server writes
@@ -42,7 +44,7 @@ func TestPlantedGitConfigRunsNothing(t *testing.T) {
 	}
 	call := func(s *mcp.ClientSession, tool string, args map[string]any) map[string]any {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 		defer cancel()
 		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		if err != nil || res.IsError {
@@ -93,8 +95,7 @@ func TestPlantedGitConfigRunsNothing(t *testing.T) {
 	if id == "" {
 		t.Fatalf("create_task: %v", created)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testkit.WaitFor(t, 30*time.Second, "task "+id+" to finish", func() bool {
 		r, err := agent.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "task://" + id})
 		if err != nil {
 			t.Fatal(err)
@@ -103,14 +104,8 @@ func TestPlantedGitConfigRunsNothing(t *testing.T) {
 			Task struct{ Status string } `json:"task"`
 		}
 		json.Unmarshal([]byte(r.Contents[0].Text), &task)
-		if task.Task.Status != "running" && task.Task.Status != "pending" && task.Task.Status != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task %s still %s", id, task.Task.Status)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return task.Task.Status != "running" && task.Task.Status != "pending" && task.Task.Status != ""
+	})
 	ents, _ := os.ReadDir(markers)
 	var ran []string
 	for _, e := range ents {
@@ -124,7 +119,7 @@ func TestPlantedGitConfigRunsNothing(t *testing.T) {
 // connectPlain is an MCP client session over Streamable HTTP.
 func connectPlain(t *testing.T, url string) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(20*time.Second))
 	defer cancel()
 	s, err := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "0"}, nil).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: servedToken{}}}, nil)

@@ -150,7 +150,7 @@ func realRunReady(t *testing.T, c realCLI, env []string) {
 	}
 	stderr := &testkit.LockedBuffer{}
 	cmd.Stderr = stderr
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(5*time.Minute))
 	defer cancel()
 	s, err := mcp.NewClient(&mcp.Implementation{Name: "loop-test", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {

@@ -67,7 +67,7 @@ type result struct {
 // runCmd runs bin with args and env to completion, feeding it stdin.
 func runCmd(t *testing.T, env []string, stdin string, bin string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
@@ -89,38 +89,54 @@ func runCmd(t *testing.T, env []string, stdin string, bin string, args ...string
 // connectStdio starts bin as a stdio MCP server and connects the SDK client.
 func connectStdio(t *testing.T, env []string, bin string, args ...string) (*mcp.ClientSession, *testkit.LockedBuffer) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(20*time.Second))
 	defer cancel()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	stderr := &testkit.LockedBuffer{}
 	cmd.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "0"}, nil)
-	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	session, err := client.Connect(ctx, stdioTransport(cmd), nil)
 	if err != nil {
 		t.Fatalf("connect to %s %s: %v\nstderr:\n%s", filepath.Base(bin), strings.Join(args, " "), err, stderr)
 	}
-	t.Cleanup(func() {
-		// Closing stdin ends the server; it must exit cleanly and at once
-		// (the client would send SIGTERM after 5s).
-		start := time.Now()
-		if err := session.Close(); err != nil {
-			t.Errorf("closing the stdio session: %v\nstderr:\n%s", err, stderr)
-		}
-		if d := time.Since(start); d > 3*time.Second {
-			t.Errorf("%s took %v to exit after its stdin closed", filepath.Base(bin), d)
-		}
-		if cmd.ProcessState != nil && !cmd.ProcessState.Success() {
-			t.Errorf("%s exited with %v\nstderr:\n%s", filepath.Base(bin), cmd.ProcessState, stderr)
-		}
-	})
+	t.Cleanup(func() { closeStdio(t, filepath.Base(bin), session, cmd, stderr) })
 	return session, stderr
+}
+
+// stdioTransport runs cmd as a stdio MCP server whose Close never signals
+// it: closeStdio checks that closing its stdin ends it.
+func stdioTransport(cmd *exec.Cmd) *mcp.CommandTransport {
+	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 24 * time.Hour}
+}
+
+// closeStdio closes a session of stdioTransport: closing its stdin must
+// end the server, cleanly, by itself. One still running at the test's
+// deadline is killed and fails the test.
+func closeStdio(t *testing.T, name string, session *mcp.ClientSession, cmd *exec.Cmd, stderr fmt.Stringer) {
+	t.Helper()
+	closed := make(chan error, 1)
+	go func() { closed <- session.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Errorf("closing the stdio session of %s: %v\nstderr:\n%s", name, err, stderr)
+		}
+	case <-time.After(testkit.Scale(20 * time.Second)):
+		cmd.Process.Kill()
+		<-closed
+		t.Errorf("waited %v for %s to exit after its stdin closed; killed it\nstderr:\n%s", testkit.Scale(20*time.Second), name, stderr)
+		return
+	}
+	if cmd.ProcessState != nil && !cmd.ProcessState.Success() {
+		t.Errorf("%s exited with %v\nstderr:\n%s", name, cmd.ProcessState, stderr)
+	}
 }
 
 // callText calls a tool and returns its one text and isError.
 func callText(t *testing.T, s *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(20*time.Second))
 	defer cancel()
 	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
@@ -177,7 +193,7 @@ func maskTimes(s string) string { return displayTime.ReplaceAllString(s, "TIME")
 // readResource reads a URI and returns its one content.
 func readResource(t *testing.T, s *mcp.ClientSession, uri string) (*mcp.ResourceContents, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(20*time.Second))
 	defer cancel()
 	res, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 	if err != nil {

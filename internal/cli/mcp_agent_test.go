@@ -28,7 +28,7 @@ func connectAgent(t *testing.T, repo string) (*mcp.ClientSession, *exec.Cmd, *te
 // env added to the test's environment.
 func connectAgentWith(t *testing.T, repo string, env []string, args ...string) (*mcp.ClientSession, *exec.Cmd, *testkit.LockedBuffer) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(20*time.Second))
 	defer cancel()
 	cmd := exec.Command(sudocodeBin, append([]string{"mcp", "agent", "--project", repo}, args...)...)
 	cmd.Env = childEnv(t, env...)
@@ -101,13 +101,10 @@ func TestAgentServerStdio(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for readTask(s); len(task.RecentLog) == 0; readTask(s) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no log line from the agent: %+v", task)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testkit.WaitFor(t, 20*time.Second, "a log line from the agent", func() bool {
+		readTask(s)
+		return len(task.RecentLog) > 0
+	})
 	pgid := task.Task.PID
 	if pgid == 0 || task.Task.Status != "in_progress" {
 		t.Fatalf("running task: %+v", task.Task)

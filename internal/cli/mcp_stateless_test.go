@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // alternating is a load balancer that sends each request to the next of
@@ -142,7 +144,7 @@ func TestStatelessInstancesBehindALoadBalancer(t *testing.T) {
 			b := startHTTP(t, env, sudocodeBin, args...)
 			lb := newAlternating(t, a.url, b.url)
 			for _, revision := range []string{"2026-07-28", "2025-11-25", "2025-06-18"} {
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(20*time.Second))
 				cs, err := mcp.NewClient(&mcp.Implementation{Name: "lb-test", Version: "0"}, nil).Connect(ctx,
 					&mcp.StreamableClientTransport{Endpoint: lb, MaxRetries: -1, DisableStandaloneSSE: true, HTTPClient: stateTokenClient(env)},
 					&mcp.ClientSessionOptions{ProtocolVersion: revision})
@@ -161,7 +163,7 @@ func TestStatelessInstancesBehindALoadBalancer(t *testing.T) {
 // text.
 func lbCall(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(20*time.Second))
 	defer cancel()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
@@ -182,7 +184,7 @@ func TestExecSessionOwnershipWithoutSessions(t *testing.T) {
 	tokens := teamTokenFile(t)
 	connect := func(t *testing.T, url, token string) *mcp.ClientSession {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(20*time.Second))
 		defer cancel()
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "owner-test", Version: "0"}, nil).Connect(ctx,
 			&mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, DisableStandaloneSSE: true,
@@ -232,7 +234,7 @@ func TestAgentUpdatesReachEveryInstance(t *testing.T) {
 	b := startHTTP(t, env, sudocodeBin, args...)
 
 	updates := make(chan string, 100)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(20*time.Second))
 	defer cancel()
 	listener, err := mcp.NewClient(&mcp.Implementation{Name: "listener", Version: "0"}, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
@@ -260,7 +262,7 @@ func TestAgentUpdatesReachEveryInstance(t *testing.T) {
 		if uri != "task://list" {
 			t.Errorf("update for %s, want task://list", uri)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testkit.Scale(10 * time.Second)):
 		t.Fatal("B's subscriber heard nothing of the task A started")
 	}
 }

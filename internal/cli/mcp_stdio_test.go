@@ -44,7 +44,7 @@ var wantTools = []string{"upsert_ruleset", "get_ruleset", "delete_ruleset", "lis
 // capabilities, the tool list, an upsert and the resource.
 func checkServer(t *testing.T, s *mcp.ClientSession) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(20*time.Second))
 	defer cancel()
 
 	init := s.InitializeResult()
@@ -195,7 +195,7 @@ func TestStdioStdoutIsOnlyJSONRPC(t *testing.T) {
 			// await reads stdout until the response with id arrives.
 			await := func(id float64) map[string]any {
 				t.Helper()
-				timeout := time.After(20 * time.Second)
+				timeout := time.After(testkit.Scale(20 * time.Second))
 				for responses[id] == nil {
 					select {
 					case line, ok := <-lines:
@@ -210,7 +210,7 @@ func TestStdioStdoutIsOnlyJSONRPC(t *testing.T) {
 							}
 						}
 					case <-timeout:
-						t.Fatalf("no response to %v within 20s; stdout so far %q", id, all)
+						t.Fatalf("no response to %v within %v; stdout so far %q", id, testkit.Scale(20*time.Second), all)
 					}
 				}
 				return responses[id]

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 const (
@@ -132,7 +133,7 @@ func TestTrackerHTTPForATeam(t *testing.T) {
 		map[string]string{"server": "tracker", "tool": "create_issue", "outcome": "rate-limited"}); got != 1 {
 		t.Errorf("rate-limited create_issue calls in /metrics: %v, want 1", got)
 	}
-	srv.terminate(t, 3*time.Second)
+	srv.terminate(t)
 
 	data, err := os.ReadFile(audit)
 	if err != nil {
@@ -164,7 +165,7 @@ func TestCodingHTTPForATeam(t *testing.T) {
 	if !unauthorized(t, srv.url, "") || !unauthorized(t, srv.url, "Bearer nope") {
 		t.Error("a request without a good token was not refused with 401")
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(20*time.Second))
 	defer cancel()
 	bob, err := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint: srv.url, HTTPClient: &http.Client{Transport: &watchingTransport{header: map[string]string{"Authorization": "Bearer " + teamBob}, base: http.DefaultTransport}},
@@ -181,12 +182,10 @@ func TestCodingHTTPForATeam(t *testing.T) {
 		map[string]string{"server": "coding", "tool": "read_file", "outcome": "ok"}); got != 1 {
 		t.Errorf("read_file calls in /metrics: %v, want 1", got)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(srv.stderr.String(), `"client":"bob","server":"coding","tool":"read_file","outcome":"ok"`) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no audit line on stderr:\n%s", srv.stderr)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testkit.Eventually(5*time.Second, func() bool {
+		return strings.Contains(srv.stderr.String(), `"client":"bob","server":"coding","tool":"read_file","outcome":"ok"`)
+	}) {
+		t.Fatalf("waited %v for bob's read_file audit line on stderr:\n%s", testkit.Scale(5*time.Second), srv.stderr)
 	}
 }
 

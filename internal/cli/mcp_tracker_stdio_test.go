@@ -25,28 +25,17 @@ import (
 // connectTracker starts `sudocode mcp` in dir (none: the test's) with env.
 func connectTracker(t *testing.T, dir string, env []string) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(20*time.Second))
 	defer cancel()
 	cmd := exec.Command(sudocodeBin, "mcp")
 	cmd.Dir, cmd.Env = dir, env
 	stderr := &testkit.LockedBuffer{}
 	cmd.Stderr = stderr
-	session, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "0"}, nil).Connect(ctx, stdioTransport(cmd), nil)
 	if err != nil {
 		t.Fatalf("connect to sudocode mcp: %v\nstderr:\n%s", err, stderr)
 	}
-	t.Cleanup(func() {
-		start := time.Now()
-		if err := session.Close(); err != nil {
-			t.Errorf("closing the stdio session: %v\nstderr:\n%s", err, stderr)
-		}
-		if d := time.Since(start); d > 3*time.Second {
-			t.Errorf("sudocode mcp took %v to exit after its stdin closed", d)
-		}
-		if cmd.ProcessState != nil && !cmd.ProcessState.Success() {
-			t.Errorf("sudocode mcp exited with %v\nstderr:\n%s", cmd.ProcessState, stderr)
-		}
-	})
+	t.Cleanup(func() { closeStdio(t, "sudocode mcp", session, cmd, stderr) })
 	return session
 }
 
@@ -247,7 +236,7 @@ func TestTrackerStdioStdoutIsOnlyJSONRPC(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(20 * time.Second):
+	case <-time.After(testkit.Scale(20 * time.Second)):
 		t.Fatalf("no end of output; stderr:\n%s", stderr.String())
 	}
 	if err := cmd.Wait(); err != nil {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // The revisions each server is asked for, and what it must answer. The
@@ -61,7 +63,7 @@ func gitRepo(t *testing.T) string {
 // and lists tool.
 func negotiate(t *testing.T, tr mcp.Transport, asked, want, tool string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(20*time.Second))
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "0"}, nil).
 		Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: asked})

@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/sudocode/sudocode/internal/rulesets/sqlitestore"
+	"github.com/sudocode/sudocode/internal/sqlitex"
 )
 
 // library runs "sudocode rulesets ..." on one embedded store.
@@ -19,6 +21,25 @@ type library struct {
 
 func newLibrary(t *testing.T) *library {
 	return &library{t: t, env: childEnv(t), store: t.TempDir()}
+}
+
+// backdate sets the ruleset's created_at and last_modified to when, in
+// the store's own file.
+func (l *library) backdate(name, when string) {
+	l.t.Helper()
+	ctx := l.t.Context()
+	db, err := sqlitex.Open(ctx, filepath.Join(l.store, sqlitestore.FileName), 1, "")
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	defer db.Close()
+	res, err := db.ExecContext(ctx, `UPDATE rulesets SET created_at = ?, last_modified = ? WHERE name = ?`, when, when, name)
+	if err != nil {
+		l.t.Fatalf("backdating ruleset %s: %v", name, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		l.t.Fatalf("backdating ruleset %s: %d rows, want 1", name, n)
+	}
 }
 
 func (l *library) run(stdin string, args ...string) result {
@@ -112,10 +133,12 @@ func TestRulesetsCommands(t *testing.T) {
 			t.Errorf("get --json %s = %v, want RFC3339 UTC", k, got[k])
 		}
 	}
-	created := got["created_at"]
+	// The ruleset was made long ago: an update's last_modified differs
+	// from it whenever the update runs.
+	const created = "2001-02-03T04:05:06Z"
+	l.backdate(pyName, created)
 
 	// put updates only what it is given; the markdown may come on stdin.
-	time.Sleep(1100 * time.Millisecond) // so that last_modified moves on
 	if r := l.run("# New rules\n", "put", pyName, "-f", "-", "--json"); r.code != 0 || r.stdout != "{\n  \"created\": false,\n  \"name\": \"python_style_guide\"\n}\n" {
 		t.Errorf("put an update with --json: %+v", r)
 	}
@@ -124,8 +147,8 @@ func TestRulesetsCommands(t *testing.T) {
 	if upd["markdown"] != "# New rules\n" || upd["description"] != pyDescription || upd["created_at"] != created {
 		t.Errorf("after updating the markdown: %v", upd)
 	}
-	if upd["last_modified"] == created {
-		t.Errorf("last_modified did not move on an update: %v", upd["last_modified"])
+	if m, _ := upd["last_modified"].(string); m <= created || !rfc3339UTC.MatchString(m) {
+		t.Errorf("last_modified after an update = %v, want a time in RFC3339 UTC after created_at, %s", upd["last_modified"], created)
 	}
 	l.ok("Successfully upserted ruleset 'python_style_guide'\n", "put", pyName, "--tags=")
 	json.Unmarshal([]byte(l.ok("", "get", pyName, "--json")), &upd)

@@ -92,8 +92,8 @@ func startServe(t *testing.T, env []string, asJSON bool, args ...string) (*serve
 		return p, s
 	case <-p.exited:
 		t.Fatalf("sudocode serve exited: %v\nstderr:\n%s", p.cmd.ProcessState, p.stderr)
-	case <-time.After(20 * time.Second):
-		t.Fatalf("sudocode serve printed nothing within 20s\nstderr:\n%s", p.stderr)
+	case <-time.After(testkit.Scale(20 * time.Second)):
+		t.Fatalf("sudocode serve printed nothing within %v\nstderr:\n%s", testkit.Scale(20*time.Second), p.stderr)
 	}
 	return nil, ""
 }
@@ -216,7 +216,7 @@ func TestServeWithToken(t *testing.T) {
 		t.Errorf("the dashboard without the token: %d, want 401", resp.StatusCode)
 	}
 	session := connectHTTP(t, info.MCP["tracker"], map[string]string{"Authorization": "Bearer tok3n"})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(10*time.Second))
 	defer cancel()
 	if _, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "init", Arguments: map[string]any{}}); err != nil {
 		t.Fatal(err)
@@ -235,17 +235,16 @@ func TestServeWithToken(t *testing.T) {
 		t.Fatalf("/api/events with the token: %d", stream.StatusCode)
 	}
 
-	start := time.Now()
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case <-p.exited:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("serve did not exit within 10s of SIGTERM\nstderr:\n%s", p.stderr)
+	case <-time.After(testkit.Scale(10 * time.Second)):
+		t.Fatalf("waited %v for serve to exit after SIGTERM\nstderr:\n%s", testkit.Scale(10*time.Second), p.stderr)
 	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("serve took %v to stop with a client and an event stream open", d)
+	if strings.Contains(p.stderr.String(), drainCutShort) {
+		t.Errorf("serve waited for a client or an event stream to drain, then cut it\nstderr:\n%s", p.stderr)
 	}
 	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("exit code after SIGTERM = %d\nstderr:\n%s", code, p.stderr)

@@ -94,8 +94,8 @@ func TestStdioServersSurviveBadLines(t *testing.T) {
 						t.Fatalf("%s: stdout line is not JSON: %q", what, line)
 					}
 					return r
-				case <-time.After(20 * time.Second):
-					t.Fatalf("%s: no reply within 20s\nstderr:\n%s", what, stderr)
+				case <-time.After(testkit.Scale(20 * time.Second)):
+					t.Fatalf("%s: no reply within %v\nstderr:\n%s", what, testkit.Scale(20*time.Second), stderr)
 				}
 				return reply{}
 			}
@@ -119,15 +119,15 @@ func TestStdioServersSurviveBadLines(t *testing.T) {
 			stdin.Close()
 			select {
 			case <-replies:
-			case <-time.After(10 * time.Second):
+			case <-time.After(testkit.Scale(10 * time.Second)):
 			}
 			select {
 			case err := <-exited:
 				if err != nil {
 					t.Errorf("exit after stdin closed: %v\nstderr:\n%s", err, stderr)
 				}
-			case <-time.After(10 * time.Second):
-				t.Errorf("still running 10s after stdin closed")
+			case <-time.After(testkit.Scale(10 * time.Second)):
+				t.Errorf("still running %v after stdin closed\nstderr:\n%s", testkit.Scale(10*time.Second), stderr)
 			}
 			if strings.Contains(stderr.String(), "panic") {
 				t.Errorf("stderr:\n%s", stderr)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
@@ -48,7 +49,7 @@ func newBareProj(t *testing.T, extraEnv ...string) *proj {
 // runAt runs sudocode in dir with env, feeding it stdin.
 func runAt(t *testing.T, dir string, env []string, stdin string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(60*time.Second))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, sudocodeBin, args...)
 	cmd.Dir, cmd.Env = dir, env

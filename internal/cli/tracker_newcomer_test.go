@@ -13,6 +13,8 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // init run again says so; status prints ids as words, not a Go slice.
@@ -199,7 +201,7 @@ func TestNoMarkdownOnATerminal(t *testing.T) {
 // and returns what it printed there.
 func onTerminal(t *testing.T, env []string, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, sudocodeBin, args...)
 	cmd.Env = env

@@ -161,8 +161,7 @@ func TestValkeyUnreachable(t *testing.T) {
 		{sudocodeBin, "mcp", "rulesets", "--http", "127.0.0.1:0"},
 		{sudocodeBin, "rulesets", "list"},
 	} {
-		start := time.Now()
-		r := runCmd(t, env, "", run[0], run[1:]...)
+		r := runCmd(t, env, "", run[0], run[1:]...) // gives up within runCmd's deadline
 		name := strings.Join(append([]string{run[0][strings.LastIndexByte(run[0], '/')+1:]}, run[1:]...), " ")
 		if r.code == 0 {
 			t.Errorf("%s exited 0 with Valkey unreachable", name)
@@ -175,9 +174,6 @@ func TestValkeyUnreachable(t *testing.T) {
 		}
 		if r.stdout != "" {
 			t.Errorf("%s wrote to stdout: %q", name, r.stdout)
-		}
-		if d := time.Since(start); d > 10*time.Second {
-			t.Errorf("%s took %v to give up", name, d)
 		}
 	}
 }
