@@ -56,6 +56,7 @@ func (tc trackerCmd) withRepo(ctx context.Context, fn func(*store.Repo) error) e
 		return err
 	}
 	defer r.Close()
+	r.Notify = func(msg string) { fmt.Fprintln(tc.stdio.Err, "sudocode: "+msg) }
 	return fn(r)
 }
 

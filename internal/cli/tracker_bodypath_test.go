@@ -41,10 +41,11 @@ func sameContent(t *testing.T, path, want string) {
 // and create --file-path never replaces a source file or git's config.
 func TestTrackerSpecBodyConfined(t *testing.T) {
 	t.Parallel()
-	p := newProj(t)
+	p := newBareProj(t)
 	if out, err := exec.Command("git", "init", "-q", p.root).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
 	}
+	p.ok("init") // registers the merge driver in git's config, which nothing may change after
 	gitConfig, _ := os.ReadFile(filepath.Join(p.root, ".git", "config"))
 	mainGo := filepath.Join(p.root, "main.go")
 	os.WriteFile(mainGo, []byte("package main\n"), 0o644)

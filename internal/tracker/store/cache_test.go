@@ -294,7 +294,7 @@ func TestMalformedJSONL(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), file+" line 2 ") {
 					t.Errorf("list: %v; want it to name %s line 2", err, file)
 				}
-				if h := fault.HintOf(err); !strings.Contains(h, "fix or remove the line") {
+				if h := fault.HintOf(err); !strings.Contains(h, "correct the line") {
 					t.Errorf("hint %q", h)
 				}
 				r.Close()

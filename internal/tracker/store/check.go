@@ -81,7 +81,7 @@ func recordErr(name string, err error) error {
 		return err
 	}
 	return fault.New(fault.Invalid, "%s line %d is not a valid record: %v", name, le.Line, le.Err).
-		WithHint("fix or remove the line (a leftover merge conflict?), then run the command again")
+		WithHint("correct the line by hand, then run the command again; deleting it loses the record it holds. A merge conflict git left there is repaired by the tracker itself while its blocks are whole (<<<<<<<, =======, >>>>>>>)")
 }
 
 // shardContent is what one shard file holds once parsed.

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
-	"github.com/sudocode/sudocode/internal/gitx"
 	"github.com/sudocode/sudocode/internal/tracker"
 )
 
@@ -60,20 +58,8 @@ func Init(dir, prefix string) (tracker.InitResult, error) {
 			return tracker.InitResult{}, fault.Wrap(fault.Unavailable, err, "cannot create "+tdir)
 		}
 	}
-	registerMergeDriver(abs)
-	return tracker.InitResult{Success: true, Path: tdir, Prefix: prefix}, nil
-}
-
-// registerMergeDriver tells git, when dir is in a repository, how to run
-// the JSONL merge driver. Without git it does nothing: the files still
-// work, merges are just line-based.
-func registerMergeDriver(dir string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	o := gitx.Options{Dir: dir, Locks: true}
-	if _, err := gitx.Output(ctx, o, 1<<16, "rev-parse", "--git-dir"); err != nil {
-		return
+	if MergeDriverState(context.Background(), abs) != "no-git" {
+		registerMergeDriver(abs) // a failure is told by the first command (mergedriver.go)
 	}
-	gitx.Run(ctx, o, nil, "config", "merge.sudocode.name", "sudocode JSONL merge")
-	gitx.Run(ctx, o, nil, "config", "merge.sudocode.driver", "sudocode merge-driver %O %A %B %P")
+	return tracker.InitResult{Success: true, Path: tdir, Prefix: prefix}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,6 +27,10 @@ type Repo struct {
 	Config Config
 	Actor  string           // recorded as created_by on every change
 	Clock  func() time.Time // nil: time.Now
+	// Notify receives what the tracker did on its own that the user
+	// should know (a merge conflict repaired, git's merge driver
+	// registered); nil: logged as a warning.
+	Notify func(msg string)
 	db     *sql.DB
 	fresh  bool // the cache was checked against the files by this Repo
 	built  bool // a change of this Repo committed: the cache exists (startDirect need not look)
@@ -97,6 +102,14 @@ func (r *Repo) Close() error {
 
 // Root is the project directory, the parent of .sudocode.
 func (r *Repo) Root() string { return filepath.Dir(r.Dir) }
+
+func (r *Repo) notify(msg string) {
+	if r.Notify != nil {
+		r.Notify(msg)
+		return
+	}
+	slog.Warn(msg, "tracker", r.Dir)
+}
 
 func (r *Repo) now() time.Time {
 	t := time.Now()

@@ -55,13 +55,43 @@ func (r *Repo) Update(ctx context.Context, fn func(*Tx) error) error {
 	return r.updateLocked(ctx, l, fn)
 }
 
-// updateLocked is Update once the lock l is held.
+// updateLocked is Update once the lock l is held. When the record files
+// cannot be read and a merge conflict left by git explains it, the
+// conflict is repaired (conflicts.go) and the change runs again.
 func (r *Repo) updateLocked(ctx context.Context, l *lock, fn func(*Tx) error) error {
+	err := r.updateOnce(ctx, l, fn)
+	var fe filesError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	repaired, rerr := r.repairConflicts(ctx)
+	if rerr != nil {
+		return rerr
+	}
+	if len(repaired) == 0 {
+		return fe.error
+	}
+	err = r.updateOnce(ctx, l, fn)
+	if errors.As(err, &fe) {
+		return fe.error
+	}
+	return err
+}
+
+// filesError is an error reading the record files, before any change.
+type filesError struct{ error }
+
+// updateOnce is one run of updateLocked.
+func (r *Repo) updateOnce(ctx context.Context, l *lock, fn func(*Tx) error) error {
 	if l.marked() {
 		r.removeOrphans()
 	}
 	if r.startDirect(ctx) {
 		defer r.endDirect(ctx) // after the transaction's end, deferred below
+		// A cache built from nothing: the first command in a new clone.
+		if msg := EnsureMergeDriver(ctx, r.Root()); msg != "" {
+			r.notify(msg)
+		}
 	}
 	sqlTx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -74,11 +104,11 @@ func (r *Repo) updateLocked(ctx context.Context, l *lock, fn func(*Tx) error) er
 	}
 	defer rs.Close()
 	if err := migrateLayout(rs); err != nil {
-		return err
+		return filesError{err}
 	}
 	t := &Tx{view: view{ctx: ctx, r: r, q: sqlTx}, tx: sqlTx, rs: rs, lock: l, now: r.now(), lines: map[string]map[string][]byte{}, bodies: map[string][]byte{}, seeds: map[string]bool{}, stmts: map[string]*sql.Stmt{}}
 	if err := t.sync(); err != nil {
-		return err
+		return filesError{err}
 	}
 	if fn != nil {
 		if err := fn(t); err != nil {
