@@ -88,7 +88,7 @@ func TestBoxRefusesAPathSwappedForALink(t *testing.T) {
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
 	sc := &Cmd{Cmd: c, Policy: p}
-	err := sc.startBoxed(box)
+	err := sc.startHelper(box, Report{})
 	if err == nil {
 		sc.Wait()
 	}

@@ -24,10 +24,17 @@ type Cmd struct {
 	*exec.Cmd
 	Policy Policy
 
+	// Warm, if set, runs the command in one of its warm boxes when the
+	// policy has a box: a fork and exec instead of building one. The
+	// exec.Cmd's Process is then nil; Pid is the command's.
+	Warm *Warm
+
 	report  Report
 	status  *bufio.Reader
 	statusR *os.File
 	exit    *exitStatus
+	pid     int           // a warm command's
+	done    chan struct{} // closed when a warm command has ended
 }
 
 // Command returns a Cmd running c under p.
@@ -55,11 +62,23 @@ func (c *Cmd) Start() error {
 	if box == nil {
 		return c.startHelper(nil, Report{Box: "unavailable", BoxReason: reason})
 	}
-	return c.startBoxed(box)
+	if c.Warm != nil {
+		if err := c.startWarm(c.Warm, box); err != errNotWarm {
+			return err
+		}
+	}
+	return c.startHelper(box, Report{})
 }
 
-// startBoxed starts the command in box, planned from its policy.
-func (c *Cmd) startBoxed(box *boxConfig) error { return c.startHelper(box, Report{}) }
+// Pid is the command's process id, which leads its process group when
+// the caller asked for a session or group; valid after Start. For a cold
+// command it is the helper's, in the same group.
+func (c *Cmd) Pid() int {
+	if c.done != nil {
+		return c.pid
+	}
+	return c.Process.Pid
+}
 
 // startHelper starts the helper, with box unless nil; boxReport is what
 // the report says of the box when the helper does not.
@@ -130,6 +149,16 @@ func (c *Cmd) startHelper(box *boxConfig, boxReport Report) error {
 // Wait waits for the helper, which ends when the command and everything
 // it started have ended.
 func (c *Cmd) Wait() error {
+	if c.done != nil {
+		<-c.done
+		if c.exit == nil { // its box was ended under it
+			c.exit = &exitStatus{Code: 128 + int(syscall.SIGKILL), Signal: int(syscall.SIGKILL)}
+		}
+		if c.exit.Code == 0 && c.exit.Signal == 0 {
+			return nil
+		}
+		return &ExitError{Code: c.exit.Code, Signal: syscall.Signal(c.exit.Signal)}
+	}
 	err := c.Cmd.Wait()
 	if c.statusR != nil {
 		for {

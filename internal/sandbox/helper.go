@@ -39,6 +39,9 @@ type helperConfig struct {
 	Policy Policy     `json:"policy"`
 	Path   string     `json:"path"`          // the command's executable; argv follows
 	Box    *boxConfig `json:"box,omitempty"` // nil: no box (not asked for, or unavailable)
+	// Warm makes the supervisor's second stage a zygote that runs the
+	// server's commands one after another (warm.go); only with a box.
+	Warm bool `json:"warm,omitempty"`
 }
 
 // statusLine is one line on statusFD.
@@ -88,6 +91,9 @@ func MaybeRunHelper() {
 		if !strings.HasPrefix(kv, helperEnv+"=") && !slices.Contains(raceEnv, kv) {
 			env = append(env, kv)
 		}
+	}
+	if v == restrictMagic && cfg.Warm {
+		os.Exit(serveWarm(cfg))
 	}
 	if v == restrictMagic {
 		os.Exit(restrictAndExec(cfg, os.Args[2:], env))

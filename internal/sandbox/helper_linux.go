@@ -88,6 +88,9 @@ func supervise(cfg helperConfig, argv, env []string) int {
 		os.Exit(137)
 	}()
 
+	if cfg.Warm {
+		return superviseZygote(child)
+	}
 	var ws syscall.WaitStatus
 	for {
 		pid, err := syscall.Wait4(-1, &ws, 0, nil)
@@ -134,6 +137,9 @@ func startCommand(cfg helperConfig, argv, env []string) (pid int, rep Report, er
 	if cfg.Box != nil {
 		attr.Sys = commandAttr(cfg.Box)
 	}
+	if cfg.Warm {
+		attr.Files = append(attr.Files, os.NewFile(controlFD, "warm-box-zygote"))
+	}
 	p, err := os.StartProcess(exe, append([]string{"sudocode-sandbox-restrict", string(b)}, argv...), attr)
 	w.Close()
 	if err != nil {
@@ -163,6 +169,23 @@ func startCommand(cfg helperConfig, argv, env []string) (pid int, rep Report, er
 		return 0, rep, err
 	}
 	return p.Pid, rep, nil
+}
+
+// superviseZygote is a warm box's supervisor once its zygote runs: it
+// reaps whatever comes to it, and ends the box (the first process of its
+// PID namespace, it takes everything along) when the zygote exits or is
+// stopped: a command that stopped it would otherwise hold the box.
+func superviseZygote(zygote int) int {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WUNTRACED, nil)
+		if err != nil && !errors.Is(err, syscall.EINTR) {
+			return 0
+		}
+		if pid == zygote {
+			return 0
+		}
+	}
 }
 
 // restrictAndExec is the second stage: it restricts itself (on the one

@@ -68,6 +68,7 @@ func (m *Manager) launch(req Request, env []string) (s *session, warnings []stri
 		s.files = []*os.File{ends[2], ends[4]}
 	}
 	sc := sandbox.Command(cmd, m.sandboxPolicy(req.TTY))
+	sc.Warm = m.warm
 
 	m.mu.Lock()
 	if m.closed {
@@ -82,7 +83,7 @@ func (m *Manager) launch(req Request, env []string) (s *session, warnings []stri
 	err = sc.Start()
 	if err == nil {
 		// Complete before Close can see it.
-		s.cmd, s.pid = sc, cmd.Process.Pid
+		s.cmd, s.pid = sc, sc.Pid()
 		s.timer = time.AfterFunc(req.Timeout, s.onDeadline)
 		s.openStreams = len(readers)
 		s.held = true // by the exec_command call until it decides

@@ -60,6 +60,9 @@ type Manager struct {
 	noLandlock bool
 	// noBox makes it behave as on a kernel that refuses the sealed box.
 	noBox bool
+	// warm keeps a box built between commands: a command is then a fork
+	// and exec in it, not a new box.
+	warm *sandbox.Warm
 
 	mu       sync.Mutex
 	sessions map[string]*session   // running when returned: what write_stdin and kill_session find
@@ -87,7 +90,7 @@ func New(opts Options) *Manager {
 	if opts.StateDir == "" {
 		opts.StateDir = StateDir(opts.Root, os.LookupEnv)
 	}
-	m := &Manager{opts: opts, getenv: os.LookupEnv, sessions: map[string]*session{}, live: map[*session]struct{}{}}
+	m := &Manager{opts: opts, getenv: os.LookupEnv, sessions: map[string]*session{}, live: map[*session]struct{}{}, warm: sandbox.NewWarm()}
 	m.home, m.tmp = filepath.Join(opts.StateDir, "home"), filepath.Join(opts.StateDir, "tmp")
 	m.grantToolchains(os.Getenv("PATH"), userHome, os.LookupEnv)
 	m.ident = userGitIdentity(os.LookupEnv)
@@ -350,7 +353,7 @@ func (m *Manager) Cancel(ctx context.Context, id string) bool {
 }
 
 // Close ends every command's process group (SIGTERM, then SIGKILL after
-// a second) and refuses new commands.
+// a second) and the warm boxes, and refuses new commands.
 func (m *Manager) Close() {
 	m.mu.Lock()
 	m.closed = true
@@ -371,6 +374,7 @@ func (m *Manager) Close() {
 		case <-time.After(time.Until(deadline)):
 		}
 	}
+	m.warm.Close()
 }
 
 // newID is a random URL-safe session id of 192 bits.
