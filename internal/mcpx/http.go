@@ -99,7 +99,7 @@ func Handler(s *mcp.Server, t Transport, logger *slog.Logger) http.Handler {
 
 // Guard wraps h with the Origin, token and body-size checks. A request
 // with an accepted token reaches h with its caller in its context
-// (CallerFrom).
+// (CallerFrom), and its routing headers trimmed (TrimRoutingHeaders).
 func Guard(h http.Handler, t Transport) http.Handler {
 	limit := t.bodyLimit()
 	a := t.auth()
@@ -122,6 +122,7 @@ func Guard(h http.Handler, t Transport) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		TrimRoutingHeaders(r.Header)
 		h.ServeHTTP(w, r)
 	})
 }

@@ -255,7 +255,7 @@ func TestBinaryHTTPWithToken(t *testing.T) {
 			b := startHTTPBinary(t, c.env, c.args...)
 			u := "http://127.0.0.1:" + b.port + "/mcp"
 			r := post(t, u, nil, pingReq)
-			wantHTTPError(t, r, 401, -32000, "Unauthorized")
+			wantHTTPErrorID(t, r, 401, -32000, "1", "Unauthorized")
 			if w := r.header.Get("WWW-Authenticate"); w != `Bearer realm="coding-tools-mcp"` {
 				t.Fatalf("WWW-Authenticate = %q", w)
 			}
@@ -282,7 +282,7 @@ func TestBinaryAllowOrigin(t *testing.T) {
 		}
 	}
 	for _, o := range []string{"https://evil.example", "https://b.example", "http://app.example"} {
-		wantHTTPError(t, post(t, u, hdr{"Origin": o}, pingReq), 403, -32600, "Origin denied")
+		wantHTTPErrorID(t, post(t, u, hdr{"Origin": o}, pingReq), 403, -32600, "1", "Origin denied")
 	}
 	if code := b.stop(t); code != 0 {
 		t.Fatalf("exit %d", code)

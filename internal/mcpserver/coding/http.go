@@ -24,11 +24,16 @@ const MaxBodyBytes = 1 << 20
 func (s *Server) HTTPHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		fail := func(status, code int, msg string, data any) {
+		answer := func(id json.RawMessage, status, code int, msg string, data any) {
 			h.Set("Content-Type", "application/json")
 			w.WriteHeader(status)
-			w.Write(mustMarshal(errorResponse(nil, code, msg, data)))
+			w.Write(mustMarshal(errorResponse(id, code, msg, data)))
 		}
+		// A check that fails before dispatch answers with the request's
+		// id when its body has one (MCP 2026-07-28); the checks of the
+		// body's length (8–10) read no body, and answer null.
+		fail := func(status, code int, msg string, data any) { answer(requestID(r), status, code, msg, data) }
+		failUnread := func(status, code int, msg string, data any) { answer(nil, status, code, msg, data) }
 		// The client is known before the checks so that every answer
 		// carries its session id. Without a token file there is one client,
 		// and so the profile's one session, whose id every response
@@ -97,17 +102,17 @@ func (s *Server) HTTPHandler() http.Handler {
 		}
 		cl := r.Header.Get("Content-Length")
 		if cl == "" {
-			fail(http.StatusLengthRequired, codeInvalidRequest, "Content-Length is required", nil)
+			failUnread(http.StatusLengthRequired, codeInvalidRequest, "Content-Length is required", nil)
 			return
 		}
 		n, err := strconv.ParseInt(cl, 10, 64)
 		if err != nil || n < 0 {
-			fail(http.StatusBadRequest, codeInvalidRequest, "Invalid Content-Length", nil)
+			failUnread(http.StatusBadRequest, codeInvalidRequest, "Invalid Content-Length", nil)
 			return
 		}
 		if n > MaxBodyBytes {
 			h.Set("Connection", "close")
-			fail(http.StatusRequestEntityTooLarge, codeInvalidRequest, "Request body too large", map[string]any{"max_bytes": MaxBodyBytes})
+			failUnread(http.StatusRequestEntityTooLarge, codeInvalidRequest, "Request body too large", map[string]any{"max_bytes": MaxBodyBytes})
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, n))
@@ -174,6 +179,27 @@ func (s *Server) handleHTTPBody(r *http.Request, c *conn, body []byte, revision2
 		return resp, http.StatusBadRequest
 	}
 	return resp, http.StatusOK
+}
+
+// requestID is the id of the one JSON-RPC request in r's body, read
+// within the body's limit; nil when the body is longer, unreadable, not
+// one request object, or its id is not a valid one.
+func requestID(r *http.Request) json.RawMessage {
+	n, err := strconv.ParseInt(r.Header.Get("Content-Length"), 10, 64)
+	if err != nil || n <= 0 || n > MaxBodyBytes {
+		return nil
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, n))
+	if err != nil {
+		return nil
+	}
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &msg) != nil || msg.ID == nil || !validID(msg.ID) {
+		return nil
+	}
+	return msg.ID
 }
 
 func newSessionID() string {

@@ -21,7 +21,9 @@ import (
 
 const (
 	pingReq = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
-	initReq = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`
+	// pingStringID is a ping whose id is a string.
+	pingStringID = `{"jsonrpc":"2.0","id":"a-7","method":"ping"}`
+	initReq      = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`
 )
 
 // sessionIDs collects the Mcp-Session-Id of every response of one server:
@@ -68,6 +70,12 @@ func (s *sessionIDs) check(t *testing.T) string {
 // msg.
 func wantHTTPError(t *testing.T, r reply, status, code int, msg string) message {
 	t.Helper()
+	return wantHTTPErrorID(t, r, status, code, "null", msg)
+}
+
+// wantHTTPErrorID is wantHTTPError of an error whose id is id (raw JSON).
+func wantHTTPErrorID(t *testing.T, r reply, status, code int, id, msg string) message {
+	t.Helper()
 	if r.status != status {
 		t.Fatalf("HTTP %d, want %d (body %s)", r.status, status, r.body)
 	}
@@ -76,7 +84,7 @@ func wantHTTPError(t *testing.T, r reply, status, code int, msg string) message 
 	}
 	wantCompact(t, r.body)
 	m := decode(t, r.body)
-	m.wantError(t, code, "null", msg)
+	m.wantError(t, code, id, msg)
 	return m
 }
 
@@ -156,6 +164,9 @@ func TestHTTPPreDispatchTable(t *testing.T) {
 		{"not a date", "POST", "/mcp", good(hdr{"MCP-Protocol-Version": "latest"}), pingReq, 400, -32600, "Unsupported MCP protocol version"},
 		{"short date", "POST", "/mcp", good(hdr{"MCP-Protocol-Version": "2025-6-18"}), pingReq, 400, -32600, "Unsupported MCP protocol version"},
 		{"version before origin", "POST", "/mcp", good(hdr{"MCP-Protocol-Version": "2025-03-26", "Origin": "https://evil.test"}), pingReq, 400, -32600, "Unsupported MCP protocol version"},
+		{"bad version, string id", "POST", "/mcp", good(hdr{"MCP-Protocol-Version": "2025-03-26"}), pingStringID, 400, -32600, "Unsupported MCP protocol version"},
+		{"bad version, batch", "POST", "/mcp", good(hdr{"MCP-Protocol-Version": "2025-03-26"}), "[" + pingReq + "]", 400, -32600, "Unsupported MCP protocol version"},
+		{"bad version, body not JSON", "POST", "/mcp", good(hdr{"MCP-Protocol-Version": "2025-03-26"}), `{"id":1,`, 400, -32600, "Unsupported MCP protocol version"},
 		// 6: Origin.
 		{"foreign origin", "POST", "/mcp", good(hdr{"Origin": "https://evil.test"}), pingReq, 403, -32600, "Origin denied"},
 		{"origin before session", "POST", "/mcp", good(hdr{"Origin": "https://evil.test", "Mcp-Session-Id": "wrong"}), pingReq, 403, -32600, "Origin denied"},
@@ -194,7 +205,17 @@ func TestHTTPPreDispatchTable(t *testing.T) {
 				}
 				return
 			}
-			m := wantHTTPError(t, got, r.status, r.code, r.msg)
+			// The request's id, where its body has one (MCP 2026-07-28): a
+			// check that reads no body (8–10) and a body that is not one
+			// request (11–13) answer null.
+			wantID := "null"
+			switch r.body {
+			case pingReq:
+				wantID = "1"
+			case pingStringID:
+				wantID = `"a-7"`
+			}
+			m := wantHTTPErrorID(t, got, r.status, r.code, wantID, r.msg)
 			switch r.status {
 			case 401:
 				if w := got.header.Get("WWW-Authenticate"); w != `Bearer realm="coding-tools-mcp"` {
@@ -458,7 +479,7 @@ func TestHTTPOrigin(t *testing.T) {
 				refused = append(append([]string{}, denied...), configured...)
 			}
 			for _, o := range refused {
-				wantHTTPError(t, post(t, url, hdr{"Origin": o}, pingReq), 403, -32600, "Origin denied")
+				wantHTTPErrorID(t, post(t, url, hdr{"Origin": o}, pingReq), 403, -32600, "1", "Origin denied")
 			}
 		})
 	}
@@ -646,5 +667,5 @@ func TestHTTPSessionIsProcessWide(t *testing.T) {
 	if r2.header.Get("Mcp-Session-Id") == sid {
 		t.Fatal("two servers share a session id")
 	}
-	wantHTTPError(t, post(t, url2, hdr{"Mcp-Session-Id": sid}, pingReq), 404, -32001, "")
+	wantHTTPErrorID(t, post(t, url2, hdr{"Mcp-Session-Id": sid}, pingReq), 404, -32001, "1", "")
 }

@@ -41,6 +41,7 @@ type httpHeaders struct{ version, method, name string }
 
 // withHTTPHeaders marks ctx as an HTTP request's, with its headers.
 func withHTTPHeaders(ctx context.Context, h http.Header) context.Context {
+	mcpx.TrimRoutingHeaders(h)
 	return context.WithValue(ctx, httpHeadersKey{}, &httpHeaders{
 		version: h.Get("MCP-Protocol-Version"), method: h.Get("Mcp-Method"), name: h.Get("Mcp-Name")})
 }

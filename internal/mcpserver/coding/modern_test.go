@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -124,5 +125,25 @@ func TestHTTP2026CachingBehindToken(t *testing.T) {
 	r := post2026(t, url, hdr{"MCP-Protocol-Version": "2026-07-28", "Authorization": "Bearer " + token}, req2026(1, "tools/list", ""))
 	if res := decode(t, r.body).resultMap(t); res["cacheScope"] != "private" || res["ttlMs"] != float64(mcpx.FixedTTLMillis) {
 		t.Errorf("tools/list behind a token: ttlMs %v, cacheScope %v; want %d, private", res["ttlMs"], res["cacheScope"], mcpx.FixedTTLMillis)
+	}
+}
+
+// Mcp-Method and Mcp-Name match the message with whitespace around their
+// values (HTTP does not count it as part of a value); the request reaches
+// the handler untrimmed, as another front end may hand it over.
+func TestHTTP2026HeadersAroundWhitespace(t *testing.T) {
+	t.Parallel()
+	h := newServer(t, coding.Options{}).HTTPHandler()
+	body := req2026(5, "tools/call", `"name":"list_dir","arguments":{"path":"."}`)
+	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Content-Length", fmt.Sprint(len(body)))
+	r.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	r.Header["Mcp-Method"] = []string{" tools/call\t"}
+	r.Header["Mcp-Name"] = []string{"\tlist_dir "}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusOK || strings.Contains(w.Body.String(), `"error"`) {
+		t.Fatalf("padded headers: HTTP %d %s", w.Code, w.Body.String())
 	}
 }
