@@ -154,12 +154,14 @@ func nextLine(w io.Writer, next *string) {
 // cursorHelp describes every list command's --cursor.
 const cursorHelp = "continue after the page whose next_cursor this is (same filters)"
 
-func relLines(w io.Writer, d tracker.Relationships) {
+// relLines lists an item's links in plain words (tracker.RelType.Reads),
+// the item itself named self ("this issue"), each with its type.
+func relLines(w io.Writer, d tracker.Relationships, self string) {
 	for _, r := range d.Outgoing {
-		fmt.Fprintf(w, "  → %s %s\n", r.Type, r.To)
+		fmt.Fprintf(w, "  %s\t[%s]\n", r.Type.Reads(self, r.To), r.Type)
 	}
 	for _, r := range d.Incoming {
-		fmt.Fprintf(w, "  ← %s %s\n", r.Type, r.From)
+		fmt.Fprintf(w, "  %s\t[%s]\n", r.Type.Reads(r.From, self), r.Type)
 	}
 }
 
@@ -170,12 +172,15 @@ func joinTags(tags []string) string {
 	return strings.Join(tags, ", ")
 }
 
-// relHelp explains the relationship directions, which readers guess wrong.
-const relHelp = `Relationship types (from → to):
-  blocks           from waits until to is done (to blocks from)
-  depends-on       the same direction: from depends on to, so waits for it
-  parent-child     from is the parent, to the child; a parent's unfinished
-                   blockers pass down to its children
-  implements, references, discovered-from, related   never block
+// relHelp explains the relationship directions, which readers guess wrong:
+// the type names read backwards for blocks and depends-on.
+const relHelp = `Relationship types, as "sudocode link A B --type TYPE" reads:
+  blocks           A waits for B: A is not ready until B is done
+  depends-on       A waits for B, as with blocks
+  parent-child     A is the parent of B; A's unfinished blockers hold B too
+  implements       A implements B        (these four never block)
+  references       A references B
+  discovered-from  A was discovered from B
+  related          A is related to B
 
 Done means: an issue closed; a spec approved or deprecated.`

@@ -159,18 +159,18 @@ func issueText(w io.Writer, d tracker.IssueDetail) {
 		fmt.Fprintf(w, "\n%s\n", d.Description)
 	}
 	if len(d.BlockedBy) > 0 {
-		fmt.Fprintln(w, "\nblocked by:")
+		fmt.Fprintln(w, "\nwaits for:")
 		for _, b := range d.BlockedBy {
 			via := ""
 			if b.Via != "" {
-				via = " (via " + b.Via + ")"
+				via = " (through its ancestor " + b.Via + ")"
 			}
 			fmt.Fprintf(w, "  %s %s [%s]%s\n", b.ID, b.Title, b.Status, via)
 		}
 	}
 	if len(d.Relationships.Outgoing)+len(d.Relationships.Incoming) > 0 {
 		fmt.Fprintln(w, "\nlinks:")
-		relLines(w, d.Relationships)
+		relLines(w, d.Relationships, "this issue")
 	}
 	if len(d.Feedback) > 0 {
 		fmt.Fprintln(w, "\nfeedback given:")

@@ -304,12 +304,12 @@ func TestTrackerIssueHuman(t *testing.T) {
 	if out := p.human("issue", "list"); !strings.Contains(out, id) || !strings.Contains(out, "Fix the login") || !strings.Contains(out, "2 total") {
 		t.Errorf("issue list said %q", out)
 	}
-	if out := p.human("issue", "show", id); !strings.Contains(out, "Fix the login") || !strings.Contains(out, "parent-child "+child) {
+	if out := p.human("issue", "show", id); !strings.Contains(out, "Fix the login") || !strings.Contains(out, "this issue is the parent of "+child) {
 		t.Errorf("issue show said %q", out)
 	}
 	blocker := p.js("issue", "create", "Blocker").str("id")
 	p.js("link", id, blocker, "--type", "blocks")
-	if out := p.human("issue", "show", child); !strings.Contains(out, "blocked by") || !strings.Contains(out, "(via "+id+")") {
+	if out := p.human("issue", "show", child); !strings.Contains(out, "waits for:") || !strings.Contains(out, "(through its ancestor "+id+")") {
 		t.Errorf("issue show of a child said %q", out)
 	}
 	if out := p.human("issue", "update", id, "--status", "in_progress"); !strings.Contains(out, "Updated issue "+id+" [in_progress]") {

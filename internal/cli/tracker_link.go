@@ -22,7 +22,7 @@ func newLinkCmd(tc trackerCmd) *cobra.Command {
 		Use:   "link FROM TO",
 		Short: "Link two issues or specs (default type references)",
 		Long:  "Link two issues or specs. Unknown ids, self-links and links that would make a cycle of blocking (or parent-child) links are refused.\n\n" + relHelp,
-		Example: `  sudocode link sudocode-b2c3 sudocode-a1b2 --type blocks     # b2c3 waits until a1b2 is closed
+		Example: `  sudocode link sudocode-b2c3 sudocode-a1b2 --type blocks     # b2c3 waits for a1b2 (until it is closed)
   sudocode link sudocode-a1b2 sudocode-spec-x9y8 --type implements`,
 	}, "blocks, implements, references, depends-on, parent-child, discovered-from or related", runLink)
 }
@@ -46,17 +46,13 @@ func withLinkArgs(tc trackerCmd, cmd *cobra.Command, typeHelp string, run func(c
 func runLink(ctx context.Context, o *linkOptions) error {
 	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.LinkResult, error) { return r.Link(ctx, o.from, o.to, o.typ) },
 		func(w io.Writer, res tracker.LinkResult) {
-			fmt.Fprintf(w, "Linked %s %s %s", res.From, res.Type, res.To)
-			if res.Type.Blocking() {
-				fmt.Fprintf(w, ": %s waits until %s is done", res.From, res.To)
-			}
-			fmt.Fprintln(w)
+			fmt.Fprintf(w, "Linked: %s [%s]\n", res.Type.Reads(res.From, res.To), res.Type)
 		})
 }
 
 func runUnlink(ctx context.Context, o *linkOptions) error {
 	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.LinkResult, error) { return r.Unlink(ctx, o.from, o.to, o.typ) },
 		func(w io.Writer, res tracker.LinkResult) {
-			fmt.Fprintf(w, "Unlinked %s %s %s\n", res.From, res.Type, res.To)
+			fmt.Fprintf(w, "Removed the link: %s [%s]\n", res.Type.Reads(res.From, res.To), res.Type)
 		})
 }

@@ -76,8 +76,8 @@ func newBlockedCmd(tc trackerCmd) *cobra.Command {
 	o := &blockedOptions{trackerCmd: tc}
 	cmd := &cobra.Command{
 		Use:   "blocked",
-		Short: "Unfinished work that something blocks, with what blocks each item",
-		Long:  "List unfinished issues (and, with --specs, specs) that something unfinished blocks, each with its blockers; an inherited blocker names the ancestor it comes through (via). An issue marked blocked is listed too.\n\n" + relHelp,
+		Short: "Unfinished work that waits for something, with what each item waits for",
+		Long:  "List unfinished issues (and, with --specs, specs) that wait for unfinished work, each with what it waits for; a blocker inherited from a parent names the ancestor it comes through (via). An issue marked blocked is listed too.\n\n" + relHelp,
 		Args:  exactArgs(0),
 		RunE:  func(cmd *cobra.Command, _ []string) error { return runBlocked(cmd.Context(), o) },
 	}
@@ -110,9 +110,9 @@ func blockedLines(w io.Writer, items []tracker.BlockedItem) {
 		for _, by := range b.BlockedBy {
 			via := ""
 			if by.Via != "" {
-				via = " via " + by.Via
+				via = " (through its ancestor " + by.Via + ")"
 			}
-			fmt.Fprintf(w, "  blocked by\t%s %s [%s]%s\n", by.ID, by.Title, by.Status, via)
+			fmt.Fprintf(w, "  waits for\t%s %s [%s]%s\n", by.ID, by.Title, by.Status, via)
 		}
 	}
 }

@@ -180,19 +180,19 @@ func TestTrackerReadyHuman(t *testing.T) {
 	b := p.js("issue", "create", "B").str("id")
 	s := p.js("spec", "create", "S").str("id")
 	// The type's name reads the other way round: say who waits for whom.
-	if out := p.human("link", a, b, "--type", "blocks"); !strings.Contains(out, "Linked "+a+" blocks "+b+": "+a+" waits until "+b+" is done") {
+	if out := p.human("link", a, b, "--type", "blocks"); !strings.Contains(out, "Linked: "+a+" waits for "+b+" [blocks]") {
 		t.Errorf("link said %q", out)
 	}
 	if out := p.human("ready", "--specs", "--issues"); !strings.Contains(out, "Ready issues:") || !strings.Contains(out, b) || !strings.Contains(out, s) {
 		t.Errorf("ready said %q", out)
 	}
-	if out := p.human("blocked"); !strings.Contains(out, a) || !strings.Contains(out, "blocked by") {
+	if out := p.human("blocked"); !strings.Contains(out, a) || !strings.Contains(out, "waits for") {
 		t.Errorf("blocked said %q", out)
 	}
 	if out := p.human("blocked", "--specs"); !strings.Contains(out, "(nothing blocked)") {
 		t.Errorf("blocked --specs said %q", out)
 	}
-	if out := p.human("unlink", a, b, "--type", "blocks"); !strings.Contains(out, "Unlinked "+a+" blocks "+b) {
+	if out := p.human("unlink", a, b, "--type", "blocks"); !strings.Contains(out, "Removed the link: "+a+" waits for "+b+" [blocks]") {
 		t.Errorf("unlink said %q", out)
 	}
 	p.human("link", "--help")

@@ -133,7 +133,7 @@ func specText(w io.Writer, d tracker.SpecDetail) {
 	fmt.Fprintf(w, "status %s · type %s · priority %d · file .sudocode/%s · tags %s\n", d.Status, d.Type, d.Priority, d.FilePath, joinTags(d.Tags))
 	if len(d.Relationships.Outgoing)+len(d.Relationships.Incoming) > 0 {
 		fmt.Fprintln(w, "links:")
-		relLines(w, d.Relationships)
+		relLines(w, d.Relationships, "this spec")
 	}
 	for _, f := range d.Feedback {
 		fmt.Fprintf(w, "feedback %s from %s at line %d [%s, %s]: %s\n", f.ID, f.IssueID, f.Anchor.LineNumber, f.Status, f.Anchor.AnchorStatus, tracker.Shorten(f.Content))
