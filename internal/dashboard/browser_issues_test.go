@@ -170,7 +170,7 @@ func TestBrowserIssueWork(t *testing.T) {
 	b.key(t, kb.Enter)
 	b.waitFor(t, "the hit's issue", `location.hash === `+js("#/issue/"+f.open))
 
-	time.Sleep(200 * time.Millisecond)
+	b.settle(t)
 	if errs := b.errors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -58,7 +57,7 @@ func TestBrowserRulesetWork(t *testing.T) {
 	if _, err := lib.Get(context.Background(), "sql_style"); err == nil {
 		t.Error("the ruleset is still in the library")
 	}
-	time.Sleep(200 * time.Millisecond)
+	b.settle(t)
 	if errs := b.errors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}

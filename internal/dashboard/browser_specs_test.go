@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -103,7 +102,7 @@ func TestBrowserSpecWork(t *testing.T) {
 	if got.Status != "resolved" || got.Resolution == nil || *got.Resolution != "kept, it sets the scene" {
 		t.Errorf("the feedback after resolving: %s %v", got.Status, got.Resolution)
 	}
-	time.Sleep(200 * time.Millisecond)
+	b.settle(t)
 	if errs := b.errors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}

@@ -14,16 +14,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"image/png"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -82,11 +86,15 @@ func startServeWith(t *testing.T, f *fixture, o serve.Options) (string, *serve.S
 	return "http://" + ln.Addr().String(), srv
 }
 
-// browser starts a headless Chromium and collects its console messages.
+// browser starts a headless Chromium, collects its console messages and
+// follows the page's requests through DevTools' network events.
 type browser struct {
 	ctx      context.Context
 	mu       sync.Mutex
 	messages []chromedp.ConsoleMessage
+	inFlight map[network.RequestID]string // requests sent, not yet finished or failed → URL
+	sent     int                          // requests sent so far
+	changed  chan struct{}                // closed and replaced whenever the above change
 }
 
 const viewW, viewH = 1280, 800
@@ -97,7 +105,7 @@ func newBrowser(t *testing.T) *browser {
 	ctx, cancel := chromedp.NewContext(context.Background(), chromedp.WithAllocatorOptions(
 		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(viewW, viewH)))
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	ctx, cancelT := context.WithTimeout(ctx, testkit.Scale(3*time.Minute))
 	t.Cleanup(func() {
 		cancelT()
 		cancel()
@@ -105,19 +113,108 @@ func newBrowser(t *testing.T) *browser {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(viewW, viewH)); err != nil {
 		t.Fatalf("starting %s: %v", exe, err)
 	}
-	b := &browser{ctx: ctx}
+	b := &browser{ctx: ctx, inFlight: map[network.RequestID]string{}, changed: make(chan struct{})}
 	msgs := chromedp.Console(ctx)
 	go func() {
 		for m, err := range msgs {
 			if err != nil {
 				return
 			}
-			b.mu.Lock()
-			b.messages = append(b.messages, m)
-			b.mu.Unlock()
+			b.update(func() { b.messages = append(b.messages, m) })
 		}
 	}()
+	if err := chromedp.Listen(ctx, b.followRequest); err != nil {
+		t.Fatalf("following %s's requests: %v", exe, err)
+	}
 	return b
+}
+
+// followRequest keeps the set of the page's requests in flight from
+// DevTools' network events. An event stream (the page's live updates)
+// stays open for good and is not counted. A request is done when its body
+// is loaded, which for a fetch is when the page has read it: a response
+// the page never reads stays in flight.
+func (b *browser) followRequest(ev any) {
+	switch ev := ev.(type) {
+	case *network.EventRequestWillBeSent:
+		if ev.Type != network.ResourceTypeEventSource && ev.Type != network.ResourceTypeWebSocket {
+			b.update(func() { b.inFlight[ev.RequestID] = ev.Request.URL; b.sent++ })
+		}
+	case *network.EventLoadingFinished:
+		b.update(func() { delete(b.inFlight, ev.RequestID) })
+	case *network.EventLoadingFailed:
+		b.update(func() { delete(b.inFlight, ev.RequestID) })
+	}
+}
+
+// update changes the browser's record under its lock and wakes whoever
+// waits for a change.
+func (b *browser) update(change func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	change()
+	close(b.changed)
+	b.changed = make(chan struct{})
+}
+
+// await waits until cond, read under the browser's lock, holds; it wakes
+// on each change DevTools reports, never on a timer. It fails t, saying
+// what it waited for and what state says (also read under the lock), at
+// the test's deadline.
+func (b *browser) await(t *testing.T, what string, cond func() bool, state func() string) {
+	t.Helper()
+	deadline := time.After(testkit.Scale(20 * time.Second))
+	for {
+		b.mu.Lock()
+		ok, changed := cond(), b.changed
+		b.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			t.Fatalf("waited %v for %s: %s", testkit.Scale(20*time.Second), what, state())
+		}
+	}
+}
+
+// settles counts the calls of settle, naming each one's console marker.
+var settles atomic.Int64
+
+// settle waits until the page has done what its last action started: no
+// request in flight, then the page's pending tasks run (a response's
+// handler may send another request, and then settle waits again), then
+// every console message written until now received.
+func (b *browser) settle(t *testing.T) {
+	t.Helper()
+	for {
+		b.await(t, "the page's requests to finish", func() bool { return len(b.inFlight) == 0 }, func() string {
+			return fmt.Sprintf("still in flight: %v", slices.Collect(maps.Values(b.inFlight)))
+		})
+		b.mu.Lock()
+		sent := b.sent
+		b.mu.Unlock()
+		// A task queued after the ones the responses queued.
+		if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`new Promise(done => setTimeout(() => done(true)))`, chromedp.EvalAwaitPromise)); err != nil {
+			t.Fatalf("running the page's pending tasks: %v", err)
+		}
+		b.mu.Lock()
+		idle := len(b.inFlight) == 0 && b.sent == sent
+		b.mu.Unlock()
+		if idle {
+			break
+		}
+	}
+	// The console's messages arrive in order: once this one is in, every
+	// earlier one is.
+	marker := fmt.Sprintf("settled %d", settles.Add(1))
+	eval[bool](t, b, `(console.debug(`+js(marker)+`), true)`)
+	b.await(t, "the page's console messages", func() bool {
+		return slices.ContainsFunc(b.messages, func(m chromedp.ConsoleMessage) bool { return m.Text == marker })
+	}, func() string { return fmt.Sprintf("no %q among them", marker) })
 }
 
 func (b *browser) do(t *testing.T, steps ...chromedp.Action[chromedp.Void]) {
@@ -142,7 +239,7 @@ func eval[T any](t *testing.T, b *browser, expr string) T {
 // forbids).
 func (b *browser) waitFor(t *testing.T, what, expr string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(testkit.Scale(20 * time.Second))
 	for {
 		ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool]("!!("+expr+")"))
 		if err == nil && ok {
@@ -150,7 +247,7 @@ func (b *browser) waitFor(t *testing.T, what, expr string) {
 		}
 		if time.Now().After(deadline) {
 			main, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.getElementById('main') ? document.getElementById('main').innerText : ''`))
-			t.Fatalf("waiting for %s (%s): %v; the page shows:\n%s\nconsole errors: %s", what, expr, err, main, strings.Join(b.errors(), "\n"))
+			t.Fatalf("waited %v for %s (%s): %v; the page shows:\n%s\nconsole errors: %s", testkit.Scale(20*time.Second), what, expr, err, main, strings.Join(b.errors(), "\n"))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -388,7 +485,7 @@ func TestBrowserDashboard(t *testing.T) {
 
 	// Nothing went wrong in the page: no console error, no exception, no
 	// CSP violation, no failed load.
-	time.Sleep(200 * time.Millisecond)
+	b.settle(t)
 	if errs := b.errors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
