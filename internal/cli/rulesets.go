@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/rulesets"
 )
 
@@ -44,14 +45,35 @@ func newRulesetsCmd(g *globalOptions, stdio IO) *cobra.Command {
 	return cmd
 }
 
-// withLibrary opens the store for one command.
+// withLibrary opens the store for one command. Its errors' hints name
+// the CLI's commands where the library's name an MCP tool.
 func (o *rulesetsOptions) withLibrary(cmd *cobra.Command, fn func(rulesets.Library) error) error {
 	store, err := o.store.open(cmd.Context())
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	return fn(rulesets.Library{Store: store, Actor: actor()})
+	return shellHint(fn(rulesets.Library{Store: store, Actor: actor()}), cmd.Flags().Args())
+}
+
+// shellHint is err with its hint in the shell's words when the hint names
+// an MCP tool; args are the command's, the ruleset's name first.
+func shellHint(err error, args []string) error {
+	fe, ok := err.(*fault.Error)
+	if !ok {
+		return err
+	}
+	switch fe.Hint {
+	case rulesets.HintList:
+		return fe.WithHint("run `sudocode rulesets list` to see the available names")
+	case rulesets.HintUpsert:
+		name := "NAME"
+		if len(args) > 0 {
+			name = args[0]
+		}
+		return fe.WithHint("use `sudocode rulesets put " + name + "` to change an existing ruleset")
+	}
+	return err
 }
 
 // print writes v as indented JSON with --json, else text.
@@ -63,18 +85,26 @@ func (o *rulesetsOptions) print(w io.Writer, v any, text string) error {
 	return writeJSON(w, v)
 }
 
-// forTerminal is a list's text as the MCP tool gives it, without the
-// markdown bold around each name when w is a terminal, where "**" would
-// show as it is. Piped, the text stays the server's, for scripts that
-// compare the two.
+// forTerminal is a list's text as the MCP tool gives it, or on a terminal
+// the same list as plain text: the tool's markdown bold around each name
+// and Go's [a b] for the tags would show there as they are. Piped, the
+// text stays the server's, for scripts that compare the two.
 func forTerminal(w io.Writer, text string, items []rulesets.Summary) string {
-	if !isTerminal(w) {
+	if !isTerminal(w) || len(items) == 0 {
 		return text
 	}
+	header, _, _ := strings.Cut(text, "\n")
+	var b strings.Builder
+	b.WriteString(header + "\n\n")
 	for _, it := range items {
-		text = strings.Replace(text, "- **"+it.Name+"**: ", "- "+it.Name+": ", 1)
+		tags := "none"
+		if len(it.Tags) > 0 {
+			tags = strings.Join(it.Tags, ", ")
+		}
+		fmt.Fprintf(&b, "- %s: %s\n  Tags: %s\n  Created: %s, Modified: %s\n\n",
+			it.Name, it.Description, tags, rulesets.Display(it.CreatedAt), rulesets.Display(it.LastModified))
 	}
-	return text
+	return b.String()
 }
 
 // isTerminal reports whether w is a terminal (a character device).

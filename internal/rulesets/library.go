@@ -79,7 +79,7 @@ func (l Library) Create(ctx context.Context, r Ruleset) error {
 			return lerr
 		}
 		return fault.New(fault.Conflict, "ruleset '%s' already exists. Please choose a different name. Existing rulesets: [%s]", r.Name, nameList(names)).
-			WithHint("use upsert_ruleset to change an existing ruleset")
+			WithHint(HintUpsert)
 	}
 	return err
 }

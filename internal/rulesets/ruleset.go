@@ -120,10 +120,15 @@ func ValidateName(name string) error {
 	return nil
 }
 
+// Hints that name an MCP tool; the CLI gives its own commands instead.
+const (
+	HintList   = "use list_rulesets to see the available names"
+	HintUpsert = "use upsert_ruleset to change an existing ruleset"
+)
+
 // NotFound is the error for an absent ruleset.
 func NotFound(name string) *fault.Error {
-	return fault.New(fault.NotFound, "ruleset '%s' not found", name).
-		WithHint("use list_rulesets to see the available names")
+	return fault.New(fault.NotFound, "ruleset '%s' not found", name).WithHint(HintList)
 }
 
 // Now is the current time at the precision rulesets store.
