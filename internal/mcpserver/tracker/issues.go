@@ -89,7 +89,7 @@ func (s *server) showIssue() mcpx.Tool {
 	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "show_issue",
 		Title:       "Show an issue",
-		Description: "Show an issue in full: fields, tags, relationships both ways, what blocks it (with the ancestor a blocker is inherited through), the feedback it gave on specs, and the agent tasks started on it (tasks, when there are any).",
+		Description: "Show an issue in full: fields, tags, relationships both ways, what it waits for (blocked_by, with the ancestor a blocker is inherited through), the feedback it gave on specs, and the agent tasks started on it (tasks, when there are any).",
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in issueIDIn) (out tracker.IssueDetail, err error) {
 		if in.IssueID == "" {
@@ -202,8 +202,8 @@ func (s *server) blockedIssues() mcpx.Tool {
 	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:  "blocked_issues",
 		Title: "Blocked work",
-		Description: "List unfinished issues (and optionally specs) that something blocks, each with blocked_by: " +
-			"the unfinished items it waits on ({id, title, status, type, via}; via names the parent a blocker is inherited through). " +
+		Description: "List unfinished issues (and optionally specs) that wait for unfinished work, each with blocked_by: " +
+			"the unfinished items it waits for ({id, title, status, type, via}; via names the parent a blocker is inherited through). " +
 			"next_cursor, when not null, continues the lists (pass it as cursor with the same filters).",
 		InputSchema: mcpx.Schema[blockedIn](map[string]any{"show_specs": false, "show_issues": true, "limit": store.DefaultListLimit}, nil),
 		Annotations: readOnly,

@@ -13,7 +13,7 @@ import (
 type linkIn struct {
 	FromID string  `json:"from_id" jsonschema:"Source entity ID (issue or spec)"`
 	ToID   string  `json:"to_id" jsonschema:"Target entity ID (issue or spec)"`
-	Type   *string `json:"type,omitempty" jsonschema:"Relationship type. blocks: from_id waits until to_id is done. depends-on: the same direction. parent-child: from_id is the parent. implements, references, discovered-from, related never block."`
+	Type   *string `json:"type,omitempty" jsonschema:"Relationship type, read from_id first. blocks: from_id waits for to_id (until it is done). depends-on: from_id waits for to_id too. parent-child: from_id is the parent of to_id. implements, references, discovered-from, related never block."`
 }
 
 func (in linkIn) check() error {
@@ -30,8 +30,9 @@ func (s *server) link() mcpx.Tool {
 	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:  "link",
 		Title: "Link two items",
-		Description: "Create a relationship from_id → to_id. Direction matters: `A blocks B` and `A depends-on B` both mean A waits until B is done " +
-			"(closed issue; approved or deprecated spec); parent-child goes from parent to child and passes the parent's blockers down. " +
+		Description: "Create a relationship from_id → to_id. Direction matters: link(from_id=A, to_id=B, type=blocks) means A waits for B, " +
+			"until B is done (closed issue; approved or deprecated spec); depends-on reads the same way. " +
+			"parent-child: from_id is the parent of to_id, and passes its unfinished blockers down. " +
 			"Unknown ids, self-links and links that would make a blocking cycle are refused.",
 		InputSchema: mcpx.Schema[linkIn](map[string]any{"type": string(tracker.DefaultRelType)}, map[string][]string{"type": names(tracker.RelTypes)}),
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(false), IdempotentHint: true, OpenWorldHint: new(false)},
