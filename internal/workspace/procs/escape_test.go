@@ -147,13 +147,18 @@ func TestSandboxEndsEveryDescendant(t *testing.T) {
 				r := req(cmd)
 				switch how {
 				case "kill_session":
-					r = req(cmd+"\nsleep 300", yield(500*time.Millisecond))
+					r = req(cmd+"\nsleep 300", yield(0))
 				case "timeout":
 					r = req(cmd+"\nsleep 300", timeout(time.Second))
 				}
 				s := start(t, m, r)
-				if !strings.Contains(s.Stdout.Text, "started") && how != "timeout" {
-					t.Fatalf("%+v", s)
+				switch how {
+				case "kill_session": // running: read on until it has started
+					exchange(t, m, s.SessionID, "", "started")
+				case "exit":
+					if !strings.Contains(s.Stdout.Text, "started") {
+						t.Fatalf("%+v", s)
+					}
 				}
 				end(t, s)
 				waitGone(t, mk, 5*time.Second)
