@@ -44,6 +44,16 @@ func TestBrowserRulesetWork(t *testing.T) {
 	b.key(t, "- Name every column."+kb.Enter)
 	b.click(t, "#ruleset-save")
 	b.waitFor(t, "two versions", `document.querySelectorAll('#ruleset-history tr[data-version="2"]').length === 1`)
+	// The form sends every field; the history names the one that changed.
+	b.waitFor(t, "the edit's change", `document.querySelector('#ruleset-history tr[data-version="2"]').textContent.includes('updated (markdown)')`)
+	// Saved again as it is, the ruleset gets no new version.
+	b.key(t, "e")
+	b.waitFor(t, "the editor again", `document.activeElement && document.activeElement.id === 'ruleset-markdown'`)
+	b.click(t, "#ruleset-save")
+	b.waitFor(t, "the ruleset after saving", `document.getElementById('ruleset-form') === null && document.querySelector('#ruleset-history tr[data-version="2"]') !== null`)
+	if h, err := lib.History(context.Background(), "sql_style", 10); err != nil || len(h) != 2 {
+		t.Fatalf("history after a save that changed nothing: %d changes, %v; want 2", len(h), err)
+	}
 	b.act(t, chromedp.SetValue("#diff-from", "1"), chromedp.SetValue("#diff-to", "0"))
 	b.click(t, "#show-diff")
 	b.waitFor(t, "the diff", `document.querySelector('#ruleset-diff pre.diff .dl.add') !== null && document.querySelector('#ruleset-diff pre.diff').textContent.includes('+- Name every column.')`)
