@@ -6,17 +6,24 @@ import (
 )
 
 // Sentence says what a task's error means: who failed, the exit
-// code, and the most telling line (the agent's last line on stderr, else
-// its message).
+// code, and the most telling line: the reason the CLI or its model gave
+// (details.message), else the agent's last line on stderr, which for some
+// CLIs is only chatter (Codex ends with "Reading prompt from stdin...").
 func (e *TaskError) Sentence() string {
 	if e == nil {
 		return ""
 	}
 	d, _ := e.Details.(map[string]any)
 	text, _ := e.Details.(string)
-	why := lastLine(detail(d, "stderr"))
+	why := lastLine(detail(d, "message"))
+	if restatesExit(why) {
+		why = ""
+	}
 	if why == "" {
-		why = detail(d, "message")
+		why = lastLine(detail(d, "stderr"))
+	}
+	if why == "" {
+		why = lastLine(detail(d, "message"))
 	}
 	if why == "" {
 		why = text
@@ -63,3 +70,8 @@ func lastLine(s string) string {
 	}
 	return line
 }
+
+// restatesExit reports whether a message only says the process exited,
+// as the adapters' own completion does for a stream with no reason in it:
+// the sentence says the exit code already.
+func restatesExit(msg string) bool { return strings.HasPrefix(msg, "exited with code ") }

@@ -1,0 +1,63 @@
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/modelsim"
+	"github.com/sudocode/sudocode/internal/testkit"
+)
+
+// A failed run is recorded on its issue with the reason the model or the
+// CLI gave, for every CLI: `task start` of an issue whose model call
+// fails leaves the issue open with a note that holds the API's message,
+// not the CLI's last line on stderr (Codex ends with "Reading prompt from
+// stdin...").
+func TestTaskFailureNoteHoldsTheReason(t *testing.T) {
+	for _, c := range realCLIs {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			sim := modelsim.Start(t)
+			var env []string
+			for _, kv := range c.setup(t, sim) {
+				if !strings.HasPrefix(kv, "SUDOCODE_") && !strings.HasPrefix(kv, "VALKEY_") {
+					env = append(env, kv)
+				}
+			}
+			repo := realCLIRepo(t)
+			ok := func(args ...string) string {
+				r := runAt(t, repo, env, "", args...)
+				if r.code != 0 {
+					t.Fatalf("sudocode %v: exit %d: %s%s", args, r.code, r.stdout, r.stderr)
+				}
+				return r.stdout
+			}
+			ok("init", "--prefix", "app")
+			var is struct{ ID string }
+			_ = json.Unmarshal([]byte(ok("issue", "create", "Fail now", "--json")), &is)
+			gitIn(t, repo, "add", "-A")
+			gitIn(t, repo, "commit", "-qm", "tracker")
+			// OpenCode retries the failed call for about 70 s before it
+			// fails: longer than runAt waits.
+			ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(5*time.Minute))
+			defer cancel()
+			start := exec.CommandContext(ctx, sudocodeBin, "task", "start", is.ID, "--agent", c.name,
+				"--instructions", fmt.Sprintf("Fail now.\n@sim error %d\n", c.errorStatus))
+			start.Dir, start.Env = repo, env
+			if out, err := start.CombinedOutput(); start.ProcessState == nil || start.ProcessState.ExitCode() != 1 {
+				t.Fatalf("task start of a failing run: %v: %s", err, out)
+			}
+			var shown struct{ Status, Description string }
+			_ = json.Unmarshal([]byte(ok("issue", "show", is.ID, "--json")), &shown)
+			reason := fmt.Sprintf("modelsim: scripted error %d", c.errorStatus)
+			if shown.Status != "open" || !strings.Contains(shown.Description, reason) {
+				t.Errorf("the failed run's issue is %s, its note does not hold %q:\n%s", shown.Status, reason, shown.Description)
+			}
+		})
+	}
+}
