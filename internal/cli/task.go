@@ -130,12 +130,13 @@ type taskItem struct {
 	Tool        string              `json:"tool"`
 	Description string              `json:"description"`
 	Status      orchestrator.Status `json:"status"`
+	State       string              `json:"state"` // the status, or merged, conflicted, ended
 	Branch      string              `json:"branch"`
 	Worktree    string              `json:"worktree_path"`
 	CreatedAt   time.Time           `json:"created_at"`
 }
 
 func itemOf(t orchestrator.Task) taskItem {
-	return taskItem{ID: t.ID, IssueID: t.IssueID, Tool: t.Tool, Description: t.Description, Status: t.Status,
+	return taskItem{ID: t.ID, IssueID: t.IssueID, Tool: t.Tool, Description: t.Description, Status: t.Status, State: t.State(),
 		Branch: t.Branch, Worktree: t.WorktreePath, CreatedAt: t.CreatedAt}
 }

@@ -16,9 +16,12 @@ func newTaskListCmd(g *globalOptions, stdio IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the project's tasks, oldest first",
-		Long: `List the project's tasks, oldest first: id, status, agent, issue, branch.
-With --json: {"tasks": [{id, issue_id, tool, description, status, branch,
-worktree_path, created_at}]}.`,
+		Long: `List the project's tasks, oldest first: id, state, agent, issue, branch. The
+state is the task's status, except that a merged task reads merged, one whose
+merge was refused for a conflict conflicted, and one ended without a merge
+ended (all three have status completed).
+With --json: {"tasks": [{id, issue_id, tool, description, status, state,
+branch, worktree_path, created_at}]}.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			orch, closeFn, err := tf.open(cmd.Context())
@@ -42,9 +45,9 @@ worktree_path, created_at}]}.`,
 				return nil
 			}
 			w := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "ID\tSTATUS\tAGENT\tISSUE\tBRANCH")
+			fmt.Fprintln(w, "ID\tSTATE\tAGENT\tISSUE\tBRANCH")
 			for _, it := range items {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", it.ID, it.Status, it.Tool, it.IssueID, it.Branch)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", it.ID, it.State, it.Tool, it.IssueID, it.Branch)
 			}
 			return w.Flush()
 		},

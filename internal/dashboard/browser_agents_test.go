@@ -10,14 +10,19 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // TestBrowserAgentWork: through the page only, start a COMMAND agent on
 // an issue (its prompt drawn from the tracker), watch its log stream, read
-// its report, comment on a line of its branch diff and send the comment as
-// a follow-up that reaches the agent; merge it, which closes the issue and
-// makes its dependent ready; see a merge that conflicts refused with the
-// conflicting file, the checkout unchanged; then start another and stop it.
+// its report, see in its diff everything the merge takes (an untracked file
+// too, its header lines not commentable), comment on a line of it and send
+// the comment as a follow-up that reaches the agent; merge it once
+// confirmed, which closes the issue, makes its dependent ready and reads
+// merged; see a merge that conflicts refused with the conflicting file, the
+// checkout unchanged, the task reading conflicted; then start another and
+// stop it once confirmed (not when cancelled), which reopens its issue.
 func TestBrowserAgentWork(t *testing.T) {
 	b := newBrowser(t)
 	f := newFixture(t)
@@ -35,8 +40,10 @@ func TestBrowserAgentWork(t *testing.T) {
 	}
 	// The agent: each run says what it was asked, appends a line to f.txt
 	// and commits, so every run shows in the log and the diff.
+	// It also leaves notes.txt untracked, as Claude Code does with what it
+	// writes: the merge takes it, so the diff shows it.
 	script := `read -r first; echo "asked: $first"; printf '%s\n' "$SUDOCODE_TASK_INSTRUCTIONS" >> asked.txt; echo hello >> f.txt; ` +
-		`git add f.txt asked.txt; git -c user.name=t -c user.email=t@example.com commit -q -m work`
+		`git add f.txt asked.txt; git -c user.name=t -c user.email=t@example.com commit -q -m work; echo draft > notes.txt`
 	b.act(t, chromedp.SetValue("#task-tool", "COMMAND"), chromedp.SendKeys("#task-config", `{"command": ["sh", "-c", `+js(script)+`]}`))
 	b.screenshot(t, "task-start")
 	b.click(t, "#task-start")
@@ -55,6 +62,12 @@ func TestBrowserAgentWork(t *testing.T) {
 	// A comment on the added line, sent as a follow-up.
 	b.click(t, "#tab-diff")
 	b.waitFor(t, "the diff", `document.querySelector('#task-diff .dl.add[data-file="f.txt"]') !== null`)
+	b.waitFor(t, "the untracked file in the diff, said to be not committed yet",
+		`document.querySelector('#task-diff .dl.add[data-file="notes.txt"]') !== null && document.getElementById('diff-uncommitted').textContent.includes('notes.txt')`)
+	if n := eval[int](t, b, `(() => { const hs = Array.from(document.querySelectorAll('#task-diff .dl')).filter(e => /^(new file mode|index |diff --git|--- |\+\+\+ )/.test(e.textContent));
+		return hs.some(e => e.dataset.line !== undefined || e.tabIndex >= 0) ? -1 : hs.length })()`); n < 4 {
+		t.Errorf("the diff's header lines: %d found, or some commentable (-1)", n)
+	}
 	b.click(t, `#task-diff .dl.add[data-file="f.txt"]`)
 	b.waitFor(t, "the comment box", `document.activeElement && document.activeElement.id === 'diff-comment-text'`)
 	b.key(t, "say goodbye too"+kb.Enter)
@@ -92,9 +105,16 @@ func TestBrowserAgentWork(t *testing.T) {
 	b.waitFor(t, "the first task's page", onTask(id))
 	b.waitFor(t, "the merge button", `document.getElementById('merge-task') !== null && document.querySelector('#task-status .badge').textContent === 'completed'`)
 	b.press(t, "merge-task")
+	b.waitFor(t, "the merge's confirmation naming the untracked file", `document.getElementById('confirm-dialog') !== null && document.getElementById('confirm-dialog').textContent.includes('notes.txt')`)
+	b.screenshot(t, "task-merge-confirm")
+	b.press(t, "confirm-ok")
 	b.waitFor(t, "the merge button gone", `document.getElementById('task-head') !== null && document.getElementById('merge-task') === null && document.getElementById('merge-error') === null`)
+	b.waitFor(t, "the task reading merged", `document.querySelector('#task-status .badge').textContent === 'merged'`)
 	if b, err := os.ReadFile(filepath.Join(f.dir, "f.txt")); err != nil || string(b) != "hello\nhello\n" {
 		t.Errorf("the checkout's f.txt after the merge: %q %v", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(f.dir, "notes.txt")); err != nil || string(b) != "draft\n" {
+		t.Errorf("the checkout's notes.txt after the merge: %q %v", b, err)
 	}
 	b.click(t, "#task-issue a")
 	b.waitFor(t, "the issue closed", `document.getElementById('issue-status') !== null && document.getElementById('issue-status').value === 'closed'`)
@@ -107,7 +127,9 @@ func TestBrowserAgentWork(t *testing.T) {
 	b.waitFor(t, "the other task's page", onTask(strings.TrimPrefix(conflicting, "#/task/")))
 	b.waitFor(t, "the other's merge button", `document.getElementById('merge-task') !== null`)
 	b.press(t, "merge-task")
+	b.press(t, "confirm-ok")
 	b.waitFor(t, "the refusal naming f.txt", `document.getElementById('merge-error') !== null && document.getElementById('merge-error').textContent.includes('f.txt')`)
+	b.waitFor(t, "the task reading conflicted", `document.querySelector('#task-status .badge').textContent === 'conflicted'`)
 	b.screenshot(t, "task-merge-conflict")
 	if now := git(t, f.dir, "rev-parse", "HEAD"); now != head {
 		t.Errorf("a refused merge moved the checkout from %s to %s", head, now)
@@ -131,10 +153,27 @@ func TestBrowserAgentWork(t *testing.T) {
 	b.screenshot(t, "board-agent")
 	eval[string](t, b, `location.hash = `+js(second))
 	b.waitFor(t, "the second task's page", onTask(strings.TrimPrefix(second, "#/task/")))
-	b.click(t, "#stop-task")
+	b.press(t, "stop-task")
+	b.waitFor(t, "the stop's confirmation", `document.getElementById('confirm-dialog') !== null`)
+	b.press(t, "confirm-cancel")
+	b.waitFor(t, "the confirmation gone", `document.getElementById('confirm-dialog') === null`)
+	if st, _ := srv.Orchestrator.Get(context.Background(), strings.TrimPrefix(second, "#/task/")); st.Status != "in_progress" {
+		t.Errorf("a stop not confirmed left the task %s", st.Status)
+	}
+	b.press(t, "stop-task")
+	b.press(t, "confirm-ok")
 	b.waitFor(t, "the cancelled status", `document.querySelector('#task-status .badge').textContent === 'cancelled'`)
+	testkit.WaitFor(t, 30*time.Second, "the stopped task's issue open again", func() bool {
+		is, err := f.repo.ShowIssue(context.Background(), f.waiting)
+		return err == nil && is.Status == "open" && (is.Assignee == nil || *is.Assignee == "") && strings.Contains(is.Description, "The issue is open again.")
+	})
 
-	time.Sleep(200 * time.Millisecond)
+	// The list tells them apart.
+	eval[string](t, b, `location.hash = '#/tasks'`)
+	b.waitFor(t, "the list's states", `(() => { const st = (id) => { const r = document.querySelector('#task-list tr[data-id="' + id + '"] .badge'); return r ? r.textContent : '' };
+		return st(`+js(id)+`) === 'merged' && st(`+js(strings.TrimPrefix(conflicting, "#/task/"))+`) === 'conflicted' && st(`+js(strings.TrimPrefix(second, "#/task/"))+`) === 'cancelled' })()`)
+
+	b.settle(t)
 	// The refused merge's 409, which the page shows, is logged by Chromium
 	// as a failed load; nothing else may be.
 	for _, e := range b.errors() {

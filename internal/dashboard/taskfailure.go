@@ -7,8 +7,11 @@ import "github.com/sudocode/sudocode/internal/orchestrator"
 type TaskView struct {
 	orchestrator.Task
 	Failure string `json:"failure,omitempty"`
+	// State is how the task reads (orchestrator.Task.State): merged,
+	// conflicted and ended apart from completed.
+	State string `json:"state"`
 }
 
 func viewOf(t orchestrator.Task) TaskView {
-	return TaskView{Task: t, Failure: t.Error.Sentence()}
+	return TaskView{Task: t, Failure: t.Error.Sentence(), State: t.State()}
 }

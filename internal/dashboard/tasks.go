@@ -11,7 +11,7 @@ import (
 
 // TaskList is /api/tasks: newest first.
 type TaskList struct {
-	Tasks []orchestrator.Task `json:"tasks"`
+	Tasks []TaskView `json:"tasks"`
 }
 
 func (d *Dashboard) orchestrator(w http.ResponseWriter) *orchestrator.Orchestrator {
@@ -35,9 +35,9 @@ func (d *Dashboard) tasks(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	out := TaskList{Tasks: make([]orchestrator.Task, 0, len(ts))}
+	out := TaskList{Tasks: make([]TaskView, 0, len(ts))}
 	for i := len(ts) - 1; i >= 0; i-- {
-		out.Tasks = append(out.Tasks, listed(r.Context(), ts[i]))
+		out.Tasks = append(out.Tasks, viewOf(listed(r.Context(), ts[i])))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -196,18 +196,11 @@ func (d *Dashboard) taskStream(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// TaskDiff is /api/tasks/{id}/diff: what the task's branch changed since
-// it started (git diff BASE...BRANCH), and what its worktree holds that is
-// not committed yet.
+// TaskDiff is /api/tasks/{id}/diff: everything merging the task would
+// take, file by file (orchestrator.Diff): its branch's commits and its
+// worktree's uncommitted and untracked files, which are listed apart.
 type TaskDiff struct {
-	Branch      string `json:"branch"`
-	BaseSHA     string `json:"base_sha"`
-	Diff        string `json:"diff"`
-	Truncated   bool   `json:"truncated"`
-	Uncommitted string `json:"uncommitted"`
-	// UncommittedTruncated is true when Uncommitted was cut.
-	UncommittedTruncated bool   `json:"uncommitted_truncated"`
-	Error                string `json:"error,omitempty"`
+	orchestrator.Diff
 }
 
 func (d *Dashboard) taskDiff(w http.ResponseWriter, r *http.Request) {
@@ -215,22 +208,10 @@ func (d *Dashboard) taskDiff(w http.ResponseWriter, r *http.Request) {
 	if o == nil {
 		return
 	}
-	t, err := o.Get(r.Context(), r.PathValue("id"))
+	diff, err := o.Diff(r.Context(), r.PathValue("id"))
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	out := TaskDiff{Branch: t.Branch, BaseSHA: t.BaseSHA}
-	res, err := BranchDiff(r.Context(), d.opts.Dir, t.BaseSHA, t.Branch)
-	if err != nil {
-		out.Error = err.Error()
-	} else {
-		out.Diff, out.Truncated = res.Text, res.Truncated
-	}
-	if t.WorktreePath != "" {
-		if res, err := WorktreeDiff(r.Context(), t.WorktreePath); err == nil {
-			out.Uncommitted, out.UncommittedTruncated = res.Text, res.Truncated
-		}
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, TaskDiff{diff})
 }

@@ -112,6 +112,12 @@ func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (Mer
 		msg = t.Description
 	}
 	plan, err := o.wt.planMerge(ctx, t, work.commit, strategy, msg)
+	if len(plan.conflicts) > 0 { // the task reads conflicted until its agent runs again
+		t.MergeConflict = plan.conflicts
+		if perr := o.store.Put(ctx, t); perr == nil {
+			o.notify(Change{Kind: ChangeUpdated, Task: t})
+		}
+	}
 	if err != nil {
 		return MergeResult{}, err
 	}
@@ -136,6 +142,7 @@ func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (Mer
 	rm, err := o.wt.Remove(ctx, t.ID, t.WorktreePath, t.Branch, keep)
 	now := time.Now().UTC()
 	t.Status, t.Error = StatusCompleted, nil
+	t.MergedCommit, t.MergeConflict = plan.commit, nil
 	t.WorktreePath = ""
 	t.PID, t.OwnerPID = 0, 0
 	t.UpdatedAt, t.FinishedAt = now, &now

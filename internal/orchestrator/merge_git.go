@@ -37,6 +37,7 @@ func (w *Worktrees) checkoutAt(ctx context.Context, name, commit string) (string
 type mergePlan struct {
 	top, base, from, commit string
 	files                   []string
+	conflicts               []string // the files a refused merge conflicts on
 }
 
 // planMerge computes the commit that merging t's branch, or the commit
@@ -82,6 +83,7 @@ func (w *Worktrees) planMerge(ctx context.Context, t Task, work, strategy, msg s
 				return p, fault.Wrap(fault.Internal, err, "failed to compute the merge")
 			}
 			files := slices.Compact(lines[1:])
+			p.conflicts = files
 			return p, fault.New(fault.Conflict, "%s does not merge cleanly into %s; conflicting files: %s",
 				t.Branch, base, strings.Join(files, ", ")).
 				WithHint("give the agent instructions to merge " + base + " into its branch and resolve them (update_task), then merge again")

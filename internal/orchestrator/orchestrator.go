@@ -267,6 +267,7 @@ func (o *Orchestrator) start(ctx context.Context, t Task, ad agent.Adapter, spec
 	r := &run{cmd: cmd, pgid: cmd.Process.Pid, done: make(chan struct{})}
 	t.Status = StatusInProgress
 	t.Error = nil
+	t.MergeConflict = nil // the agent may resolve it
 	t.PID = r.pgid
 	t.OwnerPID = os.Getpid()
 	if t.StartedAt == nil {

@@ -14,6 +14,7 @@ type Report struct {
 	Branch      string     `json:"branch"`
 	BaseSHA     string     `json:"base_sha"`
 	Status      Status     `json:"status"`
+	State       string     `json:"state"` // Task.State: the status, or merged, conflicted, ended
 	CreatedAt   time.Time  `json:"created_at"`
 	StartedAt   *time.Time `json:"started_at,omitempty"`
 	FinishedAt  *time.Time `json:"finished_at,omitempty"`
@@ -66,7 +67,7 @@ func (o *Orchestrator) Report(ctx context.Context, id string) (Report, error) {
 	}
 	r := Report{
 		ID: t.ID, Tool: t.Tool, Description: t.Description, Branch: t.Branch, BaseSHA: t.BaseSHA,
-		Status: t.Status, CreatedAt: t.CreatedAt, StartedAt: t.StartedAt, FinishedAt: t.FinishedAt,
+		Status: t.Status, State: t.State(), CreatedAt: t.CreatedAt, StartedAt: t.StartedAt, FinishedAt: t.FinishedAt,
 		FilesChanged: []string{}, Events: events, Error: t.Error, SessionID: t.SessionID,
 		IssueID: t.IssueID, Prompt: t.Instructions,
 	}

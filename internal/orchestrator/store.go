@@ -41,7 +41,9 @@ const schema = `CREATE TABLE IF NOT EXISTS tasks (
 	updated_at   TEXT NOT NULL,
 	started_at   TEXT NOT NULL DEFAULT '', -- RFC3339Nano UTC or ''
 	finished_at  TEXT NOT NULL DEFAULT '',
-	issue_id     TEXT NOT NULL DEFAULT '' -- the tracker issue the task works on, or ''
+	issue_id     TEXT NOT NULL DEFAULT '', -- the tracker issue the task works on, or ''
+	merged_commit  TEXT NOT NULL DEFAULT '', -- the commit its merge made, or ''
+	merge_conflict TEXT NOT NULL DEFAULT ''  -- JSON list of the files its last refused merge conflicted on, or ''
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tasks_created ON tasks(created_at);
 CREATE TABLE IF NOT EXISTS events (
@@ -95,6 +97,8 @@ var addedColumns = [][2]string{
 	{"started_at", "TEXT NOT NULL DEFAULT ''"},
 	{"finished_at", "TEXT NOT NULL DEFAULT ''"},
 	{"issue_id", "TEXT NOT NULL DEFAULT ''"},
+	{"merged_commit", "TEXT NOT NULL DEFAULT ''"},
+	{"merge_conflict", "TEXT NOT NULL DEFAULT ''"},
 }
 
 // migrate adds missing columns inside one immediate transaction, so that
@@ -205,20 +209,25 @@ func (s *Store) Put(ctx context.Context, t Task) error {
 		}
 		errJSON = string(b)
 	}
+	conflict := ""
+	if len(t.MergeConflict) > 0 {
+		b, _ := json.Marshal(t.MergeConflict)
+		conflict = string(b)
+	}
 	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO tasks
 		(`+taskCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.Tool, t.Description, t.Instructions, t.Branch, t.WorktreePath, t.BaseSHA, nullJSON(t.Config),
 		string(t.Status), nullJSON(t.Result), errJSON, t.SessionID, t.PID, t.OwnerPID, t.Actor,
 		t.CreatedAt.UTC().Format(time.RFC3339Nano), t.UpdatedAt.UTC().Format(time.RFC3339Nano),
-		formatTime(t.StartedAt), formatTime(t.FinishedAt), t.IssueID)
+		formatTime(t.StartedAt), formatTime(t.FinishedAt), t.IssueID, t.MergedCommit, conflict)
 	if err != nil {
 		return fault.Wrap(fault.Unavailable, err, "failed to save task "+t.ID)
 	}
 	return nil
 }
 
-const taskCols = `id, tool, description, instructions, branch, worktree, base_sha, config, status, result, error, session_id, pid, owner_pid, actor, created_at, updated_at, started_at, finished_at, issue_id`
+const taskCols = `id, tool, description, instructions, branch, worktree, base_sha, config, status, result, error, session_id, pid, owner_pid, actor, created_at, updated_at, started_at, finished_at, issue_id, merged_commit, merge_conflict`
 
 func formatTime(t *time.Time) string {
 	if t == nil {
@@ -237,10 +246,14 @@ func parseTime(s string) *time.Time {
 
 func scanTask(sc interface{ Scan(...any) error }) (Task, error) {
 	var t Task
-	var cfg, status, result, errJSON, created, updated, started, finished string
+	var cfg, status, result, errJSON, created, updated, started, finished, conflict string
 	if err := sc.Scan(&t.ID, &t.Tool, &t.Description, &t.Instructions, &t.Branch, &t.WorktreePath, &t.BaseSHA,
-		&cfg, &status, &result, &errJSON, &t.SessionID, &t.PID, &t.OwnerPID, &t.Actor, &created, &updated, &started, &finished, &t.IssueID); err != nil {
+		&cfg, &status, &result, &errJSON, &t.SessionID, &t.PID, &t.OwnerPID, &t.Actor, &created, &updated, &started, &finished, &t.IssueID,
+		&t.MergedCommit, &conflict); err != nil {
 		return Task{}, err
+	}
+	if conflict != "" {
+		_ = json.Unmarshal([]byte(conflict), &t.MergeConflict)
 	}
 	t.Status = Status(status)
 	if cfg != "" {

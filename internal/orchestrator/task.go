@@ -76,8 +76,35 @@ type Task struct {
 	IssueID      string          `json:"issue_id,omitempty"` // the tracker issue it works on; its Instructions are the prompt assembled from it
 	CreatedAt    time.Time       `json:"created_at"`
 	UpdatedAt    time.Time       `json:"updated_at"`
-	StartedAt    *time.Time      `json:"started_at,omitempty"`  // the first agent start
-	FinishedAt   *time.Time      `json:"finished_at,omitempty"` // the last run's end, or end_task; nil while running
+	StartedAt    *time.Time      `json:"started_at,omitempty"`    // the first agent start
+	FinishedAt   *time.Time      `json:"finished_at,omitempty"`   // the last run's end, or end_task; nil while running
+	MergedCommit string          `json:"merged_commit,omitempty"` // the commit its merge made on the base
+	// MergeConflict are the files the last merge of the task was refused
+	// for, as conflicting with the base; cleared when its agent runs again.
+	MergeConflict []string `json:"merge_conflict,omitempty"`
+}
+
+// States a task is shown in beyond its Status (see State).
+const (
+	StateMerged     = "merged"     // its branch was merged
+	StateConflicted = "conflicted" // its last merge was refused for a conflict
+	StateEnded      = "ended"      // completed by end_task without a merge
+)
+
+// State is how a task reads in lists: its Status, except that a merged
+// task reads merged, one whose merge was refused for a conflict reads
+// conflicted, and one completed by end_task without a merge reads ended,
+// where all three would otherwise read completed.
+func (t Task) State() string {
+	switch {
+	case t.MergedCommit != "":
+		return StateMerged
+	case len(t.MergeConflict) > 0 && (t.Status == StatusWaiting || t.Status == StatusCompleted):
+		return StateConflicted
+	case t.Status == StatusCompleted && t.WorktreePath == "":
+		return StateEnded
+	}
+	return string(t.Status)
 }
 
 // Running reports whether the task's status says an agent is running.

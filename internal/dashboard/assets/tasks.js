@@ -31,13 +31,13 @@ window.SudocodeTasks = function (ui) {
       h('thead', null, h('tr', null, ['task', 'status', 'tool', 'branch', 'created'].map((c) => h('th', null, c)))),
       h('tbody', null, list.tasks.map((t) => h('tr', { dataset: { id: t.id } },
         h('td', null, link(route('task', t.id), t.description || t.id), h('div', { class: 'id small' }, t.id)),
-        h('td', null, statusBadge(t.status)), h('td', null, t.tool),
+        h('td', null, statusBadge(t.state || t.status)), h('td', null, t.tool),
         h('td', { class: 'mono small' }, t.branch), h('td', { class: 'small' }, when(t.created_at)))))));
   }
 
   function taskHeader(t) {
     return h('div', { class: 'task-head', id: 'task-head' },
-      h('div', { class: 'title-row' }, h('h1', null, t.description || t.id), h('span', { id: 'task-status' }, statusBadge(t.status))),
+      h('div', { class: 'title-row' }, h('h1', null, t.description || t.id), h('span', { id: 'task-status' }, statusBadge(t.state || t.status))),
       h('dl', { class: 'meta' },
         h('dt', null, 'id'), h('dd', { class: 'id' }, t.id),
         h('dt', null, 'tool'), h('dd', null, t.tool),
@@ -49,6 +49,10 @@ window.SudocodeTasks = function (ui) {
         t.failure ? [h('dt', null, 'error'), h('dd', { class: 'error-text' }, t.failure)] : null),
       ui.canWrite() ? h('div', { class: 'actions' },
         ['pending', 'in_progress', 'waiting'].includes(t.status) ? h('button', { type: 'button', class: 'button', id: 'stop-task', onclick: async () => {
+          const sure = await confirmAction('Stop ' + t.id + '?', (t.status === 'waiting' ? 'The task ends' : 'Its agent is stopped') +
+            ' and its worktree removed; the branch ' + t.branch + ' keeps the work, uncommitted files included.' +
+            (t.issue_id ? ' Its issue ' + t.issue_id + ' goes back to open.' : ''), 'Stop');
+          if (!sure) return;
           try {
             await api('/api/tasks/' + encodeURIComponent(t.id) + '/stop', 'POST');
             toast('Stopped ' + t.id + '; its branch ' + t.branch + ' keeps the work');
@@ -66,7 +70,33 @@ window.SudocodeTasks = function (ui) {
   // however often the header is redrawn meanwhile.
   const mergeRefusals = {};
 
+  // confirmAction asks before an action that cannot be undone from the
+  // page; it resolves true when the user confirms.
+  function confirmAction(title, text, label) {
+    return new Promise((resolve) => {
+      const dlg = h('dialog', { class: 'dialog', id: 'confirm-dialog', 'aria-label': title });
+      let yes = false;
+      dlg.append(h('form', { method: 'dialog', onsubmit: (e) => { e.preventDefault(); yes = true; dlg.close(); } },
+        h('h2', null, title), h('p', null, text),
+        h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary', id: 'confirm-ok' }, label),
+          h('button', { type: 'button', class: 'button', id: 'confirm-cancel', onclick: () => dlg.close() }, 'Cancel'))));
+      dlg.addEventListener('close', () => { dlg.remove(); resolve(yes); });
+      document.body.append(dlg);
+      dlg.showModal();
+      document.getElementById('confirm-ok').focus();
+    });
+  }
+
   async function merge(t) {
+    let what = 'its changes';
+    try {
+      const d = await api('/api/tasks/' + encodeURIComponent(t.id) + '/diff');
+      what = d.files.length + ' file' + (d.files.length === 1 ? '' : 's') + ' (' + d.files.join(', ') + ')' +
+        (d.uncommitted.length ? ', of which not committed yet: ' + d.uncommitted.join(', ') : '');
+    } catch (err) { /* the merge itself says what is wrong */ }
+    const sure = await confirmAction('Merge ' + t.id + '?', 'Merge ' + what + ' from ' + t.branch + ' into the checkout\u2019s branch' +
+      (t.issue_id ? ', and close ' + t.issue_id : '') + '. Review them on the Diff tab first.', 'Merge');
+    if (!sure) return;
     delete mergeRefusals[t.id];
     try {
       const r = await api('/api/tasks/' + encodeURIComponent(t.id) + '/merge', 'POST', {});
@@ -184,18 +214,26 @@ window.SudocodeTasks = function (ui) {
     const pre = h('pre', { class: 'diff' + (onLine ? ' commentable' : '') });
     let file = '';
     let n = 0;
+    let inHunk = false;
     for (const line of text.replace(/\n$/, '').split('\n')) {
       let cls = '';
       let at = null;
-      if (/^(diff |index |--- |\+\+\+ )/.test(line)) {
+      if (line.startsWith('diff ')) inHunk = false;
+      if (!inHunk && !line.startsWith('@@')) {
+        // A file's header: diff, index, mode, rename and ---/+++ lines, or
+        // a binary file's note; none of them is a line of the file.
         cls = 'file';
         if (line.startsWith('+++ ')) file = line.slice(4).replace(/^b\//, '');
+        else if (line.startsWith('diff --git ')) file = line.replace(/^diff --git a\/.* b\//, '');
       } else if (line.startsWith('@@')) {
+        inHunk = true;
         cls = 'hunk';
         const m = /\+(\d+)/.exec(line);
         n = m ? Number(m[1]) : 0;
       } else if (line.startsWith('-')) {
         cls = 'del';
+      } else if (line.startsWith('\\')) {
+        cls = 'note'; // \ No newline at end of file
       } else {
         if (line.startsWith('+')) cls = 'add';
         at = { file: file, line: n++, text: line.slice(1) };
@@ -287,12 +325,17 @@ window.SudocodeTasks = function (ui) {
       diffBox.replaceChildren(h('p', { class: 'muted' }, 'Loading the diff\u2026'));
       try {
         const d = await api('/api/tasks/' + encodeURIComponent(id) + '/diff');
-        const parts = [h('p', { class: 'muted' }, 'git diff ' + (d.base_sha || '').slice(0, 12) + '...' + d.branch)];
-        if (d.error) parts.push(h('p', { class: 'error-text' }, d.error));
-        else if (!d.diff) parts.push(h('p', { class: 'muted' }, 'No committed changes on the branch yet.'));
-        else parts.push(diffView(d.diff, ui.canWrite() ? comment : null));
+        const parts = [h('p', { class: 'muted', id: 'diff-what' }, 'Everything a merge takes: ' + (d.base_sha || '').slice(0, 12) + ' \u2192 ' + d.branch +
+          (d.source === 'worktree' ? ' and its worktree\u2019s files as they are' : ''))];
+        if (!d.source) parts.push(h('p', { class: 'muted' }, 'The task\u2019s worktree and branch are gone (merged or ended): there is nothing left to merge.'));
+        else if (!d.files.length) parts.push(h('p', { class: 'muted' }, 'No changes yet: a merge would take nothing.'));
+        else {
+          if (d.uncommitted.length) {
+            parts.push(h('p', { class: 'hint', id: 'diff-uncommitted' }, 'Not committed yet (the merge commits them as they are): ' + d.uncommitted.join(', ')));
+          }
+          parts.push(diffView(d.text, ui.canWrite() ? comment : null));
+        }
         if (d.truncated) parts.push(h('p', { class: 'hint' }, 'The diff was cut at 2 MiB.'));
-        if (d.uncommitted) parts.push(h('h3', null, 'Not committed yet (in the worktree)'), diffView(d.uncommitted, ui.canWrite() ? comment : null));
         diffBox.replaceChildren.apply(diffBox, parts);
       } catch (err) {
         diffBox.replaceChildren(problem(err));

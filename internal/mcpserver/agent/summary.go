@@ -13,6 +13,7 @@ type taskSummary struct {
 	Tool         string              `json:"tool" jsonschema:"The agent: CLAUDECODE, GEMINI, CODEX, OPENCODE or COMMAND"`
 	Description  string              `json:"description" jsonschema:"What the task is"`
 	Status       orchestrator.Status `json:"status" jsonschema:"pending, in_progress, waiting, completed, failed or cancelled"`
+	State        string              `json:"state" jsonschema:"How the task reads: its status, except merged (its branch was merged), conflicted (its last merge was refused for a conflict) and ended (completed by end_task without a merge)"`
 	Branch       string              `json:"branch" jsonschema:"The task's git branch"`
 	WorktreePath string              `json:"worktree_path,omitempty" jsonschema:"Where the agent works, while the worktree exists"`
 	SessionID    string              `json:"session_id,omitempty" jsonschema:"The agent CLI's session, which new instructions continue"`
@@ -23,7 +24,7 @@ type taskSummary struct {
 
 func summarize(t orchestrator.Task) taskSummary {
 	return taskSummary{
-		ID: t.ID, Tool: t.Tool, Description: t.Description, Status: t.Status, Branch: t.Branch,
+		ID: t.ID, Tool: t.Tool, Description: t.Description, Status: t.Status, State: t.State(), Branch: t.Branch,
 		WorktreePath: t.WorktreePath, SessionID: t.SessionID, IssueID: t.IssueID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 	}
 }
