@@ -9,6 +9,14 @@ window.SudocodeIssues = function (ui) {
   const TYPES = ['task', 'bug', 'feature', 'epic', 'chore'];
   const PRIORITIES = [0, 1, 2, 3, 4];
   const LINK_TYPES = ['blocks', 'depends-on', 'parent-child', 'related', 'references', 'discovered-from', 'implements'];
+  // A link in plain words, as the CLI says it: A <verb> B. The names read
+  // backwards for the blocking types: `link A B --type blocks` means A
+  // waits for B (seed 001: to_id must complete before from_id).
+  const READS = {
+    blocks: 'waits for', 'depends-on': 'waits for', 'parent-child': 'is the parent of', related: 'is related to',
+    references: 'references', 'discovered-from': 'was discovered from', implements: 'implements',
+  };
+  const reads = (type) => READS[type] || type;
   const filters = { text: '', type: '', priority: '', assignee: '', tag: '' };
 
   function query(extra) {
@@ -97,7 +105,7 @@ window.SudocodeIssues = function (ui) {
   function issueCard(it, task) {
     const flags = [];
     if (it.ready) flags.push(badge('ready', 'ready', 'open, and nothing unfinished blocks it'));
-    if (it.blocked) flags.push(badge('blocked', 'blocked', it.blocked_by.length ? 'blocked by ' + it.blocked_by.map((x) => x.title).join(', ') : 'marked blocked'));
+    if (it.blocked) flags.push(badge('blocked', 'blocked', it.blocked_by.length ? 'waits for ' + it.blocked_by.map((x) => x.title).join(', ') : 'marked blocked'));
     if (it.column !== it.status) flags.push(statusBadge(it.status));
     const card = h('a', { class: 'card issue-card' + (it.ready ? ' is-ready' : '') + (it.blocked ? ' is-blocked' : ''), id: 'card-' + it.id,
       href: '#' + route('issue', it.id), dataset: { id: it.id, status: it.status }, draggable: ui.canWrite() ? 'true' : null },
@@ -197,7 +205,9 @@ window.SudocodeIssues = function (ui) {
     return h('div', { class: 'rels' }, h('h3', null, title), h('ul', null, rels.map((r) => {
       const other = dir === 'out' ? r.to : r.from;
       const kind = dir === 'out' ? r.to_type : r.from_type;
-      return h('li', { dataset: { rel: r.from + ' ' + r.type + ' ' + r.to } }, badge(r.type, 'rel'), ' ', link(route(kind === 'spec' ? 'spec' : 'issue', other), other, 'id'),
+      const to = link(route(kind === 'spec' ? 'spec' : 'issue', other), other, 'id');
+      const sentence = dir === 'out' ? ['this issue ' + reads(r.type) + ' ', to] : [to, ' ' + reads(r.type) + ' this issue'];
+      return h('li', { dataset: { rel: r.from + ' ' + r.type + ' ' + r.to } }, sentence, ' ', h('span', { class: 'muted', title: 'link type' }, '(' + r.type + ')'),
         ui.canWrite() ? h('button', { type: 'button', class: 'icon unlink', title: 'unlink', 'aria-label': 'unlink ' + r.type + ' ' + other, onclick: async () => {
           try {
             await api('/api/links', 'DELETE', { from: r.from, to: r.to, type: r.type });
@@ -208,7 +218,7 @@ window.SudocodeIssues = function (ui) {
   }
 
   function linkForm(it) {
-    const type = h('select', { id: 'link-type', 'aria-label': 'link type' }, LINK_TYPES.map((t) => h('option', { value: t }, t)));
+    const type = h('select', { id: 'link-type', 'aria-label': 'link type' }, LINK_TYPES.map((t) => h('option', { value: t }, reads(t) + ' (' + t + ')')));
     const to = h('input', { id: 'link-to', type: 'text', placeholder: 'issue or spec id', required: true, autocomplete: 'off', 'aria-label': 'link to' });
     return h('form', { class: 'inline-form', id: 'link-form', onsubmit: async (e) => {
       e.preventDefault();
@@ -242,8 +252,8 @@ window.SudocodeIssues = function (ui) {
         h('dt', null, 'updated'), h('dd', null, when(it.updated_at)),
         it.closed_at ? [h('dt', null, 'closed'), h('dd', { id: 'close-reason-shown' }, when(it.closed_at) + (it.close_reason ? ': ' + it.close_reason : ''))] : null));
     if (it.blocked_by && it.blocked_by.length) {
-      box.append(h('div', { class: 'rels blocked-by' }, h('h3', null, 'Blocked by'), h('ul', null, it.blocked_by.map((b) =>
-        h('li', null, link(route(b.type === 'spec' ? 'spec' : 'issue', b.id), b.id, 'id'), ' ', b.title, ' ', statusBadge(b.status), b.via ? h('span', { class: 'muted' }, ' via ' + b.via) : null)))));
+      box.append(h('div', { class: 'rels blocked-by' }, h('h3', null, 'Waits for'), h('ul', null, it.blocked_by.map((b) =>
+        h('li', null, link(route(b.type === 'spec' ? 'spec' : 'issue', b.id), b.id, 'id'), ' ', b.title, ' ', statusBadge(b.status), b.via ? h('span', { class: 'muted' }, ' through its ancestor ' + b.via) : null)))));
     }
     box.append(h('h3', null, 'Description'), it.description ? markdown(it.description) : h('p', { class: 'muted' }, 'No description.'));
     add(box, relList(it, 'Links from this issue', it.relationships.outgoing, 'out'));
