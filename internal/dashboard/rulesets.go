@@ -20,7 +20,7 @@ func (d *Dashboard) rulesetList(w http.ResponseWriter, r *http.Request) {
 	}
 	items, err := d.opts.Rulesets.List(r.Context())
 	if err != nil {
-		fail(w, err)
+		fail(w, pageHint(err))
 		return
 	}
 	if items == nil {
@@ -38,7 +38,7 @@ func (d *Dashboard) ruleset(w http.ResponseWriter, r *http.Request) {
 	}
 	rs, err := d.opts.Rulesets.Get(r.Context(), r.PathValue("name"))
 	if err != nil {
-		fail(w, err)
+		fail(w, pageHint(err))
 		return
 	}
 	if rs.Tags == nil {
@@ -88,7 +88,7 @@ func (d *Dashboard) createRuleset(w http.ResponseWriter, r *http.Request) {
 	}
 	var in rulesetBody
 	if err := decode(r, &in); err != nil {
-		fail(w, err)
+		fail(w, pageHint(err))
 		return
 	}
 	rs := rulesets.Ruleset{Name: in.Name}
@@ -102,7 +102,7 @@ func (d *Dashboard) createRuleset(w http.ResponseWriter, r *http.Request) {
 		rs.Tags = *in.Tags
 	}
 	if err := lib.Create(r.Context(), rs); err != nil {
-		fail(w, err)
+		fail(w, pageHint(err))
 		return
 	}
 	d.changed(w, TopicRulesets, http.StatusCreated, map[string]string{"name": in.Name})
@@ -115,12 +115,12 @@ func (d *Dashboard) updateRuleset(w http.ResponseWriter, r *http.Request) {
 	}
 	var in rulesetBody
 	if err := decode(r, &in); err != nil {
-		fail(w, err)
+		fail(w, pageHint(err))
 		return
 	}
 	name := r.PathValue("name")
 	if _, err := lib.Get(r.Context(), name); err != nil {
-		fail(w, err) // an edit never creates: a typo must not make a new ruleset
+		fail(w, pageHint(err)) // an edit never creates: a typo must not make a new ruleset
 		return
 	}
 	p := rulesets.Patch{Name: name, Description: in.Description, Markdown: in.Markdown}
@@ -128,7 +128,7 @@ func (d *Dashboard) updateRuleset(w http.ResponseWriter, r *http.Request) {
 		p.Tags, p.SetTags = *in.Tags, true
 	}
 	if _, err := lib.Upsert(r.Context(), p); err != nil {
-		fail(w, err)
+		fail(w, pageHint(err))
 		return
 	}
 	d.changed(w, TopicRulesets, http.StatusOK, map[string]string{"name": name})
@@ -140,7 +140,7 @@ func (d *Dashboard) deleteRuleset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := lib.Delete(r.Context(), r.PathValue("name")); err != nil {
-		fail(w, err)
+		fail(w, pageHint(err))
 		return
 	}
 	d.changed(w, TopicRulesets, http.StatusOK, map[string]string{"deleted": r.PathValue("name")})
@@ -155,11 +155,11 @@ func (d *Dashboard) restoreRuleset(w http.ResponseWriter, r *http.Request) {
 		Version int `json:"version"`
 	}
 	if err := decode(r, &in); err != nil {
-		fail(w, err)
+		fail(w, pageHint(err))
 		return
 	}
 	if _, err := lib.Restore(r.Context(), r.PathValue("name"), in.Version); err != nil {
-		fail(w, err)
+		fail(w, pageHint(err))
 		return
 	}
 	d.changed(w, TopicRulesets, http.StatusOK, map[string]any{"name": r.PathValue("name"), "restored": in.Version})
@@ -178,7 +178,7 @@ func (d *Dashboard) rulesetHistory(w http.ResponseWriter, r *http.Request) {
 	}
 	changes, err := lib.History(r.Context(), r.PathValue("name"), rulesets.MaxHistory)
 	if err != nil {
-		fail(w, err)
+		fail(w, pageHint(err))
 		return
 	}
 	if changes == nil {
@@ -213,8 +213,24 @@ func (d *Dashboard) rulesetDiff(w http.ResponseWriter, r *http.Request) {
 	}
 	diff, err := lib.Diff(r.Context(), r.PathValue("name"), vs[0], vs[1])
 	if err != nil {
-		fail(w, err)
+		fail(w, pageHint(err))
 		return
 	}
 	writeJSON(w, http.StatusOK, RulesetDiff{From: vs[0], To: vs[1], Diff: diff})
+}
+
+// pageHint is err with its hint in the page's words when the hint names
+// an MCP tool, which the page's user has no way to call.
+func pageHint(err error) error {
+	fe, ok := err.(*fault.Error)
+	if !ok {
+		return err
+	}
+	switch fe.Hint {
+	case rulesets.HintList:
+		return fe.WithHint("the Rulesets page lists every ruleset")
+	case rulesets.HintUpsert:
+		return fe.WithHint("choose another name, or open it on the Rulesets page and edit it")
+	}
+	return err
 }

@@ -22,7 +22,8 @@ func TestRulesetWrites(t *testing.T) {
 	if code, out := send(t, c, "POST", ts.URL+"/api/rulesets", `{"name":"py_style","description":"Python","markdown":"# Py\n\n- black\n","tags":["py"]}`, auth); code != 201 {
 		t.Fatalf("create: %d %s", code, out)
 	}
-	if code, out := send(t, c, "POST", ts.URL+"/api/rulesets", `{"name":"py_style","description":"again","markdown":"x"}`, auth); code != 409 || !strings.Contains(out, "already exists") {
+	if code, out := send(t, c, "POST", ts.URL+"/api/rulesets", `{"name":"py_style","description":"again","markdown":"x"}`, auth); code != 409 || !strings.Contains(out, "already exists") ||
+		!strings.Contains(out, "open it on the Rulesets page and edit it") || strings.Contains(out, "upsert_ruleset") {
 		t.Errorf("create a taken name: %d %s", code, out)
 	}
 	if code, out := send(t, c, "POST", ts.URL+"/api/rulesets", `{"name":"bad name","description":"d","markdown":"x"}`, auth); code != 400 {
