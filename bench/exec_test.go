@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,16 +70,13 @@ func startHTTP(b *testing.B, bin, workspace string) *httpClient {
 	}
 	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	h := &httpClient{url: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), c: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+	testkit.WaitFor(b, 10*time.Second, fmt.Sprintf("coding-tools-mcp to listen on port %d", port), func() bool {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
 			c.Close()
-			break
 		}
-		if time.Now().After(deadline) {
-			b.Fatal("the server did not listen")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return err == nil
+	})
 	h.call(b, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`)
 	h.post(b, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return h
@@ -124,4 +122,37 @@ func BenchmarkExec(b *testing.B) {
 			latencies(b, func() { web.call(b, "tools/call", args) })
 		})
 	}
+}
+
+// BenchmarkGitStatus measures git_status (sandboxed git) over stdio on a
+// repository of 2,000 committed files with 20 changed and 20 untracked,
+// against `git status --porcelain=v2` started directly on it in the same
+// run. Run by bench/exec.sh.
+func BenchmarkGitStatus(b *testing.B) {
+	bin := testkit.Binary(b, "./cmd/coding-tools-mcp")
+	repo := testkit.Repo(b)
+	for i := range 2000 {
+		dir := filepath.Join(repo, "pkg", strconv.Itoa(i%50))
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, "f"+strconv.Itoa(i)+".txt"), []byte("line\n"), 0o644)
+	}
+	testkit.Git(b, repo, "add", "-A")
+	testkit.Git(b, repo, "commit", "-q", "-m", "files")
+	for i := range 20 {
+		os.WriteFile(filepath.Join(repo, "pkg", strconv.Itoa(i), "f"+strconv.Itoa(i)+".txt"), []byte("changed\n"), 0o644)
+		os.WriteFile(filepath.Join(repo, "new"+strconv.Itoa(i)+".txt"), []byte("new\n"), 0o644)
+	}
+	stdio := startStdio(b, exec.Command(bin, "--stdio", "--workspace", repo))
+	b.Run("native", func(b *testing.B) {
+		latencies(b, func() {
+			c := exec.Command("git", "status", "--porcelain=v2", "-z", "--untracked-files=all")
+			c.Dir = repo
+			if err := c.Run(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("stdio", func(b *testing.B) {
+		latencies(b, func() { stdio.roundTrip(b, "tools/call", `{"name":"git_status","arguments":{}}`) })
+	})
 }

@@ -18,9 +18,7 @@ import (
 // nothing uncommitted, deletes its branch when it has no commit, and keeps
 // (and reports) one with uncommitted work.
 func TestAgentGC(t *testing.T) {
-	repo := t.TempDir()
-	gitIn(t, repo, "init", "-q", "-b", "main")
-	gitIn(t, repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "initial")
+	repo := testkit.Repo(t)
 	data, wt := t.TempDir(), t.TempDir()
 	ctx := context.Background()
 	store, err := orchestrator.OpenStore(ctx, data)

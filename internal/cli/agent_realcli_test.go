@@ -97,16 +97,10 @@ func TestAgentRealCLIs(t *testing.T) {
 	}
 }
 
-// realCLIRepo is a repository with one commit and an identity of its own
-// (the agents' scratch HOME has no git config).
-func realCLIRepo(t *testing.T) string {
-	repo := t.TempDir()
-	gitIn(t, repo, "init", "-q", "-b", "main")
-	gitIn(t, repo, "config", "user.name", "Real CLI Test")
-	gitIn(t, repo, "config", "user.email", "realcli@example.invalid")
-	gitIn(t, repo, "commit", "-q", "--allow-empty", "-m", "initial")
-	return repo
-}
+// realCLIRepo is the repository an agent CLI works in: testkit.Repo's
+// identity of its own matters, the agents' scratch HOME having no git
+// config.
+func realCLIRepo(t *testing.T) string { return testkit.Repo(t) }
 
 // writePrompt scripts a write of name and a final answer.
 func writePrompt(name, content, answer string) string {
@@ -167,7 +161,7 @@ func realWriteResume(t *testing.T, c realCLI, sim *modelsim.Server, a *agentServ
 	requireRunUsage(t, sim, again, first, rep.Usage)
 
 	a.call(t, "end_task", map[string]any{"taskId": id, "status": "completed"}, false, nil)
-	if got := gitIn(t, a.repo, "show", st.Task.Branch+":hello.txt"); got != "hi from the simulator" {
+	if got := testkit.Git(t, a.repo, "show", st.Task.Branch+":hello.txt"); got != "hi from the simulator" {
 		t.Errorf("git show %s:hello.txt = %q", st.Task.Branch, got)
 	}
 }
@@ -234,7 +228,7 @@ func realCommit(t *testing.T, c realCLI, a *agentServer) {
 	if st.Task.Status != orchestrator.StatusWaiting {
 		t.Fatalf("task is %s (error %+v), want waiting; log:\n%s", st.Task.Status, st.Task.Error, logText)
 	}
-	if got := gitIn(t, a.repo, "show", branch+":committed.txt"); got != "committed by the agent" {
+	if got := testkit.Git(t, a.repo, "show", branch+":committed.txt"); got != "committed by the agent" {
 		t.Errorf("git show %s:committed.txt = %q; log:\n%s", branch, got, logText)
 	}
 	var view struct {
@@ -271,7 +265,7 @@ func realBox(t *testing.T, c realCLI, a *agentServer, env []string) {
 	id := a.createTask(t, c.tool, prompt, map[string]any{"config": c.shellConfig, "branch": branch})
 	st := a.waitStopped(t, id)
 	_, logText := a.logKinds(t, id)
-	seen := gitIn(t, a.repo, "show", branch+":seen.txt")
+	seen := testkit.Git(t, a.repo, "show", branch+":seen.txt")
 	if st.Task.Status != orchestrator.StatusWaiting || seen == "" {
 		t.Fatalf("task is %s (error %+v), seen.txt %q; log:\n%s", st.Task.Status, st.Task.Error, seen, logText)
 	}

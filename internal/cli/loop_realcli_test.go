@@ -100,8 +100,8 @@ func newChainWorld(t *testing.T) chainWorld {
 			t.Fatal(err)
 		}
 	}
-	gitIn(t, w.repo, "add", "-A")
-	gitIn(t, w.repo, "commit", "-qm", "tracker")
+	testkit.Git(t, w.repo, "add", "-A")
+	testkit.Git(t, w.repo, "commit", "-qm", "tracker")
 	rs, err := sqlitestore.Open(ctx, w.rules)
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +211,7 @@ func realRunReady(t *testing.T, c realCLI, env []string) {
 				t.Errorf("the prompt of %s lacks %q:\n%s", it.IssueID, want, rep.Result.Prompt)
 			}
 		}
-		if got := gitIn(t, w.repo, "show", "HEAD:"+fmt.Sprintf("step%d.txt", i+1)); got != fmt.Sprintf("greeting %d", i+1) {
+		if got := testkit.Git(t, w.repo, "show", "HEAD:"+fmt.Sprintf("step%d.txt", i+1)); got != fmt.Sprintf("greeting %d", i+1) {
 			t.Errorf("main's step%d.txt = %q", i+1, got)
 		}
 	}
@@ -220,13 +220,13 @@ func realRunReady(t *testing.T, c realCLI, env []string) {
 	// the run is left: no worktree, no task branch.
 	_ = s.Close()
 	_ = cmd.Wait()
-	if wt := gitIn(t, w.repo, "worktree", "list"); strings.Count(wt, "\n") != 0 {
+	if wt := testkit.Git(t, w.repo, "worktree", "list"); strings.Count(wt, "\n") != 0 {
 		t.Errorf("worktrees left: %s", wt)
 	}
-	if br := gitIn(t, w.repo, "branch", "--list", "sudocode/*"); br != "" {
+	if br := testkit.Git(t, w.repo, "branch", "--list", "sudocode/*"); br != "" {
 		t.Errorf("task branches left: %s", br)
 	}
-	if st := gitIn(t, w.repo, "status", "--porcelain", "--untracked-files=all"); strings.Contains(st, "step") {
+	if st := testkit.Git(t, w.repo, "status", "--porcelain", "--untracked-files=all"); strings.Contains(st, "step") {
 		t.Errorf("the checkout is not clean after the merges: %s", st)
 	}
 }

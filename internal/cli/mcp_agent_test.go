@@ -56,9 +56,7 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 // away it stops the task's whole process group; started again, it still
 // lists the task, with its log, as failed because the server stopped.
 func TestAgentServerStdio(t *testing.T) {
-	repo := t.TempDir()
-	gitIn(t, repo, "init", "-q", "-b", "main")
-	gitIn(t, repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "initial")
+	repo := testkit.Repo(t)
 
 	s, cmd, stderr := connectAgent(t, repo)
 	if got := s.InitializeResult().ServerInfo.Name; got != "sudocode-agent" {

@@ -7,14 +7,14 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // `sudocode mcp agent` puts task worktrees under --worktrees DIR, else
 // under SUDOCODE_WORKTREES, never inside the repository.
 func TestAgentWorktreesFlagAndEnv(t *testing.T) {
-	repo := t.TempDir()
-	gitIn(t, repo, "init", "-q", "-b", "main")
-	gitIn(t, repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "initial")
+	repo := testkit.Repo(t)
 	flagDir, envDir := t.TempDir(), t.TempDir()
 	for _, c := range []struct {
 		name string
@@ -54,7 +54,7 @@ func TestAgentWorktreesFlagAndEnv(t *testing.T) {
 		}
 		s.Close()
 	}
-	if st := gitIn(t, repo, "status", "--porcelain", "--ignored"); st != "" {
+	if st := testkit.Git(t, repo, "status", "--porcelain", "--ignored"); st != "" {
 		t.Errorf("git status shows %s", st)
 	}
 }

@@ -112,7 +112,7 @@ func TestStatelessInstancesBehindALoadBalancer(t *testing.T) {
 		{
 			name: "agent",
 			args: func(t *testing.T) []string {
-				return []string{"mcp", "agent", "--stateless", "--project", gitRepo(t), "--data", t.TempDir(), "--http", "127.0.0.1:0"}
+				return []string{"mcp", "agent", "--stateless", "--project", testkit.Repo(t), "--data", t.TempDir(), "--http", "127.0.0.1:0"}
 			},
 			env: func(t *testing.T) []string { return childEnv(t) },
 			calls: func(t *testing.T, cs *mcp.ClientSession, revision string) {
@@ -229,7 +229,7 @@ func TestExecSessionOwnershipWithoutSessions(t *testing.T) {
 // from a single instance.
 func TestAgentUpdatesReachEveryInstance(t *testing.T) {
 	env := childEnv(t)
-	args := []string{"mcp", "agent", "--stateless", "--project", gitRepo(t), "--data", t.TempDir(), "--http", "127.0.0.1:0"}
+	args := []string{"mcp", "agent", "--stateless", "--project", testkit.Repo(t), "--data", t.TempDir(), "--http", "127.0.0.1:0"}
 	a := startHTTP(t, env, sudocodeBin, args...)
 	b := startHTTP(t, env, sudocodeBin, args...)
 

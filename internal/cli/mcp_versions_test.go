@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os/exec"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -41,22 +40,8 @@ func versionServers() []versionServer {
 		{"tracker", func(t *testing.T) []string { return []string{"mcp"} }, []string{"--http", "127.0.0.1:0"}, sdkRevisions, "ready"},
 		{"rulesets", func(t *testing.T) []string { return []string{"mcp", "rulesets", "--store", t.TempDir()} }, []string{"--http", "127.0.0.1:0"}, sdkRevisions, "get_ruleset"},
 		{"coding", func(t *testing.T) []string { return []string{"mcp", "coding", "--workspace", t.TempDir()} }, []string{"--port", "0"}, codingRevisions, "read_file"},
-		{"agent", func(t *testing.T) []string { return []string{"mcp", "agent", "--project", gitRepo(t)} }, []string{"--http", "127.0.0.1:0"}, sdkRevisions, "create_task"},
+		{"agent", func(t *testing.T) []string { return []string{"mcp", "agent", "--project", testkit.Repo(t)} }, []string{"--http", "127.0.0.1:0"}, sdkRevisions, "create_task"},
 	}
-}
-
-// gitRepo is a new repository with one commit.
-func gitRepo(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "initial"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	return dir
 }
 
 // negotiate connects asking for asked and checks the server answers want

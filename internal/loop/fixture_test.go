@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,21 +14,11 @@ import (
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/rulesets/sqlitestore"
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
-
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 func writeFile(t testing.TB, path, content string) {
 	t.Helper()
@@ -56,9 +45,9 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	ctx := context.Background()
 	repo := t.TempDir()
-	git(t, repo, "init", "-q", "-b", "main")
-	git(t, repo, "config", "user.name", "Test")
-	git(t, repo, "config", "user.email", "test@example.com")
+	testkit.Git(t, repo, "init", "-q", "-b", "main")
+	testkit.Git(t, repo, "config", "user.name", "Test")
+	testkit.Git(t, repo, "config", "user.email", "test@example.com")
 	writeFile(t, filepath.Join(repo, "README"), "hello\n")
 	if _, err := store.Init(repo, "app"); err != nil {
 		t.Fatal(err)
@@ -87,8 +76,8 @@ func newWorld(t *testing.T) *world {
 
 // commit commits everything in the checkout (the tracker's files too).
 func (w *world) commit(msg string) {
-	git(w.t, w.repo, "add", "-A")
-	git(w.t, w.repo, "commit", "-qm", msg)
+	testkit.Git(w.t, w.repo, "add", "-A")
+	testkit.Git(w.t, w.repo, "commit", "-qm", msg)
 }
 
 // command is a COMMAND config running script with sh -c.
@@ -101,7 +90,7 @@ func command(script string) json.RawMessage {
 // status, and the bytes of the tracker's files.
 func (w *world) snapshot() string {
 	var b strings.Builder
-	b.WriteString(git(w.t, w.repo, "rev-parse", "HEAD") + "\n" + git(w.t, w.repo, "status", "--porcelain", "--untracked-files=all") + "\n")
+	b.WriteString(testkit.Git(w.t, w.repo, "rev-parse", "HEAD") + "\n" + testkit.Git(w.t, w.repo, "status", "--porcelain", "--untracked-files=all") + "\n")
 	files := trackertest.Snapshot(w.t, filepath.Join(w.repo, store.DirName), store.CacheFile, store.LockFile)
 	b.WriteString(trackertest.KindFiles[tracker.IssueRecord](files))
 	b.WriteString(trackertest.KindFiles[tracker.SpecRecord](files))
@@ -126,10 +115,10 @@ func (w *world) issue(id string) string {
 
 func (w *world) wait(id string) orchestrator.Task {
 	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(time.Minute))
 	defer cancel()
 	if err := w.orch.Wait(ctx, id); err != nil {
-		w.t.Fatal(err)
+		w.t.Fatalf("waiting for task %s to finish: %v", id, err)
 	}
 	task, err := w.orch.Get(ctx, id)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/sudocode/sudocode/internal/loop"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets"
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
@@ -150,20 +151,20 @@ func TestRunReadyWorksAChain(t *testing.T) {
 		if got := w.issue(ids[i]); !strings.Contains(got, `"status":"closed"`) || !strings.Contains(got, it.Commit) {
 			t.Errorf("issue %s = %s", ids[i], got)
 		}
-		if msg := git(t, w.repo, "log", "-1", "--format=%B", it.Commit); !strings.Contains(msg, ids[i]) {
+		if msg := testkit.Git(t, w.repo, "log", "-1", "--format=%B", it.Commit); !strings.Contains(msg, ids[i]) {
 			t.Errorf("commit message %q does not name %s", msg, ids[i])
 		}
 		if b, err := os.ReadFile(filepath.Join(w.repo, "done-"+ids[i]+".txt")); err != nil || !strings.Contains(string(b), "# Issue "+ids[i]) {
 			t.Errorf("done-%s.txt = %q, %v", ids[i], b, err)
 		}
 	}
-	if n := git(t, w.repo, "rev-list", "--count", "HEAD"); n != "4" { // the tracker, three squashes
+	if n := testkit.Git(t, w.repo, "rev-list", "--count", "HEAD"); n != "4" { // the tracker, three squashes
 		t.Errorf("main has %s commits", n)
 	}
-	if wt := git(t, w.repo, "worktree", "list"); strings.Count(wt, "\n") != 0 {
+	if wt := testkit.Git(t, w.repo, "worktree", "list"); strings.Count(wt, "\n") != 0 {
 		t.Errorf("worktrees left: %s", wt)
 	}
-	if br := git(t, w.repo, "branch", "--list", "sudocode/*"); br != "" {
+	if br := testkit.Git(t, w.repo, "branch", "--list", "sudocode/*"); br != "" {
 		t.Errorf("branches left: %s", br)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // Each real CLI, run headless the way the orchestrator's adapters run it
@@ -45,7 +47,7 @@ type cliCase struct {
 func startCase(t *testing.T, c cliCase) (*Server, []string, string) {
 	sim := Start(t)
 	env := c.setup(t, sim)
-	dir := gitRepo(t)
+	dir := testkit.Repo(t)
 	t.Cleanup(func() {
 		for _, r := range sim.Requests() {
 			t.Logf("%s %s api=%q tools=%d calls=%v", r.Method, r.Path, r.API, len(r.Tools), r.Calls)
@@ -154,7 +156,7 @@ func runCLI(t *testing.T, env []string, dir string, argv []string, stdin string)
 // code and output; a run that cannot start or times out fails the test.
 func execCLI(t *testing.T, env []string, dir string, argv []string, stdin string) (code int, stdout, stderr string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(3*time.Minute))
 	defer cancel()
 	path, err := LookPath(env, argv[0])
 	if err != nil {
@@ -197,23 +199,6 @@ func tail(s string, n int) string {
 		return "…" + s[len(s)-n:]
 	}
 	return s
-}
-
-// gitRepo is a fresh repository with one commit.
-func gitRepo(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"-c", "user.name=Sim", "-c", "user.email=sim@example.invalid", "commit", "-q", "--allow-empty", "-m", "start"},
-	} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return dir
 }
 
 // str is m[key] as a string.

@@ -20,6 +20,7 @@ import (
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets/sqlitestore"
 	"github.com/sudocode/sudocode/internal/serve"
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
@@ -115,7 +116,7 @@ func connect(t *testing.T, url string, header map[string]string) (*mcp.ClientSes
 		}
 		header["Authorization"] = "Bearer " + testToken
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(20*time.Second))
 	defer cancel()
 	s, err := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "0"}, nil).Connect(ctx,
 		&mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: headerTransport{header}}, MaxRetries: -1},
@@ -349,8 +350,8 @@ func TestRulesetChangesArePushed(t *testing.T) {
 				}
 				return
 			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("no rulesets event")
+		case <-time.After(testkit.Scale(5 * time.Second)):
+			t.Fatalf("waited %v for a rulesets event", testkit.Scale(5*time.Second))
 		}
 	}
 }

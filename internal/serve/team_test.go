@@ -17,6 +17,7 @@ import (
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/mcpx/metricstest"
 	"github.com/sudocode/sudocode/internal/serve"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 const (
@@ -137,7 +138,7 @@ func TestServeForATeam(t *testing.T) {
 	if task.Actor != "bob" {
 		t.Errorf("task %s: actor %q, want bob", task.ID, task.Actor)
 	}
-	waitCtx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	waitCtx, cancel := context.WithTimeout(t.Context(), testkit.Scale(20*time.Second))
 	defer cancel()
 	srv.Orchestrator.Wait(waitCtx, task.ID)
 
