@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
@@ -86,6 +87,10 @@ func TestBrowserSpecWork(t *testing.T) {
 	}
 	if added == "" {
 		t.Fatal("the feedback is not in the tracker")
+	}
+	// The type left as the form offers it is seed 001's default, as in the CLI and MCP.
+	if fb, err := f.repo.ShowFeedback(ctx, added); err != nil || fb.Type != tracker.DefaultFeedbackType {
+		t.Errorf("feedback added with the form's default type: %q, %v; want %q", fb.Type, err, tracker.DefaultFeedbackType)
 	}
 	b.waitFor(t, "three open", `document.getElementById('open-feedback').textContent === '3 open feedback'`)
 	b.screenshot(t, "spec-feedback")

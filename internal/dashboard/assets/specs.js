@@ -6,7 +6,8 @@ window.SudocodeSpecs = function (ui) {
   'use strict';
   const { h, link, route, api, badge, statusBadge, problem, markdown, when, toast } = ui;
   const refresh = ui.refresh;
-  const FEEDBACK_TYPES = ['question', 'ambiguity', 'missing_requirement', 'technical_constraint', 'suggestion'];
+  // Seed 001's order; the first, ambiguity, is its default (as in the CLI and MCP).
+  const FEEDBACK_TYPES = ['ambiguity', 'missing_requirement', 'technical_constraint', 'suggestion', 'question'];
   let lastIssue = ''; // the issue the last feedback came from
   // openAt is the line whose feedback form is open, kept across the live
   // re-renders so a change elsewhere never closes a half-written form.
