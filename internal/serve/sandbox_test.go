@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sudocode/sudocode/internal/serve"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // A command run through /mcp/coding cannot reach the other servers on
@@ -19,6 +20,7 @@ import (
 // through /mcp/agent. The kernel refuses the connection, whatever the
 // command's text looks like to the policy.
 func TestCodingCommandCannotReachTheAgentServer(t *testing.T) {
+	testkit.Runnable(t, "python3", "apt-get install -y python3", "--version")
 	dir := project(t)
 	ts, srv := start(t, dir, serve.Options{})
 	u, _ := url.Parse(ts.URL)
@@ -55,7 +57,7 @@ except OSError as e:
 	}
 	out := res.Content[0].(*mcp.TextContent).Text
 	if res.IsError || strings.Count(out, "refused [Errno") != 2 || strings.Contains(out, "reached") {
-		t.Fatalf("%s", out)
+		t.Fatalf("python3 reach.py through exec_command: %s\nwant both connections refused", out)
 	}
 	if tasks, err := srv.Orchestrator.List(context.Background()); err != nil || len(tasks) != 0 {
 		t.Fatalf("tasks %v %v", tasks, err)

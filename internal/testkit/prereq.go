@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // OnCI tells whether the CI environment variable is set to a true value
@@ -39,6 +41,21 @@ func Command(tb testing.TB, name, install string) string {
 	p, err := exec.LookPath(name)
 	if err != nil {
 		Missing(tb, "%s is not installed: %s", name, install)
+	}
+	return p
+}
+
+// Runnable is Command for a program the test runs: it also runs it with
+// args (e.g. --version) and stops tb with Missing, naming the program and
+// what it answered, when that fails. A program on PATH that does not run,
+// such as a version manager's shim left by another user, is as missing
+// as none.
+func Runnable(tb testing.TB, name, install string, args ...string) string {
+	tb.Helper()
+	p := Command(tb, name, install)
+	out, err := exec.CommandContext(Context(tb, time.Minute), p, args...).CombinedOutput()
+	if err != nil {
+		Missing(tb, "%s (%s) does not run: %s %s: %v: %s; install it: %s", name, p, name, strings.Join(args, " "), err, strings.TrimSpace(string(out)), install)
 	}
 	return p
 }

@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -26,6 +27,27 @@ func TestMissingSkipsOutsideCI(t *testing.T) {
 		inner = t
 		Command(t, "no-such-program-7f3a", "apt-get install -y no-such-program")
 		t.Error("Command returned for a program that does not exist")
+	})
+	if !inner.Skipped() {
+		t.Fatal("the test was not skipped")
+	}
+}
+
+// A program on PATH that does not run is missing too, and the skip says
+// which program and what it answered.
+func TestRunnableNamesAProgramThatDoesNotRun(t *testing.T) {
+	t.Setenv("CI", "false")
+	dir := t.TempDir()
+	shim := filepath.Join(dir, "python3")
+	if err := os.WriteFile(shim, []byte("#!/bin/sh\necho 'pyenv: Permission denied' >&2\nexit 126\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	var inner *testing.T
+	t.Run("needs", func(t *testing.T) {
+		inner = t
+		Runnable(t, "python3", "apt-get install -y python3", "--version")
+		t.Error("Runnable returned for a program that does not run")
 	})
 	if !inner.Skipped() {
 		t.Fatal("the test was not skipped")
