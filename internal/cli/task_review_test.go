@@ -106,8 +106,13 @@ func TestTaskEndReopensItsIssue(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("task start: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
-	var rep struct{ ID string }
+	var rep struct{ ID, Prompt string }
 	_ = json.Unmarshal([]byte(r.stdout), &rep)
+	// No CLI is told to commit, which some cannot do (Claude Code in its
+	// default mode): what the worktree holds is what is merged.
+	if strings.Contains(rep.Prompt, "commit your changes") || !strings.Contains(rep.Prompt, "you need not commit") {
+		t.Errorf("the prompt's way of working:\n%s", rep.Prompt)
+	}
 	if show := run("issue", "show", first, "--json").stdout; !strings.Contains(show, `"status": "in_progress"`) {
 		t.Fatalf("the started issue is not in progress: %s", show)
 	}

@@ -76,7 +76,10 @@ func Prompt(ctx context.Context, r *store.Repo, rules Rules, always []string, re
 	}
 	fmt.Fprintf(&b, `## How to work
 
-You work on a branch of your own; commit your changes there when you are done.
+You work in a git worktree on a branch of your own. What you leave in it is what gets
+reviewed and merged: new, changed and deleted files, committed or not (files git ignores
+are left out). Commit if you like, but you need not commit: sudocode commits what you
+leave uncommitted when the branch is merged or the task ends.
 The tracker's MCP server (sudocode) is available to you: when a spec is unclear or wrong,
 add feedback anchored on its text (add_feedback, with issue_id %[1]s); file the work you
 discover and leave for later as new issues linked discovered-from %[1]s (create_issue, then

@@ -257,7 +257,7 @@ window.SudocodeTasks = function (ui) {
   let review = { task: '', comments: [] };
 
   function reviewText(comments) {
-    return 'Review comments on your branch. Address each one, then commit.\n\n' + comments.map((c) =>
+    return 'Review comments on your branch. Address each one; what you leave in the worktree, committed or not, is what gets merged.\n\n' + comments.map((c) =>
       c.file + ':' + c.line + '\n> ' + c.text + '\n' + c.comment).join('\n\n') + '\n';
   }
 
