@@ -31,6 +31,27 @@ const (
 	OpenCodeVersion = "1.18.33"
 )
 
+// pinnedCLIs are the four CLIs: package, version, and the bin that runs it.
+var pinnedCLIs = [][3]string{
+	{ClaudePackage, ClaudeVersion, "claude"},
+	{CodexPackage, CodexVersion, "codex"},
+	{GeminiPackage, GeminiVersion, "gemini"},
+	{OpenCodePackage, OpenCodeVersion, "opencode"},
+}
+
+// InstallCLIs installs Node and the four pinned CLIs into the npm cache
+// (npmtool.CacheDir) as the tests do at their first use, one after the
+// other. Installing them up front (go run ./tools/agentclis, as .ci/run
+// does) keeps the downloads out of the tests' time.
+func InstallCLIs() error {
+	for _, c := range pinnedCLIs {
+		if _, err := installCLI(c[0], c[1], c[2]); err != nil {
+			return fmt.Errorf("installing %s@%s (it needs npm: apt-get install -y npm): %w", c[0], c[1], err)
+		}
+	}
+	return nil
+}
+
 // SimKey is the API key every CLI is given; the simulator accepts any.
 const SimKey = "sim-key-not-secret"
 
