@@ -89,13 +89,14 @@ window.SudocodeTasks = function (ui) {
 
   async function merge(t) {
     let what = 'its changes';
+    let uncommitted = '';
     try {
       const d = await api('/api/tasks/' + encodeURIComponent(t.id) + '/diff');
-      what = d.files.length + ' file' + (d.files.length === 1 ? '' : 's') + ' (' + d.files.join(', ') + ')' +
-        (d.uncommitted.length ? ', of which not committed yet: ' + d.uncommitted.join(', ') : '');
+      what = d.files.length + ' file' + (d.files.length === 1 ? '' : 's') + ' (' + d.files.join(', ') + ')';
+      if (d.uncommitted.length) uncommitted = ' Not committed yet, so the merge commits them: ' + d.uncommitted.join(', ') + '.';
     } catch (err) { /* the merge itself says what is wrong */ }
     const sure = await confirmAction('Merge ' + t.id + '?', 'Merge ' + what + ' from ' + t.branch + ' into the checkout\u2019s branch' +
-      (t.issue_id ? ', and close ' + t.issue_id : '') + '. Review them on the Diff tab first.', 'Merge');
+      (t.issue_id ? ', and close ' + t.issue_id : '') + '.' + uncommitted + ' The Diff tab shows every line.', 'Merge');
     if (!sure) return;
     delete mergeRefusals[t.id];
     try {
