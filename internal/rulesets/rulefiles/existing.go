@@ -41,12 +41,14 @@ func existingFiles(ctx context.Context, root string, dir *os.Root, agents []stri
 // that holds that ruleset in the repository already, when that one has a
 // name of its own (01_python_code.mdc for 01-python-code.mdc): export
 // updates the file a ruleset came from, instead of writing a second copy
-// beside it that the agent would load too. A file is moved only where
-// the name Render chooses is not taken.
-func keepOwnFiles(plan map[string]string, files []existing) {
-	have := map[string]bool{}
+// beside it that the agent would load too. Where the name Render chooses
+// is taken already, the file is moved only when that one is a copy export
+// generated, unedited (it is then removed), and export may write the
+// ruleset's own file: generated, or holding what the library holds (rs).
+func keepOwnFiles(plan map[string]string, files []existing, rs []rulesets.Ruleset) {
+	at := map[string]existing{}
 	for _, f := range files {
-		have[f.rel] = true
+		at[f.rel] = f
 	}
 	for _, f := range files {
 		kind := kindOf(f.rel)
@@ -55,11 +57,17 @@ func keepOwnFiles(plan map[string]string, files []existing) {
 		}
 		chosen := ruleFile(kind, f.found[0].Ruleset.Name)
 		content, planned := plan[chosen]
-		if chosen == f.rel || !planned || have[chosen] {
+		if chosen == f.rel || !planned {
 			continue
 		}
 		if _, taken := plan[f.rel]; taken {
 			continue
+		}
+		if other, exists := at[chosen]; exists {
+			writable := f.generated == Intact || f.generated == NotGenerated && heldByLibrary(f.found, rs)
+			if other.generated != Intact || !writable {
+				continue
+			}
 		}
 		delete(plan, chosen)
 		plan[f.rel] = content

@@ -105,7 +105,7 @@ func Export(ctx context.Context, lib rulesets.Library, root string, agents []str
 	if err != nil {
 		return ExportReport{}, err
 	}
-	keepOwnFiles(plan, files)
+	keepOwnFiles(plan, files, rs)
 	paths := slices.Collect(maps.Keys(plan))
 	for _, f := range files {
 		if _, ok := plan[f.rel]; !ok && f.generated != NotGenerated {

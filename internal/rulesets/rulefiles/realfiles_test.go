@@ -201,3 +201,35 @@ func TestExportUpdatesTheFileARulesetCameFrom(t *testing.T) {
 		}
 	})
 }
+
+// A repository where an earlier export wrote the second copy already
+// (01-python-code.mdc beside 01_python_code.mdc): export writes the
+// ruleset to its own file and removes the copy it generated.
+func TestExportRemovesTheSecondCopy(t *testing.T) {
+	forEachStore(t, func(t *testing.T, lib rulesets.Library) {
+		ctx := context.Background()
+		repo := t.TempDir()
+		own := ".cursor/rules/01_python_code.mdc"
+		writeTree(t, repo, map[string]string{own: "---\ndescription: Python code\nglobs: **/*.py\nalwaysApply: false\n---\nUse type hints.\n"})
+		if _, err := rulefiles.Import(ctx, lib, []string{repo}, false); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := lib.All(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeTree(t, repo, rulefiles.Render(rs, "cursor")) // the copy an earlier export wrote
+		rep, err := rulefiles.Export(ctx, lib, repo, []string{"cursor"}, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "Exported to cursor: 0 created, 1 updated, 1 removed, 0 unchanged, 0 not overwritten\n" +
+			"removed .cursor/rules/01-python-code.mdc\nupdated .cursor/rules/01_python_code.mdc"
+		if got := rulefiles.FormatExport(rep); got != want {
+			t.Fatalf("export:\n%s\nwant:\n%s", got, want)
+		}
+		if tree := readTree(t, repo); len(tree) != 1 || !strings.Contains(tree[own], "Use type hints.") {
+			t.Fatalf("files after the export: %v", tree)
+		}
+	})
+}
