@@ -59,11 +59,12 @@ Every command takes --json; errors are then JSON on stderr too.`,
 	return root
 }
 
-// exactArgs is cobra.ExactArgs with a usage error.
+// exactArgs is cobra.ExactArgs as invalid input (exit 2), whose hint gives
+// the command's usage line.
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return usageError{err}
+			return fault.New(fault.Invalid, "%s", err.Error()).WithHint("usage: " + strings.TrimSuffix(cmd.UseLine(), " [flags]"))
 		}
 		return nil
 	}

@@ -155,6 +155,13 @@ func issueText(w io.Writer, d tracker.IssueDetail) {
 	if d.ParentID != nil {
 		fmt.Fprintf(w, "parent %s\n", *d.ParentID)
 	}
+	if d.ClosedAt != nil {
+		reason := ""
+		if d.CloseReason != nil && *d.CloseReason != "" {
+			reason = ": " + *d.CloseReason
+		}
+		fmt.Fprintf(w, "closed %s%s\n", d.ClosedAt.Local().Format("2006-01-02 15:04"), reason)
+	}
 	if d.Description != "" {
 		fmt.Fprintf(w, "\n%s\n", d.Description)
 	}

@@ -321,3 +321,19 @@ func TestTrackerIssueHuman(t *testing.T) {
 	p.human("issue")
 	p.human("issue", "create", "--help")
 }
+
+// TestIssueShowText: the text of issue show gives a closed issue's close
+// time and reason, and without an id the command says how to call it.
+func TestIssueShowText(t *testing.T) {
+	t.Parallel()
+	p := newProj(t)
+	id := p.js("issue", "create", "Fix the login").str("id")
+	p.ok("issue", "close", id, "--reason", "Merged in the auth branch")
+	if out := p.human("issue", "show", id); !strings.Contains(out, "closed ") || !strings.Contains(out, "Merged in the auth branch") {
+		t.Errorf("issue show of a closed issue does not give its close reason:\n%s", out)
+	}
+	r := p.run("issue", "show")
+	if r.code != 2 || !strings.Contains(r.stderr, "usage: sudocode issue show ID") {
+		t.Errorf("issue show without an id: exit %d, stderr %q; want 2 and the usage", r.code, r.stderr)
+	}
+}
