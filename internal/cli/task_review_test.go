@@ -8,6 +8,19 @@ import (
 	"testing"
 )
 
+// stateOf is the state `task list --json` gives task id.
+func stateOf(t *testing.T, dir string, env []string, id string) string {
+	t.Helper()
+	var list struct{ Tasks []struct{ ID, State string } }
+	_ = json.Unmarshal([]byte(runAt(t, dir, env, "", "task", "list", "--json").stdout), &list)
+	for _, it := range list.Tasks {
+		if it.ID == id {
+			return it.State
+		}
+	}
+	return ""
+}
+
 // What a reviewer sees is what the merge takes: an agent that commits one
 // file and leaves another untracked shows both in `task show --diff`; a
 // merge refused for a conflict changes neither the task's branch nor its
@@ -74,6 +87,9 @@ func TestTaskDiffIsWhatTheMergeTakes(t *testing.T) {
 	if got := gitIn(t, shown.WorktreePath, "status", "--porcelain"); got != status {
 		t.Errorf("a refused merge changed the worktree's status from %q to %q", status, got)
 	}
+	if st := stateOf(t, dir, env, rep.ID); st != "conflicted" {
+		t.Errorf("task list: the task whose merge conflicted reads %q", st)
+	}
 
 	gitIn(t, dir, "rm", "-q", "use.txt")
 	gitIn(t, dir, "commit", "-qm", "no use.txt in the checkout")
@@ -93,6 +109,12 @@ func TestTaskDiffIsWhatTheMergeTakes(t *testing.T) {
 	}
 	if got := gitIn(t, dir, "show", "HEAD:use.txt"); got != "use" {
 		t.Errorf("main's use.txt = %q", got)
+	}
+	if st := stateOf(t, dir, env, rep.ID); st != "merged" {
+		t.Errorf("task list: the merged task reads %q", st)
+	}
+	if human := run("task", "list").stdout; !strings.Contains(human, "STATE") || !strings.Contains(human, "merged") {
+		t.Errorf("task list:\n%s", human)
 	}
 }
 
@@ -132,5 +154,8 @@ func TestTaskEndReopensItsIssue(t *testing.T) {
 	}
 	if ready := run("ready", "--json").stdout; !strings.Contains(ready, first) {
 		t.Errorf("the issue is not ready again: %s", ready)
+	}
+	if st := stateOf(t, dir, env, rep.ID); st != "ended" {
+		t.Errorf("task list: the ended task reads %q", st)
 	}
 }
