@@ -69,7 +69,7 @@ func Handler(s *mcp.Server, t Transport, logger *slog.Logger) http.Handler {
 		Logger:              SDKLogger(logger),
 		MaxRequestBodyBytes: t.bodyLimit(),
 	})
-	mcpHandler := byRevision(limitSessions(stateful, s, sessions), stateless, t.Stateless)
+	mcpHandler := refuseUnsupportedVersion(byRevision(limitSessions(stateful, s, sessions), stateless, t.Stateless))
 	if t.auth().Enabled() {
 		// The SDK hands a request's token info to the handlers of the
 		// messages it carries (req.Extra.TokenInfo), and binds a session
