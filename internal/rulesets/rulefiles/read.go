@@ -184,9 +184,12 @@ func byLocation(rel string, keys map[string]string, md string) Found {
 	switch kindOf(rel) {
 	case "main":
 		stem := strings.TrimSuffix(base, ".md")
-		if dir == "" {
+		switch {
+		case dir == "":
 			r.Name, r.Always = SnakeCase(stem), true
-		} else {
+		case rel == ".claude/CLAUDE.md": // Claude Code's other place for the project's file
+			r.Name, r.Always = SnakeCase(dir+"_"+stem), true
+		default:
 			r.Name, r.Globs = SnakeCase(dir+"_"+stem), []string{dir + "/**"}
 		}
 	case "cursor":

@@ -113,11 +113,13 @@ func TestParseKeepsFrontMatterWhereTheFormatHasNone(t *testing.T) {
 
 // AGENTS.md, CLAUDE.md and GEMINI.md are read in any directory, hidden
 // ones included; a repository's own metadata (.git) and dependencies are
-// not searched.
+// not searched. .claude/CLAUDE.md is Claude Code's project file, as the
+// root's CLAUDE.md is: it applies everywhere.
 func TestReadHiddenDirectories(t *testing.T) {
 	repo := t.TempDir()
 	writeTree(t, repo, map[string]string{
 		".devcontainer/AGENTS.md":  "Build in the container.\n",
+		".claude/CLAUDE.md":        "Claude Code reads this one for the whole project.\n",
 		".git/AGENTS.md":           "not a rule file\n",
 		".venv/lib/AGENTS.md":      "a dependency's\n",
 		"node_modules/x/CLAUDE.md": "a dependency's\n",
@@ -128,9 +130,13 @@ func TestReadHiddenDirectories(t *testing.T) {
 	}
 	var got []string
 	for _, f := range found {
-		got = append(got, f.Source+" "+f.Ruleset.Name+" "+strings.Join(f.Ruleset.Globs, ","))
+		scope := strings.Join(f.Ruleset.Globs, ",")
+		if f.Ruleset.Always {
+			scope = "always"
+		}
+		got = append(got, f.Source+" "+f.Ruleset.Name+" "+scope)
 	}
-	if want := []string{".devcontainer/AGENTS.md devcontainer_agents .devcontainer/**"}; !slices.Equal(got, want) {
+	if want := []string{".claude/CLAUDE.md claude_claude always", ".devcontainer/AGENTS.md devcontainer_agents .devcontainer/**"}; !slices.Equal(got, want) {
 		t.Fatalf("read %q, want %q", got, want)
 	}
 }
