@@ -33,9 +33,9 @@ func TestOnlyGitxRunsGit(t *testing.T) {
 				return err
 			}
 			if d.IsDir() {
-				// This package, and the test-support packages (wstest,
-				// valkeytest, …), which only tests import.
-				if p == self || strings.HasSuffix(d.Name(), "test") {
+				// This package, and the test-support packages (testkit,
+				// wstest, valkeytest, …), which only tests import.
+				if p == self || strings.HasSuffix(d.Name(), "test") || d.Name() == "testkit" {
 					return filepath.SkipDir
 				}
 				return nil

@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"slices"
 	"time"
-
-	"github.com/sudocode/sudocode/internal/sandbox"
 )
 
 // Options say how to run one git process.
@@ -117,16 +114,17 @@ func run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args
 			return deadline(ctx, tctx, err, args, timeout)
 		}
 	}
-	var pol *sandbox.Policy
 	if repo != nil {
 		if err := repo.unchanged(); err != nil {
 			return err
 		}
 		env = append(env, repo.environ()...)
 	}
+	if consume == nil {
+		consume = func(r *bufio.Reader) error { _, err := io.Copy(io.Discard, r); return err }
+	}
 	if sandboxed {
-		p := policy(repo, bin, slices.Concat(o.Writable, indexDirs(o.Env)))
-		pol = &p
+		return runBoxed(ctx, tctx, boxedRun{bin: bin, argv: full, env: env, o: o, repo: repo, args: args, timeout: timeout}, consume)
 	}
 	cmd := exec.CommandContext(tctx, bin, full...)
 	cmd.Dir, cmd.Env, cmd.Stdin = o.Dir, env, o.Stdin
@@ -138,30 +136,19 @@ func run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args
 	cmd.Stderr = stderr
 	pr, pw := io.Pipe()
 	cmd.Stdout = pw
-	proc := process{cmd: cmd}
-	if pol != nil {
-		proc.sb = sandbox.Command(cmd, *pol)
-	}
-	if err := proc.start(); err != nil {
-		if ctx.Err() != nil || tctx.Err() != nil {
-			// The deadline came while the sandbox was still starting git.
-			return deadline(ctx, tctx, tctx.Err(), args, timeout)
-		}
+	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("cannot run git: %w", err)
 	}
 	done := make(chan error, 1)
 	go func() {
-		err := proc.wait()
+		err := cmd.Wait()
 		pw.Close()
 		done <- err
 	}()
-	if consume == nil {
-		consume = func(r *bufio.Reader) error { _, err := io.Copy(io.Discard, r); return err }
-	}
 	cerr := consume(bufio.NewReaderSize(pr, 64<<10))
 	if cerr != nil {
 		pr.CloseWithError(ErrEnough) // git's writes fail from now on
-		_ = cmd.Process.Kill()       // sandboxed: the helper, and with it everything git started
+		_ = cmd.Process.Kill()
 	}
 	werr := <-done
 	pr.Close()
@@ -175,8 +162,8 @@ func run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args
 		return cerr
 	}
 	if werr != nil {
-		if code, ok := proc.exitCode(); ok {
-			return &ExitError{Args: args, Code: code, Stderr: stderr.String()}
+		if st := cmd.ProcessState; st != nil && st.Exited() {
+			return &ExitError{Args: args, Code: st.ExitCode(), Stderr: stderr.String()}
 		}
 		if errors.Is(werr, exec.ErrWaitDelay) {
 			return nil // git exited; a grandchild kept the pipe open

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/sandbox"
 	"github.com/sudocode/sudocode/internal/testkit"
 )
 
@@ -117,5 +118,34 @@ func TestDeadlineDuringSandboxStartIsATimeout(t *testing.T) {
 	var te *TimeoutError
 	if !errors.As(err, &te) {
 		t.Fatalf("error %v, want a timeout", err)
+	}
+}
+
+// Sandboxed reads of one repository share a box built once; a call that
+// writes a place of its own (a temporary index) gets a box of its own,
+// not kept.
+func TestSandboxedGitKeepsItsBoxWarm(t *testing.T) {
+	if reason := sandbox.BoxUnavailable(); reason != "" {
+		testkit.Missing(t, "the sealed box: %s", reason)
+	}
+	repo := newRepo(t)
+	before := warmBoxes.Built()
+	for range 3 {
+		if _, err := gitOut(t, Options{Dir: repo}, "status", "--porcelain"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if built := warmBoxes.Built() - before; built != 1 {
+		t.Fatalf("three statuses built %d boxes", built)
+	}
+	index := filepath.Join(t.TempDir(), "index")
+	if _, err := gitOut(t, Options{Dir: repo, Env: []string{"GIT_INDEX_FILE=" + index}, Locks: true}, "read-tree", "HEAD"); err != nil {
+		t.Fatal(err)
+	}
+	if built := warmBoxes.Built() - before; built != 1 {
+		t.Fatalf("a temporary index's read-tree went through a kept box (%d built)", built)
+	}
+	if _, err := os.Stat(index); err != nil {
+		t.Fatalf("the temporary index: %v", err)
 	}
 }

@@ -146,6 +146,19 @@ func (c *Cmd) startHelper(box *boxConfig, boxReport Report) error {
 	}
 }
 
+// Kill ends the command at once, with everything it started: a cold
+// command's helper (the box goes with it), a warm command's process
+// group (its box's zygote ends the rest before Wait returns).
+func (c *Cmd) Kill() error {
+	if c.done != nil {
+		if c.pid > 0 {
+			return syscall.Kill(-c.pid, syscall.SIGKILL)
+		}
+		return nil
+	}
+	return c.Process.Kill()
+}
+
 // Wait waits for the helper, which ends when the command and everything
 // it started have ended.
 func (c *Cmd) Wait() error {

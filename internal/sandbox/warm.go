@@ -27,6 +27,7 @@ type Warm struct {
 	idle   map[string][]*warmBox // by policy, most recently used last
 	all    map[*warmBox]struct{}
 	closed bool
+	built  int
 }
 
 // WarmIdle is how long a warm box waits for its next command before it
@@ -82,7 +83,15 @@ func (w *Warm) add(b *warmBox) bool {
 		return false
 	}
 	w.all[b] = struct{}{}
+	w.built++
 	return true
+}
+
+// Built is how many boxes the set has built so far.
+func (w *Warm) Built() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.built
 }
 
 // put returns a box that finished a command to the idle ones, or ends it

@@ -51,6 +51,50 @@ type warmBox struct {
 	report    Report
 	idleTimer *time.Timer
 	endOnce   sync.Once
+	binds     []bindID // what its binds were when it was built
+}
+
+// bindID is a bound path and the file it was when the box was built.
+type bindID struct {
+	path     string
+	dev, ino uint64
+}
+
+// bindIDs identifies the paths box binds; a path that cannot be read
+// counts as no file.
+func bindIDs(box *boxConfig) []bindID {
+	var ids []bindID
+	for _, b := range box.Binds {
+		if b.Hide || b.Scratch {
+			continue
+		}
+		id := bindID{path: b.Path}
+		var st unix.Stat_t
+		if unix.Lstat(b.Path, &st) == nil {
+			id.dev, id.ino = st.Dev, st.Ino
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// current reports whether every path the box binds is still the file it
+// bound: a workspace removed and made again (a fresh clone in its place)
+// would otherwise be seen, in the box, as the old directory, deleted.
+func (b *warmBox) current() bool {
+	for _, id := range b.binds {
+		var st unix.Stat_t
+		if unix.Lstat(id.path, &st) != nil {
+			if id.ino != 0 {
+				return false
+			}
+			continue
+		}
+		if st.Dev != id.dev || st.Ino != id.ino {
+			return false
+		}
+	}
+	return true
 }
 
 // end kills the supervisor, which takes the box and all in it along.
@@ -65,6 +109,7 @@ func (b *warmBox) end() {
 // spawn starts a warm box for hc and waits until its zygote is ready.
 func (w *Warm) spawn(key string, hc helperConfig) (*warmBox, error) {
 	exe := helperExe()
+	ids := bindIDs(hc.Box) // before the box opens them: a change in between shows at the next take
 	cfg, err := json.Marshal(hc)
 	if err != nil {
 		return nil, err
@@ -105,7 +150,7 @@ func (w *Warm) spawn(key string, hc helperConfig) (*warmBox, error) {
 		conn.Close()
 		return nil, err
 	}
-	b := &warmBox{key: key, sup: c, conn: conn}
+	b := &warmBox{key: key, sup: c, conn: conn, binds: ids}
 	rep, err := awaitStart(statusR)
 	if err != nil {
 		b.end()
@@ -193,6 +238,10 @@ func (c *Cmd) startWarm(w *Warm, box *boxConfig) error {
 	}
 	key := string(keyb)
 	b := w.take(key)
+	for b != nil && !b.current() {
+		w.drop(b)
+		b = w.take(key)
+	}
 	if b == nil {
 		if b, err = w.spawn(key, hc); err != nil {
 			return errNotWarm

@@ -205,3 +205,22 @@ func TestWarmBoxExecError(t *testing.T) {
 		t.Fatalf("%v %q", err, out)
 	}
 }
+
+// A workspace removed and made again is the new directory for the next
+// command, not the old one the kept box bound.
+func TestWarmBoxFollowsAWorkspaceMadeAgain(t *testing.T) {
+	ws := canonDir(t)
+	w := NewWarm()
+	defer w.Close()
+	p := warmPolicy(ws)
+	os.WriteFile(filepath.Join(ws, "which"), []byte("old"), 0o600)
+	if out, err := warmRun(t, w, p, ws, `cat which`); err != nil || out != "old" {
+		t.Fatalf("%v %q", err, out)
+	}
+	os.RemoveAll(ws)
+	os.Mkdir(ws, 0o755)
+	os.WriteFile(filepath.Join(ws, "which"), []byte("new"), 0o600)
+	if out, err := warmRun(t, w, p, ws, `cat which`); err != nil || out != "new" {
+		t.Fatalf("the command saw the old workspace: %v %q", err, out)
+	}
+}
