@@ -154,8 +154,17 @@ func TestDoctor(t *testing.T) {
 		t.Fatalf("doctor --fix: exit %d, stderr %q", r.code, r.stderr)
 	}
 	rep.Conflicts = nil
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+	var raw struct {
+		Repaired []json.RawMessage `json:"repaired"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || json.Unmarshal([]byte(r.stdout), &raw) != nil {
 		t.Fatalf("%v: %s", err, r.stdout)
+	}
+	if len(raw.Repaired) != 1 {
+		t.Fatalf("doctor --fix repaired %d files, want 1: %s", len(raw.Repaired), r.stdout)
+	}
+	if k := strings.Join(objKeys(t, raw.Repaired[0]), ","); k != "file,staged,from,renamed" {
+		t.Errorf("doctor --json repaired keys: %s", k)
 	}
 	if rep.MergeDriver != "registered" || len(rep.Conflicts) != 0 || !rep.Healthy ||
 		len(rep.Repaired) != 1 || rep.Repaired[0].File != rel || rep.Repaired[0].From != "index" || !rep.Repaired[0].Staged {

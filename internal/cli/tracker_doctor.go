@@ -39,8 +39,9 @@ func newDoctorCmd(tc trackerCmd) *cobra.Command {
   - record files that hold git's conflict markers (a merge made without the driver).
 With --fix, register the driver and repair each conflicted file with the tracker's own
 three-way merge: from the three versions git keeps while the conflict is unresolved (the
-result is then staged), else from the sides between the markers. No line is deleted: both
-sides' changes are kept as the merge driver would have. Every other command does the same
+result is then staged), else from the sides between the markers (with git's diff3 style,
+which shows the base, exactly as the driver; without it, where the sides' values of a
+field differ, the later edit wins). No line is deleted and no record lost. Every other command does the same
 repair by itself when it meets such a file; doctor does it on its own and reports.
 Exits 4 when a problem remains.`,
 		Args: exactArgs(0),
