@@ -47,6 +47,16 @@ func TestCloneRegistersMergeDriver(t *testing.T) {
 	if r := runAt(t, clone, p.env, "", "ready"); r.code != 0 || r.stderr != "" {
 		t.Fatalf("second command: exit %d, stderr %q; want silence", r.code, r.stderr)
 	}
+
+	// init in a clone, on the tracker the clone brought, registers it too.
+	other := filepath.Join(t.TempDir(), "other")
+	git("clone", "-q", p.root, other)
+	if r := runAt(t, other, p.env, "", "init"); r.code != 0 {
+		t.Fatalf("init in a clone: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if out, _ := gitMay(t, p, other, "config", "--get", "merge.sudocode.driver"); strings.TrimSpace(out) != "sudocode merge-driver %O %A %B %P" {
+		t.Fatalf("driver after init in a clone = %q", out)
+	}
 }
 
 // TestConflictRepairedByTrackerMerge: in a repository whose git has no

@@ -42,6 +42,10 @@ func Init(dir, prefix string) (tracker.InitResult, error) {
 			return tracker.InitResult{}, fault.New(fault.Conflict, "%s is already initialised with prefix %q", tdir, cfg.Prefix).
 				WithHint("ids keep their prefix; use the existing one")
 		}
+		// A clone's: its git has not been told of the driver yet.
+		if MergeDriverState(context.Background(), abs) == "missing" {
+			registerMergeDriver(abs)
+		}
 		return tracker.InitResult{Success: true, Path: tdir, Prefix: prefix}, nil
 	}
 	cfg, _ := json.MarshalIndent(Config{Prefix: prefix, Version: 1}, "", "  ")
