@@ -9,9 +9,10 @@ import (
 	"testing"
 )
 
-// A real `go test -json` run of a module with a passing, a failing and a
-// skipped test: the readable output is what plain go test shows, the
-// times are kept, and slowest lists them slowest first.
+// A real `go test -json` run of a module with passing, failing, skipped
+// and parallel tests: the readable output is what plain go test shows,
+// the times are kept, and slowest lists them slowest first, a parallel
+// subtest as itself.
 func TestRecordAndSlowest(t *testing.T) {
 	mod := t.TempDir()
 	write(t, filepath.Join(mod, "go.mod"), "module example.com/m\n\ngo 1.22\n")
@@ -30,7 +31,12 @@ func TestBad(t *testing.T) {
 
 func TestSkipped(t *testing.T) { t.Skip("not here") }
 
-func TestSlow(t *testing.T) { time.Sleep(1100 * time.Millisecond) }
+func TestSlow(t *testing.T) {
+	t.Run("parallel", func(t *testing.T) {
+		t.Parallel()
+		time.Sleep(1100 * time.Millisecond)
+	})
+}
 `)
 	cmd := exec.Command("go", "test", "-json", "-count=1", ".")
 	cmd.Dir = mod
@@ -61,9 +67,9 @@ func TestSlow(t *testing.T) { time.Sleep(1100 * time.Millisecond) }
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 3 || lines[0] != "the 2 slowest tests:" || !strings.Contains(lines[1], "TestSlow") ||
-		strings.Contains(out.String(), "inner") || strings.Contains(out.String(), "TestSkipped") {
-		t.Errorf("slowest 2:\n%s\nwant a title, TestSlow first, and no subtest or skipped test", out.String())
+	if len(lines) != 3 || lines[0] != "the 2 slowest tests:" || !strings.Contains(lines[1], "TestSlow/parallel") ||
+		strings.Contains(out.String(), "TestSkipped") {
+		t.Errorf("slowest 2:\n%s\nwant a title, TestSlow/parallel first, and no skipped test", out.String())
 	}
 }
 
