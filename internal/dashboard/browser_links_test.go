@@ -54,6 +54,9 @@ func TestBrowserLinksReadOneWay(t *testing.T) {
 	if r := d.Relationships.Outgoing[0]; r.From != f.progress || r.To != f.open || r.Type != "blocks" {
 		t.Errorf("the form made %s %s %s; want %s blocks %s (it waits for it)", r.From, r.Type, r.To, f.progress, f.open)
 	}
+	if got := eval[string](t, b, `document.querySelector('[data-rel=`+js(f.progress+" blocks "+f.open)+`] button.unlink').getAttribute('aria-label')`); got != "remove the link: this issue waits for "+f.open {
+		t.Errorf("the unlink button is labelled %q", got)
+	}
 	backwards("the issue linked through the form")
 	if errs := b.errors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))

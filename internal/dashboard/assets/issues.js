@@ -206,9 +206,10 @@ window.SudocodeIssues = function (ui) {
       const other = dir === 'out' ? r.to : r.from;
       const kind = dir === 'out' ? r.to_type : r.from_type;
       const to = link(route(kind === 'spec' ? 'spec' : 'issue', other), other, 'id');
+      const said = dir === 'out' ? 'this issue ' + reads(r.type) + ' ' + other : other + ' ' + reads(r.type) + ' this issue';
       const sentence = dir === 'out' ? ['this issue ' + reads(r.type) + ' ', to] : [to, ' ' + reads(r.type) + ' this issue'];
       return h('li', { dataset: { rel: r.from + ' ' + r.type + ' ' + r.to } }, sentence, ' ', h('span', { class: 'muted', title: 'link type' }, '(' + r.type + ')'),
-        ui.canWrite() ? h('button', { type: 'button', class: 'icon unlink', title: 'unlink', 'aria-label': 'unlink ' + r.type + ' ' + other, onclick: async () => {
+        ui.canWrite() ? h('button', { type: 'button', class: 'icon unlink', title: 'unlink', 'aria-label': 'remove the link: ' + said, onclick: async () => {
           try {
             await api('/api/links', 'DELETE', { from: r.from, to: r.to, type: r.type });
             ui.refresh();
