@@ -98,3 +98,27 @@ func TestCreateTaskFromIssueAndMerge(t *testing.T) {
 		t.Errorf("merging again: %+v", r)
 	}
 }
+
+// end_task hands the task's issue back: open again, unassigned, with a
+// line saying the task was ended; list_tasks reads the task ended.
+func TestEndTaskReopensItsIssue(t *testing.T) {
+	f := newFixture(t)
+	id := f.tracked("Add a farewell")
+	var c created
+	f.mustSucceed("create_task", map[string]any{"tool": "COMMAND", "issue_id": id,
+		"config": map[string]any{"command": []string{"sh", "-c", "echo bye > bye.txt"}}}, &c)
+	f.wait(c.TaskID)
+	f.mustSucceed("end_task", map[string]any{"taskId": c.TaskID}, nil)
+	is := f.showIssue(id)
+	if desc, _ := is["description"].(string); is["status"] != "open" || (is["assignee"] != nil && is["assignee"] != "") ||
+		!strings.Contains(desc, "Agent task "+c.TaskID+" (COMMAND) was ended") {
+		t.Errorf("issue after end_task = %v", is)
+	}
+	var list struct {
+		Tasks []struct{ ID, State string }
+	}
+	f.mustSucceed("list_tasks", map[string]any{}, &list)
+	if len(list.Tasks) != 1 || list.Tasks[0].State != "ended" {
+		t.Errorf("list_tasks = %+v", list)
+	}
+}
