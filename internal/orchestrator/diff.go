@@ -17,8 +17,9 @@ const DiffLimit = 2 << 20
 // Diff is what merging a task would take, file by file, against the commit
 // the task started from: the commits on its branch and, while its worktree
 // exists, the worktree's uncommitted and untracked files (not ignored
-// ones), which the merge commits as they are. It is read through the same
-// copy of the worktree's index the merge commits from.
+// ones), which the merge commits as they are. It is read as the merge
+// reads the worktree: through a copy of its index into which every file
+// was added (withTempIndex), so the two cannot disagree.
 type Diff struct {
 	Base   string `json:"base_sha"`
 	Branch string `json:"branch"`
