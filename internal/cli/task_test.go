@@ -100,8 +100,13 @@ func TestTaskCommandsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list.Tasks) != 1 {
 		t.Fatalf("task list: %v %s", err, r.stdout)
 	}
-	wantKeys(t, "task list item", string(list.Tasks[0]), "id", "issue_id", "tool", "description", "status", "branch", "worktree_path", "created_at")
-	wantKeys(t, "task show", run("task", "show", id, "--json").stdout, "id", "issue_id", "prompt", "status", "diff_stat")
+	wantKeys(t, "task list item", string(list.Tasks[0]), "id", "issue_id", "tool", "description", "status", "state", "branch", "worktree_path", "created_at")
+	wantKeys(t, "task show", run("task", "show", id, "--json").stdout, "id", "issue_id", "prompt", "status", "state", "diff_stat")
+	r = run("task", "show", id, "--diff", "--json")
+	wantKeys(t, "task show --diff", r.stdout, "id", "status", "diff")
+	var withDiff struct{ Diff json.RawMessage }
+	_ = json.Unmarshal([]byte(r.stdout), &withDiff)
+	wantKeys(t, "task show --diff's diff", string(withDiff.Diff), "base_sha", "branch", "source", "files", "uncommitted", "text", "truncated")
 	logs := strings.Split(strings.TrimSpace(run("task", "logs", id, "--json").stdout), "\n")
 	if len(logs) == 0 {
 		t.Fatal("no log lines")
