@@ -11,9 +11,9 @@ import (
 // The tracker's .gitattributes routes the record files through the merge
 // driver "sudocode", but git keeps what a driver runs in .git/config,
 // which a clone does not copy: without it git merges the files as text.
-// Init registers the driver; the first command in a clone (whose cache is
-// built from nothing, since the cache is never committed) registers it
-// too, and says so.
+// Init registers the driver; so does, saying so, any command that reads
+// the files whole: the first in a clone (its cache, never committed, is
+// built from nothing), or after a pull that changed many records.
 
 // mergeDriverCommand is what git runs for the driver.
 const mergeDriverCommand = "sudocode merge-driver %O %A %B %P"

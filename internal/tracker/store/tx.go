@@ -88,10 +88,6 @@ func (r *Repo) updateOnce(ctx context.Context, l *lock, fn func(*Tx) error) erro
 	}
 	if r.startDirect(ctx) {
 		defer r.endDirect(ctx) // after the transaction's end, deferred below
-		// A cache built from nothing: the first command in a new clone.
-		if msg := EnsureMergeDriver(ctx, r.Root()); msg != "" {
-			r.notify(msg)
-		}
 	}
 	sqlTx, err := r.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -162,6 +158,12 @@ func (t *Tx) sync() error {
 		whole = !done
 	}
 	if whole {
+		// The files read whole: a cache built from nothing (the first
+		// command in a new clone), another version's, or a big pull. The
+		// time to make sure git merges those files with the driver.
+		if msg := EnsureMergeDriver(t.ctx, t.r.Root()); msg != "" {
+			t.r.notify(msg)
+		}
 		if err := t.rebuild(); err != nil {
 			return err
 		}
