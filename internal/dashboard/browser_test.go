@@ -300,7 +300,7 @@ func (b *browser) screenshot(t *testing.T, name string) {
 // connectMCP connects the SDK's Streamable HTTP client to url.
 func connectMCP(t *testing.T, url string) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(20*time.Second))
 	defer cancel()
 	s, err := mcp.NewClient(&mcp.Implementation{Name: "browser-test", Version: "0"}, nil).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer{browserToken}}}, nil)
@@ -323,7 +323,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // call calls a tool that must succeed and returns its text.
 func call(t *testing.T, s *mcp.ClientSession, tool string, args map[string]any) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(20*time.Second))
 	defer cancel()
 	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
