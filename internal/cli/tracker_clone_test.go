@@ -107,13 +107,31 @@ func TestConflictRepairedByTrackerMerge(t *testing.T) {
 	git("commit", "-qm", "merge left")
 }
 
-// TestCommittedConflictRepairedFromMarkers: conflict markers that reached
-// a commit (git no longer holds the three versions) are repaired from the
+// TestCommittedConflictRepairedFromHistory: conflict markers that reached
+// a merge commit (git no longer holds the three versions in its index)
+// are repaired from the versions that merge joined: its parents and their
+// merge base. Both edits survive, as the driver would have kept them.
+func TestCommittedConflictRepairedFromHistory(t *testing.T) {
+	p, git, id, _ := conflictedRepo(t, "merge")
+	git("commit", "-qam", "merge with the markers left in")
+
+	r := p.run("issue", "show", id, "--json")
+	if r.code != 0 || !strings.Contains(r.stderr, "repaired the merge conflict") || strings.Contains(r.stderr, "staged") {
+		t.Fatalf("exit %d, stderr %q; want a repair, not staged", r.code, r.stderr)
+	}
+	s := p.js("issue", "show", id)
+	if s.num("priority") != 0 || s.str("assignee") != "bob" {
+		t.Errorf("both sides' edits should survive: priority %d, assignee %q", s.num("priority"), s.str("assignee"))
+	}
+}
+
+// TestConflictMarkedResolvedRepairedFromMarkers: a conflicted file marked
+// resolved with its markers still in it (git add) is repaired from the
 // sides the markers enclose; with git's diff3 style, which shows the base,
 // both edits survive.
-func TestCommittedConflictRepairedFromMarkers(t *testing.T) {
-	p, git, id, _ := conflictedRepo(t, "diff3")
-	git("commit", "-qam", "merge with the markers left in")
+func TestConflictMarkedResolvedRepairedFromMarkers(t *testing.T) {
+	p, git, id, file := conflictedRepo(t, "diff3")
+	git("add", file)
 
 	r := p.run("issue", "show", id, "--json")
 	if r.code != 0 || !strings.Contains(r.stderr, "repaired the merge conflict") || strings.Contains(r.stderr, "staged") {

@@ -39,7 +39,8 @@ func newDoctorCmd(tc trackerCmd) *cobra.Command {
   - record files that hold git's conflict markers (a merge made without the driver).
 With --fix, register the driver and repair each conflicted file with the tracker's own
 three-way merge: from the three versions git keeps while the conflict is unresolved (the
-result is then staged), else from the sides between the markers (with git's diff3 style,
+result is then staged), else from the versions a merge commit that recorded the markers
+joined, else from the sides between the markers (with git's diff3 style,
 which shows the base, exactly as the driver; without it, where the sides' values of a
 field differ, the later edit wins). No line is deleted and no record lost. Every other command does the same
 repair by itself when it meets such a file; doctor does it on its own and reports.
@@ -111,9 +112,9 @@ func doctorText(w io.Writer, rep doctorReport, fixed bool) {
 		fmt.Fprintln(w, "merge driver\tnot in a git repository")
 	}
 	for _, r := range rep.Repaired {
-		how := "from the conflict markers"
-		if r.From == "index" {
-			how = "from git's three versions"
+		how := map[string]string{"index": "from git's three versions", "history": "from the versions its merge commit joined"}[r.From]
+		if how == "" {
+			how = "from the conflict markers"
 		}
 		if r.Staged {
 			how += ", staged"

@@ -22,14 +22,15 @@ import (
 // read. Deleting lines to get past it loses records, so the tracker repairs
 // such a file itself, with the same three-way merge the driver runs: from
 // the versions git keeps in its index while the conflict is unresolved
-// (then the result is staged, as the driver's would have been), else from
-// the sides the markers enclose.
+// (then the result is staged, as the driver's would have been); else, when
+// a merge commit recorded the markers, from the versions it joined; else
+// from the sides the markers enclose.
 
 // Repair is a record file the tracker rewrote from a leftover conflict.
 type Repair struct {
 	File   string         `json:"file"`   // relative to the tracker directory, slash-separated
 	Staged bool           `json:"staged"` // the conflict was git's, in the index: the result is staged
-	From   string         `json:"from"`   // "index" (git's three versions) or "markers"
+	From   string         `json:"from"`   // "index" (git's three versions), "history" (a merge commit's) or "markers"
 	Rename []merge.Rename `json:"renamed"`
 }
 
@@ -132,10 +133,14 @@ func (r *Repo) repairFile(ctx context.Context, rs *records, f string) (Repair, e
 		if err != nil {
 			return rep, err
 		}
-		if base, ours, theirs, err = markerSides(data); err != nil {
+		var found bool
+		if base, ours, theirs, found = r.historySides(ctx, f, data); found {
+			rep.From = "history"
+		} else if base, ours, theirs, err = markerSides(data); err != nil {
 			return rep, errTornConflict
+		} else {
+			rep.From = "markers"
 		}
-		rep.From = "markers"
 	}
 	out, renames, err := merge.ThreeWay(kind, base, ours, theirs)
 	if err != nil {
@@ -192,6 +197,36 @@ func (r *Repo) indexSides(ctx context.Context, f string) (base, ours, theirs []b
 		sides[fields[2][0]-'1'] = blob
 	}
 	return sides[0], sides[1], sides[2], true
+}
+
+// historySides returns the versions a merge commit joined when it
+// recorded file f with its markers (data) as they are now: the last
+// commit that changed f is a merge of two parents, and holds f as data.
+// Ours is its first parent's f, theirs its second's, base their merge
+// base's (absent: empty); found false when f's history is not that.
+func (r *Repo) historySides(ctx context.Context, f string, data []byte) (base, ours, theirs []byte, found bool) {
+	o := gitx.Options{Dir: r.Dir}
+	out, err := gitx.Output(ctx, o, 1<<12, "log", "-1", "--format=%H %P", "--", f)
+	commits := strings.Fields(string(out))
+	if err != nil || len(commits) != 3 {
+		return nil, nil, nil, false
+	}
+	blob := func(rev string) ([]byte, error) {
+		return gitx.Output(ctx, o, maxRecordFile, "cat-file", "blob", rev+":./"+f)
+	}
+	if recorded, err := blob(commits[0]); err != nil || !bytes.Equal(recorded, data) {
+		return nil, nil, nil, false // changed since: the markers may not be the merge's
+	}
+	if ours, err = blob(commits[1]); err != nil {
+		return nil, nil, nil, false
+	}
+	if theirs, err = blob(commits[2]); err != nil {
+		return nil, nil, nil, false
+	}
+	if mb, err := gitx.Output(ctx, o, 1<<12, "merge-base", commits[1], commits[2]); err == nil {
+		base, _ = blob(strings.TrimSpace(string(mb))) // absent there: both sides added the file
+	}
+	return base, ours, theirs, true
 }
 
 // errTornConflict is a file whose conflict markers do not make whole
