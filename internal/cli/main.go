@@ -33,6 +33,7 @@ const (
 	exitNotFound    = 3
 	exitConflict    = 4
 	exitUnavailable = 5 // a store or server cannot be reached
+	exitMissing     = 6 // a program the command needs is not installed (an agent CLI)
 )
 
 // Main runs the sudocode binary with args (without the program name).
@@ -115,6 +116,10 @@ func exitCode(err error) int {
 	var ue usageError
 	if errors.As(err, &ue) {
 		return exitInvalid
+	}
+	var pe prerequisiteError
+	if errors.As(err, &pe) {
+		return exitMissing
 	}
 	var fe *fault.Error
 	if !errors.As(err, &fe) {

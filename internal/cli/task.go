@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -45,17 +44,16 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	f.rules.register(fs)
 }
 
-// agentKinds maps the CLI's agent names to create_task's tool kinds.
-var agentKinds = map[string]string{"claude": "CLAUDECODE", "codex": "CODEX", "gemini": "GEMINI", "opencode": "OPENCODE", "command": "COMMAND"}
-
-// resolve returns the tool kind and the config JSON.
+// resolve returns the tool kind and the config JSON. An agent CLI that is
+// not installed is refused here, before the issue or a worktree is touched.
 func (f *agentFlags) resolve() (string, json.RawMessage, error) {
-	kind, ok := agentKinds[strings.ToLower(f.agent)]
+	a, ok := agentByName(f.agent)
 	if !ok {
-		kind = strings.ToUpper(f.agent)
-		if _, known := map[string]bool{"CLAUDECODE": true, "CODEX": true, "GEMINI": true, "OPENCODE": true, "COMMAND": true}[kind]; !known {
-			return "", nil, usageError{fmt.Errorf("unknown agent %q: want claude, codex, gemini, opencode or command", f.agent)}
-		}
+		return "", nil, usageError{fmt.Errorf("unknown agent %q: want %s", f.agent, agentNames())}
+	}
+	kind := a.kind
+	if err := a.installed(); err != nil {
+		return "", nil, err
 	}
 	cfg := map[string]any{}
 	if f.config != "" {

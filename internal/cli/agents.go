@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"os/exec"
+	"strings"
+
+	"github.com/sudocode/sudocode/internal/fault"
+)
+
+// agentCLI is a coding-agent CLI as a user names it (--agent), as the
+// orchestrator's create_task names it (its tool kind), the program it
+// runs, and the npm package at the version this release is tested with
+// (the README's table of agent CLIs gives the same).
+type agentCLI struct {
+	name, kind, bin, pkg string
+}
+
+// agentCLIs are the agents --agent takes, in the order help lists them.
+// The pinned versions are the ones the real-CLI tests run.
+var agentCLIs = []agentCLI{
+	{"claude", "CLAUDECODE", "claude", "@anthropic-ai/claude-code@2.1.331"},
+	{"codex", "CODEX", "codex", "@openai/codex@0.169.0"},
+	{"gemini", "GEMINI", "gemini", "@google/gemini-cli@0.61.0"},
+	{"opencode", "OPENCODE", "opencode", "opencode-ai@1.18.33"},
+	{"command", "COMMAND", "", ""},
+}
+
+// agentByName finds an agent by its CLI name or its tool kind, in any case.
+func agentByName(name string) (agentCLI, bool) {
+	for _, a := range agentCLIs {
+		if strings.EqualFold(name, a.name) || strings.EqualFold(name, a.kind) {
+			return a, true
+		}
+	}
+	return agentCLI{}, false
+}
+
+// agentNameOf is the CLI name of a tool kind (the kind itself if unknown).
+func agentNameOf(kind string) string {
+	if a, ok := agentByName(kind); ok {
+		return a.name
+	}
+	return kind
+}
+
+// installed reports an agent CLI missing from PATH as a missing
+// prerequisite whose hint installs the pinned version.
+func (a agentCLI) installed() error {
+	if a.bin == "" {
+		return nil
+	}
+	if _, err := exec.LookPath(a.bin); err != nil {
+		return prerequisiteError{fault.New(fault.Unavailable, "%s is not installed (no %s on PATH)", a.name, a.bin).
+			WithHint("npm install -g " + a.pkg)}
+	}
+	return nil
+}
+
+// prerequisiteError marks a program the command needs that is not
+// installed: the user must install it, where an unreachable store (exit 5)
+// may come back by itself.
+type prerequisiteError struct{ error }
+
+func (e prerequisiteError) Unwrap() error { return e.error }
+
+// agentNames lists the --agent values for help and errors.
+func agentNames() string {
+	names := make([]string, len(agentCLIs))
+	for i, a := range agentCLIs {
+		names[i] = a.name
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
