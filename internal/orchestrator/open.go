@@ -10,8 +10,13 @@ import (
 // Open opens the orchestrator of the project in dir, with the real agent
 // adapters, its task store in dataDir and its worktrees under worktrees
 // (empty: $SUDOCODE_WORKTREES, else the project's setting or the default;
-// see worktreeDir), sweeps the worktrees an earlier run left behind and
-// collects those of finished tasks (see GC).
+// see worktreeDir).
+//
+// Opening touches no worktree and runs no git worktree command, so that
+// reading tasks (task list, task show) changes nothing and stays fast:
+// the first Create sweeps the worktrees an earlier run left behind and
+// collects those of finished tasks (see Sweep, GC), and the warm worktree
+// (see pool) is checked out after it.
 // closeFn stops every running agent (its whole process group) and closes
 // the store.
 func Open(ctx context.Context, dir, dataDir, actor, worktrees string) (o *Orchestrator, closeFn func(), err error) {
@@ -22,9 +27,8 @@ func Open(ctx context.Context, dir, dataDir, actor, worktrees string) (o *Orches
 	if worktrees == "" {
 		worktrees = os.Getenv(EnvWorktrees)
 	}
-	o = New(store, lookupAdapter, Options{Repo: dir, Actor: actor, Worktrees: worktrees})
-	_, _ = o.Sweep(ctx)
-	_, _ = o.GC(ctx) // worktrees of tasks that finished before the restart
+	o = idle(store, lookupAdapter, Options{Repo: dir, Actor: actor, Worktrees: worktrees})
+	o.tidyFirst = true
 	return o, func() { o.Close(); store.Close() }, nil
 }
 

@@ -69,6 +69,12 @@ type Orchestrator struct {
 	subMu  sync.Mutex
 	subs   map[int]func(Change)
 	nextID int
+
+	// tidyFirst, set by Open, makes the first Create clean up after
+	// earlier runs (Sweep, GC), once (tidy): opening the orchestrator and
+	// reading tasks leave the worktrees alone.
+	tidyFirst bool
+	tidy      sync.Once
 }
 
 // New returns an orchestrator over store for the project in opts.Repo;
@@ -76,19 +82,25 @@ type Orchestrator struct {
 // checking out the warm worktree in the background. It does not sweep:
 // the caller runs Sweep once at startup, after New.
 func New(store *Store, lookup Lookup, opts Options) *Orchestrator {
+	o := idle(store, lookup, opts)
+	o.refill()
+	return o
+}
+
+// idle returns an orchestrator that has not touched a worktree yet: no
+// warm worktree is being checked out.
+func idle(store *Store, lookup Lookup, opts Options) *Orchestrator {
 	if opts.Grace <= 0 {
 		opts.Grace = 5 * time.Second
 	}
 	if opts.FlushEvery <= 0 {
 		opts.FlushEvery = 100 * time.Millisecond
 	}
-	o := &Orchestrator{
+	return &Orchestrator{
 		store: store, wt: NewWorktrees(opts.Repo, opts.Worktrees), lookup: lookup, opts: opts,
 		pool:    newPool(opts.NoPool),
 		running: map[string]*run{}, taskMu: map[string]*sync.Mutex{}, subs: map[int]func(Change){},
 	}
-	o.refill()
-	return o
 }
 
 // ServeTracker sets Options.Tracker; call it before the first task.
@@ -215,6 +227,12 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 	}
 	if err != nil {
 		return Task{}, err
+	}
+	if o.tidyFirst {
+		o.tidy.Do(func() {
+			_, _ = o.Sweep(ctx)
+			_, _ = o.GC(ctx) // worktrees of tasks that finished before this process
+		})
 	}
 	defer o.refill() // after the agent started, so that the checkout does not slow its start
 	if err := o.placeWorktree(ctx, &t, branch); err != nil {
