@@ -7,6 +7,8 @@
 #   ingestion of 100,000 events: an agent printing 100,000 Claude Code JSON
 #     lines, parsed, batched and stored by a task  vs  decoding the same
 #     lines into a slice and storing nothing
+#   reading tasks, whole processes, with 100 finished tasks: task list and
+#     task show  vs  sudocode ready on the same repository
 # Worktrees go under TMPDIR (default /tmp): set TMPDIR to measure another disk.
 # Usage: bench/agent.sh [ROUNDS]   (default 20 creates of each kind, 5 ingestions)
 set -euo pipefail
@@ -17,6 +19,7 @@ trap 'rm -f "$out"' EXIT
 
 go test -run '^$' -bench '^BenchmarkCreateToStart$' -benchtime "${rounds}x" ./internal/orchestrator/ | tee "$out"
 go test -run '^$' -bench '^BenchmarkIngest$' -benchtime 5x ./internal/orchestrator/ | tee -a "$out"
+go test -run '^$' -bench '^BenchmarkTaskList$' -benchtime "${rounds}x" ./bench/ | tee -a "$out"
 
 awk '
   /^Benchmark/ { name = $1; sub(/-[0-9]+$/, "", name); ns[name] = $3; if ($6 == "p50-ms") p50[name] = $5 }
@@ -33,4 +36,10 @@ awk '
     printf "%-40s %8.2f s   (target < 2 s; %.2fx decoding the lines)\n", "agent stream, parsed and stored", ns["BenchmarkIngest/task"] / 1e9, ns["BenchmarkIngest/task"] / dec
     printf "%-40s %8.2f s   (%.2fx decoding the lines)\n", "AppendEvents of ready events", ns["BenchmarkIngest/store"] / 1e9, ns["BenchmarkIngest/store"] / dec
     printf "%-40s %8.2f s   (peer)\n", "json.Unmarshal of the same lines", dec / 1e9
+    ready = ns["BenchmarkTaskList/peer_ready"]
+    print ""
+    print "== reading tasks, whole process, 100 tasks =="
+    printf "%-40s %8.1f ms  (target < 50 ms; %.2fx sudocode ready)\n", "sudocode task list --json", ns["BenchmarkTaskList/task_list"] / 1e6, ns["BenchmarkTaskList/task_list"] / ready
+    printf "%-40s %8.1f ms  (%.2fx sudocode ready)\n", "sudocode task show ID --json", ns["BenchmarkTaskList/task_show"] / 1e6, ns["BenchmarkTaskList/task_show"] / ready
+    printf "%-40s %8.1f ms  (peer)\n", "sudocode ready --json", ready / 1e6
   }' "$out"
