@@ -2,6 +2,7 @@ package gitinfo
 
 import (
 	"context"
+	"github.com/sudocode/sudocode/internal/testkit"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -99,8 +100,8 @@ func TestGitTimeout(t *testing.T) {
 	}
 	_, err = Diff(context.Background(), r, DiffOptions{Unstaged: true, MaxBytes: 100})
 	wstest.Code[workspace.Error](t, err, "TIMEOUT")
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("timeouts took %s", d)
+	if d := time.Since(start); d > testkit.Scale(5*time.Second) {
+		t.Fatalf("timeouts took %s (%s scales this)", d, testkit.SlowEnv)
 	}
 }
 
@@ -121,8 +122,8 @@ esac
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("bounded read took %s", d)
+	if d := time.Since(start); d > testkit.Scale(5*time.Second) {
+		t.Fatalf("bounded read took %s (%s scales this)", d, testkit.SlowEnv)
 	}
 	if !res.Truncated || res.TruncatedBy == nil || *res.TruncatedBy != "bytes" || res.OutputBytes > 1000 {
 		t.Fatalf("result %+v", res)
