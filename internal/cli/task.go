@@ -106,6 +106,7 @@ feedback on specs and file the work it discovers.
 
   sudocode task start ISSUE [--agent claude]   run an agent on an issue (in the foreground)
   sudocode task list | show ID | logs ID [-f]  see the tasks, a report, the log
+  sudocode task follow-up ID "…"               run its agent again with new instructions
   sudocode task merge ID                       merge its branch; closes the issue
   sudocode task end ID                         stop it and remove its worktree
 
@@ -117,7 +118,7 @@ see "sudocode trust".`,
 		RunE: groupHelp,
 	}
 	cmd.AddCommand(newTaskStartCmd(g, stdio), newTaskListCmd(g, stdio), newTaskShowCmd(g, stdio),
-		newTaskLogsCmd(g, stdio), newTaskMergeCmd(g, stdio), newTaskEndCmd(g, stdio))
+		newTaskLogsCmd(g, stdio), newTaskFollowUpCmd(g, stdio), newTaskMergeCmd(g, stdio), newTaskEndCmd(g, stdio))
 	return cmd
 }
 

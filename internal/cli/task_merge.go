@@ -49,7 +49,7 @@ With --json: {task, strategy, base, commit, files, removal, issue_id, close_reas
 			}
 			res, err := l.Merge(cmd.Context(), args[0], in)
 			if err != nil {
-				return nothingToMerge(cmd.Context(), l.Orchestrator(), args[0], err)
+				return cliHint(nothingToMerge(cmd.Context(), l.Orchestrator(), args[0], err), args[0])
 			}
 			if g.json {
 				return writeJSON(stdio.Out, res)

@@ -47,30 +47,12 @@ With --json, the report is printed as JSON (the fields of report_task).`,
 			defer closeFn()
 			t, err := l.Start(ctx, loop.StartInput{IssueID: args[0], Tool: kind, Instructions: instructions, Branch: branch, Config: cfg, Actor: actor()})
 			if err != nil {
-				return err
+				return cliHint(err, args[0])
 			}
-			orch := l.Orchestrator()
 			if !g.json {
 				fmt.Fprintf(stdio.Out, "task %s: %s on branch %s\n", t.ID, t.Tool, t.Branch)
 			}
-			t, err = follow(ctx, orch, t.ID, 0, !g.json, stdio.Out)
-			if err != nil {
-				return err
-			}
-			l.Finished(ctx, t)
-			rep, err := orch.Report(ctx, t.ID)
-			if err != nil {
-				return err
-			}
-			if g.json {
-				err = writeJSON(stdio.Out, rep)
-			} else {
-				printReport(stdio.Out, rep)
-			}
-			if err == nil && t.Status == orchestrator.StatusFailed {
-				return silentError{code: 1}
-			}
-			return err
+			return followToReport(ctx, l, t.ID, 0, g.json, stdio.Out)
 		},
 	}
 	tf.register(cmd.Flags())
@@ -78,6 +60,31 @@ With --json, the report is printed as JSON (the fields of report_task).`,
 	cmd.Flags().StringVar(&instructions, "instructions", "", "`TEXT` added to the assembled prompt")
 	cmd.Flags().StringVar(&branch, "branch", "", "the new branch's `NAME` (default sudocode/<issue>-<title>-<task id>)")
 	return cmd
+}
+
+// followToReport follows task id's log after seq since until its agent
+// stops, records the end on its issue and prints the report (as JSON with
+// asJSON); a failed agent ends the command with exit 1.
+func followToReport(ctx context.Context, l *loop.Loop, id string, since int64, asJSON bool, out io.Writer) error {
+	orch := l.Orchestrator()
+	t, err := follow(ctx, orch, id, since, !asJSON, out)
+	if err != nil {
+		return err
+	}
+	l.Finished(ctx, t)
+	rep, err := orch.Report(ctx, t.ID)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		err = writeJSON(out, rep)
+	} else {
+		printReport(out, rep)
+	}
+	if err == nil && t.Status == orchestrator.StatusFailed {
+		return silentError{code: 1}
+	}
+	return err
 }
 
 // follow prints task id's log after seq since (when print) until its agent

@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sudocode/sudocode/internal/orchestrator"
+)
+
+func newTaskFollowUpCmd(g *globalOptions, stdio IO) *cobra.Command {
+	tf := &taskFlags{g: g}
+	cmd := &cobra.Command{
+		Use:   "follow-up ID INSTRUCTIONS",
+		Short: "Give a stopped task's agent new instructions and run it again, until it stops",
+		Long: `Give a task's agent new instructions, as update_task does: the agent runs again
+in the task's worktree, on its branch, continuing its session where its CLI can
+resume one (Claude Code, Codex, Gemini CLI, OpenCode), with INSTRUCTIONS as its
+prompt. Use it after "sudocode task show ID --diff" to ask for changes before
+merging, or to retry a failed task.
+
+The task must not be running and must still have its worktree (not ended or
+merged). The instructions are recorded on the task's issue, which goes
+in_progress again. The log is printed until the agent stops, then the report,
+as "sudocode task start" does; the command exits 1 if the agent fails.
+Interrupting the command stops the agent. With --json, the report is printed as
+JSON (the fields of report_task).`,
+		Example: `  sudocode task follow-up k3v9x2mq "Also handle an empty name, with a test."`,
+		Args:    exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, id, instructions := cmd.Context(), args[0], args[1]
+			if strings.TrimSpace(instructions) == "" {
+				return usageError{errors.New("INSTRUCTIONS is empty: say what the agent should do next")}
+			}
+			l, closeFn, err := openLoop(ctx, tf, &agentFlags{})
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			orch := l.Orchestrator()
+			seen, err := orch.Logs(ctx, id, 0, 0)
+			if err != nil {
+				return err
+			}
+			var since int64
+			if len(seen) > 0 {
+				since = seen[len(seen)-1].Seq
+			}
+			t, err := orch.Update(ctx, id, orchestrator.UpdateInput{Instructions: instructions})
+			if err != nil {
+				return cliHint(err, id)
+			}
+			if err := l.Review(ctx, t, instructions); err != nil {
+				return err
+			}
+			return followToReport(ctx, l, t.ID, since, g.json, stdio.Out)
+		},
+	}
+	tf.register(cmd.Flags())
+	return cmd
+}
