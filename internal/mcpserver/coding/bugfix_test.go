@@ -1,6 +1,7 @@
 package coding_test
 
 import (
+	"github.com/sudocode/sudocode/internal/testkit"
 	"strings"
 	"testing"
 
@@ -25,6 +26,7 @@ func TestBugFixLoopJavaScript(t *testing.T) {
 }
 
 func TestBugFixLoopPython(t *testing.T) {
+	testkit.Runnable(t, "python3", "apt-get install -y python3", "-c", "pass")
 	dir := t.TempDir()
 	wstest.Write(t, dir, map[string]string{
 		".gitignore":   "__pycache__/\n",

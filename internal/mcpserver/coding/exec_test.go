@@ -227,7 +227,7 @@ func TestExecCommand(t *testing.T) {
 			wantNoProcs(t, mk, 2*time.Second)
 		}},
 		{"tty repl", func(t *testing.T, s *toolSession) {
-			testkit.Command(t, "python3", "apt-get install -y python3")
+			testkit.Runnable(t, "python3", "apt-get install -y python3", "-c", "pass")
 			sc := s.ok(t, "exec_command", map[string]any{"cmd": "python3 -i -q", "tty": true, "yield_time_ms": 5000})
 			wantFields(t, sc, map[string]any{"status": "running", "stderr": ""})
 			id := sc["session_id"].(string)

@@ -54,6 +54,7 @@ func listener(t *testing.T) (port string, accepted func() int) {
 func TestSandboxDeniesNetworkByEveryRoute(t *testing.T) {
 	t.Parallel()
 	requireLandlock(t, 4)
+	testkit.Runnable(t, "python3", "apt-get install -y python3", "-c", "pass")
 	port, accepted := listener(t)
 	m := newManager(t, Options{})
 	root := m.opts.Root

@@ -1,6 +1,7 @@
 package procs
 
 import (
+	"github.com/sudocode/sudocode/internal/testkit"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,17 +86,14 @@ func TestToolchainsUnderHomeRunAndCredentialsStayUnreadable(t *testing.T) {
 func TestThisMachinesToolchains(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, Options{})
-	for cmd, want := range map[string]string{
-		"python3 -c 'print(6*7)'":             "42\n",
-		"node -e 'console.log(6*7)'":          "42\n",
-		"go env GOROOT >/dev/null && echo 42": "42\n",
+	for _, tc := range []struct{ cmd, program, install, check string }{
+		{"python3 -c 'print(6*7)'", "python3", "apt-get install -y python3", "-c pass"},
+		{"node -e 'console.log(6*7)'", "node", "apt-get install -y nodejs", "-e 0"},
+		{"go env GOROOT >/dev/null && echo 42", "go", "https://go.dev/dl", "version"},
 	} {
-		name := strings.Fields(cmd)[0]
-		if _, err := exec.LookPath(name); err != nil {
-			t.Fatalf("%s is not installed: the tests need it (README)", name)
-		}
-		if s := start(t, m, req(cmd)); s.Stdout.Text != want || s.ExitCode != 0 {
-			t.Errorf("%s: %+v", cmd, s)
+		testkit.Runnable(t, tc.program, tc.install, strings.Fields(tc.check)...)
+		if s := start(t, m, req(tc.cmd)); s.Stdout.Text != "42\n" || s.ExitCode != 0 {
+			t.Errorf("%s: %+v", tc.cmd, s)
 		}
 	}
 }
