@@ -20,7 +20,7 @@ func TestTaskFollowUpRunsTheAgentAgain(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("task follow-up: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "completion: exited with code 0") || !strings.Contains(r.stdout, "is completed") {
+	if !strings.Contains(r.stdout, "completion: exited with code 0") || !strings.Contains(r.stdout, "(command) completed") {
 		t.Errorf("follow-up report: %s", r.stdout)
 	}
 	if diff := run("task", "show", id, "--diff").stdout; !strings.Contains(diff, "+Say goodbye too.") {

@@ -50,7 +50,7 @@ With --json, the report is printed as JSON (the fields of report_task).`,
 				return cliHint(err, args[0])
 			}
 			if !g.json {
-				fmt.Fprintf(stdio.Out, "task %s: %s on branch %s\n", t.ID, t.Tool, t.Branch)
+				fmt.Fprintf(stdio.Out, "task %s: %s on branch %s\n", t.ID, agentNameOf(t.Tool), t.Branch)
 			}
 			return followToReport(ctx, l, t.ID, 0, g.json, stdio.Out)
 		},
@@ -133,22 +133,29 @@ func logLine(e orchestrator.StoredEvent) string {
 }
 
 func printReport(out io.Writer, r orchestrator.Report) {
-	fmt.Fprintf(out, "task %s (%s) is %s", r.ID, r.Tool, r.Status)
-	if r.Outcome != "" {
+	fmt.Fprintf(out, "task %s (%s) %s", r.ID, agentNameOf(r.Tool), statusPhrase(r.Status))
+	if r.Outcome != "" && r.Outcome != string(r.Status) {
 		fmt.Fprintf(out, ", outcome %s", r.Outcome)
 	}
 	fmt.Fprintln(out)
 	if r.IssueID != "" {
 		fmt.Fprintf(out, "issue:   %s\n", r.IssueID)
 	}
-	fmt.Fprintf(out, "branch:  %s (%d commits)\n", r.Branch, r.Commits)
+	if r.State == orchestrator.StateMerged {
+		fmt.Fprintf(out, "branch:  %s (merged)\n", r.Branch)
+	} else {
+		fmt.Fprintf(out, "branch:  %s (%s)\n", r.Branch, count(r.Commits, "commit"))
+	}
 	if len(r.FilesChanged) > 0 {
 		fmt.Fprintf(out, "files:   %s\n", strings.Join(r.FilesChanged, ", "))
+	}
+	if u := usageText(r.Usage.Task); u != "" {
+		fmt.Fprintf(out, "usage:   %s\n", u)
 	}
 	if r.FinalAnswer != "" {
 		fmt.Fprintf(out, "answer:  %s\n", r.FinalAnswer)
 	}
 	if r.Error != nil {
-		fmt.Fprintf(out, "error:   %s %v\n", r.Error.Type, r.Error.Details)
+		fmt.Fprintf(out, "error:   %s\n", r.Error.Sentence())
 	}
 }
