@@ -139,7 +139,8 @@ func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (Mer
 		Data: map[string]any{"phase": "merge", "commit": plan.commit, "base": plan.base}}
 	_, _ = o.store.AppendEvents(ctx, t.ID, []agent.Event{note})
 	o.cleanup(ctx, t)
-	rm, err := o.wt.Remove(ctx, t.ID, t.WorktreePath, t.Branch, keep)
+	var rm Removal
+	rm.BranchDeleted, err = o.wt.drop(ctx, t.ID, t.WorktreePath, t.Branch, keep)
 	now := time.Now().UTC()
 	t.Status, t.Error = StatusCompleted, nil
 	t.MergedCommit, t.MergeConflict = plan.commit, nil

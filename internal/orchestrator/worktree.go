@@ -238,7 +238,6 @@ var saveIdent = []string{
 // are discarded and listed. A worktree that is already gone is pruned.
 func (w *Worktrees) Remove(ctx context.Context, id, path, branch string, keepBranch bool) (Removal, error) {
 	var r Removal
-	_ = os.RemoveAll(configDir(id))
 	if path != "" {
 		if _, err := os.Stat(path); err == nil {
 			if keepBranch && branch != "" {
@@ -250,8 +249,24 @@ func (w *Worktrees) Remove(ctx context.Context, id, path, branch string, keepBra
 			} else if st, err := runGit(ctx, gitx.Options{Dir: path}, "status", "--porcelain"); err == nil && st != "" {
 				r.Discarded = strings.Split(st, "\n")
 			}
+		}
+	}
+	var err error
+	r.BranchDeleted, err = w.drop(ctx, id, path, branch, keepBranch)
+	return r, err
+}
+
+// drop removes task id's worktree as it is, neither saving nor listing
+// what it holds, and, unless keepBranch, its branch; it reports whether
+// the branch was deleted. A merge drops the worktree it has just merged
+// whole: reading its status first would cost as much as the merge on a
+// large repository, to list nothing.
+func (w *Worktrees) drop(ctx context.Context, id, path, branch string, keepBranch bool) (branchDeleted bool, err error) {
+	_ = os.RemoveAll(configDir(id))
+	if path != "" {
+		if _, err := os.Stat(path); err == nil {
 			if err := w.removeTree(ctx, path); err != nil {
-				return r, err
+				return false, err
 			}
 		} else {
 			w.mu.Lock()
@@ -259,17 +274,18 @@ func (w *Worktrees) Remove(ctx context.Context, id, path, branch string, keepBra
 			w.mu.Unlock()
 		}
 	}
-	if !keepBranch && branch != "" {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if _, err := git(ctx, w.repo, "show-ref", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
-			if _, err := git(ctx, w.repo, "branch", "-D", branch); err != nil {
-				return r, fault.Wrap(fault.Conflict, err, "failed to delete the task branch")
-			}
-			r.BranchDeleted = true
-		}
+	if keepBranch || branch == "" {
+		return false, nil
 	}
-	return r, nil
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := git(ctx, w.repo, "show-ref", "--verify", "--quiet", "refs/heads/"+branch); err != nil {
+		return false, nil
+	}
+	if _, err := git(ctx, w.repo, "branch", "-D", branch); err != nil {
+		return false, fault.Wrap(fault.Conflict, err, "failed to delete the task branch")
+	}
+	return true, nil
 }
 
 // save commits the worktree at path as it is (tracked, modified and
