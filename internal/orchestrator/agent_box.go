@@ -2,6 +2,8 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,6 +77,11 @@ func (o *Orchestrator) agentBox(ctx context.Context, kind string, spec agent.Run
 	for _, d := range dirs {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return phaseBox{}, fault.Wrap(fault.Unavailable, err, "cannot make the agent's configuration directory "+d)
+		}
+	}
+	if kind == agent.ToolOpenCode && spec.ConfigDir != "" {
+		if err := copyLogin(agent.OpenCodeLogin(os.Getenv, home), filepath.Join(agent.OpenCodeDataHome(spec.ConfigDir), "opencode", "auth.json")); err != nil {
+			return phaseBox{}, fault.Wrap(fault.Unavailable, err, "cannot copy OpenCode's login into the task's data directory")
 		}
 	}
 	// Codex confines the commands it runs with a bubblewrap sandbox of its
@@ -195,4 +202,28 @@ func boxTemp(env []string) []string {
 		return strings.HasPrefix(kv, "TMPDIR=") || strings.HasPrefix(kv, "XDG_RUNTIME_DIR=")
 	})
 	return append(out, "TMPDIR=/tmp")
+}
+
+// copyLogin copies a CLI's login file to dst (made private), when there
+// is one; a missing one is no error (the CLI may take its key from the
+// environment).
+func copyLogin(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(dst, b)
+}
+
+// writeFileAtomic writes b to path through a temporary file renamed over
+// it, mode 0600.
+func writeFileAtomic(path string, b []byte) error {
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -46,11 +47,23 @@ func (OpenCode) Invocation(spec RunSpec) (Invocation, error) {
 	}
 	argv = append(argv, extra...)
 	env := pwdEnv(spec)
+	if spec.ConfigDir != "" {
+		// OpenCode keeps its sessions in one SQLite database under its
+		// data directory; two runs at once (tasks in parallel) fail with
+		// "database is locked" there. Each task's runs get a data
+		// directory of the task's own, kept across its runs and restarts
+		// (its sessions resume); the box copies the login in.
+		env = append(env, "XDG_DATA_HOME="+OpenCodeDataHome(spec.ConfigDir))
+	}
 	if len(spec.MCPServers) > 0 {
 		env = append(env, openCodeMCP(spec.MCPServers))
 	}
 	return Invocation{Argv: argv, Env: env, Stdin: spec.Instructions}, nil
 }
+
+// OpenCodeDataHome is the XDG data directory of a task's OpenCode runs,
+// in the task's configuration directory.
+func OpenCodeDataHome(configDir string) string { return filepath.Join(configDir, "data") }
 
 func (OpenCode) NewParser() Parser { return &openCodeParser{} }
 

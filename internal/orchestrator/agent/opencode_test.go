@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -129,5 +131,38 @@ func TestOpenCodeDegraded(t *testing.T) {
 	ev = append(ev, p.Line([]byte(`{"type":"done","timestamp":2,"sessionID":"ses_x","reason":"idle","rejected":["external_directory"]}`), testNow)...)
 	if d := ofKind(ev, KindDenied); len(d) != 2 || d[0].Tool != "bash" || d[1].Tool != "external_directory" {
 		t.Errorf("denials = %+v", d)
+	}
+}
+
+// Each task's OpenCode runs keep their sessions in a data directory of the
+// task's own: runs of two tasks at once do not share one database.
+func TestOpenCodeDataPerTask(t *testing.T) {
+	var homes []string
+	for _, task := range []string{"t1", "t2"} {
+		cfg := filepath.Join(t.TempDir(), task)
+		inv, err := OpenCode{}.Invocation(RunSpec{Instructions: "Go.", Dir: t.TempDir(), ConfigDir: cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var home string
+		for _, kv := range inv.Env {
+			if v, ok := strings.CutPrefix(kv, "XDG_DATA_HOME="); ok {
+				home = v
+			}
+		}
+		if home != OpenCodeDataHome(cfg) || !strings.HasPrefix(home, cfg+string(filepath.Separator)) {
+			t.Fatalf("XDG_DATA_HOME = %q, want under the task's %s", home, cfg)
+		}
+		dirs, _ := OwnPaths(ToolOpenCode, func(k string) string { return map[string]string{"XDG_DATA_HOME": home}[k] }, "/home/u")
+		if !slices.Contains(dirs, filepath.Join(home, "opencode")) {
+			t.Fatalf("the box would not bind the task's data directory: %v", dirs)
+		}
+		homes = append(homes, home)
+	}
+	if homes[0] == homes[1] {
+		t.Fatalf("two tasks share %s", homes[0])
+	}
+	if got := OpenCodeLogin(func(string) string { return "" }, "/home/u"); got != "/home/u/.local/share/opencode/auth.json" {
+		t.Fatalf("login %s", got)
 	}
 }

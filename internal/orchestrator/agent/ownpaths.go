@@ -33,3 +33,15 @@ func OwnPaths(kind string, getenv func(string) string, home string) (dirs, files
 	}
 	return dirs, files
 }
+
+// OpenCodeLogin is OpenCode's login file in the user's own data
+// directory (XDG_DATA_HOME of the server, else ~/.local/share): a task's
+// runs keep their data elsewhere (OpenCodeDataHome), where a copy of it
+// is put before each run.
+func OpenCodeLogin(getenv func(string) string, home string) string {
+	base := getenv("XDG_DATA_HOME")
+	if base == "" || !filepath.IsAbs(base) {
+		base = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(base, "opencode", "auth.json")
+}
