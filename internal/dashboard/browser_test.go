@@ -234,12 +234,17 @@ func eval[T any](t *testing.T, b *browser, expr string) T {
 	return v
 }
 
+// pageWait bounds a wait for the page: some waits include starting an
+// agent in its box and a worktree, which took over 20 s on two busy
+// cores. A passing test waits only as long as it must.
+const pageWait = time.Minute
+
 // waitFor polls a boolean expression until it is true. It evaluates
 // through DevTools (never through the page's eval, which the page's CSP
 // forbids).
 func (b *browser) waitFor(t *testing.T, what, expr string) {
 	t.Helper()
-	deadline := time.Now().Add(testkit.Scale(20 * time.Second))
+	deadline := time.Now().Add(testkit.Scale(pageWait))
 	for {
 		ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool]("!!("+expr+")"))
 		if err == nil && ok {
@@ -247,7 +252,7 @@ func (b *browser) waitFor(t *testing.T, what, expr string) {
 		}
 		if time.Now().After(deadline) {
 			main, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.getElementById('main') ? document.getElementById('main').innerText : ''`))
-			t.Fatalf("waited %v for %s (%s): %v; the page shows:\n%s\nconsole errors: %s", testkit.Scale(20*time.Second), what, expr, err, main, strings.Join(b.errors(), "\n"))
+			t.Fatalf("waited %v for %s (%s): %v; the page shows:\n%s\nconsole errors: %s", testkit.Scale(pageWait), what, expr, err, main, strings.Join(b.errors(), "\n"))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
