@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -66,6 +67,7 @@ func run(cmd *cobra.Command, args []string, stdio IO) int {
 	if errors.As(err, &se) {
 		return se.code
 	}
+	err = withUsageHint(ran, err)
 	if asJSON, _ := ran.Flags().GetBool("json"); asJSON || wantsJSON(args) {
 		writeJSON(stdio.Err, jsonError(err))
 	} else {
@@ -105,6 +107,22 @@ func jsonError(err error) fault.Envelope {
 
 // usageError marks a mistake in the command line itself.
 type usageError struct{ error }
+
+// withUsageHint gives a mistake in the command line that has no hint of
+// its own (a bad flag, a missing id) the command's usage line as its hint.
+func withUsageHint(cmd *cobra.Command, err error) error {
+	var ue usageError
+	if cmd == nil || !errors.As(err, &ue) || fault.HintOf(err) != "" {
+		return err
+	}
+	return &fault.Error{Code: fault.Invalid, Msg: err.Error(), Hint: usageLine(cmd), Err: err}
+}
+
+// usageLine is "usage: " and the command's use line, without cobra's
+// " [flags]" (every command has --help and --json).
+func usageLine(cmd *cobra.Command) string {
+	return "usage: " + strings.TrimSuffix(cmd.UseLine(), " [flags]")
+}
 
 // silentError ends a command with an exit code after it has already
 // reported what went wrong (e.g. some ids of a close failed).

@@ -64,7 +64,7 @@ Every command takes --json; errors are then JSON on stderr too.`,
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return fault.New(fault.Invalid, "%s", err.Error()).WithHint("usage: " + strings.TrimSuffix(cmd.UseLine(), " [flags]"))
+			return fault.New(fault.Invalid, "%s", err.Error()).WithHint(usageLine(cmd))
 		}
 		return nil
 	}
