@@ -9,6 +9,12 @@ window.SudocodeTasks = function (ui) {
   const { h, link, route, api, statusBadge, problem, markdown, when, clock, toast } = ui;
   const trust = window.SudocodeTrust(ui);
 
+  // The agents by the names the CLI's --agent takes (claude, not
+  // CLAUDECODE): one naming for users everywhere. The API keeps the tool
+  // kinds of create_task, which option values and requests carry.
+  const agentNames = { CLAUDECODE: 'claude', CODEX: 'codex', GEMINI: 'gemini', OPENCODE: 'opencode', COMMAND: 'command' };
+  function agentName(kind) { return agentNames[kind] || kind; }
+
   async function renderTasks(box) {
     const title = h('div', { class: 'title-row' }, h('h1', null, 'Tasks'),
       ui.canWrite() ? h('a', { class: 'button primary right', id: 'new-task', href: '#/new-task' }, 'Start an agent') : null);
@@ -28,10 +34,10 @@ window.SudocodeTasks = function (ui) {
       return;
     }
     box.append(h('table', { class: 'list', id: 'task-list' },
-      h('thead', null, h('tr', null, ['task', 'status', 'tool', 'branch', 'created'].map((c) => h('th', null, c)))),
+      h('thead', null, h('tr', null, ['task', 'status', 'agent', 'branch', 'created'].map((c) => h('th', null, c)))),
       h('tbody', null, list.tasks.map((t) => h('tr', { dataset: { id: t.id } },
         h('td', null, link(route('task', t.id), t.description || t.id), h('div', { class: 'id small' }, t.id)),
-        h('td', null, statusBadge(t.state || t.status)), h('td', null, t.tool),
+        h('td', null, statusBadge(t.state || t.status)), h('td', null, agentName(t.tool)),
         h('td', { class: 'mono small' }, t.branch), h('td', { class: 'small' }, when(t.created_at)))))));
   }
 
@@ -40,7 +46,7 @@ window.SudocodeTasks = function (ui) {
       h('div', { class: 'title-row' }, h('h1', null, t.description || t.id), h('span', { id: 'task-status' }, statusBadge(t.state || t.status))),
       h('dl', { class: 'meta' },
         h('dt', null, 'id'), h('dd', { class: 'id' }, t.id),
-        h('dt', null, 'tool'), h('dd', null, t.tool),
+        h('dt', null, 'agent'), h('dd', { id: 'task-agent' }, agentName(t.tool)),
         h('dt', null, 'branch'), h('dd', { class: 'mono' }, t.branch),
         h('dt', null, 'base'), h('dd', { class: 'mono' }, (t.base_sha || '').slice(0, 12)),
         t.worktree_path ? [h('dt', null, 'worktree'), h('dd', { class: 'mono small' }, t.worktree_path)] : null,
@@ -135,7 +141,7 @@ window.SudocodeTasks = function (ui) {
   async function runReadyForm() {
     let agents = [];
     try { agents = (await api('/api/agents')).agents.filter((a) => a.available); } catch (err) { return problem(err, 'Agents are'); }
-    const tool = h('select', { id: 'run-tool', 'aria-label': 'agent' }, agents.map((a) => h('option', { value: a.kind }, a.kind)));
+    const tool = h('select', { id: 'run-tool', 'aria-label': 'agent' }, agents.map((a) => h('option', { value: a.kind }, agentName(a.kind))));
     const limit = h('input', { id: 'run-limit', type: 'number', min: 1, value: 1, 'aria-label': 'at most this many issues', class: 'narrow' });
     const cfg = h('input', { id: 'run-config', type: 'text', class: 'mono grow', placeholder: 'options (JSON), e.g. {"model": "\u2026"}', 'aria-label': 'agent options' });
     const go = h('button', { type: 'submit', class: 'button', id: 'run-ready', disabled: !agents.length || !!(run && run.busy) }, 'Run ready');
@@ -199,9 +205,9 @@ window.SudocodeTasks = function (ui) {
     const ev = e.event || {};
     let text = ev.text || '';
     if (ev.kind === 'tool_call' && ev.tool) text = ev.tool + (text ? ': ' + text : '');
-    if (ev.kind === 'file_change' && ev.files) text = (text ? text + ' ' : '') + ev.files.join(', ');
+    if (ev.kind === 'file_change' && ev.files && ev.files.length) text = ev.files.join(', '); // as the CLI prints it
     if (ev.kind === 'completion') text = (ev.success ? '\u2713 ' : '\u2717 ') + text;
-    if (ev.kind === 'usage' && ev.tokens) text = 'tokens in ' + ev.tokens.input + ' / out ' + ev.tokens.output + (ev.cost_usd != null ? ' \u00b7 $' + ev.cost_usd : '');
+    if (ev.kind === 'usage' && ev.tokens) text = 'tokens in ' + ev.tokens.input + ' / out ' + ev.tokens.output + (ev.cost_usd != null ? ' \u00b7 ' + money(ev.cost_usd) : '');
     return h('div', { class: 'log-line k-' + String(ev.kind || 'log').replace(/[^\w-]/g, ''), dataset: { seq: e.seq } },
       h('span', { class: 'seq' }, String(e.seq)),
       h('span', { class: 'time' }, clock(ev.time)),
@@ -388,13 +394,13 @@ window.SudocodeTasks = function (ui) {
     const it = issueID ? await api('/api/issues/' + encodeURIComponent(issueID)) : null;
     const ready = agents.filter((a) => a.available);
     const missing = agents.filter((a) => !a.available);
-    const tool = h('select', { id: 'task-tool' }, ready.map((a) => h('option', { value: a.kind }, a.kind)));
+    const tool = h('select', { id: 'task-tool' }, ready.map((a) => h('option', { value: a.kind }, agentName(a.kind))));
     // On an issue the prompt is assembled from the tracker when the task
     // starts (the issue, its specs, blockers and rulesets); what is typed
     // here is added to it.
     const desc = h('input', { id: 'task-description', type: 'text', required: !it, autocomplete: 'off', placeholder: it ? it.id + ': ' + it.title : '' });
     const instr = h('textarea', { id: 'task-instructions-input', rows: it ? 4 : 8, placeholder: it ? 'Further instructions, added to the prompt drawn from ' + it.id : '' });
-    const cfg = h('textarea', { id: 'task-config', rows: 3, placeholder: '{"model": "\u2026"}  or for COMMAND: {"command": ["make", "test"]}', class: 'mono' });
+    const cfg = h('textarea', { id: 'task-config', rows: 3, placeholder: '{"model": "\u2026"}  or for command: {"command": ["make", "test"]}', class: 'mono' });
     const form = h('form', { class: 'form wide', id: 'task-form', onsubmit: async (e) => {
       e.preventDefault();
       let config;
@@ -411,7 +417,7 @@ window.SudocodeTasks = function (ui) {
     h('label', null, it ? 'Further instructions (the prompt is drawn from the issue, its specs and rulesets)' : 'Instructions', instr),
     h('label', null, 'Options (JSON, passed to the agent as its config)', cfg),
     missing.length ? h('div', { class: 'hint', id: 'agents-missing' }, h('strong', null, 'Not available here:'),
-      h('ul', null, missing.map((a) => h('li', null, h('span', { class: 'mono' }, a.kind), ': ', h('code', null, a.problem))))) : null,
+      h('ul', null, missing.map((a) => h('li', null, h('span', { class: 'mono' }, agentName(a.kind)), ': ', h('code', null, a.problem))))) : null,
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary', id: 'task-start', disabled: !ready.length }, 'Start'),
       h('a', { class: 'button', href: it ? '#' + route('issue', it.id) : '#/tasks' }, 'Cancel')));
     box.append(h('p', { class: 'crumbs' }, it ? link(route('issue', it.id), '\u2190 ' + it.id) : link('/tasks', '\u2190 Tasks')),
