@@ -63,6 +63,7 @@ func (o *Orchestrator) follow(id string, r *run, outR, errR *os.File, parser age
 	// worktree meanwhile.
 	var ch *changes
 	if t, err := o.store.Get(ctx, id); err == nil {
+		refreshIndex(ctx, t.WorktreePath)
 		if c, ok, err := o.wt.taskChanges(ctx, t); err == nil && ok {
 			ch = &c
 			evCh <- []agent.Event{changeEvent(c, time.Now().UTC())}
