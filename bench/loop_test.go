@@ -52,9 +52,11 @@ var agentTimes = regexp.MustCompile(`agent-(start|end) ([0-9]+)`)
 //     with the task's report (the task is then finished and reported);
 //   - merge-p50-ms: the whole task merge process;
 //
-// and the peer, peer_git_merge, a bare `git merge --no-ff` of a one-file
-// branch in the same repository (p50-ms). The agent prints its times with
-// date(1), so both sides read the same clock.
+// and the peers, in the same repository (p50-ms): peer_git_merge, a bare
+// `git merge --no-ff` of a one-file branch, and peer_git_worktree_add, a
+// bare `git worktree add -b` (the checkout a task start without a warm
+// worktree includes). The agent prints its times with date(1), so both
+// sides read the same clock.
 func BenchmarkLoop(b *testing.B) {
 	bin := testkit.Binary(b, "./cmd/sudocode")
 	dir, env := bigTrackerRepo(b, bin, 10_000)
@@ -106,6 +108,19 @@ func BenchmarkLoop(b *testing.B) {
 			t0 := time.Now()
 			gitRun(b, dir, env, "merge", "-q", "--no-ff", "-m", "merge "+branch, branch)
 			lat = append(lat, time.Since(t0))
+		}
+		b.ReportMetric(p50ms(lat), "p50-ms")
+	})
+	b.Run("peer_git_worktree_add", func(b *testing.B) {
+		var lat []time.Duration
+		for range b.N {
+			round++
+			branch, path := fmt.Sprintf("peer%d", round), filepath.Join(b.TempDir(), "wt")
+			t0 := time.Now()
+			gitRun(b, dir, env, "worktree", "add", "-q", "-b", branch, path, "HEAD")
+			lat = append(lat, time.Since(t0))
+			gitRun(b, dir, env, "worktree", "remove", "--force", path)
+			gitRun(b, dir, env, "branch", "-q", "-D", branch)
 		}
 		b.ReportMetric(p50ms(lat), "p50-ms")
 	})
