@@ -23,6 +23,6 @@ func issueTasksText(w io.Writer, ts []tracker.TaskRef) {
 	}
 	fmt.Fprintln(w, "\ntasks:")
 	for _, t := range ts {
-		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", t.ID, t.Status, t.Tool, t.Branch)
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", t.ID, t.Status, agentNameOf(t.Tool), t.Branch)
 	}
 }

@@ -38,6 +38,13 @@ func TestTaskReportReadsAsText(t *testing.T) {
 	if r := run("task", "merge", id); r.code != 0 {
 		t.Fatalf("task merge: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
+	issueTasks := run("issue", "show", first).stdout
+	issueTasks = issueTasks[strings.LastIndex(issueTasks, "tasks:"):]
+	for args, out := range map[string]string{"task list": run("task", "list").stdout, "issue show's tasks": issueTasks} {
+		if !strings.Contains(out, "command") || strings.Contains(out, "COMMAND") {
+			t.Errorf("%s names the agent otherwise than --agent:\n%s", args, out)
+		}
+	}
 	shown := run("task", "show", id).stdout
 	if !strings.Contains(shown, "(merged)") || strings.Contains(shown, "0 commits") {
 		t.Errorf("a merged task's report:\n%s", shown)
