@@ -107,6 +107,45 @@ func (w *Worktrees) planMerge(ctx context.Context, t Task, work, strategy, msg s
 	return p, nil
 }
 
+// statusPaths returns the paths git status --porcelain=v2 lists (both
+// sides of a rename). Its lines, unlike v1's, never start with a space,
+// which the trimmed output would lose.
+func statusPaths(st string) []string {
+	var paths []string
+	for line := range strings.SplitSeq(st, "\n") {
+		var path string
+		switch {
+		case strings.HasPrefix(line, "1 "):
+			path = afterFields(line, 8)
+		case strings.HasPrefix(line, "2 "):
+			path = afterFields(line, 9)
+		case strings.HasPrefix(line, "u "):
+			path = afterFields(line, 10)
+		case strings.HasPrefix(line, "? "):
+			path = line[2:]
+		}
+		for p := range strings.SplitSeq(path, "\t") {
+			if p != "" {
+				paths = append(paths, strings.Trim(p, `"`))
+			}
+		}
+	}
+	return paths
+}
+
+// afterFields returns what follows the first n space-separated fields of line.
+func afterFields(line string, n int) string {
+	parts := strings.SplitN(line, " ", n+1)
+	if len(parts) <= n {
+		return ""
+	}
+	return parts[n]
+}
+
+// maxStatusPaths bounds the files advance names to git status; a larger
+// merge reads the whole checkout's status.
+const maxStatusPaths = 1000
+
 // advance moves the checkout's branch to the planned commit: refused when
 // the checkout has uncommitted changes to a merged file, or when its
 // branch moved since the plan; otherwise a fast-forward, which git applies
@@ -114,7 +153,13 @@ func (w *Worktrees) planMerge(ctx context.Context, t Task, work, strategy, msg s
 func (w *Worktrees) advance(ctx context.Context, p mergePlan) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	st, err := git(ctx, p.top, "status", "--porcelain", "--untracked-files=all")
+	// Only the merged files matter: status limited to them reads a few
+	// files instead of the whole checkout (a second on 10,000 files).
+	args := []string{"status", "--porcelain=v2", "--untracked-files=all"}
+	if len(p.files) <= maxStatusPaths {
+		args = append(append(args, "--"), p.files...)
+	}
+	st, err := git(ctx, p.top, args...)
 	if err != nil {
 		return fault.Wrap(fault.Internal, err, "failed to read the checkout's status")
 	}
@@ -123,9 +168,9 @@ func (w *Worktrees) advance(ctx context.Context, p mergePlan) error {
 		merged[f] = true
 	}
 	var dirty []string
-	for line := range strings.SplitSeq(st, "\n") {
-		if len(line) > 3 && merged[strings.Trim(line[3:], `"`)] {
-			dirty = append(dirty, line[3:])
+	for _, f := range statusPaths(st) {
+		if merged[f] {
+			dirty = append(dirty, f)
 		}
 	}
 	if len(dirty) > 0 {
