@@ -76,3 +76,22 @@ func jsonField(t *testing.T, raw, key string) string {
 	s, _ := m[key].(string)
 	return s
 }
+
+// A follow-up on a task whose agent CLI is no longer installed is refused
+// the same way, before the task changes.
+func TestTaskFollowUpWithoutTheAgentCLIExits6(t *testing.T) {
+	dir, env, first, _ := taskRepo(t)
+	stand := t.TempDir()
+	if err := os.WriteFile(filepath.Join(stand, "gemini"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := runAt(t, dir, append(env, "PATH="+stand+string(os.PathListSeparator)+os.Getenv("PATH")), "", "task", "start", first, "--agent", "gemini", "--json")
+	id := jsonField(t, r.stdout, "id")
+	if id == "" {
+		t.Fatalf("task start with a stand-in gemini: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runAt(t, dir, append(env, pathWithout(t)), "", "task", "follow-up", id, "Try again.")
+	if r.code != 6 || !strings.Contains(r.stderr, "gemini is not installed") {
+		t.Errorf("follow-up: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+}

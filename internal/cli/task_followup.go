@@ -39,6 +39,15 @@ JSON (the fields of report_task).`,
 			}
 			defer closeFn()
 			orch := l.Orchestrator()
+			task, err := orch.Get(ctx, id)
+			if err != nil {
+				return err
+			}
+			if a, ok := agentByName(task.Tool); ok {
+				if err := a.installed(); err != nil {
+					return err
+				}
+			}
 			seen, err := orch.Logs(ctx, id, 0, 0)
 			if err != nil {
 				return err
