@@ -155,3 +155,23 @@ echo end`)
 		t.Fatalf("%v: %q", err, out)
 	}
 }
+
+// A workspace on tmpfs under /dev/shm is bound into the box's own
+// /dev/shm, which holds nothing else of the host's.
+func TestBoxBindsAWorkspaceInDevShm(t *testing.T) {
+	ws, err := os.MkdirTemp("/dev/shm", "sudocode-box-")
+	if err != nil {
+		testkit.Missing(t, "a writable /dev/shm: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(ws) })
+	other, err := os.MkdirTemp("/dev/shm", "sudocode-other-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(other) })
+	os.WriteFile(filepath.Join(ws, "f"), []byte("in the workspace\n"), 0o600)
+	out, _, err := boxedRun(t, Policy{Full: []string{ws}}, ws, "cat f; echo new > g && cat g; ls "+other+" 2>&1 | head -c 0; test -e "+other+" || echo no-other")
+	if err != nil || out != "in the workspace\nnew\nno-other\n" {
+		t.Fatalf("%v: %q", err, out)
+	}
+}

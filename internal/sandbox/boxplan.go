@@ -12,7 +12,7 @@ import (
 // place, and each link met on the way to it (/bin → usr/bin, a home
 // under a linked /home) is made again in the box, so both spellings work
 // there as on the host. Paths under /proc and /dev are the box's own and
-// are not bound. A path that is missing is left out.
+// are not bound, but for what lies inside /dev/shm (a workspace on tmpfs). A path that is missing is left out.
 func planBox(p Policy) (binds []bind, links []boxLink) {
 	seen := map[string]int{}
 	add := func(paths []string, kind bind) {
@@ -62,6 +62,9 @@ type boxLink struct {
 
 // boxOwn reports whether path is one the box provides itself.
 func boxOwn(path string) bool {
+	if strings.HasPrefix(path, "/dev/shm/") {
+		return false // a directory in a tmpfs, as a workspace may be: the box's own /dev/shm holds it
+	}
 	return within(path, "/proc") || within(path, "/dev") || path == "/"
 }
 
