@@ -224,3 +224,18 @@ func TestWarmBoxFollowsAWorkspaceMadeAgain(t *testing.T) {
 		t.Fatalf("the command saw the old workspace: %v %q", err, out)
 	}
 }
+
+// A working directory the box does not hold is named as such, not as a
+// missing program.
+func TestWarmBoxNamesAMissingDirectory(t *testing.T) {
+	ws := canonDir(t)
+	w := NewWarm()
+	defer w.Close()
+	c := exec.Command("/bin/sh", "-c", "true")
+	c.Dir = filepath.Join(ws, "gone")
+	sc := Command(c, warmPolicy(ws))
+	sc.Warm = w
+	if err := sc.Start(); err == nil || !strings.Contains(err.Error(), "the working directory "+c.Dir+" is not in the box") {
+		t.Fatalf("start: %v", err)
+	}
+}

@@ -61,6 +61,16 @@ func serveWarm(cfg helperConfig) int {
 			}
 			continue
 		}
+		if req.Dir != "" {
+			// The child's chdir failing would read as the program missing.
+			if _, err := os.Stat(req.Dir); err != nil {
+				closeAll(fds)
+				if !reply(warmReply{ExecError: "sandbox helper: the working directory " + req.Dir + " is not in the box: " + err.Error()}, -1) {
+					return 0
+				}
+				continue
+			}
+		}
 		pid, pidfd, err := startFromZygote(req, fds)
 		closeAll(fds)
 		if err != nil {
