@@ -58,14 +58,14 @@ func (c *Cmd) Start() error {
 	if !c.Policy.Landlock {
 		return c.startHelper(nil, Report{Box: "off"})
 	}
+	if c.Warm != nil {
+		if err := c.startWarm(c.Warm); err != errNotWarm {
+			return err
+		}
+	}
 	box, reason := newBox(c.Policy)
 	if box == nil {
 		return c.startHelper(nil, Report{Box: "unavailable", BoxReason: reason})
-	}
-	if c.Warm != nil {
-		if err := c.startWarm(c.Warm, box); err != errNotWarm {
-			return err
-		}
 	}
 	return c.startHelper(box, Report{})
 }

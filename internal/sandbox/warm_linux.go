@@ -51,7 +51,8 @@ type warmBox struct {
 	report    Report
 	idleTimer *time.Timer
 	endOnce   sync.Once
-	binds     []bindID // what its binds were when it was built
+	binds     []bindID  // what its binds were when it was built
+	links     []boxLink // and the links on the way to them
 }
 
 // bindID is a bound path and the file it was when the box was built.
@@ -79,8 +80,10 @@ func bindIDs(box *boxConfig) []bindID {
 }
 
 // current reports whether every path the box binds is still the file it
-// bound: a workspace removed and made again (a fresh clone in its place)
-// would otherwise be seen, in the box, as the old directory, deleted.
+// bound, and every link on the way to them still names what it named: a
+// workspace removed and made again (a fresh clone in its place) would
+// otherwise be seen, in the box, as the old directory, deleted; a link
+// turned elsewhere (a toolchain's version switched) as where it led.
 func (b *warmBox) current() bool {
 	for _, id := range b.binds {
 		var st unix.Stat_t
@@ -91,6 +94,11 @@ func (b *warmBox) current() bool {
 			continue
 		}
 		if st.Dev != id.dev || st.Ino != id.ino {
+			return false
+		}
+	}
+	for _, l := range b.links {
+		if target, err := os.Readlink(l.Path); err != nil || target != l.Target {
 			return false
 		}
 	}
@@ -150,7 +158,7 @@ func (w *Warm) spawn(key string, hc helperConfig) (*warmBox, error) {
 		conn.Close()
 		return nil, err
 	}
-	b := &warmBox{key: key, sup: c, conn: conn, binds: ids}
+	b := &warmBox{key: key, sup: c, conn: conn, binds: ids, links: hc.Box.Links}
 	rep, err := awaitStart(statusR)
 	if err != nil {
 		b.end()
@@ -200,7 +208,7 @@ var errNotWarm = errors.New("not startable in a warm box")
 // not start there and may start cold; any other error is the command's
 // (or a box that ended while starting it: it may have run, so it is not
 // started again).
-func (c *Cmd) startWarm(w *Warm, box *boxConfig) error {
+func (c *Cmd) startWarm(w *Warm) error {
 	var fds [3]int
 	for i, s := range []any{c.Stdin, c.Stdout, c.Stderr} {
 		switch f := s.(type) {
@@ -231,8 +239,10 @@ func (c *Cmd) startWarm(w *Warm, box *boxConfig) error {
 	if err != nil || len(msg) > maxWarmMessage {
 		return errNotWarm
 	}
-	hc := helperConfig{Policy: c.Policy, Box: box, Warm: true}
-	keyb, err := json.Marshal(hc)
+	// Boxes are kept by policy; the box a policy plans (resolving every
+	// path's links) is worked out only to build one: a kept box is used
+	// while what it binds and the links it made are as they were.
+	keyb, err := json.Marshal(c.Policy)
 	if err != nil {
 		return errNotWarm
 	}
@@ -243,7 +253,11 @@ func (c *Cmd) startWarm(w *Warm, box *boxConfig) error {
 		b = w.take(key)
 	}
 	if b == nil {
-		if b, err = w.spawn(key, hc); err != nil {
+		box, _ := newBox(c.Policy)
+		if box == nil {
+			return errNotWarm // the cold start reports why
+		}
+		if b, err = w.spawn(key, helperConfig{Policy: c.Policy, Box: box, Warm: true}); err != nil {
 			return errNotWarm
 		}
 	}

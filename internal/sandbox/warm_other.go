@@ -14,4 +14,4 @@ func (b *warmBox) end() {}
 
 var errNotWarm = errors.New("not startable in a warm box")
 
-func (c *Cmd) startWarm(*Warm, *boxConfig) error { return errNotWarm }
+func (c *Cmd) startWarm(*Warm) error { return errNotWarm }

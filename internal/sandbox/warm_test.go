@@ -239,3 +239,27 @@ func TestWarmBoxNamesAMissingDirectory(t *testing.T) {
 		t.Fatalf("start: %v", err)
 	}
 }
+
+// A link on the way to a granted path turned elsewhere (a toolchain's
+// version switched) is followed by the next command, not the kept box's.
+func TestWarmBoxFollowsALinkTurnedElsewhere(t *testing.T) {
+	ws, base := canonDir(t), canonDir(t)
+	for _, v := range []string{"v1", "v2"} {
+		os.MkdirAll(filepath.Join(base, v), 0o755)
+		os.WriteFile(filepath.Join(base, v, "version"), []byte(v), 0o644)
+	}
+	current := filepath.Join(base, "current")
+	os.Symlink("v1", current)
+	w := NewWarm()
+	defer w.Close()
+	p := warmPolicy(ws)
+	p.ReadExec = append([]string{current}, p.ReadExec...)
+	if out, err := warmRun(t, w, p, ws, "cat "+current+"/version"); err != nil || out != "v1" {
+		t.Fatalf("%v %q", err, out)
+	}
+	os.Remove(current)
+	os.Symlink("v2", current)
+	if out, err := warmRun(t, w, p, ws, "cat "+current+"/version"); err != nil || out != "v2" {
+		t.Fatalf("the command saw the link's old target: %v %q", err, out)
+	}
+}
