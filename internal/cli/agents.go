@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
 
 // agentCLI is a coding-agent CLI as a user names it (--agent), as the
@@ -15,14 +16,14 @@ type agentCLI struct {
 	name, kind, bin, pkg string
 }
 
-// agentCLIs are the agents --agent takes, in the order help lists them.
-// The pinned versions are the ones the real-CLI tests run.
+// agentCLIs are the agents --agent takes, in the order help lists them,
+// with their pinned packages (agent.Packages).
 var agentCLIs = []agentCLI{
-	{"claude", "CLAUDECODE", "claude", "@anthropic-ai/claude-code@2.1.331"},
-	{"codex", "CODEX", "codex", "@openai/codex@0.169.0"},
-	{"gemini", "GEMINI", "gemini", "@google/gemini-cli@0.61.0"},
-	{"opencode", "OPENCODE", "opencode", "opencode-ai@1.18.33"},
-	{"command", "COMMAND", "", ""},
+	{"claude", agent.ToolClaudeCode, "claude", agent.Packages[agent.ToolClaudeCode]},
+	{"codex", agent.ToolCodex, "codex", agent.Packages[agent.ToolCodex]},
+	{"gemini", agent.ToolGemini, "gemini", agent.Packages[agent.ToolGemini]},
+	{"opencode", agent.ToolOpenCode, "opencode", agent.Packages[agent.ToolOpenCode]},
+	{"command", agent.ToolCommand, "", ""},
 }
 
 // agentByName finds an agent by its CLI name or its tool kind, in any case.

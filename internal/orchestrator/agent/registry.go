@@ -49,11 +49,21 @@ func Lookup(kind string) (Adapter, error) {
 const EventSessionStarted = "session_started"
 
 // checkBinary reports a missing CLI binary with the npm package to install.
-func checkBinary(bin, npmPkg string) error {
+func checkBinary(bin, kind string) error {
 	if _, err := exec.LookPath(bin); err != nil {
-		return fmt.Errorf("%s is not installed: npm install -g %s", bin, npmPkg)
+		return fmt.Errorf("%s is not installed: npm install -g %s", bin, Packages[kind])
 	}
 	return nil
+}
+
+// Packages are the agent CLIs' npm packages, by tool kind, at the
+// versions this release is tested with (the real-CLI tests install and
+// run these; every install hint and the README's table give the same).
+var Packages = map[string]string{
+	ToolClaudeCode: "@anthropic-ai/claude-code@2.1.331",
+	ToolCodex:      "@openai/codex@0.169.0",
+	ToolGemini:     "@google/gemini-cli@0.61.0",
+	ToolOpenCode:   "opencode-ai@1.18.33",
 }
 
 // configString returns a string config value ("" when absent or not a string).

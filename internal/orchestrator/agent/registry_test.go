@@ -32,10 +32,10 @@ func TestLookup(t *testing.T) {
 func TestCheckMissingCLI(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	for kind, want := range map[string]string{
-		"CLAUDECODE": "claude is not installed: npm install -g @anthropic-ai/claude-code",
-		"GEMINI":     "gemini is not installed: npm install -g @google/gemini-cli",
-		"CODEX":      "codex is not installed: npm install -g @openai/codex",
-		"OPENCODE":   "opencode is not installed: npm install -g opencode-ai",
+		"CLAUDECODE": "claude is not installed: npm install -g @anthropic-ai/claude-code@2.1.331",
+		"GEMINI":     "gemini is not installed: npm install -g @google/gemini-cli@0.61.0",
+		"CODEX":      "codex is not installed: npm install -g @openai/codex@0.169.0",
+		"OPENCODE":   "opencode is not installed: npm install -g opencode-ai@1.18.33",
 	} {
 		a, _ := Lookup(kind)
 		if err := a.Check(RunSpec{}); err == nil || err.Error() != want {
