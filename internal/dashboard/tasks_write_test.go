@@ -6,32 +6,44 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/dashboard"
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
-// waitStatus waits until the task is in one of the statuses.
+// waitStatus waits until the task is in one of the statuses. It reads the
+// task again each time the orchestrator announces a change, as the page
+// does, so it also shows that every change it waits for is announced.
 func waitStatus(t *testing.T, o *orchestrator.Orchestrator, id string, want ...orchestrator.Status) orchestrator.Task {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	changed := make(chan struct{}, 1)
+	unsubscribe := o.Subscribe(func(orchestrator.Change) {
+		select {
+		case changed <- struct{}{}:
+		default: // a change is already pending: the next read sees this one too
+		}
+	})
+	defer unsubscribe()
+	ctx := testkit.Context(t, 20*time.Second)
 	for {
 		task, err := o.Get(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, w := range want {
-			if task.Status == w {
-				return task
-			}
+		if slices.Contains(want, task.Status) {
+			return task
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task %s is %s, want one of %v", id, task.Status, want)
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("waited %v for task %s to be one of %v; it is %s (on a slow machine, set %s=4)",
+				testkit.Scale(20*time.Second), id, want, task.Status, testkit.SlowEnv)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
