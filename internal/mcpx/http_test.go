@@ -449,15 +449,14 @@ func TestServeOverHTTPLogsURLAndStops(t *testing.T) {
 	go func() { done <- Serve(ctx, testServer(), Transport{HTTPAddr: "127.0.0.1:0"}, logger) }()
 
 	var url string
-	deadline := time.Now().Add(5 * time.Second)
-	for url == "" && time.Now().Before(deadline) {
+	testkit.Eventually(5*time.Second, func() bool {
 		for _, f := range strings.Fields(logs.String()) {
 			if u, ok := strings.CutPrefix(f, "url="); ok {
 				url = u
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return url != ""
+	})
 	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, Path) {
 		cancel()
 		t.Fatalf("no url=http://127.0.0.1:PORT/mcp in the log: %q", logs.String())
