@@ -2,7 +2,6 @@ package gitinfo
 
 import (
 	"context"
-	"github.com/sudocode/sudocode/internal/testkit"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/workspace"
 	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
@@ -155,8 +155,16 @@ func TestGitHostileConfig(t *testing.T) {
 	// Staged and unstaged changes of the same size (git must hash them).
 	wstest.Write(t, repo, map[string]string{"b.txt": "WORLD\n"})
 	wstest.Git(t, repo, "add", "b.txt")
-	time.Sleep(20 * time.Millisecond)
 	wstest.Write(t, repo, map[string]string{"a.txt": "HELLO\n", "c.txt": "THIRD\n", "d.md": "PLAIN\n", ".gitattributes": "*.txt diff=evil filter=evil\n"})
+	// Same sizes as before: a modification time unlike the one the index
+	// holds for them makes git read the files, however fast they were
+	// rewritten.
+	long := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, name := range []string{"a.txt", "c.txt", "d.md"} {
+		if err := os.Chtimes(filepath.Join(repo, name), long, long); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	hooks := filepath.Join(bin, "hooks")
 	if err := os.MkdirAll(hooks, 0o755); err != nil {
