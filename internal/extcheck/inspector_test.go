@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 func TestInspector(t *testing.T) {
@@ -343,19 +345,18 @@ func exerciseAgent(t *testing.T, c *inspector, dir string) {
 		}
 	}
 
+	// The agent ends on its own; each look is an Inspector run (a new
+	// process), so the last report read is the one checked below.
 	var report map[string]any
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testkit.Eventually(30*time.Second, func() bool {
 		res := structured(t, "report_task", c.call(t, "report_task", "taskId="+id))
 		report, _ = res["result"].(map[string]any)
 		if report == nil {
 			t.Fatalf("report_task %s: no result: %s", id, mustJSON(res))
 		}
-		if st := report["status"]; st != "pending" && st != "in_progress" || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		st := report["status"]
+		return st != "pending" && st != "in_progress"
+	})
 	if report["id"] != id || report["status"] != "completed" || report["outcome"] != "succeeded" ||
 		report["base_sha"] != head || mustJSON(report["files_changed"]) != `["hi.txt"]` {
 		t.Errorf("report_task %s: %s\nwant it completed and succeeded from %s, having changed hi.txt", id, mustJSON(report), head)
