@@ -83,6 +83,7 @@ func ParseToolRate(s string) (string, Rate, error) {
 type Limiter struct {
 	client Rate // PerSecond 0: no per-client limit
 	tools  map[string]Rate
+	now    func() time.Time // the time the buckets refill by: time.Now, or a test's clock
 
 	mu      sync.Mutex
 	buckets map[bucketKey]*rate.Limiter
@@ -97,7 +98,7 @@ func NewLimiter(client Rate, tools map[string]Rate) *Limiter {
 	if client.PerSecond <= 0 && len(tools) == 0 {
 		return nil
 	}
-	return &Limiter{client: client, tools: tools, buckets: map[bucketKey]*rate.Limiter{}}
+	return &Limiter{client: client, tools: tools, now: time.Now, buckets: map[bucketKey]*rate.Limiter{}}
 }
 
 // RateLimitError is a tool call refused by a rate limit.
@@ -137,7 +138,7 @@ func (l *Limiter) Allow(client, tool string) *RateLimitError {
 	if l == nil {
 		return nil
 	}
-	now := time.Now()
+	now := l.now()
 	var refused *RateLimitError
 	var taken []*rate.Reservation
 	try := func(key bucketKey, r Rate, limit string) {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 func TestParseRate(t *testing.T) {
@@ -59,15 +61,24 @@ func rateLimited(err error) (retryAfterMS int64, limit string, ok bool) {
 	return data.RetryAfterMS, data.Limit, true
 }
 
+// limiterAt is NewLimiter with its buckets refilled by clock's time: the
+// test lets time pass by advancing the clock, not by waiting.
+func limiterAt(clock *testkit.Clock, client Rate, tools map[string]Rate) *Limiter {
+	l := NewLimiter(client, tools)
+	l.now = clock.Now
+	return l
+}
+
 // One client flooding the server is refused with a retryable error while
 // another client's calls all go through; the flooder gets in again after
-// the time it was told to wait.
+// the time it was told to wait, and not before.
 func TestRateLimitFloodedClientDoesNotStarveAnother(t *testing.T) {
 	a, err := NewAuth("", writeTokenFile(t, "", "alice "+aliceToken+"\nbob "+bobToken+"\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	perClient, _ := ParseRate("10/s")
+	clock := testkit.NewClock(time.Now())
 	var auditLines strings.Builder
 	var auditMu sync.Mutex
 	audit := NewAuditStream(writerFunc(func(p []byte) (int, error) {
@@ -75,7 +86,7 @@ func TestRateLimitFloodedClientDoesNotStarveAnother(t *testing.T) {
 		defer auditMu.Unlock()
 		return auditLines.Write(p)
 	}))
-	base := startTeam(t, Transport{Auth: a, Calls: &Calls{Limits: NewLimiter(perClient, nil), Audit: audit}})
+	base := startTeam(t, Transport{Auth: a, Calls: &Calls{Limits: limiterAt(clock, perClient, nil), Audit: audit}})
 	alice := mustConnectAs(t, base+Path, aliceToken)
 	bob := mustConnectAs(t, base+Path, bobToken)
 
@@ -105,35 +116,57 @@ func TestRateLimitFloodedClientDoesNotStarveAnother(t *testing.T) {
 			}
 		}()
 	}
+	// The clock stands still until bob's calls: alice has her burst of 10,
+	// then is refused.
+	testkit.WaitFor(t, 20*time.Second, "alice's flood to be rate limited", func() bool { return limited.Load() > 0 })
 	// Meanwhile bob calls at 5/s, half his limit: every call succeeds.
 	for i := range 8 {
+		if i > 0 {
+			clock.Advance(200 * time.Millisecond)
+		}
 		got, _, err := callText(t, bob, "whoami", nil)
 		if err != nil || got != "bob" {
 			t.Errorf("bob's call %d during alice's flood: %q, %v", i, got, err)
 		}
-		time.Sleep(200 * time.Millisecond)
 	}
 	close(stop)
 	flood.Wait()
 	if limited.Load() == 0 || ok.Load() == 0 {
 		t.Fatalf("alice's flood: %d ok, %d rate limited; want both", ok.Load(), limited.Load())
 	}
-	// 10 at once plus 10/s over ~1.6 s.
-	if n := ok.Load(); n > 40 {
-		t.Errorf("alice got %d calls through in ~1.6 s at 10/s", n)
+	// 10 at once plus 10/s over the 1.4 s that passed.
+	if n := ok.Load(); n > 24 {
+		t.Errorf("alice got %d calls through in 1.4 s at 10/s with a burst of 10, want at most 24", n)
 	}
 	t.Logf("alice: %d ok, %d rate limited; bob: 8 ok", ok.Load(), limited.Load())
 
-	// Told to wait, alice gets in after that long. The advice is that of
-	// a call made once the flood is over: an earlier one's was overtaken
-	// by the flood's later calls taking the tokens it counted on.
-	_, _, err = callText(t, alice, "whoami", nil)
-	if ms, _, isLimited := rateLimited(err); isLimited {
-		limited.Add(1)
-		time.Sleep(time.Duration(ms) * time.Millisecond)
+	// Told to wait, alice gets in after that long, and not a millisecond
+	// sooner. The advice is that of a call made once the flood is over:
+	// an earlier one's was overtaken by the flood's later calls taking the
+	// tokens it counted on. Her bucket holds at most 10 tokens, so the
+	// 11th call is refused at the latest.
+	var ms int64
+	for i := 0; ms == 0 && i <= perClient.Burst; i++ {
 		_, _, err = callText(t, alice, "whoami", nil)
+		if m, _, isLimited := rateLimited(err); isLimited {
+			limited.Add(1)
+			ms = m
+		} else if err != nil {
+			t.Fatalf("alice after the flood: %v", err)
+		}
 	}
-	if err != nil {
+	if ms == 0 {
+		t.Fatalf("alice made %d calls at once after her flood, none refused", perClient.Burst+1)
+	}
+	clock.Advance(time.Duration(ms-1) * time.Millisecond)
+	_, _, err = callText(t, alice, "whoami", nil)
+	if _, _, isLimited := rateLimited(err); !isLimited {
+		t.Errorf("alice told to wait %d ms got an answer %d ms later: %v", ms, ms-1, err)
+	} else {
+		limited.Add(1)
+	}
+	clock.Advance(time.Millisecond)
+	if _, _, err = callText(t, alice, "whoami", nil); err != nil {
 		t.Errorf("alice after waiting as told: %v", err)
 	}
 	auditMu.Lock()
@@ -151,7 +184,8 @@ func TestRateLimitPerTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	slow, _ := ParseRate("2/m")
-	base := startTeam(t, Transport{Auth: a, Calls: &Calls{Limits: NewLimiter(Rate{}, map[string]Rate{"record": slow})}})
+	clock := testkit.NewClock(time.Now())
+	base := startTeam(t, Transport{Auth: a, Calls: &Calls{Limits: limiterAt(clock, Rate{}, map[string]Rate{"record": slow})}})
 	alice := mustConnectAs(t, base+Path, aliceToken)
 	bob := mustConnectAs(t, base+Path, bobToken)
 	for i := range 2 {
@@ -161,8 +195,8 @@ func TestRateLimitPerTool(t *testing.T) {
 	}
 	_, _, err = callText(t, alice, "record", nil)
 	ms, limit, ok := rateLimited(err)
-	if !ok || limit != "tool" || ms < 20_000 || ms > 30_000 {
-		t.Errorf("alice's third record: %v (retry %d ms, limit %q), want a tool limit of about 30 s", err, ms, limit)
+	if !ok || limit != "tool" || ms != 30_000 {
+		t.Errorf("alice's third record: %v (retry %d ms, limit %q), want a tool limit of 30 s", err, ms, limit)
 	}
 	if err != nil && !strings.Contains(err.Error(), "retry in") {
 		t.Errorf("the message does not say when to retry: %v", err)
