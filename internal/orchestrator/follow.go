@@ -3,11 +3,12 @@ package orchestrator
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/plural"
 )
 
 // Outcomes of a run, in its result's "outcome".
@@ -152,7 +153,12 @@ func failureDetails(out outcome, message string) map[string]any {
 func changeEvent(c changes, now time.Time) agent.Event {
 	text := "no changes"
 	if c.Stat.Files > 0 || c.Commits > 0 {
-		text = fmt.Sprintf("%d files changed, %d insertions(+), %d deletions(-), %d commits", c.Stat.Files, c.Stat.Insertions, c.Stat.Deletions, c.Commits)
+		text = strings.Join([]string{
+			plural.Count(c.Stat.Files, "file", "files") + " changed",
+			plural.Count(c.Stat.Insertions, "insertion(+)", "insertions(+)"),
+			plural.Count(c.Stat.Deletions, "deletion(-)", "deletions(-)"),
+			plural.Count(c.Commits, "commit", "commits"),
+		}, ", ")
 	}
 	return agent.Event{Time: now, Kind: agent.KindFileChange, Text: text, Files: c.Files, Data: map[string]any{
 		"source": "git", "commits": c.Commits, "insertions": c.Stat.Insertions, "deletions": c.Stat.Deletions,

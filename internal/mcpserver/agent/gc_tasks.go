@@ -8,6 +8,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/plural"
 )
 
 type gcIn struct{}
@@ -26,7 +27,7 @@ func (h *handlers) gcTasks() mcpx.Tool {
 		if err != nil {
 			return out, err
 		}
-		return success(fmt.Sprintf("Removed %d worktrees and %d branches; kept %d with uncommitted work",
-			len(res.Removed), len(res.BranchesDeleted), len(res.Kept)), res), nil
+		return success(fmt.Sprintf("Removed %s and %s; kept %d with uncommitted work",
+			plural.Count(len(res.Removed), "worktree", "worktrees"), plural.Count(len(res.BranchesDeleted), "branch", "branches"), len(res.Kept)), res), nil
 	})
 }

@@ -36,7 +36,10 @@ func TestEveryToolMatchesItsOutputSchema(t *testing.T) {
 	f.wait(c.TaskID)
 	f.mustSucceed("merge_task", map[string]any{"taskId": c.TaskID}, nil)
 	f.tracked("Greet again")
-	f.mustSucceed("run_ready", map[string]any{"tool": "COMMAND", "config": map[string]any{"command": []string{"sh", "-c", "echo again >> hi.txt && git commit -qam again"}}}, nil)
+	ran := f.mustSucceed("run_ready", map[string]any{"tool": "COMMAND", "config": map[string]any{"command": []string{"sh", "-c", "echo again >> hi.txt && git commit -qam again"}}}, nil)
+	if want := "Worked 1 issue: 1 merged, 0 failed, 0 not merged, 0 not started"; ran.Message != want {
+		t.Errorf("run_ready says %q, want %q", ran.Message, want)
+	}
 	if missing := f.schemas.Unchecked(); len(missing) > 0 {
 		t.Errorf("tools never checked: %v", missing)
 	}

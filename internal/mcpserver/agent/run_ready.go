@@ -12,6 +12,7 @@ import (
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	orchagent "github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/plural"
 )
 
 type runReadyIn struct {
@@ -73,6 +74,6 @@ func runMessage(r loop.RunResult) string {
 	if len(r.Items) == 0 {
 		return "No issue is ready"
 	}
-	return fmt.Sprintf("Worked %d issues: %d merged, %d failed, %d not merged, %d not started",
-		len(r.Items), n[loop.OutcomeMerged], n[loop.OutcomeFailed], n[loop.OutcomeNotMerged], n[loop.OutcomeNoStart])
+	return fmt.Sprintf("Worked %s: %d merged, %d failed, %d not merged, %d not started",
+		plural.Count(len(r.Items), "issue", "issues"), n[loop.OutcomeMerged], n[loop.OutcomeFailed], n[loop.OutcomeNotMerged], n[loop.OutcomeNoStart])
 }

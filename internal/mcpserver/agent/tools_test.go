@@ -359,9 +359,13 @@ func TestGCTasksTool(t *testing.T) {
 			TaskID string `json:"task_id"`
 		} `json:"kept"`
 	}
-	f.mustSucceed("gc_tasks", map[string]any{}, &res)
+	r := f.mustSucceed("gc_tasks", map[string]any{}, &res)
 	if len(res.Removed) != 1 || res.Removed[0] != clean.TaskID || len(res.Kept) != 1 || res.Kept[0].TaskID != dirty.TaskID {
 		t.Fatalf("gc_tasks = %+v", res)
+	}
+	// The clean task's branch held no commit of its own: it went too.
+	if want := "Removed 1 worktree and 1 branch; kept 1 with uncommitted work"; r.Message != want {
+		t.Errorf("gc_tasks says %q, want %q", r.Message, want)
 	}
 	if _, err := os.Stat(d.WorktreePath); err != nil {
 		t.Fatalf("dirty worktree removed: %v", err)
