@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // logLines are the log lines a task's command printed.
@@ -36,7 +37,7 @@ func logLines(t *testing.T, f *fixture, id string) string {
 // commit would run. In its box it sees its worktree, which it writes and
 // commits, and nothing else of the user's.
 func TestCommandTaskRunsInTheBox(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	secretDir := t.TempDir()
 	secret := filepath.Join(secretDir, "id_rsa")
 	os.WriteFile(secret, []byte("KEY-MATERIAL\n"), 0o600)
@@ -68,7 +69,7 @@ func TestCommandTaskRunsInTheBox(t *testing.T) {
 	if task.Status != StatusCompleted {
 		t.Fatalf("task %+v\n%s", task, out)
 	}
-	if got := run1(t, repo, "git", "show", task.Branch+":boxed.txt"); got != "box" {
+	if got := testkit.Git(t, repo, "show", task.Branch+":boxed.txt"); got != "box" {
 		t.Fatalf("the branch holds %q", got)
 	}
 }
@@ -76,7 +77,7 @@ func TestCommandTaskRunsInTheBox(t *testing.T) {
 // A COMMAND's program is granted as itself: one inside a node_modules
 // tree does not open the project around it (a key beside it included).
 func TestCommandProgramGrantedAlone(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	project := t.TempDir()
 	os.WriteFile(filepath.Join(project, ".env"), []byte("SECRET-ENV\n"), 0o600)
 	tool := filepath.Join(project, "node_modules", ".bin", "tool")

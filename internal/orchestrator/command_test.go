@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // shell is the config of a COMMAND task running script with sh -c.
@@ -45,10 +46,10 @@ const agentCommit = `git -c user.name=Agent -c user.email=agent@example.com comm
 // ends completed; the user's checkout and its uncommitted edits are
 // untouched.
 func TestCommandTaskCommits(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	os.WriteFile(filepath.Join(repo, "README"), []byte("user edit\n"), 0o644)
 	os.WriteFile(filepath.Join(repo, "mine.txt"), []byte("untracked\n"), 0o644)
-	head := run1(t, repo, "git", "rev-parse", "HEAD")
+	head := testkit.Git(t, repo, "rev-parse", "HEAD")
 	f := newFixture(t, repo)
 	task := f.create(t, CreateInput{Tool: "COMMAND", Description: "Edit files", Config: shell(
 		`echo agent > README && mkdir -p src && echo 'package x' > src/x.go && git add -A && ` + agentCommit + ` "agent edit" && echo done`)})
@@ -56,10 +57,10 @@ func TestCommandTaskCommits(t *testing.T) {
 	if task.Status != StatusCompleted || task.SessionID != "" || task.Error != nil {
 		t.Fatalf("task %+v", task)
 	}
-	if got := run1(t, repo, "git", "log", "--format=%s", head+".."+task.Branch); got != "agent edit" {
+	if got := testkit.Git(t, repo, "log", "--format=%s", head+".."+task.Branch); got != "agent edit" {
 		t.Fatalf("branch log %q", got)
 	}
-	if got := run1(t, repo, "git", "show", task.Branch+":README"); got != "agent" {
+	if got := testkit.Git(t, repo, "show", task.Branch+":README"); got != "agent" {
 		t.Fatalf("README on the branch %q", got)
 	}
 	if b, _ := os.ReadFile(filepath.Join(repo, "README")); string(b) != "user edit\n" {
@@ -71,10 +72,10 @@ func TestCommandTaskCommits(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(repo, "src")); !os.IsNotExist(err) {
 		t.Fatalf("the task wrote into the user's checkout: %v", err)
 	}
-	if got := run1(t, repo, "git", "rev-parse", "HEAD"); got != head {
+	if got := testkit.Git(t, repo, "rev-parse", "HEAD"); got != head {
 		t.Fatalf("user's HEAD moved to %s", got)
 	}
-	if got := run1(t, repo, "git", "status", "--porcelain"); got != "M README\n?? mine.txt" {
+	if got := testkit.Git(t, repo, "status", "--porcelain"); got != "M README\n?? mine.txt" {
 		t.Fatalf("user's status %q", got)
 	}
 	r := resultOf(t, task)
@@ -87,8 +88,8 @@ func TestCommandTaskCommits(t *testing.T) {
 // Ten tasks at once on one repository: each gets its own worktree and
 // branch, and each branch holds exactly its own commit.
 func TestTenTasksAtOnce(t *testing.T) {
-	repo := newRepo(t)
-	head := run1(t, repo, "git", "rev-parse", "HEAD")
+	repo := testkit.Repo(t)
+	head := testkit.Git(t, repo, "rev-parse", "HEAD")
 	f := newFixture(t, repo)
 	waitPool(t, f.o)
 	const n = 10
@@ -121,10 +122,10 @@ func TestTenTasksAtOnce(t *testing.T) {
 		if task.Status != StatusCompleted {
 			t.Fatalf("task %d: %+v", i, task)
 		}
-		if got := run1(t, repo, "git", "log", "--format=%s", head+".."+task.Branch); got != "add "+name {
+		if got := testkit.Git(t, repo, "log", "--format=%s", head+".."+task.Branch); got != "add "+name {
 			t.Fatalf("branch %d log %q", i, got)
 		}
-		if got := run1(t, repo, "git", "diff", "--name-only", head, task.Branch); got != name {
+		if got := testkit.Git(t, repo, "diff", "--name-only", head, task.Branch); got != name {
 			t.Fatalf("branch %d files %q", i, got)
 		}
 		if r := resultOf(t, task); strings.Join(r.FilesChanged, ",") != name {
@@ -136,7 +137,7 @@ func TestTenTasksAtOnce(t *testing.T) {
 // 100 KB of instructions reach a COMMAND intact on stdin and in
 // SUDOCODE_TASK_INSTRUCTIONS.
 func TestLargeInstructionsIntact(t *testing.T) {
-	f := newFixture(t, newRepo(t))
+	f := newFixture(t, testkit.Repo(t))
 	var b strings.Builder
 	for i := 0; b.Len() < 100_000; i++ {
 		fmt.Fprintf(&b, "line %d: don't touch \"$HOME\" or `rm -rf`; ünïcödé {\"json\": true}\n", i)
@@ -165,7 +166,7 @@ func TestLargeInstructionsIntact(t *testing.T) {
 // A run that changes nothing is a noop; files_changed includes files the
 // agent left uncommitted and untracked.
 func TestNoopAndUncommittedChanges(t *testing.T) {
-	f := newFixture(t, newRepo(t))
+	f := newFixture(t, testkit.Repo(t))
 	noop := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "look", Config: shell(`ls >/dev/null`)}).ID)
 	if r := resultOf(t, noop); noop.Status != StatusCompleted || r.Outcome != OutcomeNoop || r.Commits != 0 || len(r.FilesChanged) != 0 {
 		t.Fatalf("noop task %+v %s", noop, noop.Result)
@@ -177,7 +178,7 @@ func TestNoopAndUncommittedChanges(t *testing.T) {
 		t.Fatalf("result %s", task.Result)
 	}
 	// The worktree's own index was not touched: the files are still untracked.
-	if got := run1(t, task.WorktreePath, "git", "status", "--porcelain"); got != "M README\n?? .gitignore\n?? d/\n?? new.txt" {
+	if got := testkit.Git(t, task.WorktreePath, "status", "--porcelain"); got != "M README\n?? .gitignore\n?? d/\n?? new.txt" {
 		t.Fatalf("worktree status %q", got)
 	}
 	evs, _ := f.o.Logs(context.Background(), task.ID, 0, 0)
@@ -211,7 +212,7 @@ func TestWaitingVersusCompleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	f := newFixture(t, newRepo(t))
+	f := newFixture(t, testkit.Repo(t))
 	ctx := context.Background()
 	task := f.wait(t, f.create(t, CreateInput{Tool: "CLAUDECODE", Description: "fix it"}).ID)
 	r := resultOf(t, task)
@@ -226,8 +227,8 @@ func TestWaitingVersusCompleted(t *testing.T) {
 	if task.Status != StatusWaiting {
 		t.Fatalf("after resume %+v", task)
 	}
-	if got := run1(t, task.WorktreePath, "cat", "log.txt"); got != "resumed-sess-1\nresumed-sess-1" {
-		t.Fatalf("runs %q", got)
+	if got, err := os.ReadFile(filepath.Join(task.WorktreePath, "log.txt")); err != nil || string(got) != "resumed-sess-1\nresumed-sess-1\n" {
+		t.Fatalf("runs %q (%v)", got, err)
 	}
 	end, err := f.o.End(ctx, task.ID, EndInput{KeepBranch: true})
 	if err != nil || end.Task.Status != StatusCompleted {

@@ -37,7 +37,7 @@ func waitProcs(t *testing.T, mk string, cond func(int) bool, what string) {
 // Ending a task ends everything its agent started, whatever left the
 // agent's process group.
 func TestEndKillsEscapedProcesses(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	f := newFixture(t, repo, noPool)
 	mk := procMarker()
 	task, err := f.o.Create(context.Background(), CreateInput{Tool: "FAKE", Description: "escapes", Config: cfg(escapes(mk))})
@@ -54,7 +54,7 @@ func TestEndKillsEscapedProcesses(t *testing.T) {
 // A server killed with SIGKILL leaves nothing of its agents running, and
 // a restarted one finds the task and marks it failed.
 func TestKilledServerLeavesNoAgentProcesses(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	mk := procMarker()
 	db := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperOrchestratorServer$")

@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // Ending with KeepBranch commits what the agent left uncommitted onto the
 // branch, as sudocode; the worktree goes.
 func TestEndKeepBranchSavesWork(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	f := newFixture(t, repo)
 	ctx := context.Background()
 	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "half done", Config: shell(
@@ -27,18 +28,18 @@ func TestEndKeepBranchSavesWork(t *testing.T) {
 		end.Task.Status != StatusCompleted || string(end.Task.Result) != `{"summary":"kept"}` || end.Task.FinishedAt == nil {
 		t.Fatalf("end %+v", end)
 	}
-	if got := run1(t, repo, "git", "rev-parse", task.Branch); got != end.Removal.SavedCommit {
+	if got := testkit.Git(t, repo, "rev-parse", task.Branch); got != end.Removal.SavedCommit {
 		t.Fatalf("branch at %s, saved %s", got, end.Removal.SavedCommit)
 	}
 	// The repository's own identity (its config), as git itself resolves it.
-	if got := run1(t, repo, "git", "log", "-1", "--format=%an <%ae>|%cn <%ce>|%s", task.Branch); got !=
+	if got := testkit.Git(t, repo, "log", "-1", "--format=%an <%ae>|%cn <%ce>|%s", task.Branch); got !=
 		"Test <test@example.com>|Test <test@example.com>|sudocode: save uncommitted work of task "+task.ID {
 		t.Fatalf("saved commit %q", got)
 	}
-	if got := run1(t, repo, "git", "log", "--format=%s", task.BaseSHA+".."+task.Branch); got != "sudocode: save uncommitted work of task "+task.ID+"\none" {
+	if got := testkit.Git(t, repo, "log", "--format=%s", task.BaseSHA+".."+task.Branch); got != "sudocode: save uncommitted work of task "+task.ID+"\none" {
 		t.Fatalf("branch log %q", got)
 	}
-	if got := run1(t, repo, "git", "diff", "--name-only", task.BaseSHA, task.Branch); got != "README\none.txt\ntwo.txt" {
+	if got := testkit.Git(t, repo, "diff", "--name-only", task.BaseSHA, task.Branch); got != "README\none.txt\ntwo.txt" {
 		t.Fatalf("branch files %q", got)
 	}
 	if _, err := os.Stat(task.WorktreePath); !os.IsNotExist(err) {
@@ -49,12 +50,12 @@ func TestEndKeepBranchSavesWork(t *testing.T) {
 	if err != nil || again.Task.Status != StatusCompleted || again.Removal.BranchDeleted {
 		t.Fatalf("second end %+v %v", again, err)
 	}
-	run1(t, repo, "git", "rev-parse", "--verify", "refs/heads/"+task.Branch)
+	testkit.Git(t, repo, "rev-parse", "--verify", "refs/heads/"+task.Branch)
 
 	// Nothing uncommitted: no save commit.
 	clean := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "clean", Config: shell(`true`)}).ID)
 	end, err = f.o.End(ctx, clean.ID, EndInput{KeepBranch: true})
-	if err != nil || end.Removal.SavedCommit != "" || run1(t, repo, "git", "rev-parse", clean.Branch) != clean.BaseSHA {
+	if err != nil || end.Removal.SavedCommit != "" || testkit.Git(t, repo, "rev-parse", clean.Branch) != clean.BaseSHA {
 		t.Fatalf("clean end %+v %v", end, err)
 	}
 }
@@ -62,7 +63,7 @@ func TestEndKeepBranchSavesWork(t *testing.T) {
 // Ending without KeepBranch discards the work and deletes the branch; an
 // explicit status wins; a bad one is refused.
 func TestEndDeletesBranch(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	f := newFixture(t, repo)
 	ctx := context.Background()
 	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "throwaway", Config: shell(
@@ -98,9 +99,9 @@ func TestEndDeletesBranch(t *testing.T) {
 // When git knows no identity (none in the repository's or the user's
 // config), the save commit falls back to sudocode's own.
 func TestSaveCommitIdentityFallback(t *testing.T) {
-	repo := newRepo(t)
-	run1(t, repo, "git", "config", "--unset", "user.name")
-	run1(t, repo, "git", "config", "--unset", "user.email")
+	repo := testkit.Repo(t)
+	testkit.Git(t, repo, "config", "--unset", "user.name")
+	testkit.Git(t, repo, "config", "--unset", "user.email")
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", home)
@@ -109,7 +110,7 @@ func TestSaveCommitIdentityFallback(t *testing.T) {
 	if _, err := f.o.End(context.Background(), task.ID, EndInput{KeepBranch: true}); err != nil {
 		t.Fatal(err)
 	}
-	if got := run1(t, repo, "git", "log", "-1", "--format=%an <%ae>", task.Branch); got != "sudocode <sudocode@localhost>" {
+	if got := testkit.Git(t, repo, "log", "-1", "--format=%an <%ae>", task.Branch); got != "sudocode <sudocode@localhost>" {
 		t.Fatalf("saved commit by %q", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // envOf runs `env` as a COMMAND task with config and returns the
@@ -56,7 +57,7 @@ func TestCommandTaskGetsNoSecrets(t *testing.T) {
 		t.Setenv(k, v)
 	}
 	t.Setenv("LANG", "C.UTF-8")
-	f := newFixture(t, newRepo(t))
+	f := newFixture(t, testkit.Repo(t))
 
 	got := envOf(t, f, map[string]any{})
 	for k := range secrets {

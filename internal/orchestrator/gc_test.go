@@ -5,13 +5,15 @@ import (
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // GC removes the worktrees of finished tasks, and the branches that hold
 // nothing of their own; it never touches a worktree with uncommitted
 // work (it reports it), a waiting task, or a branch with commits.
 func TestGCFinishedTasks(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	f := newFixture(t, repo, noPool)
 	ctx := context.Background()
 	empty := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "nothing", Config: shell(`true`)}).ID)
@@ -44,7 +46,7 @@ func TestGCFinishedTasks(t *testing.T) {
 			t.Errorf("worktree %s removed: %v", p, err)
 		}
 	}
-	run1(t, repo, "git", "rev-parse", "--verify", "refs/heads/"+committed.Branch)
+	testkit.Git(t, repo, "rev-parse", "--verify", "refs/heads/"+committed.Branch)
 	if got, _ := f.o.Get(ctx, committed.ID); got.WorktreePath != "" || !got.Ended() {
 		t.Errorf("collected task %+v", got)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // Task worktrees live outside the repository's work tree and git
@@ -16,12 +17,12 @@ import (
 // the user's git status never shows them, and the pool and the sweep
 // follow them there.
 func TestWorktreesOutsideRepository(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	f := newFixture(t, repo)
 	pool := waitPool(t, f.o)
 	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "write", Config: shell(`echo x > new.txt`)}).ID)
 	common := filepath.Join(repo, ".git")
-	top := run1(t, repo, "git", "rev-parse", "--show-toplevel")
+	top := testkit.Git(t, repo, "rev-parse", "--show-toplevel")
 	key := filepath.Base(top) + "-"
 	want := filepath.Join(os.Getenv("XDG_STATE_HOME"), "sudocode", "worktrees")
 	for _, p := range []string{task.WorktreePath, pool.path} {
@@ -32,7 +33,7 @@ func TestWorktreesOutsideRepository(t *testing.T) {
 			t.Errorf("worktree %s is inside the repository", p)
 		}
 	}
-	if st := run1(t, repo, "git", "status", "--porcelain", "--ignored"); st != "" {
+	if st := testkit.Git(t, repo, "status", "--porcelain", "--ignored"); st != "" {
 		t.Errorf("the user's git status shows: %s", st)
 	}
 	// A leftover in the new place is swept.
@@ -53,7 +54,7 @@ func TestWorktreesOutsideRepository(t *testing.T) {
 // only name a place in the user's state directory; a root inside the
 // repository is refused with a reason.
 func TestWorktreeRootConfigured(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	root := t.TempDir()
 	f := newFixture(t, repo, noPool, func(o *Options) { o.Worktrees = root })
 	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "a", Config: shell(`true`)}).ID)
@@ -65,7 +66,7 @@ func TestWorktreeRootConfigured(t *testing.T) {
 		t.Errorf("--worktrees inside the repository: %v", err)
 	}
 
-	repo2 := newRepo(t)
+	repo2 := testkit.Repo(t)
 	want := filepath.Join(os.Getenv("XDG_STATE_HOME"), "wt-of-repo2")
 	writeSettings(t, repo2, `{"worktrees": "`+want+`"}`)
 	f2 := newFixture(t, repo2, noPool)

@@ -80,45 +80,6 @@ func (p *fakeParser) Finish(code int, now time.Time) []agent.Event {
 	return []agent.Event{{Time: now, Kind: agent.KindCompletion, Success: &ok}}
 }
 
-func run1(t *testing.T, dir string, name string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Env = testEnv()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// testEnv is the test's environment without the variables that would
-// point git at another repository.
-func testEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "GIT_") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
-}
-
-// newRepo makes a git repository with one commit on main.
-func newRepo(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	run1(t, dir, "git", "init", "-q", "-b", "main")
-	run1(t, dir, "git", "config", "user.name", "Test")
-	run1(t, dir, "git", "config", "user.email", "test@example.com")
-	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("hello\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run1(t, dir, "git", "add", "README")
-	run1(t, dir, "git", "commit", "-qm", "initial")
-	return dir
-}
-
 type fixture struct {
 	repo  string
 	data  string
@@ -198,7 +159,7 @@ func noPool(o *Options) { o.NoPool = true }
 // A run that succeeds with a session waits for more instructions; ending
 // it keeps the branch and completes it.
 func TestCreateRunWaiting(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	// Uncommitted work in the user's checkout must survive.
 	os.WriteFile(filepath.Join(repo, "README"), []byte("user edit\n"), 0o644)
 	os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("untracked\n"), 0o644)
@@ -222,10 +183,10 @@ func TestCreateRunWaiting(t *testing.T) {
 	if err := json.Unmarshal(task.Result, &res); err != nil || res["commits"] != float64(1) || res["message"] != "all done" {
 		t.Fatalf("result %s (%v)", task.Result, err)
 	}
-	if got := run1(t, repo, "git", "log", "-1", "--format=%s", task.Branch); got != "agent work" {
+	if got := testkit.Git(t, repo, "log", "-1", "--format=%s", task.Branch); got != "agent work" {
 		t.Fatalf("branch tip %q", got)
 	}
-	if got := run1(t, repo, "git", "show", task.Branch+":prompt.txt"); got != "do the work" {
+	if got := testkit.Git(t, repo, "show", task.Branch+":prompt.txt"); got != "do the work" {
 		t.Fatalf("prompt on stdin: %q", got)
 	}
 	evs, err := f.o.Logs(ctx, task.ID, 0, 0)
@@ -243,7 +204,7 @@ func TestCreateRunWaiting(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(repo, "notes.txt")); err != nil {
 		t.Fatal(err)
 	}
-	if got := run1(t, repo, "git", "rev-parse", "--abbrev-ref", "HEAD"); got != "main" {
+	if got := testkit.Git(t, repo, "rev-parse", "--abbrev-ref", "HEAD"); got != "main" {
 		t.Fatalf("main checkout on %q", got)
 	}
 	f.mu.Lock()
@@ -266,11 +227,11 @@ func TestCreateRunWaiting(t *testing.T) {
 	if _, err := os.Stat(task.WorktreePath); !os.IsNotExist(err) {
 		t.Fatalf("worktree still there: %v", err)
 	}
-	run1(t, repo, "git", "rev-parse", "--verify", "refs/heads/"+task.Branch)
+	testkit.Git(t, repo, "rev-parse", "--verify", "refs/heads/"+task.Branch)
 }
 
 func TestFailure(t *testing.T) {
-	f := newFixture(t, newRepo(t))
+	f := newFixture(t, testkit.Repo(t))
 	task, err := f.o.Create(context.Background(), CreateInput{Tool: "FAKE", Description: "fail", Config: cfg("echo started; echo oops >&2; exit 3")})
 	if err != nil {
 		t.Fatal(err)
@@ -306,7 +267,7 @@ func TestFailure(t *testing.T) {
 }
 
 func TestEndKillsProcessGroup(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	f := newFixture(t, repo, noPool)
 	ctx := context.Background()
 	script := `sh -c 'trap "" TERM; while :; do sleep 1; done' &
@@ -345,7 +306,7 @@ wait`
 	if _, err := exec.Command("git", "-C", repo, "rev-parse", "--verify", "refs/heads/"+task.Branch).Output(); err == nil {
 		t.Fatal("branch not deleted")
 	}
-	if got := run1(t, repo, "git", "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
+	if got := testkit.Git(t, repo, "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
 		t.Fatalf("worktrees left: %s", got)
 	}
 	if again, err := f.o.End(ctx, task.ID, EndInput{Status: StatusCompleted}); err != nil || again.Task.Status != StatusCancelled {
@@ -432,12 +393,12 @@ func TestBadInputsLeaveNothing(t *testing.T) {
 	})
 	for _, pooled := range []bool{false, true} {
 		t.Run("pool="+strconv.FormatBool(pooled), func(t *testing.T) {
-			repo := newRepo(t)
-			run1(t, repo, "git", "branch", "taken")
+			repo := testkit.Repo(t)
+			testkit.Git(t, repo, "branch", "taken")
 			other := filepath.Join(t.TempDir(), "other")
-			run1(t, repo, "git", "worktree", "add", "-q", "-b", "elsewhere", other)
-			before := run1(t, repo, "git", "for-each-ref", "--format=%(refname)", "refs/heads")
-			wtBefore := run1(t, repo, "git", "worktree", "list", "--porcelain")
+			testkit.Git(t, repo, "worktree", "add", "-q", "-b", "elsewhere", other)
+			before := testkit.Git(t, repo, "for-each-ref", "--format=%(refname)", "refs/heads")
+			wtBefore := testkit.Git(t, repo, "worktree", "list", "--porcelain")
 			f := newFixture(t, repo, func(o *Options) { o.NoPool = !pooled })
 			if pooled {
 				waitPool(t, f.o)
@@ -478,10 +439,10 @@ func TestBadInputsLeaveNothing(t *testing.T) {
 				}
 			}
 			f.o.Close() // removes the pooled worktree
-			if got := run1(t, repo, "git", "for-each-ref", "--format=%(refname)", "refs/heads"); got != before {
+			if got := testkit.Git(t, repo, "for-each-ref", "--format=%(refname)", "refs/heads"); got != before {
 				t.Fatalf("branches changed:\n%s\nwas\n%s", got, before)
 			}
-			if got := run1(t, repo, "git", "worktree", "list", "--porcelain"); got != wtBefore {
+			if got := testkit.Git(t, repo, "worktree", "list", "--porcelain"); got != wtBefore {
 				t.Fatalf("worktrees changed:\n%s", got)
 			}
 			if ents, _ := os.ReadDir(wtDirOf(t, f)); len(ents) != 0 {
@@ -492,7 +453,7 @@ func TestBadInputsLeaveNothing(t *testing.T) {
 }
 
 func TestUpdateResumesSession(t *testing.T) {
-	f := newFixture(t, newRepo(t))
+	f := newFixture(t, testkit.Repo(t))
 	ctx := context.Background()
 	script := `if [ -z "$FAKE_RESUME" ]; then echo SESSION s42; echo DONE ok which one?; else echo "resumed:$FAKE_RESUME:$(cat)"; echo DONE ok; fi`
 	task, err := f.o.Create(ctx, CreateInput{Tool: "FAKE", Description: "ask", Config: cfg(script)})

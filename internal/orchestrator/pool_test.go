@@ -27,13 +27,13 @@ func waitPool(tb testing.TB, o *Orchestrator) pooled {
 // Create claims the pooled worktree (the task takes its id and path),
 // and the pool is refilled at the new HEAD.
 func TestPoolClaim(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	f := newFixture(t, repo)
 	w := waitPool(t, f.o)
 	if !strings.HasPrefix(w.path, wtDirOf(t, f)+string(filepath.Separator)) || filepath.Base(w.path) != w.id {
 		t.Fatalf("pooled %+v", w)
 	}
-	if got := run1(t, w.path, "git", "status", "--porcelain=v2", "--branch"); !pooledIntact(got, w.head) {
+	if got := testkit.Git(t, w.path, "status", "--porcelain=v2", "--branch"); !pooledIntact(got, w.head) {
 		t.Fatalf("pooled status %q", got)
 	}
 	task := f.create(t, CreateInput{Tool: "COMMAND", Description: "pooled", Config: shell(`echo hi > hi.txt && git add hi.txt && ` + agentCommit + ` hi`)})
@@ -41,10 +41,10 @@ func TestPoolClaim(t *testing.T) {
 		t.Fatalf("task %+v did not claim %+v", task, w)
 	}
 	task = f.wait(t, task.ID)
-	if task.Status != StatusCompleted || run1(t, repo, "git", "log", "-1", "--format=%s", task.Branch) != "hi" {
+	if task.Status != StatusCompleted || testkit.Git(t, repo, "log", "-1", "--format=%s", task.Branch) != "hi" {
 		t.Fatalf("task %+v", task)
 	}
-	if got := run1(t, task.WorktreePath, "git", "symbolic-ref", "HEAD"); got != "refs/heads/"+task.Branch {
+	if got := testkit.Git(t, task.WorktreePath, "symbolic-ref", "HEAD"); got != "refs/heads/"+task.Branch {
 		t.Fatalf("worktree HEAD %q", got)
 	}
 	next := waitPool(t, f.o)
@@ -56,13 +56,13 @@ func TestPoolClaim(t *testing.T) {
 // When HEAD moved since the pool was filled, Create falls back to a fresh
 // worktree at the new HEAD and the stale one is removed.
 func TestPoolFallbackWhenHeadMoved(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	f := newFixture(t, repo)
 	stale := waitPool(t, f.o)
 	os.WriteFile(filepath.Join(repo, "new.txt"), []byte("new\n"), 0o644)
-	run1(t, repo, "git", "add", "new.txt")
-	run1(t, repo, "git", "commit", "-qm", "moved")
-	head := run1(t, repo, "git", "rev-parse", "HEAD")
+	testkit.Git(t, repo, "add", "new.txt")
+	testkit.Git(t, repo, "commit", "-qm", "moved")
+	head := testkit.Git(t, repo, "rev-parse", "HEAD")
 	task := f.create(t, CreateInput{Tool: "COMMAND", Description: "fresh", Config: shell(`cat new.txt`)})
 	if task.ID == stale.id || task.WorktreePath == stale.path || task.BaseSHA != head {
 		t.Fatalf("task %+v claimed the stale %+v", task, stale)
@@ -78,7 +78,7 @@ func TestPoolFallbackWhenHeadMoved(t *testing.T) {
 		_, err := os.Stat(stale.path)
 		return os.IsNotExist(err)
 	})
-	if wl := run1(t, repo, "git", "worktree", "list", "--porcelain"); strings.Contains(wl, stale.path) {
+	if wl := testkit.Git(t, repo, "worktree", "list", "--porcelain"); strings.Contains(wl, stale.path) {
 		t.Fatalf("stale worktree still registered:\n%s", wl)
 	}
 
@@ -96,14 +96,14 @@ func TestPoolFallbackWhenHeadMoved(t *testing.T) {
 
 // Close removes an unclaimed pooled worktree, and leaves nothing.
 func TestPoolClose(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	f := newFixture(t, repo)
 	w := waitPool(t, f.o)
 	f.o.Close()
 	if _, err := os.Stat(w.path); !os.IsNotExist(err) {
 		t.Fatalf("pooled worktree left: %v", err)
 	}
-	if wl := run1(t, repo, "git", "worktree", "list", "--porcelain"); strings.Count(wl, "worktree ") != 1 {
+	if wl := testkit.Git(t, repo, "worktree", "list", "--porcelain"); strings.Count(wl, "worktree ") != 1 {
 		t.Fatalf("worktrees:\n%s", wl)
 	}
 	// Closing while a fill runs stops it and leaves nothing either.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // replayAdapter runs config.script with /bin/sh -c and reads its stdout
@@ -56,7 +57,7 @@ func eventsOf(t *testing.T, f *fixture, id, kind string) []agent.Event {
 // A write the CLI refused is not a silent noop: it is a permission_denied
 // event in the log and in report_task, and the only file_change is git's.
 func TestRefusedWriteIsReported(t *testing.T) {
-	f := newFixture(t, newRepo(t), noPool)
+	f := newFixture(t, testkit.Repo(t), noPool)
 	task := f.wait(t, f.create(t, CreateInput{Tool: "CLAUDE_REPLAY", Description: "write hello", Config: replay("0",
 		`{"type":"system","subtype":"init","session_id":"s1","cwd":"/w","model":"m","permissionMode":"acceptEdits"}`,
 		`{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_w","name":"Write","input":{"file_path":"hello.txt","content":"hi"}}]},"session_id":"s1"}`,
@@ -81,7 +82,7 @@ func TestRefusedWriteIsReported(t *testing.T) {
 // A failed run's reason, written by the CLI to stdout, is in the task's
 // error, not just its exit code and an empty stderr.
 func TestFailureReasonFromStdout(t *testing.T) {
-	f := newFixture(t, newRepo(t), noPool)
+	f := newFixture(t, testkit.Repo(t), noPool)
 	for tool, c := range map[string]struct {
 		script json.RawMessage
 		reason string
@@ -111,7 +112,7 @@ func TestFailureReasonFromStdout(t *testing.T) {
 // Tokens and cost are per run and for the whole task, for every CLI,
 // though Claude's cost and Codex's tokens count the whole session.
 func TestUsagePerRunAndTask(t *testing.T) {
-	f := newFixture(t, newRepo(t), noPool)
+	f := newFixture(t, testkit.Repo(t), noPool)
 	ctx := context.Background()
 	// Each script reports the first run's figures, or the resumed run's
 	// (a session-wide total for the cumulative one).
@@ -156,7 +157,7 @@ func abs(f float64) float64 { return max(f, -f) }
 // What a process writes to stderr is in its log, marked as stderr: a
 // failing git commit says why, not just its exit code.
 func TestStderrInLog(t *testing.T) {
-	f := newFixture(t, newRepo(t), noPool)
+	f := newFixture(t, testkit.Repo(t), noPool)
 	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "commit nothing", Config: shell(`git commit --no-such-option -m x`)}).ID)
 	if task.Status != StatusFailed {
 		t.Fatalf("status %s", task.Status)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // field is one checked part of a report: what it is called, what it is
@@ -45,7 +46,7 @@ func span(rep Report) int64 {
 }
 
 func TestReport(t *testing.T) {
-	f := newFixture(t, newRepo(t))
+	f := newFixture(t, testkit.Repo(t))
 	ctx := context.Background()
 	report := func(id string) Report {
 		t.Helper()
@@ -136,7 +137,7 @@ func TestReport(t *testing.T) {
 }
 
 func TestUpdateInProgressOnlyWhileRunning(t *testing.T) {
-	f := newFixture(t, newRepo(t))
+	f := newFixture(t, testkit.Repo(t))
 	ctx := context.Background()
 	task := f.create(t, CreateInput{Tool: "COMMAND", Description: "slow", Config: shell(`sleep 30`)})
 	got, err := f.o.Update(ctx, task.ID, UpdateInput{Status: StatusInProgress, Log: "still going"})
@@ -155,7 +156,7 @@ func TestUpdateInProgressOnlyWhileRunning(t *testing.T) {
 }
 
 func TestStatusOverview(t *testing.T) {
-	f := newFixture(t, newRepo(t))
+	f := newFixture(t, testkit.Repo(t))
 	ctx := context.Background()
 	f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "one", Config: shell(`true`)}).ID)
 	slow := f.create(t, CreateInput{Tool: "COMMAND", Description: "two", Config: shell(`sleep 30`)})

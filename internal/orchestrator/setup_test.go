@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 func writeSettings(t *testing.T, repo, json string) {
@@ -49,7 +50,7 @@ func phaseLines(t *testing.T, f *fixture, id, phase string) string {
 // worktree and runs a setup command there before the agent, and a
 // cleanup command before the worktree goes; each step is logged.
 func TestProjectSetupAndCleanup(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	os.WriteFile(filepath.Join(repo, ".env"), []byte("SECRET=1\n"), 0o600)
 	os.MkdirAll(filepath.Join(repo, "conf", "sub"), 0o755)
 	os.WriteFile(filepath.Join(repo, "conf", "sub", "local.yaml"), []byte("a: 1\n"), 0o644)
@@ -88,7 +89,7 @@ func TestProjectSetupAndCleanup(t *testing.T) {
 // A failing setup fails the task without running the agent; ending a
 // task during its setup stops the setup.
 func TestProjectSetupFailsOrIsEnded(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	writeTrusted(t, repo, `{"setup": "echo no database >&2; exit 7"}`)
 	f := newFixture(t, repo, noPool)
 	ctx := context.Background()
@@ -120,7 +121,7 @@ func TestProjectSetupFailsOrIsEnded(t *testing.T) {
 // A copy entry reached through a symlinked directory that leads out of
 // the checkout is refused, and the task is not created.
 func TestProjectCopyStaysInCheckout(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "id_rsa"), []byte("secret"), 0o600)
 	os.Symlink(outside, filepath.Join(repo, "out"))

