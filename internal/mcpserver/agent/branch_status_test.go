@@ -3,6 +3,8 @@ package agent_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // A branch given as a full ref (refs/heads/x) is branch x, everywhere:
@@ -24,10 +26,10 @@ func TestBranchGivenAsFullRef(t *testing.T) {
 	if e.Removal.SavedCommit == "" || !strings.Contains(r.Message, "branch feature/full-ref") {
 		t.Fatalf("end_task: %s %+v", r.Message, e)
 	}
-	if got := git(t, f.repo, "show", "refs/heads/feature/full-ref:work.txt"); got != "work" {
+	if got := testkit.Git(t, f.repo, "show", "refs/heads/feature/full-ref:work.txt"); got != "work" {
 		t.Fatalf("work.txt on refs/heads/feature/full-ref = %q", got)
 	}
-	if refs := git(t, f.repo, "for-each-ref", "--format=%(refname)", "refs/heads/refs/"); refs != "" {
+	if refs := testkit.Git(t, f.repo, "for-each-ref", "--format=%(refname)", "refs/heads/refs/"); refs != "" {
 		t.Fatalf("refs under refs/heads/refs/: %s", refs)
 	}
 	text, _ := f.read("branch://refs%2Fheads%2Ffeature%2Ffull-ref/tasks")
@@ -35,7 +37,7 @@ func TestBranchGivenAsFullRef(t *testing.T) {
 		t.Errorf("branch://refs%%2Fheads%%2Ffeature%%2Ffull-ref/tasks does not list the task: %s", text)
 	}
 
-	branches := git(t, f.repo, "branch", "--list")
+	branches := testkit.Git(t, f.repo, "branch", "--list")
 	cmd := map[string]any{"command": []string{"true"}}
 	for _, b := range []string{"refs/tags/v1", "refs/remotes/origin/x", "refs/heads/", "refs/heads/refs/heads/x"} {
 		r := f.call("create_task", map[string]any{"tool": "COMMAND", "description": "x", "branch": b, "config": cmd})
@@ -43,7 +45,7 @@ func TestBranchGivenAsFullRef(t *testing.T) {
 			t.Errorf("branch %q: %s %+v %q, want a validation error naming it and the accepted forms", b, r.Status, r.Error, r.Message)
 		}
 	}
-	if got := git(t, f.repo, "branch", "--list"); got != branches {
+	if got := testkit.Git(t, f.repo, "branch", "--list"); got != branches {
 		t.Errorf("refused branches changed the branches:\n%s", got)
 	}
 }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,32 +14,8 @@ import (
 	"github.com/sudocode/sudocode/internal/mcpx/schematest"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
-
-// git runs git in dir and returns its trimmed output.
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// newRepo makes a git repository with one commit on main.
-func newRepo(t testing.TB) string {
-	t.Helper()
-	dir := t.TempDir()
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "config", "user.name", "Test")
-	git(t, dir, "config", "user.email", "test@example.com")
-	writeFile(t, filepath.Join(dir, "README"), "hello\n")
-	git(t, dir, "add", "README")
-	git(t, dir, "commit", "-qm", "initial")
-	return dir
-}
 
 func writeFile(t testing.TB, path, content string) {
 	t.Helper()
@@ -71,7 +44,7 @@ type fixture struct {
 	wake     chan struct{}
 }
 
-func newFixture(t *testing.T) *fixture { return newFixtureAt(t, newRepo(t)) }
+func newFixture(t *testing.T) *fixture { return newFixtureAt(t, testkit.Repo(t)) }
 
 func newFixtureAt(t *testing.T, repo string) *fixture {
 	t.Helper()

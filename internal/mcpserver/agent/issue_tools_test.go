@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
@@ -30,8 +31,8 @@ func (f *fixture) tracked(title string) string {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	git(f.t, f.repo, "add", "-A")
-	git(f.t, f.repo, "commit", "-qm", "tracker")
+	testkit.Git(f.t, f.repo, "add", "-A")
+	testkit.Git(f.t, f.repo, "commit", "-qm", "tracker")
 	return is.ID
 }
 
@@ -85,10 +86,10 @@ func TestCreateTaskFromIssueAndMerge(t *testing.T) {
 		CloseReason string   `json:"close_reason"`
 	}
 	f.mustSucceed("merge_task", map[string]any{"taskId": c.TaskID}, &m)
-	if m.Base != "main" || len(m.Files) != 1 || m.Files[0] != "hi.txt" || git(t, f.repo, "rev-parse", "HEAD") != m.Commit {
+	if m.Base != "main" || len(m.Files) != 1 || m.Files[0] != "hi.txt" || testkit.Git(t, f.repo, "rev-parse", "HEAD") != m.Commit {
 		t.Errorf("merge = %+v", m)
 	}
-	if msg := git(t, f.repo, "log", "-1", "--format=%s"); msg != "Add a greeting ("+id+")" {
+	if msg := testkit.Git(t, f.repo, "log", "-1", "--format=%s"); msg != "Add a greeting ("+id+")" {
 		t.Errorf("squash message = %q", msg)
 	}
 	if is := f.showIssue(id); is["status"] != "closed" || !strings.Contains(is["close_reason"].(string), m.Commit) {
@@ -111,7 +112,7 @@ func TestEndTaskReopensItsIssue(t *testing.T) {
 	f.mustSucceed("end_task", map[string]any{"taskId": c.TaskID}, nil)
 	is := f.showIssue(id)
 	if desc, _ := is["description"].(string); is["status"] != "open" || (is["assignee"] != nil && is["assignee"] != "") ||
-		!strings.Contains(desc, "Agent task "+c.TaskID+" (COMMAND) was ended") {
+		!strings.Contains(desc, "Agent task "+c.TaskID+" (command) was ended") {
 		t.Errorf("issue after end_task = %v", is)
 	}
 	var list struct {

@@ -18,6 +18,7 @@ import (
 	mcpagent "github.com/sudocode/sudocode/internal/mcpserver/agent"
 	"github.com/sudocode/sudocode/internal/mcpx/schematest"
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // pagedFixture is an agent server whose task store the test also writes
@@ -30,7 +31,7 @@ type pagedFixture struct {
 func newPagedFixture(t *testing.T, opts mcpagent.Options) *pagedFixture {
 	t.Helper()
 	ctx := context.Background()
-	repo := newRepo(t)
+	repo := testkit.Repo(t)
 	store, err := orchestrator.OpenStore(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 func TestResourceLists(t *testing.T) {
@@ -140,7 +142,7 @@ line"`, map[string]any{"branch": "feature/print"})
 		CheckoutChanges       int `json:"checkout_changes"`
 		Tasks                 []struct{ ID string }
 	}](t, text)
-	if pv.Project != f.repo || pv.Head != git(t, f.repo, "rev-parse", "HEAD") || pv.Branch != "main" || pv.CheckoutChanges != 1 || len(pv.Tasks) != 1 {
+	if pv.Project != f.repo || pv.Head != testkit.Git(t, f.repo, "rev-parse", "HEAD") || pv.Branch != "main" || pv.CheckoutChanges != 1 || len(pv.Tasks) != 1 {
 		t.Errorf("project:// = %s", text)
 	}
 

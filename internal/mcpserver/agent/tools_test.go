@@ -20,6 +20,7 @@ import (
 	"github.com/sudocode/sudocode/internal/goldentest"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/proctest"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // TestToolsGolden pins tools/list, the resources and the resource
@@ -75,7 +76,7 @@ func (f *fixture) report(id string) report {
 func TestCommandTaskEditsAndCommits(t *testing.T) {
 	f := newFixture(t)
 	writeFile(t, filepath.Join(f.repo, "mine.txt"), "the user's uncommitted work\n")
-	head := git(t, f.repo, "rev-parse", "HEAD")
+	head := testkit.Git(t, f.repo, "rev-parse", "HEAD")
 	c := f.command("Add a greeting", `printf 'hi\n' > greeting.txt && git add greeting.txt && git commit -qm "add greeting" && echo committed`, nil)
 	if c.TaskID == "" || c.Task.Status != "in_progress" || !strings.HasPrefix(c.Task.Branch, "sudocode/add-a-greeting-") {
 		t.Fatalf("created %+v", c)
@@ -84,10 +85,10 @@ func TestCommandTaskEditsAndCommits(t *testing.T) {
 	if task.Status != orchestrator.StatusCompleted {
 		t.Fatalf("status %s: %+v", task.Status, task.Error)
 	}
-	if got := git(t, f.repo, "log", "--format=%s", head+".."+c.Task.Branch); got != "add greeting" {
+	if got := testkit.Git(t, f.repo, "log", "--format=%s", head+".."+c.Task.Branch); got != "add greeting" {
 		t.Fatalf("branch log = %q", got)
 	}
-	if got := git(t, f.repo, "show", c.Task.Branch+":greeting.txt"); got != "hi" {
+	if got := testkit.Git(t, f.repo, "show", c.Task.Branch+":greeting.txt"); got != "hi" {
 		t.Fatalf("greeting.txt on the branch = %q", got)
 	}
 	if _, err := os.Stat(filepath.Join(f.repo, "greeting.txt")); !errors.Is(err, os.ErrNotExist) {
@@ -96,7 +97,7 @@ func TestCommandTaskEditsAndCommits(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(f.repo, "mine.txt")); string(b) != "the user's uncommitted work\n" {
 		t.Fatalf("user's file = %q", b)
 	}
-	if got := git(t, f.repo, "rev-parse", "HEAD"); got != head {
+	if got := testkit.Git(t, f.repo, "rev-parse", "HEAD"); got != head {
 		t.Fatalf("user's HEAD moved to %s", got)
 	}
 	r := f.report(c.TaskID)
@@ -134,9 +135,9 @@ func TestLargeInstructionsIntact(t *testing.T) {
 // Bad input is a clear error in the seed's shape and leaves nothing behind.
 func TestBadInput(t *testing.T) {
 	f := newFixture(t)
-	git(t, f.repo, "branch", "taken")
+	testkit.Git(t, f.repo, "branch", "taken")
 	worktrees := branchWorktrees(t, f.repo)
-	branches := git(t, f.repo, "branch", "--list")
+	branches := testkit.Git(t, f.repo, "branch", "--list")
 	cmd := map[string]any{"command": []string{"true"}}
 	for _, tc := range []struct {
 		tool, errType, want string
@@ -163,7 +164,7 @@ func TestBadInput(t *testing.T) {
 	if got := branchWorktrees(t, f.repo); got != worktrees {
 		t.Errorf("worktrees changed:\n%s", got)
 	}
-	if got := git(t, f.repo, "branch", "--list"); got != branches {
+	if got := testkit.Git(t, f.repo, "branch", "--list"); got != branches {
 		t.Errorf("branches changed:\n%s", got)
 	}
 	// Arguments that do not fit the schema are protocol errors.
@@ -262,7 +263,7 @@ func TestEndTaskKeepsWork(t *testing.T) {
 	if e.Task.Status != "completed" || e.Removal.SavedCommit == "" || e.Removal.BranchDeleted {
 		t.Fatalf("end = %+v (%s)", e, r.Message)
 	}
-	if got := git(t, f.repo, "show", c.Task.Branch+":draft.txt"); got != "draft" {
+	if got := testkit.Git(t, f.repo, "show", c.Task.Branch+":draft.txt"); got != "draft" {
 		t.Fatalf("draft.txt on the branch = %q", got)
 	}
 	text, _ := f.read("task://" + c.TaskID + "/result")
@@ -319,12 +320,12 @@ func TestTenTasksAtOnce(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	head := git(t, f.repo, "rev-parse", "HEAD")
+	head := testkit.Git(t, f.repo, "rev-parse", "HEAD")
 	for i, c := range ids {
 		if task := f.wait(c.TaskID); task.Status != orchestrator.StatusCompleted {
 			t.Fatalf("task %d: %s %+v", i, task.Status, task.Error)
 		}
-		files := git(t, f.repo, "diff", "--name-only", head+".."+c.Task.Branch)
+		files := testkit.Git(t, f.repo, "diff", "--name-only", head+".."+c.Task.Branch)
 		if files != fmt.Sprintf("task%d.txt", i) {
 			t.Errorf("branch of task %d changed %q", i, files)
 		}
@@ -337,7 +338,7 @@ func TestTenTasksAtOnce(t *testing.T) {
 func branchWorktrees(t *testing.T, repo string) string {
 	t.Helper()
 	var branches []string
-	for _, line := range strings.Split(git(t, repo, "worktree", "list", "--porcelain"), "\n") {
+	for _, line := range strings.Split(testkit.Git(t, repo, "worktree", "list", "--porcelain"), "\n") {
 		if b, ok := strings.CutPrefix(line, "branch "); ok {
 			branches = append(branches, b)
 		}
