@@ -323,7 +323,7 @@ func exerciseCoding(t *testing.T, c *inspector, dir string) {
 // sent with a progress token: the call then stays open until the agent
 // stops. Over HTTP report_task is polled until the task completes.
 func exerciseAgent(t *testing.T, c *inspector, dir string) {
-	head := gitOutput(t, dir, "rev-parse", "HEAD")
+	head := testkit.Git(t, dir, "rev-parse", "HEAD")
 	args := []string{"--method", "tools/call", "--tool-name", "create_task"}
 	if c.suffix != nil { // stdio
 		args = append(args, "--tool-metadata", "progressToken=1")

@@ -1,7 +1,6 @@
 package extcheck
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -91,7 +90,7 @@ func startHTTP(t *testing.T, dir, home string, args ...string) string {
 		cmd.Process.Signal(os.Interrupt)
 		select {
 		case <-exited:
-		case <-time.After(10 * time.Second):
+		case <-time.After(testkit.Scale(10 * time.Second)):
 			cmd.Process.Kill()
 			<-exited
 		}
@@ -104,34 +103,10 @@ func startHTTP(t *testing.T, dir, home string, args ...string) string {
 		return u
 	case <-exited:
 		t.Fatalf("sudocode %s exited without logging its URL:\n%s", strings.Join(args, " "), logs.String())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("sudocode %s logged no URL in 30s:\n%s", strings.Join(args, " "), logs.String())
+	case <-time.After(testkit.Scale(30 * time.Second)):
+		t.Fatalf("sudocode %s logged no URL in %v:\n%s", strings.Join(args, " "), testkit.Scale(30*time.Second), logs.String())
 	}
 	return ""
-}
-
-// git runs git in dir.
-func git(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
-
-// gitOutput runs git in dir and returns its trimmed output.
-func gitOutput(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // writeFile writes content to dir/rel, creating its directories.

@@ -3,6 +3,8 @@ package extcheck
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // serverCase is one of the workbench's MCP servers as the checks run it.
@@ -60,17 +62,10 @@ var servers = []serverCase{
 		exercise: exerciseCoding,
 	},
 	{
-		name:  "agent",
-		tools: []string{"create_task", "update_task", "end_task", "report_task"},
-		prepare: func(t *testing.T) string {
-			dir := t.TempDir()
-			git(t, dir, "init", "-q", "-b", "main")
-			writeFile(t, dir, "README.md", "# Demo\n")
-			git(t, dir, "add", "README.md")
-			git(t, dir, "-c", "user.name=Extcheck", "-c", "user.email=extcheck@example.com", "commit", "-q", "-m", "initial")
-			return dir
-		},
-		stdio: func(dir string) []string { return []string{"mcp", "agent", "--project", dir} },
+		name:    "agent",
+		tools:   []string{"create_task", "update_task", "end_task", "report_task"},
+		prepare: func(t *testing.T) string { return testkit.Repo(t) },
+		stdio:   func(dir string) []string { return []string{"mcp", "agent", "--project", dir} },
 		// The agent server needs a token over HTTP unless told otherwise;
 		// the external tools check the protocol, and not all of them send
 		// headers, so it serves them without one (its token is tested in
