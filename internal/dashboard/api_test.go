@@ -291,14 +291,14 @@ func TestTaskLogStreamAndDiff(t *testing.T) {
 func TestDiffIsHardened(t *testing.T) {
 	f := newFixture(t)
 	marker := f.dir + "/ran"
-	git(t, f.dir, "config", "diff.external", "sh -c 'touch "+marker+"'")
-	git(t, f.dir, "config", "diff.evil.textconv", "sh -c 'touch "+marker+"; cat'")
-	git(t, f.dir, "config", "core.pager", "sh -c 'touch "+marker+"'")
+	testkit.Git(t, f.dir, "config", "diff.external", "sh -c 'touch "+marker+"'")
+	testkit.Git(t, f.dir, "config", "diff.evil.textconv", "sh -c 'touch "+marker+"; cat'")
+	testkit.Git(t, f.dir, "config", "core.pager", "sh -c 'touch "+marker+"'")
 	if err := writeFile(f.dir+"/.gitattributes", "*.txt diff=evil\n"); err != nil {
 		t.Fatal(err)
 	}
-	git(t, f.dir, "add", ".gitattributes")
-	git(t, f.dir, "commit", "-q", "-m", "attributes")
+	testkit.Git(t, f.dir, "add", ".gitattributes")
+	testkit.Git(t, f.dir, "commit", "-q", "-m", "attributes")
 	o := f.openTasks(t)
 	ts, _ := serveDashboard(t, f, dashboard.Options{Tasks: o})
 	task := createCommandTask(t, o, "echo one > a.txt")

@@ -122,7 +122,7 @@ func TestBrowserAgentWork(t *testing.T) {
 	b.waitFor(t, "the dependent ready", `(() => { const c = document.getElementById('card-`+f.waiting+`'); return !!c && c.classList.contains('is-ready') })()`)
 
 	// The conflicting one is refused, naming the file; nothing changes.
-	head := git(t, f.dir, "rev-parse", "HEAD")
+	head := testkit.Git(t, f.dir, "rev-parse", "HEAD")
 	eval[string](t, b, `location.hash = `+js(conflicting))
 	b.waitFor(t, "the other task's page", onTask(strings.TrimPrefix(conflicting, "#/task/")))
 	b.waitFor(t, "the other's merge button", `document.getElementById('merge-task') !== null`)
@@ -131,7 +131,7 @@ func TestBrowserAgentWork(t *testing.T) {
 	b.waitFor(t, "the refusal naming f.txt", `document.getElementById('merge-error') !== null && document.getElementById('merge-error').textContent.includes('f.txt')`)
 	b.waitFor(t, "the task reading conflicted", `document.querySelector('#task-status .badge').textContent === 'conflicted'`)
 	b.screenshot(t, "task-merge-conflict")
-	if now := git(t, f.dir, "rev-parse", "HEAD"); now != head {
+	if now := testkit.Git(t, f.dir, "rev-parse", "HEAD"); now != head {
 		t.Errorf("a refused merge moved the checkout from %s to %s", head, now)
 	}
 	if is, err := f.repo.ShowIssue(context.Background(), f.progress); err != nil || is.Status == "closed" {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,27 +16,9 @@ import (
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/rulesets/sqlitestore"
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
-
-// gitEnv isolates the git of the tests from the machine's configuration.
-func gitEnv(home string) []string {
-	return append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+home, "XDG_CONFIG_HOME="+home,
-		"GIT_AUTHOR_NAME=tester", "GIT_AUTHOR_EMAIL=tester@example.com",
-		"GIT_COMMITTER_NAME=tester", "GIT_COMMITTER_EMAIL=tester@example.com")
-}
-
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = gitEnv(dir)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // fixture is a project in a temporary git repository with a tracker that
 // has a blocking link, a spec with valid and stale feedback anchors, and a
@@ -69,15 +50,9 @@ Refresh tokens rotate on every use.
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
-	// The cache and task store paths must be real paths (macOS /var → /private/var).
-	dir, _ = filepath.EvalSymlinks(dir)
-	git(t, dir, "init", "-q", "-b", "main")
-	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# demo\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	git(t, dir, "add", "README.md")
-	git(t, dir, "commit", "-q", "-m", "initial")
+	// A real path, as the cache and task store paths must be (macOS
+	// /var → /private/var).
+	dir := testkit.Repo(t)
 	if _, err := store.Init(dir, "demo"); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/sudocode/sudocode/internal/dashboard"
 	"github.com/sudocode/sudocode/internal/loop"
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
@@ -91,14 +92,14 @@ func TestTaskMerge(t *testing.T) {
 
 	task := startOn(t, c, ts.URL, f.open, commitScript("notes.txt", "from the agent"))
 	waitStatus(t, o, task.ID, orchestrator.StatusCompleted, orchestrator.StatusWaiting)
-	head := git(t, f.dir, "rev-parse", "HEAD")
+	head := testkit.Git(t, f.dir, "rev-parse", "HEAD")
 	if code, _ := send(t, c, "POST", ts.URL+"/api/tasks/"+task.ID+"/merge", `{}`, nil); code != http.StatusUnauthorized {
 		t.Errorf("merge without the token: %d, want 401", code)
 	}
 	if code, _ := send(t, c, "POST", ts.URL+"/api/tasks/"+task.ID+"/merge", `{"strategy":"octopus"}`, auth); code != http.StatusBadRequest {
 		t.Errorf("merge with an unknown strategy: %d, want 400", code)
 	}
-	if now := git(t, f.dir, "rev-parse", "HEAD"); now != head || f.issueStatus(t, f.open) == tracker.IssueClosed {
+	if now := testkit.Git(t, f.dir, "rev-parse", "HEAD"); now != head || f.issueStatus(t, f.open) == tracker.IssueClosed {
 		t.Fatal("a refused merge changed the checkout or closed the issue")
 	}
 	code, out := send(t, c, "POST", ts.URL+"/api/tasks/"+task.ID+"/merge", `{}`, auth)
@@ -130,13 +131,13 @@ func TestTaskMerge(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(f.dir, "notes.txt"), []byte("user\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	git(t, f.dir, "commit", "-q", "-am", "the user's own change")
-	head = git(t, f.dir, "rev-parse", "HEAD")
+	testkit.Git(t, f.dir, "commit", "-q", "-am", "the user's own change")
+	head = testkit.Git(t, f.dir, "rev-parse", "HEAD")
 	code, out = send(t, c, "POST", ts.URL+"/api/tasks/"+second.ID+"/merge", `{}`, auth)
 	if code != http.StatusConflict || !strings.Contains(out, "notes.txt") {
 		t.Errorf("a conflicting merge: %d %s, want 409 naming notes.txt", code, out)
 	}
-	if now := git(t, f.dir, "rev-parse", "HEAD"); now != head || f.issueStatus(t, f.waiting) == tracker.IssueClosed {
+	if now := testkit.Git(t, f.dir, "rev-parse", "HEAD"); now != head || f.issueStatus(t, f.waiting) == tracker.IssueClosed {
 		t.Error("a conflicting merge changed the checkout or closed the issue")
 	}
 	if b, _ := os.ReadFile(filepath.Join(f.dir, "notes.txt")); string(b) != "user\n" {
@@ -153,11 +154,11 @@ func TestRunReady(t *testing.T) {
 	ts, _ := serveDashboard(t, f, dashboard.Options{WriteToken: "w", Tasks: o})
 	c := ts.Client()
 	body, _ := json.Marshal(map[string]any{"tool": "COMMAND", "limit": 1, "config": map[string]any{"command": []string{"sh", "-c", commitScript("ran.txt", "ran")}}})
-	head := git(t, f.dir, "rev-parse", "HEAD")
+	head := testkit.Git(t, f.dir, "rev-parse", "HEAD")
 	if code, _ := send(t, c, "POST", ts.URL+"/api/run-ready", string(body), nil); code != http.StatusUnauthorized {
 		t.Errorf("run-ready without the token: %d, want 401", code)
 	}
-	if list, _ := o.List(context.Background()); len(list) != 0 || git(t, f.dir, "rev-parse", "HEAD") != head {
+	if list, _ := o.List(context.Background()); len(list) != 0 || testkit.Git(t, f.dir, "rev-parse", "HEAD") != head {
 		t.Fatalf("a refused run started %d tasks or moved the checkout", len(list))
 	}
 	if code, _ := send(t, c, "POST", ts.URL+"/api/run-ready", `{"tool":"NOPE"}`, map[string]string{"Authorization": "Bearer w"}); code != http.StatusBadRequest {
