@@ -149,7 +149,7 @@ func TestTaskEndReopensItsIssue(t *testing.T) {
 	}
 	_ = json.Unmarshal([]byte(run("issue", "show", first, "--json").stdout), &is)
 	if is.Status != "open" || (is.Assignee != nil && *is.Assignee != "") ||
-		!strings.Contains(is.Description, "Agent task "+rep.ID+" (COMMAND) was ended") || !strings.Contains(is.Description, "The issue is open again.") {
+		!strings.Contains(is.Description, "Agent task "+rep.ID+" (command) was ended") || !strings.Contains(is.Description, "The issue is open again.") {
 		t.Errorf("the ended task's issue: %+v", is)
 	}
 	if ready := run("ready", "--json").stdout; !strings.Contains(ready, first) {

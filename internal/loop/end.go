@@ -3,12 +3,10 @@ package loop
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/tracker"
-	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
 // End ends task id (orchestrator.End) and hands its issue back: an issue
@@ -30,20 +28,12 @@ func (l *Loop) End(ctx context.Context, id string, in orchestrator.EndInput) (or
 
 // release returns t's issue to open as End says.
 func (l *Loop) release(ctx context.Context, t orchestrator.Task, rm orchestrator.Removal) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	r, err := l.open(ctx)
-	if err != nil {
-		return
-	}
-	defer r.Close()
-	is, err := r.ShowIssue(ctx, t.IssueID)
-	if err != nil || is.Status != tracker.IssueInProgress || is.Assignee == nil || *is.Assignee != Assignee(t) {
-		return
-	}
-	what := "was ended (" + string(t.Status) + ")"
-	if t.Status == orchestrator.StatusCancelled {
-		what = "was stopped while its agent ran (cancelled)"
+	what := "was ended"
+	switch t.Status {
+	case orchestrator.StatusCancelled:
+		what = "was stopped while its agent ran"
+	case orchestrator.StatusFailed:
+		what = "was ended as failed"
 	}
 	branch := "branch " + t.Branch + " kept"
 	switch {
@@ -52,9 +42,9 @@ func (l *Loop) release(ctx context.Context, t orchestrator.Task, rm orchestrator
 	case rm.SavedCommit != "":
 		branch += ", its uncommitted work saved as " + rm.SavedCommit
 	}
-	note := fmt.Sprintf("\n\n---\n%s (%s) %s at %s without being merged; %s. The issue is open again.",
-		failureMark(t), t.Tool, what, time.Now().UTC().Format(time.RFC3339), branch)
-	desc := strings.TrimRight(is.Description, "\n") + note
-	status, none := string(tracker.IssueOpen), ""
-	_, _ = r.UpdateIssue(ctx, is.ID, store.IssuePatch{Status: &status, Assignee: &none, Description: &desc})
+	note := fmt.Sprintf("%s (%s) %s at %s without being merged; %s. The issue is open again.",
+		failureMark(t), AgentName(t.Tool), what, time.Now().UTC().Format(time.RFC3339), branch)
+	l.reopen(ctx, t, func(is tracker.IssueDetail) bool {
+		return is.Status == tracker.IssueInProgress && is.Assignee != nil && *is.Assignee == Assignee(t)
+	}, note)
 }

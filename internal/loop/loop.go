@@ -131,28 +131,13 @@ func (l *Loop) Finished(ctx context.Context, t orchestrator.Task) {
 // appends the failure to its description, so that whoever reads the issue
 // next sees what happened; the assignee is cleared.
 func (l *Loop) recordFailure(ctx context.Context, t orchestrator.Task) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	r, err := l.open(ctx)
-	if err != nil {
-		return
-	}
-	defer r.Close()
-	is, err := r.ShowIssue(ctx, t.IssueID)
-	if err != nil || is.Status == tracker.IssueClosed {
-		return
-	}
-	if is.Assignee != nil && *is.Assignee != Assignee(t) {
-		return // another task took the issue over
-	}
-	if strings.Contains(is.Description, failureMark(t)) {
-		return // recorded already
-	}
-	note := fmt.Sprintf("\n\n---\n%s (%s, branch %s) failed at %s (%s). %s",
-		failureMark(t), t.Tool, t.Branch, time.Now().UTC().Format(time.RFC3339), t.Error.Type, t.Error.Sentence())
-	desc := strings.TrimRight(is.Description, "\n") + note
-	status, none := string(tracker.IssueOpen), ""
-	_, _ = r.UpdateIssue(ctx, is.ID, store.IssuePatch{Status: &status, Assignee: &none, Description: &desc})
+	note := fmt.Sprintf("%s (%s, branch %s) failed at %s. %s",
+		failureMark(t), AgentName(t.Tool), t.Branch, time.Now().UTC().Format(time.RFC3339), t.Error.Sentence())
+	l.reopen(ctx, t, func(is tracker.IssueDetail) bool {
+		// Closed meanwhile, taken over by another task, or recorded already.
+		return is.Status != tracker.IssueClosed && (is.Assignee == nil || *is.Assignee == Assignee(t)) &&
+			!strings.Contains(is.Description, failureMark(t))
+	}, note)
 }
 
 // failureMark starts the note recordFailure appends for t.

@@ -197,10 +197,10 @@ func TestRunReadyStopsAtAFailure(t *testing.T) {
 	}
 }
 
-// startDone starts a task on a fresh issue that runs script, and waits for it.
-func (w *world) startDone(script string) (orchestrator.Task, string) {
+// startOn starts a task that runs script on a fresh issue.
+func (w *world) startOn(title, script string) (orchestrator.Task, string) {
 	w.t.Helper()
-	is, err := w.tr.CreateIssue(context.Background(), store.IssueInput{Title: "Greet"})
+	is, err := w.tr.CreateIssue(context.Background(), store.IssueInput{Title: title})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -209,10 +209,17 @@ func (w *world) startDone(script string) (orchestrator.Task, string) {
 	if err != nil {
 		w.t.Fatal(err)
 	}
+	return task, is.ID
+}
+
+// startDone starts a task on a fresh issue that runs script, and waits for it.
+func (w *world) startDone(script string) (orchestrator.Task, string) {
+	w.t.Helper()
+	task, id := w.startOn("Greet", script)
 	if task = w.wait(task.ID); task.Status != orchestrator.StatusCompleted {
 		w.t.Fatalf("task %+v", task)
 	}
-	return task, is.ID
+	return task, id
 }
 
 // The refusals leave the user's checkout and the tracker's files as they

@@ -30,7 +30,7 @@ func (l *Loop) Merge(ctx context.Context, id string, in orchestrator.MergeInput)
 		in.Message = t.Description
 		if r, err := l.open(ctx); err == nil {
 			if is, err := r.ShowIssue(ctx, t.IssueID); err == nil {
-				in.Message = fmt.Sprintf("%s (%s)\n\nCloses %s; made by sudocode task %s (%s).", is.Title, is.ID, is.ID, t.ID, t.Tool)
+				in.Message = fmt.Sprintf("%s (%s)\n\nCloses %s; made by sudocode task %s (%s).", is.Title, is.ID, is.ID, t.ID, AgentName(t.Tool))
 			}
 			r.Close()
 		}
