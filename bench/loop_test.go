@@ -13,12 +13,12 @@ import (
 	"github.com/sudocode/sudocode/internal/testkit"
 )
 
-// bigTrackerRepo makes a git repository of files files (100 per
+// bigTrackerRepo makes a git repository (testkit.Repo) of files files (100 per
 // directory) with a tracker, all committed, and returns its directory and
 // the environment the binary runs with in it.
 func bigTrackerRepo(b *testing.B, bin string, files int) (dir string, env []string) {
 	b.Helper()
-	dir = b.TempDir()
+	dir = testkit.Repo(b)
 	for i := range files {
 		sub := filepath.Join(dir, fmt.Sprintf("pkg%03d", i/100))
 		if i%100 == 0 {
@@ -31,9 +31,6 @@ func bigTrackerRepo(b *testing.B, bin string, files int) (dir string, env []stri
 			b.Fatal(err)
 		}
 	}
-	gitRun(b, dir, os.Environ(), "init", "-q", "-b", "main")
-	gitRun(b, dir, os.Environ(), "config", "user.name", "Bench")
-	gitRun(b, dir, os.Environ(), "config", "user.email", "bench@example.com")
 	return dir, trackerRepo(b, bin, dir, b.TempDir())
 }
 
@@ -98,15 +95,15 @@ func BenchmarkLoop(b *testing.B) {
 			round++
 			i := round
 			branch, file := fmt.Sprintf("peer%d", i), fmt.Sprintf("peer%d.txt", i)
-			gitRun(b, dir, env, "switch", "-q", "-c", branch)
+			testkit.Git(b, dir, "switch", "-q", "-c", branch)
 			if err := os.WriteFile(filepath.Join(dir, file), []byte(file+"\n"), 0o644); err != nil {
 				b.Fatal(err)
 			}
-			gitRun(b, dir, env, "add", file)
-			gitRun(b, dir, env, "commit", "-qm", file)
-			gitRun(b, dir, env, "switch", "-q", "main")
+			testkit.Git(b, dir, "add", file)
+			testkit.Git(b, dir, "commit", "-qm", file)
+			testkit.Git(b, dir, "switch", "-q", "main")
 			t0 := time.Now()
-			gitRun(b, dir, env, "merge", "-q", "--no-ff", "-m", "merge "+branch, branch)
+			testkit.Git(b, dir, "merge", "-q", "--no-ff", "-m", "merge "+branch, branch)
 			lat = append(lat, time.Since(t0))
 		}
 		b.ReportMetric(p50ms(lat), "p50-ms")
@@ -117,10 +114,10 @@ func BenchmarkLoop(b *testing.B) {
 			round++
 			branch, path := fmt.Sprintf("peer%d", round), filepath.Join(b.TempDir(), "wt")
 			t0 := time.Now()
-			gitRun(b, dir, env, "worktree", "add", "-q", "-b", branch, path, "HEAD")
+			testkit.Git(b, dir, "worktree", "add", "-q", "-b", branch, path, "HEAD")
 			lat = append(lat, time.Since(t0))
-			gitRun(b, dir, env, "worktree", "remove", "--force", path)
-			gitRun(b, dir, env, "branch", "-q", "-D", branch)
+			testkit.Git(b, dir, "worktree", "remove", "--force", path)
+			testkit.Git(b, dir, "branch", "-q", "-D", branch)
 		}
 		b.ReportMetric(p50ms(lat), "p50-ms")
 	})

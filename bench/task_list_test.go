@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/orchestrator"
@@ -29,29 +28,16 @@ func sudocodeIn(b *testing.B, bin, dir string, env []string, args ...string) []b
 	return out
 }
 
-// trackerRepo makes dir a git repository (if it is not one) with a
-// tracker (sudocode init), all committed, and returns the environment the
+// trackerRepo adds a tracker (sudocode init) to the git repository dir,
+// made by testkit.Repo, commits it, and returns the environment the
 // binary runs with in it: its task worktrees go under worktrees.
 func trackerRepo(b *testing.B, bin, dir, worktrees string) []string {
 	b.Helper()
-	env := append(os.Environ(), "SUDOCODE_ACTOR=bench", orchestrator.EnvWorktrees+"="+worktrees,
-		"GIT_AUTHOR_NAME=Bench", "GIT_AUTHOR_EMAIL=bench@example.com", "GIT_COMMITTER_NAME=Bench", "GIT_COMMITTER_EMAIL=bench@example.com")
-	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
-		gitRun(b, dir, env, "init", "-q", "-b", "main")
-	}
+	env := append(os.Environ(), "SUDOCODE_ACTOR=bench", orchestrator.EnvWorktrees+"="+worktrees)
 	sudocodeIn(b, bin, dir, env, "init", "--prefix", "bench")
-	gitRun(b, dir, env, "add", "-A")
-	gitRun(b, dir, env, "commit", "-qm", "tracker")
+	testkit.Git(b, dir, "add", "-A")
+	testkit.Git(b, dir, "commit", "-qm", "tracker")
 	return env
-}
-
-func gitRun(b *testing.B, dir string, env []string, args ...string) {
-	b.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir, cmd.Env = dir, env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("git %v: %v\n%s", args, err, out)
-	}
 }
 
 // BenchmarkTaskList measures reading tasks, whole processes, on a project
@@ -60,7 +46,7 @@ func gitRun(b *testing.B, dir string, env []string, args ...string) {
 // sudocode ready on the same repository, a read of the tracker.
 func BenchmarkTaskList(b *testing.B) {
 	bin := testkit.Binary(b, "./cmd/sudocode")
-	dir, worktrees := b.TempDir(), b.TempDir()
+	dir, worktrees := testkit.Repo(b), b.TempDir()
 	env := trackerRepo(b, bin, dir, worktrees)
 	ctx := context.Background()
 	data, err := orchestrator.DataDir(ctx, dir)
