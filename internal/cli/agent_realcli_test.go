@@ -62,9 +62,6 @@ var realCLIs = []realCLI{
 	// Gemini's stricter approval modes do not offer the refused tools to the
 	// model at all, so a scripted model cannot call one.
 	{name: "gemini", tool: "GEMINI", setup: modelsim.SetupGemini, writeTool: "write_file", errorStatus: 400},
-	// OpenCode retries a failed model call (400, 401 and 500 alike, though
-	// its own error says a 400 is not retryable) for about 70 s before it
-	// fails: its failure scenario takes that long, alongside the others.
 	// A tool its config denies OpenCode does not offer at all, and --auto
 	// approves the rest: no refusal to script.
 	{name: "opencode", tool: "OPENCODE", setup: modelsim.SetupOpenCode, writeTool: "write", errorStatus: 400},

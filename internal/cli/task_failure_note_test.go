@@ -42,8 +42,8 @@ func TestTaskFailureNoteHoldsTheReason(t *testing.T) {
 			_ = json.Unmarshal([]byte(ok("issue", "create", "Fail now", "--json")), &is)
 			gitIn(t, repo, "add", "-A")
 			gitIn(t, repo, "commit", "-qm", "tracker")
-			// OpenCode retries the failed call for about 70 s before it
-			// fails: longer than runAt waits.
+			// task start runs the agent to its end: on a busy machine,
+			// longer than runAt waits.
 			ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(5*time.Minute))
 			defer cancel()
 			start := exec.CommandContext(ctx, sudocodeBin, "task", "start", is.ID, "--agent", c.name,

@@ -69,7 +69,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte, 
 		c.tools = append(c.tools, toolDef{name: t.Name, schema: t.InputSchema})
 	}
 	s.annotate(i, "anthropic", c.tools, true)
-	rep, ok := s.planOrFail(w, r, i, c, func(_ int, msg string) any { return anthropicError("api_error", msg) })
+	rep, ok := s.planOrFail(w, r, i, c, func(status int, msg string) any { return anthropicError(anthropicErrorType(status), msg) })
 	if !ok {
 		return
 	}
@@ -120,6 +120,30 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte, 
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
 		"usage": map[string]any{"input_tokens": in, "output_tokens": out}})
 	e.event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// anthropicErrorType is the error type Anthropic's API gives with status.
+func anthropicErrorType(status int) string {
+	switch status {
+	case 400:
+		return "invalid_request_error"
+	case 401:
+		return "authentication_error"
+	case 403:
+		return "permission_error"
+	case 404:
+		return "not_found_error"
+	case 413:
+		return "request_too_large"
+	case 429:
+		return "rate_limit_error"
+	case 529:
+		return "overloaded_error"
+	}
+	if status < 500 {
+		return "invalid_request_error"
+	}
+	return "api_error"
 }
 
 func anthropicError(typ, msg string) map[string]any {

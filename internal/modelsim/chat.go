@@ -30,7 +30,7 @@ type chatRequest struct {
 func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte, i int) {
 	var req chatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		writeJSON(w, 400, openAIError("modelsim: body is not a Chat Completions request: "+err.Error()))
+		writeJSON(w, 400, openAIError(400, "modelsim: body is not a Chat Completions request: "+err.Error()))
 		return
 	}
 	c := &conversation{}
@@ -46,7 +46,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte, i int
 		c.tools = append(c.tools, toolDef{name: t.Function.Name, schema: t.Function.Parameters})
 	}
 	s.annotate(i, "chat", c.tools, true)
-	rep, ok := s.planOrFail(w, r, i, c, func(_ int, msg string) any { return openAIError(msg) })
+	rep, ok := s.planOrFail(w, r, i, c, func(status int, msg string) any { return openAIError(status, msg) })
 	if !ok {
 		return
 	}

@@ -87,9 +87,11 @@
 // stream_options.include_usage, and a new session's first call is a
 // title request without tools. Without the dead proxy a run took 5 s
 // rather than 2 s here: it tries the network at start-up, and needs none
-// of it. A 400 (or a 500) from the model is retried for about 70 s (six calls,
-// though its own error says isRetryable false) before it exits 1 with an
-// error event, so the tests script errors only for the other three.
+// of it. It retries, for about a minute (six calls), a failed
+// call whose body matches its list of transient errors ("server_error"
+// among them), whatever the status and though its own error says
+// isRetryable false; a 400 whose body says invalid_request_error, as
+// OpenAI's does, ends the run at once: exit 1 with an error event.
 //
 // On a 400 Claude Code exits 1 (a result with terminal_reason api_error,
 // after several calls), Codex exits 1 after turn.failed, and Gemini exits

@@ -52,7 +52,7 @@ func openAIText(raw json.RawMessage) string {
 func (s *Server) responses(w http.ResponseWriter, r *http.Request, body []byte, i int) {
 	var req responsesRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		writeJSON(w, 400, openAIError("modelsim: body is not a Responses request: "+err.Error()))
+		writeJSON(w, 400, openAIError(400, "modelsim: body is not a Responses request: "+err.Error()))
 		return
 	}
 	c := &conversation{system: req.Instructions}
@@ -86,7 +86,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, body []byte, 
 		c.tools = append(c.tools, toolDef{name: t.Name, custom: t.Type == "custom", schema: t.Parameters})
 	}
 	s.annotate(i, "responses", c.tools, true)
-	rep, ok := s.planOrFail(w, r, i, c, func(_ int, msg string) any { return openAIError(msg) })
+	rep, ok := s.planOrFail(w, r, i, c, func(status int, msg string) any { return openAIError(status, msg) })
 	if !ok {
 		return
 	}
@@ -159,6 +159,17 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, body []byte, 
 	emit("response.completed", map[string]any{"response": resp})
 }
 
-func openAIError(msg string) map[string]any {
-	return map[string]any{"error": map[string]any{"message": msg, "type": "server_error", "code": nil, "param": nil}}
+// openAIError is OpenAI's error body for status: its type is what the API
+// gives for that status (a client's mistake is invalid_request_error, only
+// a 5xx is server_error). Clients read it: OpenCode retries, for about a
+// minute, any failure whose body says server_error, whatever its status.
+func openAIError(status int, msg string) map[string]any {
+	typ := "invalid_request_error"
+	switch {
+	case status == 429:
+		typ = "requests"
+	case status >= 500:
+		typ = "server_error"
+	}
+	return map[string]any{"error": map[string]any{"message": msg, "type": typ, "code": nil, "param": nil}}
 }
