@@ -61,7 +61,7 @@ func TestTaskMergeOfNoChangeExits2(t *testing.T) {
 	if r.code != 2 {
 		t.Fatalf("exit %d, want 2: %s%s", r.code, r.stdout, r.stderr)
 	}
-	if !strings.Contains(r.stderr, "nothing to merge") || !strings.Contains(r.stderr, "hint: the agent made no change; end the task: sudocode task end "+id) {
+	if !strings.Contains(r.stderr, "nothing to merge") || !strings.Contains(r.stderr, "hint: the agent made no change; end the task with sudocode task end "+id) {
 		t.Errorf("stderr: %s", r.stderr)
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
@@ -49,7 +48,7 @@ With --json: {task, strategy, base, commit, files, removal, issue_id, close_reas
 			}
 			res, err := l.Merge(cmd.Context(), args[0], in)
 			if err != nil {
-				return cliHint(nothingToMerge(cmd.Context(), l.Orchestrator(), args[0], err), args[0])
+				return cliHint(err, args[0])
 			}
 			if g.json {
 				return writeJSON(stdio.Out, res)
@@ -66,22 +65,6 @@ With --json: {task, strategy, base, commit, files, removal, issue_id, close_reas
 	cmd.Flags().StringVarP(&message, "message", "m", "", "the commit `MESSAGE` (default: the issue's title and id)")
 	cmd.Flags().BoolVar(&keep, "keep-branch", false, "keep the task's branch (default the project's merge.keep_branch, else delete it)")
 	return cmd
-}
-
-// nothingToMerge turns a refused merge of a task that changed nothing
-// (its branch holds no commit and was collected, or holds nothing new)
-// into what it is: a request that cannot succeed as asked (exit 2), not a
-// conflict or a missing branch, with the command that ends the task.
-func nothingToMerge(ctx context.Context, orch *orchestrator.Orchestrator, id string, err error) error {
-	if !fault.Is(err, fault.Conflict) && !fault.Is(err, fault.NotFound) {
-		return err
-	}
-	rep, rerr := orch.Report(ctx, id)
-	if rerr != nil || rep.Commits > 0 || len(rep.FilesChanged) > 0 || rep.Outcome == "" {
-		return err
-	}
-	return fault.New(fault.Invalid, "nothing to merge: task %s made no change", rep.ID).
-		WithHint("the agent made no change; end the task: sudocode task end " + rep.ID)
 }
 
 func newTaskEndCmd(g *globalOptions, stdio IO) *cobra.Command {

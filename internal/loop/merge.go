@@ -37,8 +37,11 @@ func (l *Loop) Merge(ctx context.Context, id string, in orchestrator.MergeInput)
 	}
 	res, err := l.orch.Merge(ctx, id, in)
 	out := MergeResult{MergeResult: res}
-	if err != nil || t.IssueID == "" {
-		return out, err
+	if err != nil {
+		return out, l.nothingToMerge(ctx, id, err)
+	}
+	if t.IssueID == "" {
+		return out, nil
 	}
 	out.IssueID = t.IssueID
 	out.CloseReason = fmt.Sprintf("Merged into %s as %s (task %s, %s)", res.Base, res.Commit, t.ID, res.Strategy)
@@ -53,4 +56,20 @@ func (l *Loop) Merge(ctx context.Context, id string, in orchestrator.MergeInput)
 		return out, fault.Wrap(fault.Internal, err, "merged as "+res.Commit+", but issue "+t.IssueID+" could not be closed")
 	}
 	return out, nil
+}
+
+// nothingToMerge turns a merge refused because task id changed nothing
+// (its branch holds nothing new, or held no commit and was deleted) into
+// what it is: a request that cannot succeed as asked, not a conflict or a
+// missing branch, with what to do instead. Any other refusal is err.
+func (l *Loop) nothingToMerge(ctx context.Context, id string, err error) error {
+	if !fault.Is(err, fault.Conflict) && !fault.Is(err, fault.NotFound) {
+		return err
+	}
+	rep, rerr := l.orch.Report(ctx, id)
+	if rerr != nil || rep.Commits > 0 || len(rep.FilesChanged) > 0 || rep.Outcome == "" {
+		return err
+	}
+	return fault.New(fault.Invalid, "nothing to merge: task %s made no change", rep.ID).
+		WithHint("the agent made no change; end the task with end_task")
 }
