@@ -47,6 +47,13 @@ func gitEnv() []string {
 // commit, "initial", of README ("hello\n").
 func Repo(tb testing.TB) string {
 	tb.Helper()
+	return RepoOf(tb, map[string]string{"README": "hello\n"})
+}
+
+// RepoOf is Repo whose one commit holds files (slash-separated path →
+// content) instead of README.
+func RepoOf(tb testing.TB, files map[string]string) string {
+	tb.Helper()
 	dir, err := filepath.EvalSymlinks(tb.TempDir())
 	if err != nil {
 		tb.Fatal(err)
@@ -54,10 +61,16 @@ func Repo(tb testing.TB) string {
 	Git(tb, dir, "init", "-q", "-b", "main")
 	Git(tb, dir, "config", "user.name", "Test")
 	Git(tb, dir, "config", "user.email", "test@example.com")
-	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("hello\n"), 0o644); err != nil {
-		tb.Fatal(err)
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			tb.Fatal(err)
+		}
 	}
-	Git(tb, dir, "add", "README")
+	Git(tb, dir, "add", "-A")
 	Git(tb, dir, "commit", "-q", "-m", "initial")
 	return dir
 }

@@ -25,3 +25,18 @@ func TestRepo(t *testing.T) {
 		t.Errorf("status %q, want clean", st)
 	}
 }
+
+// RepoOf commits the files it is given, in directories too, and nothing
+// else.
+func TestRepoOf(t *testing.T) {
+	dir := RepoOf(t, map[string]string{"a.txt": "a\n", "sub/b.txt": "b\n"})
+	if files := Git(t, dir, "ls-files"); files != "a.txt\nsub/b.txt" {
+		t.Errorf("files %q, want a.txt and sub/b.txt", files)
+	}
+	if got := Git(t, dir, "show", "HEAD:sub/b.txt"); got != "b" {
+		t.Errorf("sub/b.txt holds %q", got)
+	}
+	if st := Git(t, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("status %q, want clean", st)
+	}
+}
