@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // Discovery reads the repository's files instead of asking git, and asks
@@ -18,22 +20,22 @@ func TestDiscoverAgreesWithGit(t *testing.T) {
 	write(t, filepath.Join(repo, "sub", "deeper", "f.txt"), "f\n")
 	wt := filepath.Join(filepath.Dir(repo), filepath.Base(repo)+"-linked")
 	t.Cleanup(func() { os.RemoveAll(wt) })
-	mustGit(t, repo, "worktree", "add", "-q", "--detach", wt)
+	testkit.Git(t, repo, "worktree", "add", "-q", "--detach", wt)
 	if err := os.MkdirAll(filepath.Join(wt, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	included := newRepo(t)
 	write(t, filepath.Join(included, "extra.cfg"), "[user]\n\tname = X\n")
-	mustGit(t, included, "config", "include.path", "../extra.cfg")
+	testkit.Git(t, included, "config", "include.path", "../extra.cfg")
 	selfWorktree := newRepo(t)
-	mustGit(t, selfWorktree, "config", "core.worktree", selfWorktree)
+	testkit.Git(t, selfWorktree, "config", "core.worktree", selfWorktree)
 	for _, dir := range []string{repo, filepath.Join(repo, "sub", "deeper"), wt, filepath.Join(wt, "sub"), included, selfWorktree} {
 		r, err := Discover(context.Background(), Options{Dir: dir})
 		if err != nil {
 			t.Errorf("%s: %v", dir, err)
 			continue
 		}
-		want := strings.Split(mustGit(t, dir, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir", "--show-prefix"), "\n")
+		want := strings.Split(testkit.Git(t, dir, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir", "--show-prefix")+"\n", "\n")
 		got := []string{r.Top, r.GitDir, r.CommonDir, r.Prefix}
 		for i := range got {
 			if got[i] != want[i] {

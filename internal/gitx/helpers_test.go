@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
-// plainGit runs the user's git, unhardened, for a test's set-up and for
-// the control runs that show a hostile configuration really fires.
+// plainGit runs the user's git, unhardened, for the control runs that
+// show a hostile configuration really fires.
 func plainGit(t testing.TB, dir string, args ...string) (string, error) {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com",
@@ -21,28 +23,11 @@ func plainGit(t testing.TB, dir string, args ...string) (string, error) {
 	return string(out), err
 }
 
-func mustGit(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	out, err := plainGit(t, dir, args...)
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
-}
-
 // newRepo makes a repository with one commit of a.txt, its path
 // canonical.
 func newRepo(t testing.TB) string {
 	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustGit(t, dir, "init", "-q")
-	write(t, filepath.Join(dir, "a.txt"), "hello\n")
-	mustGit(t, dir, "add", "a.txt")
-	mustGit(t, dir, "commit", "-q", "-m", "initial")
-	return dir
+	return testkit.RepoOf(t, map[string]string{"a.txt": "hello\n"})
 }
 
 func write(t testing.TB, path, content string) {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // Each test plants one hostile setting in the repository's own
@@ -14,7 +16,7 @@ import (
 func TestFsmonitorNotRun(t *testing.T) {
 	repo := newRepo(t)
 	script, marker := trap(t, repo, "fsmonitor", "exit 1\n")
-	mustGit(t, repo, "config", "core.fsmonitor", script)
+	testkit.Git(t, repo, "config", "core.fsmonitor", script)
 	control(t, repo, marker, "status")
 	for _, args := range [][]string{{"status", "--porcelain"}, {"diff"}, {"update-index", "-q", "--refresh"}, {"ls-files", "-m"}} {
 		if _, err := gitOut(t, Options{Dir: repo, Locks: args[0] == "update-index"}, args...); err != nil {
@@ -31,7 +33,7 @@ func TestHooksNotRun(t *testing.T) {
 	hooks := filepath.Join(repo, ".git", "trap")
 	_, marker := trap(t, repo, "post-checkout", "exit 0\n")
 	trap(t, repo, "reference-transaction", "exit 0\n")
-	mustGit(t, repo, "config", "core.hooksPath", hooks)
+	testkit.Git(t, repo, "config", "core.hooksPath", hooks)
 	control(t, repo, marker, "switch", "-q", "-c", "control")
 	os.Remove(filepath.Join(repo, ".git", "markers", "reference-transaction"))
 	if _, err := gitOut(t, Options{Dir: repo, Locks: true}, "switch", "-q", "-c", "other"); err != nil {
@@ -50,7 +52,7 @@ func TestHooksNotRun(t *testing.T) {
 	if err := os.Rename(filepath.Join(hooks, "post-checkout"), filepath.Join(repo, ".git", "hooks", "post-checkout")); err != nil {
 		t.Fatal(err)
 	}
-	mustGit(t, repo, "config", "--unset", "core.hooksPath")
+	testkit.Git(t, repo, "config", "--unset", "core.hooksPath")
 	if _, err := gitOut(t, Options{Dir: repo, Locks: true}, "switch", "-q", "main"); err != nil {
 		t.Fatal(err)
 	}
@@ -62,8 +64,8 @@ func TestHooksNotRun(t *testing.T) {
 func TestPagerAndEditorNotRun(t *testing.T) {
 	repo := newRepo(t)
 	script, _ := trap(t, repo, "pager", "cat\n")
-	mustGit(t, repo, "config", "core.pager", script)
-	mustGit(t, repo, "config", "core.editor", script)
+	testkit.Git(t, repo, "config", "core.pager", script)
+	testkit.Git(t, repo, "config", "core.editor", script)
 	if out, _ := plainGit(t, repo, "var", "GIT_PAGER"); strings.TrimSpace(out) != script {
 		t.Fatalf("control: plain git's pager is %q", out)
 	}
@@ -88,15 +90,15 @@ func TestExternalDiffAndTextconvNotRun(t *testing.T) {
 	drv, drvMarker := trap(t, repo, "driver", "exit 0\n")
 	write(t, filepath.Join(repo, ".gitattributes"), "*.txt diff=tc\n*.md diff=cmd\n")
 	write(t, filepath.Join(repo, "b.md"), "one\n")
-	mustGit(t, repo, "add", ".")
-	mustGit(t, repo, "commit", "-q", "-m", "attrs")
-	mustGit(t, repo, "config", "diff.tc.textconv", conv)
-	mustGit(t, repo, "config", "diff.cmd.command", drv)
+	testkit.Git(t, repo, "add", ".")
+	testkit.Git(t, repo, "commit", "-q", "-m", "attrs")
+	testkit.Git(t, repo, "config", "diff.tc.textconv", conv)
+	testkit.Git(t, repo, "config", "diff.cmd.command", drv)
 	write(t, filepath.Join(repo, "a.txt"), "changed\n")
 	write(t, filepath.Join(repo, "b.md"), "two\n")
 	control(t, repo, convMarker, "diff", "--", "a.txt")
 	control(t, repo, drvMarker, "diff", "--", "b.md")
-	mustGit(t, repo, "config", "diff.external", ext)
+	testkit.Git(t, repo, "config", "diff.external", ext)
 	control(t, repo, extMarker, "diff", "--", "a.txt")
 	os.Remove(convMarker)
 	for _, args := range [][]string{{"diff"}, {"diff", "--stat"}, {"log", "-p"}, {"show"}, {"diff", "HEAD"}} {
@@ -119,9 +121,9 @@ func TestTransportHelpersNotRun(t *testing.T) {
 	repo := newRepo(t)
 	ssh, sshMarker := trap(t, repo, "ssh", "exit 1\n")
 	cred, credMarker := trap(t, repo, "credential", "exit 0\n")
-	mustGit(t, repo, "config", "core.sshCommand", ssh)
-	mustGit(t, repo, "config", "credential.helper", "!"+cred)
-	mustGit(t, repo, "remote", "add", "origin", "ssh://example.invalid/repo.git")
+	testkit.Git(t, repo, "config", "core.sshCommand", ssh)
+	testkit.Git(t, repo, "config", "credential.helper", "!"+cred)
+	testkit.Git(t, repo, "remote", "add", "origin", "ssh://example.invalid/repo.git")
 	control(t, repo, sshMarker, "fetch", "origin")
 	if _, err := gitOut(t, Options{Dir: repo, Locks: true}, "fetch", "origin"); err == nil {
 		t.Fatal("fetch succeeded")
@@ -146,9 +148,9 @@ func TestTransportHelpersNotRun(t *testing.T) {
 func TestSigningProgramNotRun(t *testing.T) {
 	repo := newRepo(t)
 	gpg, marker := trap(t, repo, "gpg", "exit 1\n")
-	mustGit(t, repo, "config", "gpg.program", gpg)
-	mustGit(t, repo, "config", "commit.gpgSign", "true")
-	mustGit(t, repo, "config", "log.showSignature", "true")
+	testkit.Git(t, repo, "config", "gpg.program", gpg)
+	testkit.Git(t, repo, "config", "commit.gpgSign", "true")
+	testkit.Git(t, repo, "config", "log.showSignature", "true")
 	control(t, repo, marker, "-c", "commit.gpgSign=true", "commit", "-q", "--allow-empty", "-m", "signed")
 	_, err := gitOut(t, Options{Dir: repo, Locks: true, Env: []string{"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com",
 		"GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com"}}, "commit", "-q", "--allow-empty", "-m", "unsigned")
@@ -193,7 +195,7 @@ func TestWorktreeElsewhereRefused(t *testing.T) {
 	repo := newRepo(t)
 	elsewhere := t.TempDir()
 	write(t, filepath.Join(elsewhere, "secret.txt"), "s\n")
-	mustGit(t, repo, "config", "core.worktree", elsewhere)
+	testkit.Git(t, repo, "config", "core.worktree", elsewhere)
 	out, err := gitOut(t, Options{Dir: repo}, "status", "--porcelain", "--untracked-files=all")
 	if err == nil || strings.Contains(out, "secret") {
 		t.Fatalf("git status ran in core.worktree %s: %q %v", elsewhere, out, err)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // A command that can write a work tree can rewrite the files that tell
@@ -21,7 +23,7 @@ func hookWriter(t *testing.T, repo, victim string) (hook string) {
 	t.Helper()
 	hook = filepath.Join(victim, ".git", "hooks", "pre-commit")
 	script, _ := trap(t, repo, "plant", "printf '#!/bin/sh\\n' > '"+hook+"' 2>/dev/null\ncat\n")
-	mustGit(t, repo, "config", "filter.f.clean", script)
+	testkit.Git(t, repo, "config", "filter.f.clean", script)
 	write(t, filepath.Join(repo, ".gitattributes"), "*.txt filter=f\n")
 	write(t, filepath.Join(repo, "a.txt"), "HELLO\n")
 	return hook
@@ -120,7 +122,7 @@ func TestGitFileOutsideRefused(t *testing.T) {
 	if exists(hook) {
 		t.Fatal("the victim's git directory got a hook")
 	}
-	if out := mustGit(t, victim, "status", "--porcelain"); out != "" {
+	if out := testkit.Git(t, victim, "status", "--porcelain"); out != "" {
 		t.Fatalf("the victim's index changed: %q", out)
 	}
 }
@@ -166,7 +168,7 @@ func TestGitDirLinkedAwayAfterDiscoveryNotGranted(t *testing.T) {
 	}
 	write(t, filepath.Join(repo, "new.txt"), "new\n")
 	_, _ = gitOut(t, Options{Dir: repo, Repo: r, Locks: true}, "add", "-A")
-	if out := mustGit(t, victim, "status", "--porcelain"); out != "" {
+	if out := testkit.Git(t, victim, "status", "--porcelain"); out != "" {
 		t.Fatalf("git wrote the victim's index through the link: %q", out)
 	}
 }
@@ -178,7 +180,7 @@ func TestLinkedWorktreeWorks(t *testing.T) {
 	repo := newRepo(t)
 	wt := filepath.Join(filepath.Dir(repo), filepath.Base(repo)+"-wt")
 	t.Cleanup(func() { os.RemoveAll(wt) })
-	mustGit(t, repo, "worktree", "add", "-q", "-b", "side", wt)
+	testkit.Git(t, repo, "worktree", "add", "-q", "-b", "side", wt)
 	r, err := Discover(context.Background(), Options{Dir: wt})
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +198,7 @@ func TestLinkedWorktreeWorks(t *testing.T) {
 	if out, err := gitOut(t, Options{Dir: wt}, "status", "--porcelain"); err != nil || out != "" {
 		t.Fatalf("status %q %v", out, err)
 	}
-	if out := mustGit(t, repo, "log", "-1", "--format=%s", "side"); strings.TrimSpace(out) != "b" {
+	if out := testkit.Git(t, repo, "log", "-1", "--format=%s", "side"); strings.TrimSpace(out) != "b" {
 		t.Fatalf("the commit did not reach the branch: %q", out)
 	}
 }
@@ -209,9 +211,9 @@ func TestLinkedWorktreeOfAnotherRefused(t *testing.T) {
 	base := filepath.Dir(repo)
 	wt, sibling, theirs := filepath.Join(base, "wt-mine"), filepath.Join(base, "wt-sibling"), filepath.Join(base, "wt-theirs")
 	t.Cleanup(func() { os.RemoveAll(wt); os.RemoveAll(sibling); os.RemoveAll(theirs) })
-	mustGit(t, repo, "worktree", "add", "-q", "--detach", wt)
-	mustGit(t, repo, "worktree", "add", "-q", "--detach", sibling)
-	mustGit(t, victim, "worktree", "add", "-q", "--detach", theirs)
+	testkit.Git(t, repo, "worktree", "add", "-q", "--detach", wt)
+	testkit.Git(t, repo, "worktree", "add", "-q", "--detach", sibling)
+	testkit.Git(t, victim, "worktree", "add", "-q", "--detach", theirs)
 	for _, target := range []string{
 		filepath.Join(repo, ".git", "worktrees", "wt-sibling"),
 		filepath.Join(victim, ".git", "worktrees", "wt-theirs"),

@@ -29,7 +29,7 @@ func TestFilterConfinedToRepository(t *testing.T) {
 			t.Cleanup(func() { os.RemoveAll(outside) })
 			escaped := filepath.Join(outside, "escaped")
 			script, ran := trap(t, repo, "clean", "touch '"+escaped+"'\ncat\n")
-			mustGit(t, repo, "config", "filter.f.clean", script)
+			testkit.Git(t, repo, "config", "filter.f.clean", script)
 			write(t, filepath.Join(repo, filepath.FromSlash(where)), "*.txt filter=f\n")
 			write(t, filepath.Join(repo, "a.txt"), "changed\n")
 			control(t, repo, escaped, "diff", "--", "a.txt")
@@ -54,7 +54,7 @@ func TestTimeoutEndsDescendants(t *testing.T) {
 	repo := newRepo(t)
 	tag := fmt.Sprintf("4242.%d", time.Now().UnixNano()%1e9) // unique to this run
 	script, _ := trap(t, repo, "slow", "sleep "+tag+" &\nsleep "+tag+"\n")
-	mustGit(t, repo, "config", "filter.slow.clean", script)
+	testkit.Git(t, repo, "config", "filter.slow.clean", script)
 	write(t, filepath.Join(repo, ".gitattributes"), "*.txt filter=slow\n")
 	write(t, filepath.Join(repo, "a.txt"), "changed\n")
 	start := time.Now()

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // The user's own configuration may include other files (and name a
@@ -12,6 +14,8 @@ import (
 // them, where it would otherwise die on the include.
 func TestUserConfigIncludesReadable(t *testing.T) {
 	repo := newRepo(t)
+	// No identity of the repository's own: the user's included one applies.
+	testkit.Git(t, repo, "config", "--remove-section", "user")
 	home := t.TempDir()
 	write(t, filepath.Join(home, "dots", "extra"), "[user]\n\tname = Included Name\n\temail = inc@example.com\n")
 	write(t, filepath.Join(home, "dots", "ignore"), "*.log\n")
