@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/sudocode/sudocode/internal/serve"
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
@@ -31,13 +32,14 @@ func (b *browser) act(t *testing.T, steps ...chromedp.Action[chromedp.Void]) {
 		// Each try is bounded: a query waits for its element, which a
 		// re-render may have taken away for good. The bound grows, so that
 		// a machine too loaded to answer DevTools in 5 s still gets there.
-		ctx, cancel := context.WithTimeout(b.ctx, time.Duration(min(try+1, 4))*5*time.Second)
+		// A failed try is the re-render, already done: the next one starts
+		// at once, on the new elements.
+		ctx, cancel := context.WithTimeout(b.ctx, testkit.Scale(time.Duration(min(try+1, 4))*5*time.Second))
 		err = chromedp.Do(ctx, steps...)
 		cancel()
 		if err == nil {
 			return
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatal(err)
 }
@@ -202,12 +204,15 @@ const body = JSON.stringify({title: 'Planted'});
 window.done = Promise.allSettled([
   fetch(%[1]q, {method: 'POST', mode: 'no-cors', credentials: 'include', headers: {'Content-Type': 'text/plain'}, body}),
   fetch(%[1]q, {method: 'POST', credentials: 'include', headers: {'Content-Type': 'application/json'}, body}),
-]).then(() => { window.finished = true; });
+]);
 </script>`, base+"/api/issues")
 	}))
 	defer evil.Close()
 	b.do(t, chromedp.Navigate(evil.URL))
-	b.waitFor(t, "the foreign page's attempts", `window.finished === true`)
+	// The attempts are over when the page's promise of them settles.
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`window.done.then(() => true)`, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("waiting for the foreign page's attempts: %v", err)
+	}
 	list, err := f.repo.ListIssues(context.Background(), store.IssueFilter{Limit: 50})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image/png"
 	"maps"
@@ -34,6 +35,7 @@ import (
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/serve"
 	"github.com/sudocode/sudocode/internal/testkit"
+	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
 // chromium finds a Chromium or Chrome binary: a skip on a developer machine
@@ -239,23 +241,71 @@ func eval[T any](t *testing.T, b *browser, expr string) T {
 // cores. A passing test waits only as long as it must.
 const pageWait = time.Minute
 
-// waitFor polls a boolean expression until it is true. It evaluates
+// waitScript is the script waitFor runs in the page: a promise that
+// resolves once the condition (in place of its comment) holds, checked at
+// once and again after every change of the DOM and every event that
+// changes what is focused or shown without one (the location's hash,
+// focus, a field's input). Nothing in it runs on a timer: a condition that
+// never holds leaves it pending until the test's deadline.
+const waitScript = `new Promise(resolve => {
+	const holds = () => { try { return !!(/*condition*/) } catch (e) { return false } };
+	if (holds()) return resolve(true);
+	const events = ['hashchange', 'popstate', 'focusin', 'focusout', 'input', 'change', 'load'];
+	const check = () => {
+		if (!holds()) return;
+		observer.disconnect();
+		for (const e of events) window.removeEventListener(e, check, true);
+		resolve(true);
+	};
+	const observer = new MutationObserver(check);
+	observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+	for (const e of events) window.addEventListener(e, check, true);
+})`
+
+// waitFor waits until a boolean expression over the page holds, as the
+// page changes (waitScript), not by asking again and again. It evaluates
 // through DevTools (never through the page's eval, which the page's CSP
-// forbids).
+// forbids). A navigation ends the page's script; the wait goes on in the
+// new document.
 func (b *browser) waitFor(t *testing.T, what, expr string) {
 	t.Helper()
-	deadline := time.Now().Add(testkit.Scale(pageWait))
+	ctx, cancel := context.WithTimeout(b.ctx, testkit.Scale(pageWait))
+	defer cancel()
+	script := strings.Replace(waitScript, "/*condition*/", expr, 1)
 	for {
-		ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool]("!!("+expr+")"))
-		if err == nil && ok {
+		_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](script, chromedp.EvalAwaitPromise))
+		if err == nil {
 			return
 		}
-		if time.Now().After(deadline) {
-			main, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.getElementById('main') ? document.getElementById('main').innerText : ''`))
-			t.Fatalf("waited %v for %s (%s): %v; the page shows:\n%s\nconsole errors: %s", testkit.Scale(pageWait), what, expr, err, main, strings.Join(b.errors(), "\n"))
+		if jsErr := (*chromedp.ExceptionError)(nil); errors.As(err, &jsErr) {
+			t.Fatalf("waiting for %s: the condition does not run (%s): %v", what, expr, err)
 		}
-		time.Sleep(50 * time.Millisecond)
+		if ctx.Err() != nil {
+			main, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.getElementById('main') ? document.getElementById('main').innerText : ''`))
+			t.Fatalf("waited %v for %s (%s): %v; the page shows:\n%s\nconsole errors: %s\n(on a slow machine, set %s=4)",
+				testkit.Scale(pageWait), what, expr, err, main, strings.Join(b.errors(), "\n"), testkit.SlowEnv)
+		}
 	}
+}
+
+// trackerFiles lists the tracker's files in dir (those under .sudocode
+// that git does not ignore: records, config, specs) with their sizes and
+// modification times, which the dashboard watches for changes.
+func trackerFiles(t *testing.T, dir string) string {
+	t.Helper()
+	names := testkit.Git(t, dir, "ls-files", "--cached", "--others", "--exclude-standard", "--", store.DirName)
+	if names == "" {
+		t.Fatalf("no tracker files in %s", dir)
+	}
+	var sb strings.Builder
+	for _, name := range strings.Split(names, "\n") {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&sb, "%s %d %s\n", name, fi.Size(), fi.ModTime().Format(time.RFC3339Nano))
+	}
+	return sb.String()
 }
 
 // errors returns the console errors and uncaught exceptions so far.
@@ -365,6 +415,7 @@ func TestBrowserDashboard(t *testing.T) {
 	}
 
 	// The board: one column per status, ready and blocked issues marked.
+	files := trackerFiles(t, f.dir)
 	b.do(t, chromedp.Navigate(base+"/?token="+browserToken))
 	b.waitFor(t, "the board", `document.querySelectorAll('#board .column').length === 4`)
 	cols := eval[[]string](t, b, `Array.from(document.querySelectorAll('#board .column')).map(c => c.dataset.status)`)
@@ -387,11 +438,15 @@ func TestBrowserDashboard(t *testing.T) {
 	}
 	b.waitFor(t, "the live indicator", `document.getElementById('live').textContent === 'live'`)
 	b.screenshot(t, "board")
-	// Reading does not count as a change: an idle page is not redrawn.
-	before := eval[string](t, b, `document.body.dataset.rendered`)
-	time.Sleep(time.Second)
-	if after := eval[string](t, b, `document.body.dataset.rendered`); after != before {
-		t.Errorf("the idle board was redrawn (render %s, then %s)", before, after)
+	// Reading does not count as a change: once the page's reads are done,
+	// the board has been drawn once, and the reads left the tracker's
+	// files, whose changes are what redraws it, as they were.
+	b.settle(t)
+	if n := eval[string](t, b, `document.body.dataset.rendered`); n != "1" {
+		t.Errorf("the idle board was drawn %s times, want once", n)
+	}
+	if now := trackerFiles(t, f.dir); now != files {
+		t.Errorf("reading the board changed the tracker's files:\n%s\nwere\n%s", now, files)
 	}
 
 	// An issue created through MCP appears without a reload.
