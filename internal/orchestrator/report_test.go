@@ -113,10 +113,10 @@ func TestReport(t *testing.T) {
 
 	// While running: no outcome, a duration that grows from the start.
 	run := f.create(t, CreateInput{Tool: "COMMAND", Description: "slow", Config: shell(`sleep 30`)})
-	rep = report(run.ID)
-	for deadline := time.Now().Add(10 * time.Second); rep.DurationMS <= 0 && time.Now().Before(deadline); {
+	testkit.WaitFor(t, 10*time.Second, "the running task's duration to pass 0 ms", func() bool {
 		rep = report(run.ID)
-	}
+		return rep.DurationMS > 0
+	})
 	wantReport(t, "running", rep, []field{
 		{"status", rep.Status, StatusInProgress},
 		{"outcome", rep.Outcome, ""},
