@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sudocode/sudocode/internal/racesize"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
@@ -14,7 +15,8 @@ import (
 // and back), ready, blocked, stats and status agree with the domain's rule
 // applied to each issue alone (its blocked_by, walked link by link), and
 // with a cache rebuilt from the files. The blocked set the cache keeps
-// between changes can never drift from the graph.
+// between changes can never drift from the graph. Under the race
+// detector, 100 changes: SQLite's engine is instrumented too.
 func TestBlockedSetFollowsEveryChange(t *testing.T) {
 	e := newEnv(t)
 	rng := rand.New(rand.NewPCG(7, 9))
@@ -33,7 +35,7 @@ func TestBlockedSetFollowsEveryChange(t *testing.T) {
 	rels := []string{"blocks", "depends-on", "parent-child", "related"}
 	issueStatuses := []string{"open", "in_progress", "blocked", "closed"}
 	specStatuses := []string{"draft", "review", "approved", "deprecated"}
-	for step := range 300 {
+	for step := range racesize.Of(300, 100) {
 		switch rng.IntN(4) {
 		case 0, 1:
 			from, to := all[rng.IntN(len(all))], all[rng.IntN(len(all))]
