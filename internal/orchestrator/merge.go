@@ -140,7 +140,11 @@ func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (Mer
 	_, _ = o.store.AppendEvents(ctx, t.ID, []agent.Event{note})
 	o.cleanup(ctx, t)
 	var rm Removal
-	rm.BranchDeleted, err = o.wt.drop(ctx, t.ID, t.WorktreePath, t.Branch, keep)
+	path := t.WorktreePath
+	if path != "" && o.recycle(ctx, path) {
+		path = "" // it is a warm worktree now, detached: the branch can go
+	}
+	rm.BranchDeleted, err = o.wt.drop(ctx, t.ID, path, t.Branch, keep)
 	now := time.Now().UTC()
 	t.Status, t.Error = StatusCompleted, nil
 	t.MergedCommit, t.MergeConflict = plan.commit, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -70,11 +71,32 @@ type Orchestrator struct {
 	subs   map[int]func(Change)
 	nextID int
 
-	// tidyFirst, set by Open, makes the first Create clean up after
+	// tidyFirst, set by Open, makes the first Prepare clean up after
 	// earlier runs (Sweep, GC), once (tidy): opening the orchestrator and
 	// reading tasks leave the worktrees alone.
 	tidyFirst bool
 	tidy      sync.Once
+}
+
+// Prepare readies the orchestrator for tasks, in the background: once,
+// the clean-up after earlier runs (Sweep, then GC, whose collected
+// worktrees become warm ones), then a warm worktree when the repository
+// has none. Create calls it after starting an agent; a long-lived server
+// calls it at startup, so that its first task finds a warm worktree.
+func (o *Orchestrator) Prepare() {
+	ran := false
+	if o.tidyFirst {
+		o.tidy.Do(func() {
+			ran = o.background(func(ctx context.Context) {
+				_, _ = o.Sweep(ctx)
+				_, _ = o.GC(ctx) // worktrees of tasks that finished before this process
+				o.refill()
+			})
+		})
+	}
+	if !ran {
+		o.refill()
+	}
 }
 
 // New returns an orchestrator over store for the project in opts.Repo;
@@ -228,17 +250,11 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 	if err != nil {
 		return Task{}, err
 	}
-	if o.tidyFirst {
-		o.tidy.Do(func() {
-			_, _ = o.Sweep(ctx)
-			_, _ = o.GC(ctx) // worktrees of tasks that finished before this process
-		})
-	}
-	defer o.refill() // after the agent started, so that the checkout does not slow its start
+	defer o.Prepare() // after the agent started, so that it does not slow its start
 	if err := o.placeWorktree(ctx, &t, branch); err != nil {
 		return Task{}, err
 	}
-	defer o.releaseID(t.ID) // once stored, the task owns its worktree
+	defer o.release(filepath.Dir(t.WorktreePath), t.ID) // once stored, the task owns its worktree
 	copied, err := copyInto(top, t.WorktreePath, settings.Copy)
 	if err == nil {
 		err = o.store.Put(ctx, t)

@@ -431,22 +431,26 @@ func TestBadInputsLeaveNothing(t *testing.T) {
 			if l, _ := f.o.List(ctx); len(l) != 0 {
 				t.Fatalf("tasks %v", l)
 			}
-			if pooled { // a bad branch gives the pooled worktree back
-				if w := f.o.takePooled(); w == nil {
-					t.Fatal("pooled worktree lost")
-				} else {
-					f.o.giveBack(*w)
-				}
+			var warm struct{ id, path, dir string }
+			if pooled { // a bad branch leaves the warm worktree as it was
+				w := waitPool(t, f.o)
+				warm.id, warm.path, warm.dir = w.id, w.path, w.dir
 			}
-			f.o.Close() // removes the pooled worktree
+			f.o.Close() // the warm worktree stays for the next run
 			if got := testkit.Git(t, repo, "for-each-ref", "--format=%(refname)", "refs/heads"); got != before {
 				t.Fatalf("branches changed:\n%s\nwas\n%s", got, before)
 			}
-			if got := testkit.Git(t, repo, "worktree", "list", "--porcelain"); got != wtBefore {
-				t.Fatalf("worktrees changed:\n%s", got)
+			wl := testkit.Git(t, repo, "worktree", "list", "--porcelain")
+			if pooled {
+				wl = strings.Replace(wl, "\n\nworktree "+warm.path+"\nHEAD "+testkit.Git(t, repo, "rev-parse", "HEAD")+"\ndetached", "", 1)
 			}
-			if ents, _ := os.ReadDir(wtDirOf(t, f)); len(ents) != 0 {
-				t.Fatalf("worktree dirs left: %v", ents)
+			if wl != wtBefore {
+				t.Fatalf("worktrees changed:\n%s", wl)
+			}
+			for _, e := range readDir(t, wtDirOf(t, f)) {
+				if name := e.Name(); name != locksDir && (!pooled || name != warmPrefix+warm.id) {
+					t.Fatalf("worktree dir left: %s", name)
+				}
 			}
 		})
 	}

@@ -10,144 +10,180 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/gitx"
 )
 
-// pool keeps one worktree checked out ahead of time, detached at HEAD, so
-// that create_task only switches it onto the task's branch (milliseconds)
-// instead of checking out every file (a quarter of a second on a
-// 10,000-file repository). It also tracks the worktree ids in flight —
-// being created, filled, claimed or discarded, and so not (or no longer)
-// recorded by a task — which Sweep must spare.
+// pool keeps warm worktrees: checked out ahead of time and detached at a
+// commit, so that create_task only brings one forward to HEAD (the files
+// that differ) and switches it onto the task's branch, instead of
+// checking out every file (seconds on a 10,000-file repository on a slow
+// disk). They live on disk, under the worktree directory as warm-<id>,
+// for any process of the repository to claim: a server or a one-shot
+// `task start` finds the one an earlier run left, and a merged or
+// collected task's worktree becomes one instead of being deleted file by
+// file (see recycle). Names in flight are locked across processes (see
+// nameLocks).
 type pool struct {
 	mu       sync.Mutex
 	disabled bool
 	closed   bool
 	filling  bool
-	ready    *pooled
-	busy     map[string]bool
-	ctx      context.Context // cancelled by Close: stops a fill
+	locks    nameLocks
+	ctx      context.Context // cancelled by Close: stops a fill, a discard, the tidy-up
 	cancel   context.CancelFunc
-	wg       sync.WaitGroup // fills and discards
+	wg       sync.WaitGroup // background work
 }
 
-// pooled is a ready worktree: its id (the id of the task that claims it),
-// its path and the commit it is detached at.
-type pooled struct{ id, path, head string }
+// pooled is a warm worktree this process holds the lock of: its id (the
+// id of the task that claims it), its path and the worktree directory.
+type pooled struct{ id, path, dir string }
 
-// errStale means a pooled worktree cannot be claimed (HEAD moved, or the
-// worktree is no longer clean and detached at its commit).
-var errStale = errors.New("the pooled worktree is stale")
+const (
+	// warmPrefix names a complete warm worktree, free to claim.
+	warmPrefix = "warm-"
+	// warmKeep is how many warm worktrees a repository keeps at most: one
+	// for the next task, one more for a task started at the same time.
+	warmKeep = 2
+)
+
+// errStale means a warm worktree cannot be claimed (it is no longer clean
+// and detached), and a fresh worktree is needed.
+var errStale = errors.New("the warm worktree is stale")
 
 func newPool(disabled bool) *pool {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &pool{disabled: disabled, busy: map[string]bool{}, ctx: ctx, cancel: cancel}
+	return &pool{disabled: disabled, ctx: ctx, cancel: cancel}
 }
 
-// reserveID returns a new worktree id marked in flight.
-func (o *Orchestrator) reserveID() string {
-	id := newID()
-	o.pool.mu.Lock()
-	o.pool.busy[id] = true
-	o.pool.mu.Unlock()
-	return id
-}
-
-func (o *Orchestrator) releaseID(id string) {
-	o.pool.mu.Lock()
-	delete(o.pool.busy, id)
-	o.pool.mu.Unlock()
-}
-
-// inFlight returns the ids of worktrees not to be swept.
-func (o *Orchestrator) inFlight() map[string]bool {
-	o.pool.mu.Lock()
-	defer o.pool.mu.Unlock()
-	ids := make(map[string]bool, len(o.pool.busy))
-	for id := range o.pool.busy {
-		ids[id] = true
+// reserve locks a new worktree id under the worktree directory dir:
+// nothing sweeps or claims it until release.
+func (o *Orchestrator) reserve(dir string) (string, error) {
+	for {
+		id := newID()
+		ok, err := o.pool.locks.tryLock(dir, id)
+		if err != nil {
+			return "", fault.Wrap(fault.Unavailable, err, "failed to lock a worktree name under "+dir)
+		}
+		if ok {
+			return id, nil
+		}
 	}
-	return ids
 }
 
-// refill starts filling the pool in the background when it is empty.
-func (o *Orchestrator) refill() {
+func (o *Orchestrator) release(dir, id string) { o.pool.locks.unlock(dir, id) }
+
+// warmIn lists the names of the warm worktrees under dir.
+func warmIn(dir string) []string {
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		if e.IsDir() && strings.HasPrefix(e.Name(), warmPrefix) {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
+// background runs f in the background until Close, which cancels its
+// context and waits for it; it reports false after Close.
+func (o *Orchestrator) background(f func(ctx context.Context)) bool {
 	p := o.pool
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.disabled || p.closed || p.filling || p.ready != nil {
+	if p.closed {
+		return false
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		f(p.ctx)
+	}()
+	return true
+}
+
+// refill checks out a warm worktree in the background when the
+// repository has none.
+func (o *Orchestrator) refill() {
+	p := o.pool
+	p.mu.Lock()
+	if p.disabled || p.closed || p.filling {
+		p.mu.Unlock()
 		return
 	}
 	p.filling = true
-	id := newID()
-	p.busy[id] = true
-	p.wg.Add(1)
-	go o.fill(id)
-}
-
-func (o *Orchestrator) fill(id string) {
-	p := o.pool
-	defer p.wg.Done()
-	w, err := o.wt.addDetached(p.ctx, id)
-	p.mu.Lock()
-	p.filling = false
-	if err == nil && !p.closed && p.ready == nil {
-		p.ready = &w
-		p.mu.Unlock()
-		return
-	}
 	p.mu.Unlock()
-	if err == nil {
-		_ = o.wt.removeTree(context.Background(), w.path)
-	}
-	o.releaseID(id)
-}
-
-// takePooled takes the ready worktree out of the pool (nil if there is
-// none); its id stays in flight, now the caller's.
-func (o *Orchestrator) takePooled() *pooled {
-	o.pool.mu.Lock()
-	defer o.pool.mu.Unlock()
-	w := o.pool.ready
-	o.pool.ready = nil
-	return w
-}
-
-// giveBack returns a claimed but unused worktree to the pool.
-func (o *Orchestrator) giveBack(w pooled) {
-	p := o.pool
-	p.mu.Lock()
-	if !p.closed && p.ready == nil {
-		p.ready = &w
+	if !o.background(o.fill) {
+		p.mu.Lock()
+		p.filling = false
 		p.mu.Unlock()
-		return
 	}
-	p.mu.Unlock()
-	o.discard(w)
 }
 
-// discard removes a pooled worktree in the background (at once after
-// Close) and then releases its id.
-func (o *Orchestrator) discard(w pooled) {
-	p := o.pool
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		_ = o.wt.removeTree(context.Background(), w.path)
-		o.releaseID(w.id)
-		return
-	}
-	p.wg.Add(1)
-	p.mu.Unlock()
-	go func() {
-		defer p.wg.Done()
-		_ = o.wt.removeTree(context.Background(), w.path)
-		o.releaseID(w.id)
+// fill checks out a worktree detached at HEAD under a locked name, and
+// names it warm once complete. Stopped half-way (Close), it leaves the
+// incomplete worktree to the next Sweep rather than delay the exit.
+func (o *Orchestrator) fill(ctx context.Context) {
+	defer func() {
+		o.pool.mu.Lock()
+		o.pool.filling = false
+		o.pool.mu.Unlock()
 	}()
+	dir, err := o.wt.Dir(ctx)
+	if err != nil || len(warmIn(dir)) > 0 {
+		return
+	}
+	id, err := o.reserve(dir)
+	if err != nil {
+		return
+	}
+	defer o.release(dir, id)
+	path, err := o.wt.addDetached(ctx, dir, id)
+	if err != nil {
+		return
+	}
+	_ = o.wt.move(ctx, path, filepath.Join(dir, warmPrefix+id))
 }
 
-// closePool stops a fill, waits for the background work and removes an
-// unclaimed pooled worktree.
+// takeWarm locks a warm worktree under dir; false when none is free.
+func (o *Orchestrator) takeWarm(dir string) (pooled, bool) {
+	if o.pool.disabled {
+		return pooled{}, false
+	}
+	for _, name := range warmIn(dir) {
+		ok, err := o.pool.locks.tryLock(dir, name)
+		if err != nil || !ok {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		if _, err := os.Stat(path); err == nil { // not claimed since the listing
+			return pooled{id: strings.TrimPrefix(name, warmPrefix), path: path, dir: dir}, true
+		}
+		o.pool.locks.unlock(dir, name)
+	}
+	return pooled{}, false
+}
+
+// discard removes the warm worktree w, whose lock the caller holds, in
+// the background: renamed first to its plain id, so that if Close stops
+// the removal half-way the next Sweep finishes it.
+func (o *Orchestrator) discard(w pooled) {
+	defer o.pool.locks.unlock(w.dir, warmPrefix+w.id)
+	ok, err := o.pool.locks.tryLock(w.dir, w.id)
+	if err != nil || !ok {
+		return
+	}
+	plain := filepath.Join(w.dir, w.id)
+	if os.Rename(w.path, plain) != nil || !o.background(func(ctx context.Context) {
+		defer o.release(w.dir, w.id)
+		_ = o.wt.removeTree(ctx, plain)
+	}) {
+		o.release(w.dir, w.id)
+	}
+}
+
+// closePool stops the background work and releases every lock; warm
+// worktrees stay for the next run.
 func (o *Orchestrator) closePool() {
 	p := o.pool
 	p.mu.Lock()
@@ -156,22 +192,17 @@ func (o *Orchestrator) closePool() {
 		return
 	}
 	p.closed = true
-	w := p.ready
-	p.ready = nil
 	p.mu.Unlock()
 	p.cancel()
 	p.wg.Wait()
-	if w != nil {
-		_ = o.wt.removeTree(context.Background(), w.path)
-		o.releaseID(w.id)
-	}
+	p.locks.unlockAll()
 }
 
 // placeWorktree gives t a worktree on its branch (in.Branch, or one named
-// after t's id): the pooled one when it is still current, else a fresh
-// one. It sets t's ID, Branch, WorktreePath and BaseSHA; the id stays in
-// flight for the caller to release once the task is stored. On failure
-// nothing is left behind and nothing stays reserved.
+// after t's id): a warm one when there is one, else a fresh one. It sets
+// t's ID, Branch, WorktreePath and BaseSHA; the id stays locked for the
+// caller to release once the task is stored. On failure nothing is left
+// behind and nothing stays locked.
 func (o *Orchestrator) placeWorktree(ctx context.Context, t *Task, branch string) error {
 	name := func(id string) {
 		t.ID, t.Branch = id, branch
@@ -179,60 +210,100 @@ func (o *Orchestrator) placeWorktree(ctx context.Context, t *Task, branch string
 			t.Branch = defaultBranch(t.Description, id)
 		}
 	}
-	if w := o.takePooled(); w != nil {
-		name(w.id)
-		base, err := o.wt.claim(ctx, *w, t.Branch)
-		if err == nil {
-			t.WorktreePath, t.BaseSHA = w.path, base
-			return nil
-		}
-		if !errors.Is(err, errStale) {
-			o.giveBack(*w)
-			return err
-		}
-		o.discard(*w)
+	dir, err := o.wt.Dir(ctx)
+	if err != nil {
+		return err
 	}
-	name(o.reserveID())
+	if w, ok := o.takeWarm(dir); ok {
+		if ok, err := o.pool.locks.tryLock(dir, w.id); err == nil && ok {
+			name(w.id)
+			base, err := o.wt.claim(ctx, w, t.Branch)
+			if err == nil {
+				o.pool.locks.unlock(dir, warmPrefix+w.id)
+				t.WorktreePath, t.BaseSHA = filepath.Join(dir, w.id), base
+				return nil
+			}
+			o.release(dir, w.id)
+			if !errors.Is(err, errStale) {
+				o.pool.locks.unlock(dir, warmPrefix+w.id) // a bad branch: the warm worktree is untouched
+				return err
+			}
+		}
+		o.discard(w)
+	}
+	id, err := o.reserve(dir)
+	if err != nil {
+		return err
+	}
+	name(id)
 	path, base, err := o.wt.Add(ctx, t.ID, t.Branch)
 	if err != nil {
-		o.releaseID(t.ID)
+		o.release(dir, id)
 		return err
 	}
 	t.WorktreePath, t.BaseSHA = path, base
 	return nil
 }
 
-// addDetached creates a worktree named id detached at HEAD. Only its
+// recycle makes the worktree at path, of a task just merged or collected,
+// a warm one when the repository keeps fewer than warmKeep, and reports
+// whether it did (the caller removes it otherwise). Everything in it goes
+// back to HEAD, untracked and ignored files are removed, so the next task
+// starts from what a fresh checkout holds; only the files that differ are
+// written, where deleting the worktree and checking out a new one writes
+// them all.
+func (o *Orchestrator) recycle(ctx context.Context, path string) bool {
+	dir := filepath.Dir(path)
+	if o.pool.disabled || len(warmIn(dir)) >= warmKeep {
+		return false
+	}
+	if !o.wt.ownWorktree(ctx, path) {
+		return false
+	}
+	head, err := git(ctx, o.wt.repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		return false
+	}
+	if _, err := git(ctx, path, "checkout", "-q", "--detach", "--force", head); err != nil {
+		return false
+	}
+	if _, err := git(ctx, path, "clean", "-q", "-ffdx"); err != nil {
+		return false
+	}
+	return o.wt.move(ctx, path, filepath.Join(dir, warmPrefix+newID())) == nil
+}
+
+// addDetached creates the worktree id under dir detached at HEAD. Only its
 // registration holds the lock; checking out the files touches nothing
-// shared. On failure nothing is left behind.
-func (w *Worktrees) addDetached(ctx context.Context, id string) (pooled, error) {
+// shared. On failure nothing is left behind, except when ctx was
+// cancelled (a closing process leaves the rest to the next Sweep).
+func (w *Worktrees) addDetached(ctx context.Context, dir, id string) (string, error) {
 	w.mu.Lock()
 	ri, err := w.info(ctx)
 	if err != nil {
 		w.mu.Unlock()
-		return pooled{}, err
-	}
-	dir, err := w.dirFor(ri)
-	if err != nil {
-		w.mu.Unlock()
-		return pooled{}, err
+		return "", err
 	}
 	path := filepath.Join(dir, id)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		w.mu.Unlock()
-		return pooled{}, err
+		return "", err
 	}
 	if _, err := gitWriting(ctx, w.repo, []string{dir}, "worktree", "add", "--detach", "--no-checkout", path, ri.head); err != nil {
-		w.unregister(context.WithoutCancel(ctx), path)
+		if ctx.Err() == nil {
+			w.unregister(ctx, path)
+		}
 		w.mu.Unlock()
-		return pooled{}, err
+		return "", err
 	}
 	w.mu.Unlock()
 	if err := populate(ctx, path); err != nil {
-		_ = w.removeTree(context.WithoutCancel(ctx), path)
-		return pooled{}, err
+		if ctx.Err() == nil {
+			_ = w.removeTree(ctx, path)
+		}
+		return "", err
 	}
-	return pooled{id: id, path: path, head: ri.head}, nil
+	return path, nil
 }
 
 // populate checks out the files of the new worktree at path and leaves
@@ -254,16 +325,28 @@ func populate(ctx context.Context, path string) error {
 	return err
 }
 
-// claim switches the pooled worktree p onto a new branch. A bad branch is
-// reported as for Add (p is then still good); errStale means p cannot be
-// used and a fresh worktree is needed.
+// move renames the worktree at from to to, with its registration.
+func (w *Worktrees) move(ctx context.Context, from, to string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, err := gitWriting(ctx, w.repo, []string{filepath.Dir(from), filepath.Dir(to)}, "worktree", "move", from, to)
+	return err
+}
+
+// claim brings the warm worktree p forward to HEAD, switches it onto a new
+// branch and renames it to its id. A bad branch is reported as for Add (p
+// is then untouched); errStale means p cannot be used and a fresh
+// worktree is needed.
 func (w *Worktrees) claim(ctx context.Context, p pooled, branch string) (base string, err error) {
-	// Nobody else uses a pooled worktree: its status (the slowest step) is
-	// read without the lock, while the branch is checked.
-	intact := make(chan bool, 1)
+	// Nobody else uses a locked warm worktree: its status (the slowest
+	// step) is read without the lock, while the branch is checked.
+	at := make(chan string, 1)
 	go func() {
 		st, err := runGit(ctx, gitx.Options{Dir: p.path}, "status", "--porcelain=v2", "--branch")
-		intact <- err == nil && pooledIntact(st, p.head)
+		if err != nil {
+			st = ""
+		}
+		at <- cleanDetachedAt(st)
 	}()
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -274,29 +357,43 @@ func (w *Worktrees) claim(ctx context.Context, p pooled, branch string) (base st
 	if err := w.checkBranch(ctx, branch); err != nil {
 		return "", err
 	}
-	if !<-intact || ri.head != p.head {
+	commit := <-at
+	if commit == "" {
 		return "", errStale
 	}
+	if commit != ri.head {
+		if _, err := git(ctx, p.path, "checkout", "-q", "--detach", ri.head); err != nil {
+			return "", fmt.Errorf("%w: %w", errStale, err)
+		}
+	}
 	if _, err := git(ctx, p.path, "switch", "-q", "-c", branch); err != nil {
+		return "", fmt.Errorf("%w: %w", errStale, err)
+	}
+	if _, err := gitWriting(ctx, w.repo, []string{p.dir}, "worktree", "move", p.path, filepath.Join(p.dir, p.id)); err != nil {
+		_, _ = git(ctx, p.path, "switch", "-q", "--detach")
+		_, _ = git(ctx, w.repo, "branch", "-D", branch)
 		return "", fmt.Errorf("%w: %w", errStale, err)
 	}
 	return ri.head, nil
 }
 
-// pooledIntact reports whether status (git status --porcelain=v2
-// --branch) shows a clean worktree detached at head.
-func pooledIntact(status, head string) bool {
-	oid, detached := false, false
+// cleanDetachedAt returns the commit that status (git status
+// --porcelain=v2 --branch) shows a clean worktree detached at, or "".
+func cleanDetachedAt(status string) string {
+	oid, detached := "", false
 	for line := range strings.SplitSeq(status, "\n") {
 		switch {
-		case line == "# branch.oid "+head:
-			oid = true
+		case strings.HasPrefix(line, "# branch.oid "):
+			oid = strings.TrimPrefix(line, "# branch.oid ")
 		case line == "# branch.head (detached)":
 			detached = true
 		case strings.HasPrefix(line, "# "):
 		case line != "":
-			return false
+			return ""
 		}
 	}
-	return oid && detached
+	if !detached {
+		return ""
+	}
+	return oid
 }

@@ -11,34 +11,44 @@ import (
 	"github.com/sudocode/sudocode/internal/testkit"
 )
 
-// waitPool waits until o's pool holds a ready worktree and returns it.
+// waitPool waits until o's repository has a warm worktree, complete and
+// free (its name is not locked), and returns it.
 func waitPool(tb testing.TB, o *Orchestrator) pooled {
 	tb.Helper()
-	var w *pooled
-	testkit.WaitFor(tb, 30*time.Second, "the pool to be filled", func() bool {
-		o.pool.mu.Lock()
-		defer o.pool.mu.Unlock()
-		w = o.pool.ready
-		return w != nil
+	dir, err := o.wt.Dir(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var w pooled
+	testkit.WaitFor(tb, 30*time.Second, "a warm worktree under "+dir, func() bool {
+		for _, name := range warmIn(dir) {
+			if _, err := os.Stat(filepath.Join(dir, locksDir, strings.TrimPrefix(name, warmPrefix))); err == nil {
+				continue // still being named: its fill holds its id
+			}
+			w = pooled{id: strings.TrimPrefix(name, warmPrefix), path: filepath.Join(dir, name), dir: dir}
+			return true
+		}
+		return false
 	})
-	return *w
+	return w
 }
 
-// Create claims the pooled worktree (the task takes its id and path),
-// and the pool is refilled at the new HEAD.
+// Create claims the warm worktree (the task takes its id; the worktree is
+// renamed to it), and the pool is refilled.
 func TestPoolClaim(t *testing.T) {
 	repo := testkit.Repo(t)
 	f := newFixture(t, repo)
 	w := waitPool(t, f.o)
-	if !strings.HasPrefix(w.path, wtDirOf(t, f)+string(filepath.Separator)) || filepath.Base(w.path) != w.id {
-		t.Fatalf("pooled %+v", w)
-	}
-	if got := testkit.Git(t, w.path, "status", "--porcelain=v2", "--branch"); !pooledIntact(got, w.head) {
-		t.Fatalf("pooled status %q", got)
+	head := testkit.Git(t, repo, "rev-parse", "HEAD")
+	if got := testkit.Git(t, w.path, "status", "--porcelain=v2", "--branch"); cleanDetachedAt(got) != head {
+		t.Fatalf("warm status %q", got)
 	}
 	task := f.create(t, CreateInput{Tool: "COMMAND", Description: "pooled", Config: shell(`echo hi > hi.txt && git add hi.txt && ` + agentCommit + ` hi`)})
-	if task.ID != w.id || task.WorktreePath != w.path || task.BaseSHA != w.head {
+	if task.ID != w.id || task.WorktreePath != filepath.Join(w.dir, w.id) || task.BaseSHA != head {
 		t.Fatalf("task %+v did not claim %+v", task, w)
+	}
+	if _, err := os.Stat(w.path); !os.IsNotExist(err) {
+		t.Fatalf("the claimed warm worktree is still named warm: %v", err)
 	}
 	task = f.wait(t, task.ID)
 	if task.Status != StatusCompleted || testkit.Git(t, repo, "log", "-1", "--format=%s", task.Branch) != "hi" {
@@ -47,72 +57,117 @@ func TestPoolClaim(t *testing.T) {
 	if got := testkit.Git(t, task.WorktreePath, "symbolic-ref", "HEAD"); got != "refs/heads/"+task.Branch {
 		t.Fatalf("worktree HEAD %q", got)
 	}
-	next := waitPool(t, f.o)
-	if next.id == w.id || next.path == w.path {
+	if next := waitPool(t, f.o); next.id == w.id {
 		t.Fatalf("pool not refilled: %+v", next)
 	}
 }
 
-// When HEAD moved since the pool was filled, Create falls back to a fresh
-// worktree at the new HEAD and the stale one is removed.
-func TestPoolFallbackWhenHeadMoved(t *testing.T) {
+// When HEAD moved since the worktree was made warm, Create brings it
+// forward (the task sees the new commit), rather than checking out a
+// fresh one; a warm worktree someone wrote into is removed, not claimed.
+func TestPoolBringsWarmForward(t *testing.T) {
 	repo := testkit.Repo(t)
 	f := newFixture(t, repo)
-	stale := waitPool(t, f.o)
+	warm := waitPool(t, f.o)
 	os.WriteFile(filepath.Join(repo, "new.txt"), []byte("new\n"), 0o644)
 	testkit.Git(t, repo, "add", "new.txt")
 	testkit.Git(t, repo, "commit", "-qm", "moved")
 	head := testkit.Git(t, repo, "rev-parse", "HEAD")
-	task := f.create(t, CreateInput{Tool: "COMMAND", Description: "fresh", Config: shell(`cat new.txt`)})
-	if task.ID == stale.id || task.WorktreePath == stale.path || task.BaseSHA != head {
-		t.Fatalf("task %+v claimed the stale %+v", task, stale)
+	task := f.create(t, CreateInput{Tool: "COMMAND", Description: "forward", Config: shell(`cat new.txt`)})
+	if task.ID != warm.id || task.BaseSHA != head {
+		t.Fatalf("task %+v did not claim %+v at %s", task, warm, head)
 	}
 	if task = f.wait(t, task.ID); task.Status != StatusCompleted {
 		t.Fatalf("task %+v", task)
 	}
-	next := waitPool(t, f.o)
-	if next.head != head {
-		t.Fatalf("refilled at %s, HEAD is %s", next.head, head)
-	}
-	testkit.WaitFor(t, 10*time.Second, "the stale pooled worktree to be removed", func() bool {
-		_, err := os.Stat(stale.path)
-		return os.IsNotExist(err)
-	})
-	if wl := testkit.Git(t, repo, "worktree", "list", "--porcelain"); strings.Contains(wl, stale.path) {
-		t.Fatalf("stale worktree still registered:\n%s", wl)
-	}
 
-	// A pooled worktree someone wrote into is not claimed either.
 	dirty := waitPool(t, f.o)
 	os.WriteFile(filepath.Join(dirty.path, "junk.txt"), []byte("junk\n"), 0o644)
 	task = f.create(t, CreateInput{Tool: "COMMAND", Description: "clean please", Config: shell(`test ! -e junk.txt`)})
-	if task.WorktreePath == dirty.path {
-		t.Fatal("claimed a dirty pooled worktree")
+	if task.ID == dirty.id {
+		t.Fatal("claimed a dirty warm worktree")
 	}
 	if task = f.wait(t, task.ID); task.Status != StatusCompleted {
 		t.Fatalf("task %+v", task)
 	}
+	testkit.WaitFor(t, 10*time.Second, "the dirty warm worktree to be removed", func() bool {
+		_, err1 := os.Stat(dirty.path)
+		_, err2 := os.Stat(filepath.Join(dirty.dir, dirty.id))
+		return os.IsNotExist(err1) && os.IsNotExist(err2)
+	})
+	if wl := testkit.Git(t, repo, "worktree", "list", "--porcelain"); strings.Contains(wl, dirty.id) {
+		t.Fatalf("dirty worktree still registered:\n%s", wl)
+	}
 }
 
-// Close removes an unclaimed pooled worktree, and leaves nothing.
-func TestPoolClose(t *testing.T) {
+// Close leaves the warm worktree for the next run, which claims it; a
+// fill stopped half-way by Close is removed by the next run's Sweep.
+func TestPoolOutlivesTheProcess(t *testing.T) {
 	repo := testkit.Repo(t)
 	f := newFixture(t, repo)
 	w := waitPool(t, f.o)
 	f.o.Close()
-	if _, err := os.Stat(w.path); !os.IsNotExist(err) {
-		t.Fatalf("pooled worktree left: %v", err)
+	if _, err := os.Stat(w.path); err != nil {
+		t.Fatalf("warm worktree gone with its process: %v", err)
 	}
-	if wl := testkit.Git(t, repo, "worktree", "list", "--porcelain"); strings.Count(wl, "worktree ") != 1 {
-		t.Fatalf("worktrees:\n%s", wl)
+	g := newFixture(t, repo, func(o *Options) { o.NoPool = false })
+	task := g.create(t, CreateInput{Tool: "COMMAND", Description: "next run", Config: shell(`true`)})
+	if task.ID != w.id {
+		t.Fatalf("the next run checked out %s instead of claiming %s", task.ID, w.id)
 	}
-	// Closing while a fill runs stops it and leaves nothing either.
-	g := newFixture(t, repo)
-	g.o.Close()
-	if ents, _ := os.ReadDir(wtDirOf(t, g)); len(ents) != 0 {
-		t.Fatalf("left: %v", ents)
-	}
-	if _, err := g.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "after close", Config: shell(`true`)}); err != nil {
+	g.wait(t, task.ID)
+	g.o.Close() // may stop a fill half-way
+
+	h := newFixture(t, repo, func(o *Options) { o.NoPool = true }) // no fill of its own in flight
+	if _, err := h.o.Sweep(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	for _, e := range readDir(t, wtDirOf(t, h)) {
+		if name := e.Name(); name != task.ID && name != locksDir && !strings.HasPrefix(name, warmPrefix) {
+			t.Errorf("left after the sweep: %s", name)
+		}
+	}
+	if _, err := h.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "after close", Config: shell(`true`)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A merged task's worktree becomes the warm one: the next task starts
+// in it, at the merge, with nothing the agent left behind (untracked and
+// ignored files included).
+func TestMergedWorktreeIsRecycled(t *testing.T) {
+	repo := testkit.Repo(t)
+	os.WriteFile(filepath.Join(repo, ".gitignore"), []byte("*.log\n"), 0o644)
+	testkit.Git(t, repo, "add", ".gitignore")
+	testkit.Git(t, repo, "commit", "-qm", "ignore logs")
+	f := newFixture(t, repo, func(o *Options) { o.NoPool = false })
+	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "work",
+		Config: shell(`echo done > done.txt && echo noise > build.log`)}).ID)
+	if _, err := f.o.Merge(context.Background(), task.ID, MergeInput{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := wtDirOf(t, f)
+	var recycled bool
+	for _, name := range warmIn(dir) {
+		if _, err := os.Stat(filepath.Join(dir, name, "done.txt")); err == nil {
+			recycled = true
+		}
+	}
+	if !recycled {
+		t.Fatalf("no warm worktree holds the merge; warm: %v", warmIn(dir))
+	}
+	next := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "next",
+		Config: shell(`test -e done.txt && test ! -e build.log && test -z "$(git status --porcelain --ignored)"`)}).ID)
+	if next.Status != StatusCompleted {
+		t.Fatalf("the next task did not start from the merge alone: %+v", next)
+	}
+}
+
+func readDir(t *testing.T, dir string) []os.DirEntry {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ents
 }

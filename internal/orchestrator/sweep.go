@@ -5,35 +5,51 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
 )
 
-// Sweep cleans up after crashes; run it once at startup, after New. It
+// Sweep cleans up after crashes; a server runs it once at startup. It
 // removes every directory under the worktree directory that no task owns
-// (a pooled worktree of a previous server, a create interrupted
-// mid-way), prunes git's registrations of vanished worktrees, and clears
-// the WorktreePath of tasks (not running) whose worktree vanished. It
+// and no process has in flight (a create or a fill interrupted mid-way, a
+// warm worktree half-removed), prunes git's registrations of vanished
+// worktrees, and clears the WorktreePath of tasks (not running) whose
+// worktree vanished. Warm worktrees stay, for any process to claim. It
 // never touches anything outside the worktree directory, nor branches.
 // It returns the paths it removed.
 //
-// Several servers sharing one repository's worktree directory should not
-// sweep while another one creates tasks: only this server's own worktrees
-// in flight are known to it.
+// Processes sharing the repository (servers, CLI runs) need not agree on
+// when to sweep: a worktree in flight holds the lock of its name (see
+// nameLocks) until a stored task owns it, and Sweep takes that lock
+// before it reads which tasks own what.
 func (o *Orchestrator) Sweep(ctx context.Context) (removed []string, err error) {
 	dir, err := o.wt.Dir(ctx)
 	if err != nil {
 		return nil, err
 	}
-	// Read in this order: a directory present in the listing is either
-	// still in flight at the second read, or already owned by a stored
-	// task at the third.
 	ents, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fault.Wrap(fault.Unavailable, err, "failed to read the worktree directory")
 	}
-	busy := o.inFlight()
+	var locked []string
+	defer func() {
+		for _, name := range locked {
+			o.release(dir, name)
+		}
+	}()
+	present := map[string]bool{}
+	for _, e := range ents {
+		name := e.Name()
+		present[name] = true
+		if strings.HasPrefix(name, ".") || strings.HasPrefix(name, warmPrefix) {
+			continue
+		}
+		if ok, err := o.pool.locks.tryLock(dir, name); err == nil && ok {
+			locked = append(locked, name)
+		}
+	}
 	tasks, err := o.store.List(ctx)
 	if err != nil {
 		return nil, err
@@ -44,9 +60,9 @@ func (o *Orchestrator) Sweep(ctx context.Context) (removed []string, err error) 
 			owned[filepath.Clean(t.WorktreePath)] = true
 		}
 	}
-	for _, e := range ents {
-		path := filepath.Join(dir, e.Name())
-		if busy[e.Name()] || owned[path] {
+	for _, name := range locked {
+		path := filepath.Join(dir, name)
+		if owned[path] {
 			continue
 		}
 		if err := o.wt.removeTree(ctx, path); err != nil {
@@ -54,6 +70,7 @@ func (o *Orchestrator) Sweep(ctx context.Context) (removed []string, err error) 
 		}
 		removed = append(removed, path)
 	}
+	o.sweepLocks(dir, present)
 	o.wt.prune(ctx)
 	for _, t := range tasks {
 		if t.WorktreePath == "" || t.Running() {
@@ -73,4 +90,17 @@ func (o *Orchestrator) Sweep(ctx context.Context) (removed []string, err error) 
 		unlock()
 	}
 	return removed, nil
+}
+
+// sweepLocks removes the lock files of names that are neither present
+// under dir nor held.
+func (o *Orchestrator) sweepLocks(dir string, present map[string]bool) {
+	ents, _ := os.ReadDir(filepath.Join(dir, locksDir))
+	for _, e := range ents {
+		if name := e.Name(); !present[name] {
+			if ok, err := o.pool.locks.tryLock(dir, name); err == nil && ok {
+				o.release(dir, name)
+			}
+		}
+	}
 }

@@ -69,3 +69,41 @@ func TestSweep(t *testing.T) {
 		t.Fatalf("second sweep %v %v", again, err)
 	}
 }
+
+// Processes sharing a repository do not sweep each other's work: a
+// worktree another process has in flight (its name locked) and a warm
+// worktree stay, while the same directory, once its process let go of it,
+// is removed.
+func TestSweepSparesOtherProcesses(t *testing.T) {
+	repo := testkit.Repo(t)
+	ctx := context.Background()
+	busy := newFixture(t, repo, func(o *Options) { o.NoPool = true })
+	dir := wtDirOf(t, busy)
+	id, err := busy.o.reserve(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inFlight := filepath.Join(dir, id)
+	testkit.Git(t, repo, "worktree", "add", "-q", "--detach", inFlight, "HEAD")
+	warm := filepath.Join(dir, warmPrefix+"w1")
+	testkit.Git(t, repo, "worktree", "add", "-q", "--detach", warm, "HEAD")
+
+	other := newFixture(t, repo, func(o *Options) { o.NoPool = true })
+	removed, err := other.o.Sweep(ctx)
+	if err != nil || len(removed) != 0 {
+		t.Fatalf("swept %v (%v) while another process held it", removed, err)
+	}
+	for _, p := range []string{inFlight, warm} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	busy.o.release(dir, id)
+	removed, err = other.o.Sweep(ctx)
+	if err != nil || !slices.Equal(removed, []string{inFlight}) {
+		t.Fatalf("swept %v (%v), want the released %s", removed, err, inFlight)
+	}
+	if _, err := os.Stat(warm); err != nil {
+		t.Fatalf("warm worktree swept: %v", err)
+	}
+}

@@ -196,6 +196,9 @@ func (w *Worktrees) unregister(ctx context.Context, path string) {
 func (w *Worktrees) removeTree(ctx context.Context, path string) error {
 	if ents, err := os.ReadDir(path); err == nil {
 		for _, e := range ents {
+			if err := ctx.Err(); err != nil {
+				return err // a closing process leaves the rest to the next Sweep
+			}
 			if e.Name() != ".git" {
 				_ = os.RemoveAll(filepath.Join(path, e.Name()))
 			}
@@ -406,6 +409,26 @@ func (w *Worktrees) Dir(ctx context.Context) (string, error) {
 		return "", fault.New(fault.Invalid, "%s is not a git repository", w.repo)
 	}
 	return w.dirFor(repoInfo{top: top, commonDir: common})
+}
+
+// ownWorktree reports whether path is a worktree of this repository as
+// git made it: its .git file names an administrative directory of the
+// repository's own. An agent may have rewritten the file to point
+// elsewhere; such a worktree is not reused.
+func (w *Worktrees) ownWorktree(ctx context.Context, path string) bool {
+	b, err := os.ReadFile(filepath.Join(path, ".git"))
+	if err != nil {
+		return false
+	}
+	admin, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok {
+		return false
+	}
+	common, err := git(ctx, w.repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return false
+	}
+	return filepath.Dir(filepath.Clean(admin)) == filepath.Join(common, "worktrees")
 }
 
 // prune drops git's registrations of worktrees whose directory is gone.

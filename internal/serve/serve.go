@@ -331,6 +331,7 @@ func OpenTasks(ctx context.Context, dir, actor, worktrees string) (*orchestrator
 	if err != nil {
 		return nil, nil, err.Error()
 	}
+	o.Prepare() // the first task then finds a warm worktree
 	return o, closeFn, ""
 }
 
