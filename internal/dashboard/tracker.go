@@ -215,7 +215,12 @@ func (d *Dashboard) issue(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	v, err := d.issueView(r.Context(), out)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
 }
 
 func (d *Dashboard) specs(w http.ResponseWriter, r *http.Request) {

@@ -199,7 +199,7 @@
 
   const views = {
     board: { nav: 'board', topics: ['tracker', 'tasks'], render: issues.renderBoard },
-    issue: { nav: 'board', topics: ['tracker'], render: issues.renderIssue },
+    issue: { nav: 'board', topics: ['tracker', 'tasks'], render: issues.renderIssue },
     'new-issue': { nav: 'board', topics: [], render: issues.renderIssueForm },
     'edit-issue': { nav: 'board', topics: [], render: issues.renderIssueForm },
     search: { nav: 'board', topics: ['tracker'], render: issues.renderSearch },

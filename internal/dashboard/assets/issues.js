@@ -256,6 +256,7 @@ window.SudocodeIssues = function (ui) {
       box.append(h('div', { class: 'rels blocked-by' }, h('h3', null, 'Waits for'), h('ul', null, it.blocked_by.map((b) =>
         h('li', null, link(route(b.type === 'spec' ? 'spec' : 'issue', b.id), b.id, 'id'), ' ', b.title, ' ', statusBadge(b.status), b.via ? h('span', { class: 'muted' }, ' through its ancestor ' + b.via) : null)))));
     }
+    if (it.tasks && it.tasks.length) box.append(issueTasks(it.tasks));
     box.append(h('h3', null, 'Description'), it.description ? markdown(it.description) : h('p', { class: 'muted' }, 'No description.'));
     add(box, relList(it, 'Links from this issue', it.relationships.outgoing, 'out'));
     add(box, relList(it, 'Links to this issue', it.relationships.incoming, 'in'));
@@ -264,6 +265,17 @@ window.SudocodeIssues = function (ui) {
       box.append(h('h3', null, 'Feedback given'), h('ul', { class: 'fb-list' }, it.feedback.map((f) =>
         h('li', null, link(route('spec', f.spec_id), f.spec_id, 'id'), ' line ' + f.anchor.line_number + ' ', badge(f.type, 'fbtype'), ' ', ui.anchorBadge(f.anchor), ' ', f.content))));
     }
+  }
+
+  // issueTasks lists the tasks started on an issue, oldest first, as a
+  // reviewer tells them apart: a link to each, its agent, its state in
+  // words, and when it last changed (the start on hover).
+  function issueTasks(tasks) {
+    return h('div', { class: 'rels issue-tasks' }, h('h3', null, 'Agent tasks'), h('ul', { id: 'issue-tasks' }, tasks.map((t) =>
+      h('li', { dataset: { id: t.id, state: t.state } }, link(route('task', t.id), t.id, 'id'), ' ',
+        h('span', { class: 'mono' }, t.agent), ' ', badge(t.state_text, 'st-' + t.state), ' ',
+        h('span', { class: 'muted small', title: 'started ' + when(t.created_at) }, when(t.updated_at)), ' ',
+        h('span', { class: 'mono small muted' }, t.branch)))));
   }
 
   // ---- create and edit --------------------------------------------------

@@ -1,0 +1,72 @@
+package dashboard
+
+import (
+	"context"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/loop"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/tracker"
+)
+
+// IssueView is /api/issues/{id}: the issue, and the tasks started on it.
+type IssueView struct {
+	tracker.IssueDetail
+	// Tasks are oldest first; empty when there are none or tasks are
+	// unavailable.
+	Tasks []IssueTask `json:"tasks"`
+}
+
+// IssueTask is a task started on an issue as the issue's page lists it:
+// what a reviewer needs to tell its tasks apart.
+type IssueTask struct {
+	ID    string `json:"id"`
+	Agent string `json:"agent"` // as the CLI's --agent names it
+	State string `json:"state"` // orchestrator.Task.State
+	// StateText is State in the words a person reads (stateWords).
+	StateText string    `json:"state_text"`
+	Branch    string    `json:"branch"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"` // when it last changed
+}
+
+// stateWords say what a task's state means to a person deciding what to
+// do with it: a task whose agent finished, with its worktree still there,
+// waits for review (a merge, a follow-up or an end) whether its CLI keeps
+// a session (waiting) or not (completed).
+var stateWords = map[string]string{
+	string(orchestrator.StatusPending):    "starting",
+	string(orchestrator.StatusInProgress): "running",
+	string(orchestrator.StatusWaiting):    "waiting for review",
+	string(orchestrator.StatusCompleted):  "waiting for review",
+	string(orchestrator.StatusFailed):     "failed",
+	string(orchestrator.StatusCancelled):  "stopped",
+	orchestrator.StateMerged:              "merged",
+	orchestrator.StateConflicted:          "conflicted",
+	orchestrator.StateEnded:               "ended",
+}
+
+// issueView adds to is the tasks started on it.
+func (d *Dashboard) issueView(ctx context.Context, is tracker.IssueDetail) (IssueView, error) {
+	v := IssueView{IssueDetail: is, Tasks: []IssueTask{}}
+	if d.opts.Tasks == nil {
+		return v, nil
+	}
+	ts, err := d.opts.Tasks.List(ctx)
+	if err != nil {
+		return v, err
+	}
+	for _, t := range ts {
+		if t.IssueID != is.ID {
+			continue
+		}
+		st := t.State()
+		text, ok := stateWords[st]
+		if !ok {
+			text = st
+		}
+		v.Tasks = append(v.Tasks, IssueTask{ID: t.ID, Agent: loop.AgentName(t.Tool), State: st, StateText: text,
+			Branch: t.Branch, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt})
+	}
+	return v, nil
+}
