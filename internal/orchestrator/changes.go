@@ -108,25 +108,27 @@ func branchChanges(ctx context.Context, repo, base, branch string) (changes, err
 	return diffChanges(ctx, repo, nil, base, "refs/heads/"+branch)
 }
 
-// diffChanges runs git diff with revs in dir, as --numstat (for the file
-// list and counts) and as --stat (for the text).
+// diffChanges runs git diff with revs in dir once, as --numstat (for the
+// file list and counts) and --stat (for the text): with -z, every numstat
+// record ends in a NUL, and the stat text is what follows the last one.
 func diffChanges(ctx context.Context, dir string, env []string, revs ...string) (changes, error) {
 	var c changes
-	args := append(append([]string{"diff", "--numstat", "-z"}, diffArgs...), revs...)
+	args := append(append([]string{"diff", "--numstat", "--stat=160", "-z"}, diffArgs...), revs...)
 	out, err := gitWith(ctx, dir, env, args...)
 	if err != nil {
 		return c, err
 	}
-	c.Files, c.Stat.Insertions, c.Stat.Deletions = parseNumstat(out)
+	numstat, stat := "", out
+	if i := strings.LastIndexByte(out, 0); i >= 0 {
+		numstat, stat = out[:i+1], out[i+1:]
+	}
+	c.Files, c.Stat.Insertions, c.Stat.Deletions = parseNumstat(numstat)
 	c.Stat.Files = len(c.Files)
 	if c.Stat.Files == 0 {
 		c.Files = []string{}
 		return c, nil
 	}
-	args = append(append([]string{"diff", "--stat=160"}, diffArgs...), revs...)
-	if c.Stat.Text, err = gitWith(ctx, dir, env, args...); err != nil {
-		return c, err
-	}
+	c.Stat.Text = strings.TrimSpace(stat)
 	return c, nil
 }
 

@@ -57,6 +57,19 @@ type ReportUsage struct {
 // Report summarizes task id: its state, the last run's result and its
 // changes read from git now.
 func (o *Orchestrator) Report(ctx context.Context, id string) (Report, error) {
+	return o.report(ctx, id, true)
+}
+
+// RunReport is the report of a run that has just ended, as its end
+// recorded it: the changes are those read from git when the agent stopped,
+// not read again (a second read of a large worktree costs as much as the
+// first). A caller that waited for the run and reports it at once uses
+// this; anything later uses Report.
+func (o *Orchestrator) RunReport(ctx context.Context, id string) (Report, error) {
+	return o.report(ctx, id, false)
+}
+
+func (o *Orchestrator) report(ctx context.Context, id string, live bool) (Report, error) {
 	t, err := o.store.Get(ctx, id)
 	if err != nil {
 		return Report{}, err
@@ -88,7 +101,8 @@ func (o *Orchestrator) Report(ctx context.Context, id string) (Report, error) {
 		r.PermissionDenials = []Denial{}
 	}
 	r.Outcome = outcomeOf(t, res)
-	if c, ok, err := o.wt.taskChanges(ctx, t); err == nil && ok {
+	recorded := !live && !t.Running() && res.FilesChanged != nil && res.DiffStat != nil
+	if c, ok, err := o.wt.taskChanges(ctx, t); !recorded && err == nil && ok {
 		r.FilesChanged, r.DiffStat, r.Commits = c.Files, c.Stat, c.Commits
 	} else {
 		r.Commits = res.Commits

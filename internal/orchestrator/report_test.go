@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -176,5 +177,22 @@ func TestStatusOverview(t *testing.T) {
 	}
 	if _, err := f.o.End(ctx, slow.ID, EndInput{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// RunReport reports a run as its end recorded it; Report reads the
+// worktree again and sees what changed since.
+func TestRunReportIsTheRunsRecord(t *testing.T) {
+	f := newFixture(t, testkit.Repo(t))
+	ctx := context.Background()
+	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "one file", Config: shell(`echo a > a.txt`)}).ID)
+	os.WriteFile(filepath.Join(task.WorktreePath, "later.txt"), []byte("later\n"), 0o644)
+	run, err := f.o.RunReport(ctx, task.ID)
+	if err != nil || !slices.Equal(run.FilesChanged, []string{"a.txt"}) || run.DiffStat.Files != 1 || !strings.Contains(run.DiffStat.Text, "a.txt | 1 +") {
+		t.Fatalf("run report %+v %v", run, err)
+	}
+	live, err := f.o.Report(ctx, task.ID)
+	if err != nil || !slices.Equal(live.FilesChanged, []string{"a.txt", "later.txt"}) || live.DiffStat.Files != 2 {
+		t.Fatalf("report %+v %v", live, err)
 	}
 }
