@@ -182,6 +182,10 @@ func TestRunReadyStopsAtAFailure(t *testing.T) {
 	if len(res.Items) != 2 || res.Items[0].Outcome != loop.OutcomeMerged || res.Items[1].Outcome != loop.OutcomeFailed || res.Items[1].IssueID != ids[1] {
 		t.Fatalf("items = %+v", res.Items)
 	}
+	// The item says why in words, as the note on the issue does.
+	if got, want := res.Items[1].Error, "The agent exited with code 3: broken"; got != want {
+		t.Errorf("the failed item's error %q, want %q", got, want)
+	}
 	got := w.issue(ids[1])
 	// The failure reads as a sentence, as on the dashboard, not as the
 	// details' Go or JSON form.

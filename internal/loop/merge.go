@@ -58,16 +58,18 @@ func (l *Loop) Merge(ctx context.Context, id string, in orchestrator.MergeInput)
 	return out, nil
 }
 
-// nothingToMerge turns a merge refused because task id changed nothing
-// (its branch holds nothing new, or held no commit and was deleted) into
-// what it is: a request that cannot succeed as asked, not a conflict or a
-// missing branch, with what to do instead. Any other refusal is err.
+// nothingToMerge turns a merge refused because task id, whose agent
+// finished, changed nothing (its branch holds nothing new, or held no
+// commit and was deleted) into what it is: a request that cannot succeed
+// as asked, not a conflict or a missing branch, with what to do instead.
+// Any other refusal (a failed or running task's among them) is err.
 func (l *Loop) nothingToMerge(ctx context.Context, id string, err error) error {
 	if !fault.Is(err, fault.Conflict) && !fault.Is(err, fault.NotFound) {
 		return err
 	}
 	rep, rerr := l.orch.Report(ctx, id)
-	if rerr != nil || rep.Commits > 0 || len(rep.FilesChanged) > 0 || rep.Outcome == "" {
+	finished := rep.Status == orchestrator.StatusWaiting || rep.Status == orchestrator.StatusCompleted
+	if rerr != nil || !finished || rep.Commits > 0 || len(rep.FilesChanged) > 0 {
 		return err
 	}
 	return fault.New(fault.Invalid, "nothing to merge: task %s made no change", rep.ID).

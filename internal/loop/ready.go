@@ -131,11 +131,18 @@ func (l *Loop) finish(ctx context.Context, item *RunItem, m orchestrator.MergeIn
 	}
 }
 
+// failure says why t did not finish, in the words of the note on its
+// issue.
 func failure(t orchestrator.Task) string {
-	if t.Error == nil {
-		return string(t.Status)
+	switch {
+	case t.Error != nil:
+		return t.Error.Sentence()
+	case t.Status == orchestrator.StatusCancelled:
+		return "The agent was stopped."
+	case t.Status == orchestrator.StatusFailed:
+		return "The agent failed."
 	}
-	return t.Error.Type
+	return "The agent did not finish."
 }
 
 // readyIDs returns the ids of the ready issues, in ready's order.
