@@ -38,7 +38,8 @@ func (h *handlers) mergeTask() mcpx.Tool {
 		Description: "Merge a finished task's branch into the branch the user's checkout has checked out (squash by default, ff or merge), " +
 			"then complete the task, remove its worktree and delete its branch (unless kept), and close its issue with the merge commit in the reason. " +
 			"The merge is computed first and applied all or nothing: it is refused, changing nothing, when it conflicts (the conflicting files are listed), " +
-			"when the project's merge.check command (in .sudocode/agent.json) fails on the merged tree, or when the checkout has uncommitted changes to files it changes.",
+			"when the project's merge.check command (in .sudocode/agent.json) fails on the merged tree, or when the checkout has uncommitted changes to files it changes. " +
+			"A finished task that made no change has nothing to merge: that is a validation_error (end the task with end_task), not a conflict.",
 		InputSchema: mcpx.Schema[mergeIn](nil, map[string][]string{"strategy": {orchestrator.MergeSquash, orchestrator.MergeFF, orchestrator.MergeCommit}}),
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in mergeIn) (out response[mergedResult], err error) {
