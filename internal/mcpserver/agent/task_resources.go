@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/plural"
 )
 
 // statusView is agent://status.
@@ -111,9 +112,9 @@ func (h *handlers) logs(ctx context.Context, id string) (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# task %s (%s) on %s: %d log entries\n", t.ID, t.Status, t.Branch, omitted+int64(len(lines)))
+	fmt.Fprintf(&b, "# task %s (%s) on %s: %s\n", t.ID, t.Status, t.Branch, plural.Count(int(omitted)+len(lines), "log entry", "log entries"))
 	if omitted > 0 {
-		fmt.Fprintf(&b, "# %d earlier entries omitted\n", omitted)
+		fmt.Fprintf(&b, "# %s omitted\n", plural.Count(int(omitted), "earlier entry", "earlier entries"))
 	}
 	for _, l := range lines {
 		b.WriteString(l)
