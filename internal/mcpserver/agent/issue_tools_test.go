@@ -36,6 +36,17 @@ func (f *fixture) tracked(title string) string {
 	return is.ID
 }
 
+// onIssue starts a COMMAND task running sh -c script on a new tracked
+// issue with title; it returns the task and the issue's id.
+func (f *fixture) onIssue(title, script string) (created, string) {
+	f.t.Helper()
+	id := f.tracked(title)
+	var c created
+	f.mustSucceed("create_task", map[string]any{"tool": "COMMAND", "issue_id": id,
+		"config": map[string]any{"command": []string{"sh", "-c", script}}}, &c)
+	return c, id
+}
+
 // showIssue reads an issue from the tracker's files as they are now.
 func (f *fixture) showIssue(id string) map[string]any {
 	f.t.Helper()
@@ -60,10 +71,7 @@ func (f *fixture) showIssue(id string) map[string]any {
 // merge_task merges and closes it with the commit.
 func TestCreateTaskFromIssueAndMerge(t *testing.T) {
 	f := newFixture(t)
-	id := f.tracked("Add a greeting")
-	var c created
-	f.mustSucceed("create_task", map[string]any{"tool": "COMMAND", "issue_id": id,
-		"config": map[string]any{"command": []string{"sh", "-c", "echo hi > hi.txt && git add hi.txt && git commit -qm hi"}}}, &c)
+	c, id := f.onIssue("Add a greeting", "echo hi > hi.txt && git add hi.txt && git commit -qm hi")
 	if is := f.showIssue(id); is["status"] != "in_progress" || is["assignee"] != "agent:command:"+c.TaskID {
 		t.Errorf("issue after start = %v", is)
 	}
@@ -104,10 +112,7 @@ func TestCreateTaskFromIssueAndMerge(t *testing.T) {
 // line saying the task was ended; list_tasks reads the task ended.
 func TestEndTaskReopensItsIssue(t *testing.T) {
 	f := newFixture(t)
-	id := f.tracked("Add a farewell")
-	var c created
-	f.mustSucceed("create_task", map[string]any{"tool": "COMMAND", "issue_id": id,
-		"config": map[string]any{"command": []string{"sh", "-c", "echo bye > bye.txt"}}}, &c)
+	c, id := f.onIssue("Add a farewell", "echo bye > bye.txt")
 	f.wait(c.TaskID)
 	f.mustSucceed("end_task", map[string]any{"taskId": c.TaskID}, nil)
 	is := f.showIssue(id)

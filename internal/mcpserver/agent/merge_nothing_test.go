@@ -11,10 +11,7 @@ import (
 // naming end_task.
 func TestMergeTaskOfNoChange(t *testing.T) {
 	f := newFixture(t)
-	id := f.tracked("Change nothing")
-	var c created
-	f.mustSucceed("create_task", map[string]any{"tool": "COMMAND", "issue_id": id,
-		"config": map[string]any{"command": []string{"sh", "-c", "true"}}}, &c)
+	c, _ := f.onIssue("Change nothing", "true")
 	f.wait(c.TaskID)
 	r := f.call("merge_task", map[string]any{"taskId": c.TaskID})
 	if r.Status != "error" || r.Error.Type != "validation_error" {
