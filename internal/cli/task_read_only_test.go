@@ -36,13 +36,19 @@ func gitLogging(t *testing.T, env []string) (newEnv []string, logFile string) {
 // worktreeCalls returns the logged git calls with the worktree subcommand.
 func worktreeCalls(t *testing.T, logFile string) []string {
 	t.Helper()
+	return gitCalls(t, logFile, "worktree")
+}
+
+// gitCalls returns the logged git calls with any of the subcommands.
+func gitCalls(t *testing.T, logFile string, subcommands ...string) []string {
+	t.Helper()
 	b, err := os.ReadFile(logFile)
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
 	var calls []string
 	for line := range strings.SplitSeq(string(b), "\n") {
-		if slices.Contains(strings.Fields(line), "worktree") {
+		if fields := strings.Fields(line); slices.ContainsFunc(subcommands, func(c string) bool { return slices.Contains(fields, c) }) {
 			calls = append(calls, line)
 		}
 	}
@@ -80,6 +86,15 @@ func TestTaskReadingTouchesNoWorktree(t *testing.T) {
 		}
 		if calls := worktreeCalls(t, logFile); len(calls) > 0 {
 			t.Errorf("%v ran git worktree commands: %q", args, calls)
+		}
+		// A finished task is shown as its run recorded it: its worktree is
+		// not read again (without --diff): no temporary index, no count of
+		// commits. (The sandboxed git calls do not pass through the logging
+		// git; those that prepare them do.)
+		if args[1] == "show" && !slices.Contains(args, "--diff") {
+			if calls := gitCalls(t, logFile, "rev-list", "index"); len(calls) > 0 {
+				t.Errorf("%v read the worktree again: %q", args, calls)
+			}
 		}
 		if after := gitIn(t, dir, "worktree", "list", "--porcelain"); after != before {
 			t.Fatalf("%v changed the worktrees:\nbefore\n%s\nafter\n%s", args, before, after)

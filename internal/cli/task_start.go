@@ -72,7 +72,7 @@ func followToReport(ctx context.Context, l *loop.Loop, id string, since int64, a
 		return err
 	}
 	l.Finished(ctx, t)
-	rep, err := orch.RunReport(ctx, t.ID)
+	rep, err := orch.RecordedReport(ctx, t.ID)
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,9 @@ func newTaskShowCmd(g *globalOptions, stdio IO) *cobra.Command {
 		Short: "Report on a task: status, outcome, answer, files changed, its issue and prompt",
 		Long: `Report on a task, as report_task does: status and timings, the agent's final
 answer, usage, the files changed and a diff stat, its issue, and (with --prompt,
-or in --json) the prompt the agent was given.
+or in --json) the prompt the agent was given. The files of a finished task are
+those its last run left; with --diff they are read from its worktree as it is
+now.
 
 With --diff, also the full diff of what "sudocode task merge" would take, file by
 file against the commit the task started from: the branch's commits and the
@@ -78,7 +80,14 @@ are; they are listed as not committed yet). With --json, the report gains
 				return err
 			}
 			defer closeFn()
-			rep, err := orch.Report(cmd.Context(), args[0])
+			// Without --diff, a finished task's files are those its last
+			// run recorded: reading the worktree again takes a sandboxed git
+			// per step.
+			report := orch.RecordedReport
+			if diff {
+				report = orch.Report
+			}
+			rep, err := report(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

@@ -60,12 +60,12 @@ func (o *Orchestrator) Report(ctx context.Context, id string) (Report, error) {
 	return o.report(ctx, id, true)
 }
 
-// RunReport is the report of a run that has just ended, as its end
-// recorded it: the changes are those read from git when the agent stopped,
-// not read again (a second read of a large worktree costs as much as the
-// first). A caller that waited for the run and reports it at once uses
-// this; anything later uses Report.
-func (o *Orchestrator) RunReport(ctx context.Context, id string) (Report, error) {
+// RecordedReport is Report with the changes as the end of the task's last
+// run recorded them, not read from git again (reading a large worktree
+// costs a sandboxed git or three): for a caller that waited for the run
+// and reports it at once, and for a quick look at a finished task. A
+// running task, or one whose run recorded nothing, is read live.
+func (o *Orchestrator) RecordedReport(ctx context.Context, id string) (Report, error) {
 	return o.report(ctx, id, false)
 }
 
@@ -101,8 +101,13 @@ func (o *Orchestrator) report(ctx context.Context, id string, live bool) (Report
 		r.PermissionDenials = []Denial{}
 	}
 	r.Outcome = outcomeOf(t, res)
-	recorded := !live && !t.Running() && res.FilesChanged != nil && res.DiffStat != nil
-	if c, ok, err := o.wt.taskChanges(ctx, t); !recorded && err == nil && ok {
+	var c changes
+	ok := false
+	if live || t.Running() || res.FilesChanged == nil || res.DiffStat == nil {
+		c, ok, err = o.wt.taskChanges(ctx, t)
+		ok = ok && err == nil
+	}
+	if ok {
 		r.FilesChanged, r.DiffStat, r.Commits = c.Files, c.Stat, c.Commits
 	} else {
 		r.Commits = res.Commits

@@ -180,14 +180,14 @@ func TestStatusOverview(t *testing.T) {
 	}
 }
 
-// RunReport reports a run as its end recorded it; Report reads the
+// RecordedReport reports a run as its end recorded it; Report reads the
 // worktree again and sees what changed since.
-func TestRunReportIsTheRunsRecord(t *testing.T) {
+func TestRecordedReportIsTheRunsRecord(t *testing.T) {
 	f := newFixture(t, testkit.Repo(t))
 	ctx := context.Background()
 	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "one file", Config: shell(`echo a > a.txt`)}).ID)
 	os.WriteFile(filepath.Join(task.WorktreePath, "later.txt"), []byte("later\n"), 0o644)
-	run, err := f.o.RunReport(ctx, task.ID)
+	run, err := f.o.RecordedReport(ctx, task.ID)
 	if err != nil || !slices.Equal(run.FilesChanged, []string{"a.txt"}) || run.DiffStat.Files != 1 || !strings.Contains(run.DiffStat.Text, "a.txt | 1 +") {
 		t.Fatalf("run report %+v %v", run, err)
 	}
