@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -35,6 +36,12 @@ func (r *Repo) outside() []string {
 		}
 	}
 	return out
+}
+
+// grants reports whether dir lies in a place the sandbox grants every
+// call on r: its work tree, or its git or common directory.
+func (r *Repo) grants(dir string) bool {
+	return within(dir, r.Top) || slices.ContainsFunc(r.outside(), func(d string) bool { return within(dir, d) })
 }
 
 // notARepository is git's own verdict for a directory with no repository

@@ -38,7 +38,10 @@ type boxedRun struct {
 // its own, killed with everything it started when ctx or the timeout
 // ends or consume has read enough.
 func runBoxed(ctx, tctx context.Context, r boxedRun, consume func(*bufio.Reader) error) error {
-	writable := slices.Concat(r.o.Writable, indexDirs(r.o.Env))
+	// A place inside the repository's own is granted with them: a call
+	// that writes only there (a temporary index in the git directory) uses
+	// a warm box too.
+	writable := slices.DeleteFunc(slices.Concat(r.o.Writable, indexDirs(r.o.Env)), r.repo.grants)
 	cmd := exec.Command(r.bin, r.argv...)
 	cmd.Dir, cmd.Env = r.o.Dir, r.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

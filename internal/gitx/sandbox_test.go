@@ -148,4 +148,27 @@ func TestSandboxedGitKeepsItsBoxWarm(t *testing.T) {
 	if _, err := os.Stat(index); err != nil {
 		t.Fatalf("the temporary index: %v", err)
 	}
+	// One in the repository's git directory, which every call may write
+	// anyway, goes through the kept box.
+	reused := warmBoxes.Reused()
+	inGitDir := filepath.Join(resolvedPath(t, repo), ".git", "sudocode-index-test", "index")
+	os.MkdirAll(filepath.Dir(inGitDir), 0o755)
+	if _, err := gitOut(t, Options{Dir: repo, Env: []string{"GIT_INDEX_FILE=" + inGitDir}, Locks: true}, "read-tree", "HEAD"); err != nil {
+		t.Fatal(err)
+	}
+	if built, again := warmBoxes.Built()-before, warmBoxes.Reused()-reused; built != 1 || again != 1 {
+		t.Fatalf("a temporary index in the git directory did not go through the kept box (%d built, %d reused)", built, again)
+	}
+	if _, err := os.Stat(inGitDir); err != nil {
+		t.Fatalf("the temporary index in the git directory: %v", err)
+	}
+}
+
+func resolvedPath(t *testing.T, p string) string {
+	t.Helper()
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

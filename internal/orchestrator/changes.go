@@ -40,7 +40,9 @@ func withTempIndex(ctx context.Context, worktree string, fn func(env []string) e
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "sudocode-index-")
+	// Beside the worktree's own index, in its git directory: a sandboxed
+	// git may write there anyway, so the calls need no box of their own.
+	tmp, err := os.MkdirTemp(filepath.Dir(index), "sudocode-index-")
 	if err != nil {
 		return err
 	}

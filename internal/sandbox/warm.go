@@ -28,6 +28,7 @@ type Warm struct {
 	all    map[*warmBox]struct{}
 	closed bool
 	built  int
+	reused int
 }
 
 // WarmIdle is how long a warm box waits for its next command before it
@@ -72,6 +73,7 @@ func (w *Warm) take(key string) *warmBox {
 	b := list[len(list)-1]
 	w.idle[key] = list[:len(list)-1]
 	b.idleTimer.Stop()
+	w.reused++
 	return b
 }
 
@@ -92,6 +94,13 @@ func (w *Warm) Built() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.built
+}
+
+// Reused is how many commands ran in a box built for an earlier one.
+func (w *Warm) Reused() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.reused
 }
 
 // put returns a box that finished a command to the idle ones, or ends it
