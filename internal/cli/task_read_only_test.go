@@ -70,9 +70,9 @@ func TestTaskReadingTouchesNoWorktree(t *testing.T) {
 		t.Fatalf("task start: %v %s", err, r.stdout)
 	}
 	before := gitIn(t, dir, "worktree", "list", "--porcelain")
-	// Besides the checkout and the task's, a warm worktree the start began
-	// checking out for the next task may be there.
-	if !strings.Contains(before, "branch refs/heads/main\n") || !strings.Contains(before, "/"+rep.ID+"\n") {
+	// A one-shot task start checks out no warm worktree for a next task
+	// it will not start (nor leaves one half-done as it exits).
+	if strings.Count(before, "worktree ") != 2 || !strings.Contains(before, "/"+rep.ID+"\n") {
 		t.Fatalf("want the checkout and the task's worktree, got:\n%s", before)
 	}
 

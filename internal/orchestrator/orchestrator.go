@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -76,27 +77,42 @@ type Orchestrator struct {
 	// reading tasks leave the worktrees alone.
 	tidyFirst bool
 	tidy      sync.Once
+	created   atomic.Int32 // tasks created, by an opened orchestrator
 }
 
 // Prepare readies the orchestrator for tasks, in the background: once,
 // the clean-up after earlier runs (Sweep, then GC, whose collected
 // worktrees become warm ones), then a warm worktree when the repository
-// has none. Create calls it after starting an agent; a long-lived server
-// calls it at startup, so that its first task finds a warm worktree.
-func (o *Orchestrator) Prepare() {
+// has none. A long-lived server calls it at startup, so that its first
+// task finds a warm worktree.
+func (o *Orchestrator) Prepare() { o.prepare(true) }
+
+// prepare is Prepare, with or without the warm worktree.
+func (o *Orchestrator) prepare(fill bool) {
 	ran := false
 	if o.tidyFirst {
 		o.tidy.Do(func() {
 			ran = o.background(func(ctx context.Context) {
 				_, _ = o.Sweep(ctx)
 				_, _ = o.GC(ctx) // worktrees of tasks that finished before this process
-				o.refill()
+				if fill {
+					o.refill()
+				}
 			})
 		})
 	}
-	if !ran {
+	if !ran && fill {
 		o.refill()
 	}
+}
+
+// afterCreate runs once an agent started: the clean-up, and a warm
+// worktree for the next task, from the second task an opened
+// orchestrator starts on. A one-shot task start has no next task, and the
+// checkout it would begin, cut off as it exits, would cost as much as it
+// saves.
+func (o *Orchestrator) afterCreate() {
+	o.prepare(!o.tidyFirst || o.created.Add(1) > 1)
 }
 
 // New returns an orchestrator over store for the project in opts.Repo;
@@ -250,7 +266,7 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 	if err != nil {
 		return Task{}, err
 	}
-	defer o.Prepare() // after the agent started, so that it does not slow its start
+	defer o.afterCreate() // after the agent started, so that it does not slow its start
 	if err := o.placeWorktree(ctx, &t, branch); err != nil {
 		return Task{}, err
 	}
