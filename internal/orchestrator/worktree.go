@@ -23,6 +23,9 @@ type Worktrees struct {
 	repo string // the directory the user gave (any directory inside the repo)
 	root string // the configured worktree root; empty for the project's setting or the default
 	mu   sync.Mutex
+
+	placeMu sync.Mutex
+	placed  repoInfo // see place
 }
 
 // NewWorktrees returns a manager for the repository containing repo;
@@ -82,8 +85,30 @@ type repoInfo struct {
 }
 
 func (w *Worktrees) info(ctx context.Context) (repoInfo, error) {
+	ri, err := w.place(ctx)
+	if err != nil {
+		return ri, err
+	}
+	head, err := git(ctx, w.repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil || head == "" {
+		return repoInfo{}, fault.New(fault.Invalid, "repository %s has no commit yet", ri.top).
+			WithHint("commit something first; tasks branch off the current HEAD")
+	}
+	ri.head = head
+	return ri, nil
+}
+
+// place is where the repository is: its top and common directory (no
+// head), read from git once and then kept, as a repository does not move
+// under a running process.
+func (w *Worktrees) place(ctx context.Context) (repoInfo, error) {
 	if st, err := os.Stat(w.repo); err != nil || !st.IsDir() {
 		return repoInfo{}, fault.New(fault.Invalid, "project directory %s does not exist", w.repo)
+	}
+	w.placeMu.Lock()
+	defer w.placeMu.Unlock()
+	if w.placed.top != "" {
+		return w.placed, nil
 	}
 	top, err := git(ctx, w.repo, "rev-parse", "--show-toplevel")
 	if err != nil {
@@ -94,12 +119,8 @@ func (w *Worktrees) info(ctx context.Context) (repoInfo, error) {
 	if err != nil {
 		return repoInfo{}, fault.Wrap(fault.Internal, err, "failed to locate the git directory")
 	}
-	head, err := git(ctx, w.repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-	if err != nil || head == "" {
-		return repoInfo{}, fault.New(fault.Invalid, "repository %s has no commit yet", top).
-			WithHint("commit something first; tasks branch off the current HEAD")
-	}
-	return repoInfo{top: top, commonDir: common, head: head}, nil
+	w.placed = repoInfo{top: top, commonDir: common}
+	return w.placed, nil
 }
 
 // dirFor is where worktrees go in the repository described by ri.
@@ -400,15 +421,11 @@ func (w *Worktrees) CommitsAhead(ctx context.Context, base, branch string) (int,
 
 // Dir returns the directory the task worktrees go in.
 func (w *Worktrees) Dir(ctx context.Context) (string, error) {
-	top, err := git(ctx, w.repo, "rev-parse", "--show-toplevel")
+	ri, err := w.place(ctx)
 	if err != nil {
-		return "", fault.New(fault.Invalid, "%s is not a git repository", w.repo)
+		return "", err
 	}
-	common, err := git(ctx, w.repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	if err != nil {
-		return "", fault.New(fault.Invalid, "%s is not a git repository", w.repo)
-	}
-	return w.dirFor(repoInfo{top: top, commonDir: common})
+	return w.dirFor(ri)
 }
 
 // ownWorktree reports whether path is a worktree of this repository as
@@ -424,11 +441,11 @@ func (w *Worktrees) ownWorktree(ctx context.Context, path string) bool {
 	if !ok {
 		return false
 	}
-	common, err := git(ctx, w.repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	ri, err := w.place(ctx)
 	if err != nil {
 		return false
 	}
-	return filepath.Dir(filepath.Clean(admin)) == filepath.Join(common, "worktrees")
+	return filepath.Dir(filepath.Clean(admin)) == filepath.Join(ri.commonDir, "worktrees")
 }
 
 // prune drops git's registrations of worktrees whose directory is gone.
