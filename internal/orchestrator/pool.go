@@ -325,12 +325,50 @@ func populate(ctx context.Context, path string) error {
 	return err
 }
 
-// move renames the worktree at from to to, with its registration.
+// move renames the worktree at from to to, with its registration: the
+// directory, then the path its administrative directory records
+// (gitdir, as gitrepository-layout describes it and git worktree repair
+// rewrites it). Done here rather than by git worktree move, whose sandbox
+// would cost a box of its own for a rename; the worktree's own .git file,
+// which names the administrative directory, is read but never followed
+// or written.
 func (w *Worktrees) move(ctx context.Context, from, to string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	_, err := gitWriting(ctx, w.repo, []string{filepath.Dir(from), filepath.Dir(to)}, "worktree", "move", from, to)
-	return err
+	return w.moveLocked(ctx, from, to)
+}
+
+// moveLocked is move for a caller that holds w.mu.
+func (w *Worktrees) moveLocked(ctx context.Context, from, to string) error {
+	admin, ok := w.adminDir(ctx, from)
+	if !ok {
+		return fmt.Errorf("%s is not a worktree of this repository", from)
+	}
+	if err := os.Rename(from, to); err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(admin, "gitdir"), []byte(filepath.Join(to, ".git")+"\n")); err != nil {
+		_ = os.Rename(to, from)
+		return err
+	}
+	return nil
+}
+
+// writeAtomic replaces the file at path with b, through a file beside it.
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".sudocode-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // claim brings the warm worktree p forward to HEAD, switches it onto a new
@@ -369,7 +407,7 @@ func (w *Worktrees) claim(ctx context.Context, p pooled, branch string) (base st
 	if _, err := git(ctx, p.path, "switch", "-q", "-c", branch); err != nil {
 		return "", fmt.Errorf("%w: %w", errStale, err)
 	}
-	if _, err := gitWriting(ctx, w.repo, []string{p.dir}, "worktree", "move", p.path, filepath.Join(p.dir, p.id)); err != nil {
+	if err := w.moveLocked(ctx, p.path, filepath.Join(p.dir, p.id)); err != nil {
 		_, _ = git(ctx, p.path, "switch", "-q", "--detach")
 		_, _ = git(ctx, w.repo, "branch", "-D", branch)
 		return "", fmt.Errorf("%w: %w", errStale, err)

@@ -3,11 +3,13 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -433,19 +435,36 @@ func (w *Worktrees) Dir(ctx context.Context) (string, error) {
 // repository's own. An agent may have rewritten the file to point
 // elsewhere; such a worktree is not reused.
 func (w *Worktrees) ownWorktree(ctx context.Context, path string) bool {
-	b, err := os.ReadFile(filepath.Join(path, ".git"))
+	_, ok := w.adminDir(ctx, path)
+	return ok
+}
+
+// adminDir is the administrative directory the .git file of the worktree
+// at path names, when it is one of the repository's own (a regular file
+// naming a directory under the common directory's worktrees).
+func (w *Worktrees) adminDir(ctx context.Context, path string) (string, bool) {
+	f, err := os.OpenFile(filepath.Join(path, ".git"), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		return false
+		return "", false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	if err != nil {
+		return "", false
 	}
 	admin, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
 	if !ok {
-		return false
+		return "", false
 	}
 	ri, err := w.place(ctx)
 	if err != nil {
-		return false
+		return "", false
 	}
-	return filepath.Dir(filepath.Clean(admin)) == filepath.Join(ri.commonDir, "worktrees")
+	admin = filepath.Clean(admin)
+	if filepath.Dir(admin) != filepath.Join(ri.commonDir, "worktrees") {
+		return "", false
+	}
+	return admin, true
 }
 
 // prune drops git's registrations of worktrees whose directory is gone.
