@@ -171,3 +171,34 @@ func readDir(t *testing.T, dir string) []os.DirEntry {
 	}
 	return ents
 }
+
+// A worktree whose .git file the agent replaced (here by a link to a file
+// of the same content) is not made warm: its registration is rewritten
+// only through a file git made. (gitx refuses to run git in it at all, so
+// a merge fails before; recycling does not count on that.)
+func TestTamperedWorktreeIsNotRecycled(t *testing.T) {
+	repo := testkit.Repo(t)
+	f := newFixture(t, repo, func(o *Options) { o.NoPool = true })
+	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "work", Config: shell(`echo done > done.txt`)}).ID)
+	dotGit := filepath.Join(task.WorktreePath, ".git")
+	b, err := os.ReadFile(dotGit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "dotgit")
+	os.WriteFile(elsewhere, b, 0o644)
+	os.Remove(dotGit)
+	if err := os.Symlink(elsewhere, dotGit); err != nil {
+		t.Fatal(err)
+	}
+	f.o.pool.disabled = false
+	if f.o.recycle(context.Background(), task.WorktreePath) {
+		t.Fatal("recycled a worktree whose .git is a link")
+	}
+	if _, err := os.Lstat(task.WorktreePath); err != nil {
+		t.Fatalf("the worktree moved: %v", err)
+	}
+	if w := warmIn(wtDirOf(t, f)); len(w) != 0 {
+		t.Fatalf("warm worktrees %v", w)
+	}
+}
