@@ -92,8 +92,8 @@ func (w *Worktrees) planMerge(ctx context.Context, t Task, work, strategy, msg s
 		if strategy == MergeCommit {
 			parents = append(parents, "-p", tip)
 		}
-		args := append([]string{"commit-tree", "--no-gpg-sign", lines[0]}, parents...)
-		if p.commit, err = gitWith(ctx, ri.top, identity(ctx, ri.top), append(args, "-m", msg)...); err != nil {
+		args := append([]string{lines[0]}, parents...)
+		if p.commit, err = commitTree(ctx, ri.top, append(args, "-m", msg)...); err != nil {
 			return p, fault.Wrap(fault.Internal, err, "failed to write the merge commit")
 		}
 	}

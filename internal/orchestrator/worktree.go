@@ -365,7 +365,7 @@ func (w *Worktrees) snapshot(ctx context.Context, id, path, branch string) (snap
 		return s, nil
 	}
 	msg := "sudocode: save uncommitted work of task " + id
-	s.commit, err = gitWith(ctx, path, identity(ctx, path), "commit-tree", "--no-gpg-sign", tree, "-p", parent, "-m", msg)
+	s.commit, err = commitTree(ctx, path, tree, "-p", parent, "-m", msg)
 	if err != nil {
 		return s, fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
 	}
@@ -396,16 +396,30 @@ func (w *Worktrees) keep(ctx context.Context, id, path, branch string, s snapsho
 	return nil
 }
 
-// identity is the environment that names the author and committer of a
-// commit sudocode makes in dir: nothing when git resolves an identity of
-// its own (the repository's config, then the user's), else saveIdent.
-func identity(ctx context.Context, dir string) []string {
-	for _, v := range []string{"GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"} {
-		if _, err := git(ctx, dir, "var", v); err != nil {
-			return saveIdent
+// commitTree runs git commit-tree args in dir as the repository's own
+// identity (its config, then the user's), or as sudocode when git knows
+// none: the commit is tried first, and made again as sudocode only when
+// git refused it for want of an identity (asking first would cost two git
+// calls on every merge).
+func commitTree(ctx context.Context, dir string, args ...string) (string, error) {
+	args = append([]string{"commit-tree", "--no-gpg-sign"}, args...)
+	sha, err := git(ctx, dir, args...)
+	var ge *gitError
+	if err != nil && errors.As(err, &ge) && noIdentity(ge.msg) {
+		return gitWith(ctx, dir, saveIdent, args...)
+	}
+	return sha, err
+}
+
+// noIdentity reports whether git's message says it knows no author or
+// committer.
+func noIdentity(msg string) bool {
+	for _, m := range []string{"identity unknown", "Please tell me who you are", "empty ident name", "unable to auto-detect email address"} {
+		if strings.Contains(msg, m) {
+			return true
 		}
 	}
-	return nil
+	return false
 }
 
 // CommitsAhead counts the commits on branch since base.
