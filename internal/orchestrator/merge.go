@@ -141,7 +141,7 @@ func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (Mer
 	o.cleanup(ctx, t)
 	var rm Removal
 	path := t.WorktreePath
-	if path != "" && o.recycle(ctx, path) {
+	if path != "" && o.recycle(ctx, path, plan.commit) {
 		path = "" // it is a warm worktree now, detached: the branch can go
 	}
 	rm.BranchDeleted, err = o.wt.drop(ctx, t.ID, path, t.Branch, keep)

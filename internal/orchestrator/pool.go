@@ -246,13 +246,13 @@ func (o *Orchestrator) placeWorktree(ctx context.Context, t *Task, branch string
 }
 
 // recycle makes the worktree at path, of a task just merged or collected,
-// a warm one when the repository keeps fewer than warmKeep, and reports
-// whether it did (the caller removes it otherwise). Everything in it goes
-// back to HEAD, untracked and ignored files are removed, so the next task
-// starts from what a fresh checkout holds; only the files that differ are
-// written, where deleting the worktree and checking out a new one writes
-// them all.
-func (o *Orchestrator) recycle(ctx context.Context, path string) bool {
+// a warm one at head (HEAD when "") when the repository keeps fewer than
+// warmKeep, and reports whether it did (the caller removes it otherwise).
+// Everything in it goes back to head and untracked and ignored files are
+// removed, so the next task starts from what a fresh checkout holds; only
+// the files that differ are written, where deleting the worktree and
+// checking out a new one writes them all.
+func (o *Orchestrator) recycle(ctx context.Context, path, head string) bool {
 	dir := filepath.Dir(path)
 	if o.pool.disabled || len(warmIn(dir)) >= warmKeep {
 		return false
@@ -260,9 +260,11 @@ func (o *Orchestrator) recycle(ctx context.Context, path string) bool {
 	if !o.wt.ownWorktree(ctx, path) {
 		return false
 	}
-	head, err := git(ctx, o.wt.repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-	if err != nil {
-		return false
+	if head == "" {
+		var err error
+		if head, err = git(ctx, o.wt.repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+			return false
+		}
 	}
 	if _, err := git(ctx, path, "checkout", "-q", "--detach", "--force", head); err != nil {
 		return false

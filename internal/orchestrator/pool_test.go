@@ -192,7 +192,7 @@ func TestTamperedWorktreeIsNotRecycled(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.o.pool.disabled = false
-	if f.o.recycle(context.Background(), task.WorktreePath) {
+	if f.o.recycle(context.Background(), task.WorktreePath, "") {
 		t.Fatal("recycled a worktree whose .git is a link")
 	}
 	if _, err := os.Lstat(task.WorktreePath); err != nil {
