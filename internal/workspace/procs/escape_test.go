@@ -95,7 +95,7 @@ func TestSandboxDeniesNetworkByEveryRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !poll(5*time.Second, func() bool {
+	if !poll(testkit.Scale(5*time.Second), func() bool {
 		if strings.Contains(w.Stdout.Text, "done-2") {
 			return true
 		}
