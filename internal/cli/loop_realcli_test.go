@@ -216,12 +216,13 @@ func realRunReady(t *testing.T, c realCLI, env []string) {
 		}
 	}
 	requireAgentUsedTracker(t, tr, w)
-	// Once the server stops (its warm worktree goes with it), nothing of
-	// the run is left: no worktree, no task branch.
+	// Once the server stops, nothing of the run is left but warm
+	// worktrees for the next one (detached, named warm-…): no task
+	// worktree, no task branch.
 	_ = s.Close()
 	_ = cmd.Wait()
-	if wt := testkit.Git(t, w.repo, "worktree", "list"); strings.Count(wt, "\n") != 0 {
-		t.Errorf("worktrees left: %s", wt)
+	if wt := taskWorktrees(t, w.repo); len(wt) != 0 {
+		t.Errorf("worktrees left: %q", wt)
 	}
 	if br := testkit.Git(t, w.repo, "branch", "--list", "sudocode/*"); br != "" {
 		t.Errorf("task branches left: %s", br)
@@ -261,4 +262,17 @@ func hasLink(rels []tracker.Relationship, typ, to string) bool {
 		}
 	}
 	return false
+}
+
+// taskWorktrees lists the worktrees of repo other than its checkout and
+// the warm ones kept for the next task.
+func taskWorktrees(t *testing.T, repo string) []string {
+	t.Helper()
+	var left []string
+	for i, line := range strings.Split(testkit.Git(t, repo, "worktree", "list"), "\n") {
+		if i > 0 && !strings.Contains(line, string(filepath.Separator)+"warm-") {
+			left = append(left, line)
+		}
+	}
+	return left
 }
