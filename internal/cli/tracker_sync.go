@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sudocode/sudocode/internal/plural"
 	"github.com/sudocode/sudocode/internal/tracker/merge"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
@@ -47,7 +48,7 @@ func runExport(ctx context.Context, o *transferOptions) error {
 	}
 	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (store.Transfer, error) { return r.Export(ctx, o.dir) },
 		func(w io.Writer, res store.Transfer) {
-			fmt.Fprintf(w, "Exported %d issues, %d specs, %d feedback to %s\n", res.Issues, res.Specs, res.Feedback, res.Dir)
+			fmt.Fprintf(w, "Exported %s, %s, %d feedback to %s\n", plural.Count(res.Issues, "issue", "issues"), plural.Count(res.Specs, "spec", "specs"), res.Feedback, res.Dir)
 		})
 }
 
@@ -75,7 +76,7 @@ func runImport(ctx context.Context, o *transferOptions) error {
 	}
 	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (store.Transfer, error) { return r.Import(ctx, o.dir) },
 		func(w io.Writer, res store.Transfer) {
-			fmt.Fprintf(w, "Imported from %s: now %d issues, %d specs, %d feedback\n", res.Dir, res.Issues, res.Specs, res.Feedback)
+			fmt.Fprintf(w, "Imported from %s: now %s, %s, %d feedback\n", res.Dir, plural.Count(res.Issues, "issue", "issues"), plural.Count(res.Specs, "spec", "specs"), res.Feedback)
 			for _, rn := range res.Renamed {
 				fmt.Fprintf(w, "renamed %s to %s (it collided with a different record)\n", rn.Old, rn.New)
 			}

@@ -40,7 +40,7 @@ func TestFailureSentences(t *testing.T) {
 		{&orchestrator.TaskError{Type: orchestrator.ErrTypeStart, Details: "exec: \"claude\": not found"}, `The agent could not start: exec: "claude": not found`},
 		{&orchestrator.TaskError{Type: orchestrator.ErrTypeServerStopped, Details: "the server stopped while the agent was running"}, "The server stopped while the agent was running."},
 		{&orchestrator.TaskError{Type: orchestrator.ErrTypeAgent, Details: map[string]any{"exit_code": float64(0), "stderr": "", "message": "rate limited",
-			"permission_denials": []any{map[string]any{"tool": "Bash"}}}}, "The agent reported a failure: rate limited (the agent's CLI refused 1 tool call(s))"},
+			"permission_denials": []any{map[string]any{"tool": "Bash"}}}}, "The agent reported a failure: rate limited (the agent's CLI refused 1 tool call)"},
 		{&orchestrator.TaskError{Type: orchestrator.ErrTypeSetup, Details: map[string]any{"command": "make deps", "exit_code": float64(2), "stderr": "make: *** no rule\n"}},
 			"The setup command make deps failed with code 2: make: *** no rule"},
 		{&orchestrator.TaskError{Type: "odd_thing", Details: map[string]any{"message": "something"}}, "The task failed (odd thing): something"},

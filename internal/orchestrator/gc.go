@@ -2,11 +2,11 @@ package orchestrator
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/gitx"
+	"github.com/sudocode/sudocode/internal/plural"
 )
 
 // GCResult is what GC did.
@@ -68,7 +68,7 @@ func (o *Orchestrator) collect(ctx context.Context, id string, res *GCResult) er
 	if st != "" {
 		lines := strings.Split(st, "\n")
 		res.Kept = append(res.Kept, GCKept{TaskID: id, Worktree: t.WorktreePath, Changes: lines,
-			Reason: fmt.Sprintf("%d uncommitted changes: end_task saves them onto the branch (keepBranch) or discards them", len(lines))})
+			Reason: plural.Count(len(lines), "uncommitted change", "uncommitted changes") + ": end_task saves them onto the branch (keepBranch) or discards them"})
 		return nil
 	}
 	ahead, err := o.wt.CommitsAhead(ctx, t.BaseSHA, t.Branch)

@@ -3,6 +3,8 @@ package orchestrator
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sudocode/sudocode/internal/plural"
 )
 
 // Sentence says what a task's error means: who failed, the exit
@@ -51,7 +53,7 @@ func (e *TaskError) Sentence() string {
 		s += ": " + why
 	}
 	if denials, _ := d["permission_denials"].([]any); len(denials) > 0 {
-		s += fmt.Sprintf(" (the agent's CLI refused %d tool call(s))", len(denials))
+		s += " (the agent's CLI refused " + plural.Count(len(denials), "tool call", "tool calls") + ")"
 	}
 	return s
 }
