@@ -36,14 +36,6 @@ func agentByName(name string) (agentCLI, bool) {
 	return agentCLI{}, false
 }
 
-// agentNameOf is the CLI name of a tool kind (the kind itself if unknown).
-func agentNameOf(kind string) string {
-	if a, ok := agentByName(kind); ok {
-		return a.name
-	}
-	return kind
-}
-
 // installed reports an agent CLI missing from PATH as a missing
 // prerequisite whose hint installs the pinned version.
 func (a agentCLI) installed() error {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/loop"
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
 
 func newTaskStartCmd(g *globalOptions, stdio IO) *cobra.Command {
@@ -50,7 +51,7 @@ With --json, the report is printed as JSON (the fields of report_task).`,
 				return cliHint(err, args[0])
 			}
 			if !g.json {
-				fmt.Fprintf(stdio.Out, "task %s: %s on branch %s\n", t.ID, agentNameOf(t.Tool), t.Branch)
+				fmt.Fprintf(stdio.Out, "task %s: %s on branch %s\n", t.ID, agent.Name(t.Tool), t.Branch)
 			}
 			return followToReport(ctx, l, t.ID, 0, g.json, stdio.Out)
 		},
@@ -133,7 +134,7 @@ func logLine(e orchestrator.StoredEvent) string {
 }
 
 func printReport(out io.Writer, r orchestrator.Report) {
-	fmt.Fprintf(out, "task %s (%s) %s", r.ID, agentNameOf(r.Tool), statusPhrase(r.Status))
+	fmt.Fprintf(out, "task %s (%s) %s", r.ID, agent.Name(r.Tool), statusPhrase(r.Status))
 	if r.Outcome != "" && r.Outcome != string(r.Status) {
 		fmt.Fprintf(out, ", outcome %s", r.Outcome)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
 
 func newTaskListCmd(g *globalOptions, stdio IO) *cobra.Command {
@@ -47,7 +48,7 @@ branch, worktree_path, created_at}]}.`,
 			w := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "ID\tSTATE\tAGENT\tISSUE\tBRANCH")
 			for _, it := range items {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", it.ID, it.State, agentNameOf(it.Tool), it.IssueID, it.Branch)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", it.ID, it.State, agent.Name(it.Tool), it.IssueID, it.Branch)
 			}
 			return w.Flush()
 		},

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/sudocode/sudocode/internal/loop"
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 	"github.com/sudocode/sudocode/internal/tracker"
 )
 
@@ -65,7 +65,7 @@ func (d *Dashboard) issueView(ctx context.Context, is tracker.IssueDetail) (Issu
 		if !ok {
 			text = st
 		}
-		v.Tasks = append(v.Tasks, IssueTask{ID: t.ID, Agent: loop.AgentName(t.Tool), State: st, StateText: text,
+		v.Tasks = append(v.Tasks, IssueTask{ID: t.ID, Agent: agent.Name(t.Tool), State: st, StateText: text,
 			Branch: t.Branch, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt})
 	}
 	return v, nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
@@ -132,7 +133,7 @@ func (l *Loop) Finished(ctx context.Context, t orchestrator.Task) {
 // next sees what happened; the assignee is cleared.
 func (l *Loop) recordFailure(ctx context.Context, t orchestrator.Task) {
 	note := fmt.Sprintf("%s (%s, branch %s) failed at %s. %s",
-		failureMark(t), AgentName(t.Tool), t.Branch, time.Now().UTC().Format(time.RFC3339), t.Error.Sentence())
+		failureMark(t), agent.Name(t.Tool), t.Branch, time.Now().UTC().Format(time.RFC3339), t.Error.Sentence())
 	l.reopen(ctx, t, func(is tracker.IssueDetail) bool {
 		// Closed meanwhile, taken over by another task, or recorded already.
 		return is.Status != tracker.IssueClosed && (is.Assignee == nil || *is.Assignee == Assignee(t)) &&

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
 
 // MergeResult is what Merge did: the orchestrator's merge, and the issue
@@ -30,7 +31,7 @@ func (l *Loop) Merge(ctx context.Context, id string, in orchestrator.MergeInput)
 		in.Message = t.Description
 		if r, err := l.open(ctx); err == nil {
 			if is, err := r.ShowIssue(ctx, t.IssueID); err == nil {
-				in.Message = fmt.Sprintf("%s (%s)\n\nCloses %s; made by sudocode task %s (%s).", is.Title, is.ID, is.ID, t.ID, AgentName(t.Tool))
+				in.Message = fmt.Sprintf("%s (%s)\n\nCloses %s; made by sudocode task %s (%s).", is.Title, is.ID, is.ID, t.ID, agent.Name(t.Tool))
 			}
 			r.Close()
 		}

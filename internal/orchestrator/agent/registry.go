@@ -66,6 +66,26 @@ var Packages = map[string]string{
 	ToolOpenCode:   "opencode-ai@1.18.33",
 }
 
+// names are the agents as a person names them, by tool kind: the values
+// of the CLI's --agent, which the page, the notes on issues and merge
+// commits use too.
+var names = map[string]string{
+	ToolClaudeCode: "claude",
+	ToolCodex:      "codex",
+	ToolGemini:     "gemini",
+	ToolOpenCode:   "opencode",
+	ToolCommand:    "command",
+}
+
+// Name is the name --agent gives the agent of tool kind kind (the kind in
+// lower case for one it does not know).
+func Name(kind string) string {
+	if n, ok := names[strings.ToUpper(kind)]; ok {
+		return n
+	}
+	return strings.ToLower(kind)
+}
+
 // configString returns a string config value ("" when absent or not a string).
 func configString(cfg map[string]any, key string) string {
 	s, _ := cfg[key].(string)

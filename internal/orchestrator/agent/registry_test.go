@@ -133,3 +133,16 @@ func FuzzParsers(f *testing.F) {
 		}
 	})
 }
+
+// Name gives the agents as --agent names them, whatever the kind's case,
+// and an unknown kind in lower case.
+func TestName(t *testing.T) {
+	for kind, want := range map[string]string{
+		ToolClaudeCode: "claude", ToolCodex: "codex", ToolGemini: "gemini", ToolOpenCode: "opencode",
+		ToolCommand: "command", "command": "command", "FAKE": "fake",
+	} {
+		if got := Name(kind); got != want {
+			t.Errorf("Name(%q) = %q, want %q", kind, got, want)
+		}
+	}
+}
