@@ -31,31 +31,56 @@ type changes struct {
 // noop reports whether nothing changed at all.
 func (c changes) noop() bool { return c.Commits == 0 && len(c.Files) == 0 }
 
-// withTempIndex runs fn with env pointing git at a copy of the worktree's
-// index into which every file of the worktree was added (git add -A), so
-// that diffs and trees see uncommitted and untracked files while the
-// worktree's own index stays untouched (an agent may be using it).
-func withTempIndex(ctx context.Context, worktree string, fn func(env []string) error) error {
+// tempIndex is a copy of a worktree's index into which every file of
+// the worktree was added (git add -A), so that diffs and trees see
+// uncommitted and untracked files while the worktree's own index stays
+// untouched (an agent may be using it). Its entries carry fresh stat data
+// for every file.
+type tempIndex struct {
+	env       []string // GIT_INDEX_FILE for git
+	path, dir string
+}
+
+// newTempIndex makes the temporary index of the worktree; remove it.
+func newTempIndex(ctx context.Context, worktree string) (tempIndex, error) {
 	index, err := git(ctx, worktree, "rev-parse", "--path-format=absolute", "--git-path", "index")
 	if err != nil {
-		return err
+		return tempIndex{}, err
 	}
 	// Beside the worktree's own index, in its git directory: a sandboxed
 	// git may write there anyway, so the calls need no box of their own.
 	tmp, err := os.MkdirTemp(filepath.Dir(index), "sudocode-index-")
 	if err != nil {
+		return tempIndex{}, err
+	}
+	ti := tempIndex{path: filepath.Join(tmp, "index"), dir: tmp}
+	ti.env = []string{"GIT_INDEX_FILE=" + ti.path}
+	if err := copyFile(index, ti.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		ti.remove()
+		return tempIndex{}, err
+	}
+	if _, err := gitWith(ctx, worktree, ti.env, "add", "-A"); err != nil {
+		ti.remove()
+		return tempIndex{}, err
+	}
+	return ti, nil
+}
+
+func (ti tempIndex) remove() {
+	if ti.dir != "" {
+		_ = os.RemoveAll(ti.dir)
+	}
+}
+
+// withTempIndex runs fn with env pointing git at the worktree's
+// temporary index (see tempIndex).
+func withTempIndex(ctx context.Context, worktree string, fn func(env []string) error) error {
+	ti, err := newTempIndex(ctx, worktree)
+	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	copyPath := filepath.Join(tmp, "index")
-	if err := copyFile(index, copyPath); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	env := []string{"GIT_INDEX_FILE=" + copyPath}
-	if _, err := gitWith(ctx, worktree, env, "add", "-A"); err != nil {
-		return err
-	}
-	return fn(env)
+	defer ti.remove()
+	return fn(ti.env)
 }
 
 func copyFile(from, to string) error {

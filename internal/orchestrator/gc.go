@@ -75,7 +75,7 @@ func (o *Orchestrator) collect(ctx context.Context, id string, res *GCResult) er
 	keep := err != nil || ahead > 0
 	o.cleanup(ctx, t)
 	// The worktree was clean: whatever cleanup left in it goes too.
-	if !o.recycle(ctx, t.WorktreePath, "") {
+	if !o.recycle(ctx, t.WorktreePath, "", snapshotCommit{}) {
 		if err := o.wt.removeTree(ctx, t.WorktreePath); err != nil {
 			return err
 		}

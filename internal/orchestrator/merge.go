@@ -102,7 +102,9 @@ func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (Mer
 	var work snapshotCommit
 	if t.WorktreePath != "" {
 		if _, err := os.Stat(t.WorktreePath); err == nil {
-			if work, err = o.wt.snapshot(ctx, t.ID, t.WorktreePath, t.Branch); err != nil {
+			work, err = o.wt.snapshotKeeping(ctx, t.ID, t.WorktreePath, t.Branch)
+			defer work.index.remove()
+			if err != nil {
 				return MergeResult{}, err
 			}
 		}
@@ -141,7 +143,7 @@ func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (Mer
 	o.cleanup(ctx, t)
 	var rm Removal
 	path := t.WorktreePath
-	if path != "" && o.recycle(ctx, path, plan.commit) {
+	if path != "" && o.recycle(ctx, path, plan.commit, work) {
 		path = "" // it is a warm worktree now, detached: the branch can go
 	}
 	rm.BranchDeleted, err = o.wt.drop(ctx, t.ID, path, t.Branch, keep)

@@ -252,7 +252,7 @@ func (o *Orchestrator) placeWorktree(ctx context.Context, t *Task, branch string
 // removed, so the next task starts from what a fresh checkout holds; only
 // the files that differ are written, where deleting the worktree and
 // checking out a new one writes them all.
-func (o *Orchestrator) recycle(ctx context.Context, path, head string) bool {
+func (o *Orchestrator) recycle(ctx context.Context, path, head string, from snapshotCommit) bool {
 	dir := filepath.Dir(path)
 	if o.pool.disabled || len(warmIn(dir)) >= warmKeep {
 		return false
@@ -266,13 +266,37 @@ func (o *Orchestrator) recycle(ctx context.Context, path, head string) bool {
 			return false
 		}
 	}
-	if _, err := git(ctx, path, "checkout", "-q", "--detach", "--force", head); err != nil {
-		return false
+	if !o.wt.resetFrom(ctx, path, head, from) {
+		if _, err := git(ctx, path, "checkout", "-q", "--detach", "--force", head); err != nil {
+			return false
+		}
 	}
 	if _, err := git(ctx, path, "clean", "-q", "-ffdx"); err != nil {
 		return false
 	}
 	return o.wt.move(ctx, path, filepath.Join(dir, warmPrefix+newID())) == nil
+}
+
+// resetFrom makes the worktree at path hold head, detached, starting from
+// the snapshot s just taken of it (when it kept its temporary index): that
+// index matches the worktree file for file, with fresh stat data, so
+// reading head's tree into it with a two-way merge from the snapshot's
+// tree writes only the files that differ, where a checkout --force
+// would check every file again. The index then becomes the worktree's.
+// It reports false when it did not finish; the caller checks out head.
+func (w *Worktrees) resetFrom(ctx context.Context, path, head string, s snapshotCommit) bool {
+	if s.index.path == "" || s.tree == "" {
+		return false
+	}
+	if _, err := gitWith(ctx, path, s.index.env, "read-tree", "-m", "-u", s.tree, head); err != nil {
+		return false
+	}
+	admin, ok := w.adminDir(ctx, path)
+	if !ok || os.Rename(s.index.path, filepath.Join(admin, "index")) != nil {
+		return false
+	}
+	_, err := git(ctx, path, "update-ref", "--no-deref", "-m", "sudocode: warm at the merge", "HEAD", head)
+	return err == nil
 }
 
 // addDetached creates the worktree id under dir detached at HEAD. Only its

@@ -133,8 +133,9 @@ func TestPoolOutlivesTheProcess(t *testing.T) {
 }
 
 // A merged task's worktree becomes the warm one: the next task starts
-// in it, at the merge, with nothing the agent left behind (untracked and
-// ignored files included).
+// in it, at the merge (what the agent committed and what it left
+// uncommitted), with nothing else the agent left behind (ignored files),
+// and its index agrees with its files.
 func TestMergedWorktreeIsRecycled(t *testing.T) {
 	repo := testkit.Repo(t)
 	os.WriteFile(filepath.Join(repo, ".gitignore"), []byte("*.log\n"), 0o644)
@@ -142,7 +143,7 @@ func TestMergedWorktreeIsRecycled(t *testing.T) {
 	testkit.Git(t, repo, "commit", "-qm", "ignore logs")
 	f := newFixture(t, repo, func(o *Options) { o.NoPool = false })
 	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "work",
-		Config: shell(`echo done > done.txt && echo noise > build.log`)}).ID)
+		Config: shell(`echo c > c.txt && git add c.txt && ` + agentCommit + ` c && echo done > done.txt && echo noise > build.log`)}).ID)
 	if _, err := f.o.Merge(context.Background(), task.ID, MergeInput{}); err != nil {
 		t.Fatal(err)
 	}
@@ -151,13 +152,18 @@ func TestMergedWorktreeIsRecycled(t *testing.T) {
 	for _, name := range warmIn(dir) {
 		if _, err := os.Stat(filepath.Join(dir, name, "done.txt")); err == nil {
 			recycled = true
+			// Brought to the merge from the merge's own snapshot of it,
+			// not by checking every file out again.
+			if got := testkit.Git(t, filepath.Join(dir, name), "reflog", "-1", "--format=%gs", "HEAD"); got != "sudocode: warm at the merge" {
+				t.Errorf("the warm worktree's HEAD was last moved by %q", got)
+			}
 		}
 	}
 	if !recycled {
 		t.Fatalf("no warm worktree holds the merge; warm: %v", warmIn(dir))
 	}
 	next := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "next",
-		Config: shell(`test -e done.txt && test ! -e build.log && test -z "$(git status --porcelain --ignored)"`)}).ID)
+		Config: shell(`test -e done.txt && test -e c.txt && test ! -e build.log && test -z "$(git status --porcelain --ignored)"`)}).ID)
 	if next.Status != StatusCompleted {
 		t.Fatalf("the next task did not start from the merge alone: %+v", next)
 	}
@@ -192,7 +198,7 @@ func TestTamperedWorktreeIsNotRecycled(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.o.pool.disabled = false
-	if f.o.recycle(context.Background(), task.WorktreePath, "") {
+	if f.o.recycle(context.Background(), task.WorktreePath, "", snapshotCommit{}) {
 		t.Fatal("recycled a worktree whose .git is a link")
 	}
 	if _, err := os.Lstat(task.WorktreePath); err != nil {

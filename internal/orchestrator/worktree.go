@@ -329,9 +329,12 @@ func (w *Worktrees) save(ctx context.Context, id, path, branch string) (string, 
 
 // snapshotCommit is the worktree's files as one commit on top of its
 // branch's tip (old), made but not yet on the branch; commit is old when
-// there was nothing to commit.
+// there was nothing to commit. tree is the worktree's tree, and index,
+// when the caller asked to keep it, the temporary index it was read
+// through (the caller removes it).
 type snapshotCommit struct {
-	commit, old string
+	commit, old, tree string
+	index             tempIndex
 }
 
 // snapshot commits the worktree at path as it is (tracked, modified and
@@ -340,17 +343,26 @@ type snapshotCommit struct {
 // without moving the branch or touching the worktree: a merge computed
 // from it and refused leaves everything as it was.
 func (w *Worktrees) snapshot(ctx context.Context, id, path, branch string) (snapshotCommit, error) {
-	var tree string
-	err := withTempIndex(ctx, path, func(env []string) error {
-		var err error
-		tree, err = gitWith(ctx, path, env, "write-tree")
-		return err
-	})
-	if err != nil {
-		return snapshotCommit{}, fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
-	}
-	ref := "refs/heads/" + branch
+	s, err := w.snapshotKeeping(ctx, id, path, branch)
+	s.index.remove()
+	s.index = tempIndex{}
+	return s, err
+}
+
+// snapshotKeeping is snapshot keeping the temporary index (see
+// recycle); the caller removes it, also on error.
+func (w *Worktrees) snapshotKeeping(ctx context.Context, id, path, branch string) (snapshotCommit, error) {
 	var s snapshotCommit
+	ti, err := newTempIndex(ctx, path)
+	if err == nil {
+		s.index = ti
+		s.tree, err = gitWith(ctx, path, ti.env, "write-tree")
+	}
+	if err != nil {
+		return s, fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
+	}
+	tree := s.tree
+	ref := "refs/heads/" + branch
 	parent := ""
 	if tip, err := git(ctx, path, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err == nil {
 		parent, s.old = tip, tip
