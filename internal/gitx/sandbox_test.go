@@ -172,3 +172,22 @@ func resolvedPath(t *testing.T, p string) string {
 	}
 	return r
 }
+
+// Prewarm builds the repository's box ahead of its first call, which then
+// runs in it.
+func TestPrewarmBuildsTheBoxAhead(t *testing.T) {
+	if reason := sandbox.BoxUnavailable(); reason != "" {
+		testkit.Missing(t, "the sealed box: %s", reason)
+	}
+	repo := newRepo(t)
+	built, reused := warmBoxes.Built(), warmBoxes.Reused()
+	if !Prewarm(context.Background(), repo) {
+		t.Fatal("no box prepared")
+	}
+	if _, err := gitOut(t, Options{Dir: repo}, "status", "--porcelain"); err != nil {
+		t.Fatal(err)
+	}
+	if b, r := warmBoxes.Built()-built, warmBoxes.Reused()-reused; b != 1 || r != 1 {
+		t.Fatalf("built %d boxes, reused %d: the call did not run in the prepared box", b, r)
+	}
+}

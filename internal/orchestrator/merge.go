@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/gitx"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
 
@@ -99,6 +100,9 @@ func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (Mer
 	// The agent's uncommitted work goes with the merge: it is committed
 	// on top of the branch, but the branch moves there only once the
 	// merge is done, so that a refused merge changes nothing.
+	// The merge's git calls in the checkout run in a box of their own:
+	// built on the other core while the snapshot reads the worktree.
+	go gitx.Prewarm(context.WithoutCancel(ctx), top)
 	var work snapshotCommit
 	if t.WorktreePath != "" {
 		if _, err := os.Stat(t.WorktreePath); err == nil {

@@ -199,6 +199,37 @@ func awaitStart(statusR *os.File) (Report, error) {
 	}
 }
 
+// Prepare builds a box for policy p and keeps it idle, unless one is
+// idle already, so that the first command under p need not wait for one:
+// a caller that knows it will run one soon builds it while it does other
+// work. It reports whether a box is waiting.
+func (w *Warm) Prepare(p Policy) bool {
+	if helperExe() == "" {
+		return false
+	}
+	keyb, err := json.Marshal(p)
+	if err != nil {
+		return false
+	}
+	key := string(keyb)
+	w.mu.Lock()
+	idle := len(w.idle[key])
+	w.mu.Unlock()
+	if idle > 0 {
+		return true
+	}
+	box, _ := newBox(p)
+	if box == nil {
+		return false
+	}
+	b, err := w.spawn(key, helperConfig{Policy: p, Box: box, Warm: true})
+	if err != nil {
+		return false
+	}
+	w.put(b)
+	return true
+}
+
 // errNotWarm says a command cannot go through a warm box (its stdio is
 // not files, its request too large, the box could not be made): it
 // starts cold instead, and nothing of it has run.

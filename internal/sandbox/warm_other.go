@@ -15,3 +15,6 @@ func (b *warmBox) end() {}
 var errNotWarm = errors.New("not startable in a warm box")
 
 func (c *Cmd) startWarm(*Warm) error { return errNotWarm }
+
+// Prepare has no box to build where there are no boxes.
+func (w *Warm) Prepare(Policy) bool { return false }
