@@ -26,7 +26,8 @@ func (w *Worktrees) checkoutAt(ctx context.Context, name, commit string) (string
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fault.Wrap(fault.Unavailable, err, "failed to create the worktree directory")
 	}
-	if _, err := gitWriting(ctx, w.repo, []string{dir}, "worktree", "add", "--detach", path, commit); err != nil {
+	// Not stopped half-way: see Add.
+	if _, err := gitWriting(context.WithoutCancel(ctx), w.repo, []string{dir}, "worktree", "add", "--detach", path, commit); err != nil {
 		w.unregister(context.WithoutCancel(ctx), path)
 		return "", fault.Wrap(fault.Unavailable, err, "failed to check out the merge result for the check")
 	}

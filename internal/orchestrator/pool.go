@@ -315,10 +315,10 @@ func (w *Worktrees) addDetached(ctx context.Context, dir, id string) (string, er
 		w.mu.Unlock()
 		return "", err
 	}
-	if _, err := gitWriting(ctx, w.repo, []string{dir}, "worktree", "add", "--detach", "--no-checkout", path, ri.head); err != nil {
-		if ctx.Err() == nil {
-			w.unregister(ctx, path)
-		}
+	// Not stopped half-way (see Add); without the checkout it
+	// takes milliseconds.
+	if _, err := gitWriting(context.WithoutCancel(ctx), w.repo, []string{dir}, "worktree", "add", "--detach", "--no-checkout", path, ri.head); err != nil {
+		w.unregister(context.WithoutCancel(ctx), path)
 		w.mu.Unlock()
 		return "", err
 	}

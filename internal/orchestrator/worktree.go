@@ -195,7 +195,11 @@ func (w *Worktrees) Add(ctx context.Context, id, branch string) (path, base stri
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", fault.Wrap(fault.Unavailable, err, "failed to create the worktree directory")
 	}
-	if _, err := gitWriting(ctx, w.repo, []string{dir}, "worktree", "add", "-b", branch, path, ri.head); err != nil {
+	// git worktree add is not stopped half-way, when the caller goes:
+	// killed, it leaves a registration locked as "initializing" that no
+	// prune removes, and every later worktree add in the repository fails
+	// on it.
+	if _, err := gitWriting(context.WithoutCancel(ctx), w.repo, []string{dir}, "worktree", "add", "-b", branch, path, ri.head); err != nil {
 		// A failed add -b can leave the new branch and a partial directory.
 		w.unregister(context.WithoutCancel(ctx), path)
 		_, _ = git(context.WithoutCancel(ctx), w.repo, "branch", "-D", branch)
