@@ -104,5 +104,5 @@ func TestHelperOrchestratorServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Println("ready")
-	time.Sleep(time.Minute) // alive, holding its processes, until the test kills it
+	select {} // alive, holding its processes, until the test kills it
 }

@@ -202,7 +202,7 @@ func TestHelperServer(t *testing.T) {
 	m := New(Options{Root: os.Getenv("PROCS_TEST_SERVER_ROOT"), StateDir: os.Getenv("PROCS_TEST_SERVER_STATE")})
 	start(t, m, req("setsid sleep "+mk+" & sleep "+mk, yield(100*time.Millisecond)))
 	fmt.Println("ready")
-	time.Sleep(time.Minute) // alive, holding its processes, until the test kills it
+	select {} // alive, holding its processes, until the test kills it
 }
 
 func TestSandboxScopesSignalsAndAbstractSockets(t *testing.T) {
