@@ -85,8 +85,7 @@ func TestPlantedGitConfigRunsNothing(t *testing.T) {
 	now := time.Now().Add(2 * time.Second)
 	os.Chtimes(filepath.Join(dir, "README.md"), now, now)
 
-	p.cmd.Process.Kill()
-	<-p.exited
+	testkit.Stop(t, p.cmd.Process, p.exited, 30*time.Second)
 	_, urls = serve()
 	agent := connectPlain(t, urls["agent"])
 	created := call(agent, "create_task", map[string]any{"tool": "COMMAND", "description": "Nothing",

@@ -57,10 +57,7 @@ func startHTTP(t *testing.T, env []string, bin string, args ...string) *httpServ
 		s.cmd.Wait()
 		close(s.exited)
 	}()
-	t.Cleanup(func() {
-		s.cmd.Process.Kill()
-		<-s.exited
-	})
+	t.Cleanup(func() { testkit.Stop(t, s.cmd.Process, s.exited, 30*time.Second) })
 	select {
 	case s.url = <-urls:
 		rememberToken(strings.TrimPrefix(strings.TrimSuffix(s.url, "/mcp"), "http://"), env)

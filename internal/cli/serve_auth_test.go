@@ -176,8 +176,7 @@ func TestServeTokenSurvivesRestart(t *testing.T) {
 	if token == "" || first.Token != token {
 		t.Fatalf("first start: kept %q, printed %q", token, first.Token)
 	}
-	p.cmd.Process.Kill()
-	<-p.exited
+	testkit.Stop(t, p.cmd.Process, p.exited, 30*time.Second)
 	_, second := startServeJSON(t, env, "--dir", dir)
 	if second.Token != token {
 		t.Errorf("after a restart the token is %q, want %q", second.Token, token)

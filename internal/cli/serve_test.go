@@ -80,10 +80,7 @@ func startServe(t *testing.T, env []string, asJSON bool, args ...string) (*serve
 		p.cmd.Wait()
 		close(p.exited)
 	}()
-	t.Cleanup(func() {
-		p.cmd.Process.Kill()
-		<-p.exited
-	})
+	t.Cleanup(func() { testkit.Stop(t, p.cmd.Process, p.exited, 30*time.Second) })
 	select {
 	case s := <-first:
 		if m := servedAt.FindStringSubmatch(s); m != nil {

@@ -403,7 +403,10 @@ func writeAtomic(path string, b []byte) error {
 // worktree is needed.
 func (w *Worktrees) claim(ctx context.Context, p pooled, branch string) (base string, err error) {
 	// Nobody else uses a locked warm worktree: its status (the slowest
-	// step) is read without the lock, while the branch is checked.
+	// step) is read without the lock, while the branch is checked. The
+	// read ends before claim returns, whatever it returns: git status
+	// refreshes the index, and must not write in the repository after
+	// its owner has closed.
 	at := make(chan string, 1)
 	go func() {
 		st, err := runGit(ctx, gitx.Options{Dir: p.path}, "status", "--porcelain=v2", "--branch")
@@ -411,6 +414,12 @@ func (w *Worktrees) claim(ctx context.Context, p pooled, branch string) (base st
 			st = ""
 		}
 		at <- cleanDetachedAt(st)
+	}()
+	read := false
+	defer func() {
+		if !read {
+			<-at
+		}
 	}()
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -422,6 +431,7 @@ func (w *Worktrees) claim(ctx context.Context, p pooled, branch string) (base st
 		return "", err
 	}
 	commit := <-at
+	read = true
 	if commit == "" {
 		return "", errStale
 	}
