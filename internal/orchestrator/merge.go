@@ -117,7 +117,11 @@ func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (Mer
 	if strings.TrimSpace(msg) == "" {
 		msg = t.Description
 	}
-	plan, err := o.wt.planMerge(ctx, t, work.commit, strategy, msg)
+	tip := work.commit
+	if work.old == "" {
+		tip = "" // no branch to merge: planMerge says so
+	}
+	plan, err := o.wt.planMerge(ctx, t, tip, strategy, msg)
 	if len(plan.conflicts) > 0 { // the task reads conflicted until its agent runs again
 		t.MergeConflict = plan.conflicts
 		if perr := o.store.Put(ctx, t); perr == nil {
@@ -135,10 +139,13 @@ func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (Mer
 	if err := o.wt.advance(ctx, plan); err != nil {
 		return MergeResult{}, err
 	}
-	// The branch (kept, or deleted below) holds what was merged, and the
-	// worktree has nothing left that was not: nothing is reported discarded.
-	if err := o.wt.keep(ctx, t.ID, t.WorktreePath, t.Branch, work); err != nil {
-		return MergeResult{}, fault.Wrap(fault.Internal, err, "merged as "+plan.commit+", but the task's branch could not be moved to what was merged")
+	// A kept branch holds what was merged (one deleted below need not),
+	// and the worktree has nothing left that was not: nothing is reported
+	// discarded.
+	if keep {
+		if err := o.wt.keep(ctx, t.ID, t.WorktreePath, t.Branch, work); err != nil {
+			return MergeResult{}, fault.Wrap(fault.Internal, err, "merged as "+plan.commit+", but the task's branch could not be moved to what was merged")
+		}
 	}
 	note := agent.Event{Time: time.Now().UTC(), Kind: agent.KindLog,
 		Text: fmt.Sprintf("merged into %s as %s (%s)", plan.base, plan.commit, strategy),

@@ -55,14 +55,13 @@ func (w *Worktrees) planMerge(ctx context.Context, t Task, work, strategy, msg s
 		return mergePlan{}, fault.New(fault.Conflict, "the checkout at %s is not on a branch (detached HEAD)", ri.top).
 			WithHint("check out the branch to merge into, then merge again")
 	}
-	branch := "refs/heads/" + t.Branch
-	tip, err := git(ctx, ri.top, "rev-parse", "--verify", "--quiet", branch+"^{commit}")
-	if err != nil {
-		return mergePlan{}, fault.New(fault.NotFound, "branch %s of task %s does not exist: there is nothing to merge", t.Branch, t.ID).
-			WithHint("it was deleted when the task ended without keeping its branch")
-	}
-	if work != "" {
-		tip = work
+	tip := work // the snapshot read the branch already
+	if tip == "" {
+		var err error
+		if tip, err = git(ctx, ri.top, "rev-parse", "--verify", "--quiet", "refs/heads/"+t.Branch+"^{commit}"); err != nil {
+			return mergePlan{}, fault.New(fault.NotFound, "branch %s of task %s does not exist: there is nothing to merge", t.Branch, t.ID).
+				WithHint("it was deleted when the task ended without keeping its branch")
+		}
 	}
 	p := mergePlan{top: ri.top, base: base, from: ri.head}
 	if _, err := git(ctx, ri.top, "merge-base", "--is-ancestor", tip, ri.head); err == nil {

@@ -271,9 +271,8 @@ func (o *Orchestrator) recycle(ctx context.Context, path, head string, from snap
 			return false
 		}
 	}
-	if _, err := git(ctx, path, "clean", "-q", "-ffdx"); err != nil {
-		return false
-	}
+	// Untracked files the snapshot held are gone with the reset; ignored
+	// ones the claim removes (it reads the status anyway), not the merge.
 	return o.wt.move(ctx, path, filepath.Join(dir, warmPrefix+newID())) == nil
 }
 
@@ -409,11 +408,17 @@ func (w *Worktrees) claim(ctx context.Context, p pooled, branch string) (base st
 	// its owner has closed.
 	at := make(chan string, 1)
 	go func() {
-		st, err := runGit(ctx, gitx.Options{Dir: p.path}, "status", "--porcelain=v2", "--branch")
-		if err != nil {
-			st = ""
+		st, err := runGit(ctx, gitx.Options{Dir: p.path}, "status", "--porcelain=v2", "--branch", "--ignored")
+		commit, ignored := cleanDetachedAt(st)
+		if err == nil && ignored && commit != "" {
+			if _, err = git(ctx, p.path, "clean", "-q", "-ffdx"); err != nil {
+				commit = ""
+			}
 		}
-		at <- cleanDetachedAt(st)
+		if err != nil {
+			commit = ""
+		}
+		at <- commit
 	}()
 	read := false
 	defer func() {
@@ -452,8 +457,9 @@ func (w *Worktrees) claim(ctx context.Context, p pooled, branch string) (base st
 }
 
 // cleanDetachedAt returns the commit that status (git status
-// --porcelain=v2 --branch) shows a clean worktree detached at, or "".
-func cleanDetachedAt(status string) string {
+// --porcelain=v2 --branch --ignored) shows a clean worktree detached at,
+// or "", and whether it lists ignored files (which a clean removes).
+func cleanDetachedAt(status string) (commit string, ignored bool) {
 	oid, detached := "", false
 	for line := range strings.SplitSeq(status, "\n") {
 		switch {
@@ -462,12 +468,14 @@ func cleanDetachedAt(status string) string {
 		case line == "# branch.head (detached)":
 			detached = true
 		case strings.HasPrefix(line, "# "):
+		case strings.HasPrefix(line, "! "):
+			ignored = true
 		case line != "":
-			return ""
+			return "", false
 		}
 	}
 	if !detached {
-		return ""
+		return "", false
 	}
-	return oid
+	return oid, ignored
 }

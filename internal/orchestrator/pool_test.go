@@ -40,7 +40,8 @@ func TestPoolClaim(t *testing.T) {
 	f := newFixture(t, repo)
 	w := waitPool(t, f.o)
 	head := testkit.Git(t, repo, "rev-parse", "HEAD")
-	if got := testkit.Git(t, w.path, "status", "--porcelain=v2", "--branch"); cleanDetachedAt(got) != head {
+	got := testkit.Git(t, w.path, "status", "--porcelain=v2", "--branch", "--ignored")
+	if commit, ignored := cleanDetachedAt(got); commit != head || ignored {
 		t.Fatalf("warm status %q", got)
 	}
 	task := f.create(t, CreateInput{Tool: "COMMAND", Description: "pooled", Config: shell(`echo hi > hi.txt && git add hi.txt && ` + agentCommit + ` hi`)})

@@ -366,14 +366,14 @@ func (w *Worktrees) snapshotKeeping(ctx context.Context, id, path, branch string
 		return s, fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
 	}
 	tree := s.tree
-	ref := "refs/heads/" + branch
-	parent := ""
-	if tip, err := git(ctx, path, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err == nil {
-		parent, s.old = tip, tip
-	} else if parent, err = git(ctx, path, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+	// The branch's tip and its tree in one call.
+	parent, ptree, err := commitAndTree(ctx, path, "refs/heads/"+branch)
+	if err == nil {
+		s.old = parent
+	} else if parent, ptree, err = commitAndTree(ctx, path, "HEAD"); err != nil {
 		return s, fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
 	}
-	if ptree, err := git(ctx, path, "rev-parse", parent+"^{tree}"); err == nil && ptree == tree {
+	if ptree == tree {
 		s.commit = parent
 		if s.old == "" {
 			s.commit = "" // nothing to save, and no branch to keep it on
@@ -386,6 +386,20 @@ func (w *Worktrees) snapshotKeeping(ctx context.Context, id, path, branch string
 		return s, fault.Wrap(fault.Internal, err, "failed to save the uncommitted work of task "+id)
 	}
 	return s, nil
+}
+
+// commitAndTree resolves rev (HEAD or a full ref name, never an option),
+// in the repository of dir, to a commit and that commit's tree.
+func commitAndTree(ctx context.Context, dir, rev string) (commit, tree string, err error) {
+	out, err := git(ctx, dir, "rev-parse", rev+"^{commit}", rev+"^{tree}")
+	if err != nil {
+		return "", "", err
+	}
+	commit, tree, ok := strings.Cut(out, "\n")
+	if !ok || commit == "" || tree == "" {
+		return "", "", errors.New("unexpected rev-parse output: " + out)
+	}
+	return commit, tree, nil
 }
 
 // keep moves branch to the snapshot s (refused if the branch moved since
