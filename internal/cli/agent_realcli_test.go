@@ -156,6 +156,7 @@ func realWriteResume(t *testing.T, c realCLI, sim *modelsim.Server, a *agentServ
 	}
 	requireCarried(t, sim, again, "@sim write hello.txt", answer)
 	requireRunUsage(t, sim, again, first, rep.Usage)
+	requireKeyUnrecorded(t, sim)
 
 	a.call(t, "end_task", map[string]any{"taskId": id, "status": "completed"}, false, nil)
 	if got := testkit.Git(t, a.repo, "show", st.Task.Branch+":hello.txt"); got != "hi from the simulator" {
@@ -193,6 +194,23 @@ func requireRunUsage(t *testing.T, sim *modelsim.Server, marker string, first or
 		if u.Run.CostUSD == nil || perToken(*u.Run.CostUSD, run.Input) < r1/2 || perToken(*u.Run.CostUSD, run.Input) > r1*2 {
 			t.Errorf("the resumed run's cost %v for %d input tokens, the first run's %v for %d: want the run's own cost",
 				u.Run.CostUSD, run.Input, *first.CostUSD, first.Tokens.Input)
+		}
+	}
+}
+
+// requireKeyUnrecorded fails if the simulator recorded the API key the
+// CLI sent, in a header or a path: the requests a failed test logs must
+// not show a key, wherever a CLI puts it.
+func requireKeyUnrecorded(t *testing.T, sim *modelsim.Server) {
+	t.Helper()
+	for _, r := range sim.Requests() {
+		for k, vs := range r.Header {
+			if strings.Contains(strings.Join(vs, " "), modelsim.SimKey) {
+				t.Errorf("request %s %s was recorded with the API key in header %s", r.Method, r.Path, k)
+			}
+		}
+		if strings.Contains(r.Path, modelsim.SimKey) {
+			t.Errorf("request path %s was recorded with the API key", r.Path)
 		}
 	}
 }

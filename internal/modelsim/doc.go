@@ -48,9 +48,9 @@
 // holding the CLI's config, the CLI and Node 22 first on PATH, no
 // variable of the outer environment naming a vendor, a key or a proxy,
 // and HTTP(S)_PROXY set to a closed loopback port with NO_PROXY for
-// 127.0.0.1, so nothing but the simulator is reached. cli_test.go runs
-// each CLI with its adapter's argv (internal/orchestrator/agent), the
-// prompt on stdin, in a fresh git repository.
+// 127.0.0.1, so nothing but the simulator is reached. internal/cli's
+// TestAgentRealCLIs runs each CLI through the orchestrator and its
+// adapter (internal/orchestrator/agent), as `sudocode mcp agent` does.
 //
 // # What the CLIs needed beyond the fact sheet (verified on the pinned versions)
 //

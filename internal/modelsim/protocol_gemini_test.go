@@ -105,3 +105,15 @@ func TestGeminiGenerateContent(t *testing.T) {
 		t.Fatalf("recorded path %q", p)
 	}
 }
+
+// str is m[key] as a string.
+func str(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+// obj is m[key] as an object.
+func obj(m map[string]any, key string) map[string]any {
+	o, _ := m[key].(map[string]any)
+	return o
+}
