@@ -264,6 +264,12 @@ func TestMergeRefusals(t *testing.T) {
 		writeFile(t, filepath.Join(w.repo, "README"), "uncommitted\n")
 		w.refused(task, "uncommitted changes to files the merge changes: README")
 	})
+	t.Run("untracked", func(t *testing.T) { // a file of the user's the merge would overwrite
+		w := newWorld(t)
+		task, _ := w.startDone(`printf 'agent\n' > new.txt && git add new.txt && git commit -qm agent`)
+		writeFile(t, filepath.Join(w.repo, "new.txt"), "the user's own\n")
+		w.refused(task, "uncommitted changes to files the merge changes: new.txt")
+	})
 }
 
 // refused merges task, expecting a refusal naming want that changes

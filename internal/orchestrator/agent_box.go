@@ -33,7 +33,7 @@ import (
 // agentBox is the box of a task's agent running inv for spec.
 func (o *Orchestrator) agentBox(ctx context.Context, kind string, spec agent.RunSpec, inv agent.Invocation) (phaseBox, error) {
 	dir := spec.Dir
-	ri, err := o.wt.info(ctx)
+	ri, err := o.wt.place(ctx)
 	if err != nil {
 		return phaseBox{}, err
 	}

@@ -47,6 +47,12 @@ func newTempIndex(ctx context.Context, worktree string) (tempIndex, error) {
 	if err != nil {
 		return tempIndex{}, err
 	}
+	return newTempIndexAt(ctx, worktree, index)
+}
+
+// newTempIndexAt is newTempIndex for the worktree whose own index is at
+// index.
+func newTempIndexAt(ctx context.Context, worktree, index string) (tempIndex, error) {
 	// Beside the worktree's own index, in its git directory: a sandboxed
 	// git may write there anyway, so the calls need no box of their own.
 	tmp, err := os.MkdirTemp(filepath.Dir(index), "sudocode-index-")

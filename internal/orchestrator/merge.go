@@ -69,6 +69,10 @@ func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (Mer
 		return MergeResult{}, err
 	} else if err := CheckOwner(ctx, t); err != nil {
 		return MergeResult{}, err
+	} else if t.WorktreePath != "" {
+		// The snapshot's git calls run in the worktree's box: built on
+		// the other core while the settings are read.
+		go gitx.Prewarm(context.WithoutCancel(ctx), t.WorktreePath)
 	}
 	top, settings, err := o.wt.settings(ctx)
 	if err == nil && len(settings.Merge.Check) > 0 {

@@ -46,12 +46,20 @@ type mergePlan struct {
 // the base (the checkout's current branch) gives, without touching a work
 // tree or a branch.
 func (w *Worktrees) planMerge(ctx context.Context, t Task, work, strategy, msg string) (mergePlan, error) {
-	ri, err := w.info(ctx)
+	ri, err := w.place(ctx)
 	if err != nil {
 		return mergePlan{}, err
 	}
-	base, err := git(ctx, ri.top, "symbolic-ref", "--quiet", "--short", "HEAD")
-	if err != nil || base == "" {
+	// The checkout's commit and the branch it is on, in one call.
+	out, err := git(ctx, ri.top, "rev-parse", "HEAD^{commit}", "--symbolic-full-name", "HEAD")
+	head, full, _ := strings.Cut(out, "\n")
+	if err != nil || head == "" {
+		return mergePlan{}, fault.New(fault.Invalid, "repository %s has no commit yet", ri.top).
+			WithHint("commit something first; tasks branch off the current HEAD")
+	}
+	ri.head = head
+	base, onBranch := strings.CutPrefix(full, "refs/heads/")
+	if !onBranch || base == "" {
 		return mergePlan{}, fault.New(fault.Conflict, "the checkout at %s is not on a branch (detached HEAD)", ri.top).
 			WithHint("check out the branch to merge into, then merge again")
 	}
@@ -146,22 +154,38 @@ func afterFields(line string, n int) string {
 // merge reads the whole checkout's status.
 const maxStatusPaths = 1000
 
-// advance moves the checkout's branch to the planned commit: refused when
-// the checkout has uncommitted changes to a merged file, or when its
-// branch moved since the plan; otherwise a fast-forward, which git applies
-// to the index and the files as a whole or not at all.
+// advance moves the checkout's branch to the planned commit: a
+// fast-forward, which git applies to the index and the files as a whole
+// or not at all, and refuses when the checkout has uncommitted changes to
+// a merged file (tracked or not) or when its branch moved since the plan.
+// Only a refusal reads the checkout's status, to say which files.
 func (w *Worktrees) advance(ctx context.Context, p mergePlan) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	// Only the merged files matter: status limited to them reads a few
-	// files instead of the whole checkout (a second on 10,000 files).
+	_, err := git(ctx, p.top, "merge", "--ff-only", "--quiet", p.commit)
+	if err == nil {
+		return nil
+	}
+	if dirty := w.dirtyMerged(ctx, p); len(dirty) > 0 {
+		return fault.New(fault.Conflict, "the checkout at %s has uncommitted changes to files the merge changes: %s; nothing was merged",
+			p.top, strings.Join(dirty, ", ")).
+			WithHint("commit or stash them, then merge again")
+	}
+	return fault.Wrap(fault.Conflict, err, "the checkout could not be fast-forwarded to the merge; nothing was merged").
+		WithHint("if " + p.base + " moved meanwhile, merge again")
+}
+
+// dirtyMerged lists the merged files the checkout has uncommitted changes
+// to (tracked or not). Only the merged files matter: status limited to
+// them reads a few files instead of the whole checkout.
+func (w *Worktrees) dirtyMerged(ctx context.Context, p mergePlan) []string {
 	args := []string{"status", "--porcelain=v2", "--untracked-files=all"}
 	if len(p.files) <= maxStatusPaths {
 		args = append(append(args, "--"), p.files...)
 	}
 	st, err := git(ctx, p.top, args...)
 	if err != nil {
-		return fault.Wrap(fault.Internal, err, "failed to read the checkout's status")
+		return nil
 	}
 	merged := map[string]bool{}
 	for _, f := range p.files {
@@ -173,14 +197,5 @@ func (w *Worktrees) advance(ctx context.Context, p mergePlan) error {
 			dirty = append(dirty, f)
 		}
 	}
-	if len(dirty) > 0 {
-		return fault.New(fault.Conflict, "the checkout at %s has uncommitted changes to files the merge changes: %s; nothing was merged",
-			p.top, strings.Join(dirty, ", ")).
-			WithHint("commit or stash them, then merge again")
-	}
-	if _, err := git(ctx, p.top, "merge", "--ff-only", "--quiet", p.commit); err != nil {
-		return fault.Wrap(fault.Conflict, err, "the checkout could not be fast-forwarded to the merge; nothing was merged").
-			WithHint("if " + p.base + " moved meanwhile, merge again")
-	}
-	return nil
+	return dirty
 }

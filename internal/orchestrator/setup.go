@@ -29,7 +29,7 @@ const cleanupTimeout = 5 * time.Minute
 
 // settings returns the top of the user's checkout and the project's settings.
 func (w *Worktrees) settings(ctx context.Context) (string, Settings, error) {
-	ri, err := w.info(ctx)
+	ri, err := w.place(ctx)
 	if err != nil {
 		return "", Settings{}, err
 	}

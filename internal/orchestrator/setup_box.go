@@ -31,7 +31,7 @@ type phaseBox struct {
 
 // phaseBoxFor builds the box of a phase that runs in dir.
 func (o *Orchestrator) phaseBoxFor(ctx context.Context, phase, dir string) (phaseBox, error) {
-	ri, err := o.wt.info(ctx)
+	ri, err := o.wt.place(ctx)
 	if err != nil {
 		return phaseBox{}, err
 	}

@@ -112,14 +112,14 @@ func (w *Worktrees) place(ctx context.Context) (repoInfo, error) {
 	if w.placed.top != "" {
 		return w.placed, nil
 	}
-	top, err := git(ctx, w.repo, "rev-parse", "--show-toplevel")
+	out, err := git(ctx, w.repo, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
 	if err != nil {
 		return repoInfo{}, fault.New(fault.Invalid, "%s is not a git repository", w.repo).
 			WithHint("run `git init` and commit, or start the server in a git checkout")
 	}
-	common, err := git(ctx, w.repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	if err != nil {
-		return repoInfo{}, fault.Wrap(fault.Internal, err, "failed to locate the git directory")
+	top, common, ok := strings.Cut(out, "\n")
+	if !ok || top == "" || common == "" {
+		return repoInfo{}, fault.New(fault.Internal, "failed to locate the git directory: rev-parse said %q", out)
 	}
 	w.placed = repoInfo{top: top, commonDir: common}
 	return w.placed, nil
@@ -357,7 +357,13 @@ func (w *Worktrees) snapshot(ctx context.Context, id, path, branch string) (snap
 // recycle); the caller removes it, also on error.
 func (w *Worktrees) snapshotKeeping(ctx context.Context, id, path, branch string) (snapshotCommit, error) {
 	var s snapshotCommit
-	ti, err := newTempIndex(ctx, path)
+	var ti tempIndex
+	var err error
+	if admin, ok := w.adminDir(ctx, path); ok { // where git keeps its index, without asking git
+		ti, err = newTempIndexAt(ctx, path, filepath.Join(admin, "index"))
+	} else {
+		ti, err = newTempIndex(ctx, path)
+	}
 	if err == nil {
 		s.index = ti
 		s.tree, err = gitWith(ctx, path, ti.env, "write-tree")

@@ -23,12 +23,16 @@ import (
 // /dev/shm, which outlive a command as a workspace's private temp
 // directory does.
 type Warm struct {
-	mu     sync.Mutex
-	idle   map[string][]*warmBox // by policy, most recently used last
-	all    map[*warmBox]struct{}
-	closed bool
-	built  int
-	reused int
+	mu   sync.Mutex
+	idle map[string][]*warmBox // by policy, most recently used last
+	all  map[*warmBox]struct{}
+	// building are the boxes Prepare is building, by policy, each closed
+	// once its box is idle (or failed): a command of that policy waits for
+	// it rather than build a second box beside it on the same cores.
+	building map[string]chan struct{}
+	closed   bool
+	built    int
+	reused   int
 }
 
 // WarmIdle is how long a warm box waits for its next command before it
@@ -40,7 +44,7 @@ const (
 
 // NewWarm returns an empty set of warm boxes; Close ends them.
 func NewWarm() *Warm {
-	return &Warm{idle: map[string][]*warmBox{}, all: map[*warmBox]struct{}{}}
+	return &Warm{idle: map[string][]*warmBox{}, all: map[*warmBox]struct{}{}, building: map[string]chan struct{}{}}
 }
 
 // Close ends every warm box, idle or running a command, and keeps new
@@ -76,6 +80,47 @@ func (w *Warm) take(key string) *warmBox {
 	w.reused++
 	return b
 }
+
+// startBuilding records that Prepare builds a box of key; false when one
+// is idle or being built already. The caller calls the returned function
+// once the box is idle, or could not be made.
+func (w *Warm) startBuilding(key string) (done func(), ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.idle[key]) > 0 || w.building[key] != nil {
+		return nil, false
+	}
+	ch := make(chan struct{})
+	w.building[key] = ch
+	return func() {
+		w.mu.Lock()
+		delete(w.building, key)
+		w.mu.Unlock()
+		close(ch)
+	}, true
+}
+
+// awaitBuilding waits, at most StartTimeout, for the box Prepare is
+// building for key, if any.
+func (w *Warm) awaitBuilding(key string) {
+	w.mu.Lock()
+	ch := w.building[key]
+	w.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	awaiting(key)
+	t := time.NewTimer(StartTimeout)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	}
+}
+
+// awaiting is called when a command starts waiting for a box being
+// built (tests observe it).
+var awaiting = func(key string) {}
 
 // add records a new box; false if the set is closed (the caller ends it).
 func (w *Warm) add(b *warmBox) bool {

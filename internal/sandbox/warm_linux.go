@@ -200,9 +200,11 @@ func awaitStart(statusR *os.File) (Report, error) {
 }
 
 // Prepare builds a box for policy p and keeps it idle, unless one is
-// idle already, so that the first command under p need not wait for one:
-// a caller that knows it will run one soon builds it while it does other
-// work. It reports whether a box is waiting.
+// idle or being built already, so that the first command under p need
+// not build one: a caller that knows it will run one soon builds it while
+// it does other work, and a command that comes meanwhile waits for it
+// rather than build a second. It reports whether a box is waiting or on
+// its way.
 func (w *Warm) Prepare(p Policy) bool {
 	if helperExe() == "" {
 		return false
@@ -212,12 +214,11 @@ func (w *Warm) Prepare(p Policy) bool {
 		return false
 	}
 	key := string(keyb)
-	w.mu.Lock()
-	idle := len(w.idle[key])
-	w.mu.Unlock()
-	if idle > 0 {
-		return true
+	done, ok := w.startBuilding(key)
+	if !ok {
+		return true // one is idle, or on its way
 	}
+	defer done()
 	box, _ := newBox(p)
 	if box == nil {
 		return false
@@ -279,6 +280,10 @@ func (c *Cmd) startWarm(w *Warm) error {
 	}
 	key := string(keyb)
 	b := w.take(key)
+	if b == nil {
+		w.awaitBuilding(key)
+		b = w.take(key)
+	}
 	for b != nil && !b.current() {
 		w.drop(b)
 		b = w.take(key)

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -261,5 +262,52 @@ func TestWarmBoxFollowsALinkTurnedElsewhere(t *testing.T) {
 	os.Symlink("v2", current)
 	if out, err := warmRun(t, w, p, ws, "cat "+current+"/version"); err != nil || out != "v2" {
 		t.Fatalf("the command saw the link's old target: %v %q", err, out)
+	}
+}
+
+// A command whose policy's box Prepare is still building waits for that
+// box instead of building a second one beside it: on two cores, two
+// boxes built at once each take twice as long.
+func TestWarmBoxBeingPreparedIsAwaited(t *testing.T) {
+	ws := canonDir(t)
+	w := NewWarm()
+	defer w.Close()
+	p := warmPolicy(ws)
+	key, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, ok := w.startBuilding(string(key)) // a Prepare under way
+	if !ok {
+		t.Fatal("nothing is being built, yet startBuilding refused")
+	}
+	waiting := make(chan struct{})
+	defer func(prev func(string)) { awaiting = prev }(awaiting)
+	awaiting = func(k string) {
+		if k == string(key) {
+			close(waiting)
+		}
+	}
+	out := make(chan string, 1)
+	go func() {
+		got, _ := warmRun(t, w, p, ws, `echo ran`)
+		out <- got
+	}()
+	testkit.Receive(t, 10*time.Second, "the command to wait for the box being built", waiting)
+	box, _ := newBox(p)
+	if box == nil {
+		testkit.Missing(t, "the sealed box")
+	}
+	b, err := w.spawn(string(key), helperConfig{Policy: p, Box: box, Warm: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.put(b)
+	done()
+	if got := testkit.Receive(t, 20*time.Second, "the command's output", out); got != "ran\n" {
+		t.Fatalf("output %q", got)
+	}
+	if w.Built() != 1 || w.Reused() != 1 {
+		t.Fatalf("built %d boxes, reused %d; want the one being prepared, reused by the command", w.Built(), w.Reused())
 	}
 }
