@@ -80,16 +80,16 @@ func TestAgentRealCLIs(t *testing.T) {
 					}
 				}
 			})
+			// Each scenario costs the CLI's start-up (seconds of CPU for
+			// some): one run checks as much as it can. A model error runs
+			// in TestTaskFailureNoteHoldsTheReason.
 			shared := startAgentServer(t, realCLIRepo(t), env)
-			t.Run("write_resume", func(t *testing.T) { t.Parallel(); realWriteResume(t, c, sim, shared) })
-			t.Run("commit", func(t *testing.T) { t.Parallel(); realCommit(t, c, shared) })
-			t.Run("box", func(t *testing.T) { t.Parallel(); realBox(t, c, shared, env) })
+			t.Run("write_restart_resume", func(t *testing.T) { t.Parallel(); realWriteResume(t, c, sim, env) })
+			t.Run("commit_in_box", func(t *testing.T) { t.Parallel(); realCommitInBox(t, c, shared, env) })
 			if c.refusal != "" {
 				t.Run("refusal", func(t *testing.T) { t.Parallel(); realRefusal(t, c, shared) })
 			}
-			t.Run("model_error", func(t *testing.T) { t.Parallel(); realModelError(t, c, shared) })
 			t.Run("end_hanging", func(t *testing.T) { t.Parallel(); realEndHanging(t, c, sim, shared) })
-			t.Run("resume_after_restart", func(t *testing.T) { t.Parallel(); realResumeAfterRestart(t, c, sim, env) })
 		})
 	}
 }
@@ -107,10 +107,13 @@ func writePrompt(name, content, answer string) string {
 // The agent writes a file under the adapter's default mode (for Claude
 // Code, acceptEdits in a worktree outside .git: the write it once
 // refused), the task waits with a parsed log, report_task gives the
-// answer, usage and files, update_task continues the same session (the
-// model sees the first turn), and end_task leaves the file on the branch.
-func realWriteResume(t *testing.T, c realCLI, sim *modelsim.Server, a *agentServer) {
+// answer, usage and files; the server is killed as a crash would, and
+// started again, update_task continues the same session (the model sees
+// the first turn), and end_task leaves the file on the branch.
+func realWriteResume(t *testing.T, c realCLI, sim *modelsim.Server, env []string) {
 	const answer, again = "I wrote hello.txt with a greeting.", "Before this, I wrote hello.txt."
+	repo := realCLIRepo(t)
+	a := startAgentServer(t, repo, env)
 	id := a.createTask(t, c.tool, writePrompt("hello.txt", "hi from the simulator\n", answer), nil)
 	st := a.waitStopped(t, id)
 	kinds, logText := a.logKinds(t, id)
@@ -145,6 +148,11 @@ func realWriteResume(t *testing.T, c realCLI, sim *modelsim.Server, a *agentServ
 		t.Errorf("report files_changed = %v, want [hello.txt]", rep.FilesChanged)
 	}
 
+	a.kill(t)
+	a = startAgentServer(t, repo, env)
+	if st := a.task(t, id); st.Task.Status != orchestrator.StatusWaiting || st.Task.SessionID == "" {
+		t.Fatalf("after the restart the task is %s with session %q, want waiting with its session", st.Task.Status, st.Task.SessionID)
+	}
 	a.call(t, "update_task", map[string]any{"taskId": id, "instructions": "What did you do before?\n@sim text \"" + again + "\"\n"}, false, nil)
 	st = a.waitStopped(t, id)
 	if st.Task.Status != orchestrator.StatusWaiting {
@@ -231,20 +239,34 @@ func requireCarried(t *testing.T, sim *modelsim.Server, marker string, earlier .
 	t.Errorf("no model request of the resumed run (holding %q) carried the first turn %q", marker, earlier)
 }
 
-// An agent that commits puts its commit on the task's branch, named with
-// slashes as a user would, and the report counts it.
-func realCommit(t *testing.T, c realCLI, a *agentServer) {
-	prompt := "Write and commit.\n@sim write committed.txt \"committed by the agent\\n\"\n" +
-		"@sim shell \"git add -A && git commit -q -m agent-commit\"\n@sim text \"Committed.\"\n"
+// The agent runs in the sealed box: the shell commands the model asks
+// for cannot read the user's keys, another project, or the host's
+// sockets; what it writes in its worktree it commits as usual, onto the
+// task's branch, named with slashes as a user would, and the report
+// counts the commit.
+func realCommitInBox(t *testing.T, c realCLI, a *agentServer, env []string) {
+	var home string
+	for _, kv := range env {
+		if h, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = h
+		}
+	}
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("SECRET-KEY\n"), 0o600)
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, ".env"), []byte("SECRET-ENV\n"), 0o600)
+	probe := fmt.Sprintf("(cat %s/.ssh/id_rsa; cat %s/.env; ls -A /run; ls -A %s) > seen.txt 2>&1; git add seen.txt && git commit -q -m agent-commit", home, other, home)
+	prompt := "Look around, then commit.\n@sim shell " + strconv.Quote(probe) + "\n@sim text \"Committed.\"\n"
 	branch := "realcli/" + c.name + "/commit"
 	id := a.createTask(t, c.tool, prompt, map[string]any{"config": c.shellConfig, "branch": branch})
 	st := a.waitStopped(t, id)
 	_, logText := a.logKinds(t, id)
-	if st.Task.Status != orchestrator.StatusWaiting {
-		t.Fatalf("task is %s (error %+v), want waiting; log:\n%s", st.Task.Status, st.Task.Error, logText)
+	seen := testkit.Git(t, a.repo, "show", branch+":seen.txt")
+	if st.Task.Status != orchestrator.StatusWaiting || seen == "" {
+		t.Fatalf("task is %s (error %+v), seen.txt on %s %q; log:\n%s", st.Task.Status, st.Task.Error, branch, seen, logText)
 	}
-	if got := testkit.Git(t, a.repo, "show", branch+":committed.txt"); got != "committed by the agent" {
-		t.Errorf("git show %s:committed.txt = %q; log:\n%s", branch, got, logText)
+	if strings.Contains(seen, "SECRET") || slices.Contains(strings.Split(seen, "\n"), ".ssh") {
+		t.Errorf("the agent's shell saw the key, the other project or ~/.ssh:\n%s", seen)
 	}
 	var view struct {
 		Tasks []struct {
@@ -257,53 +279,6 @@ func realCommit(t *testing.T, c realCLI, a *agentServer) {
 	}
 	if rep := a.report(t, id); rep.Commits != 1 {
 		t.Errorf("report commits = %d, want 1", rep.Commits)
-	}
-}
-
-// The agent runs in the sealed box: the shell commands the model asks
-// for cannot read the user's keys, another project, or the host's
-// sockets; its worktree it writes and commits as usual.
-func realBox(t *testing.T, c realCLI, a *agentServer, env []string) {
-	var home string
-	for _, kv := range env {
-		if h, ok := strings.CutPrefix(kv, "HOME="); ok {
-			home = h
-		}
-	}
-	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
-	os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("SECRET-KEY\n"), 0o600)
-	other := t.TempDir()
-	os.WriteFile(filepath.Join(other, ".env"), []byte("SECRET-ENV\n"), 0o600)
-	probe := fmt.Sprintf("(cat %s/.ssh/id_rsa; cat %s/.env; ls -A /run; ls -A %s) > seen.txt 2>&1; git add seen.txt && git commit -q -m seen", home, other, home)
-	prompt := "Look around.\n@sim shell " + strconv.Quote(probe) + "\n@sim text \"Done.\"\n"
-	branch := "realcli/" + c.name + "/box"
-	id := a.createTask(t, c.tool, prompt, map[string]any{"config": c.shellConfig, "branch": branch})
-	st := a.waitStopped(t, id)
-	_, logText := a.logKinds(t, id)
-	seen := testkit.Git(t, a.repo, "show", branch+":seen.txt")
-	if st.Task.Status != orchestrator.StatusWaiting || seen == "" {
-		t.Fatalf("task is %s (error %+v), seen.txt %q; log:\n%s", st.Task.Status, st.Task.Error, seen, logText)
-	}
-	if strings.Contains(seen, "SECRET") || slices.Contains(strings.Split(seen, "\n"), ".ssh") {
-		t.Errorf("the agent's shell saw the key, the other project or ~/.ssh:\n%s", seen)
-	}
-}
-
-// A model call that fails ends the task failed, with the CLI's reason
-// (the API's message) in error.details.
-func realModelError(t *testing.T, c realCLI, a *agentServer) {
-	reason := fmt.Sprintf("modelsim: scripted error %d", c.errorStatus)
-	id := a.createTask(t, c.tool, fmt.Sprintf("Fail now.\n@sim error %d\n", c.errorStatus), nil)
-	st := a.waitStopped(t, id)
-	_, logText := a.logKinds(t, id)
-	if st.Task.Status != orchestrator.StatusFailed || st.Task.Error == nil {
-		t.Fatalf("task is %s (error %+v), want failed with an error; log:\n%s", st.Task.Status, st.Task.Error, logText)
-	}
-	// The reason, as the CLI reported it on stdout (not only in the tail
-	// of its stderr, which details also carry).
-	details, _ := st.Task.Error.Details.(map[string]any)
-	if msg, _ := details["message"].(string); !strings.Contains(msg, reason) {
-		t.Errorf("error %s: details %v: message %q does not hold the CLI's reason %q; log:\n%s", st.Task.Error.Type, details, msg, reason, logText)
 	}
 }
 
@@ -344,33 +319,6 @@ func hangingCall(sim *modelsim.Server, marker string) bool {
 		}
 	}
 	return false
-}
-
-// A waiting task survives a crash of the server: started again, it
-// continues the agent's session with new instructions.
-func realResumeAfterRestart(t *testing.T, c realCLI, sim *modelsim.Server, env []string) {
-	const answer, again = "I wrote before-crash.txt.", "After the restart I remember before-crash.txt."
-	repo := realCLIRepo(t)
-	a := startAgentServer(t, repo, env)
-	id := a.createTask(t, c.tool, writePrompt("before-crash.txt", "written before the crash\n", answer), nil)
-	if st := a.waitStopped(t, id); st.Task.Status != orchestrator.StatusWaiting {
-		t.Fatalf("task is %s (error %+v), want waiting", st.Task.Status, st.Task.Error)
-	}
-	a.kill(t)
-
-	b := startAgentServer(t, repo, env)
-	if st := b.task(t, id); st.Task.Status != orchestrator.StatusWaiting || st.Task.SessionID == "" {
-		t.Fatalf("after the restart the task is %s with session %q, want waiting with its session", st.Task.Status, st.Task.SessionID)
-	}
-	b.call(t, "update_task", map[string]any{"taskId": id, "instructions": "What did you write?\n@sim text \"" + again + "\"\n"}, false, nil)
-	st := b.waitStopped(t, id)
-	if st.Task.Status != orchestrator.StatusWaiting {
-		t.Fatalf("the resumed task is %s (error %+v), want waiting; log:\n%s", st.Task.Status, st.Task.Error, b.read(t, "task://"+id+"/logs"))
-	}
-	if rep := b.report(t, id); !strings.Contains(rep.FinalAnswer, again) {
-		t.Errorf("resumed run's final_answer = %q, want %q", rep.FinalAnswer, again)
-	}
-	requireCarried(t, sim, again, "@sim write before-crash.txt", answer)
 }
 
 // A tool call the CLI refuses (Claude Code's default acceptEdits refuses

@@ -17,7 +17,8 @@ import (
 // CLI gave, for every CLI: `task start` of an issue whose model call
 // fails leaves the issue open with a note that holds the API's message,
 // not the CLI's last line on stderr (Codex ends with "Reading prompt from
-// stdin...").
+// stdin..."), and the task failed with that reason in its error's
+// details, as the CLI reported it on stdout.
 func TestTaskFailureNoteHoldsTheReason(t *testing.T) {
 	for _, c := range realCLIs {
 		t.Run(c.name, func(t *testing.T) {
@@ -57,6 +58,21 @@ func TestTaskFailureNoteHoldsTheReason(t *testing.T) {
 			reason := fmt.Sprintf("modelsim: scripted error %d", c.errorStatus)
 			if shown.Status != "open" || !strings.Contains(shown.Description, reason) {
 				t.Errorf("the failed run's issue is %s, its note does not hold %q:\n%s", shown.Status, reason, shown.Description)
+			}
+			var list struct{ Tasks []struct{ ID string } }
+			if err := json.Unmarshal([]byte(ok("task", "list", "--json")), &list); err != nil || len(list.Tasks) != 1 {
+				t.Fatalf("task list: %v %+v, want the one task", err, list)
+			}
+			var task struct {
+				Status string
+				Error  *struct {
+					Type    string
+					Details struct{ Message string }
+				}
+			}
+			_ = json.Unmarshal([]byte(ok("task", "show", list.Tasks[0].ID, "--json")), &task)
+			if task.Status != "failed" || task.Error == nil || !strings.Contains(task.Error.Details.Message, reason) {
+				t.Errorf("the task is %s with error %+v; want failed, its details' message holding %q", task.Status, task.Error, reason)
 			}
 		})
 	}
