@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,16 +15,42 @@ import (
 // running then is stuck, and the test says which.
 const gitTimeout = time.Minute
 
-// Git runs git in dir and returns its output, trimmed; a failure fails
-// tb with git's output. It runs with the test's environment less any
-// GIT_* variable (a test run from a git hook must not act on the hook's
-// repository), never prompts, and speaks English.
+// gitSettings pin, on every test's git command line, what a developer's
+// own configuration would otherwise decide: who commits, that nothing is
+// signed, the first branch's name, that no hook runs, which files are
+// ignored, and that a local path may serve as a remote or submodule.
+// Settings on the command line outrank a repository's own; a test that
+// needs its repository to decide one of these says so on its own command
+// line, after these.
+var gitSettings = []string{
+	"-c", "user.name=Test",
+	"-c", "user.email=test@example.com",
+	"-c", "commit.gpgsign=false",
+	"-c", "tag.gpgsign=false",
+	"-c", "init.defaultBranch=main",
+	"-c", "core.hooksPath=" + os.DevNull,
+	"-c", "core.excludesFile=" + os.DevNull,
+	"-c", "core.attributesFile=" + os.DevNull,
+	"-c", "protocol.file.allow=always",
+}
+
+// Git runs git in dir (as GitCmd does) and returns its output, trimmed;
+// a failure fails tb with git's output, and so does a git still running
+// after a minute (scaled by SUDOCODE_TEST_SLOW).
 func Git(tb testing.TB, dir string, args ...string) string {
 	tb.Helper()
-	git := Command(tb, "git", "apt-get install -y git")
-	cmd := exec.CommandContext(Context(tb, gitTimeout), git, args...)
-	cmd.Dir = dir
-	cmd.Env = gitEnv()
+	return GitWith(tb, os.Environ(), dir, args...)
+}
+
+// GitWith is Git whose git starts from env (KEY=value entries) instead of
+// the test's environment, through GitEnv: for a git whose children (a
+// merge driver, say) must find what the code under test finds, such as
+// its PATH and its directories.
+func GitWith(tb testing.TB, env []string, dir string, args ...string) string {
+	tb.Helper()
+	Command(tb, "git", "apt-get install -y git")
+	cmd := gitCommand(Context(tb, gitTimeout), dir, args...)
+	cmd.Env = GitEnv(env)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		tb.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
@@ -31,14 +58,38 @@ func Git(tb testing.TB, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func gitEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
+// GitCmd is the git command Git runs, for a test that needs the command
+// itself: to give it stdin, read its stdout apart from its stderr, or see
+// it fail. Like every git of a test, it reads no system or global
+// configuration (only the repository's own, which gitSettings outrank),
+// never prompts and speaks English; its environment is GitEnv of the
+// test's, which a test may replace with GitEnv of another.
+func GitCmd(dir string, args ...string) *exec.Cmd {
+	cmd := gitCommand(context.Background(), dir, args...)
+	cmd.Env = GitEnv(os.Environ())
+	return cmd
+}
+
+func gitCommand(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), gitSettings...), args...)...)
+	cmd.Dir = dir
+	return cmd
+}
+
+// GitEnv is the environment of a test's git built on env: env less every
+// GIT_* variable (a test run from a git hook must not act on the hook's
+// repository, and the test's own settings are on its command line), with
+// no system or global configuration file, no prompt, and the C locale.
+// HOME stays, for the code under test that reads files there; what git
+// itself would read there is turned off here and in gitSettings.
+func GitEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
 		if !strings.HasPrefix(kv, "GIT_") {
-			env = append(env, kv)
+			out = append(out, kv)
 		}
 	}
-	return append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	return append(out, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
 }
 
 // Repo makes a git repository in a new temporary directory of tb, its
