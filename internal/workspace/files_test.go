@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
@@ -117,7 +118,7 @@ func TestListFilesSymlinks(t *testing.T) {
 func TestListFilesVisibility(t *testing.T) {
 	r := twRoot(t, map[string]string{".gitignore": "*.tmp\ncache/\n", "a.go": "", "x.tmp": "", "cache/c.go": "", ".config/c.yml": "",
 		"node_modules/m/i.js": "", ".git/config": "", "sub/.env": ""})
-	wstest.Git(t, r.Path, "init", "-q")
+	testkit.Git(t, r.Path, "init", "-q")
 	_, fs := twFiles(t, r, ListFilesOptions{})
 	wstest.WantPaths(t, filePaths(fs), []string{"a.go"})
 	_, fs = twFiles(t, r, ListFilesOptions{IncludeHidden: true})

@@ -78,7 +78,7 @@ func TestGlobNormalisation(t *testing.T) {
 
 func TestGitIgnoreWithoutGit(t *testing.T) {
 	r := twRoot(t, map[string]string{".gitignore": "*.log\n", "a.log": "needle\n", "b.txt": "needle\n"})
-	wstest.Git(t, r.Path, "init", "-q")
+	testkit.Git(t, r.Path, "init", "-q")
 	_, fs := twFiles(t, r, ListFilesOptions{})
 	wstest.WantPaths(t, filePaths(fs), []string{"b.txt"})
 	// No git binary: no git filtering, no error.
@@ -97,7 +97,7 @@ func TestGitIgnoreNotAWorkTree(t *testing.T) {
 
 func TestGitIgnoreTimeoutAndFailure(t *testing.T) {
 	r := twRoot(t, map[string]string{"a.txt": "x\n"})
-	wstest.Git(t, r.Path, "init", "-q") // found by its files: the fake gits below are asked only to list
+	testkit.Git(t, r.Path, "init", "-q") // found by its files: the fake gits below are asked only to list
 	dir := t.TempDir()
 	slow := filepath.Join(dir, "slow-git")
 	// Asleep far beyond any deadline below: only the timeout ends it.
@@ -143,7 +143,7 @@ func TestGitIgnoreSubdirWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	wstest.Write(t, repo, map[string]string{".gitignore": "*.gen\nws/skip/\n", "ws/a.go": "", "ws/b.gen": "", "ws/skip/c.go": "", "ws/d/e.gen": ""})
-	wstest.Git(t, repo, "init", "-q")
+	testkit.Git(t, repo, "init", "-q")
 	r, err := Open(filepath.Join(repo, "ws"))
 	if err != nil {
 		t.Fatal(err)

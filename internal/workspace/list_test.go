@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
@@ -212,8 +213,8 @@ func TestListDirVisibility(t *testing.T) {
 func TestListDirGitIgnore(t *testing.T) {
 	r := twRoot(t, map[string]string{".gitignore": "*.log\nout/\n!keep.log\n", "app.log": "", "keep.log": "", "main.go": "",
 		"out/bin": "", "sub/debug.log": "", "sub/ok.txt": "", "tracked.log": ""})
-	wstest.Git(t, r.Path, "init", "-q")
-	wstest.Git(t, r.Path, "add", "-f", "tracked.log", ".gitignore")
+	testkit.Git(t, r.Path, "init", "-q")
+	testkit.Git(t, r.Path, "add", "-f", "tracked.log", ".gitignore")
 	_, es := twList(t, r, ListDirOptions{Recursive: true, MaxDepth: 3})
 	wstest.WantPaths(t, entryPaths(es), []string{"keep.log", "main.go", "sub/ok.txt", "sub", "tracked.log"})
 	_, es = twList(t, r, ListDirOptions{Recursive: true, MaxDepth: 3, IncludeIgnored: true})

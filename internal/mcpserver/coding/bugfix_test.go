@@ -1,10 +1,10 @@
 package coding_test
 
 import (
-	"github.com/sudocode/sudocode/internal/testkit"
 	"strings"
 	"testing"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
@@ -39,9 +39,9 @@ func TestBugFixLoopPython(t *testing.T) {
 }
 
 func bugFixLoop(t *testing.T, dir, testCmd, query, file, fix, wantDiff string) {
-	wstest.Git(t, dir, "init", "-q")
-	wstest.Git(t, dir, "add", "-A")
-	wstest.Git(t, dir, "commit", "-qm", "buggy")
+	testkit.Git(t, dir, "init", "-q")
+	testkit.Git(t, dir, "add", "-A")
+	testkit.Git(t, dir, "commit", "-qm", "buggy")
 	cs, _ := connectBinaryAt(t, dir, nil)
 	s := newToolSession(t, cs, dir)
 

@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
@@ -43,9 +44,9 @@ func TestEveryToolConformsToItsOutputSchema(t *testing.T) {
 	dir := t.TempDir()
 	png, _ := base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
 	wstest.Write(t, dir, map[string]string{"a.txt": "one\ntwo needle\n", "src/b.go": "package b\n", "pic.png": string(png)})
-	wstest.Git(t, dir, "init", "-q")
-	wstest.Git(t, dir, "add", ".")
-	wstest.Git(t, dir, "commit", "-q", "-m", "init")
+	testkit.Git(t, dir, "init", "-q")
+	testkit.Git(t, dir, "add", ".")
+	testkit.Git(t, dir, "commit", "-q", "-m", "init")
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo needle\nthree\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

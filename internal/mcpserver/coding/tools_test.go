@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
@@ -318,7 +319,7 @@ func readOnlyFixture(t *testing.T) string {
 	symlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(dir, "escape_file"))
 	symlink(t, "hello.txt", filepath.Join(dir, "inlink.txt"))
 	symlink(t, "nope.txt", filepath.Join(dir, "dangling"))
-	wstest.Git(t, dir, "init", "-q")
+	testkit.Git(t, dir, "init", "-q")
 	return dir
 }
 
@@ -1111,9 +1112,9 @@ func TestToolsGit(t *testing.T) {
 		setup := func(t *testing.T) string {
 			dir := t.TempDir()
 			wstest.Write(t, dir, map[string]string{"tracked.txt": "a\nb\nc\n", "other.txt": "o\n"})
-			wstest.Git(t, dir, "init", "-q")
-			wstest.Git(t, dir, "add", ".")
-			wstest.Git(t, dir, "commit", "-q", "-m", "init")
+			testkit.Git(t, dir, "init", "-q")
+			testkit.Git(t, dir, "add", ".")
+			testkit.Git(t, dir, "commit", "-q", "-m", "init")
 			return dir
 		}
 		runToolCases(t, setup, []toolCase{
@@ -1183,7 +1184,7 @@ func TestToolsGit(t *testing.T) {
 				}
 			}},
 			{"staged", func(t *testing.T, s *toolSession) {
-				wstest.Git(t, s.dir, "add", "tracked.txt")
+				testkit.Git(t, s.dir, "add", "tracked.txt")
 				sc := s.ok(t, "git_status", map[string]any{"path": "tracked.txt"})
 				wantFields(t, sc, map[string]any{"entries": []any{
 					map[string]any{"path": "tracked.txt", "index_status": "M", "worktree_status": " "}}})

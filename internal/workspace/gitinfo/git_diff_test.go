@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/workspace"
 	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
@@ -88,9 +89,9 @@ func gitWantFiles(t *testing.T, res map[string]any, want ...string) {
 }
 
 func TestGitDiffStagedUnstaged(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"u.txt": "one\ntwo\n", "s.txt": "alpha\nbeta\n", "b.txt": "x\n"})
+	repo := testkit.RepoOf(t, map[string]string{"u.txt": "one\ntwo\n", "s.txt": "alpha\nbeta\n", "b.txt": "x\n"})
 	wstest.Write(t, repo, map[string]string{"s.txt": "alpha\nBETA\n", "b.txt": "y\n"})
-	wstest.Git(t, repo, "add", "s.txt", "b.txt")
+	testkit.Git(t, repo, "add", "s.txt", "b.txt")
 	wstest.Write(t, repo, map[string]string{"u.txt": "one\nTWO\n", "b.txt": "z\n", "untracked.txt": "new\n"})
 	r := wstest.Open(t, repo, workspace.Open)
 
@@ -133,11 +134,11 @@ func TestGitDiffStagedUnstaged(t *testing.T) {
 
 func TestGitDiffFileStatuses(t *testing.T) {
 	body := strings.Repeat("a fairly long line so renames are detected\n", 20)
-	repo := gitNewRepo(t, map[string]string{"mod.txt": "m\n", "del.txt": "d\n", "old.txt": body, "bin.dat": "\x00\x01\x02", "wdel.txt": "w\n"})
+	repo := testkit.RepoOf(t, map[string]string{"mod.txt": "m\n", "del.txt": "d\n", "old.txt": body, "bin.dat": "\x00\x01\x02", "wdel.txt": "w\n"})
 	wstest.Write(t, repo, map[string]string{"mod.txt": "m2\n", "add.txt": "new\n", "bin.dat": "\x00\x03\x04\x05"})
-	wstest.Git(t, repo, "rm", "-q", "del.txt")
-	wstest.Git(t, repo, "mv", "old.txt", "new.txt")
-	wstest.Git(t, repo, "add", "-A")
+	testkit.Git(t, repo, "rm", "-q", "del.txt")
+	testkit.Git(t, repo, "mv", "old.txt", "new.txt")
+	testkit.Git(t, repo, "add", "-A")
 	os.Remove(filepath.Join(repo, "wdel.txt"))
 	r := wstest.Open(t, repo, workspace.Open)
 
@@ -157,9 +158,9 @@ func TestGitDiffFileStatuses(t *testing.T) {
 }
 
 func TestGitDiffWorktreeDeletion(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	repo := testkit.RepoOf(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	wstest.Write(t, repo, map[string]string{"b.txt": "b2\n"})
-	wstest.Git(t, repo, "add", "b.txt")
+	testkit.Git(t, repo, "add", "b.txt")
 	os.Remove(filepath.Join(repo, "a.txt"))
 	os.Remove(filepath.Join(repo, "b.txt"))
 	r := wstest.Open(t, repo, workspace.Open)
@@ -174,7 +175,7 @@ func TestGitDiffContextLines(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("line %d", i))
 	}
 	orig := strings.Join(lines, "\n") + "\n"
-	repo := gitNewRepo(t, map[string]string{"f.txt": orig})
+	repo := testkit.RepoOf(t, map[string]string{"f.txt": orig})
 	lines[9] = "CHANGED"
 	wstest.Write(t, repo, map[string]string{"f.txt": strings.Join(lines, "\n") + "\n"})
 	r := wstest.Open(t, repo, workspace.Open)
@@ -191,7 +192,7 @@ func TestGitDiffTruncateBytes(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		files[fmt.Sprintf("f%d.txt", i)] = strings.Repeat("old line\n", 100)
 	}
-	repo := gitNewRepo(t, files)
+	repo := testkit.RepoOf(t, files)
 	for name := range files {
 		files[name] = strings.Repeat("new line é\n", 100)
 	}
@@ -219,7 +220,7 @@ func TestGitDiffTruncateBytes(t *testing.T) {
 	}
 	// The staged part is cut away entirely but its files are listed.
 	wstest.Write(t, repo, map[string]string{"staged.txt": "s\n"})
-	wstest.Git(t, repo, "add", "staged.txt")
+	testkit.Git(t, repo, "add", "staged.txt")
 	both := gitDiffT(t, r, DiffOptions{Unstaged: true, Staged: true, ContextLines: 3, MaxBytes: 1000})
 	if strings.Contains(both["diff"].(string), "staged.txt") || len(both["files"].([]DiffFile)) != 6 {
 		t.Fatalf("files %v", gitFileList(both))
@@ -232,7 +233,7 @@ func TestGitDiffTruncateBytes(t *testing.T) {
 }
 
 func TestGitDiffTruncateLines(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
+	repo := testkit.RepoOf(t, map[string]string{"a.txt": "a\n"})
 	wstest.Write(t, repo, map[string]string{"a.txt": strings.Repeat("x\n", 3000)})
 	r := wstest.Open(t, repo, workspace.Open)
 	res := gitDiffT(t, r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 1 << 20})
@@ -249,7 +250,7 @@ func TestGitDiffTruncateLines(t *testing.T) {
 }
 
 func TestGitDiffFilters(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n", "dir/b.txt": "b\n", "dir/c.txt": "c\n", "*.txt": "star\n"})
+	repo := testkit.RepoOf(t, map[string]string{"a.txt": "a\n", "dir/b.txt": "b\n", "dir/c.txt": "c\n", "*.txt": "star\n"})
 	wstest.Write(t, repo, map[string]string{"a.txt": "A\n", "dir/b.txt": "B\n", "dir/c.txt": "C\n"})
 	outside := t.TempDir()
 	wstest.Write(t, outside, map[string]string{"x.txt": "x\n"})
@@ -296,9 +297,9 @@ func TestGitDiffFilters(t *testing.T) {
 }
 
 func TestGitDiffSubdirWorkspace(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"top.txt": "t\n", "sub/in.txt": "i\n", "sub/d/x.txt": "x\n"})
+	repo := testkit.RepoOf(t, map[string]string{"top.txt": "t\n", "sub/in.txt": "i\n", "sub/d/x.txt": "x\n"})
 	wstest.Write(t, repo, map[string]string{"top.txt": "T\n", "sub/in.txt": "I\n", "sub/d/x.txt": "X\n"})
-	wstest.Git(t, repo, "add", "sub/d/x.txt")
+	testkit.Git(t, repo, "add", "sub/d/x.txt")
 	r := wstest.Open(t, filepath.Join(repo, "sub"), workspace.Open)
 	res := gitDiffT(t, r, DiffOptions{Unstaged: true, Staged: true, ContextLines: 3})
 	d := res["diff"].(string)
@@ -312,9 +313,10 @@ func TestGitDiffSubdirWorkspace(t *testing.T) {
 }
 
 func TestGitDiffNoCommits(t *testing.T) {
-	repo := gitNewRepo(t, nil)
+	repo := t.TempDir()
+	testkit.Git(t, repo, "init", "-q")
 	wstest.Write(t, repo, map[string]string{"a.txt": "a\n"})
-	wstest.Git(t, repo, "add", "a.txt")
+	testkit.Git(t, repo, "add", "a.txt")
 	r := wstest.Open(t, repo, workspace.Open)
 	res := gitDiffT(t, r, DiffOptions{Staged: true, Unstaged: true, ContextLines: 3})
 	gitWantFiles(t, res, "a.txt:added")
@@ -324,7 +326,7 @@ func TestGitDiffNoCommits(t *testing.T) {
 }
 
 func TestGitDiffInvalidUTF8(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"l.txt": "caf\xe9\n"})
+	repo := testkit.RepoOf(t, map[string]string{"l.txt": "caf\xe9\n"})
 	wstest.Write(t, repo, map[string]string{"l.txt": "CAF\xe9\n"})
 	r := wstest.Open(t, repo, workspace.Open)
 	res := gitDiffT(t, r, DiffOptions{Unstaged: true, ContextLines: 3})
@@ -367,14 +369,14 @@ func TestGitDiffTrimPartialRune(t *testing.T) {
 }
 
 func TestGitDiffUnmerged(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"c.txt": "base\n", "d.txt": "d\n"})
-	wstest.Git(t, repo, "checkout", "-qb", "other")
+	repo := testkit.RepoOf(t, map[string]string{"c.txt": "base\n", "d.txt": "d\n"})
+	testkit.Git(t, repo, "checkout", "-qb", "other")
 	wstest.Write(t, repo, map[string]string{"c.txt": "other\n"})
-	wstest.Git(t, repo, "commit", "-qam", "other")
-	wstest.Git(t, repo, "checkout", "-q", "main")
+	testkit.Git(t, repo, "commit", "-qam", "other")
+	testkit.Git(t, repo, "checkout", "-q", "main")
 	wstest.Write(t, repo, map[string]string{"c.txt": "main\n"})
-	wstest.Git(t, repo, "commit", "-qam", "main")
-	_ = wstest.GitCmd(repo, "-c", "user.name=T", "-c", "user.email=t@e", "merge", "-q", "other").Run()
+	testkit.Git(t, repo, "commit", "-qam", "main")
+	_ = testkit.GitCmd(repo, "-c", "user.name=T", "-c", "user.email=t@e", "merge", "-q", "other").Run()
 	wstest.Write(t, repo, map[string]string{"d.txt": "D\n"})
 	r := wstest.Open(t, repo, workspace.Open)
 	// A combined diff for the conflict, and the plain one next to it.
@@ -389,7 +391,7 @@ func TestGitDiffUnmerged(t *testing.T) {
 }
 
 func TestGitDiffFileCap(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
+	repo := testkit.RepoOf(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
 	wstest.Write(t, repo, map[string]string{"a.txt": "A\n", "b.txt": "B\n", "c.txt": "C\n"})
 	wstest.Set(t, &diffMaxFiles, 2)
 	r := wstest.Open(t, repo, workspace.Open)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/workspace"
 	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
@@ -18,7 +19,7 @@ import (
 // outside the workspace: a filter that slips past the overrides runs in
 // the sandbox.
 func TestGitFilterSwapRace(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"a.txt": "hello\n"})
+	repo := testkit.RepoOf(t, map[string]string{"a.txt": "hello\n"})
 	outside, err := os.MkdirTemp("", "sudocode-filter-race-")
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +37,7 @@ func TestGitFilterSwapRace(t *testing.T) {
 	if err := os.WriteFile(cfgPath, hostile, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_ = wstest.GitCmd(repo, "diff").Run()
+	_ = testkit.GitCmd(repo, "diff").Run()
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatal("control: plain git did not run the filter: the test proves nothing")
 	}

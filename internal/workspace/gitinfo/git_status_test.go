@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/workspace"
 	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
@@ -58,14 +59,14 @@ func gitWantEntries(t *testing.T, res map[string]any, want ...string) {
 }
 
 func TestGitStatusFields(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"mod.txt": "m\n", "staged.txt": "s\n", "both.txt": "b\n", "gone.txt": "g\n",
+	repo := testkit.RepoOf(t, map[string]string{"mod.txt": "m\n", "staged.txt": "s\n", "both.txt": "b\n", "gone.txt": "g\n",
 		"old.txt": "rename me\n", "dir/keep.txt": "k\n", "sp ace é.txt": "x\n"})
 	wstest.Write(t, repo, map[string]string{"mod.txt": "m2\n", "staged.txt": "s2\n", "both.txt": "b2\n", "new.txt": "n\n",
 		"untracked.txt": "u\n", "dir/untracked/deep.txt": "d\n", "sp ace é.txt": "y\n", "ignored.log": "i\n", ".gitignore": "*.log\n"})
-	wstest.Git(t, repo, "add", "staged.txt", "both.txt", "new.txt", ".gitignore")
+	testkit.Git(t, repo, "add", "staged.txt", "both.txt", "new.txt", ".gitignore")
 	wstest.Write(t, repo, map[string]string{"both.txt": "b3\n"})
 	os.Remove(filepath.Join(repo, "gone.txt"))
-	wstest.Git(t, repo, "mv", "old.txt", "renamed.txt")
+	testkit.Git(t, repo, "mv", "old.txt", "renamed.txt")
 	r := wstest.Open(t, repo, workspace.Open)
 
 	res := gitStatusT(t, r, ".", true, 1000)
@@ -96,7 +97,7 @@ func TestGitStatusFields(t *testing.T) {
 }
 
 func TestGitStatusClean(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
+	repo := testkit.RepoOf(t, map[string]string{"a.txt": "a\n"})
 	r := wstest.Open(t, repo, workspace.Open)
 	res := gitStatusT(t, r, ".", true, 1000)
 	gitWantEntries(t, res)
@@ -114,7 +115,7 @@ func TestGitStatusClean(t *testing.T) {
 }
 
 func TestGitStatusPathErrors(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
+	repo := testkit.RepoOf(t, map[string]string{"a.txt": "a\n"})
 	outside := t.TempDir()
 	if err := os.Symlink(outside, filepath.Join(repo, "escape")); err != nil {
 		t.Fatal(err)
@@ -134,10 +135,10 @@ func TestGitStatusPathErrors(t *testing.T) {
 }
 
 func TestGitStatusSubdirWorkspace(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"top.txt": "t\n", "sub/in.txt": "i\n", "sub/deep/d.txt": "d\n", "subx/y.txt": "y\n"})
+	repo := testkit.RepoOf(t, map[string]string{"top.txt": "t\n", "sub/in.txt": "i\n", "sub/deep/d.txt": "d\n", "subx/y.txt": "y\n"})
 	wstest.Write(t, repo, map[string]string{"top.txt": "t2\n", "sub/in.txt": "i2\n", "sub/deep/d.txt": "d2\n", "sub/new.txt": "n\n",
 		"subx/y.txt": "y2\n", "untr.txt": "u\n"})
-	wstest.Git(t, repo, "add", "sub/deep/d.txt")
+	testkit.Git(t, repo, "add", "sub/deep/d.txt")
 	r := wstest.Open(t, filepath.Join(repo, "sub"), workspace.Open)
 	res := gitStatusT(t, r, ".", true, 1000)
 	gitWantEntries(t, res, "in.txt: M", "deep/d.txt:M ", "new.txt:??")
@@ -149,11 +150,11 @@ func TestGitStatusSubdirWorkspace(t *testing.T) {
 }
 
 func TestGitStatusDetached(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
+	repo := testkit.RepoOf(t, map[string]string{"a.txt": "a\n"})
 	wstest.Write(t, repo, map[string]string{"a.txt": "a2\n"})
-	wstest.Git(t, repo, "commit", "-qam", "second")
-	first := strings.TrimSpace(wstest.Git(t, repo, "rev-parse", "HEAD~1"))
-	wstest.Git(t, repo, "checkout", "-q", "--detach", first)
+	testkit.Git(t, repo, "commit", "-qam", "second")
+	first := testkit.Git(t, repo, "rev-parse", "HEAD~1")
+	testkit.Git(t, repo, "checkout", "-q", "--detach", first)
 	r := wstest.Open(t, repo, workspace.Open)
 	res := gitStatusT(t, r, ".", true, 1000)
 	if res["branch"] != "(detached)" || res["head"] != first || res["upstream"] != "" || res["clean"] != true {
@@ -162,9 +163,10 @@ func TestGitStatusDetached(t *testing.T) {
 }
 
 func TestGitStatusNoCommits(t *testing.T) {
-	repo := gitNewRepo(t, nil)
+	repo := t.TempDir()
+	testkit.Git(t, repo, "init", "-q")
 	wstest.Write(t, repo, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
-	wstest.Git(t, repo, "add", "a.txt")
+	testkit.Git(t, repo, "add", "a.txt")
 	r := wstest.Open(t, repo, workspace.Open)
 	res := gitStatusT(t, r, ".", true, 1000)
 	if res["is_repo"] != true || res["branch"] != "main" || res["head"] != "" || res["ahead"] != 0 {
@@ -174,27 +176,27 @@ func TestGitStatusNoCommits(t *testing.T) {
 }
 
 func TestGitStatusUpstream(t *testing.T) {
-	remote := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
+	remote := testkit.RepoOf(t, map[string]string{"a.txt": "a\n"})
 	parent := t.TempDir()
-	wstest.Git(t, parent, "clone", "-q", remote, "work")
+	testkit.Git(t, parent, "clone", "-q", remote, "work")
 	work := filepath.Join(parent, "work")
 	// Two commits on the remote, one local: behind 2, ahead 1.
 	for i := 0; i < 2; i++ {
 		wstest.Write(t, remote, map[string]string{"r.txt": fmt.Sprint(i)})
-		wstest.Git(t, remote, "add", "r.txt")
-		wstest.Git(t, remote, "commit", "-qm", "remote")
+		testkit.Git(t, remote, "add", "r.txt")
+		testkit.Git(t, remote, "commit", "-qm", "remote")
 	}
 	wstest.Write(t, work, map[string]string{"l.txt": "l\n"})
-	wstest.Git(t, work, "add", "l.txt")
-	wstest.Git(t, work, "commit", "-qm", "local")
-	wstest.Git(t, work, "fetch", "-q")
+	testkit.Git(t, work, "add", "l.txt")
+	testkit.Git(t, work, "commit", "-qm", "local")
+	testkit.Git(t, work, "fetch", "-q")
 	r := wstest.Open(t, work, workspace.Open)
 	res := gitStatusT(t, r, ".", true, 1000)
 	if res["upstream"] != "origin/main" || res["ahead"] != 1 || res["behind"] != 2 || res["branch"] != "main" || res["clean"] != true {
 		t.Fatalf("%v", res)
 	}
 	// A branch without upstream: zeros.
-	wstest.Git(t, work, "checkout", "-qb", "topic")
+	testkit.Git(t, work, "checkout", "-qb", "topic")
 	res = gitStatusT(t, r, ".", true, 1000)
 	if res["upstream"] != "" || res["ahead"] != 0 || res["behind"] != 0 || res["branch"] != "topic" {
 		t.Fatalf("%v", res)
@@ -202,7 +204,7 @@ func TestGitStatusUpstream(t *testing.T) {
 }
 
 func TestGitStatusMaxEntries(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
+	repo := testkit.RepoOf(t, map[string]string{"a.txt": "a\n"})
 	for i := 0; i < 5; i++ {
 		wstest.Write(t, repo, map[string]string{fmt.Sprintf("u%d.txt", i): "u\n"})
 	}
@@ -221,15 +223,15 @@ func TestGitStatusMaxEntries(t *testing.T) {
 }
 
 func TestGitStatusUnmerged(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"c.txt": "base\n"})
-	wstest.Git(t, repo, "checkout", "-qb", "other")
+	repo := testkit.RepoOf(t, map[string]string{"c.txt": "base\n"})
+	testkit.Git(t, repo, "checkout", "-qb", "other")
 	wstest.Write(t, repo, map[string]string{"c.txt": "other\n"})
-	wstest.Git(t, repo, "commit", "-qam", "other")
-	wstest.Git(t, repo, "checkout", "-q", "main")
+	testkit.Git(t, repo, "commit", "-qam", "other")
+	testkit.Git(t, repo, "checkout", "-q", "main")
 	wstest.Write(t, repo, map[string]string{"c.txt": "main\n"})
-	wstest.Git(t, repo, "commit", "-qam", "main")
+	testkit.Git(t, repo, "commit", "-qam", "main")
 	// The merge conflicts (and fails).
-	_ = wstest.GitCmd(repo, "-c", "user.name=T", "-c", "user.email=t@e", "merge", "-q", "other").Run()
+	_ = testkit.GitCmd(repo, "-c", "user.name=T", "-c", "user.email=t@e", "merge", "-q", "other").Run()
 	r := wstest.Open(t, repo, workspace.Open)
 	res := gitStatusT(t, r, ".", true, 100)
 	gitWantEntries(t, res, "c.txt:UU")
@@ -248,7 +250,7 @@ func TestGitStatusNotRepo(t *testing.T) {
 	_, err := Status(context.Background(), r, "nope", true, 100)
 	wstest.Code[workspace.Error](t, err, "NOT_FOUND")
 	// Inside a .git directory is not a work tree either.
-	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
+	repo := testkit.RepoOf(t, map[string]string{"a.txt": "a\n"})
 	res = gitStatusT(t, wstest.Open(t, filepath.Join(repo, ".git"), workspace.Open), ".", true, 100)
 	if res["is_repo"] != false {
 		t.Fatalf("%v", res)

@@ -14,19 +14,6 @@ import (
 	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
-// gitNewRepo makes a repository with one commit holding files.
-func gitNewRepo(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	wstest.Git(t, dir, "init", "-q")
-	if len(files) > 0 {
-		wstest.Write(t, dir, files)
-		wstest.Git(t, dir, "add", "-A")
-		wstest.Git(t, dir, "commit", "-q", "-m", "initial")
-	}
-	return dir
-}
-
 // render renders each item as a string.
 func render[T any](items []T, f func(T) string) []string {
 	var out []string
@@ -48,7 +35,7 @@ func wantList(t *testing.T, what string, got, want []string) {
 }
 
 func gitHeadSHA(t *testing.T, dir string) string {
-	return strings.TrimSpace(wstest.Git(t, dir, "rev-parse", "HEAD"))
+	return testkit.Git(t, dir, "rev-parse", "HEAD")
 }
 
 func gitWriteScript(t *testing.T, path, body string) string {
@@ -60,7 +47,7 @@ func gitWriteScript(t *testing.T, path, body string) string {
 }
 
 func TestGitMissingBinary(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
+	repo := testkit.RepoOf(t, map[string]string{"a.txt": "a\n"})
 	plain := t.TempDir()
 	wstest.Set(t, &gitBinary, filepath.Join(t.TempDir(), "no-such-git"))
 	for _, dir := range []string{repo, plain} {
@@ -77,7 +64,7 @@ func TestGitMissingBinary(t *testing.T) {
 
 func TestGitMissingFromPath(t *testing.T) {
 	// The same through PATH: an empty directory holds no git.
-	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
+	repo := testkit.RepoOf(t, map[string]string{"a.txt": "a\n"})
 	r := wstest.Open(t, repo, workspace.Open)
 	t.Setenv("PATH", t.TempDir())
 	_, err := Status(context.Background(), r, ".", true, 100)
@@ -85,7 +72,7 @@ func TestGitMissingFromPath(t *testing.T) {
 }
 
 func TestGitTimeout(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"a.txt": "a\n"})
+	repo := testkit.RepoOf(t, map[string]string{"a.txt": "a\n"})
 	r := wstest.Open(t, repo, workspace.Open)
 	// A git that hangs, with a grandchild holding stdout open.
 	fake := gitWriteScript(t, filepath.Join(t.TempDir(), "git"), "sleep 30\n")
@@ -104,7 +91,8 @@ func TestGitTimeout(t *testing.T) {
 }
 
 func TestGitDiffBoundedRead(t *testing.T) {
-	repo := gitNewRepo(t, nil) // found by its files: the fake git is asked only to diff
+	repo := t.TempDir() // found by its files: the fake git is asked only to diff
+	testkit.Git(t, repo, "init", "-q")
 	r := wstest.Open(t, repo, workspace.Open)
 	// A git whose diff never ends: it must be read only as far as needed.
 	fake := gitWriteScript(t, filepath.Join(t.TempDir(), "git"), `case "$*" in
@@ -143,7 +131,7 @@ esac
 // programs (fsmonitor hook, external diff, textconv, filters, pager,
 // hooks) runs none of them under git_status and git_diff.
 func TestGitHostileConfig(t *testing.T) {
-	repo := gitNewRepo(t, map[string]string{"a.txt": "hello\n", "b.txt": "world\n", "c.txt": "third\n", "d.md": "plain\n"})
+	repo := testkit.RepoOf(t, map[string]string{"a.txt": "hello\n", "b.txt": "world\n", "c.txt": "third\n", "d.md": "plain\n"})
 	bin := t.TempDir()
 	markers := t.TempDir()
 	script := func(name, body string) string {
@@ -152,7 +140,7 @@ func TestGitHostileConfig(t *testing.T) {
 	}
 	// Staged and unstaged changes of the same size (git must hash them).
 	wstest.Write(t, repo, map[string]string{"b.txt": "WORLD\n"})
-	wstest.Git(t, repo, "add", "b.txt")
+	testkit.Git(t, repo, "add", "b.txt")
 	wstest.Write(t, repo, map[string]string{"a.txt": "HELLO\n", "c.txt": "THIRD\n", "d.md": "PLAIN\n", ".gitattributes": "*.txt diff=evil filter=evil\n"})
 	// Same sizes as before: a modification time unlike the one the index
 	// holds for them makes git read the files, however fast they were
@@ -185,10 +173,10 @@ func TestGitHostileConfig(t *testing.T) {
 		{"core.hooksPath", hooks},
 		{"status.submoduleSummary", "true"},
 	} {
-		wstest.Git(t, repo, "config", kv[0], kv[1])
+		testkit.Git(t, repo, "config", kv[0], kv[1])
 	}
 	// Control: the same repository does run them under a plain git.
-	plain := func(args ...string) { _ = wstest.GitCmd(repo, args...).Run() }
+	plain := func(args ...string) { _ = testkit.GitCmd(repo, args...).Run() }
 	plain("--no-optional-locks", "status", "--porcelain")
 	plain("--no-optional-locks", "diff")
 	for _, m := range []string{"fsmonitor", "clean", "external", "diffcommand"} {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/workspace"
 	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
@@ -256,7 +257,7 @@ func TestGitDiffHunksLikeGit(t *testing.T) {
 	b = append(b, "tail")
 	wstest.Write(t, dir, map[string]string{"a": strings.Join(a, ""), "b": strings.Join(b, "")})
 	for _, ctx := range []int{0, 1, 3, 10} {
-		cmd := wstest.GitCmd(dir, "diff", "--no-index", "--no-color", "-U"+strconv.Itoa(ctx), "a", "b")
+		cmd := testkit.GitCmd(dir, "diff", "--no-index", "--no-color", "-U"+strconv.Itoa(ctx), "a", "b")
 		out, _ := cmd.Output()
 		s := string(out)
 		s = s[strings.Index(s, "@@"):]

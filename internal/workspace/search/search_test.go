@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/workspace"
 	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
@@ -306,8 +307,8 @@ func TestSearchSkips(t *testing.T) {
 	wstest.Symlink(t, r.Path, "link-dir-in", "sub")
 	wstest.Symlink(t, r.Path, "link-in", "sub/real.txt")
 	wstest.Symlink(t, r.Path, "link-hidden", ".hidden.txt")
-	wstest.Git(t, r.Path, "init", "-q")
-	wstest.Git(t, r.Path, "add", "-f", "tracked.log")
+	testkit.Git(t, r.Path, "init", "-q")
+	testkit.Git(t, r.Path, "add", "-f", "tracked.log")
 	res, ms := twSearch(t, r, Options{Query: "needle", ContextLines: 2})
 	wstest.WantPaths(t, hits(ms), []string{"link-in:1:1", "sub/real.txt:1:1", "text.txt:1:1", "tracked.log:1:1"})
 	b, _ := json.Marshal(res)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -91,33 +90,6 @@ func Symlink(t testing.TB, dir, link, target string) {
 	if err := os.Symlink(target, full); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// Git runs git in dir for a test's setup (GitCmd) and returns its
-// output; it fails the test when git does.
-func Git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatal("git is required (.ci/run installs it):", err)
-	}
-	out, err := GitCmd(dir, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-// GitCmd is git in dir for a test's setup (the user's git, not the
-// server's hardened one): a fixed identity, no system, global or user
-// configuration, no hooks.
-func GitCmd(dir string, args ...string) *exec.Cmd {
-	cmd := exec.Command("git", append([]string{"-c", "user.name=Test", "-c", "user.email=test@example.com",
-		"-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", "-c", "core.hooksPath=/dev/null",
-		"-c", "protocol.file.allow=always"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_CONFIG_GLOBAL=" + os.DevNull, "LC_ALL=C", "GIT_TERMINAL_PROMPT=0"}
-	return cmd
 }
 
 // Code asserts that err is (or wraps) an *E — workspace.Error, a type
