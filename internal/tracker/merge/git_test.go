@@ -3,7 +3,6 @@ package merge
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,18 +21,11 @@ type gitRepo struct {
 
 func newGitRepo(t *testing.T) *gitRepo {
 	t.Helper()
-	testkit.Command(t, "git", "apt-get install -y git")
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	g := &gitRepo{t: t, dir: dir, env: append(os.Environ(),
-		"HOME="+dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
-		"GIT_AUTHOR_NAME=test", "GIT_AUTHOR_EMAIL=test@example.com",
-		"GIT_COMMITTER_NAME=test", "GIT_COMMITTER_EMAIL=test@example.com",
-		driverEnv+"=1", // inherited by the driver git runs
-	)}
+	g := &gitRepo{t: t, dir: t.TempDir(), env: append(os.Environ(), driverEnv+"=1")} // inherited by the driver git runs
 	g.run("init", "-q", "-b", "main")
 	g.run("config", "merge.sudocode.name", "sudocode JSONL merge")
 	g.run("config", "merge.sudocode.driver", shellQuote(exe)+" %O %A %B %P")
@@ -43,19 +35,18 @@ func newGitRepo(t *testing.T) *gitRepo {
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// run runs git and fails the test on error.
+// run runs git and returns its output, trimmed; it fails the test on
+// error.
 func (g *gitRepo) run(args ...string) string {
 	g.t.Helper()
-	out, err := g.try(args...)
-	if err != nil {
-		g.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
+	return testkit.GitWith(g.t, g.env, g.dir, args...)
 }
 
+// try runs git that may fail (a merge that conflicts) and returns its
+// output and error.
 func (g *gitRepo) try(args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir, cmd.Env = g.dir, g.env
+	cmd := testkit.GitCmd(g.dir, args...)
+	cmd.Env = testkit.GitEnv(g.env)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

@@ -103,7 +103,7 @@ func TestGitMergeOfDifferentShardsNeedsNoDriver(t *testing.T) {
 	A := issue(a, "aaaaaaaa-4444-4444-8444-000000000001", "A", 0)
 	B := issue(b, "bbbbbbbb-4444-4444-8444-000000000002", "B", 0)
 	g.commitShards("base", map[string][]tracker.IssueRecord{issueShard(a): {A}, issueShard(b): {B}})
-	if got := g.run("check-attr", "merge", "--", issueShard(d)); got != issueShard(d)+": merge: sudocode\n" {
+	if got := g.run("check-attr", "merge", "--", issueShard(d)); got != issueShard(d)+": merge: sudocode" {
 		t.Fatalf("the merge attribute does not reach the shard files: %q", got)
 	}
 
