@@ -3,25 +3,12 @@ package gitx
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sudocode/sudocode/internal/testkit"
 )
-
-// plainGit runs the user's git, unhardened, for the control runs that
-// show a hostile configuration really fires.
-func plainGit(t testing.TB, dir string, args ...string) (string, error) {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com",
-		"-c", "init.defaultBranch=main", "-c", "commit.gpgSign=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C", "GIT_TERMINAL_PROMPT=0"}
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
 
 // newRepo makes a repository with one commit of a.txt, its path
 // canonical.
@@ -63,11 +50,12 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// control shows the trap fires with the user's plain git (so the test can
-// fail), then removes the marker.
+// control shows the trap fires with a plain git, the test's, which obeys
+// the repository's configuration (so the test can fail), then removes the
+// marker.
 func control(t *testing.T, repo, marker string, args ...string) {
 	t.Helper()
-	plainGit(t, repo, args...)
+	testkit.GitCmd(repo, args...).Run()
 	if !exists(marker) {
 		t.Fatalf("control: plain git %s did not fire the trap: the test proves nothing", strings.Join(args, " "))
 	}
@@ -77,16 +65,5 @@ func control(t *testing.T, repo, marker string, args ...string) {
 func gitOut(t *testing.T, o Options, args ...string) (string, error) {
 	t.Helper()
 	out, err := Output(context.Background(), o, 1<<20, args...)
-	return string(out), err
-}
-
-// plainGitIn is plainGit with stdin.
-func plainGitIn(t *testing.T, dir, stdin string, args ...string) (string, error) {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(stdin)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C", "GIT_TERMINAL_PROMPT=0"}
-	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

@@ -34,7 +34,9 @@ func TestHooksNotRun(t *testing.T) {
 	_, marker := trap(t, repo, "post-checkout", "exit 0\n")
 	trap(t, repo, "reference-transaction", "exit 0\n")
 	testkit.Git(t, repo, "config", "core.hooksPath", hooks)
-	control(t, repo, marker, "switch", "-q", "-c", "control")
+	// The test's git turns hooks off on its command line, which outranks
+	// the repository: the control names the hooks there too.
+	control(t, repo, marker, "-c", "core.hooksPath="+hooks, "switch", "-q", "-c", "control")
 	os.Remove(filepath.Join(repo, ".git", "markers", "reference-transaction"))
 	if _, err := gitOut(t, Options{Dir: repo, Locks: true}, "switch", "-q", "-c", "other"); err != nil {
 		t.Fatal(err)
@@ -66,7 +68,7 @@ func TestPagerAndEditorNotRun(t *testing.T) {
 	script, _ := trap(t, repo, "pager", "cat\n")
 	testkit.Git(t, repo, "config", "core.pager", script)
 	testkit.Git(t, repo, "config", "core.editor", script)
-	if out, _ := plainGit(t, repo, "var", "GIT_PAGER"); strings.TrimSpace(out) != script {
+	if out, _ := testkit.GitCmd(repo, "var", "GIT_PAGER").CombinedOutput(); strings.TrimSpace(string(out)) != script {
 		t.Fatalf("control: plain git's pager is %q", out)
 	}
 	t.Setenv("GIT_PAGER", script)
@@ -135,7 +137,9 @@ func TestTransportHelpersNotRun(t *testing.T) {
 		t.Fatal("core.sshCommand ran")
 	}
 	fill := "protocol=https\nhost=example.invalid\n\n"
-	if out, _ := plainGitIn(t, repo, fill, "credential", "fill"); !exists(credMarker) {
+	plainFill := testkit.GitCmd(repo, "credential", "fill")
+	plainFill.Stdin = strings.NewReader(fill)
+	if out, _ := plainFill.CombinedOutput(); !exists(credMarker) {
 		t.Fatalf("control: plain git credential fill ran no helper: %s", out)
 	}
 	os.Remove(credMarker)

@@ -99,7 +99,7 @@ func TestCommondirOutsideRefusedForEveryCall(t *testing.T) {
 	if exists(filepath.Join(victim, ".git", "refs", "heads", "planted")) {
 		t.Fatal("the ref was written into the victim repository")
 	}
-	if out, _ := plainGit(t, victim, "config", "core.fsmonitor"); strings.TrimSpace(out) != "" {
+	if out, _ := testkit.GitCmd(victim, "config", "core.fsmonitor").CombinedOutput(); strings.TrimSpace(string(out)) != "" {
 		t.Fatalf("the victim's configuration was written: core.fsmonitor=%s", out)
 	}
 }
