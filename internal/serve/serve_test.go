@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,21 +26,7 @@ import (
 // project makes a git repository with one commit and a tracker.
 func project(t *testing.T) string {
 	t.Helper()
-	dir, _ := filepath.EvalSymlinks(t.TempDir())
-	for _, args := range [][]string{{"init", "-q"}, {"add", "README.md"}, {"commit", "-q", "-m", "initial"}} {
-		if args[0] == "add" {
-			if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# hello\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	dir := testkit.RepoOf(t, map[string]string{"README.md": "# hello\n"})
 	if _, err := store.Init(dir, "demo"); err != nil {
 		t.Fatal(err)
 	}
