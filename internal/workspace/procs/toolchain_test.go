@@ -3,7 +3,6 @@ package procs
 import (
 	"github.com/sudocode/sudocode/internal/testkit"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -107,13 +106,9 @@ func TestGoTestLeavesTheRepositoryClean(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n\ngo 1.21\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "m.go"), []byte("package m\n\nfunc Add(a, b int) int { return a + b }\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "m_test.go"), []byte("package m\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal()\n\t}\n}\n"), 0o644)
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init"}} {
-		c := exec.Command("git", args...)
-		c.Dir = root
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	testkit.Git(t, root, "init", "-q")
+	testkit.Git(t, root, "add", "-A")
+	testkit.Git(t, root, "commit", "-qm", "init")
 	s := start(t, m, req("GOFLAGS=-mod=mod GOTOOLCHAIN=local go test ./... && git status --porcelain --untracked-files=all && echo clean", timeout(300e9), yield(300e9)))
 	if !strings.HasSuffix(s.Stdout.Text, "\nclean\n") || !strings.HasPrefix(s.Stdout.Text, "ok") {
 		t.Fatalf("%+v", s)
