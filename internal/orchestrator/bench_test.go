@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // bigRepo makes a git repository of files files (100 per directory) in
@@ -21,7 +21,7 @@ import (
 func bigRepo(b *testing.B, files int) string {
 	b.Helper()
 	dir := b.TempDir()
-	gitB(b, dir, "init", "-q", "-b", "main")
+	testkit.Git(b, dir, "init", "-q", "-b", "main")
 	for i := range files {
 		sub := filepath.Join(dir, fmt.Sprintf("pkg%03d", i/100))
 		if i%100 == 0 {
@@ -34,19 +34,9 @@ func bigRepo(b *testing.B, files int) string {
 			b.Fatal(err)
 		}
 	}
-	gitB(b, dir, "add", "-A")
-	gitB(b, dir, "-c", "user.name=Bench", "-c", "user.email=bench@example.com", "commit", "-qm", "files")
+	testkit.Git(b, dir, "add", "-A")
+	testkit.Git(b, dir, "commit", "-qm", "files")
 	return dir
-}
-
-func gitB(b *testing.B, dir string, args ...string) {
-	b.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C"}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("git %v: %v\n%s", args, err, out)
-	}
 }
 
 // reportLatencies reports the median of lat as p50-ms.
@@ -118,11 +108,11 @@ func BenchmarkCreateToStart(b *testing.B) {
 		for i := range b.N {
 			path, branch := filepath.Join(dir, strconv.Itoa(i)), "peer/"+strconv.Itoa(i)
 			start := time.Now()
-			gitB(b, repo, "worktree", "add", "-q", "-b", branch, path, "HEAD")
+			testkit.Git(b, repo, "worktree", "add", "-q", "-b", branch, path, "HEAD")
 			lat = append(lat, time.Since(start))
 			b.StopTimer()
-			gitB(b, repo, "worktree", "remove", "--force", path)
-			gitB(b, repo, "branch", "-q", "-D", branch)
+			testkit.Git(b, repo, "worktree", "remove", "--force", path)
+			testkit.Git(b, repo, "branch", "-q", "-D", branch)
 			b.StartTimer()
 		}
 		b.StopTimer()

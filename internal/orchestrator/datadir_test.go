@@ -3,9 +3,10 @@ package orchestrator
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // TestLookupDataDir: the lookup that skips git agrees with git wherever
@@ -15,19 +16,10 @@ func TestLookupDataDir(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
-	gitIn := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
 	os.MkdirAll(filepath.Join(repo, "sub"), 0o755)
-	gitIn(repo, "init", "-q")
-	gitIn(repo, "commit", "-q", "--allow-empty", "-m", "first")
-	gitIn(repo, "worktree", "add", "-q", filepath.Join(root, "linked"))
+	testkit.Git(t, repo, "init", "-q")
+	testkit.Git(t, repo, "commit", "-q", "--allow-empty", "-m", "first")
+	testkit.Git(t, repo, "worktree", "add", "-q", filepath.Join(root, "linked"))
 	want, err := DataDir(ctx, repo)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -86,7 +85,7 @@ func TestEndDeletesBranch(t *testing.T) {
 	if !end.Removal.BranchDeleted || end.Removal.SavedCommit != "" || strings.Join(end.Removal.Discarded, "|") != "?? y.txt" || end.Task.Status != StatusFailed {
 		t.Fatalf("end %+v", end)
 	}
-	if err := exec.Command("git", "-C", repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+task.Branch).Run(); err == nil {
+	if testkit.GitCmd(repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+task.Branch).Run() == nil {
 		t.Fatal("branch kept")
 	}
 	// The report falls back to what the run stored.

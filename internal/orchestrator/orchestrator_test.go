@@ -303,7 +303,7 @@ wait`
 	if m := proctest.GroupMembers(task.PID); len(m) != 0 {
 		t.Fatalf("orphans left in group %d: %v", task.PID, m)
 	}
-	if _, err := exec.Command("git", "-C", repo, "rev-parse", "--verify", "refs/heads/"+task.Branch).Output(); err == nil {
+	if testkit.GitCmd(repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+task.Branch).Run() == nil {
 		t.Fatal("branch not deleted")
 	}
 	if got := testkit.Git(t, repo, "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
