@@ -41,17 +41,6 @@ func connectAgentWith(t *testing.T, repo string, env []string, args ...string) (
 	return s, cmd, stderr
 }
 
-func gitIn(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // The server started by an agent runs a task, and when its client goes
 // away it stops the task's whole process group; started again, it still
 // lists the task, with its log, as failed because the server stopped.

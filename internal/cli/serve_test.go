@@ -7,9 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -21,23 +19,11 @@ import (
 	"github.com/sudocode/sudocode/internal/testkit"
 )
 
-// serveRepo makes a git repository with one commit.
+// serveRepo is the repository a served test works in: one commit of
+// README.md.
 func serveRepo(t *testing.T) string {
 	t.Helper()
-	dir, _ := filepath.EvalSymlinks(t.TempDir())
-	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# served\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "README.md"}, {"commit", "-q", "-m", "initial"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return dir
+	return testkit.RepoOf(t, map[string]string{"README.md": "# served\n"})
 }
 
 // serveProc is a running `sudocode serve`.

@@ -41,8 +41,8 @@ func TestTaskFailureNoteHoldsTheReason(t *testing.T) {
 			ok("init", "--prefix", "app")
 			var is struct{ ID string }
 			_ = json.Unmarshal([]byte(ok("issue", "create", "Fail now", "--json")), &is)
-			gitIn(t, repo, "add", "-A")
-			gitIn(t, repo, "commit", "-qm", "tracker")
+			testkit.Git(t, repo, "add", "-A")
+			testkit.Git(t, repo, "commit", "-qm", "tracker")
 			// task start runs the agent to its end: on a busy machine,
 			// longer than runAt waits.
 			ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(5*time.Minute))

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // gitLogging puts a git first on env's PATH that appends its arguments
@@ -69,7 +71,7 @@ func TestTaskReadingTouchesNoWorktree(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.ID == "" {
 		t.Fatalf("task start: %v %s", err, r.stdout)
 	}
-	before := gitIn(t, dir, "worktree", "list", "--porcelain")
+	before := testkit.Git(t, dir, "worktree", "list", "--porcelain")
 	// A one-shot task start checks out no warm worktree for a next task
 	// it will not start (nor leaves one half-done as it exits).
 	if strings.Count(before, "worktree ") != 2 || !strings.Contains(before, "/"+rep.ID+"\n") {
@@ -96,7 +98,7 @@ func TestTaskReadingTouchesNoWorktree(t *testing.T) {
 				t.Errorf("%v read the worktree again: %q", args, calls)
 			}
 		}
-		if after := gitIn(t, dir, "worktree", "list", "--porcelain"); after != before {
+		if after := testkit.Git(t, dir, "worktree", "list", "--porcelain"); after != before {
 			t.Fatalf("%v changed the worktrees:\nbefore\n%s\nafter\n%s", args, before, after)
 		}
 		_ = os.Remove(logFile)

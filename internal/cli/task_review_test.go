@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // stateOf is the state `task list --json` gives task id.
@@ -73,26 +75,26 @@ func TestTaskDiffIsWhatTheMergeTakes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "use.txt"), []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitIn(t, dir, "add", "use.txt")
-	gitIn(t, dir, "commit", "-qm", "use.txt of the checkout")
-	tip := gitIn(t, dir, "rev-parse", "refs/heads/"+shown.Branch)
-	status := gitIn(t, shown.WorktreePath, "status", "--porcelain")
+	testkit.Git(t, dir, "add", "use.txt")
+	testkit.Git(t, dir, "commit", "-qm", "use.txt of the checkout")
+	tip := testkit.Git(t, dir, "rev-parse", "refs/heads/"+shown.Branch)
+	status := testkit.Git(t, shown.WorktreePath, "status", "--porcelain")
 	r = run("task", "merge", rep.ID, "--json")
 	if r.code != 4 || !strings.Contains(r.stderr, "use.txt") {
 		t.Fatalf("conflicting merge: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
-	if got := gitIn(t, dir, "rev-parse", "refs/heads/"+shown.Branch); got != tip {
+	if got := testkit.Git(t, dir, "rev-parse", "refs/heads/"+shown.Branch); got != tip {
 		t.Errorf("a refused merge moved the task's branch from %s to %s", tip, got)
 	}
-	if got := gitIn(t, shown.WorktreePath, "status", "--porcelain"); got != status {
+	if got := testkit.Git(t, shown.WorktreePath, "status", "--porcelain"); got != status {
 		t.Errorf("a refused merge changed the worktree's status from %q to %q", status, got)
 	}
 	if st := stateOf(t, dir, env, rep.ID); st != "conflicted" {
 		t.Errorf("task list: the task whose merge conflicted reads %q", st)
 	}
 
-	gitIn(t, dir, "rm", "-q", "use.txt")
-	gitIn(t, dir, "commit", "-qm", "no use.txt in the checkout")
+	testkit.Git(t, dir, "rm", "-q", "use.txt")
+	testkit.Git(t, dir, "commit", "-qm", "no use.txt in the checkout")
 	r = run("task", "merge", rep.ID, "--json")
 	if r.code != 0 {
 		t.Fatalf("task merge: exit %d: %s%s", r.code, r.stdout, r.stderr)
@@ -107,7 +109,7 @@ func TestTaskDiffIsWhatTheMergeTakes(t *testing.T) {
 	if strings.Join(merged.Files, ",") != "greeting.txt,use.txt" || len(merged.Removal.Discarded) != 0 {
 		t.Errorf("task merge: %s", r.stdout)
 	}
-	if got := gitIn(t, dir, "show", "HEAD:use.txt"); got != "use" {
+	if got := testkit.Git(t, dir, "show", "HEAD:use.txt"); got != "use" {
 		t.Errorf("main's use.txt = %q", got)
 	}
 	if st := stateOf(t, dir, env, rep.ID); st != "merged" {

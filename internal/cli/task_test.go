@@ -5,17 +5,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // taskRepo is a git repository where `sudocode init` ran and whose tracker
 // holds two issues, the second blocked by the first, all committed.
 func taskRepo(t *testing.T) (dir string, env []string, first, second string) {
 	t.Helper()
-	dir = t.TempDir()
+	dir = testkit.Repo(t)
 	env = childEnv(t, "SUDOCODE_ACTOR=alice")
-	gitIn(t, dir, "init", "-q", "-b", "main")
-	gitIn(t, dir, "config", "user.name", "Test")
-	gitIn(t, dir, "config", "user.email", "test@example.com")
 	ok := func(args ...string) string {
 		r := runAt(t, dir, env, "", args...)
 		if r.code != 0 {
@@ -30,8 +29,8 @@ func taskRepo(t *testing.T) (dir string, env []string, first, second string) {
 	_ = json.Unmarshal([]byte(ok("issue", "create", "Add a farewell", "--json")), &is)
 	second = is.ID
 	ok("link", second, first, "--type", "blocks")
-	gitIn(t, dir, "add", "-A")
-	gitIn(t, dir, "commit", "-qm", "tracker")
+	testkit.Git(t, dir, "add", "-A")
+	testkit.Git(t, dir, "commit", "-qm", "tracker")
 	return dir, env, first, second
 }
 
@@ -121,7 +120,7 @@ func TestTaskCommandsJSON(t *testing.T) {
 		t.Fatalf("task merge: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 	wantKeys(t, "task merge", r.stdout, "task", "strategy", "base", "commit", "files", "removal", "issue_id", "close_reason")
-	if got := gitIn(t, dir, "show", "HEAD:hello.txt"); got != "hello" {
+	if got := testkit.Git(t, dir, "show", "HEAD:hello.txt"); got != "hello" {
 		t.Errorf("main's hello.txt = %q", got)
 	}
 

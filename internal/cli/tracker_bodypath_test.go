@@ -2,11 +2,11 @@ package cli_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
@@ -42,9 +42,7 @@ func sameContent(t *testing.T, path, want string) {
 func TestTrackerSpecBodyConfined(t *testing.T) {
 	t.Parallel()
 	p := newBareProj(t)
-	if out, err := exec.Command("git", "init", "-q", p.root).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
+	testkit.Git(t, p.root, "init", "-q")
 	p.ok("init") // registers the merge driver in git's config, which nothing may change after
 	gitConfig, _ := os.ReadFile(filepath.Join(p.root, ".git", "config"))
 	mainGo := filepath.Join(p.root, "main.go")

@@ -8,14 +8,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/testkit"
 )
 
-// gitMay runs git in dir with the project's environment; it returns the
-// output and whether git succeeded (a merge that conflicts fails).
+// gitMay runs git in dir, starting from the project's environment (so a
+// merge driver finds the built sudocode); it returns the output and
+// whether git succeeded (a merge that conflicts fails).
 func gitMay(t *testing.T, p *proj, dir string, args ...string) (string, bool) {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir, cmd.Env = dir, p.env
+	cmd := testkit.GitCmd(dir, args...)
+	cmd.Env = testkit.GitEnv(p.env)
 	out, err := cmd.CombinedOutput()
 	if _, exit := err.(*exec.ExitError); err != nil && !exit {
 		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
@@ -72,7 +75,11 @@ func TestConflictRepairedByTrackerMerge(t *testing.T) {
 	var sides []string
 	for _, stage := range []string{"1", "2", "3"} {
 		f := filepath.Join(stages, stage)
-		if err := os.WriteFile(f, []byte(git("show", ":"+stage+":"+file)), 0o644); err != nil {
+		content, err := testkit.GitCmd(p.root, "show", ":"+stage+":"+file).Output()
+		if err != nil {
+			t.Fatalf("git show :%s:%s: %v", stage, file, err)
+		}
+		if err := os.WriteFile(f, content, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		sides = append(sides, f)
@@ -234,7 +241,7 @@ func conflictedRepo(t *testing.T, style string) (p *proj, git func(...string) st
 	if merged || !strings.Contains(out, "CONFLICT") {
 		t.Fatalf("want git's text merge to conflict:\n%s", out)
 	}
-	file = strings.TrimSpace(git("diff", "--name-only", "--diff-filter=U"))
+	file = git("diff", "--name-only", "--diff-filter=U")
 	if !strings.HasPrefix(file, ".sudocode/records/issues/") || strings.Contains(file, "\n") {
 		t.Fatalf("conflicted files: %q", file)
 	}

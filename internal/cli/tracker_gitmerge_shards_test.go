@@ -23,12 +23,12 @@ func TestInitAttributesReachTheShards(t *testing.T) {
 		}
 	}
 	out := git(append([]string{"check-attr", "merge", "--"}, paths...)...)
-	var want strings.Builder
+	var want []string
 	for _, p := range paths {
-		want.WriteString(p + ": merge: sudocode\n")
+		want = append(want, p+": merge: sudocode")
 	}
-	if out != want.String() {
-		t.Fatalf("git check-attr merge:\n%s\nwant:\n%s", out, want.String())
+	if out != strings.Join(want, "\n") {
+		t.Fatalf("git check-attr merge:\n%s\nwant:\n%s", out, strings.Join(want, "\n"))
 	}
 }
 

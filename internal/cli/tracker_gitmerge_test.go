@@ -2,11 +2,11 @@ package cli_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
@@ -17,7 +17,7 @@ import (
 // finish without conflict, losing and duplicating nothing.
 func TestGitMergeOfTwoBranches(t *testing.T) {
 	p, git := newGitProj(t)
-	if got := strings.TrimSpace(git("config", "merge.sudocode.driver")); got != "sudocode merge-driver %O %A %B %P" {
+	if got := git("config", "merge.sudocode.driver"); got != "sudocode merge-driver %O %A %B %P" {
 		t.Fatalf("driver = %q", got)
 	}
 	shared := p.js("issue", "create", "Shared issue", "--json").str("id")
@@ -74,22 +74,13 @@ func TestGitMergeOfTwoBranches(t *testing.T) {
 // git runs in it through the function returned.
 func newGitProj(t *testing.T) (*proj, func(args ...string) string) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatal("git is required:", err)
-	}
 	path := filepath.Dir(sudocodeBin) + string(os.PathListSeparator) + os.Getenv("PATH")
 	p := newBareProj(t, "PATH="+path, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
 	git := func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = p.root, p.env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
+		return testkit.GitWith(t, p.env, p.root, args...)
 	}
 	git("init", "-q", "-b", "main")
 	p.ok("init")
