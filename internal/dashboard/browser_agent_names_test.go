@@ -27,7 +27,8 @@ func TestBrowserAgentNames(t *testing.T) {
 		t.Errorf("the agent options: %s", names)
 	}
 	script := `echo hi > hi.txt; git add hi.txt; git -c user.name=t -c user.email=t@example.com commit -q -m hi`
-	b.act(t, chromedp.SetValue("#task-tool", "COMMAND"), chromedp.SendKeys("#task-config", `{"command": ["sh", "-c", `+js(script)+`]}`))
+	b.fill(t, "#task-tool", "COMMAND")
+	b.fill(t, "#task-config", `{"command": ["sh", "-c", `+js(script)+`]}`)
 	b.click(t, "#task-start")
 	b.waitFor(t, "the task page", `location.hash.startsWith('#/task/')`)
 	b.waitFor(t, "the completed status", `document.querySelector('#task-status .badge').textContent === 'completed'`)

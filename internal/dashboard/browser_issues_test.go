@@ -44,19 +44,33 @@ func (b *browser) act(t *testing.T, steps ...chromedp.Action[chromedp.Void]) {
 	t.Fatal(err)
 }
 
-// click clicks the element sel selects.
-func (b *browser) click(t *testing.T, sel string) { t.Helper(); b.act(t, chromedp.Click(sel)) }
-
-// press clicks the button with this id as the page's own code sees a
-// click (its click event and handler), dispatched in the page. Used where
-// DevTools' mouse click of the Merge button never landed on a loaded CI
-// machine (the button under the pointer being redrawn as task events
-// arrive), which no user sees.
-func (b *browser) press(t *testing.T, id string) {
+// click clicks the first element sel selects, as the page's own code
+// sees a click (its click event, its default action: a link followed, a
+// form submitted), dispatched in the page once the element is there.
+// DevTools' mouse click at the element's place is lost when the page
+// redraws the element between the two (live events do, on a loaded
+// machine), which no user sees.
+func (b *browser) click(t *testing.T, sel string) {
 	t.Helper()
-	b.waitFor(t, "the button "+id, `document.getElementById(`+js(id)+`) !== null`)
-	if !eval[bool](t, b, `(() => { const e = document.getElementById(`+js(id)+`); if (!e) return false; e.click(); return true })()`) {
-		t.Fatalf("the button %s went away before it was pressed", id)
+	b.waitFor(t, sel, `document.querySelector(`+js(sel)+`) !== null`)
+	if !eval[bool](t, b, `(() => { const e = document.querySelector(`+js(sel)+`); if (!e) return false; e.click(); return true })()`) {
+		t.Fatalf("%s went away before it was clicked", sel)
+	}
+}
+
+// fill sets the field sel selects to text as typing it would leave it —
+// its value, then its input and change events (the page keeps a field so
+// marked across its live re-renders) — in one step in the page. Keys
+// sent one by one through DevTools can be split by a re-render on a
+// loaded machine (some land in the old field, some in the new), and a
+// retried step would type them twice.
+func (b *browser) fill(t *testing.T, sel, text string) {
+	t.Helper()
+	b.waitFor(t, sel, `document.querySelector(`+js(sel)+`) !== null`)
+	set := `(() => { const e = document.querySelector(` + js(sel) + `); if (!e) return false; e.value = ` + js(text) + `;
+		e.dispatchEvent(new Event('input', { bubbles: true })); e.dispatchEvent(new Event('change', { bubbles: true })); return true })()`
+	if !eval[bool](t, b, set) {
+		t.Fatalf("%s went away before it was filled", sel)
 	}
 }
 

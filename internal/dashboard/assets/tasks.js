@@ -421,7 +421,7 @@ window.SudocodeTasks = function (ui) {
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary', id: 'task-start', disabled: !ready.length }, 'Start'),
       h('a', { class: 'button', href: it ? '#' + route('issue', it.id) : '#/tasks' }, 'Cancel')));
     box.append(h('p', { class: 'crumbs' }, it ? link(route('issue', it.id), '\u2190 ' + it.id) : link('/tasks', '\u2190 Tasks')),
-      h('h1', null, it ? 'Start an agent on ' + it.id : 'Start an agent'), await trust.trustPanel(), form);
+      h('h1', null, it ? 'Start an agent on ' + it.id : 'Start an agent'), (await trust.trustPanel()) || '', form);
   }
 
   return { renderTasks, renderTask, renderTaskForm, diffView, issueExtras, issueOf };
