@@ -29,7 +29,7 @@ func TestBrowserAgentNames(t *testing.T) {
 	script := `echo hi > hi.txt; git add hi.txt; git -c user.name=t -c user.email=t@example.com commit -q -m hi`
 	b.fill(t, "#task-tool", "COMMAND")
 	b.fill(t, "#task-config", `{"command": ["sh", "-c", `+js(script)+`]}`)
-	b.click(t, "#task-start")
+	b.press(t, "task-start")
 	b.waitFor(t, "the task page", `location.hash.startsWith('#/task/')`)
 	b.waitFor(t, "the completed status", `document.querySelector('#task-status .badge').textContent === 'completed'`)
 	if got := eval[string](t, b, `document.getElementById('task-agent').textContent`); got != "command" {

@@ -51,7 +51,7 @@ func TestBrowserAgentWork(t *testing.T) {
 	b.fill(t, "#task-tool", "COMMAND")
 	b.fill(t, "#task-config", `{"command": ["sh", "-c", `+js(script)+`]}`)
 	b.screenshot(t, "task-start")
-	b.click(t, "#task-start")
+	b.press(t, "task-start")
 	b.waitFor(t, "the task page", `location.hash.startsWith('#/task/')`)
 	id := strings.TrimPrefix(eval[string](t, b, `location.hash`), "#/task/")
 	logHas := func(s string) string {
@@ -78,10 +78,10 @@ func TestBrowserAgentWork(t *testing.T) {
 	b.key(t, "say goodbye too"+kb.Enter)
 	b.waitFor(t, "the review", `document.getElementById('send-review') !== null`)
 	b.screenshot(t, "task-review")
-	b.click(t, "#send-review")
+	b.press(t, "send-review")
 	// The follow-up starts a run: the header redraws with a Stop button,
 	// which a mouse click aimed at the tab before the redraw can land on.
-	b.click(t, "#tab-log")
+	b.press(t, "tab-log")
 	b.waitFor(t, "the follow-up reaching the agent", logHas("asked: Review comments on your branch"))
 	task, err := srv.Orchestrator.Get(context.Background(), id)
 	if err != nil {
@@ -100,7 +100,7 @@ func TestBrowserAgentWork(t *testing.T) {
 	other := `echo other > f.txt; git add f.txt; git -c user.name=t -c user.email=t@example.com commit -q -m other`
 	b.fill(t, "#task-tool", "COMMAND")
 	b.fill(t, "#task-config", `{"command": ["sh", "-c", `+js(other)+`]}`)
-	b.click(t, "#task-start")
+	b.press(t, "task-start")
 	b.waitFor(t, "the other task page", `location.hash.startsWith('#/task/') && location.hash !== `+js("#/task/"+id))
 	conflicting := eval[string](t, b, `location.hash`)
 	b.waitFor(t, "the other task's page", onTask(strings.TrimPrefix(conflicting, "#/task/")))
@@ -110,10 +110,10 @@ func TestBrowserAgentWork(t *testing.T) {
 	eval[string](t, b, `location.hash = `+js("#/task/"+id))
 	b.waitFor(t, "the first task's page", onTask(id))
 	b.waitFor(t, "the merge button", `document.getElementById('merge-task') !== null && document.querySelector('#task-status .badge').textContent === 'completed'`)
-	b.click(t, "#merge-task")
+	b.press(t, "merge-task")
 	b.waitFor(t, "the merge's confirmation naming the untracked file", `document.getElementById('confirm-dialog') !== null && document.getElementById('confirm-dialog').textContent.includes('notes.txt')`)
 	b.screenshot(t, "task-merge-confirm")
-	b.click(t, "#confirm-ok")
+	b.press(t, "confirm-ok")
 	b.waitFor(t, "the merge button gone", `document.getElementById('task-head') !== null && document.getElementById('merge-task') === null && document.getElementById('merge-error') === null`)
 	b.waitFor(t, "the task reading merged", `document.querySelector('#task-status .badge').textContent === 'merged'`)
 	if b, err := os.ReadFile(filepath.Join(f.dir, "f.txt")); err != nil || string(b) != "hello\nhello\n" {
@@ -132,8 +132,8 @@ func TestBrowserAgentWork(t *testing.T) {
 	eval[string](t, b, `location.hash = `+js(conflicting))
 	b.waitFor(t, "the other task's page", onTask(strings.TrimPrefix(conflicting, "#/task/")))
 	b.waitFor(t, "the other's merge button", `document.getElementById('merge-task') !== null`)
-	b.click(t, "#merge-task")
-	b.click(t, "#confirm-ok")
+	b.press(t, "merge-task")
+	b.press(t, "confirm-ok")
 	b.waitFor(t, "the refusal naming f.txt", `document.getElementById('merge-error') !== null && document.getElementById('merge-error').textContent.includes('f.txt')`)
 	b.waitFor(t, "the task reading conflicted", `document.querySelector('#task-status .badge').textContent === 'conflicted'`)
 	b.screenshot(t, "task-merge-conflict")
@@ -151,7 +151,7 @@ func TestBrowserAgentWork(t *testing.T) {
 	b.waitFor(t, "the start form", `document.getElementById('task-form') !== null`)
 	b.fill(t, "#task-tool", "COMMAND")
 	b.fill(t, "#task-config", `{"command": ["sleep", "30"]}`)
-	b.click(t, "#task-start")
+	b.press(t, "task-start")
 	b.waitFor(t, "the stop button", `document.getElementById('stop-task') !== null`)
 	second := eval[string](t, b, `location.hash`)
 	eval[string](t, b, `location.hash = '#/board'`)
@@ -160,15 +160,15 @@ func TestBrowserAgentWork(t *testing.T) {
 	b.screenshot(t, "board-agent")
 	eval[string](t, b, `location.hash = `+js(second))
 	b.waitFor(t, "the second task's page", onTask(strings.TrimPrefix(second, "#/task/")))
-	b.click(t, "#stop-task")
+	b.press(t, "stop-task")
 	b.waitFor(t, "the stop's confirmation", `document.getElementById('confirm-dialog') !== null`)
-	b.click(t, "#confirm-cancel")
+	b.press(t, "confirm-cancel")
 	b.waitFor(t, "the confirmation gone", `document.getElementById('confirm-dialog') === null`)
 	if st, _ := srv.Orchestrator.Get(context.Background(), strings.TrimPrefix(second, "#/task/")); st.Status != "in_progress" {
 		t.Errorf("a stop not confirmed left the task %s", st.Status)
 	}
-	b.click(t, "#stop-task")
-	b.click(t, "#confirm-ok")
+	b.press(t, "stop-task")
+	b.press(t, "confirm-ok")
 	b.waitFor(t, "the cancelled status", `document.querySelector('#task-status .badge').textContent === 'cancelled'`)
 	testkit.WaitFor(t, 30*time.Second, "the stopped task's issue open again", func() bool {
 		is, err := f.repo.ShowIssue(context.Background(), f.waiting)
@@ -206,7 +206,7 @@ func TestBrowserRunReady(t *testing.T) {
 	b.fill(t, "#run-tool", "COMMAND")
 	b.fill(t, "#run-limit", "2")
 	b.fill(t, "#run-config", `{"command": ["sh", "-c", `+js(script)+`]}`)
-	b.click(t, "#run-ready")
+	b.press(t, "run-ready")
 	b.waitFor(t, "both merged", `document.querySelectorAll('#run-result li[data-outcome="merged"]').length === 2`)
 	got := eval[[]string](t, b, `Array.from(document.querySelectorAll('#run-result li')).map(e => e.dataset.issue)`)
 	if len(got) != 2 || got[0] != f.open || got[1] != f.waiting {
