@@ -131,14 +131,14 @@ func (f *pagedFixture) walk(args map[string]any, between func()) (ids []string, 
 	}
 }
 
-// A walk of 10,000 tasks (2,000 under the race detector: still seven pages,
+// A walk of 10,000 tasks (1,200 under the race detector: still four pages,
 // and more than the resources keep) with list_tasks returns each once,
 // oldest first, while tasks are created between the pages (older and
 // newer than the position reached); the status filter pages too.
 func TestListTasksWalkManyTasks(t *testing.T) {
 	f := newPagedFixture(t, mcpagent.Options{})
 	start := time.Date(2025, 10, 29, 10, 0, 0, 0, time.UTC)
-	n := racesize.Of(10_000, 2_000)
+	n := racesize.Of(10_000, 1_200)
 	f.put("t", n, start)
 	want := f.listed("")
 	step := 0

@@ -120,7 +120,7 @@ func checkOnce(t testing.TB, what string, got, want []string) {
 	}
 }
 
-// A walk of 10,000 issues (3,000 under the race detector: still past
+// A walk of 10,000 issues (1,000 under the race detector: still past
 // what one response holds) with cursors returns each once, in the list's
 // order, while new issues are created between the pages (some of them
 // before the position reached, some after); the pages are cut by the
@@ -128,7 +128,7 @@ func checkOnce(t testing.TB, what string, got, want []string) {
 func TestListIssuesWalkALargeTracker(t *testing.T) {
 	f := initialised(t, mcptracker.Options{})
 	r := openStore(t, f)
-	n := racesize.Of(10_000, 3_000)
+	n := racesize.Of(10_000, 1_000)
 	createIssues(t, r, "Issue", n)
 	all := f.ok("list_issues", map[string]any{"limit": n}) // the budget cuts it
 	if all.num("total") != n || !all.has("next_cursor") {

@@ -19,11 +19,11 @@ import (
 // canonical encoding of its record, sorted by id, a final newline) and
 // holds what the cache holds; at the end, a cache rebuilt from the files
 // shows the same. Past 500 issues new ids grow a character, so ids of two
-// lengths are mixed in one file. Under the race detector, 150 changes
+// lengths are mixed in one file. Under the race detector, 60 changes
 // after the same bulk: each check shows every issue through SQLite's
 // instrumented engine.
 func TestJSONLStaysCanonical(t *testing.T) {
-	n := racesize.Of(900, 150)
+	n := racesize.Of(900, 60)
 	if testing.Short() {
 		n = 250
 	}
