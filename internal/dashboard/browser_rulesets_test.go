@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,7 +69,13 @@ func TestBrowserRulesetWork(t *testing.T) {
 		t.Error("the ruleset is still in the library")
 	}
 	b.settle(t)
-	if errs := b.errors(); len(errs) > 0 {
+	// A live refresh of the ruleset's own page that began before the
+	// delete may read it after it is gone: the browser logs that 404, and
+	// the page drops the render (a newer one, of the library, started).
+	gone := func(e string) bool {
+		return strings.Contains(e, "404") && strings.HasSuffix(e, "/api/rulesets/sql_style")
+	}
+	if errs := slices.DeleteFunc(b.errors(), gone); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
 }
