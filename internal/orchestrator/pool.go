@@ -419,11 +419,10 @@ func (w *Worktrees) claim(ctx context.Context, p pooled, branch string) (base st
 			commit = ""
 		}
 		at <- commit
+		close(at)
 	}()
-	read := false
 	defer func() {
-		if !read {
-			<-at
+		for range at { // until the read has ended, if claim did not wait for it
 		}
 	}()
 	w.mu.Lock()
@@ -436,7 +435,6 @@ func (w *Worktrees) claim(ctx context.Context, p pooled, branch string) (base st
 		return "", err
 	}
 	commit := <-at
-	read = true
 	if commit == "" {
 		return "", errStale
 	}
