@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,8 +47,10 @@ type Failer interface{ ToolFailed() bool }
 // NewTool binds a typed handler to a definition. The input schema is derived
 // from In when the definition has none, and the output schema from Out
 // (with the surface's error shape as an alternative), so every tool
-// publishes both. Arguments are decoded strictly: unknown or mistyped
-// parameters are a -32602 error naming the parameter and the expected ones.
+// publishes both. Every call's arguments are validated against the input
+// schema before the handler runs (argsSchema), then decoded strictly:
+// unknown, missing or mistyped parameters are a -32602 error naming the
+// parameter (and, for an unknown one, the expected ones).
 //
 // The handler's result is sent as structured content (its JSON, under
 // "results" when that is not an object) and as text (its JSON, or its
@@ -61,7 +64,11 @@ func NewTool[In, Out any](sf Surface, def *mcp.Tool, h ToolFunc[In, Out]) Tool {
 	if def.OutputSchema == nil {
 		def.OutputSchema = outputSchema[Out](sf)
 	}
+	args := newArgsSchema(inputSchemaOf(def), reflect.TypeFor[In]())
 	return Tool{Def: def, Handler: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if err := args.check(req.Params.Arguments); err != nil {
+			return failed(sf, err)
+		}
 		var in In
 		if err := DecodeArgs(req.Params.Arguments, &in); err != nil {
 			return nil, err

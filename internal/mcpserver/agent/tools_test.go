@@ -146,7 +146,6 @@ func TestBadInput(t *testing.T) {
 		{"report_task", "not_found", "nope", map[string]any{"taskId": "nope"}},
 		{"update_task", "not_found", "nope", map[string]any{"taskId": "nope", "log": "x"}},
 		{"end_task", "not_found", "nope", map[string]any{"taskId": "nope"}},
-		{"report_task", "validation_error", "taskId is required", map[string]any{"taskId": ""}},
 		{"create_task", "validation_error", "CLAUDECODE, CODEX, COMMAND, GEMINI, OPENCODE", map[string]any{"tool": "COPILOT", "description": "x"}},
 		{"create_task", "validation_error", "description is required", map[string]any{"tool": "COMMAND", "config": cmd}},
 		{"create_task", "conflict", "taken", map[string]any{"tool": "COMMAND", "description": "x", "branch": "taken", "config": cmd}},
@@ -172,6 +171,11 @@ func TestBadInput(t *testing.T) {
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams || rpcErr.Message != "unknown parameter 'verbose'; expected: taskId" {
 		t.Errorf("unknown parameter: %v", err)
+	}
+	// A required parameter sent empty is missing, as absent is.
+	_, err = f.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "report_task", Arguments: map[string]any{"taskId": ""}})
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams || !strings.HasPrefix(rpcErr.Message, "missing required parameter 'taskId'") {
+		t.Errorf("an empty taskId: %v", err)
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 )
 
 type deleteIn struct {
-	Name string `json:"name" jsonschema:"Ruleset name to delete"`
+	Name string `json:"name" jsonschema:"Ruleset name to delete" missing:"the name of the ruleset to delete"`
 }
 
 // deleted is delete_ruleset's result.

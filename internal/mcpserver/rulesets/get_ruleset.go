@@ -10,7 +10,7 @@ import (
 )
 
 type nameIn struct {
-	Name string `json:"name" jsonschema:"Exact ruleset name"`
+	Name string `json:"name" jsonschema:"Exact ruleset name" missing:"the exact name of the ruleset to retrieve"`
 }
 
 // document is get_ruleset's result: the ruleset as the specification's

@@ -10,7 +10,7 @@ import (
 )
 
 type importIn struct {
-	Path  string `json:"path" jsonschema:"A repository's root directory, or one rule file, on the server's machine, under a directory the server imports from (its working directory unless configured); relative to the first of them"`
+	Path  string `json:"path" jsonschema:"A repository's root directory, or one rule file, on the server's machine, under a directory the server imports from (its working directory unless configured); relative to the first of them" missing:"a repository's root directory or one rule file"`
 	Force bool   `json:"force,omitempty" jsonschema:"Overwrite rulesets whose library content differs from the files (default false: they are skipped)"`
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 type searchIn struct {
-	Pattern string  `json:"pattern" jsonschema:"Glob pattern matched against the full name: * matches any sequence, ? one character (e.g., *python*, style_*, *_guide)"`
+	Pattern string  `json:"pattern" jsonschema:"Glob pattern matched against the full name: * matches any sequence, ? one character (e.g., *python*, style_*, *_guide)" missing:"a glob pattern such as '*python*' ('*' matches every ruleset)"`
 	Cursor  *string `json:"cursor,omitempty" jsonschema:"The cursor after 'Next cursor:' at the end of a previous page of the same list: continues it"`
 	Limit   *int    `json:"limit,omitempty" jsonschema:"Most rulesets per page, 1 to 1000"`
 }

@@ -10,7 +10,7 @@ import (
 )
 
 type upsertIn struct {
-	Name        string   `json:"name" jsonschema:"Snake_case ruleset name (e.g., python_style_guide)"`
+	Name        string   `json:"name" jsonschema:"Snake_case ruleset name (e.g., python_style_guide)" missing:"the snake_case name of the ruleset to create or update"`
 	Description string   `json:"description,omitempty" jsonschema:"Brief description of the ruleset (required for new rulesets, optional for updates)"`
 	Markdown    string   `json:"markdown,omitempty" jsonschema:"Ruleset content in markdown format (required for new rulesets, optional for updates)"`
 	Tags        []string `json:"tags,omitempty" jsonschema:"Categorization tags (default: empty array for new rulesets); replaces the current tags when given"`

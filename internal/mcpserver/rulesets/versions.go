@@ -11,8 +11,8 @@ import (
 )
 
 type versionIn struct {
-	Name    string `json:"name" jsonschema:"Exact ruleset name"`
-	Version int    `json:"version" jsonschema:"A version number from the ruleset's history (ruleset-history://{name})"`
+	Name    string `json:"name" jsonschema:"Exact ruleset name" missing:"the exact name of the ruleset"`
+	Version int    `json:"version" jsonschema:"A version number from the ruleset's history (ruleset-history://{name})" missing:"a version number of 1 or more, from the ruleset's history"`
 }
 
 // versionDoc is get_ruleset_version's result.
@@ -52,8 +52,8 @@ func checkVersionIn(in versionIn) error {
 }
 
 type diffIn struct {
-	Name string `json:"name" jsonschema:"Exact ruleset name"`
-	From int    `json:"from" jsonschema:"The older version"`
+	Name string `json:"name" jsonschema:"Exact ruleset name" missing:"the exact name of the ruleset"`
+	From int    `json:"from" jsonschema:"The older version" missing:"a version number of 1 or more, from the ruleset's history"`
 	To   int    `json:"to,omitempty" jsonschema:"The newer version (default: the ruleset as it is now)"`
 }
 
