@@ -46,13 +46,18 @@ func sandboxed(args []string) bool {
 // nothing more. A git directory inside the work tree is granted with it,
 // never by its own path: the sandbox opens the paths it grants, and a
 // command could by then have made that path a link to another
-// repository.
+// repository. A server running as root runs git as root of the box's own
+// user namespace (which owns no other namespace): git then sees the
+// files owned by root, as the index recorded them outside the box; as
+// the box's ordinary user it would find every file's owner changed and
+// hash every tracked file again on each read of the work tree.
 func policy(r *Repo, bin string, writable []string) sandbox.Policy {
 	home, _ := os.UserHomeDir()
 	p := sandbox.Policy{
 		Landlock:  true,
 		Full:      slices.Concat([]string{r.Top}, r.outside(), writable),
 		ReadWrite: sandbox.SystemDevices,
+		RootInBox: os.Geteuid() == 0,
 	}
 	p.ReadExec = append(p.ReadExec, sandbox.SystemReadExec...)
 	p.ReadExec = append(p.ReadExec, toolchainPaths(os.Getenv("PATH"), home, p.Full)...)
