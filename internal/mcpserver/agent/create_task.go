@@ -40,9 +40,6 @@ func (h *handlers) createTask() mcpx.Tool {
 		InputSchema: mcpx.Schema[createIn](nil, map[string][]string{"tool": orchagent.Kinds()}),
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(false), OpenWorldHint: new(true)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in createIn) (out response[createdResult], err error) {
-		if strings.TrimSpace(in.Tool) == "" {
-			return out, invalid("tool is required: one of %s", strings.Join(orchagent.Kinds(), ", "))
-		}
 		if _, err := orchagent.Lookup(in.Tool); err != nil {
 			return out, invalid("%v", err)
 		}

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -38,9 +37,6 @@ func (h *handlers) endTask() mcpx.Tool {
 		InputSchema: endSchema(),
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: true, OpenWorldHint: new(false)},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in endIn) (out response[endResult], err error) {
-		if strings.TrimSpace(in.TaskID) == "" {
-			return out, invalid("taskId is required")
-		}
 		end := orchestrator.EndInput{KeepBranch: in.KeepBranch == nil || *in.KeepBranch}
 		if in.Status != nil { // null is absent
 			st, err := orchestrator.ParseEndStatus(*in.Status)

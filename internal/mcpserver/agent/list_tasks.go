@@ -53,10 +53,7 @@ func (h *handlers) listTasks() mcpx.Tool {
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (out response[taskPage], err error) {
 		limit := defaultTaskPage
-		if in.Limit != nil {
-			if *in.Limit < 1 || *in.Limit > maxTaskPage {
-				return out, mcpx.InvalidParams(fmt.Sprintf("invalid parameter 'limit': must be between 1 and %d (default %d)", maxTaskPage, defaultTaskPage))
-			}
+		if in.Limit != nil { // within the schema's bounds
 			limit = *in.Limit
 		}
 		status := orchestrator.Status(in.Status)

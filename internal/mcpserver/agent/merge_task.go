@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -43,9 +42,6 @@ func (h *handlers) mergeTask() mcpx.Tool {
 		InputSchema: mcpx.Schema[mergeIn](nil, map[string][]string{"strategy": {orchestrator.MergeSquash, orchestrator.MergeFF, orchestrator.MergeCommit}}),
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in mergeIn) (out response[mergedResult], err error) {
-		if strings.TrimSpace(in.TaskID) == "" {
-			return out, invalid("taskId is required")
-		}
 		res, err := h.loop.Merge(ctx, in.TaskID, orchestrator.MergeInput{Strategy: in.Strategy, Message: in.Message, KeepBranch: in.KeepBranch})
 		if err != nil {
 			return out, err

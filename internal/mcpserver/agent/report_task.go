@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,9 +23,6 @@ func (h *handlers) reportTask() mcpx.Tool {
 			"the files changed (read from git) and a diff stat of its branch against the commit it started from.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in reportIn) (out response[orchestrator.Report], err error) {
-		if strings.TrimSpace(in.TaskID) == "" {
-			return out, invalid("taskId is required")
-		}
 		if _, err := h.owned(ctx, in.TaskID); err != nil {
 			return out, err
 		}

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -29,9 +28,6 @@ func (h *handlers) updateTask() mcpx.Tool {
 		InputSchema: mcpx.Schema[updateIn](nil, map[string][]string{"status": {"in_progress", "waiting", "completed", "failed"}}),
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(false), OpenWorldHint: new(true)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in updateIn) (out response[createdResult], err error) {
-		if strings.TrimSpace(in.TaskID) == "" {
-			return out, invalid("taskId is required")
-		}
 		if in.Status == "" && in.Log == "" && in.Instructions == "" && in.Result == nil {
 			return out, invalid("nothing to update: give status, log, instructions or result")
 		}

@@ -27,9 +27,6 @@ func (h handlers) deleteRuleset() mcpx.Tool {
 		Description: "Delete a ruleset by name. When the name does not exist, the error lists the existing rulesets.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: false, OpenWorldHint: new(false)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in deleteIn) (deleted, error) {
-		if in.Name == "" {
-			return deleted{}, mcpx.MissingParam("name", "the name of the ruleset to delete")
-		}
 		if err := h.libFor(ctx).Delete(ctx, in.Name); err != nil {
 			return deleted{}, mcpx.Prefixed("failed to delete ruleset", err)
 		}

@@ -28,9 +28,6 @@ func (h handlers) getRuleset() mcpx.Tool {
 		Description: "Retrieve a ruleset by its exact name: front matter (description, tags, times) followed by the markdown rules.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in nameIn) (document, error) {
-		if in.Name == "" {
-			return document{}, mcpx.MissingParam("name", "the exact name of the ruleset to retrieve")
-		}
 		r, err := h.lib.Get(ctx, in.Name)
 		if err != nil {
 			return document{}, mcpx.Prefixed("failed to retrieve ruleset", err)

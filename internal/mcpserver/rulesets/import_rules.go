@@ -32,9 +32,6 @@ func (h handlers) importRules() mcpx.Tool {
 			"Only paths under the directories the server imports from are read (its working directory unless configured), never through a link leading out of them.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: true, OpenWorldHint: new(false)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in importIn) (importReport, error) {
-		if in.Path == "" {
-			return importReport{}, mcpx.MissingParam("path", "a repository's root directory or one rule file")
-		}
 		rep, err := h.roots.importRules(ctx, h.libFor(ctx), in.Path, in.Force)
 		if err != nil {
 			return importReport{}, mcpx.Prefixed("failed to import rules", err)

@@ -24,9 +24,6 @@ func (h handlers) searchRulesets() mcpx.Tool {
 		InputSchema: pagedSchema[searchIn](),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (page, error) {
-		if in.Pattern == "" {
-			return page{}, mcpx.MissingParam("pattern", "a glob pattern such as '*python*' ('*' matches every ruleset)")
-		}
 		if err := rulesets.CheckLimit(deref(in.Limit)); err != nil {
 			return page{}, mcpx.InvalidParams(err.Error())
 		}

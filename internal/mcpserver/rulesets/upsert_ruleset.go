@@ -38,9 +38,6 @@ func (h handlers) upsertRuleset() mcpx.Tool {
 			OpenWorldHint:   new(false),
 		},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in upsertIn) (upserted, error) {
-		if in.Name == "" {
-			return upserted{}, mcpx.MissingParam("name", "the snake_case name of the ruleset to create or update")
-		}
 		p := rulesets.Patch{Name: in.Name, Tags: in.Tags, SetTags: in.Tags != nil}
 		if in.Description != "" {
 			p.Description = &in.Description

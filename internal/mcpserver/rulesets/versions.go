@@ -41,10 +41,9 @@ func (h handlers) getRulesetVersion() mcpx.Tool {
 	})
 }
 
+// checkVersionIn refuses a version before the first, in the
+// specification's words for a missing one.
 func checkVersionIn(in versionIn) error {
-	if in.Name == "" {
-		return mcpx.MissingParam("name", "the exact name of the ruleset")
-	}
 	if in.Version < 1 {
 		return mcpx.MissingParam("version", "a version number of 1 or more, from the ruleset's history")
 	}

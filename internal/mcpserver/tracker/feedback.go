@@ -35,14 +35,6 @@ func (s *server) addFeedback() mcpx.Tool {
 		InputSchema: mcpx.Schema[addFeedbackIn](map[string]any{"type": string(tracker.DefaultFeedbackType)}, map[string][]string{"type": feedbackTypes}),
 		Annotations: creates,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in addFeedbackIn) (out tracker.Feedback, err error) {
-		switch {
-		case in.IssueID == "":
-			return out, mcpx.MissingParam("issue_id", "the issue the feedback comes from")
-		case in.SpecID == "":
-			return out, mcpx.MissingParam("spec_id", "the spec the feedback is about")
-		case in.Content == "":
-			return out, mcpx.MissingParam("content", "the feedback itself")
-		}
 		agent := deref(in.Agent)
 		if agent == "" {
 			agent = os.Getenv("USER")
@@ -91,13 +83,6 @@ type feedbackIDIn struct {
 	FeedbackID string `json:"feedback_id" jsonschema:"Feedback ID (e.g. sudocode-fb-a1b2)"`
 }
 
-func (in feedbackIDIn) check() error {
-	if in.FeedbackID == "" {
-		return mcpx.MissingParam("feedback_id", "the id of the feedback, e.g. from list_feedback")
-	}
-	return nil
-}
-
 func (s *server) showFeedback() mcpx.Tool {
 	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "show_feedback",
@@ -105,9 +90,6 @@ func (s *server) showFeedback() mcpx.Tool {
 		Description: "Show feedback in full with its anchor (status valid, relocated or stale) and location: the line it points at in the spec now.",
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in feedbackIDIn) (out tracker.FeedbackDetail, err error) {
-		if err := in.check(); err != nil {
-			return out, err
-		}
 		return call(ctx, s, func(r *store.Repo) (tracker.FeedbackDetail, error) { return r.ShowFeedback(ctx, in.FeedbackID) })
 	})
 }
@@ -119,9 +101,6 @@ func (s *server) acknowledgeFeedback() mcpx.Tool {
 		Description: "Mark feedback as seen (status acknowledged) and return it.",
 		Annotations: changes,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in feedbackIDIn) (out tracker.Feedback, err error) {
-		if err := in.check(); err != nil {
-			return out, err
-		}
 		return call(ctx, s, func(r *store.Repo) (tracker.Feedback, error) {
 			return r.SetFeedbackStatus(ctx, in.FeedbackID, tracker.FeedbackAcknowledged, nil)
 		})
@@ -140,9 +119,6 @@ func (s *server) resolveFeedback() mcpx.Tool {
 		Description: "Mark feedback resolved (the spec now answers it), with an optional comment, and return it.",
 		Annotations: changes,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in resolveFeedbackIn) (out tracker.Feedback, err error) {
-		if err := (feedbackIDIn{in.FeedbackID}).check(); err != nil {
-			return out, err
-		}
 		return call(ctx, s, func(r *store.Repo) (tracker.Feedback, error) {
 			return r.SetFeedbackStatus(ctx, in.FeedbackID, tracker.FeedbackResolved, in.Comment)
 		})
@@ -161,9 +137,6 @@ func (s *server) wontfixFeedback() mcpx.Tool {
 		Description: "Mark feedback as won't fix, with an optional reason, and return it.",
 		Annotations: changes,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in wontfixFeedbackIn) (out tracker.Feedback, err error) {
-		if err := (feedbackIDIn{in.FeedbackID}).check(); err != nil {
-			return out, err
-		}
 		return call(ctx, s, func(r *store.Repo) (tracker.Feedback, error) {
 			return r.SetFeedbackStatus(ctx, in.FeedbackID, tracker.FeedbackWontFix, in.Reason)
 		})
@@ -203,12 +176,6 @@ func (s *server) relocateFeedback() mcpx.Tool {
 		Description: "Re-anchor feedback at a line of its spec by hand (for a stale anchor; read the spec with show_spec first). The original location is kept.",
 		Annotations: changes,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in relocateFeedbackIn) (out tracker.Feedback, err error) {
-		if err := (feedbackIDIn{in.FeedbackID}).check(); err != nil {
-			return out, err
-		}
-		if in.Line == nil {
-			return out, mcpx.MissingParam("line", "the new line number (1-based)")
-		}
 		return call(ctx, s, func(r *store.Repo) (tracker.Feedback, error) { return r.RelocateFeedback(ctx, in.FeedbackID, *in.Line) })
 	})
 }

@@ -92,9 +92,6 @@ func (s *server) showIssue() mcpx.Tool {
 		Description: "Show an issue in full: fields, tags, relationships both ways, what it waits for (blocked_by, with the ancestor a blocker is inherited through), the feedback it gave on specs, and the agent tasks started on it (tasks, when there are any).",
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in issueIDIn) (out tracker.IssueDetail, err error) {
-		if in.IssueID == "" {
-			return out, mcpx.MissingParam("issue_id", "the id of the issue to show, e.g. from ready or list_issues")
-		}
 		return call(ctx, s, func(r *store.Repo) (tracker.IssueDetail, error) {
 			d, err := r.ShowIssue(ctx, in.IssueID)
 			if err == nil && s.opts.Tasks != nil {
@@ -131,9 +128,6 @@ func (s *server) createIssue() mcpx.Tool {
 		InputSchema: mcpx.Schema[createIssueIn](createIssueDefaults, map[string][]string{"type": issueTypes}),
 		Annotations: creates,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in createIssueIn) (out tracker.Issue, err error) {
-		if in.Title == "" {
-			return out, mcpx.MissingParam("title", "a one-line title for the issue")
-		}
 		return call(ctx, s, func(r *store.Repo) (tracker.Issue, error) { return r.CreateIssue(ctx, in.input()) })
 	})
 }
@@ -161,9 +155,6 @@ func (s *server) updateIssue() mcpx.Tool {
 		InputSchema: mcpx.Schema[updateIssueIn](nil, map[string][]string{"status": issueStatuses, "type": issueTypes}),
 		Annotations: changes,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in updateIssueIn) (out tracker.Issue, err error) {
-		if in.IssueID == "" {
-			return out, mcpx.MissingParam("issue_id", "the id of the issue to change")
-		}
 		return call(ctx, s, func(r *store.Repo) (tracker.Issue, error) { return r.UpdateIssue(ctx, in.IssueID, in.patch()) })
 	})
 }
@@ -182,9 +173,6 @@ func (s *server) closeIssue() mcpx.Tool {
 		InputSchema: mcpx.Schema[closeIssueIn](map[string]any{"reason": tracker.DefaultCloseReason}, nil),
 		Annotations: changes,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in closeIssueIn) (out []tracker.CloseResult, err error) {
-		if len(in.IssueIDs) == 0 {
-			return out, mcpx.MissingParam("issue_ids", "a list of one or more issue ids")
-		}
 		return call(ctx, s, func(r *store.Repo) ([]tracker.CloseResult, error) {
 			return r.CloseIssues(ctx, in.IssueIDs, deref(in.Reason))
 		})

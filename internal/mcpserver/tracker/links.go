@@ -16,16 +16,6 @@ type linkIn struct {
 	Type   *string `json:"type,omitempty" jsonschema:"Relationship type, read from_id first. blocks: from_id waits for to_id (until it is done). depends-on: from_id waits for to_id too. parent-child: from_id is the parent of to_id. implements, references, discovered-from, related never block."`
 }
 
-func (in linkIn) check() error {
-	if in.FromID == "" {
-		return mcpx.MissingParam("from_id", "the source issue or spec id")
-	}
-	if in.ToID == "" {
-		return mcpx.MissingParam("to_id", "the target issue or spec id")
-	}
-	return nil
-}
-
 func (s *server) link() mcpx.Tool {
 	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:  "link",
@@ -37,9 +27,6 @@ func (s *server) link() mcpx.Tool {
 		InputSchema: mcpx.Schema[linkIn](map[string]any{"type": string(tracker.DefaultRelType)}, map[string][]string{"type": names(tracker.RelTypes)}),
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(false), IdempotentHint: true, OpenWorldHint: new(false)},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in linkIn) (out tracker.LinkResult, err error) {
-		if err := in.check(); err != nil {
-			return out, err
-		}
 		return call(ctx, s, func(r *store.Repo) (tracker.LinkResult, error) {
 			return r.Link(ctx, in.FromID, in.ToID, deref(in.Type))
 		})
@@ -54,9 +41,6 @@ func (s *server) unlink() mcpx.Tool {
 		InputSchema: mcpx.Schema[linkIn](map[string]any{"type": string(tracker.DefaultRelType)}, map[string][]string{"type": names(tracker.RelTypes)}),
 		Annotations: changes,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in linkIn) (out tracker.LinkResult, err error) {
-		if err := in.check(); err != nil {
-			return out, err
-		}
 		typ := deref(in.Type)
 		if typ == "" {
 			typ = string(tracker.DefaultRelType)

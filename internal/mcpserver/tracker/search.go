@@ -28,9 +28,6 @@ func (s *server) search() mcpx.Tool {
 		InputSchema: mcpx.Schema[searchIn](map[string]any{"show_issues": true, "show_specs": true, "limit": store.DefaultListLimit}, nil),
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (out tracker.SearchResult, err error) {
-		if in.Query == "" {
-			return out, mcpx.MissingParam("query", "one or more words to search for")
-		}
 		o := store.SearchOptions{Query: in.Query, Issues: in.ShowIssues == nil || *in.ShowIssues,
 			Specs: in.ShowSpecs == nil || *in.ShowSpecs, Limit: deref(in.Limit), Cursor: deref(in.Cursor)}
 		return call(ctx, s, func(r *store.Repo) (tracker.SearchResult, error) {

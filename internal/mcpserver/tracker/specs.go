@@ -105,9 +105,6 @@ func (s *server) showSpec() mcpx.Tool {
 			"(with each anchor's line and status). Line numbers for add_feedback count from 1 in content.",
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in specIDIn) (out tracker.SpecDetail, err error) {
-		if in.SpecID == "" {
-			return out, mcpx.MissingParam("spec_id", "the id of the spec to show, e.g. from list_specs")
-		}
 		return call(ctx, s, func(r *store.Repo) (tracker.SpecDetail, error) { return r.ShowSpec(ctx, in.SpecID) })
 	})
 }
@@ -132,9 +129,6 @@ func (s *server) createSpec() mcpx.Tool {
 			map[string][]string{"type": specTypes}),
 		Annotations: creates,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in createSpecIn) (out tracker.Spec, err error) {
-		if in.Title == "" {
-			return out, mcpx.MissingParam("title", "a one-line title for the spec")
-		}
 		si := store.SpecInput{Title: in.Title, Type: deref(in.Type), Priority: in.Priority, Description: in.Description,
 			Design: deref(in.Design), FilePath: deref(in.FilePath), Parent: in.Parent, Tags: in.Tags}
 		return call(ctx, s, func(r *store.Repo) (tracker.Spec, error) { return r.CreateSpec(ctx, si) })
@@ -160,9 +154,6 @@ func (s *server) updateSpec() mcpx.Tool {
 		InputSchema: mcpx.Schema[updateSpecIn](nil, map[string][]string{"status": specStatuses, "type": specTypes}),
 		Annotations: changes,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in updateSpecIn) (out tracker.Spec, err error) {
-		if in.SpecID == "" {
-			return out, mcpx.MissingParam("spec_id", "the id of the spec to change")
-		}
 		p := store.SpecPatch{Title: in.Title, Status: in.Status, Type: in.Type, Priority: in.Priority, Description: in.Description, Content: in.Content}
 		if in.Tags != nil {
 			p.Tags = &in.Tags
