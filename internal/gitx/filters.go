@@ -3,6 +3,7 @@ package gitx
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -13,7 +14,25 @@ import (
 // the listed ones off (Options.NoFilters) is a courtesy that keeps a
 // repository's filters from running where they are not wanted, never the
 // protection, which is the sandbox every work-tree call runs in.
+// With o.Repo pinned, the answer is remembered while the configuration
+// files it came from stay the same (filters_cache.go).
 func Filters(ctx context.Context, o Options) ([]string, error) {
+	configs, cacheable := "", false
+	if o.Repo != nil {
+		configs, cacheable = configSnapshot(o.Repo)
+		if names, ok := seenFilters(o.Repo, configs); cacheable && ok {
+			return slices.Clone(names), nil
+		}
+	}
+	names, err := readFilters(ctx, o)
+	if err == nil && cacheable {
+		rememberFilters(o.Repo, configs, names)
+	}
+	return names, err
+}
+
+// readFilters asks git for the filter drivers.
+func readFilters(ctx context.Context, o Options) ([]string, error) {
 	out, err := Output(ctx, o, 4<<20, "config", "-z", "--get-regexp", `^filter\.`)
 	if err != nil {
 		var ee *ExitError
