@@ -185,10 +185,10 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	} else {
 		t := s.transport
 		t.Name = coding.ServerName
-		s.coding = coding.New(root, coding.Options{Version: o.Version, ViewImage: true, Logger: logger, Transport: t})
-		// The shared guard runs first; the coding server then applies its
-		// profile's checks (path, token, Origin, body size) in its order,
-		// with the same tokens and allowed origins.
+		s.coding = coding.New(root, coding.Options{Version: o.Version, ViewImage: true, Logger: logger, Transport: t, Guarded: true})
+		// One guard, the one every endpoint has (Origin, token, body
+		// cap); the coding server then applies the rest of its
+		// profile's checks (path, media type, version, session, length).
 		s.mount(PathCoding, mcpx.Guard(at(mcpx.Path, s.coding.HTTPHandler()), s.transport), "")
 	}
 

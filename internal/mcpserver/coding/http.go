@@ -88,7 +88,7 @@ func (s *Server) HTTPHandler() http.Handler {
 				map[string]any{"supported": []string{ProtocolVersion}, "received": v, "requested": v})
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && !mcpx.OriginAllowed(o, s.opts.Transport.AllowedOrigins) {
+		if o := r.Header.Get("Origin"); o != "" && !s.opts.Guarded && !mcpx.OriginAllowed(o, s.opts.Transport.AllowedOrigins) {
 			fail(http.StatusForbidden, codeInvalidRequest, "Origin denied", nil)
 			return
 		}
@@ -143,8 +143,12 @@ func (s *Server) HTTPHandler() http.Handler {
 
 // authenticate checks the request's bearer token against the
 // transport's tokens and returns the caller it names; without tokens,
-// every request passes, its caller unnamed.
+// every request passes, its caller unnamed. Behind mcpx.Guard the guard
+// has checked the token: its caller is the request's.
 func (s *Server) authenticate(r *http.Request) (string, bool) {
+	if s.opts.Guarded {
+		return mcpx.CallerFrom(r.Context()), true
+	}
 	if !s.auth.Enabled() {
 		return "", true
 	}

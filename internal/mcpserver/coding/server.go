@@ -44,6 +44,12 @@ type Options struct {
 	// own: the order of its checks, JSON-RPC bodies, its realm and its
 	// 1 MiB body cap.
 	Transport mcpx.Transport
+	// Guarded says the HTTP handler is served behind mcpx.Guard (as
+	// `sudocode serve` serves it beside the other servers), which has
+	// already refused a bad Origin and a missing or wrong token and put
+	// the token's caller in the request's context: the handler does not
+	// check them a second time. Its other checks keep the profile's order.
+	Guarded bool
 }
 
 // Server serves one workspace.
