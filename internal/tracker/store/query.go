@@ -509,8 +509,7 @@ func (r *Repo) Blocked(ctx context.Context, o BlockedOptions) (tracker.BlockedRe
 	}
 	if o.Issues {
 		var w where
-		// An issue whose status is blocked counts even when no link explains it.
-		w.add("NOT " + issueDoneSQL + " AND (blocked = 1 OR status = '" + string(tracker.IssueBlocked) + "')")
+		w.add(issueBlockedSQL)
 		items, err := v.twoPage("issues", w, pos.Issues, pos.IssuesDone, nil, limit, &next.Issues, &next.IssuesDone)
 		if err != nil {
 			return res, err
@@ -521,7 +520,7 @@ func (r *Repo) Blocked(ctx context.Context, o BlockedOptions) (tracker.BlockedRe
 	}
 	if o.Specs {
 		var w where
-		w.add("NOT " + specDoneSQL + " AND blocked = 1")
+		w.add(specBlockedSQL)
 		items, err := v.twoPage("specs", w, pos.Specs, pos.SpecsDone, nil, limit, &next.Specs, &next.SpecsDone)
 		if err != nil {
 			return res, err

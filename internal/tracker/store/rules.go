@@ -27,11 +27,20 @@ blocked(id) AS (
 	SELECT r.to_id FROM blocked b CROSS JOIN rels r ON r.from_id = b.id AND r.type = '` + string(tracker.RelParentChild) + `')
 `
 
-// The ready and blocked issues, in ready's order, from the cache's
-// blocked flags (blocked.go).
+// The issues and specs that blocked lists, from the cache's blocked flags
+// (blocked.go): unfinished, with an unfinished blocker; an issue whose
+// status is blocked counts even when no link explains it. Each is also the
+// condition of a partial index (schema.go), which a query uses only when
+// its WHERE holds the same terms.
+var (
+	issueBlockedSQL = `NOT ` + issueDoneSQL + ` AND (blocked = 1 OR status = '` + string(tracker.IssueBlocked) + `')`
+	specBlockedSQL  = `NOT ` + specDoneSQL + ` AND blocked = 1`
+)
+
+// The ready and blocked issues, in ready's order.
 var (
 	readyIssuesSQL   = `SELECT id FROM issues WHERE ` + issueReadySQL + ` AND blocked = 0 ORDER BY priority, created_ns, id`
-	blockedIssuesSQL = `SELECT id FROM issues WHERE NOT ` + issueDoneSQL + ` AND (status = '` + string(tracker.IssueBlocked) + `' OR blocked = 1) ORDER BY priority, created_ns, id`
+	blockedIssuesSQL = `SELECT id FROM issues WHERE ` + issueBlockedSQL + ` ORDER BY priority, created_ns, id`
 )
 
 // in is the condition "col is one of vs", parenthesised; the values are

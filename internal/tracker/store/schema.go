@@ -2,7 +2,7 @@ package store
 
 // schemaVersion changes whenever the cache's tables change; a cache of
 // another version is dropped and rebuilt from the files.
-const schemaVersion = "11"
+const schemaVersion = "12"
 
 // schema is the cache's tables with their indexes, tallies and triggers.
 // A rebuild creates tablesSchema, loads it (load.go), then adds the rest: bulk rows
@@ -52,9 +52,11 @@ CREATE INDEX IF NOT EXISTS issues_by_shard ON issues (shard, id, hash);
 CREATE INDEX IF NOT EXISTS issues_by_created ON issues (created_ns);
 CREATE INDEX IF NOT EXISTS issues_by_closed ON issues (closed_ns) WHERE closed_ns IS NOT NULL;
 CREATE INDEX IF NOT EXISTS issues_in_order ON issues (priority, created_ns, id); -- the lists' order and cursors
+CREATE INDEX IF NOT EXISTS issues_blocked_in_order ON issues (priority, created_ns, id) WHERE ` + issueBlockedSQL + `; -- blocked's order: its rows alone, not every issue looked up
 CREATE INDEX IF NOT EXISTS specs_by_status ON specs (status, blocked, priority, created_ns, id);
 CREATE INDEX IF NOT EXISTS specs_by_updated ON specs (updated_ns);
 CREATE INDEX IF NOT EXISTS specs_in_order ON specs (priority, created_ns, id);
+CREATE INDEX IF NOT EXISTS specs_blocked_in_order ON specs (priority, created_ns, id) WHERE ` + specBlockedSQL + `;
 CREATE INDEX IF NOT EXISTS specs_by_shard ON specs (shard, id, hash);
 CREATE INDEX IF NOT EXISTS rels_to ON rels (to_id, type); -- the primary key serves lookups from an item
 CREATE INDEX IF NOT EXISTS rels_open_blocking ON rels (from_id) WHERE ` + blockingSQL + ` AND to_done = 0; -- blockedCTE's start
