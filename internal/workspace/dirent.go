@@ -35,8 +35,11 @@ func readDirSorted(d *os.Root) ([]Dirent, error) {
 }
 
 // ReadDirFileSorted is readDirSorted on an open directory.
-func ReadDirFileSorted(f *os.File) ([]Dirent, error) {
-	out, err := readDirents(f)
+func ReadDirFileSorted(f *os.File) ([]Dirent, error) { return sortDirents(readDirents(f)) }
+
+// sortDirents puts a directory's entries in path order; a read that
+// failed part way keeps what it read.
+func sortDirents(out []Dirent, err error) ([]Dirent, error) {
 	if err != nil && len(out) == 0 {
 		return nil, err
 	}

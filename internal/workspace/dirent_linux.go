@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"io/fs"
 	"os"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -16,9 +17,25 @@ import (
 // directory opened through an os.Root lstat's every entry, which costs a
 // syscall per file; only entries of a filesystem without d_type need one
 // here.)
-func readDirents(f *os.File) ([]Dirent, error) {
-	fd := int(f.Fd())
-	buf := make([]byte, 32<<10)
+func readDirents(f *os.File) ([]Dirent, error) { return readDirentsFD(int(f.Fd())) }
+
+// ReadDirFDSorted is ReadDirFileSorted on a directory's descriptor, for a
+// walker that opens each directory with one openat of its own (an
+// os.File would cost more system calls than the read: Fd puts the file
+// back in blocking mode).
+func ReadDirFDSorted(fd int) ([]Dirent, error) {
+	out, err := readDirentsFD(fd)
+	return sortDirents(out, err)
+}
+
+// direntBufs are getdents buffers, kept between directories: a walk of a
+// large tree reads thousands.
+var direntBufs = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+
+func readDirentsFD(fd int) ([]Dirent, error) {
+	b := direntBufs.Get().(*[32 << 10]byte)
+	defer direntBufs.Put(b)
+	buf := b[:]
 	var out []Dirent
 	for {
 		n, err := syscall.Getdents(fd, buf)

@@ -183,52 +183,6 @@ func (s *searcher) warn(w string) {
 	s.warnMu.Unlock()
 }
 
-// dirRef is an open directory shared by the jobs of its files; the last
-// release closes it. root, through which the walker opens subdirectories,
-// is closed as soon as the walker is done with the directory, so open
-// descriptors stay few: two per level being walked, one per directory
-// with queued files.
-type dirRef struct {
-	root *os.Root
-	dir  *os.File // the directory itself: its entries and files are read through it
-	fd   int
-	refs atomic.Int32
-}
-
-// openDirRef opens a directory anchored: name inside parent (or "." for
-// parent itself).
-func openDirRef(parent *os.Root, name string) (*dirRef, error) {
-	root, err := parent.OpenRoot(name)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := root.Open(".")
-	if err != nil {
-		root.Close()
-		return nil, err
-	}
-	d := &dirRef{root: root, dir: dir, fd: int(dir.Fd())}
-	d.refs.Store(1)
-	return d, nil
-}
-
-func (d *dirRef) release() {
-	if d.refs.Add(-1) == 0 {
-		d.dir.Close()
-		if !filesOpenByFD {
-			d.root.Close()
-		}
-	}
-}
-
-// done is the walker's release: it no longer opens subdirectories.
-func (d *dirRef) done() {
-	if filesOpenByFD {
-		d.root.Close()
-	}
-	d.release()
-}
-
 // fileJob is one file to search: seq is its place in path order.
 type fileJob struct {
 	seq    int64
@@ -239,7 +193,7 @@ type fileJob struct {
 }
 
 func (s *searcher) searchTree(ctx context.Context, vis *workspace.Visibility, base string) {
-	top, err := openDirRef(s.r.FS, base)
+	top, err := openTopDir(s.r, base)
 	if err != nil {
 		s.warn("cannot open directory " + base + ": " + workspace.ErrText(err))
 		return
@@ -283,7 +237,7 @@ func (s *searcher) searchTree(ctx context.Context, vis *workspace.Visibility, ba
 		if ctx.Err() != nil {
 			return false
 		}
-		ents, err := workspace.ReadDirFileSorted(d.dir)
+		ents, err := d.entries()
 		if err != nil {
 			s.warn("cannot read directory " + rel + ": " + workspace.ErrText(err))
 			return true
@@ -299,7 +253,7 @@ func (s *searcher) searchTree(ctx context.Context, vis *workspace.Visibility, ba
 			}
 			switch {
 			case e.IsDir():
-				sd, err := openDirRef(d.root, e.Name)
+				sd, err := d.child(e.Name)
 				if err != nil {
 					s.warn("cannot open directory " + child + ": " + workspace.ErrText(err))
 					continue
