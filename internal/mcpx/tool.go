@@ -48,7 +48,7 @@ type Failer interface{ ToolFailed() bool }
 // from In when the definition has none, and the output schema from Out
 // (with the surface's error shape as an alternative), so every tool
 // publishes both. Every call's arguments are validated against the input
-// schema before the handler runs (argsSchema), then decoded strictly:
+// schema before the handler runs (ArgsSchema), then decoded strictly:
 // unknown, missing or mistyped parameters are a -32602 error naming the
 // parameter (and, for an unknown one, the expected ones).
 //
@@ -64,9 +64,10 @@ func NewTool[In, Out any](sf Surface, def *mcp.Tool, h ToolFunc[In, Out]) Tool {
 	if def.OutputSchema == nil {
 		def.OutputSchema = outputSchema[Out](sf)
 	}
-	args := newArgsSchema(inputSchemaOf(def), reflect.TypeFor[In]())
+	args := NewArgsSchema(InputSchemaOf(def), reflect.TypeFor[In]())
+	args.EmptyIsMissing = true
 	return Tool{Def: def, Handler: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if err := args.check(req.Params.Arguments); err != nil {
+		if err := args.Check(req.Params.Arguments); err != nil {
 			return failed(sf, err)
 		}
 		var in In

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,7 +17,7 @@ import (
 	"github.com/sudocode/sudocode/internal/fault"
 )
 
-// argsSchema checks a tool call's arguments against the input schema the
+// ArgsSchema checks a tool call's arguments against the input schema the
 // tool publishes, with the JSON Schema validator the SDK's typed tools use
 // (jsonschema-go), before the handler runs: a call the schema refuses is a
 // JSON-RPC -32602 error and never reaches the handler, so handlers do not
@@ -28,9 +29,12 @@ import (
 // surface's invalid-argument tool error naming the values allowed: the
 // call reached the tool, and a model acts on a tool error.
 //
-// One rule goes beyond the schema's words: a required parameter sent
-// empty ("" or []) is missing, as null is — it names nothing.
-type argsSchema struct {
+// With EmptyIsMissing (NewTool's tools), a rule goes beyond the schema's
+// words: a required parameter sent empty ("" or []) is missing, as null
+// is — it names nothing.
+type ArgsSchema struct {
+	EmptyIsMissing bool
+
 	schema   *jsonschema.Schema
 	resolved *jsonschema.Resolved
 	// missing words what a missing top-level parameter should hold (the
@@ -42,14 +46,14 @@ type argsSchema struct {
 	names []string
 }
 
-// newArgsSchema resolves s, the input schema of a tool whose input type is
+// NewArgsSchema resolves s, the input schema of a tool whose input type is
 // t. It panics on a schema that does not resolve: a programming error.
-func newArgsSchema(s *jsonschema.Schema, t reflect.Type) *argsSchema {
+func NewArgsSchema(s *jsonschema.Schema, t reflect.Type) *ArgsSchema {
 	r, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
 	if err != nil {
 		panic(fmt.Sprintf("input schema of %v: %v", t, err))
 	}
-	a := &argsSchema{schema: s, resolved: r, missing: missingTags(t), names: paramNames(t)}
+	a := &ArgsSchema{schema: s, resolved: r, missing: missingTags(t), names: paramNames(t)}
 	if len(a.names) == 0 {
 		for name := range s.Properties {
 			a.names = append(a.names, name)
@@ -59,9 +63,9 @@ func newArgsSchema(s *jsonschema.Schema, t reflect.Type) *argsSchema {
 	return a
 }
 
-// check validates raw arguments; its error is a -32602 naming the
+// Check validates raw arguments; its error is a -32602 naming the
 // parameter, or a fault.Invalid for a value the schema does not allow.
-func (a *argsSchema) check(raw json.RawMessage) error {
+func (a *ArgsSchema) Check(raw json.RawMessage) error {
 	var v any
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &v); err != nil {
@@ -88,7 +92,7 @@ func (a *argsSchema) check(raw json.RawMessage) error {
 // fixes them: an unknown parameter, a missing one, a mistyped one. It is
 // "" when none of these is wrong (the validator then judges the rest:
 // enumerations, bounds).
-func (a *argsSchema) objectProblem(s *jsonschema.Schema, path string, obj map[string]any) string {
+func (a *ArgsSchema) objectProblem(s *jsonschema.Schema, path string, obj map[string]any) string {
 	if closed(s) {
 		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			if _, ok := s.Properties[k]; ok {
@@ -106,7 +110,7 @@ func (a *argsSchema) objectProblem(s *jsonschema.Schema, path string, obj map[st
 		}
 	}
 	for _, name := range s.Required {
-		if empty(obj[name]) {
+		if v := obj[name]; v == nil || (a.EmptyIsMissing && empty(v)) {
 			return fmt.Sprintf("missing required parameter '%s': %s", path+name, a.details(s, path, name))
 		}
 	}
@@ -123,7 +127,7 @@ func (a *argsSchema) objectProblem(s *jsonschema.Schema, path string, obj map[st
 // valueProblem words how v fails s's type, looking into the items of a
 // list and the fields of an object. A list's item of the wrong type names
 // the list.
-func (a *argsSchema) valueProblem(s *jsonschema.Schema, path string, v any) string {
+func (a *ArgsSchema) valueProblem(s *jsonschema.Schema, path string, v any) string {
 	types := s.Types
 	if s.Type != "" {
 		types = []string{s.Type}
@@ -132,6 +136,13 @@ func (a *argsSchema) valueProblem(s *jsonschema.Schema, path string, v any) stri
 		return fmt.Sprintf("invalid parameter '%s': expected %s, got %s", path, expected(types), got(v))
 	}
 	switch x := v.(type) {
+	case string:
+		if s.MinLength != nil && utf8.RuneCountInString(x) < *s.MinLength {
+			if *s.MinLength == 1 {
+				return fmt.Sprintf("invalid parameter '%s': must not be empty", path)
+			}
+			return fmt.Sprintf("invalid parameter '%s': must be at least %d characters", path, *s.MinLength)
+		}
 	case float64:
 		if (s.Minimum != nil && x < *s.Minimum) || (s.Maximum != nil && x > *s.Maximum) {
 			return fmt.Sprintf("invalid parameter '%s': %s", path, bounds(s))
@@ -159,7 +170,7 @@ func (a *argsSchema) valueProblem(s *jsonschema.Schema, path string, v any) stri
 
 // details is what a missing parameter should hold: its `missing` tag, else
 // its description.
-func (a *argsSchema) details(s *jsonschema.Schema, path, name string) string {
+func (a *ArgsSchema) details(s *jsonschema.Schema, path, name string) string {
 	if d, ok := a.missing[name]; ok && path == "" {
 		return d
 	}
@@ -194,8 +205,6 @@ func bounds(s *jsonschema.Schema) string {
 
 func empty(v any) bool {
 	switch x := v.(type) {
-	case nil:
-		return true
 	case string:
 		return x == ""
 	case []any:
@@ -268,7 +277,7 @@ var (
 
 // schemaMessage words a validator's error: the parameter it is about and
 // its reason; for a value outside an enumeration, the values allowed.
-func (a *argsSchema) schemaMessage(err error) string {
+func (a *ArgsSchema) schemaMessage(err error) string {
 	msg := err.Error()
 	reason := schemaScopes.ReplaceAllString(msg, "")
 	m := schemaPath.FindStringSubmatch(msg)
@@ -311,18 +320,23 @@ func missingTags(t reflect.Type) map[string]string {
 	return tags
 }
 
-// inputSchemaOf is def's input schema as the validator takes it.
-func inputSchemaOf(def *mcp.Tool) *jsonschema.Schema {
+// InputSchemaOf is def's input schema as the validator takes it.
+func InputSchemaOf(def *mcp.Tool) *jsonschema.Schema {
 	if s, ok := def.InputSchema.(*jsonschema.Schema); ok {
 		return s
 	}
-	b, err := json.Marshal(def.InputSchema)
+	return SchemaOf(def.Name, def.InputSchema)
+}
+
+// SchemaOf is a schema published in another form (its JSON is a schema's).
+func SchemaOf(name string, v any) *jsonschema.Schema {
+	b, err := json.Marshal(v)
 	var s jsonschema.Schema
 	if err == nil {
 		err = json.Unmarshal(b, &s)
 	}
 	if err != nil {
-		panic(fmt.Sprintf("input schema of %s: %v", def.Name, err))
+		panic(fmt.Sprintf("input schema of %s: %v", name, err))
 	}
 	return &s
 }

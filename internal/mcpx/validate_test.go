@@ -12,6 +12,7 @@ type validatedIn struct {
 	Tags   []string `json:"tags,omitempty"`
 	Limit  *int     `json:"limit,omitempty"`
 	Status string   `json:"status,omitempty"`
+	Note   string   `json:"note,omitempty"`
 	Items  []struct {
 		Title string `json:"title" jsonschema:"A title"`
 	} `json:"items,omitempty"`
@@ -26,6 +27,8 @@ func TestArgumentsAreValidatedBeforeTheHandler(t *testing.T) {
 	lo, hi := 1.0, 10.0
 	s := Schema[validatedIn](map[string]any{"limit": 5}, map[string][]string{"status": {"open", "closed"}})
 	s.Properties["limit"].Minimum, s.Properties["limit"].Maximum = &lo, &hi
+	one := 1
+	s.Properties["note"].MinLength = &one
 	tool := NewTool(Faults, &mcp.Tool{Name: "change", InputSchema: s}, func(context.Context, *mcp.CallToolRequest, validatedIn) (itemOut, error) {
 		runs++
 		return itemOut{Tags: []string{}}, nil
@@ -39,9 +42,10 @@ func TestArgumentsAreValidatedBeforeTheHandler(t *testing.T) {
 		{`{"id":"a","tags":[1]}`, "invalid parameter 'tags': expected string, got number"},
 		{`{"id":"a","limit":2.5}`, "invalid parameter 'limit': expected number, got number 2.5"},
 		{`{"id":"a","limit":11}`, "invalid parameter 'limit': must be between 1 and 10 (default 5)"},
+		{`{"id":"a","note":""}`, "invalid parameter 'note': must not be empty"},
 		{`{"id":"a","items":[{}]}`, "missing required parameter 'items[0].title': A title"},
 		{`{"id":"a","items":[{"title":"t","x":1}]}`, "unknown parameter 'x'"},
-		{`{"id":"a","bogus":1}`, "unknown parameter 'bogus'; expected: id, tags, limit, status, items"},
+		{`{"id":"a","bogus":1}`, "unknown parameter 'bogus'; expected: id, tags, limit, status, note, items"},
 		{`[]`, "arguments must be a JSON object"},
 	} {
 		_, err := callTool(t, tool, c.args)

@@ -1,16 +1,21 @@
 package coding
 
 import (
-	"encoding/json"
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 // TestDefaultsSatisfyTheirSchema: every default a tool publishes passes
-// its own argument's checks (a default outside its bounds or enum would
-// be filled in and then refused, or never be refused at all).
+// its own argument's schema (a default outside its bounds or enum would be
+// filled in and then refused, or never be refused at all): the validator
+// of each tool's arguments resolves its schema only then, and refuses a
+// default out of bounds.
 func TestDefaultsSatisfyTheirSchema(t *testing.T) {
 	root, err := workspace.Open(t.TempDir())
 	if err != nil {
@@ -18,21 +23,23 @@ func TestDefaultsSatisfyTheirSchema(t *testing.T) {
 	}
 	s := New(root, Options{ViewImage: true})
 	for _, tl := range s.tools {
-		for name, p := range tl.InputSchema.Properties {
-			if p.Default == nil {
-				continue
-			}
-			b, _ := json.Marshal(p.Default)
-			var v any
-			json.Unmarshal(b, &v)
-			if err := p.check(name, v); err != nil {
-				t.Errorf("%s.%s: default %s: %v", tl.Name, name, b, err)
-			}
+		if _, err := mcpx.SchemaOf(tl.Name, tl.InputSchema).Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+			t.Errorf("%s: %v", tl.Name, err)
 		}
 	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a default out of its bounds was accepted")
+		}
+	}()
+	define("bad", "A default out of bounds.", hints("Bad", true, false, true, false),
+		func(context.Context, badDefaultBound) (struct{}, error) { return struct{}{}, nil })
 }
 
 type (
+	badDefaultBound struct {
+		N int `json:"n,omitempty" schema:"default=20,max=10"`
+	}
 	badBound struct {
 		N int `json:"n" schema:"max=ten"`
 	}

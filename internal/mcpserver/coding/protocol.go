@@ -305,11 +305,11 @@ func (s *Server) dispatchTool(ctx context.Context, params json.RawMessage) (any,
 	if !ok {
 		return nil, errorResponse(nil, codeInvalidParams, "Unknown tool: "+name, map[string]any{"reason": "unknown_tool", "name": name})
 	}
-	if err := t.InputSchema.validate(args); err != nil {
+	raw, err := t.checkArgs(args)
+	if err != nil {
 		return nil, errorResponse(nil, codeInvalidParams, "Invalid arguments for "+name+": "+err.Error(),
 			map[string]any{"reason": "invalid_arguments", "code": workspace.CodeInvalidArgument})
 	}
-	raw, _ := json.Marshal(args)
 	start := time.Now()
 	res := callResult(ctx, t, raw)
 	if s.opts.Trace && s.opts.TraceOut != nil {

@@ -2,16 +2,15 @@ package coding
 
 import (
 	"encoding/json"
-	"fmt"
-	"math"
-	"slices"
-	"strings"
+	"errors"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// schema is the small JSON Schema vocabulary the profile's input schemas
-// use, derived from each tool's input type (derive.go). Validation is done
-// here, not by a general validator, so that every message names the
-// argument the way the profile wants.
+// schema is the JSON Schema a tool publishes for its input, derived from
+// its input type (derive.go) in the profile's vocabulary and key order.
+// Calls are validated against it by mcpx.ArgsSchema (the JSON Schema
+// validator the SDK uses), through tool.checkArgs.
 type schema struct {
 	Type        string             `json:"type"`
 	Description string             `json:"description,omitempty"`
@@ -45,87 +44,31 @@ func (s *schema) MarshalJSON() ([]byte, error) {
 	return json.Marshal((*plain)(s))
 }
 
-// validate checks args (a decoded JSON object) against an object schema
-// and fills in defaults. Its error names the argument.
-func (s *schema) validate(args map[string]any) error {
-	for name := range args {
-		if _, ok := s.Properties[name]; !ok {
-			return fmt.Errorf("unknown argument %q (this tool takes %s)", name, strings.Join(s.order, ", "))
+// checkArgs validates a call's arguments (a decoded JSON object) against
+// the tool's input schema and returns them with the defaults of the
+// optional ones left out filled in. An argument the tool takes given as
+// null counts as absent. The error's message names the argument.
+func (t tool) checkArgs(args map[string]any) (json.RawMessage, error) {
+	for name, v := range args {
+		if _, known := t.InputSchema.Properties[name]; known && v == nil {
+			delete(args, name)
 		}
 	}
-	for _, name := range s.Required {
-		if v, ok := args[name]; !ok || v == nil {
-			return fmt.Errorf("missing required argument %q", name)
+	raw, _ := json.Marshal(args) // decoded JSON: always encodable
+	if err := t.args.Check(raw); err != nil {
+		if rpc, ok := errors.AsType[*jsonrpc.Error](err); ok {
+			return nil, errors.New(rpc.Message)
+		}
+		return nil, err
+	}
+	filled := false
+	for _, name := range t.InputSchema.order {
+		if p := t.InputSchema.Properties[name]; args[name] == nil && p.Default != nil && !p.implicit {
+			args[name], filled = p.Default, true
 		}
 	}
-	for _, name := range s.order {
-		p := s.Properties[name]
-		v, ok := args[name]
-		if !ok || v == nil {
-			if p.Default != nil && !p.implicit {
-				args[name] = p.Default
-			} else {
-				delete(args, name)
-			}
-			continue
-		}
-		if err := p.check(name, v); err != nil {
-			return err
-		}
+	if filled {
+		raw, _ = json.Marshal(args)
 	}
-	return nil
-}
-
-func (p *schema) check(name string, v any) error {
-	switch p.Type {
-	case "string":
-		sv, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("argument %q must be a string", name)
-		}
-		if p.MinLength != nil && len([]rune(sv)) < *p.MinLength {
-			return fmt.Errorf("argument %q must not be empty", name)
-		}
-		if p.Enum != nil && !slices.Contains(p.Enum, sv) {
-			return fmt.Errorf("argument %q must be one of %s", name, strings.Join(p.Enum, ", "))
-		}
-	case "integer":
-		f, ok := v.(float64)
-		if !ok || f != math.Trunc(f) || math.IsInf(f, 0) {
-			return fmt.Errorf("argument %q must be an integer", name)
-		}
-		if p.Minimum != nil && f < float64(*p.Minimum) {
-			return fmt.Errorf("argument %q must be at least %d", name, *p.Minimum)
-		}
-		if p.Maximum != nil && f > float64(*p.Maximum) {
-			return fmt.Errorf("argument %q must be at most %d", name, *p.Maximum)
-		}
-	case "boolean":
-		if _, ok := v.(bool); !ok {
-			return fmt.Errorf("argument %q must be a boolean", name)
-		}
-	case "array":
-		items, ok := v.([]any)
-		if !ok {
-			return fmt.Errorf("argument %q must be an array", name)
-		}
-		for i, it := range items {
-			if err := p.Items.check(fmt.Sprintf("%s[%d]", name, i), it); err != nil {
-				return err
-			}
-		}
-	case "object":
-		m, ok := v.(map[string]any)
-		if !ok {
-			return fmt.Errorf("argument %q must be an object", name)
-		}
-		if vs, ok := p.AdditionalProperties.(*schema); ok {
-			for k, x := range m {
-				if err := vs.check(name+"."+k, x); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
+	return raw, nil
 }

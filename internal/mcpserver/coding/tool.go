@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/workspace"
@@ -29,6 +30,8 @@ type tool struct {
 	InputSchema  *schema        `json:"inputSchema"`
 	OutputSchema map[string]any `json:"outputSchema"`
 	Annotations  annotations    `json:"annotations"`
+	// args validates a call's arguments against InputSchema.
+	args *mcpx.ArgsSchema
 	// run gets validated arguments with defaults applied and returns the
 	// tool's result, or an error: a *workspace.Error is a tool error;
 	// anything else INTERNAL_ERROR (callResult).
@@ -43,9 +46,11 @@ func hints(title string, readOnly, destructive, idempotent, openWorld bool) anno
 // define builds a tool from its runner: the input schema is derived from
 // In, the output schema from Out (derive.go).
 func define[In, Out any](name, description string, ann annotations, run func(ctx context.Context, in In) (Out, error)) tool {
+	in := inputSchema[In]()
 	return tool{
 		Name: name, Title: ann.Title, Description: description, Annotations: ann,
-		InputSchema: inputSchema[In](), OutputSchema: outputSchema[Out](),
+		InputSchema: in, OutputSchema: outputSchema[Out](),
+		args: mcpx.NewArgsSchema(mcpx.SchemaOf(name, in), reflect.TypeFor[In]()),
 		run: func(ctx context.Context, raw json.RawMessage) (any, error) {
 			var in In
 			if err := json.Unmarshal(raw, &in); err != nil {
