@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 )
@@ -65,9 +66,13 @@ func ReadFile(r *Root, path string, start int, end *int, maxBytes int) (*ReadRes
 	}
 	defer f.Close()
 
-	s := lineSelector{start: start, end: endReq, maxBytes: maxBytes, line: 1}
+	mem := readMem.Get().(*readBuffers)
+	defer readMem.Put(mem)
+	s := lineSelector{start: start, end: endReq, maxBytes: maxBytes, line: 1, out: &mem.out, pending: mem.pending[:0]}
+	s.out.Reset()
+	defer func() { mem.pending = s.pending[:0] }()
 	var (
-		buf     = make([]byte, readChunk)
+		buf     = mem.chunk[:]
 		sniffed int    // leading bytes checked for NUL
 		carry   []byte // an incomplete UTF-8 sequence at the end of the last chunk
 		total   int64
@@ -212,13 +217,25 @@ func validUTF8Chunk(carry, chunk []byte) ([]byte, bool) {
 	return nil, true
 }
 
+// readBuffers are what one read_file call reads and collects into, kept
+// between calls: a call returns its content as a string of its own, and
+// the next call needs the same buffers (up to a 256 KiB chunk and the
+// content, at most max_bytes).
+type readBuffers struct {
+	chunk   [readChunk]byte
+	out     bytes.Buffer
+	pending []byte
+}
+
+var readMem = sync.Pool{New: func() any { return new(readBuffers) }}
+
 // lineSelector consumes a file's bytes in chunks, counts lines and keeps
 // the selected ones within the limits.
 type lineSelector struct {
 	start, end, maxBytes int // end < 0: to the end of the file
 
 	line        int // number of the line being read (1-based)
-	out         bytes.Buffer
+	out         *bytes.Buffer
 	outLines    int
 	pending     []byte // the selected line being read, not yet complete
 	over        bool   // the line does not fit; pending holds at most a prefix
