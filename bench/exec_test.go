@@ -130,18 +130,7 @@ func BenchmarkExec(b *testing.B) {
 // run. Run by bench/exec.sh.
 func BenchmarkGitStatus(b *testing.B) {
 	bin := testkit.Binary(b, "./cmd/coding-tools-mcp")
-	repo := testkit.Repo(b)
-	for i := range 2000 {
-		dir := filepath.Join(repo, "pkg", strconv.Itoa(i%50))
-		os.MkdirAll(dir, 0o755)
-		os.WriteFile(filepath.Join(dir, "f"+strconv.Itoa(i)+".txt"), []byte("line\n"), 0o644)
-	}
-	testkit.Git(b, repo, "add", "-A")
-	testkit.Git(b, repo, "commit", "-q", "-m", "files")
-	for i := range 20 {
-		os.WriteFile(filepath.Join(repo, "pkg", strconv.Itoa(i), "f"+strconv.Itoa(i)+".txt"), []byte("changed\n"), 0o644)
-		os.WriteFile(filepath.Join(repo, "new"+strconv.Itoa(i)+".txt"), []byte("new\n"), 0o644)
-	}
+	repo := gitStatusRepo(b)
 	stdio := startStdio(b, exec.Command(bin, "--stdio", "--workspace", repo))
 	b.Run("native", func(b *testing.B) {
 		latencies(b, func() {
@@ -155,4 +144,22 @@ func BenchmarkGitStatus(b *testing.B) {
 	b.Run("stdio", func(b *testing.B) {
 		latencies(b, func() { stdio.roundTrip(b, "tools/call", `{"name":"git_status","arguments":{}}`) })
 	})
+}
+
+// gitStatusRepo is a repository of 2,000 committed files in 50
+// directories with 20 of them changed and 20 new files untracked.
+func gitStatusRepo(b *testing.B) string {
+	repo := testkit.Repo(b)
+	for i := range 2000 {
+		dir := filepath.Join(repo, "pkg", strconv.Itoa(i%50))
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, "f"+strconv.Itoa(i)+".txt"), []byte("line\n"), 0o644)
+	}
+	testkit.Git(b, repo, "add", "-A")
+	testkit.Git(b, repo, "commit", "-q", "-m", "files")
+	for i := range 20 {
+		os.WriteFile(filepath.Join(repo, "pkg", strconv.Itoa(i), "f"+strconv.Itoa(i)+".txt"), []byte("changed\n"), 0o644)
+		os.WriteFile(filepath.Join(repo, "new"+strconv.Itoa(i)+".txt"), []byte("new\n"), 0o644)
+	}
+	return repo
 }

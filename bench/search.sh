@@ -55,4 +55,5 @@ awk -v tree="$(go env GOROOT)/src" -v cores="$(nproc)" -v count="$count" '
     row("\"func main\", case-sensitive", "literal_case")
     row("/func \\w+Handler/, case-insensitive", "regex_i")
     row("/func \\w+Handler/, case-sensitive", "regex_case")
+    printf "reference Python server (published, not measured here): 150 ms a search of an 11,500-file tree\n"
   }' "$out"
