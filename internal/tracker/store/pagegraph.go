@@ -1,22 +1,32 @@
 package store
 
 import (
-	"database/sql"
 	"encoding/json"
 
 	"github.com/sudocode/sudocode/internal/tracker"
 )
 
 // pageGraph answers tracker.BlockGraph for a page of items and all their
-// ancestors from two queries made up front, instead of three per item and
-// ancestor: a page of blocked items costs the same two round trips
-// whatever its length, and each item and ancestor is looked up once in
-// each of them.
+// ancestors from three queries made up front, instead of three per item
+// and ancestor: a page of blocked items costs the same few round trips
+// whatever its length.
+//
+// A short page looks its items and their ancestors up, each once. A long
+// one (a whole list) would make as many lookups as it has rows, each a
+// descent of an index at random; reading every parent-child link and every
+// open blocking link in index order costs less then, as reading a table
+// in order costs less than looking up every row.
 type pageGraph struct {
 	targets    map[string][]string
 	parents    map[string][]string
 	unfinished map[string]tracker.Blocker
 }
+
+// lookupCost is how many index entries read in order cost what one lookup
+// (a descent from the root) costs, roughly: a page of n items reads every
+// link instead of looking its items up when the links number at most
+// n*lookupCost.
+const lookupCost = 8
 
 // ancestorsSQL is every parent-child link above the items ?1 (a JSON array
 // of ids), as (child, parent), each child's parents in id order. The walk
@@ -28,61 +38,100 @@ var ancestorsSQL = `WITH RECURSIVE up(child, parent) AS (
 	SELECT r.to_id, r.from_id FROM up u CROSS JOIN rels r ON r.to_id = u.parent AND r.type = '` + string(tracker.RelParentChild) + `')
 SELECT child, parent FROM up ORDER BY child, parent`
 
-// openBlockersSQL is every blocking link from the items ?1 (a JSON array of
-// ids) to an unfinished item, in (from, to) order, with the title, status
-// and type of what it points at (NULL when that is missing or done after
-// all). The partial index rels_open_blocking holds exactly these links.
-var openBlockersSQL = `SELECT r.from_id, r.to_id, coalesce(i.title, s.title), coalesce(i.status, s.status), coalesce(i.type, s.type)
-	FROM json_each(?1) j CROSS JOIN rels r INDEXED BY rels_open_blocking ON r.from_id = j.value AND ` + in("r.type", tracker.BlockingRelTypes) + ` AND r.to_done = 0
-	LEFT JOIN issues i ON i.id = r.to_id AND NOT ` + in("i.status", tracker.DoneIssueStatuses) + `
-	LEFT JOIN specs s ON s.id = r.to_id AND NOT ` + in("s.status", tracker.DoneSpecStatuses) + `
+// allParentsSQL is every parent-child link, as (child, parent), read in
+// the order of the index rels_to.
+var allParentsSQL = `SELECT to_id, from_id FROM rels WHERE type = '` + string(tracker.RelParentChild) + `' ORDER BY to_id, from_id`
+
+// openLinksSQL is every blocking link from the items ?1 (a JSON array of
+// ids) to an item that is not done, in (from, to) order: the partial
+// index rels_open_blocking holds exactly these links.
+var openLinksSQL = `SELECT r.from_id, r.to_id FROM json_each(?1) j
+	CROSS JOIN rels r INDEXED BY rels_open_blocking ON r.from_id = j.value AND ` + in("r.type", tracker.BlockingRelTypes) + ` AND r.to_done = 0
 	ORDER BY r.from_id, r.to_id`
+
+// allOpenLinksSQL is every blocking link to an item that is not done, in
+// (from, to) order.
+var allOpenLinksSQL = `SELECT from_id, to_id FROM rels INDEXED BY rels_open_blocking WHERE ` + blockingSQL + ` AND to_done = 0 ORDER BY from_id, to_id`
+
+// unfinishedSQL is the title, status and type of each of the items ?1 (a
+// JSON array of ids) that is not done.
+var unfinishedSQL = `SELECT i.id, i.title, i.status, i.type FROM json_each(?1) j CROSS JOIN issues i INDEXED BY issues_unfinished ON i.id = j.value WHERE NOT ` + in("i.status", tracker.DoneIssueStatuses) + `
+	UNION ALL SELECT s.id, s.title, s.status, s.type FROM json_each(?1) j CROSS JOIN specs s ON s.id = j.value WHERE NOT ` + in("s.status", tracker.DoneSpecStatuses)
 
 func (v view) pageGraph(ids []string) (*pageGraph, error) {
 	g := &pageGraph{targets: map[string][]string{}, parents: map[string][]string{}, unfinished: map[string]tracker.Blocker{}}
+	c, err := v.tallies()
+	if err != nil {
+		return nil, err
+	}
+	links, _ := c.by("rels.type:", names(tracker.RelTypes))
+	all := links[string(tracker.RelParentChild)] + links[string(tracker.RelBlocks)] + links[string(tracker.RelDependsOn)]
+	whole := all <= len(ids)*lookupCost
 	seeds, _ := json.Marshal(ids)
-	// The page's items and their ancestors: the blockers of each are read
-	// at once below.
+	addParent := func(child, parent string) { g.parents[child] = append(g.parents[child], parent) }
+	if whole {
+		v.r.graphScans.Add(1)
+		err = v.pairs(allParentsSQL, nil, addParent)
+	} else {
+		err = v.pairs(ancestorsSQL, []any{string(seeds)}, addParent)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// The page's items and their ancestors: what Blockers visits.
 	nodes := append([]string(nil), ids...)
 	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		seen[id] = true
 	}
-	if err := v.pairs(ancestorsSQL, string(seeds), func(child, parent string) {
-		g.parents[child] = append(g.parents[child], parent)
-		if !seen[parent] {
-			seen[parent] = true
-			nodes = append(nodes, parent)
+	for i := 0; i < len(nodes); i++ {
+		for _, p := range g.parents[nodes[i]] {
+			if !seen[p] {
+				seen[p] = true
+				nodes = append(nodes, p)
+			}
 		}
-	}); err != nil {
+	}
+	addTarget := func(from, to string) { g.targets[from] = append(g.targets[from], to) }
+	if whole {
+		err = v.pairs(allOpenLinksSQL, nil, addTarget)
+	} else {
+		arg, _ := json.Marshal(nodes)
+		err = v.pairs(openLinksSQL, []any{string(arg)}, addTarget)
+	}
+	if err != nil {
 		return nil, err
 	}
-	arg, _ := json.Marshal(nodes)
-	rows, err := v.q.QueryContext(v.ctx, openBlockersSQL, string(arg))
+	// What the visited items wait for, each looked up once.
+	var targets []string
+	clear(seen)
+	for _, n := range nodes {
+		for _, t := range g.targets[n] {
+			if !seen[t] {
+				seen[t] = true
+				targets = append(targets, t)
+			}
+		}
+	}
+	arg, _ := json.Marshal(targets)
+	rows, err := v.q.QueryContext(v.ctx, unfinishedSQL, string(arg))
 	if err != nil {
 		return nil, cacheErr(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var from string
 		var b tracker.Blocker
-		var title, status, typ sql.NullString
-		if err := rows.Scan(&from, &b.ID, &title, &status, &typ); err != nil {
+		if err := rows.Scan(&b.ID, &b.Title, &b.Status, &b.Type); err != nil {
 			return nil, cacheErr(err)
 		}
-		if !status.Valid {
-			continue // not an unfinished item: it blocks nothing
-		}
-		b.Title, b.Status, b.Type = title.String, status.String, typ.String
-		g.targets[from] = append(g.targets[from], b.ID)
 		g.unfinished[b.ID] = b
 	}
 	return g, cacheErr(rows.Err())
 }
 
-// pairs runs a query of two string columns with one argument.
-func (v view) pairs(query, arg string, each func(a, b string)) error {
-	rows, err := v.q.QueryContext(v.ctx, query, arg)
+// pairs runs a query of two string columns.
+func (v view) pairs(query string, args []any, each func(a, b string)) error {
+	rows, err := v.q.QueryContext(v.ctx, query, args...)
 	if err != nil {
 		return cacheErr(err)
 	}

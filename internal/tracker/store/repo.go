@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -37,8 +38,11 @@ type Repo struct {
 	// rebuilds counts the cache's rebuilds from every line, which a
 	// change of a few lines should not need (resync.go).
 	rebuilds int
-	kept     map[string]*sql.Stmt // nil unless KeepStatements
-	watch    *fileWatch           // nil unless WatchFiles
+	// graphScans counts the pages of blocked items whose blockers were
+	// read from every link rather than looked up (pagegraph.go).
+	graphScans atomic.Int64
+	kept       map[string]*sql.Stmt // nil unless KeepStatements
+	watch      *fileWatch           // nil unless WatchFiles
 }
 
 // Recheck makes the next read compare the cache with the files again: a
