@@ -19,15 +19,15 @@ import (
 
 // ArgsSchema checks a tool call's arguments against the input schema the
 // tool publishes, with the JSON Schema validator the SDK's typed tools use
-// (jsonschema-go), before the handler runs: a call the schema refuses is a
-// JSON-RPC -32602 error and never reaches the handler, so handlers do not
-// repeat the schema's checks.
+// (jsonschema-go), before the handler runs: a call the schema refuses never
+// reaches the handler, so handlers do not repeat the schema's checks.
 //
 // A call of the wrong shape — an unknown parameter, a missing one, one of
-// the wrong type, a number out of its bounds — is a JSON-RPC -32602 error.
-// A well-formed value the schema does not allow (outside its enumeration) is the
-// surface's invalid-argument tool error naming the values allowed: the
-// call reached the tool, and a model acts on a tool error.
+// the wrong type, a number out of its bounds, a string under its minLength
+// — is a JSON-RPC -32602 error worded here, naming the parameter. Any other
+// value the schema does not allow (outside its enumeration) is a
+// fault.Invalid naming the values allowed, which NewTool answers with the
+// surface's invalid-argument tool error: a model acts on a tool error.
 //
 // With EmptyIsMissing (NewTool's tools), a rule goes beyond the schema's
 // words: a required parameter sent empty ("" or []) is missing, as null
@@ -65,6 +65,8 @@ func NewArgsSchema(s *jsonschema.Schema, t reflect.Type) *ArgsSchema {
 
 // Check validates raw arguments; its error is a -32602 naming the
 // parameter, or a fault.Invalid for a value the schema does not allow.
+// The validator judges; the arguments are walked again, to word the
+// error, only when it refuses them.
 func (a *ArgsSchema) Check(raw json.RawMessage) error {
 	var v any
 	if len(raw) > 0 {
@@ -79,19 +81,50 @@ func (a *ArgsSchema) Check(raw json.RawMessage) error {
 	if !ok {
 		return InvalidParams("arguments must be a JSON object")
 	}
+	err := a.resolved.Validate(args)
+	if err == nil && !a.emptyRequired(a.schema, args) {
+		return nil
+	}
 	if msg := a.objectProblem(a.schema, "", args); msg != "" {
 		return InvalidParams(msg)
 	}
-	if err := a.resolved.Validate(args); err != nil {
-		return fault.New(fault.Invalid, "%s", a.schemaMessage(err))
+	if err == nil {
+		return nil
 	}
-	return nil
+	return fault.New(fault.Invalid, "%s", a.schemaMessage(err))
+}
+
+// emptyRequired reports whether, with EmptyIsMissing, a required
+// parameter of obj (or of an object in one of its lists) is empty.
+func (a *ArgsSchema) emptyRequired(s *jsonschema.Schema, obj map[string]any) bool {
+	if !a.EmptyIsMissing {
+		return false
+	}
+	for _, name := range s.Required {
+		if empty(obj[name]) {
+			return true
+		}
+	}
+	for name, v := range obj {
+		p := s.Properties[name]
+		if p == nil {
+			continue
+		}
+		if list, ok := v.([]any); ok && p.Items != nil && len(p.Items.Required) > 0 {
+			for _, it := range list {
+				if m, ok := it.(map[string]any); ok && a.emptyRequired(p.Items, m) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // objectProblem words the first way obj fails s, in the order a caller
-// fixes them: an unknown parameter, a missing one, a mistyped one. It is
-// "" when none of these is wrong (the validator then judges the rest:
-// enumerations, bounds).
+// fixes them: an unknown parameter, a missing one, a mistyped or out of
+// bounds one. It is "" when none of these is wrong (the validator then
+// judges the rest, enumerations among it).
 func (a *ArgsSchema) objectProblem(s *jsonschema.Schema, path string, obj map[string]any) string {
 	if closed(s) {
 		for _, k := range slices.Sorted(maps.Keys(obj)) {
