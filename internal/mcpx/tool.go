@@ -64,7 +64,7 @@ func NewTool[In, Out any](sf Surface, def *mcp.Tool, h ToolFunc[In, Out]) Tool {
 	if def.OutputSchema == nil {
 		def.OutputSchema = outputSchema[Out](sf)
 	}
-	args := NewArgsSchema(InputSchemaOf(def), reflect.TypeFor[In]())
+	args := NewArgsSchema(inputSchemaOf(def), reflect.TypeFor[In]())
 	args.EmptyIsMissing = true
 	return Tool{Def: def, Handler: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if err := args.Check(req.Params.Arguments); err != nil {
