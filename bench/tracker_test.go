@@ -2,11 +2,13 @@ package bench_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker"
@@ -27,13 +29,17 @@ func trackerSize() trackergen.Size {
 // BenchmarkTrackerCLI measures whole sudocode processes, as an agent runs
 // them, on a generated repository (see trackerSize). Peers in the same
 // run: the process floor (sudocode --version) and, for the whole issue
-// list, cat writing the same bytes.
+// list, cat writing the same bytes. The whole lists (every issue, every
+// blocked issue) also report how many rows they print, so that a row's
+// time follows: listing blocked work, each item with what it waits for,
+// should cost a row what listing costs.
 func BenchmarkTrackerCLI(b *testing.B) {
 	bin := testkit.Binary(b, "./cmd/sudocode")
 	dir := b.TempDir()
 	if err := trackergen.Generate(dir, trackerSize()); err != nil {
 		b.Fatal(err)
 	}
+	var cpu time.Duration // the CPU time of the processes run, user and system
 	runIn := func(b *testing.B, dir, name string, args ...string) []byte {
 		cmd := exec.Command(name, args...)
 		cmd.Dir = dir
@@ -42,6 +48,7 @@ func BenchmarkTrackerCLI(b *testing.B) {
 		if err != nil {
 			b.Fatalf("%v: %v\n%s", args, err, out)
 		}
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		return out
 	}
 	run := func(b *testing.B, name string, args ...string) []byte { return runIn(b, dir, name, args...) }
@@ -60,6 +67,7 @@ func BenchmarkTrackerCLI(b *testing.B) {
 		dir   string // where it runs, if not in dir
 		args  []string
 		setup func(i int) []string // per run, outside the timing: the args
+		rows  string               // the list of the --json output whose rows are counted
 	}{
 		{name: "ready", args: []string{"ready", "--json"}},
 		{name: "blocked", args: []string{"blocked", "--json"}},
@@ -67,7 +75,9 @@ func BenchmarkTrackerCLI(b *testing.B) {
 		{name: "issue_show", args: []string{"issue", "show", showID, "--json"}},
 		{name: "issue_create", args: []string{"issue", "create", "Benchmark issue", "--json"}},
 		{name: "issue_update", setup: func(i int) []string { return []string{"issue", "update", showID, "--status", status[i%2], "--json"} }},
-		{name: "list_all", args: all},
+		{name: "list_all", args: all, rows: "issues"},
+		{name: "blocked_all", args: []string{"blocked", "--json", "--limit", "0"}, rows: "issues"},
+		{name: "blocked_all_text", args: []string{"blocked", "--limit", "0"}},
 		{name: "peer_list_bytes"},
 		{name: "cold_start", setup: func(int) []string {
 			for _, f := range []string{"cache.db", "cache.db-wal", "cache.db-shm"} {
@@ -94,6 +104,11 @@ func BenchmarkTrackerCLI(b *testing.B) {
 		{name: "peer_version", args: []string{"--version"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			rows := 0
+			if c.rows != "" {
+				rows = countRows(b, run(b, bin, c.args...), c.rows)
+			}
+			cpu = 0
 			i := 0
 			for b.Loop() {
 				args := c.args
@@ -113,8 +128,27 @@ func BenchmarkTrackerCLI(b *testing.B) {
 				}
 				run(b, bin, args...)
 			}
+			if rows > 0 {
+				b.ReportMetric(float64(rows), "rows")
+			}
+			// CPU time, which other work on the machine stretches less
+			// than the elapsed time.
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 		})
 	}
+}
+
+// countRows is the length of the list key of a --json output.
+func countRows(b *testing.B, out []byte, key string) int {
+	var v map[string]json.RawMessage
+	if err := json.Unmarshal(out, &v); err != nil {
+		b.Fatal(err)
+	}
+	var rows []json.RawMessage
+	if err := json.Unmarshal(v[key], &rows); err != nil || len(rows) == 0 {
+		b.Fatalf("no %s in the output (%v)", key, err)
+	}
+	return len(rows)
 }
 
 // pullTen changes the titles of 10 issues spread over the issue shard
