@@ -136,3 +136,8 @@ func ignoredByGit(ctx context.Context, dir string) (map[string]bool, string, err
 	}
 	return ign, "", nil
 }
+
+// StaticVisibility is the filters that need no git: hidden names and the
+// default-excluded ones, for a walk that starts before git's ignore list
+// is in.
+func StaticVisibility() *Visibility { return &Visibility{} }

@@ -125,25 +125,32 @@ func Text(ctx context.Context, r *workspace.Root, o Options) (*Result, error) {
 	}
 	s := &searcher{r: r, m: m, o: o, include: include, exclude: exclude, warnings: []string{}}
 	s.col.init(o.MaxResults)
-	var vis *workspace.Visibility
-	if fi.IsDir() && !m.never {
-		if vis, err = workspace.NewVisibility(ctx, r, res.Rel, false, false, true, &s.warnings); err != nil {
-			return nil, err
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, searchBudget)
+	walkCtx, cancel := context.WithTimeout(ctx, searchBudget)
 	defer cancel()
 
 	switch {
 	case m.never:
 		// A query that needs a line break matches no line.
 	case fi.IsDir():
-		s.searchTree(ctx, vis, res.Rel)
+		lv := startVisibility(ctx, r, res.Rel)
+		go func() {
+			// git failing ends the walk: the search fails with git's error.
+			if _, err := lv.wait(); err != nil {
+				cancel()
+			}
+		}()
+		s.searchTree(walkCtx, lv, res.Rel)
+		vis, err := lv.wait()
+		if err != nil {
+			return nil, err
+		}
+		s.held.release(vis, &s.col)
+		s.warnings = append(append([]string{}, lv.warnings...), s.warnings...)
 	case fi.Mode().IsRegular():
 		// A file named explicitly is searched whatever the workspace.Visibility
 		// filters say; the globs still apply.
 		if (len(include) == 0 || include.Match(res.Rel)) && !exclude.Match(res.Rel) {
-			s.searchNamed(ctx, res.Rel)
+			s.searchNamed(walkCtx, res.Rel)
 		}
 	default:
 		s.warnings = append(s.warnings, "skipped "+res.Rel+": not a regular file")
@@ -156,7 +163,7 @@ func Text(ctx context.Context, r *workspace.Root, o Options) (*Result, error) {
 		s.warnings = append(s.warnings, "result limit reached: "+strconv.Itoa(len(matches))+" of "+strconv.FormatInt(total, 10)+
 			" matching lines returned; narrow the query, path or globs, or raise max_results")
 	}
-	if ctx.Err() != nil {
+	if walkCtx.Err() != nil {
 		truncated = true
 		s.warnings = append(s.warnings, "search time limit reached: the results are partial and total_matches is a lower bound")
 	}
@@ -172,6 +179,7 @@ type searcher struct {
 	o                Options
 	include, exclude workspace.GlobSet
 	col              collector
+	held             heldResults // found before git said what it ignores
 	warnMu           sync.Mutex
 	warnings         []string
 	longLines        atomic.Int32
@@ -190,9 +198,13 @@ type fileJob struct {
 	name   string  // name in dir
 	rel    string  // workspace-relative path reported
 	target string  // canonical workspace-relative target of a symlink
+	// relToBase is rel below the searched directory; provisional, that
+	// git had not yet said whether it ignores the file.
+	relToBase   string
+	provisional bool
 }
 
-func (s *searcher) searchTree(ctx context.Context, vis *workspace.Visibility, base string) {
+func (s *searcher) searchTree(ctx context.Context, lv *lateVisibility, base string) {
 	top, err := openTopDir(s.r, base)
 	if err != nil {
 		s.warn("cannot open directory " + base + ": " + workspace.ErrText(err))
@@ -232,11 +244,14 @@ func (s *searcher) searchTree(ctx context.Context, vis *workspace.Visibility, ba
 			return false
 		}
 	}
-	var walk func(d *dirRef, rel, relToBase string) bool
-	walk = func(d *dirRef, rel, relToBase string) bool {
+	// sure: every directory above was checked against git's ignore list
+	// (false for those entered before it came).
+	var walk func(d *dirRef, rel, relToBase string, sure bool) bool
+	walk = func(d *dirRef, rel, relToBase string, sure bool) bool {
 		if ctx.Err() != nil {
 			return false
 		}
+		walkEntered(rel, lv)
 		ents, err := d.entries()
 		if err != nil {
 			s.warn("cannot read directory " + rel + ": " + workspace.ErrText(err))
@@ -244,6 +259,16 @@ func (s *searcher) searchTree(ctx context.Context, vis *workspace.Visibility, ba
 		}
 		for _, e := range ents {
 			childBase := workspace.JoinRel(relToBase, e.Name)
+			vis := lv.ready()
+			if vis == nil && e.IsSymlink() {
+				vis, _ = lv.wait() // a link's target is checked against git's list
+			}
+			switch {
+			case vis == nil:
+				vis = lv.static
+			case !sure && ignoredPath(vis, childBase):
+				continue
+			}
 			if show, _ := vis.Visible(childBase, e.Name, false); !show {
 				continue
 			}
@@ -258,7 +283,7 @@ func (s *searcher) searchTree(ctx context.Context, vis *workspace.Visibility, ba
 					s.warn("cannot open directory " + child + ": " + workspace.ErrText(err))
 					continue
 				}
-				more := walk(sd, child, childBase)
+				more := walk(sd, child, childBase, vis != lv.static)
 				sd.done()
 				if !more {
 					return false
@@ -268,7 +293,7 @@ func (s *searcher) searchTree(ctx context.Context, vis *workspace.Visibility, ba
 					continue
 				}
 				d.refs.Add(1)
-				if !send(fileJob{dir: d, name: e.Name, rel: child}) {
+				if !send(fileJob{dir: d, name: e.Name, rel: child, relToBase: childBase, provisional: vis == lv.static}) {
 					return false
 				}
 			case e.IsSymlink():
@@ -283,8 +308,9 @@ func (s *searcher) searchTree(ctx context.Context, vis *workspace.Visibility, ba
 		}
 		return true
 	}
-	walk(top, base, "")
+	walk(top, base, "", true)
 	top.done()
+	walkDispatched()
 	close(jobs)
 	wg.Wait()
 }
@@ -374,7 +400,12 @@ func (s *searcher) searchJob(ctx context.Context, w *fileWorker, job fileJob) {
 	if size == 0 {
 		return // an empty file has no lines
 	}
-	if fr, _ := s.scanFile(ctx, w, f, size, job); fr != nil {
+	fr, _ := s.scanFile(ctx, w, f, size, job)
+	switch {
+	case fr == nil:
+	case job.provisional:
+		s.held.add(fr, job.relToBase)
+	default:
 		s.col.add(fr)
 	}
 }
