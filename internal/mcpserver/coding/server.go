@@ -3,12 +3,16 @@
 // workspace.
 //
 // The profile fixes wire rules the MCP SDK does not follow (HTTP status
-// codes and their check order, one process-wide session id, JSON bodies
-// and never SSE, negotiating down to 2025-06-18 rather than to older
-// revisions, -32002 before initialize, -32602 with reasons for arguments
-// that fail the schema). So this server speaks JSON-RPC itself, in
-// protocol.go, with the profile's transports in http.go and stdio.go; the
-// SDK's client is what the tests talk to it with.
+// codes and their check order, with JSON-RPC bodies where the SDK's
+// handler writes plain text; one process-wide session id on every
+// response, where the SDK opens one per initialize; batches over HTTP;
+// negotiating down to 2025-06-18 rather than to older revisions; -32002
+// before initialize; -32602 with reasons for arguments that fail the
+// schema; isError and listChanged written when false, which the SDK's
+// result types omit). So this server speaks JSON-RPC itself, in
+// protocol.go, with the profile's transports in http.go and stdio.go; its
+// tools' arguments are validated by mcpx.ArgsSchema, as every server's
+// are. The SDK's client is what the tests talk to it with.
 package coding
 
 import (
