@@ -6,9 +6,8 @@
 // codes and their check order, with JSON-RPC bodies where the SDK's
 // handler writes plain text; one process-wide session id on every
 // response, where the SDK opens one per initialize; batches, which the
-// SDK refuses from 2025-06-18 on;
-// negotiating down to 2025-06-18 rather than to older revisions; -32002
-// before initialize; -32602 with reasons for arguments that fail the
+// SDK refuses from 2025-06-18 on; negotiating down to 2025-06-18 rather
+// than to older revisions; -32002 before initialize; -32602 with reasons for arguments that fail the
 // schema; isError and listChanged written when false, which the SDK's
 // result types omit). So this server speaks JSON-RPC itself, in
 // protocol.go, with the profile's transports in http.go and stdio.go; its
