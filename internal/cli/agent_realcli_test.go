@@ -11,13 +11,10 @@ package cli_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -82,10 +79,10 @@ func TestAgentRealCLIs(t *testing.T) {
 			})
 			// Each scenario costs the CLI's start-up (seconds of CPU for
 			// some): one run checks as much as it can. A model error runs
-			// in TestTaskFailureNoteHoldsTheReason.
+			// in TestTaskFailureNoteHoldsTheReason, a commit in the box in
+			// TestRunReadyRealCLIs.
 			shared := startAgentServer(t, realCLIRepo(t), env)
 			t.Run("write_restart_resume", func(t *testing.T) { t.Parallel(); realWriteResume(t, c, sim, env) })
-			t.Run("commit_in_box", func(t *testing.T) { t.Parallel(); realCommitInBox(t, c, shared, env) })
 			if c.refusal != "" {
 				t.Run("refusal", func(t *testing.T) { t.Parallel(); realRefusal(t, c, shared) })
 			}
@@ -237,49 +234,6 @@ func requireCarried(t *testing.T, sim *modelsim.Server, marker string, earlier .
 		}
 	}
 	t.Errorf("no model request of the resumed run (holding %q) carried the first turn %q", marker, earlier)
-}
-
-// The agent runs in the sealed box: the shell commands the model asks
-// for cannot read the user's keys, another project, or the host's
-// sockets; what it writes in its worktree it commits as usual, onto the
-// task's branch, named with slashes as a user would, and the report
-// counts the commit.
-func realCommitInBox(t *testing.T, c realCLI, a *agentServer, env []string) {
-	var home string
-	for _, kv := range env {
-		if h, ok := strings.CutPrefix(kv, "HOME="); ok {
-			home = h
-		}
-	}
-	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
-	os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("SECRET-KEY\n"), 0o600)
-	other := t.TempDir()
-	os.WriteFile(filepath.Join(other, ".env"), []byte("SECRET-ENV\n"), 0o600)
-	probe := fmt.Sprintf("(cat %s/.ssh/id_rsa; cat %s/.env; ls -A /run; ls -A %s) > seen.txt 2>&1; git add seen.txt && git commit -q -m agent-commit", home, other, home)
-	prompt := "Look around, then commit.\n@sim shell " + strconv.Quote(probe) + "\n@sim text \"Committed.\"\n"
-	branch := "realcli/" + c.name + "/commit"
-	id := a.createTask(t, c.tool, prompt, map[string]any{"config": c.shellConfig, "branch": branch})
-	st := a.waitStopped(t, id)
-	_, logText := a.logKinds(t, id)
-	seen := testkit.Git(t, a.repo, "show", branch+":seen.txt")
-	if st.Task.Status != orchestrator.StatusWaiting || seen == "" {
-		t.Fatalf("task is %s (error %+v), seen.txt on %s %q; log:\n%s", st.Task.Status, st.Task.Error, branch, seen, logText)
-	}
-	if strings.Contains(seen, "SECRET") || slices.Contains(strings.Split(seen, "\n"), ".ssh") {
-		t.Errorf("the agent's shell saw the key, the other project or ~/.ssh:\n%s", seen)
-	}
-	var view struct {
-		Tasks []struct {
-			ID string `json:"id"`
-		} `json:"tasks"`
-	}
-	text := a.read(t, "branch://"+branch+"/tasks")
-	if err := json.Unmarshal([]byte(text), &view); err != nil || len(view.Tasks) != 1 || view.Tasks[0].ID != id {
-		t.Errorf("branch://%s/tasks = %s, want task %s", branch, text, id)
-	}
-	if rep := a.report(t, id); rep.Commits != 1 {
-		t.Errorf("report commits = %d, want 1", rep.Commits)
-	}
 }
 
 // end_task on an agent whose model call hangs cancels the task and

@@ -1,10 +1,12 @@
 package cli_test
 
 // From ready issues to a merged main with the real agent CLIs: run_ready
-// on `sudocode mcp agent` works a chain of three issues with Claude Code,
+// on `sudocode mcp agent` works a chain of two issues with Claude Code,
 // Codex, Gemini CLI and OpenCode against the model simulator. The agent
 // reaches the tracker through the MCP server it is given (sudocode mcp),
-// adding feedback on the spec and filing the work it discovered.
+// adding feedback on the spec and filing the work it discovered; its
+// shell, in the sealed box, commits what it wrote and cannot read the
+// user's keys, another project or the host's sockets.
 
 import (
 	"context"
@@ -13,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,15 +49,17 @@ func TestRunReadyRealCLIs(t *testing.T) {
 	}
 }
 
-// chainWorld is a repository with a spec, three issues in a chain (each
-// blocks the next, all implementing the spec and tagged go) and a ruleset
-// library with a go ruleset.
+// chainWorld is a repository with a spec, two issues in a chain (the
+// first blocks the second, both implement the spec and are tagged go) and
+// a ruleset library with a go ruleset.
 type chainWorld struct {
 	repo, rules, spec string
-	issues            [3]string
+	issues            [2]string
 }
 
-func newChainWorld(t *testing.T) chainWorld {
+// newChainWorld makes the world; the first issue's agent also runs the
+// shell command probe and commits its output, seen.txt.
+func newChainWorld(t *testing.T, probe string) chainWorld {
 	ctx := context.Background()
 	w := chainWorld{repo: realCLIRepo(t), rules: t.TempDir()}
 	if _, err := store.Init(w.repo, "app"); err != nil {
@@ -89,10 +94,11 @@ func newChainWorld(t *testing.T) chainWorld {
 	for i, id := range w.issues {
 		script := ""
 		if i == 0 {
-			script = fmt.Sprintf("@sim call add_feedback %q\n@sim call create_issue %q\n@sim call link %q\n",
+			script = fmt.Sprintf("@sim call add_feedback %q\n@sim call create_issue %q\n@sim call link %q\n@sim shell %q\n",
 				fmt.Sprintf(`{"issue_id":%q,"spec_id":%q,"content":"Which greeting, in which language?","text":"greeting file"}`, id, spec.ID),
 				`{"title":"Discovered: greet in French too","priority":4}`, // after the chain, which is priority 2
-				fmt.Sprintf(`{"from_id":"$LAST_ID","to_id":%q,"type":"discovered-from"}`, id))
+				fmt.Sprintf(`{"from_id":"$LAST_ID","to_id":%q,"type":"discovered-from"}`, id),
+				probe+" > seen.txt 2>&1")
 		}
 		script += fmt.Sprintf("@sim write step%d.txt \"greeting %d\\n\"\n@sim shell \"git add -A && git commit -q -m step%d\"\n@sim text \"Step %d is done.\"\n", i+1, i+1, i+1, i+1)
 		desc := "Write the greeting file of this step and commit it.\n" + script
@@ -114,7 +120,20 @@ func newChainWorld(t *testing.T) chainWorld {
 }
 
 func realRunReady(t *testing.T, c realCLI, env []string) {
-	w := newChainWorld(t)
+	// What the first agent's shell looks at: the user's key (in the CLI's
+	// HOME, which in the box holds only the CLI's own files), another
+	// project's secrets, the host's sockets.
+	var home string
+	for _, kv := range env {
+		if h, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = h
+		}
+	}
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("SECRET-KEY\n"), 0o600)
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, ".env"), []byte("SECRET-ENV\n"), 0o600)
+	w := newChainWorld(t, fmt.Sprintf("(cat %s/.ssh/id_rsa; cat %s/.env; ls -A /run; ls -A %s)", home, other, home))
 	config := map[string]any{}
 	for k, v := range c.shellConfig {
 		config[k] = v
@@ -158,7 +177,7 @@ func realRunReady(t *testing.T, c realCLI, env []string) {
 	}
 	defer s.Close()
 	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "run_ready", Arguments: map[string]any{
-		"tool": c.tool, "config": config, "limit": 3, "parallel": 1}})
+		"tool": c.tool, "config": config, "limit": 2, "parallel": 1}})
 	if err != nil {
 		t.Fatalf("run_ready: %v\n%s", err, stderr)
 	}
@@ -178,8 +197,8 @@ func realRunReady(t *testing.T, c realCLI, env []string) {
 		t.Fatalf("run_ready: %s", b)
 	}
 	items := out.Result.Items
-	if len(items) != 3 {
-		t.Fatalf("run_ready worked %d issues, want 3: %s", len(items), b)
+	if len(items) != len(w.issues) {
+		t.Fatalf("run_ready worked %d issues, want %d: %s", len(items), len(w.issues), b)
 	}
 	ctx2 := context.Background()
 	tr, err := store.Open(ctx2, filepath.Join(w.repo, ".sudocode"), "test")
@@ -216,6 +235,9 @@ func realRunReady(t *testing.T, c realCLI, env []string) {
 		}
 	}
 	requireAgentUsedTracker(t, tr, w)
+	if seen := testkit.Git(t, w.repo, "show", "HEAD:seen.txt"); !strings.Contains(seen, "id_rsa") || !strings.Contains(seen, ".env") || strings.Contains(seen, "SECRET") || slices.Contains(strings.Split(seen, "\n"), ".ssh") {
+		t.Errorf("the agent's shell saw the key, the other project or ~/.ssh, or did not look (cat names what it could not read):\n%s", seen)
+	}
 	// Once the server stops, nothing of the run is left but warm
 	// worktrees for the next one (detached, named warm-…): no task
 	// worktree, no task branch.
