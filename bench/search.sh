@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # search_text against ripgrep on the Go distribution's source tree
-# ($(go env GOROOT)/src), the same queries measured in the same run:
+# ($(go env GOROOT)/src; SEARCH_BENCH_TREE=DIR searches another, a git work
+# tree for instance), the same queries measured in the same run:
 #   rg, a whole process per query, its output read through a pipe (the peer)
 #   coding-tools-mcp --stdio as a whole process per query: start,
 #     initialize, tools/call search_text, read the result, exit
@@ -25,7 +26,7 @@ trap 'rm -f "$out"' EXIT
 
 go test -run '^$' -bench '^BenchmarkSearch$' -benchtime "${rounds}x" -count "$count" ./bench/ | tee "$out"
 
-awk -v tree="$(go env GOROOT)/src" -v cores="$(nproc)" -v count="$count" '
+awk -v tree="${SEARCH_BENCH_TREE:-$(go env GOROOT)/src}" -v cores="$(nproc)" -v count="$count" '
   /^BenchmarkSearch\// {
     name = $1; sub(/^BenchmarkSearch\//, "", name); sub(/-[0-9]+$/, "", name)
     n[name]++; t[name, n[name]] = $3

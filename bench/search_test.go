@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -40,6 +41,15 @@ func goSrc(b *testing.B) string {
 		b.Fatal(err)
 	}
 	return filepath.Join(strings.TrimSpace(string(out)), "src")
+}
+
+// searchTree is the tree searched: $SEARCH_BENCH_TREE (a git work tree,
+// say, where both skip what git ignores), else the Go source tree.
+func searchTree(b *testing.B) string {
+	if t := os.Getenv("SEARCH_BENCH_TREE"); t != "" {
+		return t
+	}
+	return goSrc(b)
 }
 
 // runRipgrep runs rg once, reading its output through a pipe as a client
@@ -113,7 +123,7 @@ func BenchmarkSearch(b *testing.B) {
 	if err != nil {
 		b.Skip("rg not installed (apt-get install -y ripgrep)")
 	}
-	tree := goSrc(b)
+	tree := searchTree(b)
 	bin := testkit.Binary(b, "./cmd/coding-tools-mcp")
 	warm := startStdio(b, exec.Command(bin, "--stdio", "--workspace", tree))
 	for _, q := range searchQueries {
