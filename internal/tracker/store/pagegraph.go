@@ -25,7 +25,9 @@ type pageGraph struct {
 // lookupCost is how many index entries read in order cost what one lookup
 // (a descent from the root) costs, roughly: a page of n items reads every
 // link instead of looking its items up when the links number at most
-// n*lookupCost.
+// n*lookupCost. Measured on a generated tracker of 100,000 issues: its
+// 22,520 blocked items with their 80,000 links cost the whole command
+// about a fifth less CPU read whole than looked up.
 const lookupCost = 8
 
 // ancestorsSQL is every parent-child link above the items ?1 (a JSON array
@@ -39,7 +41,7 @@ var ancestorsSQL = `WITH RECURSIVE up(child, parent) AS (
 SELECT child, parent FROM up ORDER BY child, parent`
 
 // allParentsSQL is every parent-child link, as (child, parent), read in
-// the order of the index rels_to.
+// the order of the index rels_parent_child, which holds only these.
 var allParentsSQL = `SELECT to_id, from_id FROM rels WHERE type = '` + string(tracker.RelParentChild) + `' ORDER BY to_id, from_id`
 
 // openLinksSQL is every blocking link from the items ?1 (a JSON array of
@@ -67,12 +69,12 @@ func (v view) pageGraph(ids []string) (*pageGraph, error) {
 	links, _ := c.by("rels.type:", names(tracker.RelTypes))
 	all := links[string(tracker.RelParentChild)] + links[string(tracker.RelBlocks)] + links[string(tracker.RelDependsOn)]
 	whole := all <= len(ids)*lookupCost
-	seeds, _ := json.Marshal(ids)
 	addParent := func(child, parent string) { g.parents[child] = append(g.parents[child], parent) }
 	if whole {
 		v.r.graphScans.Add(1)
 		err = v.pairs(allParentsSQL, nil, addParent)
 	} else {
+		seeds, _ := json.Marshal(ids)
 		err = v.pairs(ancestorsSQL, []any{string(seeds)}, addParent)
 	}
 	if err != nil {
