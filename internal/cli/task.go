@@ -87,7 +87,8 @@ func openLoop(ctx context.Context, tf *taskFlags, af *agentFlags) (*loop.Loop, f
 		rules = rs
 		closeAll = func() { closeOrch(); rs.Close() }
 	}
-	return loop.New(orch, rules, actor()), closeAll, nil
+	l := loop.New(orch, rules, actor())
+	return l, func() { l.Close(); closeAll() }, nil
 }
 
 func newTaskCmd(g *globalOptions, stdio IO) *cobra.Command {

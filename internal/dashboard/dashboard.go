@@ -107,7 +107,8 @@ type Dashboard struct {
 
 	rs rulesetsWatch
 
-	loop *loop.Loop // nil when Tasks is
+	loop    *loop.Loop // nil when Tasks is
+	ownLoop bool       // the dashboard made loop (Options.Loop was nil): Close closes it
 
 	session string // the page's cookie: a secret of its own (session.go)
 	pageKey string // what the page's script sends with a change (session.go)
@@ -137,6 +138,7 @@ func New(opts Options) *Dashboard {
 				rules = opts.Rulesets.Store
 			}
 			d.loop = loop.New(opts.Tasks, rules, opts.Actor)
+			d.ownLoop = true
 		}
 	}
 	d.routes()
@@ -192,6 +194,9 @@ func (d *Dashboard) Close() {
 	d.hub.close()
 	d.wg.Wait()
 	d.tracker.close()
+	if d.ownLoop {
+		d.loop.Close()
+	}
 }
 
 func (d *Dashboard) routes() {

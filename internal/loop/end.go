@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/orchestrator"
@@ -45,7 +46,10 @@ func (l *Loop) release(ctx context.Context, t orchestrator.Task, rm orchestrator
 	}
 	note := fmt.Sprintf("%s (%s) %s at %s without being merged; %s. The issue is open again.",
 		failureMark(t), agent.Name(t.Tool), what, time.Now().UTC().Format(time.RFC3339), branch)
-	l.reopen(ctx, t, func(is tracker.IssueDetail) bool {
+	err := l.reopen(ctx, t, func(is tracker.IssueDetail) bool {
 		return is.Status == tracker.IssueInProgress && is.Assignee != nil && *is.Assignee == Assignee(t)
 	}, note)
+	if err != nil {
+		slog.Warn("the task ended, but its issue could not be handed back", "task", t.ID, "issue", t.IssueID, "err", err)
+	}
 }

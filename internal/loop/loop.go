@@ -8,6 +8,7 @@ package loop
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -26,19 +27,62 @@ type Loop struct {
 	rules Rules // nil: no ruleset library
 	actor string
 	mu    sync.Mutex // serializes the tracker writes of the loop
+
+	unsubscribe func()
+	bgMu        sync.Mutex // guards closed and the start of background work
+	closed      bool
+	background  sync.WaitGroup // the failures being noted on their issues
 }
 
 // New returns the loop over orch (whose project holds the tracker) and
 // rules (nil: prompts get no rulesets). It follows orch's tasks: when a
-// task of an issue fails, the issue is reopened with the failure recorded.
+// task of an issue fails, the issue is reopened with the failure noted,
+// once (orchestrator.ClaimIssueNote). It also notes, in the background,
+// the failures no process noted: a server killed while its agent ran
+// (the store marks its task failed when it is next opened), or killed
+// while noting. Close stops it.
 func New(orch *orchestrator.Orchestrator, rules Rules, actor string) *Loop {
 	l := &Loop{orch: orch, rules: rules, actor: actor}
-	orch.Subscribe(func(c orchestrator.Change) {
+	l.unsubscribe = orch.Subscribe(func(c orchestrator.Change) {
 		if c.Task.IssueID != "" && c.Kind == orchestrator.ChangeUpdated && c.Task.Status == orchestrator.StatusFailed && c.Task.Error != nil {
-			go l.recordFailure(context.Background(), c.Task)
+			t := c.Task
+			l.inBackground(func() { l.noteFailure(context.Background(), t) })
 		}
 	})
+	l.inBackground(func() { l.noteMissedFailures(context.Background()) })
 	return l
+}
+
+// Close stops following the tasks and waits for the notes being written.
+func (l *Loop) Close() {
+	l.unsubscribe()
+	l.bgMu.Lock()
+	l.closed = true
+	l.bgMu.Unlock()
+	l.background.Wait()
+}
+
+// inBackground runs f in a goroutine Close waits for, unless the loop is
+// closed.
+func (l *Loop) inBackground(f func()) {
+	l.bgMu.Lock()
+	defer l.bgMu.Unlock()
+	if !l.closed {
+		l.background.Go(f)
+	}
+}
+
+// noteMissedFailures notes the failures of issues' tasks that no process
+// noted.
+func (l *Loop) noteMissedFailures(ctx context.Context) {
+	tasks, err := l.orch.UnnotedFailures(ctx)
+	if err != nil {
+		slog.Warn("cannot look for task failures not yet noted on their issues", "err", err)
+		return
+	}
+	for _, t := range tasks {
+		l.noteFailure(ctx, t)
+	}
 }
 
 // Orchestrator returns the orchestrator the loop drives.
@@ -119,26 +163,41 @@ func (l *Loop) Start(ctx context.Context, in StartInput) (orchestrator.Task, err
 	return t, nil
 }
 
-// Finished records on t's issue what its run ended with, as the watcher
-// does in the background: a caller about to exit calls it so that nothing
-// is lost.
+// Finished notes on t's issue what its run ended with, as the watcher
+// does in the background, and returns once it is noted: a caller about to
+// exit calls it so that nothing is lost.
 func (l *Loop) Finished(ctx context.Context, t orchestrator.Task) {
 	if t.IssueID != "" && t.Status == orchestrator.StatusFailed && t.Error != nil {
-		l.recordFailure(ctx, t)
+		l.noteFailure(ctx, t)
 	}
 }
 
-// recordFailure reopens t's issue (unless it was closed meanwhile) and
-// appends the failure to its description, so that whoever reads the issue
-// next sees what happened; the assignee is cleared.
-func (l *Loop) recordFailure(ctx context.Context, t orchestrator.Task) {
+// noteFailure reopens t's issue (unless it was closed or taken over by
+// another task meanwhile) and appends the failure to its description, so
+// that whoever reads the issue next sees what happened; the assignee is
+// cleared. It does so once per task, whichever process or loop gets there
+// first; a failed write is retried by the next loop to start.
+func (l *Loop) noteFailure(ctx context.Context, t orchestrator.Task) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	claimed, err := l.orch.ClaimIssueNote(ctx, t.ID)
+	if err != nil {
+		slog.Warn("cannot note a task's failure on its issue", "task", t.ID, "issue", t.IssueID, "err", err)
+	}
+	if !claimed {
+		return
+	}
 	note := fmt.Sprintf("%s (%s, branch %s) failed at %s. %s",
 		failureMark(t), agent.Name(t.Tool), t.Branch, time.Now().UTC().Format(time.RFC3339), t.Error.Sentence())
-	l.reopen(ctx, t, func(is tracker.IssueDetail) bool {
-		// Closed meanwhile, taken over by another task, or recorded already.
-		return is.Status != tracker.IssueClosed && (is.Assignee == nil || *is.Assignee == Assignee(t)) &&
-			!strings.Contains(is.Description, failureMark(t))
+	err = l.reopenLocked(ctx, t, func(is tracker.IssueDetail) bool {
+		return is.Status != tracker.IssueClosed && (is.Assignee == nil || *is.Assignee == Assignee(t))
 	}, note)
+	if err != nil {
+		slog.Warn("cannot note a task's failure on its issue; the next start retries", "task", t.ID, "issue", t.IssueID, "err", err)
+	}
+	if err := l.orch.IssueNoted(ctx, t.ID, err == nil); err != nil {
+		slog.Warn("cannot record that a task's failure is on its issue", "task", t.ID, "err", err)
+	}
 }
 
 // failureMark starts the note recordFailure appends for t.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
@@ -12,19 +13,31 @@ import (
 // reopen hands t's issue back, open and unassigned with note appended to
 // its description, when holds says the task still holds the issue as it
 // reads now; otherwise it leaves the issue as it is.
-func (l *Loop) reopen(ctx context.Context, t orchestrator.Task, holds func(tracker.IssueDetail) bool, note string) {
+func (l *Loop) reopen(ctx context.Context, t orchestrator.Task, holds func(tracker.IssueDetail) bool, note string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.reopenLocked(ctx, t, holds, note)
+}
+
+// reopenLocked is reopen with l.mu held.
+func (l *Loop) reopenLocked(ctx context.Context, t orchestrator.Task, holds func(tracker.IssueDetail) bool, note string) error {
 	r, err := l.open(ctx)
 	if err != nil {
-		return
+		return err
 	}
 	defer r.Close()
 	is, err := r.ShowIssue(ctx, t.IssueID)
-	if err != nil || !holds(is) {
-		return
+	if fault.CodeOf(err) == fault.NotFound {
+		return nil // deleted meanwhile: nothing holds the note
 	}
-	desc := strings.TrimRight(is.Description, "\n") + "\n\n---\n" + note
+	if err != nil || !holds(is) {
+		return err
+	}
+	desc := note
+	if prev := strings.TrimRight(is.Description, "\n"); prev != "" {
+		desc = prev + "\n\n---\n" + note
+	}
 	status, none := string(tracker.IssueOpen), ""
-	_, _ = r.UpdateIssue(ctx, is.ID, store.IssuePatch{Status: &status, Assignee: &none, Description: &desc})
+	_, err = r.UpdateIssue(ctx, is.ID, store.IssuePatch{Status: &status, Assignee: &none, Description: &desc})
+	return err
 }

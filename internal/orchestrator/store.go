@@ -133,6 +133,9 @@ func (s *Store) migrate(ctx context.Context) error {
 			}
 		}
 	}
+	if err := addIssueNotes(ctx, tx); err != nil {
+		return err
+	}
 	return tx.Commit()
 }
 

@@ -104,6 +104,7 @@ type Server struct {
 	handler    http.Handler
 	endpoints  []dashboard.Endpoint
 	coding     *coding.Server
+	loop       *loop.Loop // nil with Orchestrator
 	closeTasks func()
 }
 
@@ -157,6 +158,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	var lp *loop.Loop
 	if s.Orchestrator != nil {
 		lp = loop.New(s.Orchestrator, o.Rulesets, mcpagent.Name)
+		s.loop = lp
 	}
 	s.Dashboard = dashboard.New(dashboard.Options{
 		Dir: dir, Actor: o.Actor, Version: o.Version,
@@ -297,6 +299,11 @@ func (s *Server) Close() {
 	s.Dashboard.Close()
 	if s.coding != nil {
 		s.coding.Close(context.Background())
+	}
+	// Before the agents end: a failure noted after this is noted by the
+	// next start, from the task store.
+	if s.loop != nil {
+		s.loop.Close()
 	}
 	if s.closeTasks != nil {
 		s.closeTasks()

@@ -1,0 +1,82 @@
+package loop_test
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/loop"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/testkit"
+	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/store"
+)
+
+// deadPID is the pid of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+// A server killed while its agent worked left the task in progress and
+// its issue in progress, assigned to an agent that is gone. The next
+// surface to open the project's tasks (a CLI command, serve, an MCP
+// server) marks the task failed and hands the issue back, open, with the
+// failure noted once — however many surfaces open it.
+func TestIssueOfATaskWhoseServerDiedIsHandedBack(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	is, err := w.tr.CreateIssue(ctx, store.IssueInput{Title: "Crash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.commit("tracker")
+	now := time.Now().UTC()
+	task := orchestrator.Task{ID: "task-died", Tool: agent.ToolCommand, Description: "Crash", Instructions: "work",
+		Branch: "sudocode/task-died", BaseSHA: testkit.Git(t, w.repo, "rev-parse", "HEAD"), Status: orchestrator.StatusInProgress,
+		OwnerPID: deadPID(t), IssueID: is.ID, CreatedAt: now, UpdatedAt: now, StartedAt: &now}
+	status, who := string(tracker.IssueInProgress), loop.Assignee(task)
+	if _, err := w.tr.UpdateIssue(ctx, is.ID, store.IssuePatch{Status: &status, Assignee: &who}); err != nil {
+		t.Fatal(err)
+	}
+	w.commit("tracker")
+	dir := t.TempDir()
+	st, err := orchestrator.OpenStore(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Put(ctx, task); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	// Two surfaces open the project's tasks at once, as serve and a CLI
+	// command would.
+	for range 2 {
+		st, err := orchestrator.OpenStore(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		orch := orchestrator.New(st, func(kind string) (agent.Adapter, bool) {
+			a, err := agent.Lookup(kind)
+			return a, err == nil
+		}, orchestrator.Options{Repo: w.repo, NoPool: true})
+		l := loop.New(orch, nil, "test")
+		t.Cleanup(func() { l.Close(); orch.Close(); st.Close() })
+	}
+	testkit.WaitFor(t, testkit.Scale(time.Minute), "the issue to be handed back", func() bool {
+		return strings.Contains(w.issue(is.ID), `"status":"open"`)
+	})
+	got := w.issue(is.ID)
+	if n := strings.Count(got, "Agent task task-died (command, branch sudocode/task-died) failed at "); n != 1 ||
+		!strings.Contains(got, "The server stopped while the agent was running.") || !strings.Contains(got, `"assignee":null`) {
+		t.Errorf("the issue holds the failure %d times (want 1), or lacks the reason, or is still assigned: %s", n, got)
+	}
+}
