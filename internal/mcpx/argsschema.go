@@ -87,7 +87,7 @@ func (a *ArgsSchema) Check(raw json.RawMessage) error {
 	if err == nil {
 		return nil
 	}
-	return fault.New(fault.Invalid, "%s", a.schemaMessage(err))
+	return fault.New(fault.Invalid, "%s", a.schemaMessage(err, args))
 }
 
 // emptyRequired reports whether, with EmptyIsMissing, a required

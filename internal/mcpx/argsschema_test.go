@@ -56,7 +56,7 @@ func TestArgumentsAreValidatedBeforeTheHandler(t *testing.T) {
 		}
 	}
 	res, err := callTool(t, tool, `{"id":"a","status":"done"}`)
-	if err != nil || !res.IsError || res.Content[0].(*mcp.TextContent).Text != "invalid parameter 'status': must be one of open, closed" {
+	if err != nil || !res.IsError || res.Content[0].(*mcp.TextContent).Text != `invalid status "done": must be one of open, closed` {
 		t.Errorf("a value outside the enumeration: %v %+v", err, res)
 	}
 	if runs != 0 {

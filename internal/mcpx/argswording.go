@@ -204,9 +204,11 @@ var (
 	schemaScopes = regexp.MustCompile(`validating [^:]*: `)
 )
 
-// schemaMessage words a validator's error: the parameter it is about and
-// its reason; for a value outside an enumeration, the values allowed.
-func (a *ArgsSchema) schemaMessage(err error) string {
+// schemaMessage words a validator's error about args: the parameter it is
+// about and its reason; for a value outside an enumeration, as the
+// product's own checks word it: invalid <parameter> "<value>": must be one
+// of <the values allowed>.
+func (a *ArgsSchema) schemaMessage(err error, args map[string]any) string {
 	msg := err.Error()
 	reason := schemaScopes.ReplaceAllString(msg, "")
 	m := schemaPath.FindStringSubmatch(msg)
@@ -214,8 +216,10 @@ func (a *ArgsSchema) schemaMessage(err error) string {
 		return "invalid arguments: " + reason
 	}
 	if p := a.schema.Properties[m[1]]; p != nil && strings.HasPrefix(reason, "enum: ") {
+		value := args[m[1]]
 		if p.Items != nil {
 			p = p.Items
+			value = outside(value, p.Enum)
 		}
 		var values []string
 		for _, v := range p.Enum {
@@ -223,7 +227,18 @@ func (a *ArgsSchema) schemaMessage(err error) string {
 				values = append(values, fmt.Sprint(v))
 			}
 		}
-		reason = "must be one of " + strings.Join(values, ", ")
+		return fmt.Sprintf("invalid %s %q: must be one of %s", m[1], fmt.Sprint(value), strings.Join(values, ", "))
 	}
 	return fmt.Sprintf("invalid parameter '%s': %s", m[1], reason)
+}
+
+// outside is the first element of the list v that enum lacks.
+func outside(v any, enum []any) any {
+	list, _ := v.([]any)
+	for _, e := range list {
+		if !slices.Contains(enum, e) {
+			return e
+		}
+	}
+	return v
 }
