@@ -114,7 +114,9 @@ func runMCPAgent(cmd *cobra.Command, opts *mcpAgentOptions, stdio IO) error {
 	if rules != nil {
 		lib = rules
 	}
-	server := mcpagent.New(orch, mcpagent.Options{Version: Version, Logger: logger, Rules: lib, Shared: t.Stateless})
+	agentServer := mcpagent.New(orch, mcpagent.Options{Version: Version, Logger: logger, Rules: lib, Shared: t.Stateless})
+	defer agentServer.Close()
+	server := agentServer.Server
 	if t.HTTPAddr == "" {
 		return mcpx.Serve(ctx, server, t, logger)
 	}

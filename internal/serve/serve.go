@@ -104,7 +104,8 @@ type Server struct {
 	handler    http.Handler
 	endpoints  []dashboard.Endpoint
 	coding     *coding.Server
-	loop       *loop.Loop // nil with Orchestrator
+	loop       *loop.Loop       // nil with Orchestrator
+	agent      *mcpagent.Server // nil with Orchestrator
 	closeTasks func()
 }
 
@@ -195,7 +196,8 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 
 	if s.Orchestrator != nil {
-		s.mountSDK(PathAgent, "agent", mcpagent.New(s.Orchestrator, mcpagent.Options{Version: o.Version, Logger: logger, Rules: o.Rulesets, Loop: lp, Shared: o.Stateless}))
+		s.agent = mcpagent.New(s.Orchestrator, mcpagent.Options{Version: o.Version, Logger: logger, Rules: o.Rulesets, Loop: lp, Shared: o.Stateless})
+		s.mountSDK(PathAgent, "agent", s.agent.Server)
 	} else {
 		s.unavailable(PathAgent, s.TasksUnavailable)
 	}
@@ -302,6 +304,9 @@ func (s *Server) Close() {
 	}
 	// Before the agents end: a failure noted after this is noted by the
 	// next start, from the task store.
+	if s.agent != nil {
+		s.agent.Close()
+	}
 	if s.loop != nil {
 		s.loop.Close()
 	}

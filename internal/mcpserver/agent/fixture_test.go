@@ -57,6 +57,7 @@ func newFixtureAt(t *testing.T, repo string) *fixture {
 	t.Cleanup(func() { orch.Close(); store.Close() })
 	f := &fixture{t: t, repo: repo, orch: orch, wake: make(chan struct{}, 1)}
 	server := mcpagent.New(orch, mcpagent.Options{Version: "test"})
+	t.Cleanup(server.Close)
 	ct, st := mcp.NewInMemoryTransports()
 	if _, err := server.Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)

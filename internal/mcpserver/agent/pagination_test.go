@@ -44,7 +44,9 @@ func newPagedFixture(t *testing.T, opts mcpagent.Options) *pagedFixture {
 		opts.Version = "test"
 	}
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := mcpagent.New(orch, opts).Connect(ctx, st, nil); err != nil {
+	server := mcpagent.New(orch, opts)
+	t.Cleanup(server.Close)
+	if _, err := server.Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)

@@ -20,7 +20,8 @@ const peerPoll = time.Second
 // it saw before and hands each difference to w as a change of this
 // process. Its own changes come twice, which is harmless: an update only
 // tells subscribers to read again, and w coalesces bursts.
-func watchPeers(orch *orchestrator.Orchestrator, w *watcher, logger *slog.Logger) {
+// It returns when ctx ends.
+func watchPeers(ctx context.Context, orch *orchestrator.Orchestrator, w *watcher, logger *slog.Logger) {
 	type seen struct {
 		updated time.Time
 		seq     int64
@@ -29,8 +30,16 @@ func watchPeers(orch *orchestrator.Orchestrator, w *watcher, logger *slog.Logger
 	// The first look, at once, is what the others had done before this
 	// server started: it is the baseline, not news.
 	first := true
-	for ; ; time.Sleep(peerPoll) {
-		ctx := context.Background()
+	tick := time.NewTicker(peerPoll)
+	defer tick.Stop()
+	for looked := false; ; looked = true {
+		if looked {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
 		tasks, err := orch.List(ctx)
 		if err != nil {
 			logger.Debug("cannot read the task database for other instances' changes", "err", err)

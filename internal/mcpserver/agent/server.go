@@ -8,8 +8,10 @@
 package agent
 
 import (
+	"context"
 	_ "embed"
 	"log/slog"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -53,18 +55,29 @@ type handlers struct {
 	opts   Options
 }
 
-// New returns the server over orch. It follows orch's task changes for the
-// lifetime of orch, sending notifications/resources/updated to clients
-// that subscribed to an affected resource.
-func New(orch *orchestrator.Orchestrator, opts Options) *mcp.Server {
+// Server is the MCP server and the work that follows the tasks for it.
+type Server struct {
+	*mcp.Server
+	stop func()
+}
+
+// Close stops following the tasks: the notifications, the watch of other
+// instances' changes, and the loop New made (not one given in Options).
+// It returns once they have stopped.
+func (s *Server) Close() { s.stop() }
+
+// New returns the server over orch. Until Close, it follows orch's task
+// changes, sending notifications/resources/updated to clients that
+// subscribed to an affected resource.
+func New(orch *orchestrator.Orchestrator, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	lp := opts.Loop
-	if lp == nil {
+	lp, ownLoop := opts.Loop, opts.Loop == nil
+	if ownLoop {
 		lp = loop.New(orch, opts.Rules, Name)
 	}
 	h := &handlers{orch: orch, loop: lp, logger: opts.Logger, opts: opts}
@@ -85,8 +98,17 @@ func New(orch *orchestrator.Orchestrator, opts Options) *mcp.Server {
 	h.addResources(s)
 	s.AddReceivingMiddleware(asClient)
 	w := watch(orch, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	var peers sync.WaitGroup
 	if opts.Shared {
-		go watchPeers(orch, w, opts.Logger)
+		peers.Go(func() { watchPeers(ctx, orch, w, opts.Logger) })
 	}
-	return s
+	return &Server{Server: s, stop: sync.OnceFunc(func() {
+		cancel()
+		peers.Wait()
+		w.stop()
+		if ownLoop {
+			lp.Close()
+		}
+	})}
 }
