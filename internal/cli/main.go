@@ -35,6 +35,10 @@ const (
 	exitConflict    = 4
 	exitUnavailable = 5 // a store or server cannot be reached
 	exitMissing     = 6 // a program the command needs is not installed (an agent CLI)
+	// A server refused the request's credentials: none or a wrong token
+	// (7), or a valid one that does not allow the request as sent (8).
+	exitUnauthenticated = 7
+	exitDenied          = 8
 )
 
 // Main runs the sudocode binary with args (without the program name).
@@ -152,6 +156,10 @@ func exitCode(err error) int {
 		return exitConflict
 	case fault.Unavailable:
 		return exitUnavailable
+	case fault.Unauthenticated:
+		return exitUnauthenticated
+	case fault.PermissionDenied:
+		return exitDenied
 	}
 	return exitError
 }

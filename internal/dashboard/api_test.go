@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sudocode/sudocode/internal/dashboard"
+	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/testkit"
@@ -335,9 +336,11 @@ func TestSecurityHeadersAndReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var refused fault.Envelope
+	json.NewDecoder(resp.Body).Decode(&refused)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("POST /api/issues without a token: %d, want 401 (the dashboard is read-only)", resp.StatusCode)
+	if resp.StatusCode != http.StatusUnauthorized || refused.Error.Code != fault.Unauthenticated {
+		t.Errorf("POST /api/issues without a token: %d %+v, want 401 unauthenticated (the dashboard is read-only)", resp.StatusCode, refused.Error)
 	}
 	// A foreign page's Origin is refused, the page's own is not; the rule
 	// is every server's (mcpx.OriginAllowed), loopback spellings a browser

@@ -391,6 +391,10 @@ func httpStatus(err error) int {
 		return http.StatusConflict
 	case fault.Unavailable:
 		return http.StatusServiceUnavailable
+	case fault.Unauthenticated:
+		return http.StatusUnauthorized
+	case fault.PermissionDenied:
+		return http.StatusForbidden
 	}
 	return http.StatusInternalServerError
 }

@@ -32,12 +32,12 @@ func (d *Dashboard) write(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ok, viaCookie := d.credential(r)
 		if !ok {
-			writeError(w, http.StatusUnauthorized, fault.New(fault.Invalid, "this page is read-only: changes need the server's token").
+			fail(w, fault.New(fault.Unauthenticated, "this page is read-only: changes need the server's token").
 				WithHint(d.writeAccess(r)))
 			return
 		}
 		if viaCookie && (!d.ownOrigin(r) || !d.pageKeyOK(r)) {
-			writeError(w, http.StatusForbidden, fault.New(fault.Invalid, "a change sent with the page's cookie must come from the dashboard page itself (its Origin header and its key)").
+			fail(w, fault.New(fault.PermissionDenied, "a change sent with the page's cookie must come from the dashboard page itself (its Origin header and its key)").
 				WithHint("reopen the address `sudocode serve` printed (/?token=…) and send it from that page, or send Authorization: Bearer <token> instead of the cookie"))
 			return
 		}

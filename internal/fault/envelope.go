@@ -10,7 +10,7 @@ type Envelope struct {
 
 // Body is the inside of an Envelope.
 type Body struct {
-	Code    Code    `json:"code" jsonschema:"What kind of failure: invalid_argument, not_found, conflict, unavailable or internal"`
+	Code    Code    `json:"code" jsonschema:"What kind of failure: invalid_argument, not_found, conflict, unavailable, internal, unauthenticated or permission_denied"`
 	Message string  `json:"message" jsonschema:"What went wrong"`
 	Hint    *string `json:"hint" jsonschema:"What to do next, or null"`
 }

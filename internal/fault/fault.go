@@ -19,11 +19,14 @@ const (
 	Conflict    Code = "conflict"         // the thing exists, or changed under the caller
 	Unavailable Code = "unavailable"      // a dependency (a store, a server) cannot be reached; retrying may help
 	Internal    Code = "internal"         // a bug or an unexpected state
+
+	Unauthenticated  Code = "unauthenticated"   // the caller sent no credential, or one that is not valid: send the token
+	PermissionDenied Code = "permission_denied" // the credential is valid but does not allow this request as sent
 )
 
 // Codes is the closed set, for the surfaces to check that their mapping
 // covers every code.
-var Codes = []Code{Invalid, NotFound, Conflict, Unavailable, Internal}
+var Codes = []Code{Invalid, NotFound, Conflict, Unavailable, Internal, Unauthenticated, PermissionDenied}
 
 // Error is a failure with a code. Its Error() text is the message alone, so
 // that texts fixed by a specification can be matched exactly.
