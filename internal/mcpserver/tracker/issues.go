@@ -1,6 +1,7 @@
 package tracker
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,7 +45,9 @@ func (s *server) ready() mcpx.Tool {
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in readyIn) (out tracker.ReadyResult, err error) {
 		o := store.ReadyOptions{Limit: deref(in.Limit), Priority: in.Priority, Assignee: deref(in.Assignee),
 			Specs: deref(in.ShowSpecs), Issues: in.ShowIssues == nil || *in.ShowIssues, Cursor: deref(in.Cursor)}
-		return call(ctx, s, func(r *store.Repo) (tracker.ReadyResult, error) { return r.Ready(ctx, o) })
+		return call(ctx, s, func(r *store.Repo) (tracker.ReadyResult, error) {
+			return fitByLimit(s, cmp.Or(o.Limit, store.DefaultReadyLimit), func(limit int) (tracker.ReadyResult, error) { o.Limit = limit; return r.Ready(ctx, o) })
+		})
 	})
 }
 
@@ -197,7 +200,9 @@ func (s *server) blockedIssues() mcpx.Tool {
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in blockedIn) (out tracker.BlockedResult, err error) {
 		o := store.BlockedOptions{Specs: deref(in.ShowSpecs), Issues: in.ShowIssues == nil || *in.ShowIssues, Limit: deref(in.Limit), Cursor: deref(in.Cursor)}
-		return call(ctx, s, func(r *store.Repo) (tracker.BlockedResult, error) { return r.Blocked(ctx, o) })
+		return call(ctx, s, func(r *store.Repo) (tracker.BlockedResult, error) {
+			return fitByLimit(s, cmp.Or(o.Limit, store.DefaultListLimit), func(limit int) (tracker.BlockedResult, error) { o.Limit = limit; return r.Blocked(ctx, o) })
+		})
 	})
 }
 
