@@ -6,14 +6,14 @@ import (
 	"github.com/sudocode/sudocode/internal/secret"
 )
 
-// startupKeys are environment variables that make a program load code, or
-// run another program, when it starts or when it reaches for a helper:
-// the profile's loader/startup keys (§5.5), glibc's list of variables it
-// strips for setuid programs, the interpreters' and runtimes' module paths
-// and option hooks, the shells' start-up hooks, and the programs git and
-// other tools run on a caller's behalf. Passing one would let a command
-// the policy judged harmless run anything. Upper case; names are compared
-// case-insensitively.
+// startupKeys are environment variables that make a program load code, or run
+// another program, when it starts or when it reaches for a helper: the
+// profile's loader/startup keys (docs/coding-tools.md#child-environment),
+// glibc's list of variables it strips for setuid programs, the interpreters'
+// and runtimes' module paths and option hooks, the shells' start-up hooks, and
+// the programs git and other tools run on a caller's behalf. Passing one would
+// let a command the policy judged harmless run anything. Upper case; names are
+// compared case-insensitively.
 var startupKeys = map[string]bool{
 	// dynamic loader and glibc (UNSECURE_ENVVARS)
 	"GCONV_PATH": true, "GETCONF_DIR": true, "GLIBC_TUNABLES": true, "HOSTALIASES": true, "LOCALDOMAIN": true,
@@ -68,11 +68,11 @@ func LoaderKey(name string) bool {
 	return false
 }
 
-// SensitiveEnv reports whether an environment variable must not reach a
-// command outside dangerous mode (§5.5): a name that looks like it holds a
-// secret, a loader/start-up key, or a value that looks like a secret. The
-// policy refuses such caller variables and the process launcher drops them
-// again; both ask this one function.
+// SensitiveEnv reports whether an environment variable must not reach a command
+// outside dangerous mode (docs/coding-tools.md#child-environment): a name that
+// looks like it holds a secret, a loader/start-up key, or a value that looks
+// like a secret. The policy refuses such caller variables and the process
+// launcher drops them again; both ask this one function.
 func SensitiveEnv(name, value string) bool {
 	return secret.Name(name) || LoaderKey(name) || secret.Contains(value)
 }

@@ -1,7 +1,11 @@
 // Package workspace is what the coding tools do to one workspace
 // directory: confine every path to it, read and list its files. Search,
 // git information, images and patches live in the packages below it.
-// Failures are *Error values carrying the coding-tools profile's codes.
+// Failures are *Error values carrying the coding tools' error codes.
+//
+// "The profile" in this package and below it is the coding tools'
+// contract, written down in docs/coding-tools.md; its sections are cited
+// by anchor (docs/coding-tools.md#errors).
 package workspace
 
 import (
@@ -9,8 +13,8 @@ import (
 	"maps"
 )
 
-// Code is one of the profile's error codes (§4.2). The set is closed:
-// the constants below are all of them.
+// Code is one of the profile's error codes (docs/coding-tools.md#errors). The
+// set is closed: the constants below are all of them.
 type Code string
 
 // The profile's error codes.
@@ -63,7 +67,7 @@ type codeSpec struct {
 }
 
 // codeSpecs is the one mapping from a code to its wire error's category
-// and retryable flag (profile §4.2), in the profile's order.
+// and retryable flag (docs/coding-tools.md#errors), in the profile's order.
 var codeSpecs = []struct {
 	code Code
 	codeSpec
@@ -110,9 +114,9 @@ func (c Code) spec() (codeSpec, bool) {
 	return codeSpec{}, false
 }
 
-// PermissionRequest is what a policy refusal asks the client for (§8.1),
-// both at the top of the result and inside its error (fields in key
-// order, as it has always been written).
+// PermissionRequest is what a policy refusal asks the client for
+// (docs/coding-tools.md#order-of-checks), both at the top of the result and
+// inside its error (fields in key order, as it has always been written).
 type PermissionRequest struct {
 	Permission string `json:"permission"`
 	Retryable  bool   `json:"retryable"`
@@ -121,8 +125,8 @@ type PermissionRequest struct {
 }
 
 // Error is a tool failure; its JSON is the profile's error object
-// (§4.2): code, message, category, retryable and details always, and
-// permission_request on a policy refusal.
+// (docs/coding-tools.md#errors): code, message, category, retryable and details
+// always, and permission_request on a policy refusal.
 type Error struct {
 	Code      Code           `json:"code" jsonschema:"One of the profile's error codes"`
 	Message   string         `json:"message" jsonschema:"What went wrong and what to do about it"`

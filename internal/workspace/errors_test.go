@@ -31,9 +31,9 @@ func TestErrorfUnknownCode(t *testing.T) {
 	}
 }
 
-// TestErrorCodesTable: every code maps to the category and retryable flag
-// of the profile's table (§4.2), and its JSON has exactly the profile's
-// keys.
+// TestErrorCodesTable: every code maps to the category and retryable flag of
+// the profile's table (docs/coding-tools.md#errors), and its JSON has exactly
+// the profile's keys.
 func TestErrorCodesTable(t *testing.T) {
 	want := map[string]string{
 		"INVALID_ARGUMENT": "validation", "PATH_OUTSIDE_WORKSPACE": "security", "ABSOLUTE_PATH_DENIED": "security",

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// list_files (profile §6.3).
+// list_files (docs/coding-tools.md#list_files).
 
 const (
 	filesDefaultMaxResults = 5000
@@ -25,7 +25,7 @@ type ListedFile struct {
 	info os.FileInfo
 }
 
-// ListFilesResult is list_files' result (profile §6.3).
+// ListFilesResult is list_files' result (docs/coding-tools.md#list_files).
 type ListFilesResult struct {
 	Path      string       `json:"path" jsonschema:"Canonical workspace-relative path of the directory searched"`
 	Files     []ListedFile `json:"files"`

@@ -10,7 +10,8 @@ import (
 	"github.com/sudocode/sudocode/internal/gitx"
 )
 
-// Visibility filters for recursive listing and search (profile §5.4).
+// Visibility filters for recursive listing and search
+// (docs/coding-tools.md#visibility-filters).
 //
 // Filters apply to the entries below the directory the caller named (the
 // named path itself is never filtered out): a name starting with "." is

@@ -11,8 +11,9 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// Glob semantics of list_files and search_text (profile §6.3): a pattern
-// is matched against the workspace-relative path;
+// Glob semantics of list_files and search_text
+// (docs/coding-tools.md#list_files): a pattern is matched against the
+// workspace-relative path;
 //   - "*", "?" and "[...]" do not cross "/"; "**" spans zero or more
 //     directories (so "**/*.js" matches "a.js"); "{a,b}" alternates and
 //     "\" escapes (doublestar's syntax);

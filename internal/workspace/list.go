@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// list_dir (profile §6.2).
+// list_dir (docs/coding-tools.md#list_dir).
 
 const (
 	listDefaultMaxEntries = 1000
@@ -34,7 +34,7 @@ type ListDirEntry struct {
 	SymlinkTarget string `json:"symlink_target,omitempty" jsonschema:"The raw link text of a symlink"`
 }
 
-// ListDirResult is list_dir's result (profile §6.2).
+// ListDirResult is list_dir's result (docs/coding-tools.md#list_dir).
 type ListDirResult struct {
 	Path      string         `json:"path" jsonschema:"Canonical workspace-relative path of the directory"`
 	Entries   []ListDirEntry `json:"entries"`
@@ -63,8 +63,9 @@ type listCandidate struct {
 }
 
 // ListDir lists a directory (list_dir): its entries, or with recursive the
-// entries down to max_depth levels, filtered per §5.4, sorted over the
-// whole result and cut at max_entries.
+// entries down to max_depth levels, filtered per
+// docs/coding-tools.md#visibility-filters, sorted over the whole result and cut
+// at max_entries.
 func ListDir(ctx context.Context, r *Root, o ListDirOptions) (*ListDirResult, error) {
 	if o.Path == "" {
 		o.Path = "."
@@ -249,9 +250,10 @@ func isCode(err error, code Code) bool {
 	return errors.As(err, &we) && we.HasCode(code)
 }
 
-// openDirRoot resolves a directory argument (§5.2) and opens it anchored:
-// NOT_A_DIRECTORY when it is something else. It returns the canonical
-// workspace-relative path and the directory as an os.Root inside r.FS.
+// openDirRoot resolves a directory argument
+// (docs/coding-tools.md#existing-paths) and opens it anchored: NOT_A_DIRECTORY
+// when it is something else. It returns the canonical workspace-relative path
+// and the directory as an os.Root inside r.FS.
 func openDirRoot(r *Root, p string) (string, *os.Root, error) {
 	if p == "" {
 		p = "."

@@ -10,13 +10,13 @@ import (
 	"unicode/utf8"
 )
 
-// read_file (profile §6.1).
+// read_file (docs/coding-tools.md#read_file).
 
 const (
 	readMaxLines        = 2000    // fixed per-call line cap
 	readDefaultMaxBytes = 131072  // max_bytes default
 	readMaxMaxBytes     = 1 << 20 // max_bytes upper bound
-	BinarySniffBytes    = 4096    // a NUL in this many leading bytes means binary (§5.6)
+	BinarySniffBytes    = 4096    // a NUL in this many leading bytes means binary (docs/coding-tools.md#text-conventions)
 	readChunk           = 256 << 10
 )
 
@@ -25,7 +25,7 @@ const (
 // 2000-line cap and maxBytes. The file is streamed: memory stays bounded
 // by maxBytes whatever its size, while the whole file is still scanned for
 // total_lines, total_bytes and UTF-8 validity.
-// ReadResult is read_file's result (profile §6.1).
+// ReadResult is read_file's result (docs/coding-tools.md#read_file).
 type ReadResult struct {
 	Path       string `json:"path" jsonschema:"Canonical workspace-relative path of the file"`
 	Content    string `json:"content" jsonschema:"The selected lines, terminators included"`

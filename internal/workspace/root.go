@@ -66,8 +66,9 @@ type Resolved struct {
 // messages) proportionate to a real path.
 const MaxPathBytes = 4096
 
-// Lexical applies the profile's lexical checks (§5.1) and returns the
-// cleaned relative path ("." for the root).
+// Lexical applies the profile's lexical checks
+// (docs/coding-tools.md#lexical-checks) and returns the cleaned relative path
+// ("." for the root).
 func Lexical(p string) (string, error) {
 	if len(p) > MaxPathBytes {
 		return "", Errorf(CodeInvalidArgument, map[string]any{"path": Abbrev(p), "bytes": len(p)},
@@ -126,8 +127,9 @@ func (r *Root) rel(canon string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-// Existing resolves a path that must exist (§5.2): missing is NOT_FOUND,
-// a canonical form outside the root is SYMLINK_ESCAPE.
+// Existing resolves a path that must exist
+// (docs/coding-tools.md#existing-paths): missing is NOT_FOUND, a canonical form
+// outside the root is SYMLINK_ESCAPE.
 func (r *Root) Existing(p string) (Resolved, error) {
 	clean, err := Lexical(p)
 	if err != nil {
@@ -210,9 +212,10 @@ func symlinkEscape(p string) error {
 	return Errorf(CodeSymlinkEscape, map[string]any{"path": p}, "symlink escape denied: %s resolves outside the workspace", p)
 }
 
-// WriteTarget resolves a path that may not exist yet (§5.3). The result's
-// Abs is the lexical target under the canonical root (its parents may be
-// missing); its nearest existing ancestor is inside the root.
+// WriteTarget resolves a path that may not exist yet
+// (docs/coding-tools.md#write-targets). The result's Abs is the lexical target
+// under the canonical root (its parents may be missing); its nearest existing
+// ancestor is inside the root.
 func (r *Root) WriteTarget(p string) (Resolved, error) {
 	clean, err := Lexical(p)
 	if err != nil {

@@ -127,7 +127,7 @@ type resolveCase struct {
 }
 
 var resolveCases = []resolveCase{
-	// §5.1 step 1: empty and NUL.
+	// The first lexical check (docs/coding-tools.md#lexical-checks): empty and NUL.
 	{path: "", existing: invalid, write: invalid},
 	{path: "a\x00b", existing: invalid, write: invalid},
 	{path: "file.txt\x00", existing: invalid, write: invalid},

@@ -1,6 +1,6 @@
-// Package gitinfo is git_status and git_diff (coding-tools profile §6.9,
-// §6.10): the workspace seen through the hardened git runner, and outside
-// a repository a diff of the server's own changes.
+// Package gitinfo is git_status and git_diff (docs/coding-tools.md#git_status,
+// docs/coding-tools.md#git_diff): the workspace seen through the hardened git
+// runner, and outside a repository a diff of the server's own changes.
 package gitinfo
 
 import (

@@ -43,7 +43,7 @@ type DiffFile struct {
 	Binary  bool   `json:"binary"`
 }
 
-// DiffResult is git_diff's result (profile §6.10).
+// DiffResult is git_diff's result (docs/coding-tools.md#git_diff).
 type DiffResult struct {
 	Diff      string     `json:"diff" jsonschema:"Unified diff, unstaged part first, then staged"`
 	Files     []DiffFile `json:"files" jsonschema:"Every changed file, even when the diff text is cut"`
@@ -106,8 +106,8 @@ func (d *diffText) append(s string) {
 	d.lines += strings.Count(s, "\n")
 }
 
-// Diff diffs the workspace (git_diff, profile §6.10): in a work tree
-// the unstaged then the staged unified diff, filtered by o.Paths; outside
+// Diff diffs the workspace (git_diff, docs/coding-tools.md#git_diff): in a work
+// tree the unstaged then the staged unified diff, filtered by o.Paths; outside
 // one, the server's own changes (o.Originals) against the current files.
 func Diff(ctx context.Context, r *workspace.Root, o DiffOptions) (*DiffResult, error) {
 	var specs []string

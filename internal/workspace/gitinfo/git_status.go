@@ -18,7 +18,7 @@ type StatusEntry struct {
 	WorktreeStatus string `json:"worktree_status" jsonschema:"git's Y status code"`
 }
 
-// StatusResult is git_status's result (profile §6.9).
+// StatusResult is git_status's result (docs/coding-tools.md#git_status).
 type StatusResult struct {
 	IsRepo    bool          `json:"is_repo" jsonschema:"Whether the workspace is inside a git work tree"`
 	Branch    string        `json:"branch" jsonschema:"Current branch, or (detached)"`
@@ -33,8 +33,8 @@ type StatusResult struct {
 }
 
 // Status reports the work tree status of the workspace, scoped to path
-// (git_status, profile §6.9). Outside a work tree it succeeds with
-// is_repo false; the git binary missing is GIT_ERROR.
+// (git_status, docs/coding-tools.md#git_status). Outside a work tree it
+// succeeds with is_repo false; the git binary missing is GIT_ERROR.
 func Status(ctx context.Context, r *workspace.Root, path string, untracked bool, maxEntries int) (*StatusResult, error) {
 	if path == "" {
 		path = "."

@@ -186,8 +186,9 @@ func fileDiff(f DiffFile, mode, a, b string, context int) string {
 	return w.String()
 }
 
-// splitLines splits text into lines that keep their "\n" (profile §5.6);
-// a final segment without one is a line; "" has none.
+// splitLines splits text into lines that keep their "\n"
+// (docs/coding-tools.md#text-conventions); a final segment without one is a
+// line; "" has none.
 func splitLines(s string) []string {
 	var out []string
 	for len(s) > 0 {

@@ -1,4 +1,4 @@
-// Package imageview is view_image (coding-tools profile §6.12): a
+// Package imageview is view_image (docs/coding-tools.md#view_image): a
 // workspace image identified by its content and scaled down to the limits.
 package imageview
 
@@ -21,7 +21,7 @@ import (
 	"golang.org/x/image/webp"
 )
 
-// view_image (profile §6.12).
+// view_image (docs/coding-tools.md#view_image).
 
 const (
 	imageDefaultMaxBytes = 5242880
@@ -66,7 +66,7 @@ type Size struct {
 	MimeType string `json:"mime_type"`
 }
 
-// Result is view_image's result (profile §6.12) without the ways
+// Result is view_image's result (docs/coding-tools.md#view_image) without the ways
 // the data is returned (an image content item or a data URL), which are
 // the tool's.
 type Result struct {

@@ -547,7 +547,8 @@ func TestViewImageTooLarge(t *testing.T) {
 	})
 }
 
-// TestViewImagePathErrors: the §5 codes and IS_DIRECTORY.
+// TestViewImagePathErrors: the path codes (docs/coding-tools.md#paths) and
+// IS_DIRECTORY.
 func TestViewImagePathErrors(t *testing.T) {
 	t.Parallel()
 	pngData := wstest.PNG(t, wstest.Gradient(2, 2))

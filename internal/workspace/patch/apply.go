@@ -46,7 +46,8 @@ type plan struct {
 	relaxed  bool
 }
 
-// Roles a path plays in a patch, for the overlap rules of §7.2.
+// Roles a path plays in a patch, for the overlap rules of
+// docs/coding-tools.md#operations.
 const (
 	roleAdd     = "add"
 	roleDelete  = "delete"

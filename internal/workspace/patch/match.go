@@ -12,8 +12,9 @@ import (
 
 const bom = "\xEF\xBB\xBF"
 
-// textFile is the file model of §7.3: the lines without terminators, plus
-// what it takes to write them back the way the file had them.
+// textFile is the file model of docs/coding-tools.md#matching: the lines
+// without terminators, plus what it takes to write them back the way the file
+// had them.
 type textFile struct {
 	bom     bool
 	crlf    bool
@@ -60,7 +61,7 @@ func (f *textFile) encode() []byte {
 	return b.Bytes()
 }
 
-// level is one of the comparison levels of §7.3.
+// level is one of the comparison levels of docs/coding-tools.md#matching.
 type level struct {
 	norm    func(string) string
 	warning string

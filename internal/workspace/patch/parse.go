@@ -9,7 +9,7 @@ import (
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
-// The envelope's marker and header lines (§7.1).
+// The envelope's marker and header lines (docs/coding-tools.md#grammar).
 const (
 	beginMarker  = "*** Begin Patch"
 	endMarker    = "*** End Patch"
@@ -73,9 +73,9 @@ func (c *chunk) old() []string {
 	return out
 }
 
-// withoutTrailingEmptyContext returns the chunk without the empty context
-// lines that end its old side (the retry of §7.3 step 3), or nil when
-// there are none or nothing else would be left to match.
+// withoutTrailingEmptyContext returns the chunk without the empty context lines
+// that end its old side (the retry of docs/coding-tools.md#matching step 3), or
+// nil when there are none or nothing else would be left to match.
 func (c *chunk) withoutTrailingEmptyContext() *chunk {
 	lines := c.lines
 	for {

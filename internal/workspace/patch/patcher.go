@@ -29,7 +29,7 @@ type AffectedFile struct {
 	Operation string `json:"operation" jsonschema:"add, update, delete or move"`
 }
 
-// Result is apply_patch's result (profile §6.5).
+// Result is apply_patch's result (docs/coding-tools.md#apply_patch).
 type Result struct {
 	DryRun        bool           `json:"dry_run"`
 	Clean         bool           `json:"clean" jsonschema:"Every hunk matched exactly (no relaxed matching)"`

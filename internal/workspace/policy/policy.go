@@ -1,6 +1,6 @@
 // Package policy decides whether exec_command may run a command: the
-// coding-tools profile's safety policy (§8), on commands parsed as a shell
-// parses them (mvdan.cc/sh/v3).
+// command policy of the coding tools (docs/coding-tools.md#command-policy),
+// on commands parsed as a shell parses them (mvdan.cc/sh/v3).
 //
 // The policy is a tripwire in front of the sandbox, not a sandbox: it
 // refuses the obvious ways out of the workspace and the operations that
@@ -244,7 +244,7 @@ var (
 	urlLike     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`) })
 	drivePrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z]:(/|$)`) })
 	// devices are the special files a command may name: the standard
-	// streams and the data devices the sandbox (§8.3) opens anyway.
+	// streams and the data devices the sandbox (docs/sandbox.md) opens anyway.
 	devices = set("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/zero", "/dev/random", "/dev/urandom")
 )
 

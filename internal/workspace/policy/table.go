@@ -63,8 +63,9 @@ func buildRules() map[string]rule {
 		}
 	}
 
-	// Commands that take paths as operands (§8.2): every operand is a
-	// candidate, and so are the values of the options listed after opts.
+	// Commands that take paths as operands
+	// (docs/coding-tools.md#classification): every operand is a candidate, and
+	// so are the values of the options listed after opts.
 	add(pathArgs(opts{}), "cat", "cd", "chdir")
 	add(recursive(pathArgs(opts{long: set("--reference"), permute: true}, "--reference")), "chmod", "chgrp")
 	add(recursive(pathArgs(opts{long: set("--reference", "--from"), permute: true}, "--reference")), "chown")
@@ -77,7 +78,7 @@ func buildRules() map[string]rule {
 	add(pathArgs(opts{short: "ITw", long: set("--ignore", "--hide", "--tabsize", "--width", "--format", "--sort", "--time", "--time-style",
 		"--block-size", "--quoting-style", "--indicator-style"), permute: true}), "ls")
 	add(pathArgs(opts{short: "m", long: set("--mode", "--context"), permute: true}), "mkdir")
-	add(pathArgs(opts{permute: true}), "rmdir", "tee") // tee, beyond §8.2's list, writes its operands
+	add(pathArgs(opts{permute: true}), "rmdir", "tee") // tee, beyond the list in docs/coding-tools.md#classification, writes its operands
 	add(rule{opts: opts{permute: true}, operands: operandsPaths, destructiveFlags: rmDestructive}, "rm")
 	add(pathArgs(opts{short: "c", long: set("--format", "--printf"), permute: true}), "stat")
 	add(pathArgs(opts{short: "dtr", long: set("--date", "--reference", "--time"), permute: true}, "-r", "--reference"), "touch")

@@ -8,7 +8,8 @@ import (
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
-// inherited are the only server variables a command sees (§5.5).
+// inherited are the only server variables a command sees
+// (docs/coding-tools.md#child-environment).
 var inherited = []string{"PATH", "LANG", "LC_ALL"}
 
 // environ is a command's environment: PATH, LANG and LC_ALL from the

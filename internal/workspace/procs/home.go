@@ -10,9 +10,9 @@ import (
 )
 
 // Commands get a private home and temp directory outside the workspace
-// (profile §5.5): nothing a tool caches or configures there lands in the
-// user's repository, and keeping them between runs keeps build caches
-// warm. One pair per workspace, under the user's state directory.
+// (docs/coding-tools.md#child-environment): nothing a tool caches or configures
+// there lands in the user's repository, and keeping them between runs keeps
+// build caches warm. One pair per workspace, under the user's state directory.
 
 // StateDir is where a workspace's private home/ and tmp/ live:
 // $XDG_STATE_HOME/sudocode/coding/<hash of the workspace path>, with the

@@ -1,10 +1,10 @@
-// Package procs runs exec_command's commands (coding-tools profile §6.6–
-// §6.8, §8.3): /bin/sh -c in a new process group, with a scrubbed
-// environment, under Landlock when the kernel has it, on pipes or a
-// pseudo-terminal, and keeps the ones still running as sessions that
+// Package procs runs exec_command's commands (docs/coding-tools.md#exec_command
+// to #kill_session, and docs/sandbox.md): /bin/sh -c in a new process group,
+// with a scrubbed environment, under Landlock when the kernel has it, on pipes
+// or a pseudo-terminal, and keeps the ones still running as sessions that
 // write_stdin polls and feeds and kill_session ends. Every command has a
-// server-side deadline; a timeout, a kill, a cancellation and Close end
-// the command's whole process group.
+// server-side deadline; a timeout, a kill, a cancellation and Close end the
+// command's whole process group.
 package procs
 
 import (

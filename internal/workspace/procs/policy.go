@@ -4,7 +4,7 @@ import (
 	"github.com/sudocode/sudocode/internal/sandbox"
 )
 
-// sandboxPolicy is what a command may touch (profile §8.3): everything
+// sandboxPolicy is what a command may touch (docs/sandbox.md): everything
 // in the workspace and its private home and temp directory; read and
 // execute the system, the toolchains on the server's PATH and the extra
 // allowed roots; read a few system files; the devices; its terminal;

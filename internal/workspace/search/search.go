@@ -1,4 +1,4 @@
-// Package search is search_text (coding-tools profile §6.4): a parallel
+// Package search is search_text (docs/coding-tools.md#search_text): a parallel
 // walk of the workspace that prunes filtered directories before descent,
 // skips binary and non-UTF-8 files, and finds lines with a literal
 // prefilter before the regular expression.
@@ -22,7 +22,7 @@ import (
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
-// search_text (profile §6.4).
+// search_text (docs/coding-tools.md#search_text).
 //
 // One goroutine walks the tree depth-first in path order (pruning filtered
 // and excluded directories before descending, never following a directory
@@ -62,7 +62,7 @@ type Match struct {
 	After   []string `json:"after" jsonschema:"Lines of context after"`
 }
 
-// Result is search_text's result (profile §6.4).
+// Result is search_text's result (docs/coding-tools.md#search_text).
 type Result struct {
 	Query        string   `json:"query"`
 	Matches      []Match  `json:"matches"`
