@@ -13,12 +13,12 @@ import (
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
-// Every schema a tool publishes is derived from its Go types, so the
-// schema and what the code reads and writes cannot drift apart. The SDK's
-// inference (jsonschema.For) gives the properties: JSON names, types,
-// descriptions from `jsonschema:"…"` tags, and as required the fields
-// without omitempty. What the profile fixes beside a type — defaults and
-// bounds of an argument (§6) — is a `schema:"…"` tag on the same field:
+// Every schema a tool publishes is derived from its Go types, so the schema and
+// what the code reads and writes cannot drift apart. The SDK's inference
+// (jsonschema.For) gives the properties: JSON names, types, descriptions from
+// `jsonschema:"…"` tags, and as required the fields without omitempty. What the
+// profile fixes beside a type — defaults and bounds of an argument
+// (docs/coding-tools.md#tools) — is a `schema:"…"` tag on the same field:
 //
 //	default=V    the default (parsed as the field's type; a list is
 //	             "|"-separated, "default=" with nothing is empty)
@@ -161,11 +161,11 @@ func jsonName(f reflect.StructField) string {
 	return name
 }
 
-// outputSchema derives a tool's output schema from Out (a struct, or a
-// pointer to one) as the profile wants it (§4.4): an object that declares
-// the result's fields and the common ones (ok, warnings, error), requires
-// only ok, and never forbids additional properties. A field is nullable
-// only where its JSON can be null (a pointer without omitempty).
+// outputSchema derives a tool's output schema from Out (a struct, or a pointer
+// to one) as the profile wants it (docs/coding-tools.md#output-schemas): an
+// object that declares the result's fields and the common ones (ok, warnings,
+// error), requires only ok, and never forbids additional properties. A field is
+// nullable only where its JSON can be null (a pointer without omitempty).
 func outputSchema[Out any]() map[string]any {
 	t := reflect.TypeFor[Out]()
 	js := inferOutput(t)
@@ -206,9 +206,9 @@ func inferOutput(t reflect.Type) *jsonschema.Schema {
 }
 
 // permissive walks a schema with its Go type: no additionalProperties
-// (§4.4), and "null" kept (last, as the profile writes it) only for
-// pointer fields without omitempty, which encode nil as null; slices and
-// omitempty pointers never do.
+// (docs/coding-tools.md#output-schemas), and "null" kept (last, as the profile
+// writes it) only for pointer fields without omitempty, which encode nil as
+// null; slices and omitempty pointers never do.
 func permissive(t reflect.Type, js *jsonschema.Schema) {
 	js.AdditionalProperties = nil
 	for t.Kind() == reflect.Pointer {

@@ -23,8 +23,9 @@ type execCommandIn struct {
 	Env            map[string]string `json:"env,omitempty" jsonschema:"Extra environment variables" schema:"default="`
 }
 
-// execCommandOut is exec_command's result (§6.6): a session snapshot, the
-// call's wall time, and on a policy refusal the permission request.
+// execCommandOut is exec_command's result (docs/coding-tools.md#exec_command):
+// a session snapshot, the call's wall time, and on a policy refusal the
+// permission request.
 type execCommandOut struct {
 	snapshotOut
 	ElapsedMS         int64                        `json:"elapsed_ms" jsonschema:"Wall time of this call"`
@@ -43,7 +44,8 @@ func (s *Server) execCommand() tool {
 		hints("Execute command", false, true, false, true),
 		func(ctx context.Context, in execCommandIn) (*execCommandOut, error) {
 			rejected := func(err error) error { return failWith(statusOnly{Status: "rejected"}, err) }
-			// Step 0: the working directory (§5.2), even in dangerous mode.
+			// Step 0: the working directory
+			// (docs/coding-tools.md#existing-paths), even in dangerous mode.
 			if in.Workdir == "" {
 				in.Workdir = "."
 			}
@@ -69,8 +71,9 @@ func (s *Server) execCommand() tool {
 		})
 }
 
-// permissionRequired is a policy refusal (§8.1): the permission request
-// both at the top level and inside the error.
+// permissionRequired is a policy refusal
+// (docs/coding-tools.md#order-of-checks): the permission request both at the
+// top level and inside the error.
 func permissionRequired(r *policy.Refusal) error {
 	details := maps.Clone(r.Details)
 	if details == nil {
@@ -85,8 +88,9 @@ func permissionRequired(r *policy.Refusal) error {
 
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 
-// snapshotOut is a session snapshot (§6.6–§6.8): exit_code and signal
-// only once the command has ended, session_id while it is a session.
+// snapshotOut is a session snapshot (docs/coding-tools.md#exec_command,
+// #write_stdin, #kill_session): exit_code and signal only once the command has
+// ended, session_id while it is a session.
 type snapshotOut struct {
 	Status             string   `json:"status" jsonschema:"exited, running or timeout; kill_session: terminated or exited; on failure rejected or permission_required"`
 	SessionID          string   `json:"session_id,omitempty" jsonschema:"The session to use with write_stdin and kill_session"`
@@ -166,7 +170,7 @@ type killSessionIn struct {
 	MaxOutputBytes int    `json:"max_output_bytes,omitempty" jsonschema:"Most bytes of each stream to return (the tail)" schema:"default=65536,min=1,max=1048576"`
 }
 
-// killSessionOut is kill_session's result (§6.8).
+// killSessionOut is kill_session's result (docs/coding-tools.md#kill_session).
 type killSessionOut struct {
 	snapshotOut
 	Killed bool `json:"killed" jsonschema:"Whether a running command was signalled"`

@@ -23,8 +23,9 @@ import (
 	"github.com/sudocode/sudocode/internal/workspace/procs"
 )
 
-// The exec tools end to end (§6.6–§6.8, §8): the SDK client over HTTP (an
-// in-process server) and over stdio (the built binary).
+// The exec tools end to end (docs/coding-tools.md#exec_command to
+// #kill_session, #command-policy): the SDK client over HTTP (an in-process
+// server) and over stdio (the built binary).
 
 func init() {
 	codeCategories["PERMISSION_REQUIRED"] = "permission"

@@ -99,8 +99,9 @@ func wantCompact(t *testing.T, b []byte) {
 	}
 }
 
-// TestHTTPPreDispatchTable walks every row of the profile's §3.1 table and
-// the order between neighbouring rows.
+// TestHTTPPreDispatchTable walks every row of the pre-dispatch table
+// (docs/coding-tools.md#http-transport) and the order between neighbouring
+// rows.
 func TestHTTPPreDispatchTable(t *testing.T) {
 	t.Parallel()
 	const token = "s3cret-token"

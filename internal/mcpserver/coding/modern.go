@@ -9,13 +9,13 @@ import (
 	"github.com/sudocode/sudocode/internal/mcpx"
 )
 
-// MCP 2026-07-28 has no handshake: every request carries its protocol
-// version (with the client's name and capabilities) in its _meta, and a
-// client learns the server with server/discover. The profile's rules
-// (§3.4: initialize, negotiating down to 2025-06-18) stay as they are for
-// the clients that shake hands; a request that names 2026-07-28 is served
-// on its own, with no session and no initialize, as the reference server
-// serves it.
+// MCP 2026-07-28 has no handshake: every request carries its protocol version
+// (with the client's name and capabilities) in its _meta, and a client learns
+// the server with server/discover. The profile's rules
+// (docs/coding-tools.md#protocol-versions: initialize, negotiating down to
+// 2025-06-18) stay as they are for the clients that shake hands; a request that
+// names 2026-07-28 is served on its own, with no session and no initialize, as
+// the reference server serves it.
 
 // supportedVersions are the revisions server/discover offers, newest first.
 var supportedVersions = []string{mcpx.ModernProtocol, ProtocolVersion}

@@ -14,10 +14,11 @@ import (
 	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
-// closeObjects makes every object schema that declares properties refuse
-// the others. The published schemas stay open (profile §4.4); the tests
-// validate against the closed form, so a field named differently in a
-// result and in its schema fails, whichever side was renamed.
+// closeObjects makes every object schema that declares properties refuse the
+// others. The published schemas stay open
+// (docs/coding-tools.md#output-schemas); the tests validate against the closed
+// form, so a field named differently in a result and in its schema fails,
+// whichever side was renamed.
 func closeObjects(s *jsonschema.Schema) {
 	if s == nil {
 		return

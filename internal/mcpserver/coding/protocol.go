@@ -294,7 +294,7 @@ func (s *Server) dispatchTool(ctx context.Context, params json.RawMessage) (any,
 		return nil, errorResponse(nil, codeInvalidParams, "Invalid params: tools/call needs a string name", nil)
 	}
 	// The shape of arguments is checked before the name is looked up
-	// (profile §4.1, steps 1 and 2).
+	// (docs/coding-tools.md#results, steps 1 and 2).
 	args := map[string]any{}
 	if raw := bytes.TrimSpace(p.Arguments); len(raw) > 0 && string(raw) != "null" {
 		if raw[0] != '{' || json.Unmarshal(raw, &args) != nil {

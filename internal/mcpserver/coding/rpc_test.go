@@ -43,7 +43,7 @@ func TestNotInitialized(t *testing.T) {
 	})
 }
 
-// TestVersionNegotiation is the table of §3.4.
+// TestVersionNegotiation is the table of docs/coding-tools.md#protocol-versions.
 func TestVersionNegotiation(t *testing.T) {
 	t.Parallel()
 	accepted := []any{nil, "2025-06-18", "2025-11-25", "2026-07-28", "2099-01-01"}
@@ -76,7 +76,8 @@ func TestVersionNegotiation(t *testing.T) {
 	})
 }
 
-// TestInitializeResult is §3.5, exactly, and the same on every call.
+// TestInitializeResult is the initialize result of
+// docs/coding-tools.md#initialize, exactly, and the same on every call.
 func TestInitializeResult(t *testing.T) {
 	t.Parallel()
 	want := map[string]any{
@@ -99,7 +100,8 @@ func TestInitializeResult(t *testing.T) {
 	})
 }
 
-// TestEnvelope: the per-message checks of §3.3.
+// TestEnvelope: the per-message checks of
+// docs/coding-tools.md#messages-and-methods.
 func TestEnvelope(t *testing.T) {
 	t.Parallel()
 	transports(t, coding.Options{}, func(t *testing.T, c client) {
@@ -246,7 +248,8 @@ func TestToolsListCursor(t *testing.T) {
 	})
 }
 
-// TestToolsCallShape: name and arguments of tools/call (§4.1 steps 1–2).
+// TestToolsCallShape: name and arguments of tools/call
+// (docs/coding-tools.md#results steps 1–2).
 func TestToolsCallShape(t *testing.T) {
 	t.Parallel()
 	transports(t, coding.Options{}, func(t *testing.T, c client) {
@@ -468,7 +471,8 @@ func checkResult(t *testing.T, r toolResult) {
 	}
 }
 
-// TestRequestPermissionsProtocol is §9 over both transports.
+// TestRequestPermissionsProtocol is request_permissions
+// (docs/coding-tools.md#permissions) over both transports.
 func TestRequestPermissionsProtocol(t *testing.T) {
 	t.Parallel()
 	args := map[string]any{"tool_name": "exec_command", "permission": "network", "reason": "fetch deps",

@@ -20,8 +20,9 @@ import (
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
-// profileTools is the catalog of §1 in its order, with the §6.0 titles and
-// hints: readOnly, destructive, idempotent, openWorld.
+// profileTools is the catalog (docs/coding-tools.md#scope) in its order, with
+// the titles and hints of docs/coding-tools.md#annotations: readOnly,
+// destructive, idempotent, openWorld.
 var profileTools = []struct {
 	name, title string
 	hints       [4]bool
@@ -308,7 +309,8 @@ func asMap(t *testing.T, v any) map[string]any {
 	return m
 }
 
-// TestSDKRequestPermissions: §9 through the SDK client.
+// TestSDKRequestPermissions: request_permissions
+// (docs/coding-tools.md#permissions) through the SDK client.
 func TestSDKRequestPermissions(t *testing.T) {
 	t.Parallel()
 	args := map[string]any{"tool_name": "apply_patch", "permission": "write_generated_or_ignored",

@@ -1,6 +1,9 @@
-// Package coding is the coding-tools MCP server (seed 003 and its profile,
-// coding-tools-mcp-v0.1): read, list, search, patch, run and inspect one
-// workspace.
+// Package coding is the coding-tools MCP server: read, list, search,
+// patch, run and inspect one workspace. It implements the
+// coding-tools-mcp-v0.1 profile the user's requirement names ("the
+// profile" below); docs/coding-tools.md is that contract in the project's
+// words, with the project's revisions, and its sections are cited by
+// anchor.
 //
 // The profile fixes wire rules the MCP SDK does not follow (HTTP status
 // codes and their check order, with JSON-RPC bodies where the SDK's

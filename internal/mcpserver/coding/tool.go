@@ -38,7 +38,8 @@ type tool struct {
 	run func(ctx context.Context, args json.RawMessage) (any, error)
 }
 
-// readOnly, etc. build the profile's annotation rows (§6.0).
+// readOnly, etc. build the profile's annotation rows
+// (docs/coding-tools.md#annotations).
 func hints(title string, readOnly, destructive, idempotent, openWorld bool) annotations {
 	return annotations{Title: title, ReadOnlyHint: readOnly, DestructiveHint: destructive, IdempotentHint: idempotent, OpenWorldHint: openWorld}
 }

@@ -23,10 +23,11 @@ import (
 )
 
 // The file tools end to end: the official SDK client calls every tool over
-// Streamable HTTP (an in-process server) and over stdio (the built binary),
-// on the same workspace contents, and every result is checked against the
-// profile's result shape (§4.1, §4.2) and the tool's published
-// outputSchema before its fields are.
+// Streamable HTTP (an in-process server) and over stdio (the built binary), on
+// the same workspace contents, and every result is checked against the
+// profile's result shape (docs/coding-tools.md#results,
+// docs/coding-tools.md#errors) and the tool's published outputSchema before its
+// fields are.
 
 // toolTransport connects the SDK client to a server over a workspace.
 type toolTransport struct {

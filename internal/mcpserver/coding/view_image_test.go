@@ -17,8 +17,9 @@ import (
 	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
 
-// view_image end to end (§6.12): both output forms over the SDK client
-// (HTTP in process, stdio of the built binary) and on the raw wire.
+// view_image end to end (docs/coding-tools.md#view_image): both output forms
+// over the SDK client (HTTP in process, stdio of the built binary) and on the
+// raw wire.
 
 // viFixture is a workspace of images (and impostors).
 func viFixture(t *testing.T) (map[string][]byte, func(t *testing.T) string) {
