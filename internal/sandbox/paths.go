@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// System paths a sandboxed command may read and execute, the few system
-// files it may read, and the devices it may read and write (coding-tools
-// profile §8.3). Missing ones are skipped.
+// System paths a sandboxed command may read and execute, the few system files
+// it may read, and the devices it may read and write (docs/sandbox.md). Missing
+// ones are skipped.
 var (
 	SystemReadExec = []string{"/bin", "/lib", "/lib64", "/lib32", "/libx32", "/sbin", "/usr", "/opt",
 		"/etc/alternatives", "/etc/ca-certificates", "/etc/localtime", "/etc/pki", "/etc/ssl", "/etc/npmrc"}
