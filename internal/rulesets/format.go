@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// The texts below are fixed by the MCP Ruleset Server specification. It
+// The texts below are fixed by the MCP Ruleset Server specification, the
+// user's requirement (docs/servers.md#ruleset-tools). It
 // spells a tag list two ways: "[a, b]" in the resource's front matter and
 // "[a b]" elsewhere. A ruleset document (get_ruleset, the resource, the
 // CLI's get) is front matter, so it always uses the first, a YAML flow

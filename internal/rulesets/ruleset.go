@@ -1,7 +1,9 @@
 // Package rulesets is the domain of the ruleset library: a named markdown
 // document with a description and tags that AI editors share. It holds the
 // types, the validation rules and message texts of the MCP Ruleset Server
-// specification, and the Store interface that the adapters implement.
+// specification (the user's requirement, "the specification" below; its
+// contract in docs/servers.md#rulesets), and the Store interface that the
+// adapters implement.
 package rulesets
 
 import (

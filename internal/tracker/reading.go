@@ -2,10 +2,11 @@ package tracker
 
 import "fmt"
 
-// The type names read backwards for the blocking links: seed 001 defines
-// `blocks` as "to_id must complete before from_id", so "A blocks B" means A
-// waits for B. Every surface (CLI, MCP descriptions, the page, the README)
-// says a link in the plain words below instead of "A blocks B".
+// The type names read backwards for the blocking links: the tracker's
+// requirement (docs/servers.md#tracker-tools) defines `blocks` as "to_id must
+// complete before from_id", so "A blocks B" means A waits for B. Every surface
+// (CLI, MCP descriptions, the page, the README) says a link in the plain words
+// below instead of "A blocks B".
 
 // readings are the sentences of each type, from first, to second.
 var readings = map[RelType]string{

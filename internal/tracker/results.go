@@ -131,7 +131,8 @@ type InitResult struct {
 	Prefix  string `json:"prefix" jsonschema:"The id prefix"`
 }
 
-// Stats is the stats command's result, in seed 001's shape.
+// Stats is the stats command's result, in the shape the tracker's
+// requirement fixes (docs/servers.md#tracker-tools).
 type Stats struct {
 	Specs struct {
 		Total    int            `json:"total"`

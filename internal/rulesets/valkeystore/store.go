@@ -1,5 +1,6 @@
 // Package valkeystore keeps rulesets in Valkey (or Redis, or a Valkey
-// Cluster) in the specification's layout: one hash per ruleset at
+// Cluster) in the layout the MCP Ruleset Server specification fixes
+// (docs/servers.md#ruleset-model): one hash per ruleset at
 // "ruleset:{name}" with the fields description, tags (a JSON array),
 // markdown, created_at and last_modified (RFC3339 UTC), plus globs, always
 // and targets only while a ruleset has that scope, and beside it the

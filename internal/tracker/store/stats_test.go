@@ -45,7 +45,7 @@ func TestStatsEmpty(t *testing.T) {
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("stats of an empty tracker:\n got %+v\nwant %+v", s, want)
 	}
-	// Seed 001's shape, key for key.
+	// The shape the tracker's requirement fixes, key for key.
 	raw, _ := json.Marshal(s)
 	const shape = `{"specs":{"total":0,"by_status":{"approved":0,"deprecated":0,"draft":0,"review":0},"by_type":{"api":0,"architecture":0,"database":0,"feature":0,"research":0},"ready":0},` +
 		`"issues":{"total":0,"by_status":{"blocked":0,"closed":0,"in_progress":0,"open":0},"by_type":{"bug":0,"chore":0,"epic":0,"feature":0,"task":0},"ready":0,"blocked":0},` +
