@@ -237,8 +237,9 @@ func TestListRulesetsWalkALargeLibrary(t *testing.T) {
 	}
 }
 
-// The seed's text is unchanged when the list fits a page and no cursor is
-// given; a page that more follow ends with "Next cursor: …"; every page
+// The text the ruleset server's requirement fixes
+// (docs/servers.md#ruleset-tools) is unchanged when the list fits a page and
+// no cursor is given; a page that more follow ends with "Next cursor: …"; every page
 // carries structured content (the tool publishes its output schema), which
 // agrees with the text, and has a nextCursor only when more follow.
 func TestListPagesText(t *testing.T) {
