@@ -89,8 +89,23 @@ func followToReport(ctx context.Context, l *loop.Loop, id string, since int64, a
 }
 
 // follow prints task id's log after seq since (when print) until its agent
-// stops, and returns the task as it then is.
+// stops, and returns the task as it then is. It reads again as soon as
+// the orchestrator reports a change of the task (an agent this process
+// runs), and every otherPoll (an agent another process runs, whose
+// changes this one does not hear of).
 func follow(ctx context.Context, orch *orchestrator.Orchestrator, id string, since int64, print bool, out io.Writer) (orchestrator.Task, error) {
+	changed := make(chan struct{}, 1)
+	unsubscribe := orch.Subscribe(func(c orchestrator.Change) {
+		if c.Task.ID == id {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}
+	})
+	defer unsubscribe()
+	poll := time.NewTicker(otherPoll)
+	defer poll.Stop()
 	for {
 		t, err := orch.Get(ctx, id)
 		if err != nil {
@@ -112,10 +127,15 @@ func follow(ctx context.Context, orch *orchestrator.Orchestrator, id string, sin
 		select {
 		case <-ctx.Done():
 			return t, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+		case <-changed:
+		case <-poll.C:
 		}
 	}
 }
+
+// otherPoll is how often follow reads a task whose agent another process
+// runs.
+const otherPoll = time.Second
 
 // logLine is one log event as text: seq, kind, tool, text on one line.
 func logLine(e orchestrator.StoredEvent) string {
