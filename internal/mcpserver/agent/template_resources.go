@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sudocode/sudocode/internal/gitx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	orchagent "github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
@@ -94,10 +93,10 @@ func (h *handlers) project(ctx context.Context, path string) (projectView, error
 		return projectView{}, err
 	}
 	v := projectView{Project: h.orch.Repo(), Overview: ov, Tasks: tasks, OmittedTasks: omitted, Hint: hint}
-	v.Head = gitOut(ctx, v.Project, "rev-parse", "--verify", "-q", "HEAD")
-	v.Branch = gitOut(ctx, v.Project, "symbolic-ref", "-q", "--short", "HEAD")
-	if st := gitOut(ctx, v.Project, "status", "--porcelain", "--untracked-files=normal"); st != "" {
-		v.CheckoutChanges = strings.Count(st, "\n") + 1
+	// The checkout's part is left out when git cannot read it: the tasks
+	// are what the resource is for.
+	if c, err := h.orch.Checkout(ctx); err == nil {
+		v.Head, v.Branch, v.CheckoutChanges = c.Head, c.Branch, c.Changes
 	}
 	return v, nil
 }
@@ -115,15 +114,6 @@ func samePath(a, b string) bool {
 	return ra == rb
 }
 
-// gitOut runs a read-only git command in the user's checkout, through
-// gitx; "" on failure.
-func gitOut(ctx context.Context, dir string, args ...string) string {
-	out, err := gitx.Output(ctx, gitx.Options{Dir: dir}, 4<<20, args...)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // maxHistoryLines bounds a log:// resource: the newest lines are kept.
 const maxHistoryLines = 2000
