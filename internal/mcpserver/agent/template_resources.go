@@ -114,7 +114,6 @@ func samePath(a, b string) bool {
 	return ra == rb
 }
 
-
 // maxHistoryLines bounds a log:// resource: the newest lines are kept.
 const maxHistoryLines = 2000
 
