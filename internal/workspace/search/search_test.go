@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sudocode/sudocode/internal/racesize"
 	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/workspace"
 	"github.com/sudocode/sudocode/internal/workspace/wstest"
@@ -379,7 +380,7 @@ func TestSearchBudget(t *testing.T) {
 // BenchmarkSearchHugeDirectory times it.
 func TestSearchHugeDirectory(t *testing.T) {
 	r := twRoot(t, nil)
-	wstest.HugeDir(t, r.Path, 100_000)
+	wstest.HugeDir(t, r.Path, racesize.Of(100_000, 20_000))
 	res, err := Text(context.Background(), r, Options{Query: "x", Path: "big"})
 	if err != nil {
 		t.Fatal(err)
