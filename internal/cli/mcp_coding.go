@@ -77,7 +77,7 @@ SUDOCODE_MAX_SESSIONS and SUDOCODE_SESSION_IDLE_TIMEOUT.`,
 	f.StringVar(&o.authToken, "auth-token", "", "bearer `TOKEN` every HTTP request must carry (alias --token; env CODING_TOOLS_MCP_AUTH_TOKEN, else SUDOCODE_TOKEN)")
 	f.StringSliceVar(&o.origins, "allow-origin", nil, "browser `ORIGIN` allowed besides loopback ones (repeatable)")
 	// One bearer token setting for every server: --token, the others'
-	// name, is read as the profile's --auth-token.
+	// name, is read as the coding tools' --auth-token (docs/coding-tools.md#http-transport).
 	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		if name == "token" {
 			name = "auth-token"

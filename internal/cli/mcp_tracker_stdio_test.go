@@ -141,7 +141,7 @@ func TestTrackerStdio(t *testing.T) {
 					t.Errorf("%s: %s %q", r.uri, c.MIMEType, c.Text)
 				}
 				if r.uri == "sudocode://quickstart" && c.Text != r.want {
-					t.Errorf("sudocode://quickstart is not the seed's text: %q", c.Text)
+					t.Errorf("sudocode://quickstart is not the requirement's text: %q", c.Text)
 				}
 			}
 		})

@@ -260,7 +260,7 @@ func (j js) time(path ...string) time.Time {
 	return tm
 }
 
-// The shapes of tracker-shapes.md, key for key, in order.
+// The tracker's JSON shapes (docs/servers.md#tracker), key for key, in order.
 var (
 	issueKeys = []string{"id", "uuid", "title", "description", "status", "type", "priority", "assignee", "estimate",
 		"parent_id", "tags", "created_at", "updated_at", "closed_at", "close_reason", "created_by"}

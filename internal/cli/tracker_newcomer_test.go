@@ -88,7 +88,8 @@ func TestStatsBlockedIsOneRule(t *testing.T) {
 
 // issue list hides closed issues unless --all (or a --status) asks for
 // them, as gh and bd do; the MCP tool list_issues lists every issue, as
-// seed 001 says ("List all issues with optional filters").
+// the tracker's requirement says ("List all issues with optional filters";
+// docs/servers.md#tracker-tools).
 func TestIssueListHidesClosed(t *testing.T) {
 	p := newProj(t)
 	open := p.js("issue", "create", "still open").str("id")
@@ -155,7 +156,7 @@ func TestDidYouMean(t *testing.T) {
 }
 
 // Feedback cannot be anchored on a blank line: its empty snippet would
-// never be found again (tracker-shapes.md), so the anchor would go stale
+// never be found again (docs/servers.md#tracker-files), so the anchor would go stale
 // at the first edit. The CLI and MCP refuse it alike, naming the nearest
 // lines with text; relocating onto a blank line is refused the same way.
 func TestFeedbackOnABlankLine(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 )
 
 // TestBrowserLinksReadOneWay: `link A B --type blocks` means A waits for
-// B (seed 001). The page says so in those words on both issues' pages
+// B (as the tracker defines it: docs/servers.md#tracker). The page says so in those words on both issues' pages
 // and in the form that makes a link, as the CLI does; nothing on it reads
 // "A blocks B" or "Blocked by".
 func TestBrowserLinksReadOneWay(t *testing.T) {

@@ -88,7 +88,7 @@ func TestBrowserSpecWork(t *testing.T) {
 	if added == "" {
 		t.Fatal("the feedback is not in the tracker")
 	}
-	// The type left as the form offers it is seed 001's default, as in the CLI and MCP.
+	// The type left as the form offers it is the tracker's default, as in the CLI and MCP.
 	if fb, err := f.repo.ShowFeedback(ctx, added); err != nil || fb.Type != tracker.DefaultFeedbackType {
 		t.Errorf("feedback added with the form's default type: %q, %v; want %q", fb.Type, err, tracker.DefaultFeedbackType)
 	}

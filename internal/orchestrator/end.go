@@ -8,8 +8,8 @@ import (
 	"github.com/sudocode/sudocode/internal/fault"
 )
 
-// EndStatuses are the final statuses end_task may set: the seed's
-// completed and failed, and cancelled, which is also what ending a running
+// EndStatuses are the final statuses end_task may set: the user's
+// requirement's completed and failed (docs/servers.md#agent-tools), and cancelled, which is also what ending a running
 // task without a status gives.
 var EndStatuses = []Status{StatusCompleted, StatusFailed, StatusCancelled}
 

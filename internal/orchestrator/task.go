@@ -42,7 +42,7 @@ func (s Status) Valid() bool {
 	return false
 }
 
-// TaskError is why a task failed, in seed 004's {type, details} shape.
+// TaskError is why a task failed, in the agent server's {type, details} shape (docs/servers.md#agent-responses).
 type TaskError struct {
 	Type    string `json:"type"`
 	Details any    `json:"details,omitempty" jsonschema:"More about the failure; for a failed run, the reason the CLI reported, its exit code and the tail of its stderr"`

@@ -17,8 +17,8 @@ import (
 // Redacted replaces a secret.
 const Redacted = "[REDACTED]"
 
-// name matches names that usually hold secrets: the coding-tools profile's
-// words (§5.5), access keys (AWS_ACCESS_KEY_ID) and a bare "auth" word
+// name matches names that usually hold secrets: the coding tools'
+// words (docs/coding-tools.md#child-environment), access keys (AWS_ACCESS_KEY_ID) and a bare "auth" word
 // (npm's _auth), which GIT_AUTHOR_NAME does not contain.
 var name = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)token|secret|credential|api[_-]?key|apikey|access[_-]?key|passw(or)?d|private|(^|[_-])auth([_-]|$)`)

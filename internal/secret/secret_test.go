@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The coding-tools profile's value rules (§5.5) are all found; ordinary
+// The coding tools' value rules (docs/coding-tools.md#child-environment) are all found; ordinary
 // values of environment variables and arguments are not secrets.
 func TestContains(t *testing.T) {
 	for _, v := range []string{

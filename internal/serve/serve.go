@@ -191,7 +191,8 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		s.coding = coding.New(root, coding.Options{Version: o.Version, ViewImage: true, Logger: logger, Transport: t, Guarded: true})
 		// One guard, the one every endpoint has (Origin, token, body
 		// cap); the coding server then applies the rest of its
-		// profile's checks (path, media type, version, session, length).
+		// own checks (path, media type, version, session, length:
+		// docs/coding-tools.md#http-transport).
 		s.mount(PathCoding, mcpx.Guard(at(mcpx.Path, s.coding.HTTPHandler()), s.transport), "")
 	}
 

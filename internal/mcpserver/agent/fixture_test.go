@@ -93,7 +93,7 @@ func (f *fixture) poke() {
 	}
 }
 
-// response is a tool's answer in the seed's shape.
+// response is a tool's answer in the response shape (docs/servers.md#agent-responses).
 type response struct {
 	Status  string          `json:"status"`
 	Message string          `json:"message"`
@@ -106,7 +106,7 @@ type response struct {
 }
 
 // call calls a tool and checks the answer's form: structured content in
-// the seed's shape, the same JSON as text, isError iff status is "error".
+// the response shape, the same JSON as text, isError iff status is "error".
 func (f *fixture) call(name string, args map[string]any) response {
 	f.t.Helper()
 	return f.callWith(&mcp.CallToolParams{Name: name, Arguments: args})

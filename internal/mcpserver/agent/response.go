@@ -7,7 +7,7 @@ import (
 	"github.com/sudocode/sudocode/internal/mcpx"
 )
 
-// response is every tool's answer, in the seed's ToolResponse shape, with
+// response is every tool's answer, in the requirement's ToolResponse shape (docs/servers.md#agent-responses), with
 // the tool's own result type R: its JSON is the structured content and
 // the text, and its schema the tool's output schema.
 type response[R any] struct {

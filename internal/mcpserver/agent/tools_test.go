@@ -132,7 +132,7 @@ func TestLargeInstructionsIntact(t *testing.T) {
 	}
 }
 
-// Bad input is a clear error in the seed's shape and leaves nothing behind.
+// Bad input is a clear error in the response shape and leaves nothing behind.
 func TestBadInput(t *testing.T) {
 	f := newFixture(t)
 	testkit.Git(t, f.repo, "branch", "taken")

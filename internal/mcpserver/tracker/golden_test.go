@@ -8,7 +8,8 @@ import (
 	mcptracker "github.com/sudocode/sudocode/internal/mcpserver/tracker"
 )
 
-// seedTools are the 22 tools of seed 001, in its order.
+// seedTools are the 22 tools the tracker's requirement names, in its order
+// (docs/servers.md#tracker-tools).
 var seedTools = []string{
 	"ready", "list_issues", "show_issue", "create_issue", "update_issue", "close_issue", "blocked_issues",
 	"list_specs", "show_spec", "create_spec",
@@ -18,7 +19,7 @@ var seedTools = []string{
 	"stats", "status", "init",
 }
 
-// extraTools are the tools beyond the seed's.
+// extraTools are the tools beyond the requirement's.
 var extraTools = []string{"search", "update_spec", "unlink", "create_issues", "update_issues"}
 
 // TestToolsGolden pins tools/list, prompts/list and the resources and

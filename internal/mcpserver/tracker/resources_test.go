@@ -11,7 +11,8 @@ import (
 	mcptracker "github.com/sudocode/sudocode/internal/mcpserver/tracker"
 )
 
-// seedFile is seed 001, when the workspace has it: the quickstart's copy in
+// seedFile is the tracker's requirement document, when the workspace has
+// it (it is not part of the repository): the quickstart's copy in
 // testdata is checked against it.
 const seedFile = "/work/shared/seeds/001_984a245a4a0a19cc.txt"
 

@@ -1,4 +1,4 @@
-// Package tracker is the tracker's MCP server (seed 001): the tools,
+// Package tracker is the tracker's MCP server (docs/servers.md#tracker): the tools,
 // resources and prompts an agent uses to plan work in .sudocode, running
 // in-process on the same store code as the sudocode CLI, with results in
 // the shapes the CLI's --json prints.
@@ -79,7 +79,7 @@ func New(opts Options) *mcp.Server {
 	return srv
 }
 
-// tools is the server's tool list, in the seed's order, then the extras.
+// tools is the server's tool list, in the requirement's order, then the extras.
 func (s *server) tools() []mcpx.Tool {
 	return []mcpx.Tool{
 		s.ready(), s.listIssues(), s.showIssue(), s.createIssue(), s.updateIssue(), s.closeIssue(), s.blockedIssues(),

@@ -204,7 +204,7 @@ func TestEveryTool(t *testing.T) {
 	}
 }
 
-// The seed's defaults apply when a parameter is left out.
+// The requirement's defaults (docs/servers.md#tracker-tools) apply when a parameter is left out.
 func TestDefaults(t *testing.T) {
 	t.Setenv("USER", "default-agent")
 	f := connect(t, mcptracker.Options{})

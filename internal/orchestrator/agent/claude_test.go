@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// claudeScript prints recorded Claude Code stream-json shapes (fact sheet §1.1).
+// claudeScript prints recorded Claude Code stream-json shapes (as Claude Code prints them: docs/agent-clis.md#claude-code).
 const claudeScript = `
 case " $* " in
   *" --verbose "*) ;;

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// codexScript prints recorded `codex exec --json` shapes (fact sheet §1.3).
+// codexScript prints recorded `codex exec --json` shapes (as Codex prints them: docs/agent-clis.md#codex).
 const codexScript = `
 [ "$1" = exec ] || { echo "usage: codex exec" >&2; exit 2; }
 if [ ! -s "$log/stdin" ]; then echo "No prompt provided via stdin." >&2; exit 1; fi

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// geminiScript prints recorded Gemini CLI stream-json shapes (fact sheet §1.2).
+// geminiScript prints recorded Gemini CLI stream-json shapes (as Gemini CLI prints them: docs/agent-clis.md#gemini-cli).
 const geminiScript = `
 case " $* " in
   *" --skip-trust "*) ;;

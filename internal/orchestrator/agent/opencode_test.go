@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// openCodeScript prints recorded `opencode run --format json` shapes (fact sheet §1.4).
+// openCodeScript prints recorded `opencode run --format json` shapes (as OpenCode prints them: docs/agent-clis.md#opencode).
 const openCodeScript = `
 [ "$1" = run ] || { echo "usage: opencode run" >&2; exit 1; }
 if [ ! -s "$log/stdin" ]; then echo "You must provide a message or a command" >&2; exit 1; fi
