@@ -107,8 +107,7 @@ type Dashboard struct {
 
 	rs rulesetsWatch
 
-	loop    *loop.Loop // nil when Tasks is
-	ownLoop bool       // the dashboard made loop (Options.Loop was nil): Close closes it
+	loop *loop.Loop // nil when Tasks is; made here (and closed by Close) when Options.Loop is nil
 
 	session string // the page's cookie: a secret of its own (session.go)
 	pageKey string // what the page's script sends with a change (session.go)
@@ -138,7 +137,6 @@ func New(opts Options) *Dashboard {
 				rules = opts.Rulesets.Store
 			}
 			d.loop = loop.New(opts.Tasks, rules, opts.Actor)
-			d.ownLoop = true
 		}
 	}
 	d.routes()
@@ -194,7 +192,7 @@ func (d *Dashboard) Close() {
 	d.hub.close()
 	d.wg.Wait()
 	d.tracker.close()
-	if d.ownLoop {
+	if d.loop != nil && d.opts.Loop == nil {
 		d.loop.Close()
 	}
 }

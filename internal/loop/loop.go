@@ -200,5 +200,5 @@ func (l *Loop) noteFailure(ctx context.Context, t orchestrator.Task) {
 	}
 }
 
-// failureMark starts the note recordFailure appends for t.
+// failureMark starts the notes noteFailure and release append for t.
 func failureMark(t orchestrator.Task) string { return "Agent task " + t.ID }

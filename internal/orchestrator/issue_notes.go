@@ -82,14 +82,10 @@ func (s *Store) IssueNoted(ctx context.Context, id string, done bool) error {
 // UnnotedFailures returns the failed tasks of issues whose failure is not
 // noted yet (nor being noted by a live process), oldest first.
 func (s *Store) UnnotedFailures(ctx context.Context) ([]Task, error) {
-	tasks, err := s.query(ctx, `SELECT `+taskCols+` FROM tasks
+	return s.query(ctx, `SELECT `+taskCols+` FROM tasks
 		WHERE issue_id != '' AND status = ? AND error != ''
 		AND NOT EXISTS (SELECT 1 FROM issue_notes n WHERE n.task_id = tasks.id AND n.noted = 1)
 		ORDER BY created_at, id`, string(StatusFailed))
-	if err != nil {
-		return nil, err
-	}
-	return tasks, nil
 }
 
 // ClaimIssueNote claims the note of task id's failure (Store.ClaimIssueNote).
