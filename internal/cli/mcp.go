@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/sudocode/sudocode/internal/app"
 	mcptracker "github.com/sudocode/sudocode/internal/mcpserver/tracker"
 	"github.com/sudocode/sudocode/internal/mcpx"
 )
@@ -42,7 +43,12 @@ compatibility and unused: nothing is spawned.
 				return err
 			}
 			defer closeT()
-			server := mcptracker.New(mcptracker.Options{Version: Version, Actor: actor(), Logger: logger, Tasks: issueTasks})
+			p, err := app.Open(cmd.Context(), app.Options{Actor: actor(), TrackerFromEnv: true})
+			if err != nil {
+				return err
+			}
+			defer p.Close()
+			server := mcptracker.New(mcptracker.Options{Tracker: p.Tracker, Version: Version, Actor: actor(), Logger: logger, Tasks: issueTasks})
 			return mcpx.Serve(cmd.Context(), server, t, logger)
 		},
 	}

@@ -1,21 +1,13 @@
 package cli
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/sudocode/sudocode/internal/fault"
-	"github.com/sudocode/sudocode/internal/loop"
 	mcpagent "github.com/sudocode/sudocode/internal/mcpserver/agent"
 	"github.com/sudocode/sudocode/internal/mcpx"
-	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/serve"
 )
 
@@ -90,17 +82,6 @@ func runMCPAgent(cmd *cobra.Command, opts *mcpAgentOptions, stdio IO) error {
 	} else if err := opts.auth.settle(&opts.transport, opts.transport.http, logger); err != nil {
 		return err
 	}
-	orch, closeOrch, err := openOrchestrator(ctx, orEnv(opts.project, "SUDOCODE_AGENT_PROJECT"), orEnv(opts.data, "SUDOCODE_AGENT_DATA"), opts.worktrees)
-	if err != nil {
-		return err
-	}
-	defer closeOrch()
-	t, closeT, err := opts.transport.open("agent", logger)
-	if err != nil {
-		return err
-	}
-	defer closeT()
-	t.Calls.Metrics.WatchTasks(serve.TaskCounts(orch))
 	// The ruleset library feeds the prompts of tasks started from issues;
 	// without it the orchestrator still serves, and such prompts say less.
 	rules, err := opts.rules.open(ctx)
@@ -110,11 +91,18 @@ func runMCPAgent(cmd *cobra.Command, opts *mcpAgentOptions, stdio IO) error {
 	} else {
 		defer rules.Close()
 	}
-	var lib loop.Rules
-	if rules != nil {
-		lib = rules
+	p, err := openTasks(ctx, orEnv(opts.project, "SUDOCODE_AGENT_PROJECT"), orEnv(opts.data, "SUDOCODE_AGENT_DATA"), opts.worktrees, rules)
+	if err != nil {
+		return err
 	}
-	agentServer := mcpagent.New(orch, mcpagent.Options{Version: Version, Logger: logger, Rules: lib, Shared: t.Stateless})
+	defer p.Close()
+	t, closeT, err := opts.transport.open("agent", logger)
+	if err != nil {
+		return err
+	}
+	defer closeT()
+	t.Calls.Metrics.WatchTasks(serve.TaskCounts(p.Orchestrator))
+	agentServer := mcpagent.New(p.Orchestrator, mcpagent.Options{Version: Version, Logger: logger, Loop: p.Loop, Shared: t.Stateless})
 	defer agentServer.Close()
 	server := agentServer.Server
 	if t.HTTPAddr == "" {
@@ -135,50 +123,4 @@ func runMCPAgent(cmd *cobra.Command, opts *mcpAgentOptions, stdio IO) error {
 	}
 	logger.Info("serving MCP over Streamable HTTP", "url", url)
 	return mcpx.ServeHTTP(ctx, ln, mcpx.Handler(server, t, logger), t.BodyTimeout, logger)
-}
-
-// openOrchestrator opens the orchestrator of the project in dir (default
-// the working directory) with its task store in dataDir (default
-// <git common dir>/sudocode, or a per-project directory in the user cache
-// when dir is not in a git repository: the server still starts, and
-// create_task explains), and its worktrees under worktrees (see
-// orchestrator.Open). Leftover worktrees of an earlier run are swept.
-// closeFn stops every running agent and closes the store.
-func openOrchestrator(ctx context.Context, dir, dataDir, worktrees string) (o *orchestrator.Orchestrator, closeFn func(), err error) {
-	if dir == "" {
-		if dir, err = os.Getwd(); err != nil {
-			return nil, nil, fault.Wrap(fault.Unavailable, err, "cannot find the working directory")
-		}
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
-		return nil, nil, fault.Wrap(fault.Invalid, err, "invalid project directory")
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, nil, fault.New(fault.Invalid, "project %s is not a directory", dir)
-	}
-	if dataDir == "" {
-		dataDir = defaultAgentData(ctx, dir)
-	}
-	o, closeFn, err = orchestrator.Open(ctx, dir, dataDir, actor(), worktrees)
-	if err == nil {
-		if exe, xerr := os.Executable(); xerr == nil {
-			o.ServeTracker([]string{exe, "mcp"}) // agents get the tracker of their repository
-		}
-	}
-	return o, closeFn, err
-}
-
-// defaultAgentData is orchestrator.DataDir (where sudocode serve keeps the
-// same repository's tasks), or outside a repository
-// a directory in the user cache named after dir.
-func defaultAgentData(ctx context.Context, dir string) string {
-	if data, err := orchestrator.DataDir(ctx, dir); err == nil {
-		return data
-	}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	sum := sha256.Sum256([]byte(dir))
-	return filepath.Join(base, "sudocode", "agent", hex.EncodeToString(sum[:8]))
 }

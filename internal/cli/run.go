@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sudocode/sudocode/internal/loop"
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
@@ -42,7 +42,7 @@ Exits 1 when an issue was not merged.`,
 				return err
 			}
 			defer closeFn()
-			in := loop.RunInput{Tool: kind, Config: cfg, Limit: limit, Parallel: parallel, Assignee: assignee,
+			in := app.RunInput{Tool: kind, Config: cfg, Limit: limit, Parallel: parallel, Assignee: assignee,
 				Merge: orchestrator.MergeInput{Strategy: strategy}}
 			if cmd.Flags().Changed("priority") {
 				in.Priority = &priority
@@ -72,7 +72,7 @@ Exits 1 when an issue was not merged.`,
 				}
 			}
 			for _, it := range res.Items {
-				if it.Outcome != loop.OutcomeMerged && err == nil {
+				if it.Outcome != app.OutcomeMerged && err == nil {
 					return silentError{code: 1}
 				}
 			}

@@ -127,14 +127,12 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) e
 	defer store.Close()
 	srv, err := serve.New(ctx, serve.Options{Dir: o.dir, Rulesets: store, Token: t.Token, AllowedOrigins: t.AllowedOrigins,
 		Version: Version, Actor: actor(), Logger: logger, Auth: auth, Calls: calls, BodyTimeout: t.BodyTimeout,
-		Sessions: t.Sessions, Stateless: t.Stateless, Worktrees: o.worktrees, NoAuth: o.auth.noAuth})
+		Sessions: t.Sessions, Stateless: t.Stateless, Worktrees: o.worktrees, NoAuth: o.auth.noAuth,
+		TrackerCommand: trackerCommand()})
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	if exe, err := os.Executable(); err == nil && srv.Orchestrator != nil {
-		srv.Orchestrator.ServeTracker([]string{exe, "mcp"}) // agents get the tracker of their repository
-	}
 	t.HTTPAddr = o.addr
 	ln, err := mcpx.Listen(t)
 	if err != nil {

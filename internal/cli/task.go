@@ -9,8 +9,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/sudocode/sudocode/internal/loop"
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/rulesets"
 )
 
 // taskFlags are what every task command needs: where the orchestrator of
@@ -27,8 +28,15 @@ func (f *taskFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.worktrees, "worktrees", "", "root `DIR` of the task worktrees (env SUDOCODE_WORKTREES; default the project's setting or $XDG_STATE_HOME/sudocode/worktrees)")
 }
 
-func (f *taskFlags) open(ctx context.Context) (*orchestrator.Orchestrator, func(), error) {
-	return openOrchestrator(ctx, orEnv(f.project, "SUDOCODE_AGENT_PROJECT"), orEnv(f.data, "SUDOCODE_AGENT_DATA"), f.worktrees)
+// open opens the project with its tasks, without the ruleset library
+// (the commands that only look at tasks need none).
+func (f *taskFlags) open(ctx context.Context) (*app.Project, error) {
+	return f.openWith(ctx, nil)
+}
+
+// openWith opens the project with its tasks and rules (nil: none).
+func (f *taskFlags) openWith(ctx context.Context, rules rulesets.Store) (*app.Project, error) {
+	return openTasks(ctx, orEnv(f.project, "SUDOCODE_AGENT_PROJECT"), orEnv(f.data, "SUDOCODE_AGENT_DATA"), f.worktrees, rules)
 }
 
 // agentFlags choose the agent a command starts.
@@ -74,21 +82,26 @@ func (f *agentFlags) resolve() (string, json.RawMessage, error) {
 	return kind, b, nil
 }
 
-// openLoop opens the orchestrator and the loop over it, with the ruleset
-// library when one can be opened (prompts then include the rulesets).
-func openLoop(ctx context.Context, tf *taskFlags, af *agentFlags) (*loop.Loop, func(), error) {
-	orch, closeOrch, err := tf.open(ctx)
+// openLoop opens the project with its tasks, and the ruleset library when
+// one can be opened (prompts then include the rulesets).
+func openLoop(ctx context.Context, tf *taskFlags, af *agentFlags) (*app.Loop, func(), error) {
+	rules, err := af.rules.open(ctx)
 	if err != nil {
+		rules = nil
+	}
+	p, err := tf.openWith(ctx, rules)
+	if err != nil {
+		if rules != nil {
+			rules.Close()
+		}
 		return nil, nil, err
 	}
-	var rules loop.Rules
-	closeAll := closeOrch
-	if rs, err := af.rules.open(ctx); err == nil {
-		rules = rs
-		closeAll = func() { closeOrch(); rs.Close() }
-	}
-	l := loop.New(orch, rules, actor())
-	return l, func() { l.Close(); closeAll() }, nil
+	return p.Loop, func() {
+		p.Close()
+		if rules != nil {
+			rules.Close()
+		}
+	}, nil
 }
 
 func newTaskCmd(g *globalOptions, stdio IO) *cobra.Command {

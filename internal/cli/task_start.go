@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sudocode/sudocode/internal/loop"
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
@@ -46,7 +46,7 @@ With --json, the report is printed as JSON (the fields of report_task).`,
 				return err
 			}
 			defer closeFn()
-			t, err := l.Start(ctx, loop.StartInput{IssueID: args[0], Tool: kind, Instructions: instructions, Branch: branch, Config: cfg, Actor: actor()})
+			t, err := l.Start(ctx, app.StartInput{IssueID: args[0], Tool: kind, Instructions: instructions, Branch: branch, Config: cfg, Actor: actor()})
 			if err != nil {
 				return cliHint(err, args[0])
 			}
@@ -66,7 +66,7 @@ With --json, the report is printed as JSON (the fields of report_task).`,
 // followToReport follows task id's log after seq since until its agent
 // stops, records the end on its issue and prints the report (as JSON with
 // asJSON); a failed agent ends the command with exit 1.
-func followToReport(ctx context.Context, l *loop.Loop, id string, since int64, asJSON bool, out io.Writer) error {
+func followToReport(ctx context.Context, l *app.Loop, id string, since int64, asJSON bool, out io.Writer) error {
 	orch := l.Orchestrator()
 	t, err := follow(ctx, orch, id, since, !asJSON, out)
 	if err != nil {

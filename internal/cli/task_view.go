@@ -25,11 +25,12 @@ With --json: {"tasks": [{id, issue_id, tool, description, status, state,
 branch, worktree_path, created_at}]}.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			orch, closeFn, err := tf.open(cmd.Context())
+			p, err := tf.open(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer closeFn()
+			defer p.Close()
+			orch := p.Orchestrator
 			ts, err := orch.List(cmd.Context())
 			if err != nil {
 				return err
@@ -76,11 +77,12 @@ are; they are listed as not committed yet). With --json, the report gains
 "diff": {base_sha, branch, source, files, uncommitted, text, truncated}.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			orch, closeFn, err := tf.open(cmd.Context())
+			p, err := tf.open(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer closeFn()
+			defer p.Close()
+			orch := p.Orchestrator
 			// Without --diff, a finished task's files are those its last
 			// run recorded: reading the worktree again takes a sandboxed git
 			// per step.
@@ -136,11 +138,12 @@ such as "sudocode mcp agent"). With --json, one JSON object per line:
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			orch, closeFn, err := tf.open(ctx)
+			p, err := tf.open(ctx)
 			if err != nil {
 				return err
 			}
-			defer closeFn()
+			defer p.Close()
+			orch := p.Orchestrator
 			print := func(evs []orchestrator.StoredEvent) (int64, error) {
 				var last int64
 				for _, e := range evs {

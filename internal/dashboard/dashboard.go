@@ -28,8 +28,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/fault"
-	"github.com/sudocode/sudocode/internal/loop"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets"
@@ -45,6 +45,9 @@ type Options struct {
 	Dir     string
 	Actor   string
 	Version string
+	// Tracker is the project's tracker, shared with the process's other
+	// surfaces; nil: one of the dashboard's own, found from Dir.
+	Tracker *app.Tracker
 	// Rulesets is the ruleset library; a nil Store shows rulesets as
 	// unavailable.
 	Rulesets rulesets.Library
@@ -55,7 +58,7 @@ type Options struct {
 	// Loop is the issue-to-merge loop over Tasks that MCP's agent server
 	// uses too (starting on an issue, merging, running what is ready); nil:
 	// one is made over Tasks.
-	Loop *loop.Loop
+	Loop *app.Loop
 	// Token, when set, is required of every request: as a bearer header, or
 	// as the page's cookie, which opening /?token=TOKEN sets (session.go).
 	Token string
@@ -97,7 +100,7 @@ type Dashboard struct {
 	logger  *slog.Logger
 	mux     *http.ServeMux
 	hub     *hub
-	tracker *trackerReader
+	tracker trackerReader
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
 	unsub   func()
@@ -107,7 +110,7 @@ type Dashboard struct {
 
 	rs rulesetsWatch
 
-	loop *loop.Loop // nil when Tasks is; made here (and closed by Close) when Options.Loop is nil
+	loop *app.Loop // nil when Tasks is; made here (and closed by Close) when Options.Loop is nil
 
 	session string // the page's cookie: a secret of its own (session.go)
 	pageKey string // what the page's script sends with a change (session.go)
@@ -127,16 +130,16 @@ func New(opts Options) *Dashboard {
 		opts.RulesetsPoll = 2 * time.Second
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	d := &Dashboard{opts: opts, logger: opts.Logger, hub: newHub(), tracker: newTrackerReader(opts.Dir, opts.Actor), stop: stop,
+	d := &Dashboard{opts: opts, logger: opts.Logger, hub: newHub(), tracker: newTrackerReader(opts.Tracker, opts.Dir, opts.Actor), stop: stop,
 		endpoints: opts.Endpoints, session: rand.Text(), pageKey: rand.Text(), pages: map[string]string{}}
 	if opts.Tasks != nil {
 		d.loop = opts.Loop
 		if d.loop == nil {
-			var rules loop.Rules // none without a library
+			var rules app.Rules // none without a library
 			if opts.Rulesets.Store != nil {
 				rules = opts.Rulesets.Store
 			}
-			d.loop = loop.New(opts.Tasks, rules, opts.Actor)
+			d.loop = app.New(opts.Tasks, opts.Tracker, rules, opts.Actor)
 		}
 	}
 	d.routes()

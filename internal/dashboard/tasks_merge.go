@@ -5,14 +5,14 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/fault"
-	"github.com/sudocode/sudocode/internal/loop"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	orchagent "github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
 
 // mergeTask merges a finished task's branch and closes its issue, as
-// merge_task does (loop.Merge). A conflict, a failing check or
+// merge_task does (app.Merge). A conflict, a failing check or
 // uncommitted changes in the way refuse it as a whole: the answer is the
 // error naming them, and the checkout and the tracker are unchanged.
 func (d *Dashboard) mergeTask(w http.ResponseWriter, r *http.Request) {
@@ -38,7 +38,7 @@ func (d *Dashboard) mergeTask(w http.ResponseWriter, r *http.Request) {
 	// Merged, but the issue could not be closed: the merge stands, and
 	// the page is told both.
 	out := struct {
-		loop.MergeResult
+		app.MergeResult
 		Warning string `json:"warning,omitempty"`
 	}{MergeResult: res}
 	if err != nil {
@@ -56,7 +56,7 @@ type runBody struct {
 	Strategy string          `json:"strategy"`
 }
 
-// runReady works the ready queue as run_ready does (loop.RunReady) and
+// runReady works the ready queue as run_ready does (app.RunReady) and
 // answers with each issue's outcome once nothing is ready and nothing
 // runs; the tasks it starts show on every page as they go.
 func (d *Dashboard) runReady(w http.ResponseWriter, r *http.Request) {
@@ -80,7 +80,7 @@ func (d *Dashboard) runReady(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	res, err := d.loop.RunReady(r.Context(), loop.RunInput{Tool: strings.ToUpper(strings.TrimSpace(in.Tool)), Config: in.Config,
+	res, err := d.loop.RunReady(r.Context(), app.RunInput{Tool: strings.ToUpper(strings.TrimSpace(in.Tool)), Config: in.Config,
 		Limit: in.Limit, Parallel: in.Parallel, Merge: orchestrator.MergeInput{Strategy: in.Strategy}})
 	if err != nil {
 		fail(w, err)

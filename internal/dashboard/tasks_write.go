@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/fault"
-	"github.com/sudocode/sudocode/internal/loop"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
@@ -92,7 +92,7 @@ func (d *Dashboard) startTask(w http.ResponseWriter, r *http.Request) {
 	if in.IssueID != "" {
 		// The loop assembles the prompt from the tracker, as create_task
 		// with issue_id does; the page's instructions are appended to it.
-		t, err = d.loop.Start(r.Context(), loop.StartInput{IssueID: in.IssueID, Tool: in.Tool, Description: in.Description,
+		t, err = d.loop.Start(r.Context(), app.StartInput{IssueID: in.IssueID, Tool: in.Tool, Description: in.Description,
 			Instructions: in.Instructions, Config: in.Config, Actor: d.opts.Actor})
 	} else {
 		t, err = o.Create(r.Context(), orchestrator.CreateInput{Tool: in.Tool, Description: in.Description, Instructions: in.Instructions,
@@ -134,7 +134,7 @@ func (d *Dashboard) followUp(w http.ResponseWriter, r *http.Request) {
 
 // stopTask ends the task, keeping its branch with whatever the agent
 // wrote (committed onto it), so nothing of the work is lost; its issue is
-// open again (loop.End).
+// open again (app.End).
 func (d *Dashboard) stopTask(w http.ResponseWriter, r *http.Request) {
 	if d.orchestrator(w) == nil {
 		return

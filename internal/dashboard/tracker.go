@@ -7,66 +7,46 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
-// trackerReader holds the dashboard's own connection to the tracker, found
-// walking up from the project directory at each request (so `init` after
-// the start is seen), and rechecked against the files each time (so the
-// CLI's changes from other processes are seen).
+// trackerReader is the dashboard's way to the tracker: the project's,
+// shared with the process's other surfaces, or one of its own found
+// walking up from the project directory (app.Tracker: found again at each
+// request, so that an `init` after the start is seen, and compared with
+// the files, so that the CLI's changes from other processes are seen).
+// Changes are recorded as the dashboard's actor.
 type trackerReader struct {
-	dir, actor string
-	mu         sync.Mutex
-	repo       *store.Repo
+	t     *app.Tracker
+	own   bool // made here, closed by close
+	actor string
 }
 
-func newTrackerReader(dir, actor string) *trackerReader {
-	return &trackerReader{dir: dir, actor: actor}
+func newTrackerReader(shared *app.Tracker, dir, actor string) trackerReader {
+	if shared != nil {
+		return trackerReader{t: shared, actor: actor}
+	}
+	return trackerReader{t: app.NewTracker(dir, actor), own: true, actor: actor}
 }
 
-// find returns the .sudocode directory, or why there is none.
-func (t *trackerReader) find() (string, error) { return store.FindFrom(t.dir) }
-
-func (t *trackerReader) check() error {
-	_, err := t.find()
+// check says why there is no tracker, if there is none.
+func (t trackerReader) check() error {
+	_, err := t.t.Find()
 	return err
 }
 
-// with runs fn on the open tracker, serialised with every other reader.
-func (t *trackerReader) with(ctx context.Context, fn func(*store.Repo) error) error {
-	dir, err := t.find()
-	if err != nil {
-		return err
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.repo != nil && t.repo.Dir != dir {
-		t.repo.Close()
-		t.repo = nil
-	}
-	if t.repo == nil {
-		r, err := store.Open(ctx, dir, t.actor)
-		if err != nil {
-			return err
-		}
-		r.KeepStatements()
-		r.WatchFiles()
-		t.repo = r
-	}
-	t.repo.Recheck()
-	return fn(t.repo)
+// with runs fn on the tracker, serialised with every other call.
+func (t trackerReader) with(ctx context.Context, fn func(*store.Repo) error) error {
+	return t.t.Do(ctx, t.actor, fn)
 }
 
-func (t *trackerReader) close() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.repo != nil {
-		t.repo.Close()
-		t.repo = nil
+func (t trackerReader) close() {
+	if t.own {
+		t.t.Close()
 	}
 }
 

@@ -22,8 +22,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/dashboard"
-	"github.com/sudocode/sudocode/internal/loop"
 	mcpagent "github.com/sudocode/sudocode/internal/mcpserver/agent"
 	"github.com/sudocode/sudocode/internal/mcpserver/coding"
 	mcprulesets "github.com/sudocode/sudocode/internal/mcpserver/rulesets"
@@ -82,6 +82,9 @@ type Options struct {
 	// Worktrees is the root of the task worktrees (--worktrees); empty for
 	// SUDOCODE_WORKTREES, the project's setting or the default.
 	Worktrees string
+	// TrackerCommand is the argv of the tracker's MCP server that agents
+	// get; nil: none.
+	TrackerCommand []string
 }
 
 // Server is everything `sudocode serve` runs.
@@ -97,16 +100,15 @@ type Server struct {
 	// file alone: each client opens it with its own token.
 	OpenToken string
 
-	dir        string
-	logger     *slog.Logger
-	transport  mcpx.Transport
-	mux        *http.ServeMux
-	handler    http.Handler
-	endpoints  []dashboard.Endpoint
-	coding     *coding.Server
-	loop       *loop.Loop       // nil with Orchestrator
-	agent      *mcpagent.Server // nil with Orchestrator
-	closeTasks func()
+	dir       string
+	logger    *slog.Logger
+	transport mcpx.Transport
+	mux       *http.ServeMux
+	handler   http.Handler
+	endpoints []dashboard.Endpoint
+	coding    *coding.Server
+	project   *app.Project
+	agent     *mcpagent.Server // nil with Orchestrator
 }
 
 // New builds the servers and the dashboard over o.Dir. Parts that cannot
@@ -138,14 +140,21 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		checkToken = func(token string) bool { _, ok := o.Auth.Check(token); return ok }
 	}
 
-	s.Orchestrator, s.closeTasks, s.TasksUnavailable = OpenTasks(ctx, dir, o.Actor, o.Worktrees)
-	if s.Orchestrator == nil {
-		logger.Warn("tasks are unavailable", "reason", s.TasksUnavailable)
-	}
-
 	// Rulesets changed through this process are pushed to the dashboard at
 	// once; changes from elsewhere are polled.
 	notify := &notifyingStore{Store: o.Rulesets}
+	// The project, once for every surface: one tracker store, and one
+	// orchestrator and loop, which follow the tasks (noting failures on
+	// their issues) once, whoever started them.
+	s.project, err = app.Open(ctx, app.Options{Dir: dir, Actor: o.Actor, Rulesets: notify,
+		Tasks: true, Worktrees: o.Worktrees, TaskActor: mcpagent.Name, TrackerCommand: o.TrackerCommand, Warm: true})
+	if err != nil {
+		return nil, err
+	}
+	s.Orchestrator, s.TasksUnavailable = s.project.Orchestrator, s.project.TasksUnavailable
+	if s.Orchestrator == nil {
+		logger.Warn("tasks are unavailable", "reason", s.TasksUnavailable)
+	}
 	writeToken := ""
 	switch {
 	case o.Token != "":
@@ -154,15 +163,10 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		writeToken = rand.Text()
 		s.OpenToken = writeToken
 	}
-	// One loop for the page and the agent server: it follows the tasks
-	// (recording failures on their issues) once, whoever started them.
-	var lp *loop.Loop
-	if s.Orchestrator != nil {
-		lp = loop.New(s.Orchestrator, o.Rulesets, mcpagent.Name)
-		s.loop = lp
-	}
+	lp := s.project.Loop
 	s.Dashboard = dashboard.New(dashboard.Options{
 		Dir: dir, Actor: o.Actor, Version: o.Version,
+		Tracker:          s.project.Tracker,
 		Rulesets:         rulesets.Library{Store: notify},
 		Tasks:            s.Orchestrator,
 		TasksUnavailable: s.TasksUnavailable,
@@ -176,7 +180,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	})
 	notify.changed = func() { s.Dashboard.Changed(dashboard.TopicRulesets) }
 
-	s.mountSDK(PathTracker, "tracker", mcptracker.New(mcptracker.Options{Dir: dir, Version: o.Version, Actor: o.Actor, Logger: logger,
+	s.mountSDK(PathTracker, "tracker", mcptracker.New(mcptracker.Options{Tracker: s.project.Tracker, Version: o.Version, Actor: o.Actor, Logger: logger,
 		Tasks: func(ctx context.Context, trackerDir, id string) ([]tracker.TaskRef, error) {
 			return orchestrator.IssueTasks(ctx, filepath.Dir(trackerDir), id)
 		}}))
@@ -308,12 +312,7 @@ func (s *Server) Close() {
 	if s.agent != nil {
 		s.agent.Close()
 	}
-	if s.loop != nil {
-		s.loop.Close()
-	}
-	if s.closeTasks != nil {
-		s.closeTasks()
-	}
+	s.project.Close()
 }
 
 // at serves h as if every request were for path: the servers each answer
@@ -327,25 +326,6 @@ func at(path string, h http.Handler) http.Handler {
 		r2.URL = &u
 		h.ServeHTTP(w, r2)
 	})
-}
-
-// OpenTasks opens the orchestrator of the git repository containing dir,
-// with its store in orchestrator.DataDir and its worktrees under
-// worktrees (see orchestrator.Open). Outside a git repository it returns
-// nil and the reason.
-func OpenTasks(ctx context.Context, dir, actor, worktrees string) (*orchestrator.Orchestrator, func(), string) {
-	ctx2, cancel := context.WithTimeout(ctx, 10*time.Second)
-	data, err := orchestrator.DataDir(ctx2, dir)
-	cancel()
-	if err != nil {
-		return nil, nil, err.Error()
-	}
-	o, closeFn, err := orchestrator.Open(ctx, dir, data, actor, worktrees)
-	if err != nil {
-		return nil, nil, err.Error()
-	}
-	o.Prepare() // the first task then finds a warm worktree
-	return o, closeFn, ""
 }
 
 // notifyingStore reports every successful change of the ruleset library.

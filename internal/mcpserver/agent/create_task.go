@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sudocode/sudocode/internal/loop"
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	orchagent "github.com/sudocode/sudocode/internal/orchestrator/agent"
@@ -60,7 +60,7 @@ func (h *handlers) createTask() mcpx.Tool {
 		tool := strings.ToUpper(strings.TrimSpace(in.Tool))
 		var t orchestrator.Task
 		if id := strings.TrimSpace(in.IssueID); id != "" {
-			t, err = h.loop.Start(ctx, loop.StartInput{IssueID: id, Tool: tool, Description: in.Description,
+			t, err = h.loop.Start(ctx, app.StartInput{IssueID: id, Tool: tool, Description: in.Description,
 				Instructions: in.Instructions, Branch: in.Branch, Config: cfg, Actor: mcpx.CallerFrom(ctx)})
 		} else {
 			t, err = h.orch.Create(ctx, orchestrator.CreateInput{

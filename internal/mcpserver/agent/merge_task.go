@@ -5,7 +5,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sudocode/sudocode/internal/loop"
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
@@ -53,7 +53,7 @@ func (h *handlers) mergeTask() mcpx.Tool {
 	})
 }
 
-func mergedMessage(r loop.MergeResult) string {
+func mergedMessage(r app.MergeResult) string {
 	msg := "Task " + r.Task.ID + " merged into " + r.Base + " as " + r.Commit + " (" + r.Strategy + ")"
 	if r.IssueID != "" {
 		msg += "; issue " + r.IssueID + " closed"

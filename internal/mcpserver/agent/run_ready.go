@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sudocode/sudocode/internal/loop"
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	orchagent "github.com/sudocode/sudocode/internal/orchestrator/agent"
@@ -36,7 +36,7 @@ func (h *handlers) runReady() mcpx.Tool {
 		InputSchema: mcpx.Schema[runReadyIn](map[string]any{"limit": 10, "parallel": 1}, map[string][]string{
 			"tool": orchagent.Kinds(), "strategy": {orchestrator.MergeSquash, orchestrator.MergeFF, orchestrator.MergeCommit}}),
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(true)},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in runReadyIn) (out response[loop.RunResult], err error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in runReadyIn) (out response[app.RunResult], err error) {
 		if _, err := orchagent.Lookup(in.Tool); err != nil {
 			return out, invalid("%v", err)
 		}
@@ -55,7 +55,7 @@ func (h *handlers) runReady() mcpx.Tool {
 				return out, invalid("config must be a JSON object: %v", err)
 			}
 		}
-		res, err := h.loop.RunReady(ctx, loop.RunInput{
+		res, err := h.loop.RunReady(ctx, app.RunInput{
 			Tool: strings.ToUpper(strings.TrimSpace(in.Tool)), Config: cfg, Limit: in.Limit, Parallel: in.Parallel,
 			Priority: in.Priority, Assignee: in.Assignee, Merge: orchestrator.MergeInput{Strategy: in.Strategy},
 		})
@@ -66,7 +66,7 @@ func (h *handlers) runReady() mcpx.Tool {
 	})
 }
 
-func runMessage(r loop.RunResult) string {
+func runMessage(r app.RunResult) string {
 	n := map[string]int{}
 	for _, it := range r.Items {
 		n[it.Outcome]++
@@ -75,5 +75,5 @@ func runMessage(r loop.RunResult) string {
 		return "No issue is ready"
 	}
 	return fmt.Sprintf("Worked %s: %d merged, %d failed, %d not merged, %d not started",
-		plural.Count(len(r.Items), "issue", "issues"), n[loop.OutcomeMerged], n[loop.OutcomeFailed], n[loop.OutcomeNotMerged], n[loop.OutcomeNoStart])
+		plural.Count(len(r.Items), "issue", "issues"), n[app.OutcomeMerged], n[app.OutcomeFailed], n[app.OutcomeNotMerged], n[app.OutcomeNoStart])
 }

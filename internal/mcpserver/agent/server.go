@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sudocode/sudocode/internal/loop"
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
@@ -36,11 +36,11 @@ type Options struct {
 	PageSize int
 	// Rules is the ruleset library whose rulesets go into the prompts of
 	// tasks started from issues; nil: no rulesets.
-	Rules loop.Rules
+	Rules app.Rules
 	// Loop is the loop the tools drive, shared with the dashboard of the
 	// same process so that one instance follows the tasks; nil: one is
 	// made over orch with Rules.
-	Loop *loop.Loop
+	Loop *app.Loop
 	// Shared says other processes may use the task database too (several
 	// instances run --stateless): the server then follows their changes
 	// in it (watchPeers), not only its own.
@@ -50,7 +50,7 @@ type Options struct {
 // handlers carries what every tool and resource needs.
 type handlers struct {
 	orch   *orchestrator.Orchestrator
-	loop   *loop.Loop
+	loop   *app.Loop
 	logger *slog.Logger
 	opts   Options
 }
@@ -78,7 +78,7 @@ func New(orch *orchestrator.Orchestrator, opts Options) *Server {
 	}
 	lp, ownLoop := opts.Loop, opts.Loop == nil
 	if ownLoop {
-		lp = loop.New(orch, opts.Rules, Name)
+		lp = app.New(orch, nil, opts.Rules, Name)
 	}
 	h := &handlers{orch: orch, loop: lp, logger: opts.Logger, opts: opts}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Sudocode agent orchestrator", Version: opts.Version}, &mcp.ServerOptions{

@@ -53,13 +53,6 @@ func (s *server) init() mcpx.Tool {
 		if prefix == "" {
 			prefix = tracker.DefaultPrefix
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		out, err = store.Init(s.dir(), prefix)
-		if err == nil && s.repo != nil { // a tracker found above may no longer be the nearest
-			s.repo.Close()
-			s.repo = nil
-		}
-		return out, err
+		return s.tracker.Init(prefix)
 	})
 }

@@ -8,11 +8,10 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"os"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
@@ -20,9 +19,13 @@ import (
 
 // Options configure the server.
 type Options struct {
-	// Dir is where the tracker is looked for, walking up (and where init
-	// creates it), whatever SUDOCODE_WORKING_DIR and SUDOCODE_DB say; empty
-	// is SUDOCODE_DB, SUDOCODE_WORKING_DIR or the working directory.
+	// Tracker is the project's tracker, shared with the process's other
+	// surfaces; nil: one of the server's own, found from Dir.
+	Tracker *app.Tracker
+	// Dir is where the server's own tracker is looked for, walking up
+	// (and where init creates it), whatever SUDOCODE_WORKING_DIR and
+	// SUDOCODE_DB say; empty is SUDOCODE_DB, SUDOCODE_WORKING_DIR or the
+	// working directory.
 	Dir     string
 	Version string
 	Actor   string       // recorded as created_by
@@ -42,12 +45,11 @@ type Options struct {
 // DefaultBudget keeps a list result to a few thousand tokens.
 const DefaultBudget = 24 << 10
 
-// server holds the open tracker between calls. Calls are serialised: they
-// are short, and the store's cache connection is single anyway.
+// server answers calls on the tracker, which serialises them: they are
+// short, and the store's cache connection is single anyway.
 type server struct {
-	opts Options
-	mu   sync.Mutex
-	repo *store.Repo
+	opts    Options
+	tracker *app.Tracker
 }
 
 // New returns the tracker server. The tracker is found at each call (from
@@ -60,7 +62,10 @@ func New(opts Options) *mcp.Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &server{opts: opts}
+	s := &server{opts: opts, tracker: opts.Tracker}
+	if s.tracker == nil {
+		s.tracker = app.NewTracker(opts.Dir, opts.Actor)
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "sudocode", Title: "Sudocode tracker", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       mcpx.SDKLogger(opts.Logger),
@@ -92,47 +97,11 @@ func (s *server) tools() []mcpx.Tool {
 	}
 }
 
-// call runs fn on the tracker, opened for the caller, and returns what it
-// returns; NewTool turns an error into the fault envelope, an invalid
-// cursor into an invalid-params error.
+// call runs fn on the tracker, with changes recorded as the caller when
+// known, and returns what it returns; NewTool turns an error into the
+// fault envelope, an invalid cursor into an invalid-params error.
 func call[T any](ctx context.Context, s *server, fn func(*store.Repo) (T, error)) (T, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, err := s.open(ctx)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	r.Actor = s.opts.Actor // who changes are recorded as: the caller, when known
-	if caller := mcpx.CallerFrom(ctx); caller != "" {
-		r.Actor = caller
-	}
-	return fn(r)
-}
-
-// open returns the tracker, opening it on first use, and makes it compare
-// its cache with the files again (another process or a git pull may have
-// changed them since the last call).
-func (s *server) open(ctx context.Context) (*store.Repo, error) {
-	if s.repo == nil {
-		find := store.Find // the environment's choice
-		if s.opts.Dir != "" {
-			find = store.FindFrom // the caller's, which init also uses
-		}
-		dir, err := find(s.dir())
-		if err != nil {
-			return nil, err
-		}
-		r, err := store.Open(ctx, dir, s.opts.Actor)
-		if err != nil {
-			return nil, err
-		}
-		r.KeepStatements()
-		r.WatchFiles()
-		s.repo = r
-	}
-	s.repo.Recheck()
-	return s.repo, nil
+	return app.Read(ctx, s.tracker, mcpx.CallerFrom(ctx), fn)
 }
 
 // fit cuts a list to the byte budget: it keeps the longest prefix whose
@@ -156,17 +125,6 @@ func (s *server) fit(v any, n int, set func(int)) int {
 	}
 	set(lo)
 	return lo
-}
-
-// dir is where the tracker is looked for and created.
-func (s *server) dir() string {
-	if s.opts.Dir != "" {
-		return s.opts.Dir
-	}
-	if d := os.Getenv("SUDOCODE_WORKING_DIR"); d != "" {
-		return d
-	}
-	return "."
 }
 
 // Annotations of the tool families.

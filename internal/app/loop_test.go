@@ -1,4 +1,4 @@
-package loop_test
+package app_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sudocode/sudocode/internal/loop"
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/testkit"
@@ -55,7 +55,7 @@ func TestStartAssemblesThePrompt(t *testing.T) {
 	writeFile(t, filepath.Join(w.repo, ".sudocode", "agent.json"), `{"rulesets": ["team_rules"]}`)
 	w.commit("tracker")
 
-	task, err := w.loop.Start(ctx, loop.StartInput{IssueID: issue.ID, Tool: "COMMAND", Config: command("cat >/dev/null")})
+	task, err := w.loop.Start(ctx, app.StartInput{IssueID: issue.ID, Tool: "COMMAND", Config: command("cat >/dev/null")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ const stepScript = `id=$(head -1 | sed 's/^# Issue \([^:]*\):.*/\1/'); ` +
 func TestRunReadyWorksAChain(t *testing.T) {
 	w := newWorld(t)
 	ids := w.chain()
-	res, err := w.loop.RunReady(context.Background(), loop.RunInput{Tool: "COMMAND", Config: command(stepScript), Parallel: 2})
+	res, err := w.loop.RunReady(context.Background(), app.RunInput{Tool: "COMMAND", Config: command(stepScript), Parallel: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestRunReadyWorksAChain(t *testing.T) {
 		t.Fatalf("items = %+v", res.Items)
 	}
 	for i, it := range res.Items {
-		if it.IssueID != ids[i] || it.Outcome != loop.OutcomeMerged || it.Commit == "" {
+		if it.IssueID != ids[i] || it.Outcome != app.OutcomeMerged || it.Commit == "" {
 			t.Fatalf("item %d = %+v", i, it)
 		}
 		if got := w.issue(ids[i]); !strings.Contains(got, `"status":"closed"`) || !strings.Contains(got, it.Commit) {
@@ -179,11 +179,11 @@ func TestRunReadyStopsAtAFailure(t *testing.T) {
 	w := newWorld(t)
 	ids := w.chain()
 	script := `if grep -q 'Second step'; then echo broken >&2; exit 3; fi; ` + stepScript
-	res, err := w.loop.RunReady(context.Background(), loop.RunInput{Tool: "COMMAND", Config: command(script)})
+	res, err := w.loop.RunReady(context.Background(), app.RunInput{Tool: "COMMAND", Config: command(script)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Items) != 2 || res.Items[0].Outcome != loop.OutcomeMerged || res.Items[1].Outcome != loop.OutcomeFailed || res.Items[1].IssueID != ids[1] {
+	if len(res.Items) != 2 || res.Items[0].Outcome != app.OutcomeMerged || res.Items[1].Outcome != app.OutcomeFailed || res.Items[1].IssueID != ids[1] {
 		t.Fatalf("items = %+v", res.Items)
 	}
 	// The item says why in words, as the note on the issue does.
@@ -213,7 +213,7 @@ func (w *world) startOn(title, script string) (orchestrator.Task, string) {
 		w.t.Fatal(err)
 	}
 	w.commit("tracker")
-	task, err := w.loop.Start(context.Background(), loop.StartInput{IssueID: is.ID, Tool: "COMMAND", Config: command(script)})
+	task, err := w.loop.Start(context.Background(), app.StartInput{IssueID: is.ID, Tool: "COMMAND", Config: command(script)})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func TestRunReadyCapsConcurrency(t *testing.T) {
 		}
 	}
 	w.commit("tracker")
-	res, err := w.loop.RunReady(context.Background(), loop.RunInput{Tool: "COMMAND", Config: command("sleep 0.4; " + stepScript), Parallel: 2, Limit: 3})
+	res, err := w.loop.RunReady(context.Background(), app.RunInput{Tool: "COMMAND", Config: command("sleep 0.4; " + stepScript), Parallel: 2, Limit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package loop_test
+package app_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sudocode/sudocode/internal/loop"
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 	"github.com/sudocode/sudocode/internal/testkit"
@@ -42,7 +42,7 @@ func TestIssueOfATaskWhoseServerDiedIsHandedBack(t *testing.T) {
 	task := orchestrator.Task{ID: "task-died", Tool: agent.ToolCommand, Description: "Crash", Instructions: "work",
 		Branch: "sudocode/task-died", BaseSHA: testkit.Git(t, w.repo, "rev-parse", "HEAD"), Status: orchestrator.StatusInProgress,
 		OwnerPID: deadPID(t), IssueID: is.ID, CreatedAt: now, UpdatedAt: now, StartedAt: &now}
-	status, who := string(tracker.IssueInProgress), loop.Assignee(task)
+	status, who := string(tracker.IssueInProgress), app.Assignee(task)
 	if _, err := w.tr.UpdateIssue(ctx, is.ID, store.IssuePatch{Status: &status, Assignee: &who}); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestIssueOfATaskWhoseServerDiedIsHandedBack(t *testing.T) {
 			a, err := agent.Lookup(kind)
 			return a, err == nil
 		}, orchestrator.Options{Repo: w.repo, NoPool: true})
-		l := loop.New(orch, nil, "test")
+		l := app.New(orch, nil, nil, "test")
 		t.Cleanup(func() { l.Close(); orch.Close(); st.Close() })
 	}
 	testkit.WaitFor(t, testkit.Scale(time.Minute), "the issue to be handed back", func() bool {

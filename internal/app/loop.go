@@ -1,9 +1,11 @@
-// Package loop connects the tracker and the agent orchestrator: a task
+// Package app is the application core: a Project (project.go) is what
+// every surface opens to reach a project's tracker, tasks and rulesets.
+// The Loop connects the tracker and the agent orchestrator: a task
 // started from an issue gets a prompt assembled from the tracker and the
 // ruleset library, the issue follows the task (in progress, its failure
 // recorded, closed by the merge), and the ready queue can be worked by
 // agents with a concurrency cap.
-package loop
+package app
 
 import (
 	"context"
@@ -23,10 +25,12 @@ import (
 // Loop works the issues of one repository's tracker with the agents of
 // its orchestrator.
 type Loop struct {
-	orch  *orchestrator.Orchestrator
-	rules Rules // nil: no ruleset library
-	actor string
-	mu    sync.Mutex // serializes the tracker writes of the loop
+	orch       *orchestrator.Orchestrator
+	tracker    *Tracker
+	ownTracker bool  // made by New, closed by Close
+	rules      Rules // nil: no ruleset library
+	actor      string
+	mu         sync.Mutex // serializes the loop's changes of issues with the tasks' starts
 
 	unsubscribe func()
 	bgMu        sync.Mutex // guards closed and the start of background work
@@ -34,15 +38,19 @@ type Loop struct {
 	background  sync.WaitGroup // the failures being noted on their issues
 }
 
-// New returns the loop over orch (whose project holds the tracker) and
-// rules (nil: prompts get no rulesets). It follows orch's tasks: when a
+// New returns the loop over orch, the tracker of its project tr (nil: a
+// tracker of its own, found from orch's repository) and rules (nil:
+// prompts get no rulesets). It follows orch's tasks: when a
 // task of an issue fails, the issue is reopened with the failure noted,
 // once (orchestrator.ClaimIssueNote). It also notes, in the background,
 // the failures no process noted: a server killed while its agent ran
 // (the store marks its task failed when it is next opened), or killed
 // while noting. Close stops it.
-func New(orch *orchestrator.Orchestrator, rules Rules, actor string) *Loop {
-	l := &Loop{orch: orch, rules: rules, actor: actor}
+func New(orch *orchestrator.Orchestrator, tr *Tracker, rules Rules, actor string) *Loop {
+	l := &Loop{orch: orch, tracker: tr, rules: rules, actor: actor}
+	if tr == nil {
+		l.tracker, l.ownTracker = NewTracker(orch.Repo(), actor), true
+	}
 	l.unsubscribe = orch.Subscribe(func(c orchestrator.Change) {
 		if c.Task.IssueID != "" && c.Kind == orchestrator.ChangeUpdated && c.Task.Status == orchestrator.StatusFailed && c.Task.Error != nil {
 			t := c.Task
@@ -60,6 +68,9 @@ func (l *Loop) Close() {
 	l.closed = true
 	l.bgMu.Unlock()
 	l.background.Wait()
+	if l.ownTracker {
+		l.tracker.Close()
+	}
 }
 
 // inBackground runs f in a goroutine Close waits for, unless the loop is
@@ -88,13 +99,9 @@ func (l *Loop) noteMissedFailures(ctx context.Context) {
 // Orchestrator returns the orchestrator the loop drives.
 func (l *Loop) Orchestrator() *orchestrator.Orchestrator { return l.orch }
 
-// open opens the tracker of the orchestrator's project.
-func (l *Loop) open(ctx context.Context) (*store.Repo, error) {
-	dir, err := store.FindFrom(l.orch.Repo())
-	if err != nil {
-		return nil, err
-	}
-	return store.Open(ctx, dir, l.actor)
+// do runs fn on the tracker, with changes recorded as the loop's actor.
+func (l *Loop) do(ctx context.Context, fn func(*store.Repo) error) error {
+	return l.tracker.Do(ctx, l.actor, fn)
 }
 
 // StartInput is create_task's arguments for a task started from an issue.
@@ -115,24 +122,23 @@ func Assignee(t orchestrator.Task) string { return "agent:" + strings.ToLower(t.
 // tracker (Prompt), the task records the issue, and the issue goes in
 // progress with the agent as its assignee. A closed issue is refused.
 func (l *Loop) Start(ctx context.Context, in StartInput) (orchestrator.Task, error) {
-	r, err := l.open(ctx)
-	if err != nil {
-		return orchestrator.Task{}, err
-	}
-	defer r.Close()
-	is, err := r.ShowIssue(ctx, in.IssueID)
-	if err != nil {
-		return orchestrator.Task{}, err
-	}
-	if is.Status == tracker.IssueClosed {
-		return orchestrator.Task{}, fault.New(fault.Conflict, "issue %s is closed", is.ID).
-			WithHint("reopen it (update_issue status open) to work on it again")
-	}
 	settings, err := l.orch.Settings(ctx)
 	if err != nil {
 		return orchestrator.Task{}, err
 	}
-	prompt, err := Prompt(ctx, r, l.rules, settings.Rulesets, RulesAgent(in.Tool), is.ID)
+	var is tracker.IssueDetail
+	var prompt string
+	err = l.do(ctx, func(r *store.Repo) error {
+		if is, err = r.ShowIssue(ctx, in.IssueID); err != nil {
+			return err
+		}
+		if is.Status == tracker.IssueClosed {
+			return fault.New(fault.Conflict, "issue %s is closed", is.ID).
+				WithHint("reopen it (update_issue status open) to work on it again")
+		}
+		prompt, err = Prompt(ctx, r, l.rules, settings.Rulesets, RulesAgent(in.Tool), is.ID)
+		return err
+	})
 	if err != nil {
 		return orchestrator.Task{}, err
 	}
@@ -143,7 +149,8 @@ func (l *Loop) Start(ctx context.Context, in StartInput) (orchestrator.Task, err
 		in.Description = is.ID + ": " + is.Title
 	}
 	// Held from the start, so that a failure the watcher records lands
-	// after the issue went in progress, never before.
+	// after the issue went in progress, never before. The tracker is not:
+	// the other surfaces use it while the task starts.
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	t, err := l.orch.Create(ctx, orchestrator.CreateInput{
@@ -157,7 +164,11 @@ func (l *Loop) Start(ctx context.Context, in StartInput) (orchestrator.Task, err
 		return t, nil // the watcher records the failure on the issue
 	}
 	status, who := string(tracker.IssueInProgress), Assignee(t)
-	if _, err := r.UpdateIssue(ctx, is.ID, store.IssuePatch{Status: &status, Assignee: &who}); err != nil {
+	err = l.do(ctx, func(r *store.Repo) error {
+		_, err := r.UpdateIssue(ctx, is.ID, store.IssuePatch{Status: &status, Assignee: &who})
+		return err
+	})
+	if err != nil {
 		return t, fault.Wrap(fault.Internal, err, "task "+t.ID+" started, but issue "+is.ID+" could not be marked in progress")
 	}
 	return t, nil

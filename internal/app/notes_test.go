@@ -1,4 +1,4 @@
-package loop_test
+package app_test
 
 import (
 	"context"
@@ -77,7 +77,7 @@ func TestNotesNameTheAgentAsTheCLIDoes(t *testing.T) {
 	})
 }
 
-// end ends task id (loop.End) and returns its issue as it then reads.
+// end ends task id (Loop.End) and returns its issue as it then reads.
 func (w *world) end(id, issue string) string {
 	w.t.Helper()
 	if _, err := w.loop.End(context.Background(), id, orchestrator.EndInput{}); err != nil {

@@ -1,4 +1,4 @@
-package loop_test
+package app_test
 
 import (
 	"os"

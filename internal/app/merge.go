@@ -1,4 +1,4 @@
-package loop
+package app
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
 // MergeResult is what Merge did: the orchestrator's merge, and the issue
@@ -29,12 +30,13 @@ func (l *Loop) Merge(ctx context.Context, id string, in orchestrator.MergeInput)
 	}
 	if in.Message == "" && t.IssueID != "" {
 		in.Message = t.Description
-		if r, err := l.open(ctx); err == nil {
-			if is, err := r.ShowIssue(ctx, t.IssueID); err == nil {
+		l.do(ctx, func(r *store.Repo) error { // without the issue, the task's description
+			is, err := r.ShowIssue(ctx, t.IssueID)
+			if err == nil {
 				in.Message = fmt.Sprintf("%s (%s)\n\nCloses %s; made by sudocode task %s (%s).", is.Title, is.ID, is.ID, t.ID, agent.Name(t.Tool))
 			}
-			r.Close()
-		}
+			return err
+		})
 	}
 	res, err := l.orch.Merge(ctx, id, in)
 	out := MergeResult{MergeResult: res}
@@ -48,11 +50,10 @@ func (l *Loop) Merge(ctx context.Context, id string, in orchestrator.MergeInput)
 	out.CloseReason = fmt.Sprintf("Merged into %s as %s (task %s, %s)", res.Base, res.Commit, t.ID, res.Strategy)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	r, err := l.open(ctx)
-	if err == nil {
-		defer r.Close()
-		_, err = r.CloseIssues(ctx, []string{t.IssueID}, out.CloseReason)
-	}
+	err = l.do(ctx, func(r *store.Repo) error {
+		_, err := r.CloseIssues(ctx, []string{t.IssueID}, out.CloseReason)
+		return err
+	})
 	if err != nil {
 		return out, fault.Wrap(fault.Internal, err, "merged as "+res.Commit+", but issue "+t.IssueID+" could not be closed")
 	}

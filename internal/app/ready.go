@@ -1,10 +1,11 @@
-package loop
+package app
 
 import (
 	"context"
 	"encoding/json"
 
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
@@ -147,12 +148,9 @@ func failure(t orchestrator.Task) string {
 
 // readyIDs returns the ids of the ready issues, in ready's order.
 func (l *Loop) readyIDs(ctx context.Context, in RunInput) ([]string, error) {
-	r, err := l.open(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	rr, err := r.Ready(ctx, store.ReadyOptions{Limit: 100, Priority: in.Priority, Assignee: in.Assignee, Issues: true})
+	rr, err := Read(ctx, l.tracker, l.actor, func(r *store.Repo) (tracker.ReadyResult, error) {
+		return r.Ready(ctx, store.ReadyOptions{Limit: 100, Priority: in.Priority, Assignee: in.Assignee, Issues: true})
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package loop
+package app
 
 import (
 	"context"
@@ -21,23 +21,20 @@ func (l *Loop) reopen(ctx context.Context, t orchestrator.Task, holds func(track
 
 // reopenLocked is reopen with l.mu held.
 func (l *Loop) reopenLocked(ctx context.Context, t orchestrator.Task, holds func(tracker.IssueDetail) bool, note string) error {
-	r, err := l.open(ctx)
-	if err != nil {
+	return l.do(ctx, func(r *store.Repo) error {
+		is, err := r.ShowIssue(ctx, t.IssueID)
+		if fault.CodeOf(err) == fault.NotFound {
+			return nil // deleted meanwhile: nothing holds the note
+		}
+		if err != nil || !holds(is) {
+			return err
+		}
+		desc := note
+		if prev := strings.TrimRight(is.Description, "\n"); prev != "" {
+			desc = prev + "\n\n---\n" + note
+		}
+		status, none := string(tracker.IssueOpen), ""
+		_, err = r.UpdateIssue(ctx, is.ID, store.IssuePatch{Status: &status, Assignee: &none, Description: &desc})
 		return err
-	}
-	defer r.Close()
-	is, err := r.ShowIssue(ctx, t.IssueID)
-	if fault.CodeOf(err) == fault.NotFound {
-		return nil // deleted meanwhile: nothing holds the note
-	}
-	if err != nil || !holds(is) {
-		return err
-	}
-	desc := note
-	if prev := strings.TrimRight(is.Description, "\n"); prev != "" {
-		desc = prev + "\n\n---\n" + note
-	}
-	status, none := string(tracker.IssueOpen), ""
-	_, err = r.UpdateIssue(ctx, is.ID, store.IssuePatch{Status: &status, Assignee: &none, Description: &desc})
-	return err
+	})
 }

@@ -1,4 +1,4 @@
-package loop_test
+package app_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sudocode/sudocode/internal/loop"
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 	"github.com/sudocode/sudocode/internal/rulesets"
@@ -38,7 +38,7 @@ type world struct {
 	tr    *store.Repo
 	rules rulesets.Store
 	orch  *orchestrator.Orchestrator
-	loop  *loop.Loop
+	loop  *app.Loop
 }
 
 func newWorld(t *testing.T) *world {
@@ -71,7 +71,7 @@ func newWorld(t *testing.T) *world {
 		return a, err == nil
 	}, orchestrator.Options{Repo: repo, Grace: time.Second, NoPool: true})
 	t.Cleanup(func() { orch.Close(); st.Close() })
-	return &world{t: t, repo: repo, tr: tr, rules: rules, orch: orch, loop: loop.New(orch, rules, "test")}
+	return &world{t: t, repo: repo, tr: tr, rules: rules, orch: orch, loop: app.New(orch, nil, rules, "test")}
 }
 
 // commit commits everything in the checkout (the tracker's files too).

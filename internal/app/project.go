@@ -1,0 +1,172 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/rulesets"
+)
+
+// Project is the application core of one project: what every surface
+// (the CLI, each `sudocode mcp …` server, `sudocode serve` and its
+// dashboard) opens, the same way, to reach the project's tracker, its
+// tasks and the ruleset library. One process holds one Project per
+// project, so its surfaces share one tracker store, one orchestrator and
+// one loop: a task's issue is updated once, whichever surface started it.
+type Project struct {
+	// Dir is the project directory, absolute.
+	Dir string
+	// Tracker is the project's tracker, found walking up from Dir (or
+	// where the environment says, see Options.TrackerFromEnv).
+	Tracker *Tracker
+	// Orchestrator and Loop run agents on the project's issues; nil when
+	// tasks were not asked for or cannot run here (TasksUnavailable then
+	// says why).
+	Orchestrator     *orchestrator.Orchestrator
+	Loop             *Loop
+	TasksUnavailable string
+	// Rulesets is the ruleset library; its Store is nil without one.
+	Rulesets rulesets.Library
+
+	closeTasks func()
+}
+
+// Options configure Open.
+type Options struct {
+	// Dir is the project directory; empty is the working directory.
+	Dir string
+	// Actor is who changes are recorded as when a call names nobody.
+	Actor string
+	// TrackerFromEnv finds the tracker where SUDOCODE_DB or
+	// SUDOCODE_WORKING_DIR say, else from the working directory (as the
+	// tracker's CLI and its stdio MCP server do), instead of from Dir.
+	TrackerFromEnv bool
+	// Rulesets is the ruleset store, or nil; the caller closes it after
+	// Close.
+	Rulesets rulesets.Store
+
+	// Tasks opens the orchestrator and the loop.
+	Tasks bool
+	// TaskData is the task database's directory; empty is
+	// orchestrator.DataDir, and outside a git repository the tasks are
+	// then unavailable.
+	TaskData string
+	// Worktrees is the root of the task worktrees; empty is
+	// SUDOCODE_WORKTREES, the project's setting or the default.
+	Worktrees string
+	// TaskActor is who the loop's changes of issues are recorded as;
+	// empty is Actor.
+	TaskActor string
+	// TrackerCommand is the argv of the tracker's MCP server that agents
+	// get (orchestrator.Options.Tracker); nil: none.
+	TrackerCommand []string
+	// Warm prepares a worktree ahead of the first task (a long-lived
+	// server wants it; a one-shot command does not).
+	Warm bool
+}
+
+// Open opens the project in o.Dir. Only a directory that is not one is an
+// error: tasks that cannot run there leave Orchestrator nil with the
+// reason, and a missing tracker is each tracker call's error (so that
+// `init` can make it later).
+func Open(ctx context.Context, o Options) (*Project, error) {
+	dir, err := ProjectDir(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	start := dir
+	if o.TrackerFromEnv {
+		start = ""
+	}
+	p := &Project{Dir: dir, Tracker: NewTracker(start, o.Actor), Rulesets: rulesets.Library{Store: o.Rulesets, Actor: o.Actor}}
+	if o.Tasks {
+		p.openTasks(ctx, o)
+	}
+	return p, nil
+}
+
+// ProjectDir is dir (default the working directory) made absolute, or
+// why it cannot be a project.
+func ProjectDir(dir string) (string, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fault.Wrap(fault.Unavailable, err, "cannot find the working directory")
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fault.Wrap(fault.Invalid, err, "invalid project directory")
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return "", fault.New(fault.Invalid, "project %s is not a directory", abs)
+	}
+	return abs, nil
+}
+
+// openTasks opens the orchestrator and the loop, or notes why they
+// cannot run.
+func (p *Project) openTasks(ctx context.Context, o Options) {
+	data := o.TaskData
+	if data == "" {
+		ctx2, cancel := context.WithTimeout(ctx, 10*time.Second)
+		d, err := orchestrator.DataDir(ctx2, p.Dir)
+		cancel()
+		if err != nil {
+			p.TasksUnavailable = err.Error()
+			return
+		}
+		data = d
+	}
+	orch, closeOrch, err := orchestrator.Open(ctx, p.Dir, data, o.Actor, o.Worktrees)
+	if err != nil {
+		p.TasksUnavailable = err.Error()
+		return
+	}
+	if o.TrackerCommand != nil {
+		orch.ServeTracker(o.TrackerCommand)
+	}
+	if o.Warm {
+		orch.Prepare()
+	}
+	actor := o.TaskActor
+	if actor == "" {
+		actor = o.Actor
+	}
+	var rules Rules // a nil Store is no library, not a library that fails
+	if o.Rulesets != nil {
+		rules = o.Rulesets
+	}
+	p.Orchestrator, p.closeTasks = orch, closeOrch
+	p.Loop = New(orch, p.Tracker, rules, actor)
+}
+
+// Tasks returns the orchestrator and the loop, or the reason they are
+// unavailable as an error.
+func (p *Project) Tasks() (*orchestrator.Orchestrator, *Loop, error) {
+	if p.Orchestrator == nil {
+		reason := p.TasksUnavailable
+		if reason == "" {
+			reason = "the project was opened without its tasks"
+		}
+		return nil, nil, fault.New(fault.Unavailable, "tasks are unavailable in %s: %s", p.Dir, reason)
+	}
+	return p.Orchestrator, p.Loop, nil
+}
+
+// Close stops the loop and every running agent, and closes the stores it
+// opened (not the ruleset store, which is the caller's).
+func (p *Project) Close() {
+	if p.Loop != nil {
+		p.Loop.Close()
+	}
+	if p.closeTasks != nil {
+		p.closeTasks()
+	}
+	p.Tracker.Close()
+}

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+
+	"github.com/sudocode/sudocode/internal/app"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/rulesets"
+)
+
+// openTasks opens the project in dir (default the working directory)
+// with its tasks, as every task command and "sudocode mcp agent" do
+// (app.Open): the task store in dataDir (default <git common
+// dir>/sudocode, or outside a git repository a per-project directory in
+// the user cache: "sudocode mcp agent" still starts there, and create_task
+// explains), the worktrees under worktrees, and rules (nil: none) for the
+// prompts of tasks started from issues. Leftover worktrees of an earlier
+// run are swept. Close stops every running agent and closes the stores
+// (not rules).
+func openTasks(ctx context.Context, dir, dataDir, worktrees string, rules rulesets.Store) (*app.Project, error) {
+	dir, err := app.ProjectDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if dataDir == "" {
+		dataDir = defaultAgentData(ctx, dir)
+	}
+	p, err := app.Open(ctx, app.Options{Dir: dir, Actor: actor(), Rulesets: rules,
+		Tasks: true, TaskData: dataDir, Worktrees: worktrees, TrackerCommand: trackerCommand()})
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := p.Tasks(); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// trackerCommand is the tracker's MCP server that agents get, for the
+// tracker of their repository: this binary's "mcp"; nil when the binary
+// cannot be found.
+func trackerCommand() []string {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return []string{exe, "mcp"}
+}
+
+// defaultAgentData is orchestrator.DataDir (where sudocode serve keeps the
+// same repository's tasks), or outside a repository a directory in the
+// user cache named after dir.
+func defaultAgentData(ctx context.Context, dir string) string {
+	if data, err := orchestrator.DataDir(ctx, dir); err == nil {
+		return data
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	sum := sha256.Sum256([]byte(dir))
+	return filepath.Join(base, "sudocode", "agent", hex.EncodeToString(sum[:8]))
+}
