@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+	"github.com/sudocode/sudocode/internal/mcpcoding"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
@@ -22,7 +22,7 @@ func inProcess(b *testing.B, dir string) *rawClient {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := coding.New(root, coding.Options{Version: "bench"})
+	s := mcpcoding.New(root, mcpcoding.Options{Version: "bench"})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -42,7 +42,7 @@ func inProcessHTTP(b *testing.B, dir string) *httpClient {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := coding.New(root, coding.Options{Version: "bench"})
+	s := mcpcoding.New(root, mcpcoding.Options{Version: "bench"})
 	srv := httptest.NewServer(s.HTTPHandler())
 	b.Cleanup(func() { srv.Close(); s.Close(context.Background()) })
 	h := &httpClient{url: srv.URL + "/mcp", c: srv.Client()}

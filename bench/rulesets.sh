@@ -13,7 +13,7 @@ trap 'rm -f "$out"' EXIT
 
 go test -run '^$' -bench 'BenchmarkStdio' -benchtime "${rounds}x" ./bench/ | tee -a "$out"
 go test -run '^$' -bench 'GetRuleset|SearchRulesets|PeerValkeyScan' -benchtime 100x \
-  ./internal/mcpserver/rulesets/ | tee -a "$out"
+  ./internal/mcprulesets/ | tee -a "$out"
 
 awk '
   /^Benchmark/ { sub(/-[0-9]+$/, "", $1); ns[$1] = $3 }

@@ -59,7 +59,7 @@ func BenchmarkTaskList(b *testing.B) {
 	}
 	var last string
 	for range 100 {
-		t, err := o.Create(ctx, orchestrator.CreateInput{Tool: "COMMAND", Description: "bench task",
+		t, err := o.Create(ctx, orchestrator.CreateInput{Agent: "COMMAND", Description: "bench task",
 			Config: json.RawMessage(`{"command":["sh","-c","echo x > x.txt && git add x.txt && git commit -qm x"]}`)})
 		if err != nil {
 			b.Fatal(err)

@@ -45,7 +45,7 @@ func (l *Loop) release(ctx context.Context, t orchestrator.Task, rm orchestrator
 		branch += ", its uncommitted work saved as " + rm.SavedCommit
 	}
 	note := fmt.Sprintf("%s (%s) %s at %s without being merged; %s. The issue is open again.",
-		failureMark(t), agent.Name(t.Tool), what, time.Now().UTC().Format(time.RFC3339), branch)
+		failureMark(t), agent.Name(t.Agent), what, time.Now().UTC().Format(time.RFC3339), branch)
 	err := l.reopen(ctx, t, func(is tracker.IssueDetail) bool {
 		return is.Status == tracker.IssueInProgress && is.Assignee != nil && *is.Assignee == Assignee(t)
 	}, note)

@@ -107,7 +107,7 @@ func (l *Loop) do(ctx context.Context, fn func(*store.Repo) error) error {
 // StartInput is create_task's arguments for a task started from an issue.
 type StartInput struct {
 	IssueID      string
-	Tool         string
+	Agent        string
 	Description  string // "": "<issue id>: <title>"
 	Instructions string // appended to the assembled prompt
 	Branch       string
@@ -116,7 +116,7 @@ type StartInput struct {
 }
 
 // Assignee names the agent of a task on its issue.
-func Assignee(t orchestrator.Task) string { return "agent:" + strings.ToLower(t.Tool) + ":" + t.ID }
+func Assignee(t orchestrator.Task) string { return "agent:" + strings.ToLower(t.Agent) + ":" + t.ID }
 
 // Start starts an agent on an issue: its prompt is assembled from the
 // tracker (Prompt), the task records the issue, and the issue goes in
@@ -136,7 +136,7 @@ func (l *Loop) Start(ctx context.Context, in StartInput) (orchestrator.Task, err
 			return fault.New(fault.Conflict, "issue %s is closed", is.ID).
 				WithHint("reopen it (update_issue status open) to work on it again")
 		}
-		prompt, err = Prompt(ctx, r, l.rules, settings.Rulesets, RulesAgent(in.Tool), is.ID)
+		prompt, err = Prompt(ctx, r, l.rules, settings.Rulesets, RulesAgent(in.Agent), is.ID)
 		return err
 	})
 	if err != nil {
@@ -154,8 +154,8 @@ func (l *Loop) Start(ctx context.Context, in StartInput) (orchestrator.Task, err
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	t, err := l.orch.Create(ctx, orchestrator.CreateInput{
-		Tool: in.Tool, Description: in.Description, Instructions: prompt, Branch: in.Branch,
-		Config: in.Config, Actor: in.Actor, IssueID: is.ID,
+		Agent: in.Agent, Description: in.Description, Instructions: prompt, Branch: in.Branch,
+		Config: in.Config, Actor: in.Actor, IssueID: is.ID, Settings: &settings,
 	})
 	if err != nil {
 		return t, err
@@ -199,7 +199,7 @@ func (l *Loop) noteFailure(ctx context.Context, t orchestrator.Task) {
 		return
 	}
 	note := fmt.Sprintf("%s (%s, branch %s) failed at %s. %s",
-		failureMark(t), agent.Name(t.Tool), t.Branch, time.Now().UTC().Format(time.RFC3339), t.Error.Sentence())
+		failureMark(t), agent.Name(t.Agent), t.Branch, time.Now().UTC().Format(time.RFC3339), t.Error.Sentence())
 	err = l.reopenLocked(ctx, t, func(is tracker.IssueDetail) bool {
 		return is.Status != tracker.IssueClosed && (is.Assignee == nil || *is.Assignee == Assignee(t))
 	}, note)

@@ -55,7 +55,7 @@ func TestStartAssemblesThePrompt(t *testing.T) {
 	writeFile(t, filepath.Join(w.repo, ".sudocode", "agent.json"), `{"rulesets": ["team_rules"]}`)
 	w.commit("tracker")
 
-	task, err := w.loop.Start(ctx, app.StartInput{IssueID: issue.ID, Tool: "COMMAND", Config: command("cat >/dev/null")})
+	task, err := w.loop.Start(ctx, app.StartInput{IssueID: issue.ID, Agent: "COMMAND", Config: command("cat >/dev/null")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ const stepScript = `id=$(head -1 | sed 's/^# Issue \([^:]*\):.*/\1/'); ` +
 func TestRunReadyWorksAChain(t *testing.T) {
 	w := newWorld(t)
 	ids := w.chain()
-	res, err := w.loop.RunReady(context.Background(), app.RunInput{Tool: "COMMAND", Config: command(stepScript), Parallel: 2})
+	res, err := w.loop.RunReady(context.Background(), app.RunInput{Agent: "COMMAND", Config: command(stepScript), Parallel: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestRunReadyStopsAtAFailure(t *testing.T) {
 	w := newWorld(t)
 	ids := w.chain()
 	script := `if grep -q 'Second step'; then echo broken >&2; exit 3; fi; ` + stepScript
-	res, err := w.loop.RunReady(context.Background(), app.RunInput{Tool: "COMMAND", Config: command(script)})
+	res, err := w.loop.RunReady(context.Background(), app.RunInput{Agent: "COMMAND", Config: command(script)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func (w *world) startOn(title, script string) (orchestrator.Task, string) {
 		w.t.Fatal(err)
 	}
 	w.commit("tracker")
-	task, err := w.loop.Start(context.Background(), app.StartInput{IssueID: is.ID, Tool: "COMMAND", Config: command(script)})
+	task, err := w.loop.Start(context.Background(), app.StartInput{IssueID: is.ID, Agent: "COMMAND", Config: command(script)})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func TestRunReadyCapsConcurrency(t *testing.T) {
 		}
 	}
 	w.commit("tracker")
-	res, err := w.loop.RunReady(context.Background(), app.RunInput{Tool: "COMMAND", Config: command("sleep 0.4; " + stepScript), Parallel: 2, Limit: 3})
+	res, err := w.loop.RunReady(context.Background(), app.RunInput{Agent: "COMMAND", Config: command("sleep 0.4; " + stepScript), Parallel: 2, Limit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

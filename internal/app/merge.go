@@ -33,7 +33,7 @@ func (l *Loop) Merge(ctx context.Context, id string, in orchestrator.MergeInput)
 		l.do(ctx, func(r *store.Repo) error { // without the issue, the task's description
 			is, err := r.ShowIssue(ctx, t.IssueID)
 			if err == nil {
-				in.Message = fmt.Sprintf("%s (%s)\n\nCloses %s; made by sudocode task %s (%s).", is.Title, is.ID, is.ID, t.ID, agent.Name(t.Tool))
+				in.Message = fmt.Sprintf("%s (%s)\n\nCloses %s; made by sudocode task %s (%s).", is.Title, is.ID, is.ID, t.ID, agent.Name(t.Agent))
 			}
 			return err
 		})

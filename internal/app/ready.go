@@ -11,7 +11,7 @@ import (
 
 // RunInput is run_ready's arguments.
 type RunInput struct {
-	Tool     string
+	Agent    string
 	Config   json.RawMessage
 	Limit    int // at most this many issues are started in all (0: 10)
 	Parallel int // at most this many agents at a time (0: 1)
@@ -78,7 +78,7 @@ func (l *Loop) RunReady(ctx context.Context, in RunInput) (RunResult, error) {
 				break
 			}
 			tried[id] = true
-			t, err := l.Start(ctx, StartInput{IssueID: id, Tool: in.Tool, Config: in.Config})
+			t, err := l.Start(ctx, StartInput{IssueID: id, Agent: in.Agent, Config: in.Config})
 			item := RunItem{IssueID: id, TaskID: t.ID}
 			switch {
 			case err != nil:

@@ -39,7 +39,7 @@ func TestIssueOfATaskWhoseServerDiedIsHandedBack(t *testing.T) {
 	}
 	w.commit("tracker")
 	now := time.Now().UTC()
-	task := orchestrator.Task{ID: "task-died", Tool: agent.ToolCommand, Description: "Crash", Instructions: "work",
+	task := orchestrator.Task{ID: "task-died", Agent: agent.ToolCommand, Description: "Crash", Instructions: "work",
 		Branch: "sudocode/task-died", BaseSHA: testkit.Git(t, w.repo, "rev-parse", "HEAD"), Status: orchestrator.StatusInProgress,
 		OwnerPID: deadPID(t), IssueID: is.ID, CreatedAt: now, UpdatedAt: now, StartedAt: &now}
 	status, who := string(tracker.IssueInProgress), app.Assignee(task)

@@ -28,7 +28,7 @@ func TestAgentGC(t *testing.T) {
 	lookup := func(kind string) (agent.Adapter, bool) { a, err := agent.Lookup(kind); return a, err == nil }
 	o := orchestrator.New(store, lookup, orchestrator.Options{Repo: repo, Worktrees: wt, NoPool: true})
 	run := func(desc string, command ...string) orchestrator.Task {
-		task, err := o.Create(ctx, orchestrator.CreateInput{Tool: "COMMAND", Description: desc, Config: mustJSON(t, map[string]any{"command": command})})
+		task, err := o.Create(ctx, orchestrator.CreateInput{Agent: "COMMAND", Description: desc, Config: mustJSON(t, map[string]any{"command": command})})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sudocode/sudocode/internal/app"
-	mcptracker "github.com/sudocode/sudocode/internal/mcpserver/tracker"
+	"github.com/sudocode/sudocode/internal/mcptracker"
 	"github.com/sudocode/sudocode/internal/mcpx"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	mcpagent "github.com/sudocode/sudocode/internal/mcpserver/agent"
+	"github.com/sudocode/sudocode/internal/mcpagent"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/serve"
 )

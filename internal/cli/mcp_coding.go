@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/sudocode/sudocode/internal/mcpserver/coding"
+	"github.com/sudocode/sudocode/internal/mcpcoding"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/workspace"
 	"github.com/sudocode/sudocode/internal/workspace/procs"
@@ -136,9 +136,9 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 	// origins, session limits, body timeout and call controls, and the
 	// same bind check, host guard and listener as the others.
 	t := mcpx.Transport{HTTPAddr: net.JoinHostPort(strings.Trim(o.host, "[]"), strconv.Itoa(o.port)), Token: token,
-		AllowedOrigins: o.origins, MaxBodyBytes: coding.MaxBodyBytes, BodyTimeout: bodyTimeout, Sessions: sessions,
-		Name: coding.ServerName, Caller: actor(), Auth: auth, Calls: calls, Stateless: o.controls.isStateless()}
-	s := coding.New(root, coding.Options{Version: Version, ViewImage: viewImage, Dangerous: o.danger, AllowNetwork: network,
+		AllowedOrigins: o.origins, MaxBodyBytes: mcpcoding.MaxBodyBytes, BodyTimeout: bodyTimeout, Sessions: sessions,
+		Name: mcpcoding.ServerName, Caller: actor(), Auth: auth, Calls: calls, Stateless: o.controls.isStateless()}
+	s := mcpcoding.New(root, mcpcoding.Options{Version: Version, ViewImage: viewImage, Dangerous: o.danger, AllowNetwork: network,
 		Trace: os.Getenv("CODING_TOOLS_MCP_TRACE") == "1", TraceOut: stdio.Err, ExecAllowRoots: allow, Logger: logger, Transport: t})
 	defer s.Close(cmd.Context())
 	if o.stdio {
@@ -159,12 +159,12 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 // /metrics behind the shared checks (tokens, origins, body size).
 // Every other path is the coding server's, which answers it per its
 // profile.
-func codingHandler(s *coding.Server, t mcpx.Transport) http.Handler {
+func codingHandler(s *mcpcoding.Server, t mcpx.Transport) http.Handler {
 	h := s.HTTPHandler()
 	if t.Calls == nil || t.Calls.Metrics == nil {
 		return h
 	}
-	t.Calls.Metrics.WatchSessions(coding.ServerName, s.Sessions)
+	t.Calls.Metrics.WatchSessions(mcpcoding.ServerName, s.Sessions)
 	metrics := mcpx.Guard(t.Calls.Metrics.Handler(), t)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == mcpx.MetricsPath {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	mcprulesets "github.com/sudocode/sudocode/internal/mcpserver/rulesets"
+	"github.com/sudocode/sudocode/internal/mcprulesets"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/rulesets"
 )

@@ -60,7 +60,7 @@ const nonsensePath = "SUDOCODE_PATH=/nonexistent/not-a-sudocode"
 // lists and calls tools on that project as SUDOCODE_ACTOR, and serves its
 // resources. SUDOCODE_PATH, whatever it holds, changes nothing.
 func TestTrackerStdio(t *testing.T) {
-	quickstart, err := os.ReadFile("../mcpserver/tracker/testdata/quickstart.seed.md")
+	quickstart, err := os.ReadFile("../mcptracker/testdata/quickstart.seed.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	mcptracker "github.com/sudocode/sudocode/internal/mcpserver/tracker"
+	"github.com/sudocode/sudocode/internal/mcptracker"
 )
 
 // cliForm is how a tool is run as a command: the command, and for each

@@ -42,7 +42,7 @@ Exits 1 when an issue was not merged.`,
 				return err
 			}
 			defer closeFn()
-			in := app.RunInput{Tool: kind, Config: cfg, Limit: limit, Parallel: parallel, Assignee: assignee,
+			in := app.RunInput{Agent: kind, Config: cfg, Limit: limit, Parallel: parallel, Assignee: assignee,
 				Merge: orchestrator.MergeInput{Strategy: strategy}}
 			if cmd.Flags().Changed("priority") {
 				in.Priority = &priority

@@ -150,6 +150,6 @@ type taskItem struct {
 }
 
 func itemOf(t orchestrator.Task) taskItem {
-	return taskItem{ID: t.ID, IssueID: t.IssueID, Tool: t.Tool, Description: t.Description, Status: t.Status, State: t.State(),
+	return taskItem{ID: t.ID, IssueID: t.IssueID, Tool: t.Agent, Description: t.Description, Status: t.Status, State: t.State(),
 		Branch: t.Branch, Worktree: t.WorktreePath, CreatedAt: t.CreatedAt}
 }

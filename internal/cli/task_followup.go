@@ -43,7 +43,7 @@ JSON (the fields of report_task).`,
 			if err != nil {
 				return err
 			}
-			if a, ok := agentByName(task.Tool); ok {
+			if a, ok := agentByName(task.Agent); ok {
 				if err := a.installed(); err != nil {
 					return err
 				}

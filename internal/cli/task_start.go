@@ -46,12 +46,12 @@ With --json, the report is printed as JSON (the fields of report_task).`,
 				return err
 			}
 			defer closeFn()
-			t, err := l.Start(ctx, app.StartInput{IssueID: args[0], Tool: kind, Instructions: instructions, Branch: branch, Config: cfg, Actor: actor()})
+			t, err := l.Start(ctx, app.StartInput{IssueID: args[0], Agent: kind, Instructions: instructions, Branch: branch, Config: cfg, Actor: actor()})
 			if err != nil {
 				return cliHint(err, args[0])
 			}
 			if !g.json {
-				fmt.Fprintf(stdio.Out, "task %s: %s on branch %s\n", t.ID, agent.Name(t.Tool), t.Branch)
+				fmt.Fprintf(stdio.Out, "task %s: %s on branch %s\n", t.ID, agent.Name(t.Agent), t.Branch)
 			}
 			return followToReport(ctx, l, t.ID, 0, g.json, stdio.Out)
 		},
@@ -154,7 +154,7 @@ func logLine(e orchestrator.StoredEvent) string {
 }
 
 func printReport(out io.Writer, r orchestrator.Report) {
-	fmt.Fprintf(out, "task %s (%s) %s", r.ID, agent.Name(r.Tool), statusPhrase(r.Status))
+	fmt.Fprintf(out, "task %s (%s) %s", r.ID, agent.Name(r.Agent), statusPhrase(r.Status))
 	if r.Outcome != "" && r.Outcome != string(r.Status) {
 		fmt.Fprintf(out, ", outcome %s", r.Outcome)
 	}

@@ -208,7 +208,7 @@ const threeLines = `for i in 1 2 3; do echo line $i; sleep 0.2; done; echo hello
 func createCommandTask(t *testing.T, o *orchestrator.Orchestrator, script string) orchestrator.Task {
 	t.Helper()
 	cfg, _ := json.Marshal(map[string]any{"command": []string{"sh", "-c", script}})
-	task, err := o.Create(context.Background(), orchestrator.CreateInput{Tool: "COMMAND", Description: "Print three lines", Config: cfg})
+	task, err := o.Create(context.Background(), orchestrator.CreateInput{Agent: "COMMAND", Description: "Print three lines", Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}

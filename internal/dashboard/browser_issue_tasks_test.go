@@ -24,7 +24,7 @@ func TestBrowserIssueTasks(t *testing.T) {
 	}
 	ctx := context.Background()
 	cfg, _ := json.Marshal(map[string]any{"command": []string{"sleep", "600"}})
-	task, err := srv.Orchestrator.Create(ctx, orchestrator.CreateInput{Tool: "COMMAND", Description: "Sleep", Config: cfg, IssueID: f.open})
+	task, err := srv.Orchestrator.Create(ctx, orchestrator.CreateInput{Agent: "COMMAND", Description: "Sleep", Config: cfg, IssueID: f.open})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,7 @@ func (d *Dashboard) issueView(ctx context.Context, is tracker.IssueDetail) (Issu
 		if !ok {
 			text = st
 		}
-		v.Tasks = append(v.Tasks, IssueTask{ID: t.ID, Agent: agent.Name(t.Tool), State: st, StateText: text,
+		v.Tasks = append(v.Tasks, IssueTask{ID: t.ID, Agent: agent.Name(t.Agent), State: st, StateText: text,
 			Branch: t.Branch, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt})
 	}
 	return v, nil

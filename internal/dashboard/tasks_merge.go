@@ -8,7 +8,7 @@ import (
 	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator"
-	orchagent "github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
 
 // mergeTask merges a finished task's branch and closes its issue, as
@@ -68,8 +68,8 @@ func (d *Dashboard) runReady(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	if _, err := orchagent.Lookup(in.Tool); err != nil {
-		fail(w, fault.Wrap(fault.Invalid, err, "no such agent").WithHint("choose one of "+strings.Join(orchagent.Kinds(), ", ")))
+	if _, err := agent.Lookup(in.Tool); err != nil {
+		fail(w, fault.Wrap(fault.Invalid, err, "no such agent").WithHint("choose one of "+strings.Join(agent.Kinds(), ", ")))
 		return
 	}
 	if in.Limit < 0 || in.Parallel < 0 {
@@ -80,7 +80,7 @@ func (d *Dashboard) runReady(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	res, err := d.loop.RunReady(r.Context(), app.RunInput{Tool: strings.ToUpper(strings.TrimSpace(in.Tool)), Config: in.Config,
+	res, err := d.loop.RunReady(r.Context(), app.RunInput{Agent: strings.ToUpper(strings.TrimSpace(in.Tool)), Config: in.Config,
 		Limit: in.Limit, Parallel: in.Parallel, Merge: orchestrator.MergeInput{Strategy: in.Strategy}})
 	if err != nil {
 		fail(w, err)

@@ -92,10 +92,10 @@ func (d *Dashboard) startTask(w http.ResponseWriter, r *http.Request) {
 	if in.IssueID != "" {
 		// The loop assembles the prompt from the tracker, as create_task
 		// with issue_id does; the page's instructions are appended to it.
-		t, err = d.loop.Start(r.Context(), app.StartInput{IssueID: in.IssueID, Tool: in.Tool, Description: in.Description,
+		t, err = d.loop.Start(r.Context(), app.StartInput{IssueID: in.IssueID, Agent: in.Tool, Description: in.Description,
 			Instructions: in.Instructions, Config: in.Config, Actor: d.opts.Actor})
 	} else {
-		t, err = o.Create(r.Context(), orchestrator.CreateInput{Tool: in.Tool, Description: in.Description, Instructions: in.Instructions,
+		t, err = o.Create(r.Context(), orchestrator.CreateInput{Agent: in.Tool, Description: in.Description, Instructions: in.Instructions,
 			Config: in.Config, Actor: d.opts.Actor})
 	}
 	if err != nil {

@@ -48,7 +48,7 @@ func TestCommandTaskRunsInTheBox(t *testing.T) {
 	}
 	defer ln.Close()
 	f := newFixture(t, repo)
-	task := f.create(t, CreateInput{Tool: "COMMAND", Description: "Reach out", Config: shell(
+	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "Reach out", Config: shell(
 		`cat ` + secret + ` 2>/dev/null || echo "no key"; ` +
 			`[ -e ` + sock + ` ] && echo "socket seen" || echo "no socket"; ` +
 			`[ -e ` + repo + `/README ] && echo "checkout seen" || echo "no checkout"; ` +
@@ -85,7 +85,7 @@ func TestCommandProgramGrantedAlone(t *testing.T) {
 	os.WriteFile(tool, []byte("#!/bin/sh\ncat "+filepath.Join(project, ".env")+" 2>/dev/null || echo \"no env\"\n"), 0o755)
 	f := newFixture(t, repo)
 	raw, _ := json.Marshal(map[string]any{"command": []string{tool}})
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "Run a tool", Config: raw}).ID)
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "Run a tool", Config: raw}).ID)
 	out := logLines(t, f, task.ID)
 	if strings.Contains(out, "SECRET") || !strings.Contains(out, "no env") {
 		t.Fatalf("the tool's project was granted with it:\n%s", out)

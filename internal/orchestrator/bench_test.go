@@ -73,7 +73,7 @@ func BenchmarkCreateToStart(b *testing.B) {
 			defer s.Close()
 			o := New(s, lookupReal, Options{Repo: repo, NoPool: !pooled})
 			defer o.Close()
-			in := CreateInput{Tool: "COMMAND", Description: "bench", Config: json.RawMessage(`{"command":["true"]}`)}
+			in := CreateInput{Agent: "COMMAND", Description: "bench", Config: json.RawMessage(`{"command":["true"]}`)}
 			lat := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
 			for range b.N {
@@ -169,7 +169,7 @@ func BenchmarkIngest(b *testing.B) {
 		defer o.Close()
 		b.ResetTimer()
 		for range b.N {
-			t, err := o.Create(ctx, CreateInput{Tool: "BENCH", Description: "ingest"})
+			t, err := o.Create(ctx, CreateInput{Agent: "BENCH", Description: "ingest"})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -51,7 +51,7 @@ func TestCommandTaskCommits(t *testing.T) {
 	os.WriteFile(filepath.Join(repo, "mine.txt"), []byte("untracked\n"), 0o644)
 	head := testkit.Git(t, repo, "rev-parse", "HEAD")
 	f := newFixture(t, repo)
-	task := f.create(t, CreateInput{Tool: "COMMAND", Description: "Edit files", Config: shell(
+	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "Edit files", Config: shell(
 		`echo agent > README && mkdir -p src && echo 'package x' > src/x.go && git add -A && ` + agentCommit + ` "agent edit" && echo done`)})
 	task = f.wait(t, task.ID)
 	if task.Status != StatusCompleted || task.SessionID != "" || task.Error != nil {
@@ -101,7 +101,7 @@ func TestTenTasksAtOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			name := fmt.Sprintf("file%d.txt", i)
-			tasks[i], errs[i] = f.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: fmt.Sprintf("task %d", i),
+			tasks[i], errs[i] = f.o.Create(context.Background(), CreateInput{Agent: "COMMAND", Description: fmt.Sprintf("task %d", i),
 				Config: shell(`sleep 0.2; echo ` + name + ` > ` + name + ` && git add ` + name + ` && ` + agentCommit + ` "add ` + name + `"`)})
 		}()
 	}
@@ -145,7 +145,7 @@ func TestLargeInstructionsIntact(t *testing.T) {
 	instr := b.String()[:100_000]
 	sum := sha256.Sum256([]byte(instr))
 	want := hex.EncodeToString(sum[:])
-	task := f.create(t, CreateInput{Tool: "COMMAND", Description: "big", Instructions: instr, Config: shell(
+	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "big", Instructions: instr, Config: shell(
 		`echo "stdin $(sha256sum | cut -d' ' -f1)"; echo "env $(printf %s "$SUDOCODE_TASK_INSTRUCTIONS" | sha256sum | cut -d' ' -f1)"; echo "truncated=${SUDOCODE_TASK_INSTRUCTIONS_TRUNCATED:-no}"`)})
 	task = f.wait(t, task.ID)
 	evs, err := f.o.Logs(context.Background(), task.ID, 0, 0)
@@ -167,11 +167,11 @@ func TestLargeInstructionsIntact(t *testing.T) {
 // agent left uncommitted and untracked.
 func TestNoopAndUncommittedChanges(t *testing.T) {
 	f := newFixture(t, testkit.Repo(t))
-	noop := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "look", Config: shell(`ls >/dev/null`)}).ID)
+	noop := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "look", Config: shell(`ls >/dev/null`)}).ID)
 	if r := resultOf(t, noop); noop.Status != StatusCompleted || r.Outcome != OutcomeNoop || r.Commits != 0 || len(r.FilesChanged) != 0 {
 		t.Fatalf("noop task %+v %s", noop, noop.Result)
 	}
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "edit", Config: shell(
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "edit", Config: shell(
 		`echo changed > README; echo new > new.txt; mkdir d; echo x > d/y.txt; echo ignored > skip.log; echo '*.log' > .gitignore`)}).ID)
 	r := resultOf(t, task)
 	if r.Outcome != OutcomeSucceeded || r.Commits != 0 || strings.Join(r.FilesChanged, ",") != ".gitignore,README,d/y.txt,new.txt" {
@@ -187,7 +187,7 @@ func TestNoopAndUncommittedChanges(t *testing.T) {
 		t.Fatalf("last event %+v", last)
 	}
 	// A failing command is failed whatever it changed.
-	failed := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "fail", Config: shell(`exit 4`)}).ID)
+	failed := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "fail", Config: shell(`exit 4`)}).ID)
 	if r := resultOf(t, failed); failed.Status != StatusFailed || r.Outcome != OutcomeFailed || r.ExitCode != 4 {
 		t.Fatalf("failed task %+v %s", failed, failed.Result)
 	}
@@ -214,7 +214,7 @@ func TestWaitingVersusCompleted(t *testing.T) {
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	f := newFixture(t, testkit.Repo(t))
 	ctx := context.Background()
-	task := f.wait(t, f.create(t, CreateInput{Tool: "CLAUDECODE", Description: "fix it"}).ID)
+	task := f.wait(t, f.create(t, CreateInput{Agent: "CLAUDECODE", Description: "fix it"}).ID)
 	r := resultOf(t, task)
 	if task.Status != StatusWaiting || task.SessionID != "sess-1" || r.Message != "All done." || r.CostUSD == nil || *r.CostUSD != 0.25 ||
 		r.Tokens == nil || r.Tokens.Output != 5 || r.Outcome != OutcomeSucceeded {
@@ -234,7 +234,7 @@ func TestWaitingVersusCompleted(t *testing.T) {
 	if err != nil || end.Task.Status != StatusCompleted {
 		t.Fatalf("end %+v %v", end, err)
 	}
-	cmd := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "plain", Config: shell(`true`)}).ID)
+	cmd := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "plain", Config: shell(`true`)}).ID)
 	if cmd.Status != StatusCompleted {
 		t.Fatalf("command task %+v", cmd)
 	}

@@ -40,7 +40,7 @@ func TestEndKillsEscapedProcesses(t *testing.T) {
 	repo := testkit.Repo(t)
 	f := newFixture(t, repo, noPool)
 	mk := procMarker()
-	task, err := f.o.Create(context.Background(), CreateInput{Tool: "FAKE", Description: "escapes", Config: cfg(escapes(mk))})
+	task, err := f.o.Create(context.Background(), CreateInput{Agent: "FAKE", Description: "escapes", Config: cfg(escapes(mk))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestHelperOrchestratorServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := New(st, func(string) (agent.Adapter, bool) { return &fakeAdapter{}, true }, Options{Repo: repo, NoPool: true})
-	if _, err := o.Create(ctx, CreateInput{Tool: "FAKE", Description: "escapes", Config: cfg(escapes(os.Getenv("ORCH_TEST_MARKER")))}); err != nil {
+	if _, err := o.Create(ctx, CreateInput{Agent: "FAKE", Description: "escapes", Config: cfg(escapes(os.Getenv("ORCH_TEST_MARKER")))}); err != nil {
 		t.Fatal(err)
 	}
 	fmt.Println("ready")

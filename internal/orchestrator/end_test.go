@@ -17,7 +17,7 @@ func TestEndKeepBranchSavesWork(t *testing.T) {
 	repo := testkit.Repo(t)
 	f := newFixture(t, repo)
 	ctx := context.Background()
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "half done", Config: shell(
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "half done", Config: shell(
 		`echo one > one.txt && git add one.txt && ` + agentCommit + ` one && echo two > two.txt && echo edited >> README`)}).ID)
 	end, err := f.o.End(ctx, task.ID, EndInput{KeepBranch: true, Result: json.RawMessage(`{"summary":"kept"}`)})
 	if err != nil {
@@ -52,7 +52,7 @@ func TestEndKeepBranchSavesWork(t *testing.T) {
 	testkit.Git(t, repo, "rev-parse", "--verify", "refs/heads/"+task.Branch)
 
 	// Nothing uncommitted: no save commit.
-	clean := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "clean", Config: shell(`true`)}).ID)
+	clean := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "clean", Config: shell(`true`)}).ID)
 	end, err = f.o.End(ctx, clean.ID, EndInput{KeepBranch: true})
 	if err != nil || end.Removal.SavedCommit != "" || testkit.Git(t, repo, "rev-parse", clean.Branch) != clean.BaseSHA {
 		t.Fatalf("clean end %+v %v", end, err)
@@ -65,7 +65,7 @@ func TestEndDeletesBranch(t *testing.T) {
 	repo := testkit.Repo(t)
 	f := newFixture(t, repo)
 	ctx := context.Background()
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "throwaway", Config: shell(
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "throwaway", Config: shell(
 		`echo x > x.txt && git add x.txt && ` + agentCommit + ` x && echo y > y.txt`)}).ID)
 	for _, bad := range []Status{StatusWaiting, StatusInProgress, "done"} {
 		if _, err := f.o.End(ctx, task.ID, EndInput{Status: bad}); !fault.Is(err, fault.Invalid) {
@@ -105,7 +105,7 @@ func TestSaveCommitIdentityFallback(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", home)
 	f := newFixture(t, repo, noPool)
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "dirty", Config: shell(`echo x > x.txt`)}).ID)
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "dirty", Config: shell(`echo x > x.txt`)}).ID)
 	if _, err := f.o.End(context.Background(), task.ID, EndInput{KeepBranch: true}); err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ func envOf(t *testing.T, f *fixture, config map[string]any) map[string]string {
 	t.Helper()
 	config["command"] = []string{"env"}
 	raw, _ := json.Marshal(config)
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "print env", Config: raw}).ID)
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "print env", Config: raw}).ID)
 	if task.Status != StatusCompleted {
 		t.Fatalf("env task: %+v", task)
 	}

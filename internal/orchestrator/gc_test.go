@@ -16,11 +16,11 @@ func TestGCFinishedTasks(t *testing.T) {
 	repo := testkit.Repo(t)
 	f := newFixture(t, repo, noPool)
 	ctx := context.Background()
-	empty := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "nothing", Config: shell(`true`)}).ID)
-	committed := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "commit", Config: shell(
+	empty := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "nothing", Config: shell(`true`)}).ID)
+	committed := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "commit", Config: shell(
 		`echo c > c.txt && git add c.txt && ` + agentCommit + ` c`)}).ID)
-	dirty := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "dirty", Config: shell(`echo d > d.txt; exit 3`)}).ID)
-	waiting := f.wait(t, f.create(t, CreateInput{Tool: "FAKE", Description: "waits", Config: cfg("echo SESSION s1; echo DONE ok fine")}).ID)
+	dirty := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "dirty", Config: shell(`echo d > d.txt; exit 3`)}).ID)
+	waiting := f.wait(t, f.create(t, CreateInput{Agent: "FAKE", Description: "waits", Config: cfg("echo SESSION s1; echo DONE ok fine")}).ID)
 	if waiting.Status != StatusWaiting || dirty.Status != StatusFailed {
 		t.Fatalf("statuses %s %s", waiting.Status, dirty.Status)
 	}

@@ -12,7 +12,7 @@ import (
 // failedTask is a failed task of issue.
 func failedTask(id, issue string) Task {
 	now := time.Now().UTC()
-	return Task{ID: id, Tool: "COMMAND", Description: id, Instructions: id, Branch: "b-" + id, Status: StatusFailed,
+	return Task{ID: id, Agent: "COMMAND", Description: id, Instructions: id, Branch: "b-" + id, Status: StatusFailed,
 		Error: &TaskError{Type: ErrTypeServerStopped}, IssueID: issue, CreatedAt: now, UpdatedAt: now}
 }
 

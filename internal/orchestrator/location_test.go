@@ -20,7 +20,7 @@ func TestWorktreesOutsideRepository(t *testing.T) {
 	repo := testkit.Repo(t)
 	f := newFixture(t, repo)
 	pool := waitPool(t, f.o)
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "write", Config: shell(`echo x > new.txt`)}).ID)
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "write", Config: shell(`echo x > new.txt`)}).ID)
 	common := filepath.Join(repo, ".git")
 	top := testkit.Git(t, repo, "rev-parse", "--show-toplevel")
 	key := filepath.Base(top) + "-"
@@ -57,12 +57,12 @@ func TestWorktreeRootConfigured(t *testing.T) {
 	repo := testkit.Repo(t)
 	root := t.TempDir()
 	f := newFixture(t, repo, noPool, func(o *Options) { o.Worktrees = root })
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "a", Config: shell(`true`)}).ID)
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "a", Config: shell(`true`)}).ID)
 	if filepath.Dir(filepath.Dir(task.WorktreePath)) != root {
 		t.Errorf("worktree %s not under %s", task.WorktreePath, root)
 	}
 	inRepo := newFixture(t, repo, noPool, func(o *Options) { o.Worktrees = filepath.Join(repo, "wt") })
-	if _, err := inRepo.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "c", Config: shell(`true`)}); fault.CodeOf(err) != fault.Invalid || !strings.Contains(err.Error(), "inside") {
+	if _, err := inRepo.o.Create(context.Background(), CreateInput{Agent: "COMMAND", Description: "c", Config: shell(`true`)}); fault.CodeOf(err) != fault.Invalid || !strings.Contains(err.Error(), "inside") {
 		t.Errorf("--worktrees inside the repository: %v", err)
 	}
 
@@ -70,7 +70,7 @@ func TestWorktreeRootConfigured(t *testing.T) {
 	want := filepath.Join(os.Getenv("XDG_STATE_HOME"), "wt-of-repo2")
 	writeSettings(t, repo2, `{"worktrees": "`+want+`"}`)
 	f2 := newFixture(t, repo2, noPool)
-	task2 := f2.wait(t, f2.create(t, CreateInput{Tool: "COMMAND", Description: "b", Config: shell(`true`)}).ID)
+	task2 := f2.wait(t, f2.create(t, CreateInput{Agent: "COMMAND", Description: "b", Config: shell(`true`)}).ID)
 	if filepath.Dir(filepath.Dir(task2.WorktreePath)) != want {
 		t.Errorf("worktree %s not under %s", task2.WorktreePath, want)
 	}
@@ -78,7 +78,7 @@ func TestWorktreeRootConfigured(t *testing.T) {
 	trustDir := filepath.Join(os.Getenv("XDG_STATE_HOME"), "sudocode", "trust")
 	for _, bad := range []string{`"wt"`, `".git/wt"`, `"../wt-of-repo2"`, `"` + os.Getenv("XDG_STATE_HOME") + `"`, `"` + trustDir + `"`} {
 		writeSettings(t, repo2, `{"worktrees": `+bad+`}`)
-		_, err := f2.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "c", Config: shell(`true`)})
+		_, err := f2.o.Create(context.Background(), CreateInput{Agent: "COMMAND", Description: "c", Config: shell(`true`)})
 		if fault.CodeOf(err) != fault.Invalid || !strings.Contains(err.Error(), "state directory") {
 			t.Errorf("%s: %v", bad, err)
 		}

@@ -1,7 +1,6 @@
 package orchestrator
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 
@@ -13,18 +12,15 @@ import (
 // Claude Code, for instance).
 const TrackerServerName = "sudocode"
 
-// runSpec is the agent.RunSpec of a run of t: in a repository with a
-// tracker, when the orchestrator knows how to serve it (Options.Tracker),
+// runSpec is the agent.RunSpec of a run of t in the checkout at top: in a
+// repository with a tracker, when the orchestrator knows how to serve it
+// (Options.Tracker),
 // the agent gets the tracker's MCP server for the user's checkout, so
 // that the feedback it gives and the issues it files land in the user's
 // tracker at once, not on the task's branch.
-func (o *Orchestrator) runSpec(ctx context.Context, t Task, cfg map[string]any, instructions, resume string) agent.RunSpec {
+func (o *Orchestrator) runSpec(t Task, top string, cfg map[string]any, instructions, resume string) agent.RunSpec {
 	spec := agent.RunSpec{Instructions: instructions, Dir: t.WorktreePath, ResumeSession: resume, Config: cfg, ConfigDir: configDir(t.ID)}
 	if len(o.opts.Tracker) == 0 {
-		return spec
-	}
-	top, _, err := o.wt.settings(ctx)
-	if err != nil {
 		return spec
 	}
 	if _, err := os.Stat(filepath.Join(top, ".sudocode", "config.json")); err != nil {

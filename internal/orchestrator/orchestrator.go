@@ -189,13 +189,17 @@ func (o *Orchestrator) lockTask(id string) func() {
 
 // CreateInput is create_task's arguments.
 type CreateInput struct {
-	Tool         string
+	Agent        string
 	Description  string
 	Instructions string
 	Branch       string          // empty: sudocode/<slug>-<id>; read by BranchName
 	Config       json.RawMessage // a JSON object, or empty
 	Actor        string          // empty: the client of ctx (AsClient), else Options.Actor
 	IssueID      string          // the tracker issue the task works on, recorded with it
+	// Settings are the project's settings as the caller read them for
+	// this task (Orchestrator.Settings), so that a start reads them once;
+	// nil: Create reads them.
+	Settings *Settings
 }
 
 func decodeConfig(raw json.RawMessage) (map[string]any, error) {
@@ -212,18 +216,18 @@ func decodeConfig(raw json.RawMessage) (map[string]any, error) {
 // Create validates in, creates the task's worktree and branch, stores the
 // task and starts its agent. Invalid input leaves nothing behind.
 func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error) {
-	in.Tool = strings.TrimSpace(in.Tool)
-	if in.Tool == "" {
+	in.Agent = strings.TrimSpace(in.Agent)
+	if in.Agent == "" {
 		return Task{}, fault.New(fault.Invalid, "tool is required")
 	}
-	ad, ok := o.lookup(in.Tool)
+	ad, ok := o.lookup(in.Agent)
 	if !ok {
-		return Task{}, fault.New(fault.Invalid, "unknown tool %q", in.Tool)
+		return Task{}, fault.New(fault.Invalid, "unknown tool %q", in.Agent)
 	}
 	if err := checkNamed(ctx); err != nil {
 		return Task{}, err
 	}
-	if err := CheckCommandGrant(ctx, in.Tool); err != nil {
+	if err := CheckCommandGrant(ctx, in.Agent); err != nil {
 		return Task{}, err
 	}
 	if strings.TrimSpace(in.Description) == "" {
@@ -240,11 +244,11 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 		return Task{}, fault.Wrap(fault.Invalid, err, "invalid config")
 	}
 	if err := ad.Check(agent.RunSpec{Instructions: in.Instructions, Config: cfg}); err != nil {
-		return Task{}, fault.Wrap(fault.Unavailable, err, "tool "+in.Tool+" is not usable")
+		return Task{}, fault.Wrap(fault.Unavailable, err, "tool "+in.Agent+" is not usable")
 	}
 	now := time.Now().UTC()
 	t := Task{
-		Tool: in.Tool, Description: in.Description, Instructions: in.Instructions,
+		Agent: in.Agent, Description: in.Description, Instructions: in.Instructions,
 		Config: in.Config, Status: StatusPending, Actor: in.Actor, IssueID: in.IssueID, CreatedAt: now, UpdatedAt: now,
 	}
 	if c := ClientOf(ctx); c.Name != "" && (c.Team || t.Actor == "") {
@@ -259,7 +263,13 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 			return Task{}, err
 		}
 	}
-	top, settings, err := o.wt.settings(ctx)
+	var top string
+	var settings Settings
+	if in.Settings != nil && in.Settings.top != "" {
+		top, settings = in.Settings.top, *in.Settings
+	} else {
+		top, settings, err = o.wt.settings(ctx)
+	}
 	if err == nil {
 		err = settings.mayStart()
 	}
@@ -283,7 +293,7 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 	o.notify(Change{Kind: ChangeCreated, Task: t})
 	unlock := o.lockTask(t.ID)
 	defer unlock()
-	return o.start(ctx, t, ad, o.runSpec(ctx, t, cfg, t.Instructions, ""), settings.Setup)
+	return o.start(ctx, t, ad, o.runSpec(t, top, cfg, t.Instructions, ""), settings.Setup)
 }
 
 // start launches the agent for t (whose task lock is held), after the

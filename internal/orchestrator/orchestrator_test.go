@@ -165,7 +165,7 @@ func TestCreateRunWaiting(t *testing.T) {
 	os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("untracked\n"), 0o644)
 	f := newFixture(t, repo)
 	ctx := context.Background()
-	task, err := f.o.Create(ctx, CreateInput{Tool: "FAKE", Description: "Add the work file!", Instructions: "do the work", Config: cfg(commitScript)})
+	task, err := f.o.Create(ctx, CreateInput{Agent: "FAKE", Description: "Add the work file!", Instructions: "do the work", Config: cfg(commitScript)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestCreateRunWaiting(t *testing.T) {
 
 func TestFailure(t *testing.T) {
 	f := newFixture(t, testkit.Repo(t))
-	task, err := f.o.Create(context.Background(), CreateInput{Tool: "FAKE", Description: "fail", Config: cfg("echo started; echo oops >&2; exit 3")})
+	task, err := f.o.Create(context.Background(), CreateInput{Agent: "FAKE", Description: "fail", Config: cfg("echo started; echo oops >&2; exit 3")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestFailure(t *testing.T) {
 		t.Fatalf("details %s", d)
 	}
 	// Exit 0 with a failed completion is a failure too.
-	task, err = f.o.Create(context.Background(), CreateInput{Tool: "FAKE", Description: "fail2", Config: cfg("echo DONE fail denied")})
+	task, err = f.o.Create(context.Background(), CreateInput{Agent: "FAKE", Description: "fail2", Config: cfg("echo DONE fail denied")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestFailure(t *testing.T) {
 		t.Fatalf("task %+v", task)
 	}
 	// A long line (2 MB) arrives whole.
-	task, err = f.o.Create(context.Background(), CreateInput{Tool: "FAKE", Description: "long", Config: cfg("head -c 2000000 /dev/zero | tr '\\0' a; echo")})
+	task, err = f.o.Create(context.Background(), CreateInput{Agent: "FAKE", Description: "long", Config: cfg("head -c 2000000 /dev/zero | tr '\\0' a; echo")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ sleep 300 &
 echo started
 echo uncommitted > scratch.txt
 wait`
-	task, err := f.o.Create(ctx, CreateInput{Tool: "FAKE", Description: "long runner", Config: cfg(script)})
+	task, err := f.o.Create(ctx, CreateInput{Agent: "FAKE", Description: "long runner", Config: cfg(script)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestRestartRecovery(t *testing.T) {
 	now := time.Now().UTC()
 	dead := deadPID(t)
 	put := func(id string, st Status, pid int) {
-		if err := s.Put(ctx, Task{ID: id, Tool: "FAKE", Description: id, Status: st, PID: pid, OwnerPID: dead, WorktreePath: orphanDir, CreatedAt: now, UpdatedAt: now}); err != nil {
+		if err := s.Put(ctx, Task{ID: id, Agent: "FAKE", Description: id, Status: st, PID: pid, OwnerPID: dead, WorktreePath: orphanDir, CreatedAt: now, UpdatedAt: now}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -379,7 +379,7 @@ func TestBadInputsLeaveNothing(t *testing.T) {
 	t.Run("not a repo", func(t *testing.T) {
 		dir := t.TempDir()
 		f := newFixture(t, dir)
-		_, err := f.o.Create(ctx, CreateInput{Tool: "FAKE", Description: "x", Config: cfg("true")})
+		_, err := f.o.Create(ctx, CreateInput{Agent: "FAKE", Description: "x", Config: cfg("true")})
 		if !fault.Is(err, fault.Invalid) || !strings.Contains(err.Error(), "not a git repository") {
 			t.Fatalf("err %v", err)
 		}
@@ -409,15 +409,15 @@ func TestBadInputsLeaveNothing(t *testing.T) {
 				code fault.Code
 				msg  string
 			}{
-				{"existing branch", CreateInput{Tool: "FAKE", Description: "x", Branch: "taken"}, fault.Conflict, "already exists"},
-				{"checked out here", CreateInput{Tool: "FAKE", Description: "x", Branch: "main"}, fault.Conflict, "already checked out"},
-				{"checked out elsewhere", CreateInput{Tool: "FAKE", Description: "x", Branch: "elsewhere"}, fault.Conflict, "already checked out at " + other},
-				{"bad branch name", CreateInput{Tool: "FAKE", Description: "x", Branch: "a..b"}, fault.Invalid, "invalid branch"},
-				{"unknown tool", CreateInput{Tool: "NOPE", Description: "x"}, fault.Invalid, "unknown tool"},
+				{"existing branch", CreateInput{Agent: "FAKE", Description: "x", Branch: "taken"}, fault.Conflict, "already exists"},
+				{"checked out here", CreateInput{Agent: "FAKE", Description: "x", Branch: "main"}, fault.Conflict, "already checked out"},
+				{"checked out elsewhere", CreateInput{Agent: "FAKE", Description: "x", Branch: "elsewhere"}, fault.Conflict, "already checked out at " + other},
+				{"bad branch name", CreateInput{Agent: "FAKE", Description: "x", Branch: "a..b"}, fault.Invalid, "invalid branch"},
+				{"unknown tool", CreateInput{Agent: "NOPE", Description: "x"}, fault.Invalid, "unknown tool"},
 				{"no tool", CreateInput{Description: "x"}, fault.Invalid, "tool is required"},
-				{"no description", CreateInput{Tool: "FAKE"}, fault.Invalid, "description is required"},
-				{"bad config", CreateInput{Tool: "FAKE", Description: "x", Config: json.RawMessage(`[1]`)}, fault.Invalid, "config"},
-				{"command missing", CreateInput{Tool: "COMMAND", Description: "x", Config: json.RawMessage(`{"command":["/no/such/bin"]}`)}, fault.Unavailable, "not usable"},
+				{"no description", CreateInput{Agent: "FAKE"}, fault.Invalid, "description is required"},
+				{"bad config", CreateInput{Agent: "FAKE", Description: "x", Config: json.RawMessage(`[1]`)}, fault.Invalid, "config"},
+				{"command missing", CreateInput{Agent: "COMMAND", Description: "x", Config: json.RawMessage(`{"command":["/no/such/bin"]}`)}, fault.Unavailable, "not usable"},
 			}
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
@@ -460,7 +460,7 @@ func TestUpdateResumesSession(t *testing.T) {
 	f := newFixture(t, testkit.Repo(t))
 	ctx := context.Background()
 	script := `if [ -z "$FAKE_RESUME" ]; then echo SESSION s42; echo DONE ok which one?; else echo "resumed:$FAKE_RESUME:$(cat)"; echo DONE ok; fi`
-	task, err := f.o.Create(ctx, CreateInput{Tool: "FAKE", Description: "ask", Config: cfg(script)})
+	task, err := f.o.Create(ctx, CreateInput{Agent: "FAKE", Description: "ask", Config: cfg(script)})
 	if err != nil {
 		t.Fatal(err)
 	}

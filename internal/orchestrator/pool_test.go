@@ -44,7 +44,7 @@ func TestPoolClaim(t *testing.T) {
 	if commit, ignored := cleanDetachedAt(got); commit != head || ignored {
 		t.Fatalf("warm status %q", got)
 	}
-	task := f.create(t, CreateInput{Tool: "COMMAND", Description: "pooled", Config: shell(`echo hi > hi.txt && git add hi.txt && ` + agentCommit + ` hi`)})
+	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "pooled", Config: shell(`echo hi > hi.txt && git add hi.txt && ` + agentCommit + ` hi`)})
 	if task.ID != w.id || task.WorktreePath != filepath.Join(w.dir, w.id) || task.BaseSHA != head {
 		t.Fatalf("task %+v did not claim %+v", task, w)
 	}
@@ -74,7 +74,7 @@ func TestPoolBringsWarmForward(t *testing.T) {
 	testkit.Git(t, repo, "add", "new.txt")
 	testkit.Git(t, repo, "commit", "-qm", "moved")
 	head := testkit.Git(t, repo, "rev-parse", "HEAD")
-	task := f.create(t, CreateInput{Tool: "COMMAND", Description: "forward", Config: shell(`cat new.txt`)})
+	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "forward", Config: shell(`cat new.txt`)})
 	if task.ID != warm.id || task.BaseSHA != head {
 		t.Fatalf("task %+v did not claim %+v at %s", task, warm, head)
 	}
@@ -84,7 +84,7 @@ func TestPoolBringsWarmForward(t *testing.T) {
 
 	dirty := waitPool(t, f.o)
 	os.WriteFile(filepath.Join(dirty.path, "junk.txt"), []byte("junk\n"), 0o644)
-	task = f.create(t, CreateInput{Tool: "COMMAND", Description: "clean please", Config: shell(`test ! -e junk.txt`)})
+	task = f.create(t, CreateInput{Agent: "COMMAND", Description: "clean please", Config: shell(`test ! -e junk.txt`)})
 	if task.ID == dirty.id {
 		t.Fatal("claimed a dirty warm worktree")
 	}
@@ -112,7 +112,7 @@ func TestPoolOutlivesTheProcess(t *testing.T) {
 		t.Fatalf("warm worktree gone with its process: %v", err)
 	}
 	g := newFixture(t, repo, func(o *Options) { o.NoPool = false })
-	task := g.create(t, CreateInput{Tool: "COMMAND", Description: "next run", Config: shell(`true`)})
+	task := g.create(t, CreateInput{Agent: "COMMAND", Description: "next run", Config: shell(`true`)})
 	if task.ID != w.id {
 		t.Fatalf("the next run checked out %s instead of claiming %s", task.ID, w.id)
 	}
@@ -128,7 +128,7 @@ func TestPoolOutlivesTheProcess(t *testing.T) {
 			t.Errorf("left after the sweep: %s", name)
 		}
 	}
-	if _, err := h.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "after close", Config: shell(`true`)}); err != nil {
+	if _, err := h.o.Create(context.Background(), CreateInput{Agent: "COMMAND", Description: "after close", Config: shell(`true`)}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -143,7 +143,7 @@ func TestMergedWorktreeIsRecycled(t *testing.T) {
 	testkit.Git(t, repo, "add", ".gitignore")
 	testkit.Git(t, repo, "commit", "-qm", "ignore logs")
 	f := newFixture(t, repo, func(o *Options) { o.NoPool = false })
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "work",
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "work",
 		Config: shell(`echo c > c.txt && git add c.txt && ` + agentCommit + ` c && echo done > done.txt && echo noise > build.log`)}).ID)
 	if _, err := f.o.Merge(context.Background(), task.ID, MergeInput{}); err != nil {
 		t.Fatal(err)
@@ -163,7 +163,7 @@ func TestMergedWorktreeIsRecycled(t *testing.T) {
 	if !recycled {
 		t.Fatalf("no warm worktree holds the merge; warm: %v", warmIn(dir))
 	}
-	next := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "next",
+	next := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "next",
 		Config: shell(`test -e done.txt && test -e c.txt && test ! -e build.log && test -z "$(git status --porcelain --ignored)"`)}).ID)
 	if next.Status != StatusCompleted {
 		t.Fatalf("the next task did not start from the merge alone: %+v", next)
@@ -186,7 +186,7 @@ func readDir(t *testing.T, dir string) []os.DirEntry {
 func TestTamperedWorktreeIsNotRecycled(t *testing.T) {
 	repo := testkit.Repo(t)
 	f := newFixture(t, repo, func(o *Options) { o.NoPool = true })
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "work", Config: shell(`echo done > done.txt`)}).ID)
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "work", Config: shell(`echo done > done.txt`)}).ID)
 	dotGit := filepath.Join(task.WorktreePath, ".git")
 	b, err := os.ReadFile(dotGit)
 	if err != nil {

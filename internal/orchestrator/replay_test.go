@@ -58,7 +58,7 @@ func eventsOf(t *testing.T, f *fixture, id, kind string) []agent.Event {
 // event in the log and in report_task, and the only file_change is git's.
 func TestRefusedWriteIsReported(t *testing.T) {
 	f := newFixture(t, testkit.Repo(t), noPool)
-	task := f.wait(t, f.create(t, CreateInput{Tool: "CLAUDE_REPLAY", Description: "write hello", Config: replay("0",
+	task := f.wait(t, f.create(t, CreateInput{Agent: "CLAUDE_REPLAY", Description: "write hello", Config: replay("0",
 		`{"type":"system","subtype":"init","session_id":"s1","cwd":"/w","model":"m","permissionMode":"acceptEdits"}`,
 		`{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_w","name":"Write","input":{"file_path":"hello.txt","content":"hi"}}]},"session_id":"s1"}`,
 		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_w","content":"Claude requested permissions to write to hello.txt, but you haven't granted it yet.","is_error":true}]},"session_id":"s1"}`,
@@ -101,7 +101,7 @@ func TestFailureReasonFromStdout(t *testing.T) {
 			`{"type":"error","timestamp":1,"sessionID":"ses_1","error":{"name":"APIError","data":{"message":"Unauthorized: invalid api key","statusCode":401,"isRetryable":false}}}`,
 		), "Unauthorized: invalid api key"},
 	} {
-		task := f.wait(t, f.create(t, CreateInput{Tool: tool, Description: "fail", Config: c.script}).ID)
+		task := f.wait(t, f.create(t, CreateInput{Agent: tool, Description: "fail", Config: c.script}).ID)
 		d, _ := task.Error.Details.(map[string]any)
 		if task.Status != StatusFailed || task.Error.Type != ErrTypeExit || !strings.Contains(d["message"].(string), c.reason) {
 			t.Errorf("%s: %+v %+v", tool, task.Status, task.Error)
@@ -132,7 +132,7 @@ echo '{"type":"turn.completed","usage":{"input_tokens":'$i',"cached_input_tokens
 		"CLAUDE_REPLAY": {claude, 0.15, 0.25, 200, 300},
 		"CODEX_REPLAY":  {codex, 0, 0, 1500, 2500},
 	} {
-		task := f.wait(t, f.create(t, CreateInput{Tool: tool, Description: "usage", Config: cfg(c.script)}).ID)
+		task := f.wait(t, f.create(t, CreateInput{Agent: tool, Description: "usage", Config: cfg(c.script)}).ID)
 		if _, err := f.o.Update(ctx, task.ID, UpdateInput{Instructions: "more"}); err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +158,7 @@ func abs(f float64) float64 { return max(f, -f) }
 // failing git commit says why, not just its exit code.
 func TestStderrInLog(t *testing.T) {
 	f := newFixture(t, testkit.Repo(t), noPool)
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "commit nothing", Config: shell(`git commit --no-such-option -m x`)}).ID)
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "commit nothing", Config: shell(`git commit --no-such-option -m x`)}).ID)
 	if task.Status != StatusFailed {
 		t.Fatalf("status %s", task.Status)
 	}

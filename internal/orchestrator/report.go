@@ -9,7 +9,7 @@ import (
 // Report is report_task's summary of a task.
 type Report struct {
 	ID          string     `json:"id"`
-	Tool        string     `json:"tool"`
+	Agent       string     `json:"tool"`
 	Description string     `json:"description"`
 	Branch      string     `json:"branch"`
 	BaseSHA     string     `json:"base_sha"`
@@ -79,7 +79,7 @@ func (o *Orchestrator) report(ctx context.Context, id string, live bool) (Report
 		return Report{}, err
 	}
 	r := Report{
-		ID: t.ID, Tool: t.Tool, Description: t.Description, Branch: t.Branch, BaseSHA: t.BaseSHA,
+		ID: t.ID, Agent: t.Agent, Description: t.Description, Branch: t.Branch, BaseSHA: t.BaseSHA,
 		Status: t.Status, State: t.State(), CreatedAt: t.CreatedAt, StartedAt: t.StartedAt, FinishedAt: t.FinishedAt,
 		FilesChanged: []string{}, Events: events, Error: t.Error, SessionID: t.SessionID,
 		IssueID: t.IssueID, Prompt: t.Instructions,

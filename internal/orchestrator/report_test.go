@@ -57,12 +57,12 @@ func TestReport(t *testing.T) {
 		}
 		return rep
 	}
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "report me", Config: shell(
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "report me", Config: shell(
 		`printf 'a\nb\n' > a.txt && git add a.txt && ` + agentCommit + ` a && echo more >> README && echo hello`)}).ID)
 	rep := report(task.ID)
 	wantReport(t, "finished", rep, []field{
 		{"id", rep.ID, task.ID},
-		{"tool", rep.Tool, "COMMAND"},
+		{"tool", rep.Agent, "COMMAND"},
 		{"description", rep.Description, "report me"},
 		{"branch", rep.Branch, task.Branch},
 		{"base_sha", rep.BaseSHA, task.BaseSHA},
@@ -113,7 +113,7 @@ func TestReport(t *testing.T) {
 	})
 
 	// While running: no outcome, a duration that grows from the start.
-	run := f.create(t, CreateInput{Tool: "COMMAND", Description: "slow", Config: shell(`sleep 30`)})
+	run := f.create(t, CreateInput{Agent: "COMMAND", Description: "slow", Config: shell(`sleep 30`)})
 	testkit.WaitFor(t, 10*time.Second, "the running task's duration to pass 0 ms", func() bool {
 		rep = report(run.ID)
 		return rep.DurationMS > 0
@@ -140,7 +140,7 @@ func TestReport(t *testing.T) {
 func TestUpdateInProgressOnlyWhileRunning(t *testing.T) {
 	f := newFixture(t, testkit.Repo(t))
 	ctx := context.Background()
-	task := f.create(t, CreateInput{Tool: "COMMAND", Description: "slow", Config: shell(`sleep 30`)})
+	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "slow", Config: shell(`sleep 30`)})
 	got, err := f.o.Update(ctx, task.ID, UpdateInput{Status: StatusInProgress, Log: "still going"})
 	if err != nil || got.Status != StatusInProgress {
 		t.Fatalf("update %+v %v", got, err)
@@ -159,8 +159,8 @@ func TestUpdateInProgressOnlyWhileRunning(t *testing.T) {
 func TestStatusOverview(t *testing.T) {
 	f := newFixture(t, testkit.Repo(t))
 	ctx := context.Background()
-	f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "one", Config: shell(`true`)}).ID)
-	slow := f.create(t, CreateInput{Tool: "COMMAND", Description: "two", Config: shell(`sleep 30`)})
+	f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "one", Config: shell(`true`)}).ID)
+	slow := f.create(t, CreateInput{Agent: "COMMAND", Description: "two", Config: shell(`sleep 30`)})
 	t.Setenv("PATH", t.TempDir()) // no agent CLI installed
 	ov, err := f.o.Status(ctx)
 	if err != nil {
@@ -185,7 +185,7 @@ func TestStatusOverview(t *testing.T) {
 func TestRecordedReportIsTheRunsRecord(t *testing.T) {
 	f := newFixture(t, testkit.Repo(t))
 	ctx := context.Background()
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "one file", Config: shell(`echo a > a.txt`)}).ID)
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "one file", Config: shell(`echo a > a.txt`)}).ID)
 	os.WriteFile(filepath.Join(task.WorktreePath, "later.txt"), []byte("later\n"), 0o644)
 	run, err := f.o.RecordedReport(ctx, task.ID)
 	if err != nil || !slices.Equal(run.FilesChanged, []string{"a.txt"}) || run.DiffStat.Files != 1 || !strings.Contains(run.DiffStat.Text, "a.txt | 1 +") {

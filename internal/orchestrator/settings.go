@@ -67,6 +67,7 @@ type Settings struct {
 	Merge     MergeSettings `json:"merge,omitempty"`
 
 	trust fileTrust // whether the user trusted these bytes (see trust.go)
+	top   string    // the checkout they were read from
 }
 
 // MergeSettings configure merge_task: the default Strategy (squash, ff or

@@ -34,6 +34,7 @@ func (w *Worktrees) settings(ctx context.Context) (string, Settings, error) {
 		return "", Settings{}, err
 	}
 	s, err := loadSettings(ri.top)
+	s.top = ri.top
 	return ri.top, s, err
 }
 

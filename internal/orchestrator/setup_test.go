@@ -59,7 +59,7 @@ func TestProjectSetupAndCleanup(t *testing.T) {
 		"cleanup": ["sh", "-c", "echo cleaning in $PWD"]}`)
 	f := newFixture(t, repo, noPool)
 	ctx := context.Background()
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "uses setup",
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "uses setup",
 		Config: shell(`test -f .setup-done && cat .env conf/sub/local.yaml`)}).ID)
 	if task.Status != StatusCompleted {
 		t.Fatalf("status %s %+v", task.Status, task.Error)
@@ -93,7 +93,7 @@ func TestProjectSetupFailsOrIsEnded(t *testing.T) {
 	writeTrusted(t, repo, `{"setup": "echo no database >&2; exit 7"}`)
 	f := newFixture(t, repo, noPool)
 	ctx := context.Background()
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "never runs", Config: shell(`touch agent-ran`)}).ID)
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "never runs", Config: shell(`touch agent-ran`)}).ID)
 	d, _ := task.Error.Details.(map[string]any)
 	if task.Status != StatusFailed || task.Error.Type != ErrTypeSetup || d["exit_code"] != float64(7) ||
 		!strings.Contains(d["stderr"].(string), "no database") {
@@ -105,7 +105,7 @@ func TestProjectSetupFailsOrIsEnded(t *testing.T) {
 
 	mk := procMarker()
 	writeTrusted(t, repo, `{"setup": "sleep `+mk+`"}`)
-	slow := f.create(t, CreateInput{Tool: "COMMAND", Description: "ended in setup", Config: shell(`touch agent-ran`)})
+	slow := f.create(t, CreateInput{Agent: "COMMAND", Description: "ended in setup", Config: shell(`touch agent-ran`)})
 	if slow.Status != StatusInProgress {
 		t.Fatalf("created %+v", slow)
 	}
@@ -137,7 +137,7 @@ func TestProjectCopyStaysInCheckout(t *testing.T) {
 	os.Symlink(outside, filepath.Join(repo, "out"))
 	writeTrusted(t, repo, `{"copy": ["out/id_rsa"]}`)
 	f := newFixture(t, repo, noPool)
-	_, err := f.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "x", Config: shell(`true`)})
+	_, err := f.o.Create(context.Background(), CreateInput{Agent: "COMMAND", Description: "x", Config: shell(`true`)})
 	if err == nil || !strings.Contains(err.Error(), "leads out of the checkout") {
 		t.Fatalf("create: %v", err)
 	}

@@ -220,7 +220,7 @@ func (s *Store) Put(ctx context.Context, t Task) error {
 	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO tasks
 		(`+taskCols+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.ID, t.Tool, t.Description, t.Instructions, t.Branch, t.WorktreePath, t.BaseSHA, nullJSON(t.Config),
+		t.ID, t.Agent, t.Description, t.Instructions, t.Branch, t.WorktreePath, t.BaseSHA, nullJSON(t.Config),
 		string(t.Status), nullJSON(t.Result), errJSON, t.SessionID, t.PID, t.OwnerPID, t.Actor,
 		t.CreatedAt.UTC().Format(time.RFC3339Nano), t.UpdatedAt.UTC().Format(time.RFC3339Nano),
 		formatTime(t.StartedAt), formatTime(t.FinishedAt), t.IssueID, t.MergedCommit, conflict)
@@ -250,7 +250,7 @@ func parseTime(s string) *time.Time {
 func scanTask(sc interface{ Scan(...any) error }) (Task, error) {
 	var t Task
 	var cfg, status, result, errJSON, created, updated, started, finished, conflict string
-	if err := sc.Scan(&t.ID, &t.Tool, &t.Description, &t.Instructions, &t.Branch, &t.WorktreePath, &t.BaseSHA,
+	if err := sc.Scan(&t.ID, &t.Agent, &t.Description, &t.Instructions, &t.Branch, &t.WorktreePath, &t.BaseSHA,
 		&cfg, &status, &result, &errJSON, &t.SessionID, &t.PID, &t.OwnerPID, &t.Actor, &created, &updated, &started, &finished, &t.IssueID,
 		&t.MergedCommit, &conflict); err != nil {
 		return Task{}, err

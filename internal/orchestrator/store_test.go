@@ -17,7 +17,7 @@ func TestRestartKeepsTasksAndLogs(t *testing.T) {
 	repo := testkit.Repo(t)
 	ctx := context.Background()
 	f := newFixture(t, repo, func(o *Options) { o.NoPool = true }) // no fill stopped half-way for the sweep below
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "before restart", Config: shell(`echo one; echo two > two.txt`)}).ID)
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "before restart", Config: shell(`echo one; echo two > two.txt`)}).ID)
 	before, _ := f.o.Logs(ctx, task.ID, 0, 0)
 	f.o.Close()
 	f.store.Close()

@@ -29,8 +29,8 @@ func TestSweep(t *testing.T) {
 
 	f := newFixture(t, repo)
 	pool := waitPool(t, f.o)
-	kept := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "kept", Config: shell(`true`)}).ID)
-	vanished := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "vanished", Config: shell(`true`)}).ID)
+	kept := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "kept", Config: shell(`true`)}).ID)
+	vanished := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "vanished", Config: shell(`true`)}).ID)
 	os.RemoveAll(vanished.WorktreePath)
 
 	removed, err := f.o.Sweep(ctx)

@@ -59,7 +59,7 @@ const (
 // Task is one delegated unit of work.
 type Task struct {
 	ID           string          `json:"id"`
-	Tool         string          `json:"tool"`
+	Agent        string          `json:"tool"`
 	Description  string          `json:"description"`
 	Instructions string          `json:"instructions"`
 	Branch       string          `json:"branch"`

@@ -48,7 +48,7 @@ func TestUntrustedSetupNotRun(t *testing.T) {
 	mark := untrustedMarker(t)
 	writeSettings(t, repo, `{"setup": "touch `+mark+`"}`)
 	f := newFixture(t, repo, noPool)
-	_, err := f.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "x", Config: shell(`true`)})
+	_, err := f.o.Create(context.Background(), CreateInput{Agent: "COMMAND", Description: "x", Config: shell(`true`)})
 	wantUntrusted(t, err, repo, "setup: touch "+mark)
 	mustNotExist(t, mark, "the untrusted setup ran")
 	if l, _ := f.o.List(context.Background()); len(l) != 0 {
@@ -56,7 +56,7 @@ func TestUntrustedSetupNotRun(t *testing.T) {
 	}
 
 	writeSettings(t, repo, `{"copy": [".env"]}`)
-	_, err = f.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "x", Config: shell(`true`)})
+	_, err = f.o.Create(context.Background(), CreateInput{Agent: "COMMAND", Description: "x", Config: shell(`true`)})
 	wantUntrusted(t, err, repo, "copy: .env")
 }
 
@@ -65,7 +65,7 @@ func TestUntrustedSetupNotRun(t *testing.T) {
 func TestUntrustedMergeCheckNotRun(t *testing.T) {
 	repo := testkit.Repo(t)
 	f := newFixture(t, repo, noPool)
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "work",
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "work",
 		Config: shell(`echo hi > hi.txt && git add hi.txt && git -c user.name=A -c user.email=a@x commit -qm hi`)}).ID)
 	mark := untrustedMarker(t)
 	writeSettings(t, repo, `{"merge": {"check": "touch `+mark+`"}}`)
@@ -83,7 +83,7 @@ func TestUntrustedMergeCheckNotRun(t *testing.T) {
 func TestUntrustedCleanupNotRun(t *testing.T) {
 	repo := testkit.Repo(t)
 	f := newFixture(t, repo, noPool)
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "work", Config: shell(`true`)}).ID)
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "work", Config: shell(`true`)}).ID)
 	mark := untrustedMarker(t)
 	writeSettings(t, repo, `{"cleanup": "touch `+mark+`"}`)
 	res, err := f.o.End(context.Background(), task.ID, EndInput{})
@@ -104,7 +104,7 @@ func TestRepositoryWorktreesOutsideStateRefused(t *testing.T) {
 	outside := t.TempDir()
 	writeSettings(t, repo, `{"worktrees": "`+outside+`"}`)
 	f := newFixture(t, repo, noPool)
-	_, err := f.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "x", Config: shell(`true`)})
+	_, err := f.o.Create(context.Background(), CreateInput{Agent: "COMMAND", Description: "x", Config: shell(`true`)})
 	if fault.CodeOf(err) != fault.Invalid || !strings.Contains(err.Error(), "state directory") || !strings.Contains(fault.HintOf(err), "--worktrees") {
 		t.Fatalf("create: %v (hint %q)", err, fault.HintOf(err))
 	}
@@ -120,11 +120,11 @@ func TestChangedAfterTrustRefused(t *testing.T) {
 	mark := untrustedMarker(t)
 	writeTrusted(t, repo, `{"setup": "true"}`)
 	f := newFixture(t, repo, noPool)
-	if task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "trusted", Config: shell(`true`)}).ID); task.Status != StatusCompleted {
+	if task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "trusted", Config: shell(`true`)}).ID); task.Status != StatusCompleted {
 		t.Fatalf("trusted setup: %s %+v", task.Status, task.Error)
 	}
 	writeSettings(t, repo, `{"setup": "touch `+mark+`"}`)
-	_, err := f.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "x", Config: shell(`true`)})
+	_, err := f.o.Create(context.Background(), CreateInput{Agent: "COMMAND", Description: "x", Config: shell(`true`)})
 	wantUntrusted(t, err, repo, "changed since you trusted it", "setup: touch "+mark)
 	mustNotExist(t, mark, "the changed setup ran")
 	pt, err := TrustOf(context.Background(), repo)
@@ -151,7 +151,7 @@ func TestChangedAfterTrustRefused(t *testing.T) {
 	if pt, _ := TrustOf(context.Background(), repo); pt.State != TrustNotNeeded {
 		t.Errorf("no commands: %+v", pt)
 	}
-	if task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "no commands", Config: shell(`true`)}).ID); task.Status != StatusCompleted {
+	if task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "no commands", Config: shell(`true`)}).ID); task.Status != StatusCompleted {
 		t.Fatalf("no commands: %s %+v", task.Status, task.Error)
 	}
 }
@@ -166,7 +166,7 @@ func TestTrustedSetupRunsInBox(t *testing.T) {
 	os.WriteFile(secret, []byte("PRIVATE KEY\n"), 0o600)
 	writeTrusted(t, repo, `{"setup": "echo $HOME > .home; cat `+secret+` > .leak 2>/dev/null; ls `+secretDir+` >> .leak 2>/dev/null; touch .setup-done"}`)
 	f := newFixture(t, repo, noPool)
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "boxed", Config: shell(`test -f .setup-done`)}).ID)
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "boxed", Config: shell(`test -f .setup-done`)}).ID)
 	if task.Status != StatusCompleted {
 		t.Fatalf("status %s %+v\n%s", task.Status, task.Error, phaseLines(t, f, task.ID, PhaseSetup))
 	}
@@ -184,7 +184,7 @@ func TestTrustedSetupRunsInBox(t *testing.T) {
 func TestTrustedMergeCheckRuns(t *testing.T) {
 	repo := testkit.Repo(t)
 	f := newFixture(t, repo, noPool)
-	task := f.wait(t, f.create(t, CreateInput{Tool: "COMMAND", Description: "work",
+	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "work",
 		Config: shell(`echo hi > hi.txt && git add hi.txt && git -c user.name=A -c user.email=a@x commit -qm hi`)}).ID)
 	writeTrusted(t, repo, `{"merge": {"check": "test -f hi.txt && echo checked && exit 3"}}`)
 	_, err := f.o.Merge(context.Background(), task.ID, MergeInput{})
@@ -210,7 +210,7 @@ func TestLinkedSettingsDirRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFixture(t, repo, noPool)
-	_, err := f.o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "x", Config: shell(`true`)})
+	_, err := f.o.Create(context.Background(), CreateInput{Agent: "COMMAND", Description: "x", Config: shell(`true`)})
 	if fault.CodeOf(err) != fault.Invalid || !strings.Contains(err.Error(), "symbolic link") {
 		t.Fatalf("create: %v", err)
 	}
@@ -233,7 +233,7 @@ func TestTrustShowsHiddenCharacters(t *testing.T) {
 	if len(pt.Commands) != 2 || pt.Commands[0] != want[0] || pt.Commands[1] != want[1] {
 		t.Errorf("shown as %q, want %q", pt.Commands, want)
 	}
-	_, err = newFixture(t, repo, noPool).o.Create(context.Background(), CreateInput{Tool: "COMMAND", Description: "x", Config: shell(`true`)})
+	_, err = newFixture(t, repo, noPool).o.Create(context.Background(), CreateInput{Agent: "COMMAND", Description: "x", Config: shell(`true`)})
 	if err == nil || strings.ContainsAny(err.Error(), "\r\x1b") {
 		t.Errorf("the refusal shows the raw command: %q", err)
 	}

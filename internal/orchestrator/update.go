@@ -65,8 +65,8 @@ func (o *Orchestrator) Update(ctx context.Context, id string, in UpdateInput) (T
 			return Task{}, fault.New(fault.Conflict, "task %s has ended; its worktree is gone", id)
 		}
 		var ok bool
-		if ad, ok = o.lookup(t.Tool); !ok {
-			return Task{}, fault.New(fault.Invalid, "unknown tool %q", t.Tool)
+		if ad, ok = o.lookup(t.Agent); !ok {
+			return Task{}, fault.New(fault.Invalid, "unknown tool %q", t.Agent)
 		}
 	}
 	if in.Log != "" {
@@ -101,7 +101,11 @@ func (o *Orchestrator) Update(ctx context.Context, id string, in UpdateInput) (T
 		return Task{}, err
 	}
 	t.Instructions = in.Instructions
-	return o.start(ctx, t, ad, o.runSpec(ctx, t, cfg, in.Instructions, t.SessionID), nil)
+	ri, err := o.wt.place(ctx)
+	if err != nil {
+		return Task{}, err
+	}
+	return o.start(ctx, t, ad, o.runSpec(t, ri.top, cfg, in.Instructions, t.SessionID), nil)
 }
 
 func (o *Orchestrator) isRunning(id string) bool {

@@ -24,10 +24,10 @@ import (
 
 	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/dashboard"
-	mcpagent "github.com/sudocode/sudocode/internal/mcpserver/agent"
-	"github.com/sudocode/sudocode/internal/mcpserver/coding"
-	mcprulesets "github.com/sudocode/sudocode/internal/mcpserver/rulesets"
-	mcptracker "github.com/sudocode/sudocode/internal/mcpserver/tracker"
+	"github.com/sudocode/sudocode/internal/mcpagent"
+	"github.com/sudocode/sudocode/internal/mcpcoding"
+	"github.com/sudocode/sudocode/internal/mcprulesets"
+	"github.com/sudocode/sudocode/internal/mcptracker"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets"
@@ -106,7 +106,7 @@ type Server struct {
 	mux       *http.ServeMux
 	handler   http.Handler
 	endpoints []dashboard.Endpoint
-	coding    *coding.Server
+	coding    *mcpcoding.Server
 	project   *app.Project
 	agent     *mcpagent.Server // nil with Orchestrator
 }
@@ -191,8 +191,8 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		s.unavailable(PathCoding, "the coding tools cannot serve "+dir+": "+err.Error())
 	} else {
 		t := s.transport
-		t.Name = coding.ServerName
-		s.coding = coding.New(root, coding.Options{Version: o.Version, ViewImage: true, Logger: logger, Transport: t, Guarded: true})
+		t.Name = mcpcoding.ServerName
+		s.coding = mcpcoding.New(root, mcpcoding.Options{Version: o.Version, ViewImage: true, Logger: logger, Transport: t, Guarded: true})
 		// One guard, the one every endpoint has (Origin, token, body
 		// cap); the coding server then applies the rest of its
 		// own checks (path, media type, version, session, length:
@@ -212,7 +212,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}), s.transport))
 	if m := metricsOf(o.Calls); m != nil {
 		if s.coding != nil {
-			m.WatchSessions(coding.ServerName, s.coding.Sessions)
+			m.WatchSessions(mcpcoding.ServerName, s.coding.Sessions)
 		}
 		if s.Orchestrator != nil {
 			m.WatchTasks(TaskCounts(s.Orchestrator))

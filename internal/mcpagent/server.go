@@ -1,0 +1,114 @@
+// Package agent is the agent orchestrator's MCP server: the tools
+// create_task (from instructions or from a tracker issue), update_task,
+// end_task, report_task, list_tasks, gc_tasks, merge_task and run_ready, and the
+// agent://, task://, session://, branch://, project:// and log://
+// resources over an orchestrator.Orchestrator. Every tool answers in one shape,
+// {status, message, result, error{type, details}}, as structured content
+// with the same JSON as text.
+package mcpagent
+
+import (
+	"context"
+	_ "embed"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sudocode/sudocode/internal/app"
+	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+)
+
+// Name is the server's name in the initialize result.
+const Name = "sudocode-agent"
+
+//go:embed instructions.md
+var instructions string
+
+// Options configure the server.
+type Options struct {
+	Version string
+	Logger  *slog.Logger
+	// PageSize is how many tools, resources or resource templates a list
+	// request returns at most (mcp.ServerOptions.PageSize); 0 is the SDK's
+	// default (1,000), far above the server's few of each.
+	PageSize int
+	// Rules is the ruleset library whose rulesets go into the prompts of
+	// tasks started from issues; nil: no rulesets.
+	Rules app.Rules
+	// Loop is the loop the tools drive, shared with the dashboard of the
+	// same process so that one instance follows the tasks; nil: one is
+	// made over orch with Rules.
+	Loop *app.Loop
+	// Shared says other processes may use the task database too (several
+	// instances run --stateless): the server then follows their changes
+	// in it (watchPeers), not only its own.
+	Shared bool
+}
+
+// handlers carries what every tool and resource needs.
+type handlers struct {
+	orch   *orchestrator.Orchestrator
+	loop   *app.Loop
+	logger *slog.Logger
+	opts   Options
+}
+
+// Server is the MCP server and the work that follows the tasks for it.
+type Server struct {
+	*mcp.Server
+	stop func()
+}
+
+// Close stops following the tasks: the notifications, the watch of other
+// instances' changes, and the loop New made (not one given in Options).
+// It returns once they have stopped.
+func (s *Server) Close() { s.stop() }
+
+// New returns the server over orch. Until Close, it follows orch's task
+// changes, sending notifications/resources/updated to clients that
+// subscribed to an affected resource.
+func New(orch *orchestrator.Orchestrator, opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	lp, ownLoop := opts.Loop, opts.Loop == nil
+	if ownLoop {
+		lp = app.New(orch, nil, opts.Rules, Name)
+	}
+	h := &handlers{orch: orch, loop: lp, logger: opts.Logger, opts: opts}
+	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Sudocode agent orchestrator", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions:       instructions,
+		Logger:             mcpx.SDKLogger(opts.Logger),
+		PageSize:           opts.PageSize,
+		SubscribeHandler:   h.subscribe,
+		UnsubscribeHandler: h.unsubscribe,
+		Capabilities: &mcp.ServerCapabilities{
+			//lint:ignore SA1019 MCP logging stays for clients of protocol versions before its deprecation (SEP-2577); moving to its replacement is separate work
+			Logging:   &mcp.LoggingCapabilities{},
+			Resources: &mcp.ResourceCapabilities{Subscribe: true},
+			Tools:     &mcp.ToolCapabilities{},
+		},
+	})
+	mcpx.AddTools(s, h.createTask(), h.updateTask(), h.endTask(), h.reportTask(), h.listTasks(), h.gcTasks(), h.mergeTask(), h.runReady())
+	h.addResources(s)
+	s.AddReceivingMiddleware(asClient)
+	w := watch(orch, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	var peers sync.WaitGroup
+	if opts.Shared {
+		peers.Go(func() { watchPeers(ctx, orch, w, opts.Logger) })
+	}
+	return &Server{Server: s, stop: sync.OnceFunc(func() {
+		cancel()
+		peers.Wait()
+		w.stop()
+		if ownLoop {
+			lp.Close()
+		}
+	})}
+}

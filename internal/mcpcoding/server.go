@@ -1,0 +1,115 @@
+// Package coding is the coding-tools MCP server: read, list, search,
+// patch, run and inspect one workspace. It implements the
+// coding-tools-mcp-v0.1 profile the user's requirement names ("the
+// profile" below); docs/coding-tools.md is that contract in the project's
+// words, with the project's revisions, and its sections are cited by
+// anchor.
+//
+// The profile fixes wire rules the MCP SDK does not follow (HTTP status
+// codes and their check order, with JSON-RPC bodies where the SDK's
+// handler writes plain text; one process-wide session id on every
+// response, where the SDK opens one per initialize; batches, which the
+// SDK refuses from 2025-06-18 on; negotiating down to 2025-06-18 rather
+// than to older revisions; -32002 before initialize; -32602 with reasons for arguments that fail the
+// schema; isError and listChanged written when false, which the SDK's
+// result types omit). So this server speaks JSON-RPC itself, in
+// protocol.go, with the profile's transports in http.go and stdio.go; its
+// tools' arguments are validated by mcpx.ArgsSchema, as every server's
+// are. The SDK's client is what the tests talk to it with.
+package mcpcoding
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/sandbox"
+	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/workspace/patch"
+	"github.com/sudocode/sudocode/internal/workspace/procs"
+)
+
+// Options configure the server.
+type Options struct {
+	Version        string
+	ViewImage      bool      // list and serve view_image (P1)
+	Dangerous      bool      // --dangerously-skip-all-permissions
+	AllowNetwork   bool      // --allow-network: commands may use TCP
+	Trace          bool      // one JSON line per tool call on TraceOut
+	TraceOut       io.Writer // stderr in the binaries
+	ExecAllowRoots []string
+	Logger         *slog.Logger
+	// Transport is how the server is reached and what its calls go
+	// through, as for the other three servers: the bearer tokens (Auth,
+	// else Token), the browser origins allowed besides loopback pages
+	// (mcpx.OriginAllowed), the caller on stdio or without a token, the
+	// session limits shared with the other servers of the process (nil:
+	// the defaults), and the rate limits, audit log and metrics of every
+	// tool call (nil: none). The profile's wire rules stay this server's
+	// own: the order of its checks, JSON-RPC bodies, its realm and its
+	// 1 MiB body cap.
+	Transport mcpx.Transport
+	// Guarded says the HTTP handler is served behind mcpx.Guard (as
+	// `sudocode serve` serves it beside the other servers), which has
+	// already refused a bad Origin and a missing or wrong token and put
+	// the token's caller in the request's context: the handler does not
+	// check them a second time. Its other checks keep the profile's order.
+	Guarded bool
+}
+
+// Server serves one workspace.
+type Server struct {
+	opts   Options
+	root   *workspace.Root
+	tools  []tool
+	byName map[string]tool
+	// sessions are the HTTP sessions, one per client.
+	sessions *httpSessions
+	// auth is the bearer tokens HTTP requests must carry; nil: none.
+	auth *mcpx.Auth
+	// patcher serialises apply_patch and remembers first-seen contents
+	// for git_diff's fallback outside a repository.
+	patcher *patch.Patcher
+	traceMu sync.Mutex
+	// procs runs exec_command's commands and keeps their sessions.
+	procs *procs.Manager
+	// cancelSession ends an exec session named by notifications/cancelled.
+	cancelSession func(ctx context.Context, id string)
+}
+
+// New returns the server for root.
+func New(root *workspace.Root, opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{opts: opts, root: root, byName: map[string]tool{}, patcher: patch.NewPatcher(), sessions: newHTTPSessions(opts.Transport.Sessions),
+		auth:  opts.Transport.Tokens(),
+		procs: procs.New(procs.Options{Root: root.Path, AllowRoots: opts.ExecAllowRoots, Dangerous: opts.Dangerous, Network: opts.AllowNetwork})}
+	s.cancelSession = func(ctx context.Context, id string) { s.procs.Cancel(ctx, id) }
+	if reason := sandbox.BoxUnavailable(); reason != "" {
+		opts.Logger.Warn("the sealed box is unavailable: exec_command's commands run behind Landlock and seccomp only (docs/sandbox.md)", "reason", reason)
+	}
+	s.tools = []tool{
+		s.readFile(), s.listDir(), s.listFiles(), s.searchText(), s.applyPatch(),
+		s.execCommand(), s.writeStdin(), s.killSession(),
+		s.gitStatus(), s.gitDiff(), s.requestPermissions(),
+	}
+	if opts.ViewImage {
+		s.tools = append(s.tools, s.viewImage())
+	}
+	for _, t := range s.tools {
+		s.byName[t.Name] = t
+	}
+	return s
+}
+
+// Sessions is the number of live sessions over HTTP: those a client has
+// initialized.
+func (s *Server) Sessions() int { return s.sessions.initialized() }
+
+// Close ends what the server started: the process group of every exec
+// command still running (or that left processes behind), SIGTERM then
+// SIGKILL a second later.
+func (s *Server) Close(context.Context) { s.procs.Close() }

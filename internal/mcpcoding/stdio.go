@@ -1,0 +1,62 @@
+package mcpcoding
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"sync"
+)
+
+// ServeStdio reads newline-delimited JSON-RPC from in and writes one line
+// per response to out, until in ends or ctx is done (a signal: the read
+// in progress cannot be interrupted, so it is left behind). Requests run
+// concurrently; each response line is written whole.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	c := &conn{}
+	var wmu sync.Mutex
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	lines := make(chan []byte)
+	errc := make(chan error, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		r := bufio.NewReaderSize(in, 1<<20)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(bytes.TrimSpace(line)) > 0 {
+				select {
+				case lines <- line:
+				case <-stop:
+					return
+				}
+			}
+			if err != nil {
+				errc <- err
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-errc:
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		case line := <-lines:
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if resp := s.handleMessage(ctx, c, line); resp != nil {
+					wmu.Lock()
+					out.Write(append(resp, '\n'))
+					wmu.Unlock()
+				}
+			}()
+		}
+	}
+}
