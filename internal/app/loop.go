@@ -35,17 +35,18 @@ type Loop struct {
 	unsubscribe func()
 	bgMu        sync.Mutex // guards closed and the start of background work
 	closed      bool
-	background  sync.WaitGroup // the failures being noted on their issues
+	background  sync.WaitGroup // the duties being done on their issues
 }
 
 // New returns the loop over orch, the tracker of its project tr (nil: a
 // tracker of its own, found from orch's repository) and rules (nil:
 // prompts get no rulesets). It follows orch's tasks: when a
 // task of an issue fails, the issue is reopened with the failure noted,
-// once (orchestrator.ClaimIssueNote). It also notes, in the background,
-// the failures no process noted: a server killed while its agent ran
-// (the store marks its task failed when it is next opened), or killed
-// while noting. Close stops it.
+// once (orchestrator.DutyNoteFailure). It also does, in the background,
+// the issues' duties no process did: the failures of a server killed
+// while its agent ran (the store marks its task failed when it is next
+// opened), and the notes and closes of a process killed while making
+// them. Close stops it.
 func New(orch *orchestrator.Orchestrator, tr *Tracker, rules Rules, actor string) *Loop {
 	l := &Loop{orch: orch, tracker: tr, rules: rules, actor: actor}
 	if tr == nil {
@@ -57,7 +58,7 @@ func New(orch *orchestrator.Orchestrator, tr *Tracker, rules Rules, actor string
 			l.inBackground(func() { l.noteFailure(context.Background(), t) })
 		}
 	})
-	l.inBackground(func() { l.noteMissedFailures(context.Background()) })
+	l.inBackground(func() { l.doMissedDuties(context.Background()) })
 	return l
 }
 
@@ -83,16 +84,23 @@ func (l *Loop) inBackground(f func()) {
 	}
 }
 
-// noteMissedFailures notes the failures of issues' tasks that no process
-// noted.
-func (l *Loop) noteMissedFailures(ctx context.Context) {
-	tasks, err := l.orch.UnnotedFailures(ctx)
-	if err != nil {
-		slog.Warn("cannot look for task failures not yet noted on their issues", "err", err)
-		return
-	}
-	for _, t := range tasks {
-		l.noteFailure(ctx, t)
+// doMissedDuties does the duties to issues that no process did: the
+// failures not noted, the merges whose issue was not closed.
+func (l *Loop) doMissedDuties(ctx context.Context) {
+	for duty, do := range map[orchestrator.IssueDuty]func(context.Context, orchestrator.Task){
+		orchestrator.DutyNoteFailure: l.noteFailure,
+		orchestrator.DutyCloseMerged: func(ctx context.Context, t orchestrator.Task) {
+			l.closeMerged(ctx, t, fmt.Sprintf("Merged as %s (task %s)", t.MergedCommit, t.ID))
+		},
+	} {
+		tasks, err := l.orch.UndoneIssueDuties(ctx, duty)
+		if err != nil {
+			slog.Warn("cannot look for the duties not yet done on issues", "duty", duty, "err", err)
+			continue
+		}
+		for _, t := range tasks {
+			do(ctx, t)
+		}
 	}
 }
 
@@ -191,7 +199,7 @@ func (l *Loop) Finished(ctx context.Context, t orchestrator.Task) {
 func (l *Loop) noteFailure(ctx context.Context, t orchestrator.Task) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	claimed, err := l.orch.ClaimIssueNote(ctx, t.ID)
+	claimed, err := l.orch.ClaimIssueDuty(ctx, t.ID, orchestrator.DutyNoteFailure)
 	if err != nil {
 		slog.Warn("cannot note a task's failure on its issue", "task", t.ID, "issue", t.IssueID, "err", err)
 	}
@@ -206,7 +214,7 @@ func (l *Loop) noteFailure(ctx context.Context, t orchestrator.Task) {
 	if err != nil {
 		slog.Warn("cannot note a task's failure on its issue; the next start retries", "task", t.ID, "issue", t.IssueID, "err", err)
 	}
-	if err := l.orch.IssueNoted(ctx, t.ID, err == nil); err != nil {
+	if err := l.orch.IssueDutyDone(ctx, t.ID, orchestrator.DutyNoteFailure, err == nil); err != nil {
 		slog.Warn("cannot record that a task's failure is on its issue", "task", t.ID, "err", err)
 	}
 }

@@ -3,10 +3,12 @@ package app
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/tracker"
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
 
@@ -48,16 +50,36 @@ func (l *Loop) Merge(ctx context.Context, id string, in orchestrator.MergeInput)
 	}
 	out.IssueID = t.IssueID
 	out.CloseReason = fmt.Sprintf("Merged into %s as %s (task %s, %s)", res.Base, res.Commit, t.ID, res.Strategy)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	err = l.do(ctx, func(r *store.Repo) error {
-		_, err := r.CloseIssues(ctx, []string{t.IssueID}, out.CloseReason)
-		return err
-	})
-	if err != nil {
-		return out, fault.Wrap(fault.Internal, err, "merged as "+res.Commit+", but issue "+t.IssueID+" could not be closed")
+	if err := l.closeMerged(ctx, t, out.CloseReason); err != nil {
+		return out, fault.Wrap(fault.Internal, err, "merged as "+res.Commit+", but issue "+t.IssueID+" could not be closed; the next start of the tasks retries")
 	}
 	return out, nil
+}
+
+// closeMerged closes merged task t's issue with reason, once per task
+// (orchestrator.DutyCloseMerged), unless it is closed already; a failed
+// close is retried by the next loop to start.
+func (l *Loop) closeMerged(ctx context.Context, t orchestrator.Task, reason string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	claimed, err := l.orch.ClaimIssueDuty(ctx, t.ID, orchestrator.DutyCloseMerged)
+	if err != nil || !claimed {
+		return err // not claimed: done already, or by another process now
+	}
+	err = l.do(ctx, func(r *store.Repo) error {
+		is, err := r.ShowIssue(ctx, t.IssueID)
+		if fault.CodeOf(err) == fault.NotFound || err == nil && is.Status == tracker.IssueClosed {
+			return nil // deleted or closed meanwhile: nothing to close
+		}
+		if err == nil {
+			_, err = r.CloseIssues(ctx, []string{t.IssueID}, reason)
+		}
+		return err
+	})
+	if derr := l.orch.IssueDutyDone(ctx, t.ID, orchestrator.DutyCloseMerged, err == nil); derr != nil {
+		slog.Warn("cannot record that a merged task's issue is closed", "task", t.ID, "err", derr)
+	}
+	return err
 }
 
 // nothingToMerge turns a merge refused because task id, whose agent

@@ -80,3 +80,41 @@ func TestIssueOfATaskWhoseServerDiedIsHandedBack(t *testing.T) {
 		t.Errorf("the issue holds the failure %d times (want 1), or lacks the reason, or is still assigned: %s", n, got)
 	}
 }
+
+// A process that merged a task and died before it closed the task's issue
+// left the issue open over merged work. The next loop to open the tasks
+// closes it, once, with the merge commit in its reason; an issue a person
+// reopened after a merge that did close it stays open.
+func TestIssueOfAMergeWhoseCloseWasLostIsClosed(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	task, id := w.startDone(`printf 'hi\n' > greeting.txt && git add greeting.txt && git commit -qm agent`)
+	res, err := w.orch.Merge(ctx, task.ID, orchestrator.MergeInput{}) // the merge, without the loop's close
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.issue(id); strings.Contains(got, `"status":"closed"`) {
+		t.Fatalf("the issue closed without the loop: %s", got)
+	}
+
+	closedBy := func() {
+		t.Helper()
+		l := app.New(w.orch, nil, nil, "test")
+		l.Close() // waits for the duties it found
+	}
+	closedBy()
+	got := w.issue(id)
+	if !strings.Contains(got, `"status":"closed"`) || !strings.Contains(got, "Merged as "+res.Commit+" (task "+task.ID+")") {
+		t.Fatalf("the next loop did not close the issue with the merge: %s", got)
+	}
+
+	// Reopened by a person: the duty is done, the issue stays open.
+	status := string(tracker.IssueOpen)
+	if _, err := w.tr.UpdateIssue(ctx, id, store.IssuePatch{Status: &status}); err != nil {
+		t.Fatal(err)
+	}
+	closedBy()
+	if got := w.issue(id); !strings.Contains(got, `"status":"open"`) {
+		t.Errorf("an issue reopened after its merge closed it was closed again: %s", got)
+	}
+}

@@ -133,7 +133,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			}
 		}
 	}
-	if err := addIssueNotes(ctx, tx); err != nil {
+	if err := addIssueDuties(ctx, tx); err != nil {
 		return err
 	}
 	return tx.Commit()
