@@ -85,12 +85,16 @@ func (l *Loop) inBackground(f func()) {
 }
 
 // doMissedDuties does the duties to issues that no process did: the
-// failures not noted, the merges whose issue was not closed.
+// failures not noted, the merges whose issue was not closed, the ends
+// whose issue was not handed back.
 func (l *Loop) doMissedDuties(ctx context.Context) {
 	for duty, do := range map[orchestrator.IssueDuty]func(context.Context, orchestrator.Task){
 		orchestrator.DutyNoteFailure: l.noteFailure,
 		orchestrator.DutyCloseMerged: func(ctx context.Context, t orchestrator.Task) {
 			l.closeMerged(ctx, t, fmt.Sprintf("Merged as %s (task %s)", t.MergedCommit, t.ID))
+		},
+		orchestrator.DutyReleaseEnded: func(ctx context.Context, t orchestrator.Task) {
+			l.release(ctx, t, "branch "+t.Branch+" as the end left it")
 		},
 	} {
 		tasks, err := l.orch.UndoneIssueDuties(ctx, duty)

@@ -118,3 +118,26 @@ func TestIssueOfAMergeWhoseCloseWasLostIsClosed(t *testing.T) {
 		t.Errorf("an issue reopened after its merge closed it was closed again: %s", got)
 	}
 }
+
+// A process that ended a task and died before it handed the task's issue
+// back left the issue in progress, assigned to an agent that is gone. The
+// next loop to open the tasks hands it back, once.
+func TestIssueOfAnEndWhoseHandBackWasLostIsHandedBack(t *testing.T) {
+	w := newWorld(t)
+	task, id := w.startDone(`printf 'hi\n' > greeting.txt`)
+	if _, err := w.orch.End(context.Background(), task.ID, orchestrator.EndInput{KeepBranch: true}); err != nil { // without the loop's hand-back
+		t.Fatal(err)
+	}
+	if got := w.issue(id); !strings.Contains(got, `"status":"in_progress"`) {
+		t.Fatalf("the issue changed without the loop: %s", got)
+	}
+	for range 2 {
+		l := app.New(w.orch, nil, nil, "test")
+		l.Close() // waits for the duties it found
+	}
+	got := w.issue(id)
+	if n := strings.Count(got, "Agent task "+task.ID+" (command) was ended at "); n != 1 ||
+		!strings.Contains(got, `"status":"open"`) || !strings.Contains(got, `"assignee":null`) {
+		t.Errorf("the issue holds the hand-back %d times (want 1), or is not open and unassigned: %s", n, got)
+	}
+}

@@ -26,7 +26,19 @@ const (
 	DutyNoteFailure IssueDuty = "failure"
 	// DutyCloseMerged: a merged task's issue is closed with the merge.
 	DutyCloseMerged IssueDuty = "merge"
+	// DutyReleaseEnded: the issue of a task ended without a merge (and
+	// without a failure, whose note hands the issue back) is handed back,
+	// open and unassigned, if the task still holds it.
+	DutyReleaseEnded IssueDuty = "end"
 )
+
+// owedSQL is the condition on tasks that owe their issue a duty.
+var owedSQL = map[IssueDuty]string{
+	DutyNoteFailure: `status = '` + string(StatusFailed) + `' AND error != ''`,
+	DutyCloseMerged: `merged_commit != ''`,
+	// A failed task's issue is handed back by its failure's note.
+	DutyReleaseEnded: `merged_commit = '' AND worktree = '' AND status IN ('` + string(StatusCompleted) + `', '` + string(StatusCancelled) + `')`,
+}
 
 const issueDutiesSchema = `CREATE TABLE IF NOT EXISTS issue_duties (
 	task_id TEXT NOT NULL,
@@ -63,8 +75,10 @@ func addIssueDuties(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, failures, DutyNoteFailure); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO issue_duties (task_id, duty, done, claimer) SELECT id, ?, 1, 0 FROM tasks WHERE merged_commit != ''`, DutyCloseMerged); err != nil {
-		return err
+	for _, duty := range []IssueDuty{DutyCloseMerged, DutyReleaseEnded} {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO issue_duties (task_id, duty, done, claimer) SELECT id, ?, 1, 0 FROM tasks WHERE `+owedSQL[duty], duty); err != nil {
+			return err
+		}
 	}
 	if notes {
 		_, err = tx.ExecContext(ctx, `DROP TABLE issue_notes`)
@@ -117,11 +131,11 @@ func (s *Store) IssueDutyDone(ctx context.Context, id string, duty IssueDuty, do
 // UndoneIssueDuties returns the tasks of issues that are owed duty and do
 // not have it yet (nor from a live process at work on it), oldest first:
 // failed tasks with their error for DutyNoteFailure, merged tasks for
-// DutyCloseMerged.
+// DutyCloseMerged, tasks ended without a merge for DutyReleaseEnded.
 func (s *Store) UndoneIssueDuties(ctx context.Context, duty IssueDuty) ([]Task, error) {
-	owed := `status = '` + string(StatusFailed) + `' AND error != ''`
-	if duty == DutyCloseMerged {
-		owed = `merged_commit != ''`
+	owed, ok := owedSQL[duty]
+	if !ok {
+		return nil, fault.New(fault.Internal, "no such issue duty: %q", duty)
 	}
 	return s.query(ctx, `SELECT `+taskCols+` FROM tasks
 		WHERE issue_id != '' AND `+owed+`

@@ -13,14 +13,21 @@ import (
 // failedTask is a failed task of issue.
 func failedTask(id, issue string) Task {
 	now := time.Now().UTC()
-	return Task{ID: id, Agent: "COMMAND", Description: id, Instructions: id, Branch: "b-" + id, Status: StatusFailed,
+	return Task{ID: id, Agent: "COMMAND", Description: id, Instructions: id, Branch: "b-" + id, WorktreePath: "/worktrees/" + id, Status: StatusFailed,
 		Error: &TaskError{Type: ErrTypeServerStopped}, IssueID: issue, CreatedAt: now, UpdatedAt: now}
 }
 
 // mergedTask is a merged task of issue.
 func mergedTask(id, issue string) Task {
 	t := failedTask(id, issue)
-	t.Status, t.Error, t.MergedCommit = StatusCompleted, nil, "c0ffee"
+	t.Status, t.Error, t.MergedCommit, t.WorktreePath = StatusCompleted, nil, "c0ffee", ""
+	return t
+}
+
+// endedTask is a task of issue ended without a merge.
+func endedTask(id, issue string) Task {
+	t := failedTask(id, issue)
+	t.Status, t.Error, t.WorktreePath = StatusCancelled, nil, ""
 	return t
 }
 
@@ -34,7 +41,7 @@ func TestIssueDuties(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, task := range []Task{failedTask("before", "app-1"), mergedTask("merged-before", "app-3")} {
+	for _, task := range []Task{failedTask("before", "app-1"), mergedTask("merged-before", "app-3"), endedTask("ended-before", "app-5")} {
 		if err := s.Put(ctx, task); err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +73,7 @@ func TestIssueDuties(t *testing.T) {
 		}
 		return ids
 	}
-	for _, duty := range []IssueDuty{DutyNoteFailure, DutyCloseMerged} {
+	for _, duty := range []IssueDuty{DutyNoteFailure, DutyCloseMerged, DutyReleaseEnded} {
 		if got := undone(duty); len(got) != 0 {
 			t.Fatalf("%s duties from before the table listed as undone: %v", duty, got)
 		}
@@ -74,16 +81,20 @@ func TestIssueDuties(t *testing.T) {
 	s.Put(ctx, failedTask("now", "app-2"))
 	s.Put(ctx, failedTask("no-issue", ""))
 	s.Put(ctx, mergedTask("merged-now", "app-4"))
+	s.Put(ctx, endedTask("ended-now", "app-6"))
 	if got := undone(DutyNoteFailure); len(got) != 1 || got[0] != "now" {
 		t.Fatalf("undone failure notes = %v, want [now]", got)
 	}
 	if got := undone(DutyCloseMerged); len(got) != 1 || got[0] != "merged-now" {
 		t.Fatalf("undone merge closes = %v, want [merged-now]", got)
 	}
+	if got := undone(DutyReleaseEnded); len(got) != 1 || got[0] != "ended-now" {
+		t.Fatalf("undone hand-backs = %v, want [ended-now]", got)
+	}
 	for _, c := range []struct {
 		id   string
 		duty IssueDuty
-	}{{"now", DutyNoteFailure}, {"merged-now", DutyCloseMerged}} {
+	}{{"now", DutyNoteFailure}, {"merged-now", DutyCloseMerged}, {"ended-now", DutyReleaseEnded}} {
 		claim := func(want bool) {
 			t.Helper()
 			if got, err := s.ClaimIssueDuty(ctx, c.id, c.duty); err != nil || got != want {
