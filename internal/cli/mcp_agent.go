@@ -102,7 +102,7 @@ func runMCPAgent(cmd *cobra.Command, opts *mcpAgentOptions, stdio IO) error {
 	}
 	defer closeT()
 	t.Calls.Metrics.WatchTasks(serve.TaskCounts(p.Orchestrator))
-	agentServer := mcpagent.New(p.Orchestrator, mcpagent.Options{Version: Version, Logger: logger, Loop: p.Loop, Shared: t.Stateless})
+	agentServer := mcpagent.New(p.Loop, mcpagent.Options{Version: Version, Logger: logger, Shared: t.Stateless})
 	defer agentServer.Close()
 	server := agentServer.Server
 	if t.HTTPAddr == "" {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/dashboard"
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator"
@@ -33,6 +34,10 @@ func serveDashboard(t testing.TB, f *fixture, o dashboard.Options) (*httptest.Se
 	}
 	o.TrackerPoll = 50 * time.Millisecond
 	o.RulesetsPoll = 100 * time.Millisecond
+	if o.Tasks != nil && o.Loop == nil {
+		o.Loop = app.New(o.Tasks, nil, o.Rulesets.Store, o.Actor)
+		t.Cleanup(o.Loop.Close) // after the dashboard's, which runs first
+	}
 	d := dashboard.New(o)
 	ts := httptest.NewServer(d)
 	t.Cleanup(func() {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/dashboard"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
@@ -42,7 +43,9 @@ func TestDashboardTaskBelongsToItsCreator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := dashboard.New(dashboard.Options{Dir: f.dir, Actor: "tester", Rulesets: rulesets.Library{Store: f.rules}, Tasks: o,
+	lp := app.New(o, nil, f.rules, "tester")
+	t.Cleanup(lp.Close)
+	d := dashboard.New(dashboard.Options{Dir: f.dir, Actor: "tester", Rulesets: rulesets.Library{Store: f.rules}, Tasks: o, Loop: lp,
 		CheckToken: func(tok string) bool { _, ok := auth.Check(tok); return ok }, ClientOf: auth.Check, TrackerPoll: 50 * time.Millisecond})
 	ts := httptest.NewServer(dashboard.ActAs(auth, d))
 	t.Cleanup(func() {

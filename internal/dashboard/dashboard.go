@@ -55,9 +55,9 @@ type Options struct {
 	// TasksUnavailable as the reason.
 	Tasks            *orchestrator.Orchestrator
 	TasksUnavailable string
-	// Loop is the issue-to-merge loop over Tasks that MCP's agent server
-	// uses too (starting on an issue, merging, running what is ready); nil:
-	// one is made over Tasks.
+	// Loop is the project's issue-to-merge loop over Tasks (starting on an
+	// issue, merging, running what is ready), which the agent server uses
+	// too; required with Tasks (app.Project.Loop).
 	Loop *app.Loop
 	// Token, when set, is required of every request: as a bearer header, or
 	// as the page's cookie, which opening /?token=TOKEN sets (session.go).
@@ -110,7 +110,7 @@ type Dashboard struct {
 
 	rs rulesetsWatch
 
-	loop *app.Loop // nil when Tasks is; made here (and closed by Close) when Options.Loop is nil
+	loop *app.Loop // nil when Tasks is
 
 	session string // the page's cookie: a secret of its own (session.go)
 	pageKey string // what the page's script sends with a change (session.go)
@@ -133,14 +133,10 @@ func New(opts Options) *Dashboard {
 	d := &Dashboard{opts: opts, logger: opts.Logger, hub: newHub(), tracker: newTrackerReader(opts.Tracker, opts.Dir, opts.Actor), stop: stop,
 		endpoints: opts.Endpoints, session: rand.Text(), pageKey: rand.Text(), pages: map[string]string{}}
 	if opts.Tasks != nil {
-		d.loop = opts.Loop
-		if d.loop == nil {
-			var rules app.Rules // none without a library
-			if opts.Rulesets.Store != nil {
-				rules = opts.Rulesets.Store
-			}
-			d.loop = app.New(opts.Tasks, opts.Tracker, rules, opts.Actor)
+		if opts.Loop == nil {
+			panic("dashboard: Options.Tasks without its Loop")
 		}
+		d.loop = opts.Loop
 	}
 	d.routes()
 	d.wg.Add(2)
@@ -195,9 +191,6 @@ func (d *Dashboard) Close() {
 	d.hub.close()
 	d.wg.Wait()
 	d.tracker.close()
-	if d.loop != nil && d.opts.Loop == nil {
-		d.loop.Close()
-	}
 }
 
 func (d *Dashboard) routes() {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/mcpagent"
 	"github.com/sudocode/sudocode/internal/mcpx/schematest"
 	"github.com/sudocode/sudocode/internal/orchestrator"
@@ -56,7 +57,9 @@ func newFixtureAt(t *testing.T, repo string) *fixture {
 	orch := orchestrator.New(store, lookup, orchestrator.Options{Repo: repo, Grace: time.Second})
 	t.Cleanup(func() { orch.Close(); store.Close() })
 	f := &fixture{t: t, repo: repo, orch: orch, wake: make(chan struct{}, 1)}
-	server := mcpagent.New(orch, mcpagent.Options{Version: "test"})
+	lp := app.New(orch, nil, nil, mcpagent.Name)
+	t.Cleanup(lp.Close)
+	server := mcpagent.New(lp, mcpagent.Options{Version: "test"})
 	t.Cleanup(server.Close)
 	ct, st := mcp.NewInMemoryTransports()
 	if _, err := server.Connect(ctx, st, nil); err != nil {

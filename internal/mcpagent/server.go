@@ -34,13 +34,6 @@ type Options struct {
 	// request returns at most (mcp.ServerOptions.PageSize); 0 is the SDK's
 	// default (1,000), far above the server's few of each.
 	PageSize int
-	// Rules is the ruleset library whose rulesets go into the prompts of
-	// tasks started from issues; nil: no rulesets.
-	Rules app.Rules
-	// Loop is the loop the tools drive, shared with the dashboard of the
-	// same process so that one instance follows the tasks; nil: one is
-	// made over orch with Rules.
-	Loop *app.Loop
 	// Shared says other processes may use the task database too (several
 	// instances run --stateless): the server then follows their changes
 	// in it (watchPeers), not only its own.
@@ -61,24 +54,22 @@ type Server struct {
 	stop func()
 }
 
-// Close stops following the tasks: the notifications, the watch of other
-// instances' changes, and the loop New made (not one given in Options).
-// It returns once they have stopped.
+// Close stops following the tasks: the notifications and the watch of
+// other instances' changes (the loop is its owner's to close). It returns
+// once they have stopped.
 func (s *Server) Close() { s.stop() }
 
-// New returns the server over orch. Until Close, it follows orch's task
-// changes, sending notifications/resources/updated to clients that
-// subscribed to an affected resource.
-func New(orch *orchestrator.Orchestrator, opts Options) *Server {
+// New returns the server over the project's loop (app.Project.Loop, whose
+// orchestrator it serves). Until Close, it follows the tasks' changes,
+// sending notifications/resources/updated to clients that subscribed to
+// an affected resource.
+func New(lp *app.Loop, opts Options) *Server {
+	orch := lp.Orchestrator()
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
-	}
-	lp, ownLoop := opts.Loop, opts.Loop == nil
-	if ownLoop {
-		lp = app.New(orch, nil, opts.Rules, Name)
 	}
 	h := &handlers{orch: orch, loop: lp, logger: opts.Logger, opts: opts}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Sudocode agent orchestrator", Version: opts.Version}, &mcp.ServerOptions{
@@ -107,8 +98,5 @@ func New(orch *orchestrator.Orchestrator, opts Options) *Server {
 		cancel()
 		peers.Wait()
 		w.stop()
-		if ownLoop {
-			lp.Close()
-		}
 	})}
 }

@@ -201,7 +201,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 
 	if s.Orchestrator != nil {
-		s.agent = mcpagent.New(s.Orchestrator, mcpagent.Options{Version: o.Version, Logger: logger, Rules: o.Rulesets, Loop: lp, Shared: o.Stateless})
+		s.agent = mcpagent.New(lp, mcpagent.Options{Version: o.Version, Logger: logger, Shared: o.Stateless})
 		s.mountSDK(PathAgent, "agent", s.agent.Server)
 	} else {
 		s.unavailable(PathAgent, s.TasksUnavailable)
