@@ -190,6 +190,7 @@ func TestBrowserIssueWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.key(t, "j")
+	b.waitFor(t, "the first hit focused", `document.activeElement && document.activeElement.classList.contains('search-hit')`)
 	b.key(t, kb.Enter)
 	b.waitFor(t, "the hit's issue", `location.hash === `+js("#/issue/"+f.open))
 

@@ -273,16 +273,24 @@
     }
   }
 
-  // focusOf remembers which element of the view has the focus (by id) and
-  // where its caret is, and returns what puts them back after a re-render:
-  // a live change must not pull the focus from under the user.
+  // focusOf remembers which element of the view has the focus and where
+  // its caret is, and returns what puts them back after a re-render: a live
+  // change must not pull the focus from under the user. A field is found
+  // again by its id; a card, row or search hit that j/k moved to (a link
+  // without an id) by its kind and where it leads.
   function focusOf() {
     const a = document.activeElement;
-    if (!a || !a.id || !main.contains(a)) return null;
-    const id = a.id;
+    if (!a || a === main || !main.contains(a)) return null;
+    let selector = null;
+    if (a.id) {
+      selector = '#' + CSS.escape(a.id);
+    } else if (a.tagName === 'A' && a.getAttribute('href')) {
+      selector = 'a' + (a.classList.length ? '.' + CSS.escape(a.classList[0]) : '') + '[href="' + CSS.escape(a.getAttribute('href')) + '"]';
+    }
+    if (!selector) return null;
     const sel = typeof a.selectionStart === 'number' ? [a.selectionStart, a.selectionEnd] : null;
     return () => {
-      const e = document.getElementById(id);
+      const e = main.querySelector(selector);
       if (!e) return;
       e.focus({ preventScroll: true });
       if (sel && typeof e.setSelectionRange === 'function') {
