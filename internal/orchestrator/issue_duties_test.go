@@ -31,17 +31,18 @@ func endedTask(id, issue string) Task {
 	return t
 }
 
-// An issue's duties: listed until done, claimed by one process at a time,
-// retried after a failed write; a database from before the duties holds
-// its failures and merges as done (the process that saw each made it).
-func TestIssueDuties(t *testing.T) {
+// storeFrom makes a task store holding tasks, changes its database with
+// stmts (as an older version left it), and opens it again, as the next
+// process would.
+func storeFrom(t *testing.T, tasks []Task, stmts ...string) *Store {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	s, err := OpenStore(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, task := range []Task{failedTask("before", "app-1"), mergedTask("merged-before", "app-3"), endedTask("ended-before", "app-5")} {
+	for _, task := range tasks {
 		if err := s.Put(ctx, task); err != nil {
 			t.Fatal(err)
 		}
@@ -51,16 +52,26 @@ func TestIssueDuties(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`DROP TABLE issue_duties`); err != nil {
+	defer db.Close()
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s, err = OpenStore(ctx, dir); err != nil {
 		t.Fatal(err)
 	}
-	db.Close()
+	t.Cleanup(func() { s.Close() })
+	return s
+}
 
-	s, err = OpenStore(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+// An issue's duties: listed until done, claimed by one process at a time,
+// retried after a failed write; a database from before the duties holds
+// its failures and merges as done (the process that saw each made it).
+func TestIssueDuties(t *testing.T) {
+	ctx := context.Background()
+	s := storeFrom(t, []Task{failedTask("before", "app-1"), mergedTask("merged-before", "app-3"), endedTask("ended-before", "app-5")},
+		`DROP TABLE issue_duties`)
 	undone := func(duty IssueDuty) []string {
 		t.Helper()
 		tasks, err := s.UndoneIssueDuties(ctx, duty)
@@ -118,38 +129,14 @@ func TestIssueDuties(t *testing.T) {
 }
 
 // A database with the first table of failure notes (issue_notes) keeps
-// what it says: a noted failure stays done, one being noted is claimed
-// by the same process, an unnoted one is owed; its merges count as done.
+// what it says: a noted failure stays done, an unnoted one is owed; its
+// merges count as done.
 func TestIssueNotesBecomeDuties(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	s, err := OpenStore(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, task := range []Task{failedTask("noted", "app-1"), failedTask("unnoted", "app-2"), mergedTask("merged", "app-3")} {
-		if err := s.Put(ctx, task); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s.Close()
-	db, err := sqlitex.Open(ctx, filepath.Join(dir, DBFileName), 1, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{`DROP TABLE issue_duties`,
+	s := storeFrom(t, []Task{failedTask("noted", "app-1"), failedTask("unnoted", "app-2"), mergedTask("merged", "app-3")},
+		`DROP TABLE issue_duties`,
 		`CREATE TABLE issue_notes (task_id TEXT PRIMARY KEY, noted INTEGER NOT NULL, claimer INTEGER NOT NULL) WITHOUT ROWID`,
-		`INSERT INTO issue_notes VALUES ('noted', 1, 0)`} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	s, err = OpenStore(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+		`INSERT INTO issue_notes VALUES ('noted', 1, 0)`)
 	for duty, want := range map[IssueDuty]string{DutyNoteFailure: "unnoted", DutyCloseMerged: ""} {
 		tasks, err := s.UndoneIssueDuties(ctx, duty)
 		if err != nil {
