@@ -88,22 +88,23 @@ func (l *Loop) inBackground(f func()) {
 // failures not noted, the merges whose issue was not closed, the ends
 // whose issue was not handed back.
 func (l *Loop) doMissedDuties(ctx context.Context) {
-	for duty, do := range map[orchestrator.IssueDuty]func(context.Context, orchestrator.Task){
-		orchestrator.DutyNoteFailure: l.noteFailure,
-		orchestrator.DutyCloseMerged: func(ctx context.Context, t orchestrator.Task) {
-			l.closeMerged(ctx, t, fmt.Sprintf("Merged as %s (task %s)", t.MergedCommit, t.ID))
-		},
-		orchestrator.DutyReleaseEnded: func(ctx context.Context, t orchestrator.Task) {
-			l.release(ctx, t, "branch "+t.Branch+" as the end left it")
-		},
-	} {
+	// In the order a task's life owes them: a failure's note first, so that
+	// an ended task's hand-back finds its issue as the note left it.
+	for _, duty := range []orchestrator.IssueDuty{orchestrator.DutyNoteFailure, orchestrator.DutyCloseMerged, orchestrator.DutyReleaseEnded} {
 		tasks, err := l.orch.UndoneIssueDuties(ctx, duty)
 		if err != nil {
 			slog.Warn("cannot look for the duties not yet done on issues", "duty", duty, "err", err)
 			continue
 		}
 		for _, t := range tasks {
-			do(ctx, t)
+			switch duty {
+			case orchestrator.DutyNoteFailure:
+				l.noteFailure(ctx, t)
+			case orchestrator.DutyCloseMerged:
+				l.closeMerged(ctx, t, fmt.Sprintf("Merged as %s (task %s)", t.MergedCommit, t.ID))
+			case orchestrator.DutyReleaseEnded:
+				l.release(ctx, t, "branch "+t.Branch+" as the end left it")
+			}
 		}
 	}
 }
