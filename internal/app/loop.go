@@ -85,11 +85,15 @@ func (l *Loop) inBackground(f func()) {
 }
 
 // doMissedDuties does the duties to issues that no process did: the
-// failures not noted, the merges whose issue was not closed, the ends
-// whose issue was not handed back.
+// reviews not recorded, the failures not noted, the merges whose issue
+// was not closed, the ends whose issue was not handed back.
 func (l *Loop) doMissedDuties(ctx context.Context) {
-	// In the order a task's life owes them: a failure's note first, so that
-	// an ended task's hand-back finds its issue as the note left it.
+	// In the order a task's life owes them: its reviews before its end, a
+	// failure's note before a hand-back, so that each finds its issue as
+	// the one before left it.
+	if err := l.noteReviews(ctx, ""); err != nil {
+		slog.Warn("cannot record the reviews not yet on their issues", "err", err)
+	}
 	for _, duty := range []orchestrator.IssueDuty{orchestrator.DutyNoteFailure, orchestrator.DutyCloseMerged, orchestrator.DutyReleaseEnded} {
 		tasks, err := l.orch.UndoneIssueDuties(ctx, duty)
 		if err != nil {

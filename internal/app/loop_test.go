@@ -291,17 +291,30 @@ func (w *world) refused(task orchestrator.Task, want string) {
 }
 
 // A review sent to the agent (update_task with instructions) is recorded
-// on the issue, which is in progress again.
+// on the issue, which is in progress again, once; one sent when its issue
+// is closed leaves the issue closed.
 func TestReviewIsRecordedOnTheIssue(t *testing.T) {
 	w := newWorld(t)
-	task, id := w.startDone(`printf 'hi\n' > greeting.txt && git add greeting.txt && git commit -qm agent`)
-	if err := w.loop.Review(context.Background(), task, "Use a friendlier greeting.\nAnd a newline."); err != nil {
+	task, id := w.startDone(`printf 'hi\n' > greeting.txt`)
+	if _, err := w.loop.Update(context.Background(), task.ID, orchestrator.UpdateInput{Instructions: "Use a friendlier greeting.\nAnd a newline."}); err != nil {
 		t.Fatal(err)
 	}
+	w.wait(task.ID)
 	got := w.issue(id)
-	if !strings.Contains(got, "Review sent to agent task "+task.ID) || !strings.Contains(got, `\u003e Use a friendlier greeting.\n\u003e And a newline.`) ||
+	if strings.Count(got, "Review sent to agent task "+task.ID) != 1 || !strings.Contains(got, `\u003e Use a friendlier greeting.\n\u003e And a newline.`) ||
 		!strings.Contains(got, `"status":"in_progress"`) {
 		t.Errorf("issue = %s", got)
+	}
+
+	if _, err := w.tr.CloseIssues(context.Background(), []string{id}, "done by hand"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.loop.Update(context.Background(), task.ID, orchestrator.UpdateInput{Instructions: "One more thing."}); err != nil {
+		t.Fatal(err)
+	}
+	w.wait(task.ID)
+	if got := w.issue(id); !strings.Contains(got, `\u003e One more thing.`) || !strings.Contains(got, `"status":"closed"`) {
+		t.Errorf("a review of a closed issue: %s", got)
 	}
 }
 

@@ -141,3 +141,31 @@ func TestIssueOfAnEndWhoseHandBackWasLostIsHandedBack(t *testing.T) {
 		t.Errorf("the issue holds the hand-back %d times (want 1), or is not open and unassigned: %s", n, got)
 	}
 }
+
+// A review sent by a process that died before recording it on the issue
+// (orchestrator.Update without the loop) is recorded by the next loop to
+// start, once, before the end's hand-back that followed it.
+func TestReviewWhoseRecordWasLostIsRecorded(t *testing.T) {
+	w := newWorld(t)
+	task, id := w.startDone(`printf 'hi\n' > greeting.txt`)
+	if _, err := w.orch.Update(context.Background(), task.ID, orchestrator.UpdateInput{Instructions: "Say hello."}); err != nil {
+		t.Fatal(err)
+	}
+	w.wait(task.ID)
+	if _, err := w.orch.End(context.Background(), task.ID, orchestrator.EndInput{KeepBranch: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.issue(id); strings.Contains(got, "Review sent") {
+		t.Fatalf("the issue changed without the loop: %s", got)
+	}
+	for range 2 {
+		l := app.New(w.orch, nil, nil, "test")
+		l.Close() // waits for the duties it found
+	}
+	got := w.issue(id)
+	review, end := strings.Index(got, "Review sent to agent task "+task.ID), strings.Index(got, "was ended at")
+	if strings.Count(got, "Review sent to agent task "+task.ID) != 1 || !strings.Contains(got, `\u003e Say hello.`) || end < review ||
+		!strings.Contains(got, `"status":"open"`) {
+		t.Errorf("want the review once, then the hand-back, the issue open: %s", got)
+	}
+}

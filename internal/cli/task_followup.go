@@ -56,12 +56,9 @@ JSON (the fields of report_task).`,
 			if len(seen) > 0 {
 				since = seen[len(seen)-1].Seq
 			}
-			t, err := orch.Update(ctx, id, orchestrator.UpdateInput{Instructions: instructions})
+			t, err := l.Update(ctx, id, orchestrator.UpdateInput{Instructions: instructions}) // the issue records the review
 			if err != nil {
 				return cliHint(err, id)
-			}
-			if err := l.Review(ctx, t, instructions); err != nil {
-				return err
 			}
 			return followToReport(ctx, l, t.ID, since, g.json, stdio.Out)
 		},

@@ -121,10 +121,7 @@ func (d *Dashboard) followUp(w http.ResponseWriter, r *http.Request) {
 		fail(w, fault.New(fault.Invalid, "a follow-up needs instructions").WithHint("write what the agent should do next, or comment on lines of the diff"))
 		return
 	}
-	t, err := o.Update(r.Context(), r.PathValue("id"), orchestrator.UpdateInput{Instructions: in.Instructions})
-	if err == nil {
-		err = d.loop.Review(r.Context(), t, in.Instructions) // the issue keeps what was asked
-	}
+	t, err := d.loop.Update(r.Context(), r.PathValue("id"), orchestrator.UpdateInput{Instructions: in.Instructions}) // the issue keeps what was asked
 	if err != nil {
 		fail(w, err)
 		return

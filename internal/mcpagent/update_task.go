@@ -39,15 +39,12 @@ func (h *handlers) updateTask() mcpx.Tool {
 			}
 			up.Result = b
 		}
-		t, err := h.orch.Update(ctx, in.TaskID, up)
+		t, err := h.loop.Update(ctx, in.TaskID, up) // a review is recorded on the task's issue
 		if err != nil {
 			return out, err
 		}
 		msg := "Task " + t.ID + " updated; it is " + string(t.Status)
 		if in.Instructions != "" {
-			if err := h.loop.Review(ctx, t, in.Instructions); err != nil {
-				return out, err
-			}
 			if token := req.Params.GetProgressToken(); token != nil && t.Running() {
 				t = h.follow(ctx, req.Session, token, t)
 			}

@@ -293,13 +293,14 @@ func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error)
 	o.notify(Change{Kind: ChangeCreated, Task: t})
 	unlock := o.lockTask(t.ID)
 	defer unlock()
-	return o.start(ctx, t, ad, o.runSpec(t, top, cfg, t.Instructions, ""), settings.Setup)
+	return o.start(ctx, t, ad, o.runSpec(t, top, cfg, t.Instructions, ""), settings.Setup, "")
 }
 
 // start launches the agent for t (whose task lock is held), after the
 // project's setup command when there is one, and returns the task as
-// stored afterwards: in_progress, or failed to start.
-func (o *Orchestrator) start(ctx context.Context, t Task, ad agent.Adapter, spec agent.RunSpec, setup Command) (Task, error) {
+// stored afterwards: in_progress, or failed to start. A review (follow-up
+// instructions) is recorded with the run it started, and only then.
+func (o *Orchestrator) start(ctx context.Context, t Task, ad agent.Adapter, spec agent.RunSpec, setup Command, review string) (Task, error) {
 	inv, err := ad.Invocation(spec)
 	if err == nil {
 		inv.Env, err = agent.Environ(ad, spec, inv.Env, os.Environ())
@@ -334,7 +335,7 @@ func (o *Orchestrator) start(ctx context.Context, t Task, ad agent.Adapter, spec
 		t.StartedAt = &now
 	}
 	t.FinishedAt = nil
-	if err := o.store.Put(ctx, t); err != nil {
+	if err := o.store.putStarted(ctx, t, review); err != nil {
 		_ = syscall.Kill(-r.pgid, syscall.SIGKILL)
 		outR.Close()
 		errR.Close()

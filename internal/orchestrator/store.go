@@ -75,7 +75,7 @@ func OpenStore(ctx context.Context, dir string) (*Store, error) {
 		return nil, fault.Wrap(fault.Unavailable, err, "failed to open the task store")
 	}
 	path := filepath.Join(dir, DBFileName)
-	db, err := sqlitex.Open(ctx, path, 4, schema)
+	db, err := sqlitex.Open(ctx, path, 4, schema+reviewsSchema)
 	if err != nil {
 		return nil, fault.Wrap(fault.Unavailable, err, "failed to open the task store at "+path)
 	}
@@ -203,7 +203,10 @@ func nullJSON(b json.RawMessage) string {
 }
 
 // Put inserts or replaces t.
-func (s *Store) Put(ctx context.Context, t Task) error {
+func (s *Store) Put(ctx context.Context, t Task) error { return put(ctx, s.db, t) }
+
+// put saves t through db.
+func put(ctx context.Context, db execer, t Task) error {
 	errJSON := ""
 	if t.Error != nil {
 		b, err := json.Marshal(t.Error)
@@ -217,7 +220,7 @@ func (s *Store) Put(ctx context.Context, t Task) error {
 		b, _ := json.Marshal(t.MergeConflict)
 		conflict = string(b)
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO tasks
+	_, err := db.ExecContext(ctx, `INSERT OR REPLACE INTO tasks
 		(`+taskCols+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.Agent, t.Description, t.Instructions, t.Branch, t.WorktreePath, t.BaseSHA, nullJSON(t.Config),

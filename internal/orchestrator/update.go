@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -105,7 +106,7 @@ func (o *Orchestrator) Update(ctx context.Context, id string, in UpdateInput) (T
 	if err != nil {
 		return Task{}, err
 	}
-	return o.start(ctx, t, ad, o.runSpec(t, ri.top, cfg, in.Instructions, t.SessionID), nil)
+	return o.start(ctx, t, ad, o.runSpec(t, ri.top, cfg, in.Instructions, t.SessionID), nil, strings.TrimSpace(in.Instructions))
 }
 
 func (o *Orchestrator) isRunning(id string) bool {
