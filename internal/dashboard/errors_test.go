@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
@@ -33,20 +34,27 @@ func TestHTTPStatusOfEveryCode(t *testing.T) {
 // the most telling detail and never the details' JSON.
 func TestFailureSentences(t *testing.T) {
 	for _, c := range []struct {
-		err  *orchestrator.TaskError
+		err  string // as the task store keeps it; a string's details as it kept them before
 		want string
 	}{
-		{nil, ""},
-		{&orchestrator.TaskError{Type: orchestrator.ErrTypeStart, Details: "exec: \"claude\": not found"}, `The agent could not start: exec: "claude": not found`},
-		{&orchestrator.TaskError{Type: orchestrator.ErrTypeServerStopped, Details: "the server stopped while the agent was running"}, "The server stopped while the agent was running."},
-		{&orchestrator.TaskError{Type: orchestrator.ErrTypeAgent, Details: map[string]any{"exit_code": float64(0), "stderr": "", "message": "rate limited",
-			"permission_denials": []any{map[string]any{"tool": "Bash"}}}}, "The agent reported a failure: rate limited (the agent's CLI refused 1 tool call)"},
-		{&orchestrator.TaskError{Type: orchestrator.ErrTypeSetup, Details: map[string]any{"command": "make deps", "exit_code": float64(2), "stderr": "make: *** no rule\n"}},
+		{``, ""},
+		{`{"type":"start_failed","details":"exec: \"claude\": not found"}`, `The agent could not start: exec: "claude": not found`},
+		{`{"type":"start_failed","details":{"message":"exec: \"claude\": not found"}}`, `The agent could not start: exec: "claude": not found`},
+		{`{"type":"server_stopped","details":"the server stopped while the agent was running"}`, "The server stopped while the agent was running."},
+		{`{"type":"agent_error","details":{"exit_code":0,"stderr":"","message":"rate limited","permission_denials":[{"tool":"Bash"}]}}`,
+			"The agent reported a failure: rate limited (the agent's CLI refused 1 tool call)"},
+		{`{"type":"setup_failed","details":{"command":"make deps","exit_code":2,"stderr":"make: *** no rule\n"}}`,
 			"The setup command make deps failed with code 2: make: *** no rule"},
-		{&orchestrator.TaskError{Type: "odd_thing", Details: map[string]any{"message": "something"}}, "The task failed (odd thing): something"},
+		{`{"type":"odd_thing","details":{"message":"something"}}`, "The task failed (odd thing): something"},
 	} {
-		if got := c.err.Sentence(); got != c.want {
-			t.Errorf("%+v: %q, want %q", c.err, got, c.want)
+		var e *orchestrator.TaskError
+		if c.err != "" {
+			if err := json.Unmarshal([]byte(c.err), &e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := e.Sentence(); got != c.want {
+			t.Errorf("%s: %q, want %q", c.err, got, c.want)
 		}
 	}
 }

@@ -92,7 +92,10 @@ func taskResult(t orchestrator.Task, message string) response[createdResult] {
 	res := success(message, createdResult{TaskID: t.ID, Task: summarize(t)})
 	if t.Status == orchestrator.StatusFailed && t.Error != nil {
 		res.Status, res.Message = "error", "Task "+t.ID+" failed: "+t.Error.Type
-		res.Error = &errorBody{Type: t.Error.Type, Details: t.Error.Details}
+		res.Error = &errorBody{Type: t.Error.Type}
+		if t.Error.Details != nil {
+			res.Error.Details = &errorDetails{FailureDetails: t.Error.Details}
+		}
 	}
 	return res
 }

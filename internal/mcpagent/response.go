@@ -5,6 +5,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
 // response is every tool's answer, in the requirement's ToolResponse shape (docs/servers.md#agent-responses), with
@@ -23,8 +24,14 @@ func (r response[R]) ToolFailed() bool { return r.Status == "error" }
 // errorBody says what went wrong: a stable type a client can branch on,
 // and details (the hint, the task's state) for a person or a model.
 type errorBody struct {
-	Type    string `json:"type" jsonschema:"validation_error, not_found, conflict, unavailable, internal_error, or the failed task's error type"`
-	Details any    `json:"details,omitempty" jsonschema:"More about it: the hint, or the failed task's details"`
+	Type    string        `json:"type" jsonschema:"validation_error, not_found, conflict, unavailable, internal_error, or the failed task's error type"`
+	Details *errorDetails `json:"details,omitempty" jsonschema:"More about it: the hint, or the failed task's details"`
+}
+
+// errorDetails is a refused call's hint, or a failed task's details.
+type errorDetails struct {
+	Hint string `json:"hint,omitempty" jsonschema:"What to do about it"`
+	*orchestrator.FailureDetails
 }
 
 // Error types of a failed tool call.
@@ -64,7 +71,7 @@ func success[R any](message string, result R) response[R] {
 func failure(err error) *mcp.CallToolResult {
 	body := &errorBody{Type: errorType(fault.CodeOf(err))}
 	if h := fault.HintOf(err); h != "" {
-		body.Details = map[string]string{"hint": h}
+		body.Details = &errorDetails{Hint: h}
 	}
 	r, jerr := mcpx.Result(response[struct{}]{Status: "error", Message: err.Error(), Error: body})
 	if jerr != nil { // a message and a hint always encode; the text alone if not

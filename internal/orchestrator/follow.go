@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -135,17 +136,9 @@ func (o *Orchestrator) follow(id string, r *run, outR, errR *os.File, parser age
 // reported (on stdout, in its error or terminal event: Claude's error
 // result, Codex's turn.failed, OpenCode's error), its exit code and the
 // tail of its stderr.
-func failureDetails(out outcome, message string) map[string]any {
-	d := map[string]any{"exit_code": out.exitCode, "stderr": out.stderr}
-	switch {
-	case out.reason != "":
-		d["message"] = out.reason
-	case message != "":
-		d["message"] = message
-	}
-	if len(out.denials) > 0 {
-		d["permission_denials"] = out.denials
-	}
+func failureDetails(out outcome, message string) *FailureDetails {
+	d := exited(out.exitCode, out.stderr)
+	d.Message, d.PermissionDenials = cmp.Or(out.reason, message), out.denials
 	return d
 }
 

@@ -317,7 +317,7 @@ func (o *Orchestrator) start(ctx context.Context, t Task, ad agent.Adapter, spec
 	t.UpdatedAt = now
 	if err != nil {
 		t.Status = StatusFailed
-		t.Error = &TaskError{Type: ErrTypeStart, Details: err.Error()}
+		t.Error = &TaskError{Type: ErrTypeStart, Details: because(err.Error())}
 		t.FinishedAt = &now
 		if perr := o.store.Put(ctx, t); perr != nil {
 			return t, perr
@@ -421,7 +421,7 @@ func (o *Orchestrator) Close() {
 			defer unlock()
 			if t, err := o.store.Get(context.Background(), id); err == nil && t.Status == StatusCancelled {
 				t.Status = StatusFailed
-				t.Error = &TaskError{Type: ErrTypeServerStopped, Details: "the server stopped while the agent was running"}
+				t.Error = &TaskError{Type: ErrTypeServerStopped, Details: because("the server stopped while the agent was running")}
 				t.UpdatedAt = time.Now().UTC()
 				if o.store.Put(context.Background(), t) == nil {
 					o.notify(Change{Kind: ChangeUpdated, Task: t})

@@ -360,7 +360,7 @@ func TestRestartRecovery(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if task.Status != StatusFailed || task.Error == nil || task.Error.Type != ErrTypeServerStopped || !strings.Contains(task.Error.Details.(string), "server stopped") {
+		if task.Status != StatusFailed || task.Error == nil || task.Error.Type != ErrTypeServerStopped || !strings.Contains(task.Error.Details.Message, "server stopped") {
 			t.Fatalf("%s: %+v", id, task)
 		}
 	}

@@ -102,8 +102,7 @@ func TestFailureReasonFromStdout(t *testing.T) {
 		), "Unauthorized: invalid api key"},
 	} {
 		task := f.wait(t, f.create(t, CreateInput{Agent: tool, Description: "fail", Config: c.script}).ID)
-		d, _ := task.Error.Details.(map[string]any)
-		if task.Status != StatusFailed || task.Error.Type != ErrTypeExit || !strings.Contains(d["message"].(string), c.reason) {
+		if task.Status != StatusFailed || task.Error.Type != ErrTypeExit || !strings.Contains(task.Error.Details.Message, c.reason) {
 			t.Errorf("%s: %+v %+v", tool, task.Status, task.Error)
 		}
 	}

@@ -43,14 +43,16 @@ func (o *Orchestrator) setupThenFollow(id string, r *run, ad agent.Adapter, spec
 	var fail *TaskError
 	switch {
 	case err != nil:
-		fail = &TaskError{Type: ErrTypeSetup, Details: map[string]any{"command": setup.String(), "message": err.Error()}}
+		fail = &TaskError{Type: ErrTypeSetup, Details: &FailureDetails{Command: setup.String(), Message: err.Error()}}
 	case out.cancelled:
 	case out.exitCode != 0:
-		fail = &TaskError{Type: ErrTypeSetup, Details: map[string]any{"command": setup.String(), "exit_code": out.exitCode, "stderr": out.stderr}}
+		d := exited(out.exitCode, out.stderr)
+		d.Command = setup.String()
+		fail = &TaskError{Type: ErrTypeSetup, Details: d}
 	default:
 		cmd, outR, errR, err := o.startAgent(context.Background(), spec, ad, inv)
 		if err != nil {
-			fail = &TaskError{Type: ErrTypeStart, Details: err.Error()}
+			fail = &TaskError{Type: ErrTypeStart, Details: because(err.Error())}
 			break
 		}
 		if !r.attach(cmd) {

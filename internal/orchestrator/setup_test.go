@@ -94,9 +94,9 @@ func TestProjectSetupFailsOrIsEnded(t *testing.T) {
 	f := newFixture(t, repo, noPool)
 	ctx := context.Background()
 	task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "never runs", Config: shell(`touch agent-ran`)}).ID)
-	d, _ := task.Error.Details.(map[string]any)
-	if task.Status != StatusFailed || task.Error.Type != ErrTypeSetup || d["exit_code"] != float64(7) ||
-		!strings.Contains(d["stderr"].(string), "no database") {
+	d := task.Error.Details
+	if task.Status != StatusFailed || task.Error.Type != ErrTypeSetup || d.ExitCode == nil || *d.ExitCode != 7 ||
+		d.Stderr == nil || !strings.Contains(*d.Stderr, "no database") {
 		t.Fatalf("task %s %+v", task.Status, task.Error)
 	}
 	if _, err := os.Stat(filepath.Join(task.WorktreePath, "agent-ran")); !os.IsNotExist(err) {

@@ -184,7 +184,7 @@ func (s *Store) recover(ctx context.Context, now time.Time) error {
 			details += "; its orphaned agent process group was killed"
 		}
 		t.Status = StatusFailed
-		t.Error = &TaskError{Type: ErrTypeServerStopped, Details: details}
+		t.Error = &TaskError{Type: ErrTypeServerStopped, Details: because(details)}
 		t.PID, t.OwnerPID = 0, 0
 		t.UpdatedAt = now
 		t.FinishedAt = &now

@@ -42,12 +42,6 @@ func (s Status) Valid() bool {
 	return false
 }
 
-// TaskError is why a task failed, in the agent server's {type, details} shape (docs/servers.md#agent-responses).
-type TaskError struct {
-	Type    string `json:"type"`
-	Details any    `json:"details,omitempty" jsonschema:"More about the failure; for a failed run, the reason the CLI reported, its exit code and the tail of its stderr"`
-}
-
 // Error types recorded on tasks.
 const (
 	ErrTypeServerStopped = "server_stopped" // the server exited while the agent ran

@@ -15,26 +15,28 @@ func (e *TaskError) Sentence() string {
 	if e == nil {
 		return ""
 	}
-	d, _ := e.Details.(map[string]any)
-	text, _ := e.Details.(string)
-	why := lastLine(detail(d, "message"))
+	var d FailureDetails
+	if e.Details != nil {
+		d = *e.Details
+	}
+	why := lastLine(d.Message)
 	if restatesExit(why) {
 		why = ""
 	}
-	if why == "" {
-		why = lastLine(detail(d, "stderr"))
+	if why == "" && d.Stderr != nil {
+		why = lastLine(*d.Stderr)
 	}
 	if why == "" {
-		why = lastLine(detail(d, "message"))
+		why = lastLine(d.Message)
 	}
-	if why == "" {
-		why = text
+	code := "unknown"
+	if d.ExitCode != nil {
+		code = fmt.Sprint(*d.ExitCode)
 	}
-	code, hasCode := d["exit_code"]
 	var s string
 	switch e.Type {
 	case ErrTypeExit:
-		s = "The agent exited with code " + fmt.Sprint(code)
+		s = "The agent exited with code " + code
 	case ErrTypeAgent:
 		s = "The agent reported a failure"
 	case ErrTypeStart:
@@ -42,9 +44,9 @@ func (e *TaskError) Sentence() string {
 	case ErrTypeServerStopped:
 		return "The server stopped while the agent was running."
 	case ErrTypeSetup:
-		s = "The setup command " + detail(d, "command") + " failed"
-		if hasCode {
-			s += " with code " + fmt.Sprint(code)
+		s = "The setup command " + strings.TrimSpace(d.Command) + " failed"
+		if d.ExitCode != nil {
+			s += " with code " + code
 		}
 	default:
 		s = "The task failed (" + strings.ReplaceAll(e.Type, "_", " ") + ")"
@@ -52,15 +54,10 @@ func (e *TaskError) Sentence() string {
 	if why != "" {
 		s += ": " + why
 	}
-	if denials, _ := d["permission_denials"].([]any); len(denials) > 0 {
-		s += " (the agent's CLI refused " + plural.Count(len(denials), "tool call", "tool calls") + ")"
+	if n := len(d.PermissionDenials); n > 0 {
+		s += " (the agent's CLI refused " + plural.Count(n, "tool call", "tool calls") + ")"
 	}
 	return s
-}
-
-func detail(d map[string]any, key string) string {
-	s, _ := d[key].(string)
-	return strings.TrimSpace(s)
 }
 
 // lastLine is the last non-blank line of s, cut to 300 characters.
