@@ -67,19 +67,19 @@ func (h *handlers) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp
 	case "tasks":
 		v, err = h.taskList(ctx)
 	case "task":
-		v, err = h.task(ctx, ref.a)
+		v, err = h.task(ctx, ref.task)
 	case "result":
-		v, err = h.result(ctx, ref.a)
+		v, err = h.result(ctx, ref.task)
 	case "session":
-		v, err = h.session(ctx, ref.a, ref.b)
+		v, err = h.session(ctx, ref.sessionType, ref.sessionID)
 	case "branch":
-		v, err = h.branch(ctx, ref.a)
+		v, err = h.branch(ctx, ref.branch)
 	case "project":
-		v, err = h.project(ctx, ref.a)
+		v, err = h.project(ctx, ref.project)
 	case "logs":
-		text, err = h.logs(ctx, ref.a)
+		text, err = h.logs(ctx, ref.task)
 	case "log":
-		text, err = h.history(ctx, ref.a, ref.b)
+		text, err = h.history(ctx, ref.logType, ref.date)
 	}
 	if err != nil {
 		return nil, resourceError(uri, err)
@@ -114,7 +114,7 @@ func (h *handlers) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 	}
 	switch ref.kind {
 	case "task", "logs", "result":
-		if _, err := h.owned(ctx, ref.a); err != nil {
+		if _, err := h.owned(ctx, ref.task); err != nil {
 			return resourceError(req.Params.URI, err)
 		}
 	case "log":

@@ -26,10 +26,15 @@ func sessionURI(kind, id string) string {
 	return "session://" + strings.ToLower(kind) + "/" + url.PathEscape(id)
 }
 
-// resourceRef is a parsed resource URI: which resource, and its variables.
+// resourceRef is a parsed resource URI: which resource, and the
+// variables of its template that kind has.
 type resourceRef struct {
-	kind string // status, tasks, task, logs, result, session, branch, project, log
-	a, b string // the variables: task id; session type and id; branch; project; log type and date
+	kind                   string // status, tasks, task, logs, result, session, branch, project, log
+	task                   string // task, logs, result
+	sessionType, sessionID string // session
+	branch                 string // branch
+	project                string // project
+	logType, date          string // log
 }
 
 // parseURI recognizes every resource this server serves.
@@ -48,7 +53,7 @@ func parseURI(uri string) (resourceRef, bool) {
 	// (branch://feature/x/tasks), or has them percent-encoded.
 	if name, ok := strings.CutSuffix(rest, "/tasks"); scheme == "branch" && ok {
 		if v, err := url.PathUnescape(name); err == nil && v != "" {
-			return resourceRef{kind: "branch", a: v}, true
+			return resourceRef{kind: "branch", branch: v}, true
 		}
 		return resourceRef{}, false
 	}
@@ -60,19 +65,19 @@ func parseURI(uri string) (resourceRef, bool) {
 	}
 	switch {
 	case scheme == "task" && !two:
-		return resourceRef{kind: "task", a: v1}, true
+		return resourceRef{kind: "task", task: v1}, true
 	case scheme == "task" && second == "logs":
-		return resourceRef{kind: "logs", a: v1}, true
+		return resourceRef{kind: "logs", task: v1}, true
 	case scheme == "task" && second == "result":
-		return resourceRef{kind: "result", a: v1}, true
+		return resourceRef{kind: "result", task: v1}, true
 	case scheme == "session" && two && v2 != "" && !strings.Contains(second, "/"):
-		return resourceRef{kind: "session", a: v1, b: v2}, true
+		return resourceRef{kind: "session", sessionType: v1, sessionID: v2}, true
 	case scheme == "branch" && second == "tasks":
-		return resourceRef{kind: "branch", a: v1}, true
+		return resourceRef{kind: "branch", branch: v1}, true
 	case scheme == "project" && second == "status":
-		return resourceRef{kind: "project", a: v1}, true
+		return resourceRef{kind: "project", project: v1}, true
 	case scheme == "log" && two && v2 != "" && !strings.Contains(second, "/"):
-		return resourceRef{kind: "log", a: v1, b: v2}, true
+		return resourceRef{kind: "log", logType: v1, date: v2}, true
 	}
 	return resourceRef{}, false
 }
