@@ -2,10 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
@@ -51,15 +51,11 @@ tool gc_tasks on demand).`,
 
 func runAgentGC(cmd *cobra.Command, o *agentGCOptions, stdio IO) error {
 	ctx := cmd.Context()
-	dir := orEnv(o.project, "SUDOCODE_AGENT_PROJECT")
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		dir = wd
+	dir, err := app.ProjectDir(stdio.orEnv(o.project, "SUDOCODE_AGENT_PROJECT"), stdio.Dir)
+	if err != nil {
+		return err
 	}
-	data := orEnv(o.data, "SUDOCODE_AGENT_DATA")
+	data := stdio.path(stdio.orEnv(o.data, "SUDOCODE_AGENT_DATA"))
 	if data == "" {
 		data = defaultAgentData(ctx, dir)
 	}
@@ -68,9 +64,9 @@ func runAgentGC(cmd *cobra.Command, o *agentGCOptions, stdio IO) error {
 		return err
 	}
 	defer store.Close()
-	wt := orEnv(o.worktrees, orchestrator.EnvWorktrees)
+	wt := stdio.path(stdio.orEnv(o.worktrees, orchestrator.EnvWorktrees))
 	noAgents := func(string) (agent.Adapter, bool) { return nil, false } // gc starts none
-	orch := orchestrator.New(store, noAgents, orchestrator.Options{Repo: dir, Actor: actor(), Worktrees: wt, NoPool: true})
+	orch := orchestrator.New(store, noAgents, orchestrator.Options{Repo: dir, Actor: stdio.actor(), Worktrees: wt, NoPool: true})
 	defer orch.Close()
 	res, err := orch.GC(ctx)
 	if err != nil {

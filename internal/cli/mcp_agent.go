@@ -74,29 +74,29 @@ check can then run commands as you; loopback only.`,
 
 func runMCPAgent(cmd *cobra.Command, opts *mcpAgentOptions, stdio IO) error {
 	ctx := cmd.Context()
-	logger := mcpx.NewLogger(stdio.Err, opts.transport.level())
+	logger := mcpx.NewLogger(stdio.Err, opts.transport.level(stdio))
 	if opts.transport.http == "" {
 		if opts.auth.noAuth {
 			return usageError{errors.New("--no-auth is for --http: on stdio only the client that started the server reaches it")}
 		}
-	} else if err := opts.auth.settle(&opts.transport, opts.transport.http, logger); err != nil {
+	} else if err := opts.auth.settle(stdio, &opts.transport, opts.transport.http, logger); err != nil {
 		return err
 	}
 	// The ruleset library feeds the prompts of tasks started from issues;
 	// without it the orchestrator still serves, and such prompts say less.
-	rules, err := opts.rules.open(ctx)
+	rules, err := opts.rules.open(ctx, stdio)
 	if err != nil {
 		logger.Warn("rulesets are unavailable to issue prompts", "reason", err.Error())
 		rules = nil
 	} else {
 		defer rules.Close()
 	}
-	p, err := openTasks(ctx, orEnv(opts.project, "SUDOCODE_AGENT_PROJECT"), orEnv(opts.data, "SUDOCODE_AGENT_DATA"), opts.worktrees, rules)
+	p, err := openTasks(ctx, stdio, stdio.orEnv(opts.project, "SUDOCODE_AGENT_PROJECT"), stdio.orEnv(opts.data, "SUDOCODE_AGENT_DATA"), opts.worktrees, rules)
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	t, closeT, err := opts.transport.open("agent", logger)
+	t, closeT, err := opts.transport.open(stdio, "agent", logger)
 	if err != nil {
 		return err
 	}

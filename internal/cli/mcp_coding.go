@@ -1,10 +1,10 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,10 +29,10 @@ type mcpCodingOptions struct {
 
 // MainCodingTools runs coding-tools-mcp: "sudocode mcp coding" under the
 // name its users know.
-func MainCodingTools(args []string, stdio IO) int {
+func MainCodingTools(ctx context.Context, args []string, stdio IO) int {
 	cmd := newMCPCodingCmd(stdio)
 	cmd.Use = "coding-tools-mcp"
-	return run(cmd, args, stdio)
+	return run(ctx, cmd, args, stdio)
 }
 
 func newMCPCodingCmd(stdio IO) *cobra.Command {
@@ -89,43 +89,40 @@ SUDOCODE_MAX_SESSIONS and SUDOCODE_SESSION_IDLE_TIMEOUT.`,
 }
 
 func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
-	dir := o.workspace
-	if dir == "" {
-		dir = os.Getenv("CODING_TOOLS_MCP_WORKSPACE")
-	}
+	dir := stdio.orEnv(o.workspace, "CODING_TOOLS_MCP_WORKSPACE")
 	if dir == "" {
 		dir = "."
 	}
-	root, err := workspace.Open(dir)
+	root, err := workspace.Open(stdio.path(dir))
 	if err != nil {
 		return usageError{err}
 	}
-	token := orEnv(orEnv(o.authToken, "CODING_TOOLS_MCP_AUTH_TOKEN"), "SUDOCODE_TOKEN")
+	token := stdio.orEnv(stdio.orEnv(o.authToken, "CODING_TOOLS_MCP_AUTH_TOKEN"), "SUDOCODE_TOKEN")
 	viewImage := o.viewImage
-	if !cmd.Flags().Changed("enable-view-image") && os.Getenv("CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE") == "0" {
+	if !cmd.Flags().Changed("enable-view-image") && stdio.Getenv("CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE") == "0" {
 		viewImage = false
 	}
 	var allow []string
-	for _, d := range filepath.SplitList(os.Getenv("CODING_TOOLS_MCP_EXEC_ALLOW_ROOTS")) {
+	for _, d := range filepath.SplitList(stdio.Getenv("CODING_TOOLS_MCP_EXEC_ALLOW_ROOTS")) {
 		if d != "" {
-			allow = append(allow, d)
+			allow = append(allow, stdio.path(d))
 		}
 	}
 	if err := procs.CheckAllowRoots(allow); err != nil {
 		return usageError{err}
 	}
-	network := o.network || (!cmd.Flags().Changed("allow-network") && os.Getenv("CODING_TOOLS_MCP_ALLOW_NETWORK") == "1")
+	network := o.network || (!cmd.Flags().Changed("allow-network") && stdio.Getenv("CODING_TOOLS_MCP_ALLOW_NETWORK") == "1")
 	logger := mcpx.NewLogger(stdio.Err, "info")
-	auth, calls, closeControls, err := o.controls.controls(token, !o.stdio, logger)
+	auth, calls, closeControls, err := o.controls.controls(stdio, token, !o.stdio, logger)
 	if err != nil {
 		return err
 	}
 	defer closeControls()
-	bodyTimeout, err := o.controls.bodyTime()
+	bodyTimeout, err := o.controls.bodyTime(stdio)
 	if err != nil {
 		return err
 	}
-	sessions, err := o.controls.sessionLimits()
+	sessions, err := o.controls.sessionLimits(stdio)
 	if err != nil {
 		return err
 	}
@@ -137,9 +134,9 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 	// same bind check, host guard and listener as the others.
 	t := mcpx.Transport{HTTPAddr: net.JoinHostPort(strings.Trim(o.host, "[]"), strconv.Itoa(o.port)), Token: token,
 		AllowedOrigins: o.origins, MaxBodyBytes: mcpcoding.MaxBodyBytes, BodyTimeout: bodyTimeout, Sessions: sessions,
-		Name: mcpcoding.ServerName, Caller: actor(), Auth: auth, Calls: calls, Stateless: o.controls.isStateless()}
+		Name: mcpcoding.ServerName, Caller: stdio.actor(), Auth: auth, Calls: calls, Stateless: o.controls.isStateless(stdio)}
 	s := mcpcoding.New(root, mcpcoding.Options{Version: Version, ViewImage: viewImage, Dangerous: o.danger, AllowNetwork: network,
-		Trace: os.Getenv("CODING_TOOLS_MCP_TRACE") == "1", TraceOut: stdio.Err, ExecAllowRoots: allow, Logger: logger, Transport: t})
+		Trace: stdio.Getenv("CODING_TOOLS_MCP_TRACE") == "1", TraceOut: stdio.Err, ExecAllowRoots: allow, Logger: logger, Transport: t})
 	defer s.Close(cmd.Context())
 	if o.stdio {
 		return s.ServeStdio(cmd.Context(), stdio.In, stdio.Out)

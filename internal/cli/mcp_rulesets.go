@@ -57,18 +57,18 @@ func runMCPRulesets(cmd *cobra.Command, opts *mcpRulesetsOptions, stdio IO) erro
 			return usageError{errors.New("--import-root needs a directory")}
 		}
 	}
-	logger := mcpx.NewLogger(stdio.Err, opts.transport.level())
-	store, err := opts.store.open(ctx)
+	logger := mcpx.NewLogger(stdio.Err, opts.transport.level(stdio))
+	store, err := opts.store.open(ctx, stdio)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	t, closeT, err := opts.transport.open("rulesets", logger)
+	t, closeT, err := opts.transport.open(stdio, "rulesets", logger)
 	if err != nil {
 		return err
 	}
 	defer closeT()
-	server := mcprulesets.NewWithOptions(rulesets.Library{Store: store, Actor: actor()},
+	server := mcprulesets.NewWithOptions(rulesets.Library{Store: store, Actor: stdio.actor()},
 		mcprulesets.Options{Logger: logger, ImportRoots: opts.importRoots})
 	return mcpx.Serve(ctx, server, t, logger)
 }

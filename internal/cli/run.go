@@ -37,7 +37,7 @@ Exits 1 when an issue was not merged.`,
 			if err != nil {
 				return err
 			}
-			l, closeFn, err := openLoop(ctx, tf, af)
+			l, closeFn, err := openLoop(ctx, stdio, tf, af)
 			if err != nil {
 				return err
 			}

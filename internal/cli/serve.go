@@ -97,37 +97,38 @@ type serveInfo struct {
 
 func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) error {
 	ctx := cmd.Context()
-	logger := mcpx.NewLogger(stdio.Err, o.transport.level())
-	if err := o.auth.settle(&o.transport, o.addr, logger); err != nil {
+	logger := mcpx.NewLogger(stdio.Err, o.transport.level(stdio))
+	if err := o.auth.settle(stdio, &o.transport, o.addr, logger); err != nil {
 		return err
 	}
-	t := o.transport.transport()
-	auth, calls, closeControls, err := o.transport.controls(t.Token, true, logger)
+	t := o.transport.transport(stdio)
+	auth, calls, closeControls, err := o.transport.controls(stdio, t.Token, true, logger)
 	if err != nil {
 		return err
 	}
 	defer closeControls()
-	t.Auth, t.Calls, t.Stateless = auth, calls, o.transport.isStateless()
-	if t.BodyTimeout, err = o.transport.bodyTime(); err != nil {
+	t.Auth, t.Calls, t.Stateless = auth, calls, o.transport.isStateless(stdio)
+	if t.BodyTimeout, err = o.transport.bodyTime(stdio); err != nil {
 		return err
 	}
-	if t.Sessions, err = o.transport.sessionLimits(); err != nil {
+	if t.Sessions, err = o.transport.sessionLimits(stdio); err != nil {
 		return err
 	}
 	if err := t.CheckAddr(o.addr); err != nil {
 		return usageError{err}
 	}
-	if st, err := os.Stat(o.dir); err != nil || !st.IsDir() {
+	dir := stdio.path(o.dir)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return usageError{fmt.Errorf("--dir %s: no such directory: serve a project that exists (default the current directory)", o.dir)}
 	}
-	store, err := o.store.open(ctx)
+	store, err := o.store.open(ctx, stdio)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	srv, err := serve.New(ctx, serve.Options{Dir: o.dir, Rulesets: store, Token: t.Token, AllowedOrigins: t.AllowedOrigins,
-		Version: Version, Actor: actor(), Logger: logger, Auth: auth, Calls: calls, BodyTimeout: t.BodyTimeout,
-		Sessions: t.Sessions, Stateless: t.Stateless, Worktrees: o.worktrees, NoAuth: o.auth.noAuth,
+	srv, err := serve.New(ctx, serve.Options{Dir: dir, Rulesets: store, Token: t.Token, AllowedOrigins: t.AllowedOrigins,
+		Version: Version, Actor: stdio.actor(), Logger: logger, Auth: auth, Calls: calls, BodyTimeout: t.BodyTimeout,
+		Sessions: t.Sessions, Stateless: t.Stateless, Worktrees: stdio.path(o.worktrees), NoAuth: o.auth.noAuth,
 		TrackerCommand: trackerCommand()})
 	if err != nil {
 		return err

@@ -33,7 +33,7 @@ JSON (the fields of report_task).`,
 			if strings.TrimSpace(instructions) == "" {
 				return usageError{errors.New("INSTRUCTIONS is empty: say what the agent should do next")}
 			}
-			l, closeFn, err := openLoop(ctx, tf, &agentFlags{})
+			l, closeFn, err := openLoop(ctx, stdio, tf, &agentFlags{})
 			if err != nil {
 				return err
 			}

@@ -37,7 +37,7 @@ With --json: {task, strategy, base, commit, files, removal, issue_id, close_reas
   sudocode task merge k3v9x2mq --strategy merge --keep-branch`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, closeFn, err := openLoop(cmd.Context(), tf, &agentFlags{})
+			l, closeFn, err := openLoop(cmd.Context(), stdio, tf, &agentFlags{})
 			if err != nil {
 				return err
 			}
@@ -84,7 +84,7 @@ what became of its branch), so "sudocode ready" lists it. With --json: {task,
 removal}.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, closeFn, err := openLoop(cmd.Context(), tf, &agentFlags{})
+			l, closeFn, err := openLoop(cmd.Context(), stdio, tf, &agentFlags{})
 			if err != nil {
 				return err
 			}

@@ -41,12 +41,12 @@ With --json, the report is printed as JSON (the fields of report_task).`,
 			if err != nil {
 				return err
 			}
-			l, closeFn, err := openLoop(ctx, tf, af)
+			l, closeFn, err := openLoop(ctx, stdio, tf, af)
 			if err != nil {
 				return err
 			}
 			defer closeFn()
-			t, err := l.Start(ctx, app.StartInput{IssueID: args[0], Agent: kind, Instructions: instructions, Branch: branch, Config: cfg, Actor: actor()})
+			t, err := l.Start(ctx, app.StartInput{IssueID: args[0], Agent: kind, Instructions: instructions, Branch: branch, Config: cfg, Actor: stdio.actor()})
 			if err != nil {
 				return cliHint(err, args[0])
 			}

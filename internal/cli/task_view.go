@@ -25,7 +25,7 @@ With --json: {"tasks": [{id, issue_id, tool, description, status, state,
 branch, worktree_path, created_at}]}.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := tf.open(cmd.Context())
+			p, err := tf.open(cmd.Context(), stdio)
 			if err != nil {
 				return err
 			}
@@ -77,7 +77,7 @@ are; they are listed as not committed yet). With --json, the report gains
 "diff": {base_sha, branch, source, files, uncommitted, text, truncated}.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := tf.open(cmd.Context())
+			p, err := tf.open(cmd.Context(), stdio)
 			if err != nil {
 				return err
 			}
@@ -138,7 +138,7 @@ such as "sudocode mcp agent"). With --json, one JSON object per line:
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			p, err := tf.open(ctx)
+			p, err := tf.open(ctx, stdio)
 			if err != nil {
 				return err
 			}
