@@ -174,6 +174,7 @@ func (f *transportFlags) transport(env IO) mcpx.Transport {
 func (f *transportFlags) open(env IO, name string, logger *slog.Logger) (t mcpx.Transport, closeFn func(), err error) {
 	t = f.transport(env)
 	t.Name, t.Caller, t.Stateless = name, env.actor(), f.isStateless(env)
+	t.In, t.Out = env.In, env.Out
 	if t.BodyTimeout, err = f.bodyTime(env); err != nil {
 		return t, func() {}, err
 	}
@@ -221,10 +222,7 @@ func (f *controlFlags) controls(env IO, token string, http bool, logger *slog.Lo
 		calls.Metrics = mcpx.NewMetrics()
 	}
 	if path := env.orEnv(f.auditLog, "SUDOCODE_AUDIT_LOG"); path != "" {
-		if path != "-" {
-			path = env.path(path)
-		}
-		audit, err := mcpx.OpenAuditLog(path, 0, 0)
+		audit, err := openAudit(env, path)
 		if err != nil {
 			return nil, nil, nothing, usageError{err}
 		}
@@ -232,6 +230,15 @@ func (f *controlFlags) controls(env IO, token string, http bool, logger *slog.Lo
 		nothing = func() { audit.Close() }
 	}
 	return auth, calls, nothing, nil
+}
+
+// openAudit opens the audit log at path, taken from the working
+// directory; "-" is the command's stderr.
+func openAudit(env IO, path string) (*mcpx.AuditLog, error) {
+	if path == "-" {
+		return mcpx.NewAuditStream(env.Err), nil
+	}
+	return mcpx.OpenAuditLog(env.path(path), 0, 0)
 }
 
 func (f *transportFlags) level(env IO) string { return env.orEnv(f.logLevel, "SUDOCODE_LOG_LEVEL") }
