@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,7 @@ import (
 type agentGCOptions struct {
 	g                        *globalOptions
 	project, data, worktrees string
+	stdio                    IO
 }
 
 func newAgentCmd(g *globalOptions, stdio IO) *cobra.Command {
@@ -23,11 +25,11 @@ func newAgentCmd(g *globalOptions, stdio IO) *cobra.Command {
 		Args:  groupArgs,
 		RunE:  groupHelp,
 	}
-	cmd.AddCommand(newAgentGCCmd(&agentGCOptions{g: g}, stdio))
+	cmd.AddCommand(newAgentGCCmd(&agentGCOptions{g: g, stdio: stdio}))
 	return cmd
 }
 
-func newAgentGCCmd(o *agentGCOptions, stdio IO) *cobra.Command {
+func newAgentGCCmd(o *agentGCOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gc",
 		Short: "Remove the worktrees of finished tasks, and their branches when they hold no commit",
@@ -40,7 +42,7 @@ tool gc_tasks on demand).`,
 		Example: `  sudocode agent gc
   sudocode agent gc --project ~/src/app --json`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runAgentGC(cmd, o, stdio) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAgentGC(cmd.Context(), o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.project, "project", "", "the project `DIR`, inside a git repository (env SUDOCODE_AGENT_PROJECT; default the working directory)")
@@ -49,8 +51,8 @@ tool gc_tasks on demand).`,
 	return cmd
 }
 
-func runAgentGC(cmd *cobra.Command, o *agentGCOptions, stdio IO) error {
-	ctx := cmd.Context()
+func runAgentGC(ctx context.Context, o *agentGCOptions) error {
+	stdio := o.stdio
 	dir, err := app.ProjectDir(stdio.orEnv(o.project, "SUDOCODE_AGENT_PROJECT"), stdio.Dir)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -15,8 +16,14 @@ import (
 	"github.com/sudocode/sudocode/internal/mcpx"
 )
 
+// mcpTrackerOptions are the flags of "sudocode mcp", the tracker's server.
+type mcpTrackerOptions struct {
+	transport transportFlags
+	stdio     IO
+}
+
 func newMCPCmd(stdio IO) *cobra.Command {
-	var tf transportFlags
+	o := &mcpTrackerOptions{stdio: stdio}
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Run the tracker's MCP server; mcp rulesets, mcp coding and mcp agent run the others",
@@ -35,25 +42,28 @@ compatibility and unused: nothing is spawned.
 
   claude mcp add sudocode -- sudocode mcp`,
 		Args: groupArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			logger := mcpx.NewLogger(stdio.Err, tf.level(stdio))
-			t, closeT, err := tf.open(stdio, "tracker", logger)
-			if err != nil {
-				return err
-			}
-			defer closeT()
-			p, err := app.Open(cmd.Context(), app.Options{WorkDir: stdio.Dir, Getenv: stdio.Getenv, Actor: stdio.actor(), TrackerFromEnv: true})
-			if err != nil {
-				return err
-			}
-			defer p.Close()
-			server := mcptracker.New(mcptracker.Options{Tracker: p.Tracker, Version: Version, Actor: stdio.actor(), Logger: logger, Tasks: issueTasks})
-			return mcpx.Serve(cmd.Context(), server, t, logger)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runMCPTracker(cmd.Context(), o) },
 	}
-	tf.register(cmd.Flags())
+	o.transport.register(cmd.Flags())
 	cmd.AddCommand(newMCPRulesetsCmd(stdio), newMCPCodingCmd(stdio), newMCPAgentCmd(stdio))
 	return cmd
+}
+
+func runMCPTracker(ctx context.Context, o *mcpTrackerOptions) error {
+	env := o.stdio
+	logger := mcpx.NewLogger(env.Err, o.transport.level(env))
+	t, closeT, err := o.transport.open(env, "tracker", logger)
+	if err != nil {
+		return err
+	}
+	defer closeT()
+	p, err := app.Open(ctx, app.Options{WorkDir: env.Dir, Getenv: env.Getenv, Actor: env.actor(), TrackerFromEnv: true})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	server := mcptracker.New(mcptracker.Options{Tracker: p.Tracker, Version: Version, Actor: env.actor(), Logger: logger, Tasks: issueTasks})
+	return mcpx.Serve(ctx, server, t, logger)
 }
 
 // transportFlags are the flags every MCP server takes.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -18,10 +19,11 @@ type mcpAgentOptions struct {
 	data      string
 	worktrees string
 	rules     storeFlags
+	stdio     IO
 }
 
 func newMCPAgentCmd(stdio IO) *cobra.Command {
-	opts := &mcpAgentOptions{}
+	opts := &mcpAgentOptions{stdio: stdio}
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Serve the agent orchestrator: coding agents working on their own branches",
@@ -60,7 +62,7 @@ check can then run commands as you; loopback only.`,
 		Example: `  claude mcp add sudocode-agent -- sudocode mcp agent
   sudocode mcp agent --project ~/src/app --http 127.0.0.1:8766`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runMCPAgent(cmd, opts, stdio) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runMCPAgent(cmd.Context(), opts) },
 	}
 	opts.transport.register(cmd.Flags())
 	cmd.Flags().Lookup("token").Usage = "bearer `TOKEN` HTTP clients must send (env SUDOCODE_TOKEN; default your token kept in $XDG_STATE_HOME/sudocode/token)"
@@ -72,8 +74,8 @@ check can then run commands as you; loopback only.`,
 	return cmd
 }
 
-func runMCPAgent(cmd *cobra.Command, opts *mcpAgentOptions, stdio IO) error {
-	ctx := cmd.Context()
+func runMCPAgent(ctx context.Context, opts *mcpAgentOptions) error {
+	stdio := opts.stdio
 	logger := mcpx.NewLogger(stdio.Err, opts.transport.level(stdio))
 	if opts.transport.http == "" {
 		if opts.auth.noAuth {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -20,10 +21,12 @@ type serveOptions struct {
 	transport transportFlags
 	auth      codeAuth
 	store     storeFlags
+	g         *globalOptions
+	stdio     IO
 }
 
 func newServeCmd(g *globalOptions, stdio IO) *cobra.Command {
-	o := &serveOptions{}
+	o := &serveOptions{g: g, stdio: stdio}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve all four MCP servers over HTTP on one port, with a live web dashboard",
@@ -60,7 +63,7 @@ or SIGTERM.`,
   claude mcp add --transport http sudocode-tracker http://127.0.0.1:7474/mcp/tracker \
     --header "Authorization: Bearer $(cat ~/.local/state/sudocode/token)"`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, g, o, stdio) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.addr, "addr", DefaultServeAddr, "listen `ADDR` (host:port; port 0 picks a free one); loopback unless a token is set")
@@ -95,8 +98,8 @@ type serveInfo struct {
 	Clients *clientConfigs `json:"clients,omitempty"`
 }
 
-func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) error {
-	ctx := cmd.Context()
+func runServe(ctx context.Context, o *serveOptions) error {
+	stdio := o.stdio
 	logger := mcpx.NewLogger(stdio.Err, o.transport.level(stdio))
 	if err := o.auth.settle(stdio, &o.transport, o.addr, logger); err != nil {
 		return err
@@ -161,7 +164,7 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) e
 		info.Open = info.URL + "?token=" + srv.OpenToken
 		shown = info.Open
 	}
-	if g.json {
+	if o.g.json {
 		writeJSON(stdio.Out, info)
 	} else {
 		fmt.Fprintf(stdio.Out, "sudocode serve: %s (MCP at %s)\n", shown, strings.Join(paths, ", "))
