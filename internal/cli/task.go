@@ -19,6 +19,7 @@ import (
 // "sudocode mcp agent", so both see the same tasks).
 type taskFlags struct {
 	g                        *globalOptions
+	stdio                    IO
 	project, data, worktrees string
 }
 
@@ -30,12 +31,13 @@ func (f *taskFlags) register(fs *pflag.FlagSet) {
 
 // open opens the project with its tasks, without the ruleset library
 // (the commands that only look at tasks need none).
-func (f *taskFlags) open(ctx context.Context, env IO) (*app.Project, error) {
-	return f.openWith(ctx, env, nil)
+func (f *taskFlags) open(ctx context.Context) (*app.Project, error) {
+	return f.openWith(ctx, nil)
 }
 
 // openWith opens the project with its tasks and rules (nil: none).
-func (f *taskFlags) openWith(ctx context.Context, env IO, rules rulesets.Store) (*app.Project, error) {
+func (f *taskFlags) openWith(ctx context.Context, rules rulesets.Store) (*app.Project, error) {
+	env := f.stdio
 	return openTasks(ctx, env, env.orEnv(f.project, "SUDOCODE_AGENT_PROJECT"), env.orEnv(f.data, "SUDOCODE_AGENT_DATA"), f.worktrees, rules)
 }
 
@@ -84,12 +86,12 @@ func (f *agentFlags) resolve() (string, json.RawMessage, error) {
 
 // openLoop opens the project with its tasks, and the ruleset library when
 // one can be opened (prompts then include the rulesets).
-func openLoop(ctx context.Context, env IO, tf *taskFlags, af *agentFlags) (*app.Loop, func(), error) {
-	rules, err := af.rules.open(ctx, env)
+func openLoop(ctx context.Context, tf *taskFlags, af *agentFlags) (*app.Loop, func(), error) {
+	rules, err := af.rules.open(ctx, tf.stdio)
 	if err != nil {
 		rules = nil
 	}
-	p, err := tf.openWith(ctx, env, rules)
+	p, err := tf.openWith(ctx, rules)
 	if err != nil {
 		if rules != nil {
 			rules.Close()
