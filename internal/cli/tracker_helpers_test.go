@@ -47,17 +47,6 @@ func newBareProj(t *testing.T, extraEnv ...string) *proj {
 	return &proj{t: t, root: root, dir: filepath.Join(root, ".sudocode"), env: env}
 }
 
-// newBinProj is newProj whose commands run the built binary: the test
-// needs env to reach what they start (git, and the merge driver git runs
-// by its name from PATH).
-func newBinProj(t *testing.T, extraEnv ...string) *proj {
-	t.Helper()
-	p := newBareProj(t, extraEnv...)
-	p.bin = true
-	p.ok("init")
-	return p
-}
-
 // runAt runs sudocode in-process in dir with env, feeding it stdin.
 func runAt(t *testing.T, dir string, env []string, stdin string, args ...string) result {
 	t.Helper()
