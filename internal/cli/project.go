@@ -30,7 +30,7 @@ func openTasks(ctx context.Context, env IO, dir, dataDir, worktrees string, rule
 		dataDir = defaultAgentData(ctx, dir)
 	}
 	p, err := app.Open(ctx, app.Options{Dir: dir, WorkDir: env.Dir, Getenv: env.Getenv, Actor: env.actor(), Rulesets: rules,
-		Tasks: true, TaskData: env.path(dataDir), Worktrees: env.path(worktrees), TrackerCommand: trackerCommand()})
+		Tasks: true, TaskData: env.path(dataDir), Worktrees: env.path(env.orEnv(worktrees, orchestrator.EnvWorktrees)), TrackerCommand: trackerCommand()})
 	if err != nil {
 		return nil, err
 	}

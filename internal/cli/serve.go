@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/serve"
 )
 
@@ -131,7 +132,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	defer store.Close()
 	srv, err := serve.New(ctx, serve.Options{Dir: dir, Rulesets: store, Token: t.Token, AllowedOrigins: t.AllowedOrigins,
 		Version: Version, Actor: stdio.actor(), Logger: logger, Auth: auth, Calls: calls, BodyTimeout: t.BodyTimeout,
-		Sessions: t.Sessions, Stateless: t.Stateless, Worktrees: stdio.path(o.worktrees), NoAuth: o.auth.noAuth,
+		Sessions: t.Sessions, Stateless: t.Stateless, Worktrees: stdio.path(stdio.orEnv(o.worktrees, orchestrator.EnvWorktrees)), NoAuth: o.auth.noAuth,
 		TrackerCommand: trackerCommand()})
 	if err != nil {
 		return err
