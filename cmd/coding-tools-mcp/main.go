@@ -14,5 +14,5 @@ func main() {
 	// The sandbox helper the exec tools re-execute this binary as
 	// (it never returns); a no-op otherwise.
 	sandbox.MaybeRunHelper()
-	os.Exit(cli.MainCodingTools(os.Args[1:], cli.StdIO()))
+	os.Exit(cli.MainCodingTools(cli.SignalContext(), os.Args[1:], cli.StdIO()))
 }

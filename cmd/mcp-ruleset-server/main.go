@@ -8,4 +8,4 @@ import (
 	"github.com/sudocode/sudocode/internal/cli"
 )
 
-func main() { os.Exit(cli.MainRulesetServer(os.Args[1:], cli.StdIO())) }
+func main() { os.Exit(cli.MainRulesetServer(cli.SignalContext(), os.Args[1:], cli.StdIO())) }

@@ -37,12 +37,19 @@ type Project struct {
 
 // Options configure Open.
 type Options struct {
-	// Dir is the project directory; empty is the working directory.
+	// Dir is the project directory; empty is WorkDir, and a relative one
+	// is taken from WorkDir.
 	Dir string
+	// WorkDir and Getenv are the working directory and the environment
+	// of the command that opens the project: the core reads neither from
+	// the process, so that one process can open projects for commands
+	// that run in different directories and environments.
+	WorkDir string
+	Getenv  func(key string) string
 	// Actor is who changes are recorded as when a call names nobody.
 	Actor string
 	// TrackerFromEnv finds the tracker where SUDOCODE_DB or
-	// SUDOCODE_WORKING_DIR say, else from the working directory (as the
+	// SUDOCODE_WORKING_DIR say (in Getenv), else from WorkDir (as the
 	// tracker's CLI and its stdio MCP server do), instead of from Dir.
 	TrackerFromEnv bool
 	// Rulesets is the ruleset store, or nil; the caller closes it after
@@ -74,35 +81,32 @@ type Options struct {
 // reason, and a missing tracker is each tracker call's error (so that
 // `init` can make it later).
 func Open(ctx context.Context, o Options) (*Project, error) {
-	dir, err := ProjectDir(o.Dir)
+	dir, err := ProjectDir(o.Dir, o.WorkDir)
 	if err != nil {
 		return nil, err
 	}
-	start := dir
+	tr := NewTracker(dir, o.Actor)
 	if o.TrackerFromEnv {
-		start = ""
+		tr = NewTrackerIn(o.WorkDir, o.Getenv, o.Actor)
 	}
-	p := &Project{Dir: dir, Tracker: NewTracker(start, o.Actor), Rulesets: rulesets.Library{Store: o.Rulesets, Actor: o.Actor}}
+	p := &Project{Dir: dir, Tracker: tr, Rulesets: rulesets.Library{Store: o.Rulesets, Actor: o.Actor}}
 	if o.Tasks {
 		p.openTasks(ctx, o)
 	}
 	return p, nil
 }
 
-// ProjectDir is dir (default the working directory) made absolute, or
+// ProjectDir is dir (default the working directory wd) taken from wd, or
 // why it cannot be a project.
-func ProjectDir(dir string) (string, error) {
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", fault.Wrap(fault.Unavailable, err, "cannot find the working directory")
+func ProjectDir(dir, wd string) (string, error) {
+	abs := dir
+	if !filepath.IsAbs(dir) {
+		if !filepath.IsAbs(wd) {
+			return "", fault.New(fault.Unavailable, "cannot find the working directory")
 		}
-		dir = wd
+		abs = filepath.Join(wd, dir)
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fault.Wrap(fault.Invalid, err, "invalid project directory")
-	}
+	abs = filepath.Clean(abs)
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		return "", fault.New(fault.Invalid, "project %s is not a directory", abs)
 	}

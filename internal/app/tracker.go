@@ -2,7 +2,7 @@ package app
 
 import (
 	"context"
-	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -19,40 +19,49 @@ import (
 // the one used) and makes the store compare its cache with the files,
 // which another process or a git pull may have changed.
 type Tracker struct {
-	start string // where the tracker is looked for, walking up; "" for the environment's choice
-	actor string // who changes are recorded as when a call names nobody
+	start  string                  // where the tracker is looked for, walking up
+	getenv func(key string) string // the environment that may say otherwise (nil: none)
+	actor  string                  // who changes are recorded as when a call names nobody
 
 	mu     sync.Mutex
 	repo   *store.Repo
 	closed bool
 }
 
-// NewTracker returns the tracker found walking up from start. An empty
-// start is the environment's choice: SUDOCODE_DB, SUDOCODE_WORKING_DIR or
-// the working directory (store.Find). actor is who changes are recorded as
-// when a call names nobody.
+// NewTracker returns the tracker found walking up from start. actor is
+// who changes are recorded as when a call names nobody.
 func NewTracker(start, actor string) *Tracker {
 	return &Tracker{start: start, actor: actor}
+}
+
+// NewTrackerIn returns the tracker a command run in the directory wd with
+// the environment getenv finds (store.Find): where SUDOCODE_DB or
+// SUDOCODE_WORKING_DIR say, else walking up from wd.
+func NewTrackerIn(wd string, getenv func(string) string, actor string) *Tracker {
+	return &Tracker{start: wd, getenv: getenv, actor: actor}
 }
 
 // Start is the directory the tracker is looked for from, and where Init
 // makes one.
 func (t *Tracker) Start() string {
-	if t.start != "" {
+	if t.getenv == nil {
 		return t.start
 	}
-	if d := os.Getenv("SUDOCODE_WORKING_DIR"); d != "" {
-		return d
+	if d := t.getenv("SUDOCODE_WORKING_DIR"); d != "" {
+		if filepath.IsAbs(d) {
+			return d
+		}
+		return filepath.Join(t.start, d)
 	}
-	return "."
+	return t.start
 }
 
 // Find returns the tracker's .sudocode directory, or why there is none.
 func (t *Tracker) Find() (string, error) {
-	if t.start == "" {
-		return store.Find(".")
+	if t.getenv == nil {
+		return store.FindFrom(t.start)
 	}
-	return store.FindFrom(t.start)
+	return store.Find(t.start, t.getenv)
 }
 
 // Do runs fn on the tracker, with changes recorded as actor (empty: the

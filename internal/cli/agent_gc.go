@@ -1,11 +1,12 @@
 package cli
 
 import (
+	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
@@ -14,6 +15,7 @@ import (
 type agentGCOptions struct {
 	g                        *globalOptions
 	project, data, worktrees string
+	stdio                    IO
 }
 
 func newAgentCmd(g *globalOptions, stdio IO) *cobra.Command {
@@ -23,11 +25,11 @@ func newAgentCmd(g *globalOptions, stdio IO) *cobra.Command {
 		Args:  groupArgs,
 		RunE:  groupHelp,
 	}
-	cmd.AddCommand(newAgentGCCmd(&agentGCOptions{g: g}, stdio))
+	cmd.AddCommand(newAgentGCCmd(&agentGCOptions{g: g, stdio: stdio}))
 	return cmd
 }
 
-func newAgentGCCmd(o *agentGCOptions, stdio IO) *cobra.Command {
+func newAgentGCCmd(o *agentGCOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gc",
 		Short: "Remove the worktrees of finished tasks, and their branches when they hold no commit",
@@ -40,7 +42,7 @@ tool gc_tasks on demand).`,
 		Example: `  sudocode agent gc
   sudocode agent gc --project ~/src/app --json`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runAgentGC(cmd, o, stdio) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAgentGC(cmd.Context(), o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.project, "project", "", "the project `DIR`, inside a git repository (env SUDOCODE_AGENT_PROJECT; default the working directory)")
@@ -49,17 +51,13 @@ tool gc_tasks on demand).`,
 	return cmd
 }
 
-func runAgentGC(cmd *cobra.Command, o *agentGCOptions, stdio IO) error {
-	ctx := cmd.Context()
-	dir := orEnv(o.project, "SUDOCODE_AGENT_PROJECT")
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		dir = wd
+func runAgentGC(ctx context.Context, o *agentGCOptions) error {
+	stdio := o.stdio
+	dir, err := app.ProjectDir(stdio.orEnv(o.project, "SUDOCODE_AGENT_PROJECT"), stdio.Dir)
+	if err != nil {
+		return err
 	}
-	data := orEnv(o.data, "SUDOCODE_AGENT_DATA")
+	data := stdio.path(stdio.orEnv(o.data, "SUDOCODE_AGENT_DATA"))
 	if data == "" {
 		data = defaultAgentData(ctx, dir)
 	}
@@ -68,9 +66,9 @@ func runAgentGC(cmd *cobra.Command, o *agentGCOptions, stdio IO) error {
 		return err
 	}
 	defer store.Close()
-	wt := orEnv(o.worktrees, orchestrator.EnvWorktrees)
+	wt := stdio.path(stdio.orEnv(o.worktrees, orchestrator.EnvWorktrees))
 	noAgents := func(string) (agent.Adapter, bool) { return nil, false } // gc starts none
-	orch := orchestrator.New(store, noAgents, orchestrator.Options{Repo: dir, Actor: actor(), Worktrees: wt, NoPool: true})
+	orch := orchestrator.New(store, noAgents, orchestrator.Options{Repo: dir, Actor: stdio.actor(), Worktrees: wt, NoPool: true})
 	defer orch.Close()
 	res, err := orch.GC(ctx)
 	if err != nil {

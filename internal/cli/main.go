@@ -6,25 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sudocode/sudocode/internal/fault"
 )
-
-// IO is where a command reads and writes; tests swap it.
-type IO struct {
-	In       io.Reader
-	Out, Err io.Writer
-}
-
-// StdIO is the process's own streams.
-func StdIO() IO { return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr} }
 
 // Exit codes, stable for scripts.
 const (
@@ -41,22 +28,22 @@ const (
 	exitDenied          = 8
 )
 
-// Main runs the sudocode binary with args (without the program name).
-func Main(args []string, stdio IO) int {
-	return run(newRootCmd(stdio), args, stdio)
+// Main runs the sudocode binary with args (without the program name) until
+// it ends or ctx is done (the binary's main cancels it on SIGINT and
+// SIGTERM: signals belong to the process, not to one run of a command).
+func Main(ctx context.Context, args []string, stdio IO) int {
+	return run(ctx, newRootCmd(stdio), args, stdio)
 }
 
 // MainRulesetServer runs mcp-ruleset-server: `sudocode mcp rulesets` under
 // the name the ruleset server's users know.
-func MainRulesetServer(args []string, stdio IO) int {
+func MainRulesetServer(ctx context.Context, args []string, stdio IO) int {
 	cmd := newMCPRulesetsCmd(stdio)
 	cmd.Use = "mcp-ruleset-server"
-	return run(cmd, args, stdio)
+	return run(ctx, cmd, args, stdio)
 }
 
-func run(cmd *cobra.Command, args []string, stdio IO) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+func run(ctx context.Context, cmd *cobra.Command, args []string, stdio IO) int {
 	cmd.SetArgs(args)
 	cmd.SetIn(stdio.In)
 	cmd.SetOut(stdio.Out)

@@ -1,9 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -16,8 +16,14 @@ import (
 	"github.com/sudocode/sudocode/internal/mcpx"
 )
 
+// mcpTrackerOptions are the flags of "sudocode mcp", the tracker's server.
+type mcpTrackerOptions struct {
+	transport transportFlags
+	stdio     IO
+}
+
 func newMCPCmd(stdio IO) *cobra.Command {
-	var tf transportFlags
+	o := &mcpTrackerOptions{stdio: stdio}
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Run the tracker's MCP server; mcp rulesets, mcp coding and mcp agent run the others",
@@ -36,25 +42,28 @@ compatibility and unused: nothing is spawned.
 
   claude mcp add sudocode -- sudocode mcp`,
 		Args: groupArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			logger := mcpx.NewLogger(stdio.Err, tf.level())
-			t, closeT, err := tf.open("tracker", logger)
-			if err != nil {
-				return err
-			}
-			defer closeT()
-			p, err := app.Open(cmd.Context(), app.Options{Actor: actor(), TrackerFromEnv: true})
-			if err != nil {
-				return err
-			}
-			defer p.Close()
-			server := mcptracker.New(mcptracker.Options{Tracker: p.Tracker, Version: Version, Actor: actor(), Logger: logger, Tasks: issueTasks})
-			return mcpx.Serve(cmd.Context(), server, t, logger)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runMCPTracker(cmd.Context(), o) },
 	}
-	tf.register(cmd.Flags())
+	o.transport.register(cmd.Flags())
 	cmd.AddCommand(newMCPRulesetsCmd(stdio), newMCPCodingCmd(stdio), newMCPAgentCmd(stdio))
 	return cmd
+}
+
+func runMCPTracker(ctx context.Context, o *mcpTrackerOptions) error {
+	env := o.stdio
+	logger := mcpx.NewLogger(env.Err, o.transport.level(env))
+	t, closeT, err := o.transport.open(env, "tracker", logger)
+	if err != nil {
+		return err
+	}
+	defer closeT()
+	p, err := app.Open(ctx, app.Options{WorkDir: env.Dir, Getenv: env.Getenv, Actor: env.actor(), TrackerFromEnv: true})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	server := mcptracker.New(mcptracker.Options{Tracker: p.Tracker, Version: Version, Actor: env.actor(), Logger: logger, Tasks: issueTasks})
+	return mcpx.Serve(ctx, server, t, logger)
 }
 
 // transportFlags are the flags every MCP server takes.
@@ -96,22 +105,22 @@ func (f *controlFlags) register(fs *pflag.FlagSet) {
 }
 
 // isStateless is --stateless, else SUDOCODE_STATELESS=1.
-func (f *controlFlags) isStateless() bool {
-	return f.stateless || os.Getenv("SUDOCODE_STATELESS") == "1"
+func (f *controlFlags) isStateless(env IO) bool {
+	return f.stateless || env.Getenv("SUDOCODE_STATELESS") == "1"
 }
 
 // sessionLimits is the count of HTTP sessions the flags (else their
 // environment variables, else the defaults) ask for.
-func (f *controlFlags) sessionLimits() (*mcpx.Sessions, error) {
-	perClient, err := countFlag("max-sessions-per-client", f.sessionsPerClient, "SUDOCODE_MAX_SESSIONS_PER_CLIENT")
+func (f *controlFlags) sessionLimits(env IO) (*mcpx.Sessions, error) {
+	perClient, err := countFlag(env, "max-sessions-per-client", f.sessionsPerClient, "SUDOCODE_MAX_SESSIONS_PER_CLIENT")
 	if err != nil {
 		return nil, err
 	}
-	total, err := countFlag("max-sessions", f.sessions, "SUDOCODE_MAX_SESSIONS")
+	total, err := countFlag(env, "max-sessions", f.sessions, "SUDOCODE_MAX_SESSIONS")
 	if err != nil {
 		return nil, err
 	}
-	idle, err := durationFlag("session-idle-timeout", f.sessionIdle, "SUDOCODE_SESSION_IDLE_TIMEOUT")
+	idle, err := durationFlag(env, "session-idle-timeout", f.sessionIdle, "SUDOCODE_SESSION_IDLE_TIMEOUT")
 	if err != nil {
 		return nil, err
 	}
@@ -120,10 +129,10 @@ func (f *controlFlags) sessionLimits() (*mcpx.Sessions, error) {
 
 // countFlag is a positive count from its flag, else its environment
 // variable; 0 when neither is set.
-func countFlag(name string, flagValue int, env string) (int, error) {
+func countFlag(e IO, name string, flagValue int, env string) (int, error) {
 	n := flagValue
 	if n == 0 {
-		if v := os.Getenv(env); v != "" {
+		if v := e.Getenv(env); v != "" {
 			parsed, err := strconv.Atoi(v)
 			if err != nil {
 				return 0, usageError{fmt.Errorf("%s=%q: want a whole number", env, v)}
@@ -138,16 +147,16 @@ func countFlag(name string, flagValue int, env string) (int, error) {
 }
 
 // bodyTime is --body-timeout, else SUDOCODE_BODY_TIMEOUT; 0 for the default.
-func (f *controlFlags) bodyTime() (time.Duration, error) {
-	return durationFlag("body-timeout", f.bodyTimeout, "SUDOCODE_BODY_TIMEOUT")
+func (f *controlFlags) bodyTime(env IO) (time.Duration, error) {
+	return durationFlag(env, "body-timeout", f.bodyTimeout, "SUDOCODE_BODY_TIMEOUT")
 }
 
 // durationFlag is a positive duration from its flag, else its environment
 // variable; 0 when neither is set.
-func durationFlag(name string, flagValue time.Duration, env string) (time.Duration, error) {
+func durationFlag(e IO, name string, flagValue time.Duration, env string) (time.Duration, error) {
 	d := flagValue
 	if d == 0 {
-		if v := os.Getenv(env); v != "" {
+		if v := e.Getenv(env); v != "" {
 			parsed, err := time.ParseDuration(v)
 			if err != nil {
 				return 0, usageError{fmt.Errorf("%s=%q: want a duration such as 30s or 5m", env, v)}
@@ -161,10 +170,10 @@ func durationFlag(name string, flagValue time.Duration, env string) (time.Durati
 	return d, nil
 }
 
-func (f *transportFlags) transport() mcpx.Transport {
+func (f *transportFlags) transport(env IO) mcpx.Transport {
 	return mcpx.Transport{
 		HTTPAddr:       f.http,
-		Token:          orEnv(f.token, "SUDOCODE_TOKEN"),
+		Token:          env.orEnv(f.token, "SUDOCODE_TOKEN"),
 		AllowedOrigins: f.origins,
 	}
 }
@@ -172,33 +181,34 @@ func (f *transportFlags) transport() mcpx.Transport {
 // open is the transport of the server called name with its controls: the
 // tokens (over HTTP), the audit log, the rate limits and, over HTTP, the
 // metrics. closeFn closes the audit log.
-func (f *transportFlags) open(name string, logger *slog.Logger) (t mcpx.Transport, closeFn func(), err error) {
-	t = f.transport()
-	t.Name, t.Caller, t.Stateless = name, actor(), f.isStateless()
-	if t.BodyTimeout, err = f.bodyTime(); err != nil {
+func (f *transportFlags) open(env IO, name string, logger *slog.Logger) (t mcpx.Transport, closeFn func(), err error) {
+	t = f.transport(env)
+	t.Name, t.Caller, t.Stateless = name, env.actor(), f.isStateless(env)
+	t.In, t.Out = env.In, env.Out
+	if t.BodyTimeout, err = f.bodyTime(env); err != nil {
 		return t, func() {}, err
 	}
-	if t.Sessions, err = f.sessionLimits(); err != nil {
+	if t.Sessions, err = f.sessionLimits(env); err != nil {
 		return t, func() {}, err
 	}
-	t.Auth, t.Calls, closeFn, err = f.controls(t.Token, t.HTTPAddr != "", logger)
+	t.Auth, t.Calls, closeFn, err = f.controls(env, t.Token, t.HTTPAddr != "", logger)
 	return t, closeFn, err
 }
 
 // controls opens what the flags ask for. The tokens (token, the single
 // one, and the token file) and the metrics are for HTTP only.
-func (f *controlFlags) controls(token string, http bool, logger *slog.Logger) (*mcpx.Auth, *mcpx.Calls, func(), error) {
+func (f *controlFlags) controls(env IO, token string, http bool, logger *slog.Logger) (*mcpx.Auth, *mcpx.Calls, func(), error) {
 	nothing := func() {}
 	var auth *mcpx.Auth
 	if http {
-		a, err := mcpx.NewAuth(token, orEnv(f.tokenFile, "SUDOCODE_TOKEN_FILE"), logger)
+		a, err := mcpx.NewAuth(token, env.path(env.orEnv(f.tokenFile, "SUDOCODE_TOKEN_FILE")), logger)
 		if err != nil {
 			return nil, nil, nothing, usageError{err}
 		}
 		auth = a
 	}
 	client := mcpx.Rate{}
-	if spec := orEnv(f.rateLimit, "SUDOCODE_RATE_LIMIT"); spec != "" {
+	if spec := env.orEnv(f.rateLimit, "SUDOCODE_RATE_LIMIT"); spec != "" {
 		r, err := mcpx.ParseRate(spec)
 		if err != nil {
 			return nil, nil, nothing, usageError{fmt.Errorf("--rate-limit: %w", err)}
@@ -207,7 +217,7 @@ func (f *controlFlags) controls(token string, http bool, logger *slog.Logger) (*
 	}
 	specs := f.toolRates
 	if len(specs) == 0 {
-		specs = strings.FieldsFunc(os.Getenv("SUDOCODE_RATE_LIMIT_TOOL"), func(r rune) bool { return r == ',' || r == ' ' })
+		specs = strings.FieldsFunc(env.Getenv("SUDOCODE_RATE_LIMIT_TOOL"), func(r rune) bool { return r == ',' || r == ' ' })
 	}
 	tools := map[string]mcpx.Rate{}
 	for _, spec := range specs {
@@ -221,8 +231,8 @@ func (f *controlFlags) controls(token string, http bool, logger *slog.Logger) (*
 	if http {
 		calls.Metrics = mcpx.NewMetrics()
 	}
-	if path := orEnv(f.auditLog, "SUDOCODE_AUDIT_LOG"); path != "" {
-		audit, err := mcpx.OpenAuditLog(path, 0, 0)
+	if path := env.orEnv(f.auditLog, "SUDOCODE_AUDIT_LOG"); path != "" {
+		audit, err := openAudit(env, path)
 		if err != nil {
 			return nil, nil, nothing, usageError{err}
 		}
@@ -232,12 +242,13 @@ func (f *controlFlags) controls(token string, http bool, logger *slog.Logger) (*
 	return auth, calls, nothing, nil
 }
 
-func (f *transportFlags) level() string { return orEnv(f.logLevel, "SUDOCODE_LOG_LEVEL") }
-
-// orEnv gives a flag precedence over its environment variable.
-func orEnv(flagValue, env string) string {
-	if flagValue != "" {
-		return flagValue
+// openAudit opens the audit log at path, taken from the working
+// directory; "-" is the command's stderr.
+func openAudit(env IO, path string) (*mcpx.AuditLog, error) {
+	if path == "-" {
+		return mcpx.NewAuditStream(env.Err), nil
 	}
-	return os.Getenv(env)
+	return mcpx.OpenAuditLog(env.path(path), 0, 0)
 }
+
+func (f *transportFlags) level(env IO) string { return env.orEnv(f.logLevel, "SUDOCODE_LOG_LEVEL") }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -18,10 +19,11 @@ type mcpAgentOptions struct {
 	data      string
 	worktrees string
 	rules     storeFlags
+	stdio     IO
 }
 
 func newMCPAgentCmd(stdio IO) *cobra.Command {
-	opts := &mcpAgentOptions{}
+	opts := &mcpAgentOptions{stdio: stdio}
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Serve the agent orchestrator: coding agents working on their own branches",
@@ -60,7 +62,7 @@ check can then run commands as you; loopback only.`,
 		Example: `  claude mcp add sudocode-agent -- sudocode mcp agent
   sudocode mcp agent --project ~/src/app --http 127.0.0.1:8766`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runMCPAgent(cmd, opts, stdio) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runMCPAgent(cmd.Context(), opts) },
 	}
 	opts.transport.register(cmd.Flags())
 	cmd.Flags().Lookup("token").Usage = "bearer `TOKEN` HTTP clients must send (env SUDOCODE_TOKEN; default your token kept in $XDG_STATE_HOME/sudocode/token)"
@@ -72,31 +74,31 @@ check can then run commands as you; loopback only.`,
 	return cmd
 }
 
-func runMCPAgent(cmd *cobra.Command, opts *mcpAgentOptions, stdio IO) error {
-	ctx := cmd.Context()
-	logger := mcpx.NewLogger(stdio.Err, opts.transport.level())
+func runMCPAgent(ctx context.Context, opts *mcpAgentOptions) error {
+	stdio := opts.stdio
+	logger := mcpx.NewLogger(stdio.Err, opts.transport.level(stdio))
 	if opts.transport.http == "" {
 		if opts.auth.noAuth {
 			return usageError{errors.New("--no-auth is for --http: on stdio only the client that started the server reaches it")}
 		}
-	} else if err := opts.auth.settle(&opts.transport, opts.transport.http, logger); err != nil {
+	} else if err := opts.auth.settle(stdio, &opts.transport, opts.transport.http, logger); err != nil {
 		return err
 	}
 	// The ruleset library feeds the prompts of tasks started from issues;
 	// without it the orchestrator still serves, and such prompts say less.
-	rules, err := opts.rules.open(ctx)
+	rules, err := opts.rules.open(ctx, stdio)
 	if err != nil {
 		logger.Warn("rulesets are unavailable to issue prompts", "reason", err.Error())
 		rules = nil
 	} else {
 		defer rules.Close()
 	}
-	p, err := openTasks(ctx, orEnv(opts.project, "SUDOCODE_AGENT_PROJECT"), orEnv(opts.data, "SUDOCODE_AGENT_DATA"), opts.worktrees, rules)
+	p, err := openTasks(ctx, stdio, stdio.orEnv(opts.project, "SUDOCODE_AGENT_PROJECT"), stdio.orEnv(opts.data, "SUDOCODE_AGENT_DATA"), opts.worktrees, rules)
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	t, closeT, err := opts.transport.open("agent", logger)
+	t, closeT, err := opts.transport.open(stdio, "agent", logger)
 	if err != nil {
 		return err
 	}

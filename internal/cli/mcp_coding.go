@@ -1,10 +1,10 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,18 +25,22 @@ type mcpCodingOptions struct {
 	network                    bool
 	origins                    []string
 	controls                   controlFlags
+	// Whether --enable-view-image and --allow-network were given: only
+	// then do they win over their environment variables.
+	viewImageSet, networkSet bool
+	io                       IO
 }
 
 // MainCodingTools runs coding-tools-mcp: "sudocode mcp coding" under the
 // name its users know.
-func MainCodingTools(args []string, stdio IO) int {
+func MainCodingTools(ctx context.Context, args []string, stdio IO) int {
 	cmd := newMCPCodingCmd(stdio)
 	cmd.Use = "coding-tools-mcp"
-	return run(cmd, args, stdio)
+	return run(ctx, cmd, args, stdio)
 }
 
 func newMCPCodingCmd(stdio IO) *cobra.Command {
-	o := &mcpCodingOptions{}
+	o := &mcpCodingOptions{io: stdio}
 	cmd := &cobra.Command{
 		Use:   "coding",
 		Short: "Serve the coding tools over one workspace (profile coding-tools-mcp-v0.1)",
@@ -64,7 +68,10 @@ SUDOCODE_MAX_SESSIONS and SUDOCODE_SESSION_IDLE_TIMEOUT.`,
 		Example: `  coding-tools-mcp --workspace ~/src/project --port 8765
   coding-tools-mcp --workspace . --stdio`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runMCPCoding(cmd, o, stdio) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.viewImageSet, o.networkSet = cmd.Flags().Changed("enable-view-image"), cmd.Flags().Changed("allow-network")
+			return runMCPCoding(cmd.Context(), o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.workspace, "workspace", "", "the workspace `DIR` (env CODING_TOOLS_MCP_WORKSPACE; default the current directory)")
@@ -88,44 +95,42 @@ SUDOCODE_MAX_SESSIONS and SUDOCODE_SESSION_IDLE_TIMEOUT.`,
 	return cmd
 }
 
-func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
-	dir := o.workspace
-	if dir == "" {
-		dir = os.Getenv("CODING_TOOLS_MCP_WORKSPACE")
-	}
+func runMCPCoding(ctx context.Context, o *mcpCodingOptions) error {
+	stdio := o.io
+	dir := stdio.orEnv(o.workspace, "CODING_TOOLS_MCP_WORKSPACE")
 	if dir == "" {
 		dir = "."
 	}
-	root, err := workspace.Open(dir)
+	root, err := workspace.Open(stdio.path(dir))
 	if err != nil {
 		return usageError{err}
 	}
-	token := orEnv(orEnv(o.authToken, "CODING_TOOLS_MCP_AUTH_TOKEN"), "SUDOCODE_TOKEN")
+	token := stdio.orEnv(stdio.orEnv(o.authToken, "CODING_TOOLS_MCP_AUTH_TOKEN"), "SUDOCODE_TOKEN")
 	viewImage := o.viewImage
-	if !cmd.Flags().Changed("enable-view-image") && os.Getenv("CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE") == "0" {
+	if !o.viewImageSet && stdio.Getenv("CODING_TOOLS_MCP_ENABLE_VIEW_IMAGE") == "0" {
 		viewImage = false
 	}
 	var allow []string
-	for _, d := range filepath.SplitList(os.Getenv("CODING_TOOLS_MCP_EXEC_ALLOW_ROOTS")) {
+	for _, d := range filepath.SplitList(stdio.Getenv("CODING_TOOLS_MCP_EXEC_ALLOW_ROOTS")) {
 		if d != "" {
-			allow = append(allow, d)
+			allow = append(allow, stdio.path(d))
 		}
 	}
 	if err := procs.CheckAllowRoots(allow); err != nil {
 		return usageError{err}
 	}
-	network := o.network || (!cmd.Flags().Changed("allow-network") && os.Getenv("CODING_TOOLS_MCP_ALLOW_NETWORK") == "1")
+	network := o.network || (!o.networkSet && stdio.Getenv("CODING_TOOLS_MCP_ALLOW_NETWORK") == "1")
 	logger := mcpx.NewLogger(stdio.Err, "info")
-	auth, calls, closeControls, err := o.controls.controls(token, !o.stdio, logger)
+	auth, calls, closeControls, err := o.controls.controls(stdio, token, !o.stdio, logger)
 	if err != nil {
 		return err
 	}
 	defer closeControls()
-	bodyTimeout, err := o.controls.bodyTime()
+	bodyTimeout, err := o.controls.bodyTime(stdio)
 	if err != nil {
 		return err
 	}
-	sessions, err := o.controls.sessionLimits()
+	sessions, err := o.controls.sessionLimits(stdio)
 	if err != nil {
 		return err
 	}
@@ -137,12 +142,12 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 	// same bind check, host guard and listener as the others.
 	t := mcpx.Transport{HTTPAddr: net.JoinHostPort(strings.Trim(o.host, "[]"), strconv.Itoa(o.port)), Token: token,
 		AllowedOrigins: o.origins, MaxBodyBytes: mcpcoding.MaxBodyBytes, BodyTimeout: bodyTimeout, Sessions: sessions,
-		Name: mcpcoding.ServerName, Caller: actor(), Auth: auth, Calls: calls, Stateless: o.controls.isStateless()}
+		Name: mcpcoding.ServerName, Caller: stdio.actor(), Auth: auth, Calls: calls, Stateless: o.controls.isStateless(stdio)}
 	s := mcpcoding.New(root, mcpcoding.Options{Version: Version, ViewImage: viewImage, Dangerous: o.danger, AllowNetwork: network,
-		Trace: os.Getenv("CODING_TOOLS_MCP_TRACE") == "1", TraceOut: stdio.Err, ExecAllowRoots: allow, Logger: logger, Transport: t})
-	defer s.Close(cmd.Context())
+		Trace: stdio.Getenv("CODING_TOOLS_MCP_TRACE") == "1", TraceOut: stdio.Err, ExecAllowRoots: allow, Logger: logger, Transport: t})
+	defer s.Close(ctx)
 	if o.stdio {
-		return s.ServeStdio(cmd.Context(), stdio.In, stdio.Out)
+		return s.ServeStdio(ctx, stdio.In, stdio.Out)
 	}
 	if err := t.CheckAddr(t.HTTPAddr); err != nil {
 		return usageError{err}
@@ -152,7 +157,7 @@ func runMCPCoding(cmd *cobra.Command, o *mcpCodingOptions, stdio IO) error {
 		return err
 	}
 	logger.Info("serving coding tools", "url", "http://"+ln.Addr().String()+"/mcp", "workspace", root.Path)
-	return mcpx.ServeHTTP(cmd.Context(), ln, codingHandler(s, t), t.BodyTimeout, logger)
+	return mcpx.ServeHTTP(ctx, ln, codingHandler(s, t), t.BodyTimeout, logger)
 }
 
 // codingHandler is the coding server's HTTP handler, and its metrics at

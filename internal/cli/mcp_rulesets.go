@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"context"
 	"errors"
+	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -14,10 +17,11 @@ type mcpRulesetsOptions struct {
 	transport   transportFlags
 	store       storeFlags
 	importRoots []string
+	stdio       IO
 }
 
 func newMCPRulesetsCmd(stdio IO) *cobra.Command {
-	opts := &mcpRulesetsOptions{}
+	opts := &mcpRulesetsOptions{stdio: stdio}
 	cmd := &cobra.Command{
 		Use:   "rulesets",
 		Short: "Serve the MCP Ruleset Server: a shared library of AI-editor rulesets",
@@ -39,9 +43,7 @@ paths on this machine, and must not read any file it likes.
 
 Transport: stdio by default; --http ADDR serves Streamable HTTP at /mcp.`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runMCPRulesets(cmd, opts, stdio)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runMCPRulesets(cmd.Context(), opts) },
 	}
 	opts.transport.register(cmd.Flags())
 	opts.store.register(cmd.Flags())
@@ -50,25 +52,48 @@ Transport: stdio by default; --http ADDR serves Streamable HTTP at /mcp.`,
 	return cmd
 }
 
-func runMCPRulesets(cmd *cobra.Command, opts *mcpRulesetsOptions, stdio IO) error {
-	ctx := cmd.Context()
-	for _, r := range opts.importRoots {
-		if r == "" {
-			return usageError{errors.New("--import-root needs a directory")}
-		}
+func runMCPRulesets(ctx context.Context, opts *mcpRulesetsOptions) error {
+	stdio := opts.stdio
+	roots, err := opts.roots()
+	if err != nil {
+		return err
 	}
-	logger := mcpx.NewLogger(stdio.Err, opts.transport.level())
-	store, err := opts.store.open(ctx)
+	logger := mcpx.NewLogger(stdio.Err, opts.transport.level(stdio))
+	store, err := opts.store.open(ctx, stdio)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	t, closeT, err := opts.transport.open("rulesets", logger)
+	t, closeT, err := opts.transport.open(stdio, "rulesets", logger)
 	if err != nil {
 		return err
 	}
 	defer closeT()
-	server := mcprulesets.NewWithOptions(rulesets.Library{Store: store, Actor: actor()},
-		mcprulesets.Options{Logger: logger, ImportRoots: opts.importRoots})
+	server := mcprulesets.NewWithOptions(rulesets.Library{Store: store, Actor: stdio.actor()},
+		mcprulesets.Options{Logger: logger, ImportRoots: roots})
 	return mcpx.Serve(ctx, server, t, logger)
+}
+
+// roots are the directories import_rules may read under: --import-root,
+// else those of SUDOCODE_IMPORT_ROOTS, else the working directory, each
+// taken from the working directory.
+func (opts *mcpRulesetsOptions) roots() ([]string, error) {
+	env := opts.stdio
+	dirs := opts.importRoots
+	for _, r := range dirs {
+		if r == "" {
+			return nil, usageError{errors.New("--import-root needs a directory")}
+		}
+	}
+	if len(dirs) == 0 {
+		dirs = slices.DeleteFunc(filepath.SplitList(env.Getenv(mcprulesets.EnvImportRoots)), func(d string) bool { return d == "" })
+	}
+	if len(dirs) == 0 {
+		return []string{env.Dir}, nil
+	}
+	roots := make([]string, len(dirs))
+	for i, d := range dirs {
+		roots[i] = env.path(d)
+	}
+	return roots, nil
 }

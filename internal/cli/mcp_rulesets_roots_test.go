@@ -46,7 +46,7 @@ func TestRulesetsHTTPImportsUnderItsRoots(t *testing.T) {
 		t.Errorf("import_rules svc (relative to the root): %s", text)
 	}
 
-	if r := runCmd(t, env, "", sudocodeBin, "mcp", "rulesets", "--import-root", ""); r.code != 2 || !strings.Contains(r.stderr, "--import-root needs a directory") {
+	if r := sudocode(t, env, "", "mcp", "rulesets", "--import-root", ""); r.code != 2 || !strings.Contains(r.stderr, "--import-root needs a directory") {
 		t.Errorf("--import-root \"\": %+v", r)
 	}
 }

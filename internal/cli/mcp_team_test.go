@@ -91,7 +91,7 @@ func TestTrackerHTTPForATeam(t *testing.T) {
 	t.Parallel()
 	repo := t.TempDir()
 	env := childEnv(t, "SUDOCODE_WORKING_DIR="+repo, "SUDOCODE_ACTOR=local-user")
-	if r := runCmd(t, env, "", sudocodeBin, "init"); r.code != 0 {
+	if r := sudocode(t, env, "", "init"); r.code != 0 {
 		t.Fatalf("init: %+v", r)
 	}
 	audit := filepath.Join(t.TempDir(), "audit.log")

@@ -12,7 +12,7 @@ import (
 	"github.com/sudocode/sudocode/internal/rulesets"
 )
 
-// openTasks opens the project in dir (default the working directory)
+// openTasks opens the project in dir (default env's working directory)
 // with its tasks, as every task command and "sudocode mcp agent" do
 // (app.Open): the task store in dataDir (default <git common
 // dir>/sudocode, or outside a git repository a per-project directory in
@@ -21,16 +21,16 @@ import (
 // prompts of tasks started from issues. Leftover worktrees of an earlier
 // run are swept. Close stops every running agent and closes the stores
 // (not rules).
-func openTasks(ctx context.Context, dir, dataDir, worktrees string, rules rulesets.Store) (*app.Project, error) {
-	dir, err := app.ProjectDir(dir)
+func openTasks(ctx context.Context, env IO, dir, dataDir, worktrees string, rules rulesets.Store) (*app.Project, error) {
+	dir, err := app.ProjectDir(dir, env.Dir)
 	if err != nil {
 		return nil, err
 	}
 	if dataDir == "" {
 		dataDir = defaultAgentData(ctx, dir)
 	}
-	p, err := app.Open(ctx, app.Options{Dir: dir, Actor: actor(), Rulesets: rules,
-		Tasks: true, TaskData: dataDir, Worktrees: worktrees, TrackerCommand: trackerCommand()})
+	p, err := app.Open(ctx, app.Options{Dir: dir, WorkDir: env.Dir, Getenv: env.Getenv, Actor: env.actor(), Rulesets: rules,
+		Tasks: true, TaskData: env.path(dataDir), Worktrees: env.path(env.orEnv(worktrees, orchestrator.EnvWorktrees)), TrackerCommand: trackerCommand()})
 	if err != nil {
 		return nil, err
 	}

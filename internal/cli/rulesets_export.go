@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,12 +12,13 @@ import (
 
 // exportOptions are the flags of "sudocode rulesets export".
 type exportOptions struct {
+	*rulesetsOptions
 	dir, to      string
 	check, force bool
 }
 
-func newRulesetsExportCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
-	var eo exportOptions
+func newRulesetsExportCmd(ro *rulesetsOptions) *cobra.Command {
+	eo := &exportOptions{rulesetsOptions: ro}
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write each agent's rule files (AGENTS.md, CLAUDE.md, .cursor/rules, …) from the library",
@@ -40,9 +42,7 @@ library would write (for CI); an export that left a file alone exits 4.`,
 		Example: `  sudocode rulesets export --to agents,copilot
   sudocode rulesets export --check`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runRulesetsExport(cmd, o, eo, stdio)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runRulesetsExport(cmd.Context(), eo) },
 	}
 	cmd.Flags().StringVar(&eo.dir, "dir", ".", "the repository's root `DIR`")
 	cmd.Flags().StringVar(&eo.to, "to", "", "comma-separated `AGENTS` to write for: "+strings.Join(rulesets.Agents, ",")+" (default all)")
@@ -51,17 +51,17 @@ library would write (for CI); an export that left a file alone exits 4.`,
 	return cmd
 }
 
-func runRulesetsExport(cmd *cobra.Command, o *rulesetsOptions, eo exportOptions, stdio IO) error {
+func runRulesetsExport(ctx context.Context, eo *exportOptions) error {
 	agents, err := rulefiles.ParseAgents(eo.to)
 	if err != nil {
 		return usageError{err}
 	}
-	return o.withLibrary(cmd, func(lib rulesets.Library) error {
-		rep, err := rulefiles.Export(cmd.Context(), lib, eo.dir, agents, eo.check, eo.force)
+	return eo.withLibrary(ctx, "", func(lib rulesets.Library) error {
+		rep, err := rulefiles.Export(ctx, lib, eo.stdio.path(eo.dir), agents, eo.check, eo.force)
 		if err != nil {
 			return err
 		}
-		if err := o.print(stdio.Out, rep, rulefiles.FormatExport(rep)+"\n"); err != nil {
+		if err := eo.print(rep, rulefiles.FormatExport(rep)+"\n"); err != nil {
 			return err
 		}
 		switch {

@@ -1,19 +1,23 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/rulesets/rulefiles"
 )
 
-// importOptions are the flags of "sudocode rulesets import".
+// importOptions are the arguments and flags of "sudocode rulesets import".
 type importOptions struct {
+	*rulesetsOptions
+	paths []string
 	force bool
 }
 
-func newRulesetsImportCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
-	var io importOptions
+func newRulesetsImportCmd(ro *rulesetsOptions) *cobra.Command {
+	o := &importOptions{rulesetsOptions: ro}
 	cmd := &cobra.Command{
 		Use:   "import [PATH...]",
 		Short: "Read the agents' rule files of a repository (CLAUDE.md, AGENTS.md, .cursor/rules, …) into the library",
@@ -39,22 +43,24 @@ content is never overwritten without --force.`,
   sudocode rulesets import ~/src/service --force
   sudocode rulesets import .cursor/rules/react-components.mdc`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRulesetsImport(cmd, o, io, args, stdio)
+			o.paths = args
+			return runRulesetsImport(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&io.force, "force", false, "overwrite rulesets whose library content differs from the files")
+	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite rulesets whose library content differs from the files")
 	return cmd
 }
 
-func runRulesetsImport(cmd *cobra.Command, o *rulesetsOptions, io importOptions, paths []string, stdio IO) error {
+func runRulesetsImport(ctx context.Context, o *importOptions) error {
+	paths := o.paths
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	return o.withLibrary(cmd, func(lib rulesets.Library) error {
-		rep, err := rulefiles.Import(cmd.Context(), lib, paths, io.force)
+	return o.withLibrary(ctx, "", func(lib rulesets.Library) error {
+		rep, err := rulefiles.Import(ctx, lib, o.stdio.Dir, paths, o.force)
 		if err != nil {
 			return err
 		}
-		return o.print(stdio.Out, rep, rulefiles.FormatImport(rep)+"\n")
+		return o.print(rep, rulefiles.FormatImport(rep)+"\n")
 	})
 }

@@ -1,18 +1,21 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/sudocode/sudocode/internal/rulesets"
 )
 
-// resolveOptions are the flags of "sudocode rulesets resolve".
+// resolveOptions are the argument and flags of "sudocode rulesets resolve".
 type resolveOptions struct {
-	agent string
+	*rulesetsOptions
+	path, agent string
 }
 
-func newRulesetsResolveCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
-	var ro resolveOptions
+func newRulesetsResolveCmd(rso *rulesetsOptions) *cobra.Command {
+	ro := &resolveOptions{rulesetsOptions: rso}
 	cmd := &cobra.Command{
 		Use:   "resolve [PATH]",
 		Short: "Print the rulesets that apply to a file for an agent, in order, with their origin and size (as resolve_rules)",
@@ -23,28 +26,29 @@ func newRulesetsResolveCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRulesetsResolve(cmd, o, ro, args, stdio)
+			if len(args) == 1 {
+				ro.path = args[0]
+			}
+			return runRulesetsResolve(cmd.Context(), ro)
 		},
 	}
 	cmd.Flags().StringVar(&ro.agent, "agent", "", "the `AGENT` asking (claude, codex, gemini, opencode, cursor, copilot, windsurf, …; default any)")
 	return cmd
 }
 
-func runRulesetsResolve(cmd *cobra.Command, o *rulesetsOptions, ro resolveOptions, args []string, stdio IO) error {
-	path := ""
-	if len(args) == 1 {
-		path = args[0]
-	}
-	return o.withLibrary(cmd, func(lib rulesets.Library) error {
+// runRulesetsResolve resolves a path relative to the repository's root,
+// as it is given: it names no file of this machine.
+func runRulesetsResolve(ctx context.Context, ro *resolveOptions) error {
+	return ro.withLibrary(ctx, "", func(lib rulesets.Library) error {
 		var paths []string
-		if path != "" {
-			paths = []string{path}
+		if ro.path != "" {
+			paths = []string{ro.path}
 		}
-		applied, err := lib.Resolve(cmd.Context(), paths, ro.agent)
+		applied, err := lib.Resolve(ctx, paths, ro.agent)
 		if err != nil {
 			return err
 		}
-		return o.print(stdio.Out, map[string]any{"path": path, "agent": ro.agent, "rulesets": applied},
-			rulesets.FormatResolved(path, ro.agent, applied)+"\n")
+		return ro.print(map[string]any{"path": ro.path, "agent": ro.agent, "rulesets": applied},
+			rulesets.FormatResolved(ro.path, ro.agent, applied)+"\n")
 	})
 }

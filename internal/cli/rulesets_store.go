@@ -31,8 +31,8 @@ func (f *storeFlags) register(fs *pflag.FlagSet) {
 
 // open returns the configured store. A configured but unreachable Valkey is
 // an error: the server must not silently fall back to a private store.
-func (f *storeFlags) open(ctx context.Context) (rulesets.Store, error) {
-	url, host, port := orEnv(f.valkeyURL, "VALKEY_URL"), orEnv(f.valkeyHost, "VALKEY_HOST"), orEnv(f.valkeyPort, "VALKEY_PORT")
+func (f *storeFlags) open(ctx context.Context, env IO) (rulesets.Store, error) {
+	url, host, port := env.orEnv(f.valkeyURL, "VALKEY_URL"), env.orEnv(f.valkeyHost, "VALKEY_HOST"), env.orEnv(f.valkeyPort, "VALKEY_PORT")
 	if url != "" || host != "" || port != "" {
 		if f.dir != "" {
 			return nil, usageError{errors.New("--store is the embedded store; it cannot be combined with Valkey settings")}
@@ -46,13 +46,13 @@ func (f *storeFlags) open(ctx context.Context) (rulesets.Store, error) {
 		return valkeystore.Open(ctx, valkeystore.Config{
 			URL:      url,
 			Addr:     net.JoinHostPort(host, port),
-			Username: os.Getenv("VALKEY_USERNAME"),
-			Password: os.Getenv("VALKEY_PASSWORD"),
+			Username: env.Getenv("VALKEY_USERNAME"),
+			Password: env.Getenv("VALKEY_PASSWORD"),
 		})
 	}
-	dir := orEnv(f.dir, "SUDOCODE_RULESETS_DIR")
+	dir := env.path(env.orEnv(f.dir, "SUDOCODE_RULESETS_DIR"))
 	if dir == "" {
-		data, err := dataDir()
+		data, err := dataDir(env)
 		if err != nil {
 			return nil, fault.Wrap(fault.Unavailable, err, "cannot find the user data directory; pass --store DIR")
 		}
@@ -61,16 +61,21 @@ func (f *storeFlags) open(ctx context.Context) (rulesets.Store, error) {
 	return sqlitestore.Open(ctx, dir)
 }
 
-// dataDir is the per-user directory for sudocode's data.
-func dataDir() (string, error) {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "sudocode"), nil
+// dataDir is the per-user directory for sudocode's data, in env's
+// XDG_DATA_HOME or HOME (on Windows and macOS, the user's configuration
+// directory, which the process's environment says).
+func dataDir(env IO) (string, error) {
+	if d := env.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(env.path(d), "sudocode"), nil
 	}
 	switch runtime.GOOS {
 	case "windows", "darwin":
 		d, err := os.UserConfigDir()
 		return filepath.Join(d, "sudocode"), err
 	}
-	home, err := os.UserHomeDir()
-	return filepath.Join(home, ".local", "share", "sudocode"), err
+	home := env.Getenv("HOME")
+	if home == "" {
+		return "", errors.New("$HOME is not defined")
+	}
+	return filepath.Join(home, ".local", "share", "sudocode"), nil
 }

@@ -44,7 +44,7 @@ func (l *library) backdate(name, when string) {
 
 func (l *library) run(stdin string, args ...string) result {
 	l.t.Helper()
-	return runCmd(l.t, l.env, stdin, sudocodeBin, append(append([]string{"rulesets"}, args...), "--store", l.store)...)
+	return sudocode(l.t, l.env, stdin, append(append([]string{"rulesets"}, args...), "--store", l.store)...)
 }
 
 // ok runs a command that must succeed and print want (times masked).
@@ -283,7 +283,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"bogus"}, `error: unknown command "bogus" for "sudocode"`},
 		{[]string{"rulesets", "put", "a", "-d", "x", "-f", filepath.Join(store, "missing.md"), "--store", store}, "error: open "},
 	} {
-		r := runCmd(t, env, "", sudocodeBin, tc.args...)
+		r := sudocode(t, env, "", tc.args...)
 		if r.code != 2 || !strings.HasPrefix(r.stderr, tc.wantErr) {
 			t.Errorf("sudocode %s: exit %d, stderr %q; want 2 and %q", strings.Join(tc.args, " "), r.code, r.stderr, tc.wantErr)
 		}
@@ -293,7 +293,7 @@ func TestUsageErrors(t *testing.T) {
 	}
 	// Help is not an error.
 	for _, args := range [][]string{{"--help"}, {"rulesets"}, {"mcp", "--help"}, {"rulesets", "put", "--help"}} {
-		if r := runCmd(t, env, "", sudocodeBin, args...); r.code != 0 || !strings.Contains(r.stdout, "Usage:") {
+		if r := sudocode(t, env, "", args...); r.code != 0 || !strings.Contains(r.stdout, "Usage:") {
 			t.Errorf("sudocode %s: exit %d, stdout %q", strings.Join(args, " "), r.code, r.stdout)
 		}
 	}
@@ -305,7 +305,7 @@ func TestDefaultStoreLocation(t *testing.T) {
 	t.Parallel()
 	data := t.TempDir()
 	env := append(childEnv(t), "XDG_DATA_HOME="+data) // the later one wins
-	r := runCmd(t, env, "x", sudocodeBin, "rulesets", "put", "a_rule", "-d", "d", "-f", "-")
+	r := sudocode(t, env, "x", "rulesets", "put", "a_rule", "-d", "d", "-f", "-")
 	if r.code != 0 {
 		t.Fatalf("put without --store: %+v", r)
 	}
@@ -315,10 +315,10 @@ func TestDefaultStoreLocation(t *testing.T) {
 	// SUDOCODE_RULESETS_DIR moves it; --store wins over both.
 	dir := t.TempDir()
 	env = append(env, "SUDOCODE_RULESETS_DIR="+dir)
-	if r := runCmd(t, env, "", sudocodeBin, "rulesets", "list"); r.code != 0 || r.stdout != "No rulesets found\n" {
+	if r := sudocode(t, env, "", "rulesets", "list"); r.code != 0 || r.stdout != "No rulesets found\n" {
 		t.Errorf("list with SUDOCODE_RULESETS_DIR: %+v", r)
 	}
-	if r := runCmd(t, env, "", sudocodeBin, "rulesets", "get", "a_rule", "--store", filepath.Join(data, "sudocode", "rulesets")); r.code != 0 {
+	if r := sudocode(t, env, "", "rulesets", "get", "a_rule", "--store", filepath.Join(data, "sudocode", "rulesets")); r.code != 0 {
 		t.Errorf("get with --store: %+v", r)
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -18,7 +19,15 @@ func versionArg(s string) (int, error) {
 	return v, nil
 }
 
-func newRulesetsDiffCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
+// rulesetsDiffOptions are the arguments of "sudocode rulesets diff"; to
+// is "" for the ruleset as it is now.
+type rulesetsDiffOptions struct {
+	*rulesetsOptions
+	name, from, to string
+}
+
+func newRulesetsDiffCmd(ro *rulesetsOptions) *cobra.Command {
+	o := &rulesetsDiffOptions{rulesetsOptions: ro}
 	return &cobra.Command{
 		Use:   "diff NAME FROM [TO]",
 		Short: "Show the unified diff between two versions of a ruleset (TO left out: the ruleset as it is now)",
@@ -29,49 +38,69 @@ func newRulesetsDiffCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			from, err := versionArg(args[1])
-			if err != nil {
-				return err
-			}
-			to := 0
+			o.name, o.from = args[0], args[1]
 			if len(args) == 3 {
-				if to, err = versionArg(args[2]); err != nil {
-					return err
-				}
+				o.to = args[2]
 			}
-			return o.withLibrary(cmd, func(lib rulesets.Library) error {
-				d, err := lib.Diff(cmd.Context(), args[0], from, to)
-				if err != nil {
-					return err
-				}
-				text := d
-				if d == "" {
-					text = fmt.Sprintf("No differences in ruleset '%s' between the two versions\n", args[0])
-				}
-				return o.print(stdio.Out, map[string]any{"name": args[0], "from": from, "to": to, "diff": d}, text)
-			})
+			return runRulesetsDiff(cmd.Context(), o)
 		},
 	}
 }
 
-func newRulesetsRestoreCmd(o *rulesetsOptions, stdio IO) *cobra.Command {
+func runRulesetsDiff(ctx context.Context, o *rulesetsDiffOptions) error {
+	from, err := versionArg(o.from)
+	if err != nil {
+		return err
+	}
+	to := 0
+	if o.to != "" {
+		if to, err = versionArg(o.to); err != nil {
+			return err
+		}
+	}
+	return o.withLibrary(ctx, o.name, func(lib rulesets.Library) error {
+		d, err := lib.Diff(ctx, o.name, from, to)
+		if err != nil {
+			return err
+		}
+		text := d
+		if d == "" {
+			text = fmt.Sprintf("No differences in ruleset '%s' between the two versions\n", o.name)
+		}
+		return o.print(map[string]any{"name": o.name, "from": from, "to": to, "diff": d}, text)
+	})
+}
+
+// rulesetsRestoreOptions are the arguments of "sudocode rulesets restore".
+type rulesetsRestoreOptions struct {
+	*rulesetsOptions
+	name, version string
+}
+
+func newRulesetsRestoreCmd(ro *rulesetsOptions) *cobra.Command {
+	o := &rulesetsRestoreOptions{rulesetsOptions: ro}
 	return &cobra.Command{
 		Use:   "restore NAME VERSION",
 		Short: "Make a ruleset what a past version was, recorded as a new change by you (a deleted one comes back)",
 		Args:  exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := versionArg(args[1])
-			if err != nil {
-				return err
-			}
-			return o.withLibrary(cmd, func(lib rulesets.Library) error {
-				created, err := lib.Restore(cmd.Context(), args[0], v)
-				if err != nil {
-					return err
-				}
-				return o.print(stdio.Out, map[string]any{"name": args[0], "version": v, "created": created},
-					fmt.Sprintf("Successfully restored ruleset '%s' to version %d\n", args[0], v))
-			})
+			o.name, o.version = args[0], args[1]
+			return runRulesetsRestore(cmd.Context(), o)
 		},
 	}
+}
+
+func runRulesetsRestore(ctx context.Context, o *rulesetsRestoreOptions) error {
+	v, err := versionArg(o.version)
+	if err != nil {
+		return err
+	}
+	return o.withLibrary(ctx, o.name, func(lib rulesets.Library) error {
+		created, err := lib.Restore(ctx, o.name, v)
+		if err != nil {
+			return err
+		}
+		return o.print(map[string]any{"name": o.name, "version": v, "created": created},
+			fmt.Sprintf("Successfully restored ruleset '%s' to version %d\n", o.name, v))
+	})
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -9,10 +10,19 @@ import (
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
+// runOptions are the flags of "sudocode run".
+type runOptions struct {
+	taskFlags
+	agent           agentFlags
+	limit, parallel int
+	// priority is --priority when given, else nil (any).
+	priority           *int
+	assignee, strategy string
+}
+
 func newRunCmd(g *globalOptions, stdio IO) *cobra.Command {
-	tf, af := &taskFlags{g: g}, &agentFlags{}
-	var limit, parallel, priority int
-	var assignee, strategy string
+	o := &runOptions{taskFlags: taskFlags{g: g, stdio: stdio}}
+	var priority int
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Work the ready issues with agents: start, merge, and start what becomes ready",
@@ -32,59 +42,62 @@ Exits 1 when an issue was not merged.`,
   sudocode run --agent command --command 'make fix && git commit -qam fix' --limit 1`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			kind, cfg, err := af.resolve()
-			if err != nil {
-				return err
-			}
-			l, closeFn, err := openLoop(ctx, tf, af)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			in := app.RunInput{Agent: kind, Config: cfg, Limit: limit, Parallel: parallel, Assignee: assignee,
-				Merge: orchestrator.MergeInput{Strategy: strategy}}
 			if cmd.Flags().Changed("priority") {
-				in.Priority = &priority
+				o.priority = &priority
 			}
-			res, err := l.RunReady(ctx, in)
-			if err != nil {
-				return err
-			}
-			if g.json {
-				err = writeJSON(stdio.Out, res)
-			} else {
-				if len(res.Items) == 0 {
-					fmt.Fprintln(stdio.Out, "no issue is ready")
-				}
-				for _, it := range res.Items {
-					line := fmt.Sprintf("%s %s", it.IssueID, it.Outcome)
-					if it.TaskID != "" {
-						line += " (task " + it.TaskID + ")"
-					}
-					if it.Commit != "" {
-						line += " as " + it.Commit
-					}
-					if it.Error != "" {
-						line += ": " + it.Error
-					}
-					fmt.Fprintln(stdio.Out, line)
-				}
-			}
-			for _, it := range res.Items {
-				if it.Outcome != app.OutcomeMerged && err == nil {
-					return silentError{code: 1}
-				}
-			}
-			return err
+			return runRun(cmd.Context(), o)
 		},
 	}
-	tf.register(cmd.Flags())
-	af.register(cmd.Flags())
-	cmd.Flags().IntVar(&limit, "limit", 10, "start at most `N` issues in all")
-	cmd.Flags().IntVar(&parallel, "parallel", 1, "run at most `K` agents at a time")
+	o.register(cmd.Flags())
+	o.agent.register(cmd.Flags())
+	cmd.Flags().IntVar(&o.limit, "limit", 10, "start at most `N` issues in all")
+	cmd.Flags().IntVar(&o.parallel, "parallel", 1, "run at most `K` agents at a time")
 	cmd.Flags().IntVar(&priority, "priority", 0, "only ready issues of this priority, 0 (highest) to 4")
-	cmd.Flags().StringVar(&assignee, "assignee", "", "only ready issues assigned to this person")
-	cmd.Flags().StringVar(&strategy, "strategy", "", "how each task is merged: squash, ff or merge (default the project's, else squash)")
+	cmd.Flags().StringVar(&o.assignee, "assignee", "", "only ready issues assigned to this person")
+	cmd.Flags().StringVar(&o.strategy, "strategy", "", "how each task is merged: squash, ff or merge (default the project's, else squash)")
 	return cmd
+}
+
+func runRun(ctx context.Context, o *runOptions) error {
+	out := o.stdio.Out
+	kind, cfg, err := o.agent.resolve()
+	if err != nil {
+		return err
+	}
+	l, closeFn, err := openLoop(ctx, &o.taskFlags, &o.agent)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	res, err := l.RunReady(ctx, app.RunInput{Agent: kind, Config: cfg, Limit: o.limit, Parallel: o.parallel, Assignee: o.assignee,
+		Priority: o.priority, Merge: orchestrator.MergeInput{Strategy: o.strategy}})
+	if err != nil {
+		return err
+	}
+	if o.g.json {
+		err = writeJSON(out, res)
+	} else {
+		if len(res.Items) == 0 {
+			fmt.Fprintln(out, "no issue is ready")
+		}
+		for _, it := range res.Items {
+			line := fmt.Sprintf("%s %s", it.IssueID, it.Outcome)
+			if it.TaskID != "" {
+				line += " (task " + it.TaskID + ")"
+			}
+			if it.Commit != "" {
+				line += " as " + it.Commit
+			}
+			if it.Error != "" {
+				line += ": " + it.Error
+			}
+			fmt.Fprintln(out, line)
+		}
+	}
+	for _, it := range res.Items {
+		if it.Outcome != app.OutcomeMerged && err == nil {
+			return silentError{code: 1}
+		}
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/serve"
 )
 
@@ -20,10 +22,12 @@ type serveOptions struct {
 	transport transportFlags
 	auth      codeAuth
 	store     storeFlags
+	g         *globalOptions
+	stdio     IO
 }
 
 func newServeCmd(g *globalOptions, stdio IO) *cobra.Command {
-	o := &serveOptions{}
+	o := &serveOptions{g: g, stdio: stdio}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve all four MCP servers over HTTP on one port, with a live web dashboard",
@@ -60,7 +64,7 @@ or SIGTERM.`,
   claude mcp add --transport http sudocode-tracker http://127.0.0.1:7474/mcp/tracker \
     --header "Authorization: Bearer $(cat ~/.local/state/sudocode/token)"`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, g, o, stdio) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.addr, "addr", DefaultServeAddr, "listen `ADDR` (host:port; port 0 picks a free one); loopback unless a token is set")
@@ -95,39 +99,40 @@ type serveInfo struct {
 	Clients *clientConfigs `json:"clients,omitempty"`
 }
 
-func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) error {
-	ctx := cmd.Context()
-	logger := mcpx.NewLogger(stdio.Err, o.transport.level())
-	if err := o.auth.settle(&o.transport, o.addr, logger); err != nil {
+func runServe(ctx context.Context, o *serveOptions) error {
+	stdio := o.stdio
+	logger := mcpx.NewLogger(stdio.Err, o.transport.level(stdio))
+	if err := o.auth.settle(stdio, &o.transport, o.addr, logger); err != nil {
 		return err
 	}
-	t := o.transport.transport()
-	auth, calls, closeControls, err := o.transport.controls(t.Token, true, logger)
+	t := o.transport.transport(stdio)
+	auth, calls, closeControls, err := o.transport.controls(stdio, t.Token, true, logger)
 	if err != nil {
 		return err
 	}
 	defer closeControls()
-	t.Auth, t.Calls, t.Stateless = auth, calls, o.transport.isStateless()
-	if t.BodyTimeout, err = o.transport.bodyTime(); err != nil {
+	t.Auth, t.Calls, t.Stateless = auth, calls, o.transport.isStateless(stdio)
+	if t.BodyTimeout, err = o.transport.bodyTime(stdio); err != nil {
 		return err
 	}
-	if t.Sessions, err = o.transport.sessionLimits(); err != nil {
+	if t.Sessions, err = o.transport.sessionLimits(stdio); err != nil {
 		return err
 	}
 	if err := t.CheckAddr(o.addr); err != nil {
 		return usageError{err}
 	}
-	if st, err := os.Stat(o.dir); err != nil || !st.IsDir() {
+	dir := stdio.path(o.dir)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return usageError{fmt.Errorf("--dir %s: no such directory: serve a project that exists (default the current directory)", o.dir)}
 	}
-	store, err := o.store.open(ctx)
+	store, err := o.store.open(ctx, stdio)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	srv, err := serve.New(ctx, serve.Options{Dir: o.dir, Rulesets: store, Token: t.Token, AllowedOrigins: t.AllowedOrigins,
-		Version: Version, Actor: actor(), Logger: logger, Auth: auth, Calls: calls, BodyTimeout: t.BodyTimeout,
-		Sessions: t.Sessions, Stateless: t.Stateless, Worktrees: o.worktrees, NoAuth: o.auth.noAuth,
+	srv, err := serve.New(ctx, serve.Options{Dir: dir, Rulesets: store, Token: t.Token, AllowedOrigins: t.AllowedOrigins,
+		Version: Version, Actor: stdio.actor(), Logger: logger, Auth: auth, Calls: calls, BodyTimeout: t.BodyTimeout,
+		Sessions: t.Sessions, Stateless: t.Stateless, Worktrees: stdio.path(stdio.orEnv(o.worktrees, orchestrator.EnvWorktrees)), NoAuth: o.auth.noAuth,
 		TrackerCommand: trackerCommand()})
 	if err != nil {
 		return err
@@ -160,7 +165,7 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions, stdio IO) e
 		info.Open = info.URL + "?token=" + srv.OpenToken
 		shown = info.Open
 	}
-	if g.json {
+	if o.g.json {
 		writeJSON(stdio.Out, info)
 	} else {
 		fmt.Fprintf(stdio.Out, "sudocode serve: %s (MCP at %s)\n", shown, strings.Join(paths, ", "))

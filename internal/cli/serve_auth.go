@@ -40,8 +40,8 @@ func (c *codeAuth) register(fs *pflag.FlagSet) {
 // configured token (the user's own is for this machine). With --no-auth
 // there is none: refused beside a configured token and for an address
 // that is not loopback.
-func (c *codeAuth) settle(f *transportFlags, addr string, logger *slog.Logger) error {
-	token, tokenFile := orEnv(f.token, "SUDOCODE_TOKEN"), orEnv(f.tokenFile, "SUDOCODE_TOKEN_FILE")
+func (c *codeAuth) settle(env IO, f *transportFlags, addr string, logger *slog.Logger) error {
+	token, tokenFile := env.orEnv(f.token, "SUDOCODE_TOKEN"), env.orEnv(f.tokenFile, "SUDOCODE_TOKEN_FILE")
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil // the address is refused where it is checked, with its own message

@@ -19,6 +19,7 @@ import (
 // "sudocode mcp agent", so both see the same tasks).
 type taskFlags struct {
 	g                        *globalOptions
+	stdio                    IO
 	project, data, worktrees string
 }
 
@@ -36,7 +37,8 @@ func (f *taskFlags) open(ctx context.Context) (*app.Project, error) {
 
 // openWith opens the project with its tasks and rules (nil: none).
 func (f *taskFlags) openWith(ctx context.Context, rules rulesets.Store) (*app.Project, error) {
-	return openTasks(ctx, orEnv(f.project, "SUDOCODE_AGENT_PROJECT"), orEnv(f.data, "SUDOCODE_AGENT_DATA"), f.worktrees, rules)
+	env := f.stdio
+	return openTasks(ctx, env, env.orEnv(f.project, "SUDOCODE_AGENT_PROJECT"), env.orEnv(f.data, "SUDOCODE_AGENT_DATA"), f.worktrees, rules)
 }
 
 // agentFlags choose the agent a command starts.
@@ -85,7 +87,7 @@ func (f *agentFlags) resolve() (string, json.RawMessage, error) {
 // openLoop opens the project with its tasks, and the ruleset library when
 // one can be opened (prompts then include the rulesets).
 func openLoop(ctx context.Context, tf *taskFlags, af *agentFlags) (*app.Loop, func(), error) {
-	rules, err := af.rules.open(ctx)
+	rules, err := af.rules.open(ctx, tf.stdio)
 	if err != nil {
 		rules = nil
 	}

@@ -32,17 +32,17 @@ func pathWithout(t *testing.T) string {
 func TestTaskStartWithoutTheAgentCLIExits6(t *testing.T) {
 	dir, env, first, _ := taskRepo(t)
 	env = append(env, pathWithout(t))
-	r := runAt(t, dir, env, "", "task", "start", first, "--agent", "gemini")
+	r := runBinAt(t, dir, env, "", "task", "start", first, "--agent", "gemini")
 	if r.code != 6 {
 		t.Fatalf("exit %d, want 6: %s%s", r.code, r.stdout, r.stderr)
 	}
 	if !strings.Contains(r.stderr, "error: gemini is not installed") || !strings.Contains(r.stderr, "hint: npm install -g @google/gemini-cli@0.61.0") {
 		t.Errorf("stderr: %s", r.stderr)
 	}
-	if st := runAt(t, dir, env, "", "issue", "show", first, "--json").stdout; !strings.Contains(st, `"status": "open"`) {
+	if st := runBinAt(t, dir, env, "", "issue", "show", first, "--json").stdout; !strings.Contains(st, `"status": "open"`) {
 		t.Errorf("the issue changed: %s", st)
 	}
-	r = runAt(t, dir, env, "", "run", "--agent", "codex", "--json")
+	r = runBinAt(t, dir, env, "", "run", "--agent", "codex", "--json")
 	if r.code != 6 || !strings.Contains(r.stderr, `"code": "unavailable"`) || !strings.Contains(r.stderr, "@openai/codex@0.169.0") {
 		t.Errorf("run --agent codex: exit %d: %s", r.code, r.stderr)
 	}
@@ -52,12 +52,12 @@ func TestTaskStartWithoutTheAgentCLIExits6(t *testing.T) {
 // asked (exit 2), not a conflict (4); the hint names the CLI's command.
 func TestTaskMergeOfNoChangeExits2(t *testing.T) {
 	dir, env, first, _ := taskRepo(t)
-	r := runAt(t, dir, env, "", "task", "start", first, "--agent", "command", "--command", "true", "--json")
+	r := runBinAt(t, dir, env, "", "task", "start", first, "--agent", "command", "--command", "true", "--json")
 	if r.code != 0 {
 		t.Fatalf("task start: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 	id := jsonField(t, r.stdout, "id")
-	r = runAt(t, dir, env, "", "task", "merge", id)
+	r = runBinAt(t, dir, env, "", "task", "merge", id)
 	if r.code != 2 {
 		t.Fatalf("exit %d, want 2: %s%s", r.code, r.stdout, r.stderr)
 	}
@@ -85,12 +85,12 @@ func TestTaskFollowUpWithoutTheAgentCLIExits6(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(stand, "gemini"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r := runAt(t, dir, append(env, "PATH="+stand+string(os.PathListSeparator)+os.Getenv("PATH")), "", "task", "start", first, "--agent", "gemini", "--json")
+	r := runBinAt(t, dir, append(env, "PATH="+stand+string(os.PathListSeparator)+os.Getenv("PATH")), "", "task", "start", first, "--agent", "gemini", "--json")
 	id := jsonField(t, r.stdout, "id")
 	if id == "" {
 		t.Fatalf("task start with a stand-in gemini: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
-	r = runAt(t, dir, append(env, pathWithout(t)), "", "task", "follow-up", id, "Try again.")
+	r = runBinAt(t, dir, append(env, pathWithout(t)), "", "task", "follow-up", id, "Try again.")
 	if r.code != 6 || !strings.Contains(r.stderr, "gemini is not installed") {
 		t.Errorf("follow-up: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}

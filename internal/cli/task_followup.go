@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -9,8 +10,14 @@ import (
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
+// taskFollowUpOptions are the arguments of "sudocode task follow-up".
+type taskFollowUpOptions struct {
+	taskFlags
+	id, instructions string
+}
+
 func newTaskFollowUpCmd(g *globalOptions, stdio IO) *cobra.Command {
-	tf := &taskFlags{g: g}
+	o := &taskFollowUpOptions{taskFlags: taskFlags{g: g, stdio: stdio}}
 	cmd := &cobra.Command{
 		Use:   "follow-up ID INSTRUCTIONS",
 		Short: "Give a stopped task's agent new instructions and run it again, until it stops",
@@ -29,40 +36,45 @@ JSON (the fields of report_task).`,
 		Example: `  sudocode task follow-up k3v9x2mq "Also handle an empty name, with a test."`,
 		Args:    exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, id, instructions := cmd.Context(), args[0], args[1]
-			if strings.TrimSpace(instructions) == "" {
-				return usageError{errors.New("INSTRUCTIONS is empty: say what the agent should do next")}
-			}
-			l, closeFn, err := openLoop(ctx, tf, &agentFlags{})
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			orch := l.Orchestrator()
-			task, err := orch.Get(ctx, id)
-			if err != nil {
-				return err
-			}
-			if a, ok := agentByName(task.Agent); ok {
-				if err := a.installed(); err != nil {
-					return err
-				}
-			}
-			seen, err := orch.Logs(ctx, id, 0, 0)
-			if err != nil {
-				return err
-			}
-			var since int64
-			if len(seen) > 0 {
-				since = seen[len(seen)-1].Seq
-			}
-			t, err := l.Update(ctx, id, orchestrator.UpdateInput{Instructions: instructions}) // the issue records the review
-			if err != nil {
-				return cliHint(err, id)
-			}
-			return followToReport(ctx, l, t.ID, since, g.json, stdio.Out)
+			o.id, o.instructions = args[0], args[1]
+			return runTaskFollowUp(cmd.Context(), o)
 		},
 	}
-	tf.register(cmd.Flags())
+	o.register(cmd.Flags())
 	return cmd
+}
+
+func runTaskFollowUp(ctx context.Context, o *taskFollowUpOptions) error {
+	id := o.id
+	if strings.TrimSpace(o.instructions) == "" {
+		return usageError{errors.New("INSTRUCTIONS is empty: say what the agent should do next")}
+	}
+	l, closeFn, err := openLoop(ctx, &o.taskFlags, &agentFlags{})
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	orch := l.Orchestrator()
+	task, err := orch.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if a, ok := agentByName(task.Agent); ok {
+		if err := a.installed(); err != nil {
+			return err
+		}
+	}
+	seen, err := orch.Logs(ctx, id, 0, 0)
+	if err != nil {
+		return err
+	}
+	var since int64
+	if len(seen) > 0 {
+		since = seen[len(seen)-1].Seq
+	}
+	t, err := l.Update(ctx, id, orchestrator.UpdateInput{Instructions: o.instructions}) // the issue records the review
+	if err != nil {
+		return cliHint(err, id)
+	}
+	return followToReport(ctx, l, t.ID, since, o.g.json, o.stdio.Out)
 }

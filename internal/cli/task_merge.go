@@ -12,9 +12,17 @@ import (
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
+// taskMergeOptions are the argument and flags of "sudocode task merge".
+type taskMergeOptions struct {
+	taskFlags
+	id                string
+	strategy, message string
+	// keep is --keep-branch when given, else nil (the project's setting).
+	keep *bool
+}
+
 func newTaskMergeCmd(g *globalOptions, stdio IO) *cobra.Command {
-	tf := &taskFlags{g: g}
-	var strategy, message string
+	o := &taskMergeOptions{taskFlags: taskFlags{g: g, stdio: stdio}}
 	var keep bool
 	cmd := &cobra.Command{
 		Use:   "merge ID",
@@ -37,40 +45,51 @@ With --json: {task, strategy, base, commit, files, removal, issue_id, close_reas
   sudocode task merge k3v9x2mq --strategy merge --keep-branch`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, closeFn, err := openLoop(cmd.Context(), tf, &agentFlags{})
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			in := orchestrator.MergeInput{Strategy: strategy, Message: message}
+			o.id = args[0]
 			if cmd.Flags().Changed("keep-branch") {
-				in.KeepBranch = &keep
+				o.keep = &keep
 			}
-			res, err := l.Merge(cmd.Context(), args[0], in)
-			if err != nil {
-				return cliHint(err, args[0])
-			}
-			if g.json {
-				return writeJSON(stdio.Out, res)
-			}
-			fmt.Fprintf(stdio.Out, "merged task %s into %s as %s (%s)\n", res.Task.ID, res.Base, res.Commit, res.Strategy)
-			if res.IssueID != "" {
-				fmt.Fprintf(stdio.Out, "closed %s: %s\n", res.IssueID, res.CloseReason)
-			}
-			return nil
+			return runTaskMerge(cmd.Context(), o)
 		},
 	}
-	tf.register(cmd.Flags())
-	cmd.Flags().StringVar(&strategy, "strategy", "", "squash, ff or merge (default the project's merge.strategy, else squash)")
-	cmd.Flags().StringVarP(&message, "message", "m", "", "the commit `MESSAGE` (default: the issue's title and id)")
+	o.register(cmd.Flags())
+	cmd.Flags().StringVar(&o.strategy, "strategy", "", "squash, ff or merge (default the project's merge.strategy, else squash)")
+	cmd.Flags().StringVarP(&o.message, "message", "m", "", "the commit `MESSAGE` (default: the issue's title and id)")
 	cmd.Flags().BoolVar(&keep, "keep-branch", false, "keep the task's branch (default the project's merge.keep_branch, else delete it)")
 	return cmd
 }
 
+func runTaskMerge(ctx context.Context, o *taskMergeOptions) error {
+	out := o.stdio.Out
+	l, closeFn, err := openLoop(ctx, &o.taskFlags, &agentFlags{})
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	res, err := l.Merge(ctx, o.id, orchestrator.MergeInput{Strategy: o.strategy, Message: o.message, KeepBranch: o.keep})
+	if err != nil {
+		return cliHint(err, o.id)
+	}
+	if o.g.json {
+		return writeJSON(out, res)
+	}
+	fmt.Fprintf(out, "merged task %s into %s as %s (%s)\n", res.Task.ID, res.Base, res.Commit, res.Strategy)
+	if res.IssueID != "" {
+		fmt.Fprintf(out, "closed %s: %s\n", res.IssueID, res.CloseReason)
+	}
+	return nil
+}
+
+// taskEndOptions are the argument and flags of "sudocode task end".
+type taskEndOptions struct {
+	taskFlags
+	id           string
+	status       string
+	deleteBranch bool
+}
+
 func newTaskEndCmd(g *globalOptions, stdio IO) *cobra.Command {
-	tf := &taskFlags{g: g}
-	var status string
-	var deleteBranch bool
+	o := &taskEndOptions{taskFlags: taskFlags{g: g, stdio: stdio}}
 	cmd := &cobra.Command{
 		Use:   "end ID",
 		Short: "Stop a task's agent and remove its worktree, keeping its branch",
@@ -84,39 +103,45 @@ what became of its branch), so "sudocode ready" lists it. With --json: {task,
 removal}.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, closeFn, err := openLoop(cmd.Context(), tf, &agentFlags{})
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			in := orchestrator.EndInput{KeepBranch: !deleteBranch}
-			if status != "" {
-				st, err := orchestrator.ParseEndStatus(status)
-				if err != nil {
-					return usageError{err}
-				}
-				in.Status = st
-			}
-			res, err := l.End(cmd.Context(), args[0], in)
-			if err != nil {
-				return err
-			}
-			if g.json {
-				return writeJSON(stdio.Out, res)
-			}
-			fmt.Fprintf(stdio.Out, "ended task %s (%s)", res.Task.ID, res.Task.Status)
-			if res.Removal.BranchDeleted {
-				fmt.Fprintf(stdio.Out, "; branch %s deleted\n", res.Task.Branch)
-			} else {
-				fmt.Fprintf(stdio.Out, "; branch %s kept\n", res.Task.Branch)
-			}
-			return nil
+			o.id = args[0]
+			return runTaskEnd(cmd.Context(), o)
 		},
 	}
-	tf.register(cmd.Flags())
-	cmd.Flags().StringVar(&status, "status", "", "the final status: completed, failed or cancelled")
-	cmd.Flags().BoolVar(&deleteBranch, "delete-branch", false, "delete the task's branch and its uncommitted work")
+	o.register(cmd.Flags())
+	cmd.Flags().StringVar(&o.status, "status", "", "the final status: completed, failed or cancelled")
+	cmd.Flags().BoolVar(&o.deleteBranch, "delete-branch", false, "delete the task's branch and its uncommitted work")
 	return cmd
+}
+
+func runTaskEnd(ctx context.Context, o *taskEndOptions) error {
+	out := o.stdio.Out
+	l, closeFn, err := openLoop(ctx, &o.taskFlags, &agentFlags{})
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	in := orchestrator.EndInput{KeepBranch: !o.deleteBranch}
+	if o.status != "" {
+		st, err := orchestrator.ParseEndStatus(o.status)
+		if err != nil {
+			return usageError{err}
+		}
+		in.Status = st
+	}
+	res, err := l.End(ctx, o.id, in)
+	if err != nil {
+		return err
+	}
+	if o.g.json {
+		return writeJSON(out, res)
+	}
+	fmt.Fprintf(out, "ended task %s (%s)", res.Task.ID, res.Task.Status)
+	if res.Removal.BranchDeleted {
+		fmt.Fprintf(out, "; branch %s deleted\n", res.Task.Branch)
+	} else {
+		fmt.Fprintf(out, "; branch %s kept\n", res.Task.Branch)
+	}
+	return nil
 }
 
 // writeJSONLine writes v as one line of JSON.

@@ -62,7 +62,7 @@ func gitCalls(t *testing.T, logFile string, subcommands ...string) []string {
 // task start or merge collects), and run no git worktree command at all.
 func TestTaskReadingTouchesNoWorktree(t *testing.T) {
 	dir, env, first, _ := taskRepo(t)
-	r := runAt(t, dir, env, "", "task", "start", first, "--agent", "command", "--command",
+	r := runBinAt(t, dir, env, "", "task", "start", first, "--agent", "command", "--command",
 		"echo hello > hello.txt && git add hello.txt && git commit -qm hello", "--json")
 	if r.code != 0 {
 		t.Fatalf("task start: exit %d: %s%s", r.code, r.stdout, r.stderr)
@@ -83,7 +83,7 @@ func TestTaskReadingTouchesNoWorktree(t *testing.T) {
 		{"task", "list"}, {"task", "list", "--json"},
 		{"task", "show", rep.ID}, {"task", "show", rep.ID, "--json"}, {"task", "show", rep.ID, "--diff"},
 	} {
-		if r := runAt(t, dir, logged, "", args...); r.code != 0 {
+		if r := runBinAt(t, dir, logged, "", args...); r.code != 0 {
 			t.Fatalf("%v: exit %d: %s%s", args, r.code, r.stdout, r.stderr)
 		}
 		if calls := worktreeCalls(t, logFile); len(calls) > 0 {

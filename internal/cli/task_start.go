@@ -14,9 +14,16 @@ import (
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
 
+// taskStartOptions are the argument and flags of "sudocode task start".
+type taskStartOptions struct {
+	taskFlags
+	agent                agentFlags
+	issue                string
+	instructions, branch string
+}
+
 func newTaskStartCmd(g *globalOptions, stdio IO) *cobra.Command {
-	tf, af := &taskFlags{g: g}, &agentFlags{}
-	var instructions, branch string
+	o := &taskStartOptions{taskFlags: taskFlags{g: g, stdio: stdio}}
 	cmd := &cobra.Command{
 		Use:   "start ISSUE",
 		Short: "Run an agent on a tracker issue, in its own worktree and branch, until it stops",
@@ -36,31 +43,35 @@ With --json, the report is printed as JSON (the fields of report_task).`,
   sudocode task start app-3f2a --agent command --command 'make fix && git commit -qam fix'`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			kind, cfg, err := af.resolve()
-			if err != nil {
-				return err
-			}
-			l, closeFn, err := openLoop(ctx, tf, af)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			t, err := l.Start(ctx, app.StartInput{IssueID: args[0], Agent: kind, Instructions: instructions, Branch: branch, Config: cfg, Actor: actor()})
-			if err != nil {
-				return cliHint(err, args[0])
-			}
-			if !g.json {
-				fmt.Fprintf(stdio.Out, "task %s: %s on branch %s\n", t.ID, agent.Name(t.Agent), t.Branch)
-			}
-			return followToReport(ctx, l, t.ID, 0, g.json, stdio.Out)
+			o.issue = args[0]
+			return runTaskStart(cmd.Context(), o)
 		},
 	}
-	tf.register(cmd.Flags())
-	af.register(cmd.Flags())
-	cmd.Flags().StringVar(&instructions, "instructions", "", "`TEXT` added to the assembled prompt")
-	cmd.Flags().StringVar(&branch, "branch", "", "the new branch's `NAME` (default sudocode/<issue>-<title>-<task id>)")
+	o.register(cmd.Flags())
+	o.agent.register(cmd.Flags())
+	cmd.Flags().StringVar(&o.instructions, "instructions", "", "`TEXT` added to the assembled prompt")
+	cmd.Flags().StringVar(&o.branch, "branch", "", "the new branch's `NAME` (default sudocode/<issue>-<title>-<task id>)")
 	return cmd
+}
+
+func runTaskStart(ctx context.Context, o *taskStartOptions) error {
+	kind, cfg, err := o.agent.resolve()
+	if err != nil {
+		return err
+	}
+	l, closeFn, err := openLoop(ctx, &o.taskFlags, &o.agent)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	t, err := l.Start(ctx, app.StartInput{IssueID: o.issue, Agent: kind, Instructions: o.instructions, Branch: o.branch, Config: cfg, Actor: o.stdio.actor()})
+	if err != nil {
+		return cliHint(err, o.issue)
+	}
+	if !o.g.json {
+		fmt.Fprintf(o.stdio.Out, "task %s: %s on branch %s\n", t.ID, agent.Name(t.Agent), t.Branch)
+	}
+	return followToReport(ctx, l, t.ID, 0, o.g.json, o.stdio.Out)
 }
 
 // followToReport follows task id's log after seq since until its agent

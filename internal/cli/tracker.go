@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/user"
 	"strings"
 	"text/tabwriter"
 
@@ -31,27 +29,13 @@ type trackerCmd struct {
 	stdio IO
 }
 
-// actor is who a change is recorded as: SUDOCODE_ACTOR, else the user.
-func actor() string {
-	if a := os.Getenv("SUDOCODE_ACTOR"); a != "" {
-		return a
-	}
-	if u := os.Getenv("USER"); u != "" {
-		return u
-	}
-	if u, err := user.Current(); err == nil {
-		return u.Username
-	}
-	return "unknown"
-}
-
 // withRepo finds and opens the tracker for one command.
 func (tc trackerCmd) withRepo(ctx context.Context, fn func(*store.Repo) error) error {
-	dir, err := store.Find(".")
+	dir, err := tc.find()
 	if err != nil {
 		return err
 	}
-	r, err := store.Open(ctx, dir, actor())
+	r, err := store.Open(ctx, dir, tc.stdio.actor())
 	if err != nil {
 		return err
 	}
@@ -59,6 +43,10 @@ func (tc trackerCmd) withRepo(ctx context.Context, fn func(*store.Repo) error) e
 	r.Notify = func(msg string) { fmt.Fprintln(tc.stdio.Err, "sudocode: "+msg) }
 	return fn(r)
 }
+
+// find returns the command's .sudocode directory (store.Find), from its
+// working directory and environment.
+func (tc trackerCmd) find() (string, error) { return store.Find(tc.stdio.Dir, tc.stdio.Getenv) }
 
 // runOn is the body of most tracker commands: open the tracker, do one
 // operation, print its result (JSON with --json, else text).

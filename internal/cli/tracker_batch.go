@@ -77,7 +77,7 @@ func runIssueUpdateBatch(ctx context.Context, o *batchOptions) error {
 func runBatch[Item, In any](ctx context.Context, o *batchOptions, input func(Item) In,
 	apply func(*store.Repo, context.Context, []In) ([]tracker.Issue, error), line string) error {
 	var items []Item
-	if err := readBatch(o.file, o.stdio.In, &items); err != nil {
+	if err := readBatch(o.file, o.stdio, &items); err != nil {
 		return err
 	}
 	ins := make([]In, len(items))
@@ -93,8 +93,8 @@ func runBatch[Item, In any](ctx context.Context, o *batchOptions, input func(Ite
 }
 
 // readBatch decodes a JSON array of items from a file or standard input.
-func readBatch[T any](path string, stdin io.Reader, v *[]T) error {
-	body, err := readInput(path, stdin)
+func readBatch[T any](path string, stdio IO, v *[]T) error {
+	body, err := readInput(path, stdio)
 	if err != nil {
 		return err
 	}

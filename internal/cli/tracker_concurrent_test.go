@@ -89,7 +89,7 @@ func TestTrackerConcurrentWriters(t *testing.T) {
 				case 4:
 					args = []string{"feedback", "add", last, spec, "--content", fmt.Sprintf("loop %d note %d", w, i), "--line", fmt.Sprint(1 + rng.IntN(40))}
 				}
-				r := runAt(t, p.root, p.env, "", append(args, "--json")...)
+				r := runBinAt(t, p.root, p.env, "", append(args, "--json")...)
 				if r.code != 0 {
 					s.failures = append(s.failures, fmt.Sprintf("loop %d: %v: exit %d, stderr %q", w, args, r.code, r.stderr))
 					continue

@@ -53,7 +53,7 @@ Exits 4 when a problem remains.`,
 }
 
 func runDoctor(ctx context.Context, o *doctorOptions) error {
-	dir, err := store.Find(".")
+	dir, err := o.find()
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func runDoctor(ctx context.Context, o *doctorOptions) error {
 		if msg := store.EnsureMergeDriver(ctx, root); msg != "" {
 			fmt.Fprintln(o.stdio.Err, "sudocode: "+msg)
 		}
-		if rep.Repaired, err = repairAll(ctx, dir); err != nil {
+		if rep.Repaired, err = repairAll(ctx, dir, o.stdio.actor()); err != nil {
 			return err
 		}
 	}
@@ -86,8 +86,8 @@ func runDoctor(ctx context.Context, o *doctorOptions) error {
 
 // repairAll repairs the conflicted record files without the notices a
 // command prints: doctor reports them itself.
-func repairAll(ctx context.Context, dir string) ([]store.Repair, error) {
-	r, err := store.Open(ctx, dir, actor())
+func repairAll(ctx context.Context, dir, actor string) ([]store.Repair, error) {
+	r, err := store.Open(ctx, dir, actor)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -63,7 +62,7 @@ func newFeedbackAddCmd(tc trackerCmd) *cobra.Command {
 func runFeedbackAdd(ctx context.Context, o *feedbackAddOptions) error {
 	in := o.in
 	if in.Agent == "" {
-		in.Agent = os.Getenv("USER")
+		in.Agent = o.stdio.Getenv("USER")
 	}
 	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (tracker.Feedback, error) { return r.AddFeedback(ctx, in) },
 		func(w io.Writer, f tracker.Feedback) {

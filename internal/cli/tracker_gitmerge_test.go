@@ -78,6 +78,7 @@ func newGitProj(t *testing.T) (*proj, func(args ...string) string) {
 	p := newBareProj(t, "PATH="+path, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	p.bin = true // the environment above is git's, which only a process passes on
 	git := func(args ...string) string {
 		t.Helper()
 		return testkit.GitWith(t, p.env, p.root, args...)

@@ -1,8 +1,8 @@
 package cli_test
 
-// Helpers of the tracker's end-to-end tests: a project directory with a
-// .sudocode tracker, the built sudocode binary run in it, and checks of
-// the JSON it prints.
+// Helpers of the tracker's tests: a project directory with a .sudocode
+// tracker, sudocode run in it (in-process, or the built binary where a
+// test needs a process), and checks of the JSON it prints.
 
 import (
 	"bytes"
@@ -21,12 +21,13 @@ import (
 	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
-// proj is a project directory whose commands run the built binary.
+// proj is a project directory and the environment its commands run in.
 type proj struct {
 	t    *testing.T
 	root string // the project; commands run here unless told otherwise
 	dir  string // root/.sudocode
 	env  []string
+	bin  bool // run the built binary, not cli.Main
 }
 
 // newProj initialises a tracker in a new directory. Commands run as actor
@@ -46,8 +47,15 @@ func newBareProj(t *testing.T, extraEnv ...string) *proj {
 	return &proj{t: t, root: root, dir: filepath.Join(root, ".sudocode"), env: env}
 }
 
-// runAt runs sudocode in dir with env, feeding it stdin.
+// runAt runs sudocode in-process in dir with env, feeding it stdin.
 func runAt(t *testing.T, dir string, env []string, stdin string, args ...string) result {
+	t.Helper()
+	return runMain(t, dir, env, stdin, args...)
+}
+
+// runBinAt runs the built sudocode binary in dir with env, feeding it
+// stdin.
+func runBinAt(t *testing.T, dir string, env []string, stdin string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(60*time.Second))
 	defer cancel()
@@ -70,7 +78,17 @@ func runAt(t *testing.T, dir string, env []string, stdin string, args ...string)
 
 func (p *proj) run(args ...string) result {
 	p.t.Helper()
-	return runAt(p.t, p.root, p.env, "", args...)
+	return p.runIn(p.root, "", args...)
+}
+
+// runIn runs a command in dir, in-process or through the binary as p's
+// commands run.
+func (p *proj) runIn(dir, stdin string, args ...string) result {
+	p.t.Helper()
+	if p.bin {
+		return runBinAt(p.t, dir, p.env, stdin, args...)
+	}
+	return runAt(p.t, dir, p.env, stdin, args...)
 }
 
 // ok runs a command that must succeed without a word on stderr.
@@ -81,7 +99,7 @@ func (p *proj) ok(args ...string) string {
 
 func (p *proj) okIn(dir, stdin string, args ...string) string {
 	p.t.Helper()
-	r := runAt(p.t, dir, p.env, stdin, args...)
+	r := p.runIn(dir, stdin, args...)
 	if r.code != 0 {
 		p.t.Fatalf("sudocode %s: exit %d\nstdout %q\nstderr %q", strings.Join(args, " "), r.code, r.stdout, r.stderr)
 	}

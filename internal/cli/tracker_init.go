@@ -36,9 +36,9 @@ Commit .sudocode/ with your code.`,
 }
 
 func runInit(o *initOptions) error {
-	dir := os.Getenv("SUDOCODE_WORKING_DIR")
-	if dir == "" {
-		dir = "."
+	dir := o.stdio.Dir
+	if wd := o.stdio.Getenv("SUDOCODE_WORKING_DIR"); wd != "" {
+		dir = o.stdio.path(wd)
 	}
 	_, statErr := os.Stat(filepath.Join(dir, store.DirName, store.ConfigFile))
 	res, err := store.Init(dir, o.prefix)

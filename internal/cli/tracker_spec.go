@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -59,7 +58,7 @@ func runSpecCreate(ctx context.Context, o *specCreateOptions) error {
 	in := o.in
 	in.Parent = nonEmpty(o.parent)
 	if o.designFile != "" {
-		body, err := readInput(o.designFile, o.stdio.In)
+		body, err := readInput(o.designFile, o.stdio)
 		if err != nil {
 			return err
 		}
@@ -71,13 +70,14 @@ func runSpecCreate(ctx context.Context, o *specCreateOptions) error {
 		})
 }
 
-// readInput reads a file, or standard input for "-".
-func readInput(path string, stdin io.Reader) (string, error) {
+// readInput reads a file (taken from the working directory), or standard
+// input for "-".
+func readInput(path string, stdio IO) (string, error) {
 	if path == "-" {
-		b, err := io.ReadAll(stdin)
+		b, err := io.ReadAll(stdio.In)
 		return string(b), err
 	}
-	b, err := os.ReadFile(path)
+	b, err := stdio.readFile(path)
 	if err != nil {
 		return "", usageError{err}
 	}
@@ -182,7 +182,7 @@ func newSpecUpdateCmd(tc trackerCmd) *cobra.Command {
 func runSpecUpdate(ctx context.Context, o *specUpdateOptions) error {
 	p := o.patch
 	if o.contentFile != "" {
-		body, err := readInput(o.contentFile, o.stdio.In)
+		body, err := readInput(o.contentFile, o.stdio)
 		if err != nil {
 			return err
 		}

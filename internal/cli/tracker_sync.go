@@ -26,6 +26,13 @@ func (o *transferOptions) needDir() error {
 	return nil
 }
 
+// named is a transfer's result with --dir as it was given (the transfer
+// had it taken from the working directory).
+func (o *transferOptions) named(res store.Transfer, err error) (store.Transfer, error) {
+	res.Dir = o.dir
+	return res, err
+}
+
 func newExportCmd(tc trackerCmd) *cobra.Command {
 	o := &transferOptions{trackerCmd: tc}
 	cmd := &cobra.Command{
@@ -46,7 +53,7 @@ func runExport(ctx context.Context, o *transferOptions) error {
 	if err := o.needDir(); err != nil {
 		return err
 	}
-	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (store.Transfer, error) { return r.Export(ctx, o.dir) },
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (store.Transfer, error) { return o.named(r.Export(ctx, o.stdio.path(o.dir))) },
 		func(w io.Writer, res store.Transfer) {
 			fmt.Fprintf(w, "Exported %s, %s, %d feedback to %s\n", plural.Count(res.Issues, "issue", "issues"), plural.Count(res.Specs, "spec", "specs"), res.Feedback, res.Dir)
 		})
@@ -74,7 +81,7 @@ func runImport(ctx context.Context, o *transferOptions) error {
 	if err := o.needDir(); err != nil {
 		return err
 	}
-	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (store.Transfer, error) { return r.Import(ctx, o.dir) },
+	return runOn(ctx, o.trackerCmd, func(r *store.Repo) (store.Transfer, error) { return o.named(r.Import(ctx, o.stdio.path(o.dir))) },
 		func(w io.Writer, res store.Transfer) {
 			fmt.Fprintf(w, "Imported from %s: now %s, %s, %d feedback\n", res.Dir, plural.Count(res.Issues, "issue", "issues"), plural.Count(res.Specs, "spec", "specs"), res.Feedback)
 			for _, rn := range res.Renamed {
@@ -127,7 +134,7 @@ func runMergeDriver(o *mergeDriverOptions) error {
 	if _, err := merge.KindOf(o.path); err != nil {
 		return usageError{err}
 	}
-	renames, err := merge.Driver(o.base, o.ours, o.theirs, o.path)
+	renames, err := merge.Driver(o.stdio.path(o.base), o.stdio.path(o.ours), o.stdio.path(o.theirs), o.path)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -10,8 +11,16 @@ import (
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
+// trustOptions are the argument and flags of "sudocode trust".
+type trustOptions struct {
+	g            *globalOptions
+	stdio        IO
+	dir          string
+	show, revoke bool
+}
+
 func newTrustCmd(g *globalOptions, stdio IO) *cobra.Command {
-	var show, revoke bool
+	o := &trustOptions{g: g, stdio: stdio}
 	cmd := &cobra.Command{
 		Use:   "trust [DIR]",
 		Short: "Let the commands of this checkout's .sudocode/agent.json run (show, trust, revoke)",
@@ -38,46 +47,51 @@ command}], trusted_at}; state is not_needed, trusted, untrusted or changed.`,
 			if err := cobra.MaximumNArgs(1)(cmd, args); err != nil {
 				return usageError{err}
 			}
-			if show && revoke {
+			if o.show && o.revoke {
 				return usageError{fmt.Errorf("--show and --revoke do not go together")}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := "."
+			o.dir = "."
 			if len(args) == 1 {
-				dir = args[0]
+				o.dir = args[0]
 			}
-			var pt orchestrator.ProjectTrust
-			var err error
-			var revoked bool
-			switch {
-			case show:
-				pt, err = orchestrator.TrustOf(cmd.Context(), dir)
-			case revoke:
-				pt, revoked, err = orchestrator.RevokeTrust(cmd.Context(), dir)
-			default:
-				pt, err = orchestrator.TrustFile(cmd.Context(), dir, "")
-			}
-			if err != nil {
-				return err
-			}
-			if g.json {
-				return writeJSON(stdio.Out, pt)
-			}
-			printTrust(stdio.Out, pt)
-			switch {
-			case revoke && revoked:
-				fmt.Fprintln(stdio.Out, "revoked: its commands no longer run until you trust it again")
-			case revoke:
-				fmt.Fprintln(stdio.Out, "it was not trusted; nothing to revoke")
-			}
-			return nil
+			return runTrust(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&show, "show", false, "only show the commands and whether they are trusted")
-	cmd.Flags().BoolVar(&revoke, "revoke", false, "forget the trust given to the file")
+	cmd.Flags().BoolVar(&o.show, "show", false, "only show the commands and whether they are trusted")
+	cmd.Flags().BoolVar(&o.revoke, "revoke", false, "forget the trust given to the file")
 	return cmd
+}
+
+func runTrust(ctx context.Context, o *trustOptions) error {
+	out, dir := o.stdio.Out, o.stdio.path(o.dir)
+	var pt orchestrator.ProjectTrust
+	var err error
+	var revoked bool
+	switch {
+	case o.show:
+		pt, err = orchestrator.TrustOf(ctx, dir)
+	case o.revoke:
+		pt, revoked, err = orchestrator.RevokeTrust(ctx, dir)
+	default:
+		pt, err = orchestrator.TrustFile(ctx, dir, "")
+	}
+	if err != nil {
+		return err
+	}
+	if o.g.json {
+		return writeJSON(out, pt)
+	}
+	printTrust(out, pt)
+	switch {
+	case o.revoke && revoked:
+		fmt.Fprintln(out, "revoked: its commands no longer run until you trust it again")
+	case o.revoke:
+		fmt.Fprintln(out, "it was not trusted; nothing to revoke")
+	}
+	return nil
 }
 
 // printTrust shows the file, its commands and its state.

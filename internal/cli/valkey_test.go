@@ -114,7 +114,7 @@ func TestValkeyStoresTheSpecificationsHash(t *testing.T) {
 
 	// A ruleset written by the CLI is stored the same way and seen by the
 	// running server.
-	r := runCmd(t, env, "# Go\n", sudocodeBin, "rulesets", "put", "go_conventions", "-d", "Go conventions", "-t", "go,conventions", "-f", "-")
+	r := sudocode(t, env, "# Go\n", "rulesets", "put", "go_conventions", "-d", "Go conventions", "-t", "go,conventions", "-f", "-")
 	if r.code != 0 || r.stdout != "Successfully upserted ruleset 'go_conventions'\n" {
 		t.Fatalf("sudocode rulesets put on Valkey: %+v", r)
 	}
@@ -139,7 +139,7 @@ func TestValkeyStoresTheSpecificationsHash(t *testing.T) {
 
 func TestValkeyStoreWithEmbeddedStoreFlagIsAUsageError(t *testing.T) {
 	env, _ := valkeyEnv(t)
-	r := runCmd(t, env, "", sudocodeBin, "rulesets", "list", "--store", t.TempDir())
+	r := sudocode(t, env, "", "rulesets", "list", "--store", t.TempDir())
 	if r.code != 2 || !strings.Contains(r.stderr, "--store") {
 		t.Errorf("--store with VALKEY_* set: exit %d, stderr %q; want 2 and a message about --store", r.code, r.stderr)
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -64,7 +65,7 @@ func New(opts Options) *mcp.Server {
 	}
 	s := &server{opts: opts, tracker: opts.Tracker}
 	if s.tracker == nil {
-		s.tracker = app.NewTracker(opts.Dir, opts.Actor)
+		s.tracker = ownTracker(opts)
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "sudocode", Title: "Sudocode tracker", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
@@ -133,3 +134,14 @@ var (
 	creates  = &mcp.ToolAnnotations{DestructiveHint: new(false), IdempotentHint: false, OpenWorldHint: new(false)}
 	changes  = &mcp.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: true, OpenWorldHint: new(false)}
 )
+
+// ownTracker is the server's own tracker: from Dir, else where the
+// process's environment and working directory say (a server of its own
+// runs as a process of its own).
+func ownTracker(opts Options) *app.Tracker {
+	if opts.Dir != "" {
+		return app.NewTracker(opts.Dir, opts.Actor)
+	}
+	wd, _ := os.Getwd()
+	return app.NewTrackerIn(wd, os.Getenv, opts.Actor)
+}

@@ -3,6 +3,7 @@ package mcpx
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -46,6 +47,10 @@ type Transport struct {
 	// it, requests of 2026-07-28 and later are served that way and older
 	// clients get sessions.
 	Stateless bool
+	// In and Out are the stdio transport's streams; nil: the process's
+	// standard input and output. A command run in-process names its own.
+	In  io.Reader
+	Out io.Writer
 }
 
 // auth is the tokens t accepts; nil when it needs none.
@@ -86,7 +91,11 @@ const Path = "/mcp"
 func Serve(ctx context.Context, s *mcp.Server, t Transport, logger *slog.Logger) error {
 	if t.HTTPAddr == "" {
 		Install(s, t)
-		err := s.Run(ctx, NewStdioTransport(os.Stdin, os.Stdout, logger))
+		in, out := t.In, t.Out
+		if in == nil || out == nil {
+			in, out = os.Stdin, os.Stdout
+		}
+		err := s.Run(ctx, NewStdioTransport(in, out, logger))
 		if errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 			return nil
 		}

@@ -62,7 +62,7 @@ func TestImportStaysInTheRepository(t *testing.T) {
 			plant(t, repo)
 			// A file is refused by name; a directory link is not walked
 			// into at all.
-			_, err := rulefiles.Import(ctx, lib, []string{repo}, true)
+			_, err := rulefiles.Import(ctx, lib, repo, []string{repo}, true)
 			if err == nil && name != "directory link out" {
 				t.Error("the import went through")
 			}

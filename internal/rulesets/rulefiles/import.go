@@ -39,13 +39,14 @@ type ImportReport struct {
 
 // Import reads the agents' rule files at each path into lib: a
 // repository's root directory, or one file (placed in the repository by
-// its path from the current directory, else by its base name). A ruleset
-// that exists with other content is skipped unless force; one that exists
-// unchanged is skipped as such.
-func Import(ctx context.Context, lib rulesets.Library, paths []string, force bool) (ImportReport, error) {
+// its path from the directory wd, else by its base name). A relative path
+// is taken from wd, the working directory of the command that asks. A
+// ruleset that exists with other content is skipped unless force; one
+// that exists unchanged is skipped as such.
+func Import(ctx context.Context, lib rulesets.Library, wd string, paths []string, force bool) (ImportReport, error) {
 	var found []Found
 	for _, p := range paths {
-		fs, err := readPath(ctx, p)
+		fs, err := readPath(ctx, wd, p)
 		if err != nil {
 			return ImportReport{}, err
 		}
@@ -82,30 +83,30 @@ func importFound(ctx context.Context, lib rulesets.Library, found []Found, force
 	return rep
 }
 
-func readPath(ctx context.Context, p string) ([]Found, error) {
-	st, err := os.Stat(p)
+func readPath(ctx context.Context, wd, p string) ([]Found, error) {
+	abs := p
+	if !filepath.IsAbs(p) {
+		abs = filepath.Join(wd, p)
+	}
+	st, err := os.Stat(abs)
 	if err != nil {
 		return nil, fault.Wrap(fault.Invalid, err, "cannot import "+p).WithHint("pass a repository's root directory or one rule file")
 	}
 	if st.IsDir() {
-		return Read(ctx, p)
+		return Read(ctx, abs)
 	}
-	dir, err := os.OpenRoot(filepath.Dir(p))
+	dir, err := os.OpenRoot(filepath.Dir(abs))
 	if err != nil {
 		return nil, fault.Wrap(fault.Invalid, err, "cannot import "+p)
 	}
 	defer dir.Close()
-	text, err := readRuleFile(dir, filepath.ToSlash(filepath.Base(p)))
+	text, err := readRuleFile(dir, filepath.ToSlash(filepath.Base(abs)))
 	if err != nil {
 		return nil, fault.Wrap(fault.Invalid, err, "cannot import "+p)
 	}
-	rel := filepath.ToSlash(filepath.Base(p))
-	if abs, err := filepath.Abs(p); err == nil {
-		if wd, err := os.Getwd(); err == nil {
-			if r, err := filepath.Rel(wd, abs); err == nil && !strings.HasPrefix(r, "..") {
-				rel = filepath.ToSlash(r)
-			}
-		}
+	rel := filepath.ToSlash(filepath.Base(abs))
+	if r, err := filepath.Rel(wd, abs); err == nil && !strings.HasPrefix(r, "..") {
+		rel = filepath.ToSlash(r)
 	}
 	if kindOf(rel) == "" {
 		return nil, notRuleFile(p)

@@ -20,7 +20,7 @@ func TestImport(t *testing.T) {
 		ctx := context.Background()
 		repo := t.TempDir()
 		copyTree(t, "testdata/handwritten", repo)
-		rep, err := rulefiles.Import(ctx, lib, []string{repo}, false)
+		rep, err := rulefiles.Import(ctx, lib, repo, []string{repo}, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,12 +35,12 @@ func TestImport(t *testing.T) {
 		if _, err := lib.Upsert(ctx, rulesets.Patch{Name: "claude", Tags: tags, SetTags: true}); err != nil {
 			t.Fatal(err)
 		}
-		rep, _ = rulefiles.Import(ctx, lib, []string{repo}, false)
+		rep, _ = rulefiles.Import(ctx, lib, repo, []string{repo}, false)
 		if rep.Skipped != 8 || !strings.Contains(rulefiles.FormatImport(rep), "\nskipped claude (CLAUDE.md): unchanged") {
 			t.Fatalf("second import:\n%s", rulefiles.FormatImport(rep))
 		}
 		os.WriteFile(filepath.Join(repo, "CLAUDE.md"), []byte("# Project notes\n\nRun `make test` first.\n"), 0o644)
-		rep, _ = rulefiles.Import(ctx, lib, []string{filepath.Join(repo, "CLAUDE.md")}, false)
+		rep, _ = rulefiles.Import(ctx, lib, repo, []string{filepath.Join(repo, "CLAUDE.md")}, false)
 		want := "Imported 1 ruleset(s): 0 created, 0 updated, 1 skipped\nskipped claude (CLAUDE.md): the library's ruleset differs; pass --force (force: true) to overwrite it"
 		if got := rulefiles.FormatImport(rep); got != want {
 			t.Fatalf("import of a changed file:\n%s\nwant:\n%s", got, want)
@@ -48,7 +48,7 @@ func TestImport(t *testing.T) {
 		if r, _ := lib.Get(ctx, "claude"); !strings.Contains(r.Markdown, "make check") {
 			t.Fatalf("overwritten without force: %q", r.Markdown)
 		}
-		rep, _ = rulefiles.Import(ctx, lib, []string{repo}, true)
+		rep, _ = rulefiles.Import(ctx, lib, repo, []string{repo}, true)
 		if rep.Updated != 1 || rep.Skipped != 7 {
 			t.Fatalf("forced import:\n%s", rulefiles.FormatImport(rep))
 		}
@@ -59,7 +59,7 @@ func TestImport(t *testing.T) {
 		if h[0].By != "alice" || h[0].Action != rulesets.ActionUpdated {
 			t.Fatalf("the forced import's change: %+v", h[0])
 		}
-		if _, err := rulefiles.Import(ctx, lib, []string{filepath.Join(repo, "missing")}, false); err == nil {
+		if _, err := rulefiles.Import(ctx, lib, repo, []string{filepath.Join(repo, "missing")}, false); err == nil {
 			t.Fatal("import of a missing path succeeded")
 		}
 	})

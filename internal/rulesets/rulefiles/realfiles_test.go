@@ -49,7 +49,7 @@ func TestImportedRootGlobApplies(t *testing.T) {
 		ctx := context.Background()
 		repo := t.TempDir()
 		writeTree(t, repo, map[string]string{".cursor/rules/api-handlers.mdc": "---\ndescription: API handlers\nglobs: /**/*_api.go\nalwaysApply: false\n---\nReturn problem+json.\n"})
-		if _, err := rulefiles.Import(ctx, lib, []string{repo}, false); err != nil {
+		if _, err := rulefiles.Import(ctx, lib, repo, []string{repo}, false); err != nil {
 			t.Fatal(err)
 		}
 		applied, err := lib.Resolve(ctx, []string{"internal/user_api.go"}, "cursor")
@@ -83,7 +83,7 @@ func TestImportReportsNormalisation(t *testing.T) {
 	forEachStore(t, func(t *testing.T, lib rulesets.Library) {
 		repo := t.TempDir()
 		writeTree(t, repo, map[string]string{"AGENTS.md": "\uFEFF# Notes\r\n\r\nRun make.\r\n", "CLAUDE.md": "Run make.\n"})
-		rep, err := rulefiles.Import(context.Background(), lib, []string{repo}, false)
+		rep, err := rulefiles.Import(context.Background(), lib, repo, []string{repo}, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +155,7 @@ func TestExportUpdatesTheFileARulesetCameFrom(t *testing.T) {
 			".github/instructions/API_rules.instructions.md": "---\napplyTo: \"api/**/*.go\"\n---\nReturn problem+json.\n",
 		}
 		writeTree(t, repo, hand)
-		if rep, err := rulefiles.Import(ctx, lib, []string{repo}, false); err != nil || rep.Created != 3 {
+		if rep, err := rulefiles.Import(ctx, lib, repo, []string{repo}, false); err != nil || rep.Created != 3 {
 			t.Fatalf("import: %v\n%s", err, rulefiles.FormatImport(rep))
 		}
 		agents := []string{"cursor", "windsurf", "copilot"}
@@ -217,7 +217,7 @@ func TestExportRemovesTheSecondCopy(t *testing.T) {
 		repo := t.TempDir()
 		own := ".cursor/rules/01_python_code.mdc"
 		writeTree(t, repo, map[string]string{own: "---\ndescription: Python code\nglobs: **/*.py\nalwaysApply: false\n---\nUse type hints.\n"})
-		if _, err := rulefiles.Import(ctx, lib, []string{repo}, false); err != nil {
+		if _, err := rulefiles.Import(ctx, lib, repo, []string{repo}, false); err != nil {
 			t.Fatal(err)
 		}
 		rs, err := lib.All(ctx)

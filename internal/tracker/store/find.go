@@ -25,24 +25,35 @@ const (
 	LockFile   = ".lock"
 )
 
-// Find returns the .sudocode directory for a command: SUDOCODE_DB (the
-// cache file or the directory itself) when set, else the first .sudocode
-// found walking up from SUDOCODE_WORKING_DIR (or start), as git finds .git.
-func Find(start string) (string, error) {
-	if db := os.Getenv("SUDOCODE_DB"); db != "" {
+// Find returns the .sudocode directory for a command run in wd with the
+// environment getenv: SUDOCODE_DB (the cache file or the directory itself)
+// when set, else the first .sudocode found walking up from
+// SUDOCODE_WORKING_DIR (or wd), as git finds .git. Relative paths in
+// either are taken from wd.
+func Find(wd string, getenv func(string) string) (string, error) {
+	if db := getenv("SUDOCODE_DB"); db != "" {
 		dir := db
 		if filepath.Base(db) != DirName {
 			dir = filepath.Dir(db)
 		}
-		if isTracker(dir) {
-			return filepath.Abs(dir)
+		if isTracker(within(wd, dir)) {
+			return filepath.Abs(within(wd, dir))
 		}
 		return "", noTracker(db)
 	}
-	if wd := os.Getenv("SUDOCODE_WORKING_DIR"); wd != "" {
-		start = wd
+	start := wd
+	if d := getenv("SUDOCODE_WORKING_DIR"); d != "" {
+		start = within(wd, d)
 	}
 	return FindFrom(start)
+}
+
+// within is p taken from the directory wd.
+func within(wd, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(wd, p)
 }
 
 // FindFrom returns the first .sudocode found walking up from start,
