@@ -46,12 +46,15 @@ func TestEveryFailureIsAToolResult(t *testing.T) {
 		}), "INTERNAL_ERROR"},
 	}
 	s := New(root, Options{})
-	c := &conn{}
-	c.initialized.Store(true)
+	defer s.Close(context.Background())
+	p := connect(s.sdk, nil)
+	defer p.Close()
+	s.handleMessage(context.Background(), p, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`))
 	for _, tc := range cases {
 		s.tools = append(s.tools, tc.tool)
 		s.byName[tc.tool.Name] = tc.tool
-		raw := s.handleMessage(context.Background(), c, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+tc.tool.Name+`","arguments":{}}}`))
+		s.sdk.AddTool(tc.tool.def(), s.handler(tc.tool))
+		raw := s.handleMessage(context.Background(), p, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+tc.tool.Name+`","arguments":{}}}`)).body
 		var resp struct {
 			Error  *json.RawMessage `json:"error"`
 			Result struct {

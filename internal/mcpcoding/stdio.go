@@ -8,12 +8,16 @@ import (
 	"sync"
 )
 
+// ServeStdio is the profile's stdio transport, which the SDK's cannot be:
+// a line may hold a batch, and the lines' requests run concurrently.
+//
 // ServeStdio reads newline-delimited JSON-RPC from in and writes one line
 // per response to out, until in ends or ctx is done (a signal: the read
 // in progress cannot be interrupted, so it is left behind). Requests run
 // concurrently; each response line is written whole.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	c := &conn{}
+	p := connect(s.sdk, nil)
+	defer p.Close() // after the requests under way are answered
 	var wmu sync.Mutex
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -51,9 +55,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if resp := s.handleMessage(ctx, c, line); resp != nil {
+				if a := s.handleMessage(ctx, p, line); a.body != nil {
 					wmu.Lock()
-					out.Write(append(resp, '\n'))
+					out.Write(append(a.body, '\n'))
 					wmu.Unlock()
 				}
 			}()
