@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"time"
@@ -88,86 +87,6 @@ func failWith(fields any, err error) error { return &failure{err: err, fields: f
 // contentful is a result that returns content items besides the text
 // mirror (view_image's image), placed before it.
 type contentful interface{ contentItems() []mcp.Content }
-
-// callResult runs a tool and shapes its outcome as the profile's result:
-// structuredContent with ok and warnings, its JSON as the text mirror, and
-// isError exactly when ok is false. Whatever the tool returns — a result,
-// a *workspace.Error, any other error, a panic, a result that cannot be
-// encoded — the outcome is a tool result, never a JSON-RPC error. The
-// structured content is encoded here once, and sent as it is.
-func callResult(ctx context.Context, t tool, args json.RawMessage) (*mcp.CallToolResult, map[string]any) {
-	out, err := safeRun(ctx, t, args)
-	structured, items, encErr := structuredOf(out, err)
-	if encErr != nil {
-		structured, items, _ = structuredOf(nil, workspace.Errorf(workspace.CodeInternal, nil,
-			"internal error: the result of %s cannot be encoded: %v", t.Name, encErr))
-	}
-	text, _ := marshalCompact(structured) // decoded JSON: always encodable
-	return &mcp.CallToolResult{
-		Content:           append(items, &mcp.TextContent{Text: string(text)}),
-		StructuredContent: json.RawMessage(text),
-		IsError:           structured["ok"] == false,
-	}, structured
-}
-
-// structuredOf is the structured result of a tool's outcome, as decoded
-// JSON (so the keys of the result's objects are written sorted) with the
-// error object as it is, and the content items that go before the
-// mirror.
-func structuredOf(out any, err error) (map[string]any, []mcp.Content, error) {
-	var we *workspace.Error
-	if err != nil {
-		out = nil
-		if f, ok := errors.AsType[*failure](err); ok {
-			out = f.fields
-		}
-		if !errors.As(err, &we) {
-			we = workspace.Errorf(workspace.CodeInternal, nil, "internal error: %v", err)
-		}
-	}
-	m, encErr := asObject(out)
-	if encErr != nil {
-		return nil, nil, encErr
-	}
-	var items []mcp.Content
-	if c, ok := out.(contentful); ok && err == nil {
-		items = c.contentItems()
-	}
-	m["ok"] = we == nil
-	if we != nil {
-		// The error object keeps its fields in the profile's order
-		// (code, message, category, retryable, details).
-		if _, encErr = json.Marshal(we); encErr != nil {
-			return nil, nil, encErr
-		}
-		m["error"] = we
-	}
-	if w, ok := m["warnings"]; !ok || w == nil {
-		m["warnings"] = []any{}
-	}
-	return m, items, nil
-}
-
-// asObject is v's JSON as a map (nil: an empty one); numbers stay exact.
-func asObject(v any) (map[string]any, error) {
-	m := map[string]any{}
-	if v == nil {
-		return m, nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
-		return nil, err
-	}
-	if m == nil {
-		m = map[string]any{}
-	}
-	return m, nil
-}
 
 // safeRun turns a panic inside a tool into an INTERNAL_ERROR.
 func safeRun(ctx context.Context, t tool, args json.RawMessage) (out any, err error) {

@@ -1,23 +1,32 @@
 package mcpcoding
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/secret"
-	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 // trace writes one JSON line about a tool call (Options.Trace), its
 // arguments redacted; res is the call's structured result.
-func (s *Server) trace(name string, args, res map[string]any, took time.Duration) {
-	ok, _ := res["ok"].(bool)
-	line := map[string]any{
-		"event": "tool_call", "timestamp": time.Now().UTC().Format(time.RFC3339Nano), "tool": name, "ok": ok,
-		"status": res["status"], "error_code": nil, "duration_ms": took.Milliseconds(), "session_id": res["session_id"],
-		"truncated": res["truncated"] == true, "args": secret.Redact(args),
+func (s *Server) trace(name string, args map[string]any, res []byte, took time.Duration) {
+	var out struct {
+		OK        bool    `json:"ok"`
+		Status    *string `json:"status"`
+		SessionID *string `json:"session_id"`
+		Truncated bool    `json:"truncated"`
+		Error     *struct {
+			Code string `json:"code"`
+		} `json:"error"`
 	}
-	if we, isErr := res["error"].(*workspace.Error); isErr {
-		line["error_code"] = we.Code
+	json.Unmarshal(res, &out)
+	line := map[string]any{
+		"event": "tool_call", "timestamp": time.Now().UTC().Format(time.RFC3339Nano), "tool": name, "ok": out.OK,
+		"status": out.Status, "error_code": nil, "duration_ms": took.Milliseconds(), "session_id": out.SessionID,
+		"truncated": out.Truncated, "args": secret.Redact(args),
+	}
+	if out.Error != nil {
+		line["error_code"] = out.Error.Code
 	}
 	b, _ := marshalCompact(line)
 	s.traceMu.Lock()
