@@ -138,7 +138,18 @@ func (s *Server) handleMessage(ctx context.Context, p *pipe, raw []byte) answer 
 	if r == nil {
 		return answer{}
 	}
-	return answer{body: mustMarshal(r), single: r}
+	return answer{body: r.encode(), single: r}
+}
+
+// encode is the response's JSON. A result is written around the bytes the
+// SDK encoded, as they are: encoding/json would compact them once more.
+func (r *response) encode() []byte {
+	if r.Error != nil {
+		return mustMarshal(r)
+	}
+	b := make([]byte, 0, len(r.Result)+len(r.ID)+32)
+	b = append(append(append(b, `{"jsonrpc":"2.0","id":`...), r.ID...), `,"result":`...)
+	return append(append(b, r.Result...), '}')
 }
 
 func mustMarshal(v any) []byte {

@@ -1,10 +1,11 @@
 package mcpcoding
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -123,19 +124,63 @@ func (r initResult) MarshalJSON() ([]byte, error) {
 	})
 }
 
-// toolResult writes isError when it is false too.
+// toolResult writes isError when it is false too. It writes the result
+// itself: the SDK's encoding would escape the text mirror, and compact the
+// structured content, once more each (their bytes are most of a
+// read_file's answer); what it adds in its own fields (_meta, resultType)
+// is taken from it.
 type toolResult struct{ *mcp.CallToolResult }
 
 func (r toolResult) MarshalJSON() ([]byte, error) {
-	b, err := r.CallToolResult.MarshalJSON()
-	if err != nil || r.IsError {
-		return b, err
+	rest := *r.CallToolResult
+	rest.Content, rest.StructuredContent = nil, nil
+	b, err := rest.MarshalJSON()
+	if err != nil {
+		return nil, err
 	}
-	b = bytes.TrimSuffix(b, []byte("}"))
-	if len(b) > 1 {
-		b = append(b, ',')
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return nil, err
 	}
-	return append(b, `"isError":false}`...), nil
+	if fields["content"], err = contentJSON(r.Content); err != nil {
+		return nil, err
+	}
+	if raw, ok := r.StructuredContent.(json.RawMessage); ok {
+		fields["structuredContent"] = raw
+	}
+	fields["isError"] = json.RawMessage(strconv.FormatBool(r.IsError))
+	out := []byte{'{'}
+	for i, k := range slices.Sorted(maps.Keys(fields)) {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(append(strconv.AppendQuote(out, k), ':'), fields[k]...)
+	}
+	return append(out, '}'), nil
+}
+
+// contentJSON is a result's content items, the text items' text escaped
+// once.
+func contentJSON(items []mcp.Content) ([]byte, error) {
+	out := []byte{'['}
+	for i, c := range items {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		var b []byte
+		var err error
+		if t, ok := c.(*mcp.TextContent); ok && t.Meta == nil && t.Annotations == nil {
+			b, err = marshalCompact(t.Text)
+			b = append(append([]byte(`{"type":"text","text":`), b...), '}')
+		} else {
+			b, err = marshalCompact(c)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b...)
+	}
+	return append(out, ']'), nil
 }
 
 // discoverResult has the profile's capabilities, listChanged written.
