@@ -16,29 +16,16 @@ import (
 	"github.com/sudocode/sudocode/internal/workspace/procs"
 )
 
-// The front is the profile's message layer in front of the SDK's server:
-// what it checks, the SDK either does not check or answers otherwise, and
-// each check names the contract's rule (docs/coding-tools.md#messages-and-methods):
-//
-//   - batches (an array of messages, at most maxBatch, answered by an
-//     array): the SDK refuses them from 2025-06-18 on;
-//   - the envelope (parse errors, jsonrpc "2.0", ids that are strings or
-//     integers, params an object), answered with the profile's codes and
-//     the request's id where it has a valid one: the SDK's decoder drops
-//     the message, or answers another code;
-//   - -32002 before initialize: the SDK answers a plain -32603;
-//   - the profile's methods, anything else -32601 with the method in its
-//     data: the SDK serves more methods (resources, prompts, completion)
-//     and answers unknown ones without data;
-//   - params the SDK's decoder would refuse before any middleware sees
-//     them (a protocolVersion, log level, cursor or tool name of the
-//     wrong type), answered -32602 with the profile's reasons;
-//   - notifications/cancelled naming an exec session (session_id), which
-//     MCP's cancellation (of a request) does not have.
-//
-// Every message that passes is handed to the SDK's server (pipe.go),
-// which dispatches it: the tools, their listing, argument validation and
-// results are the SDK's and mcpx's, as on every other server.
+// The front is the profile's message layer in front of the SDK's server
+// (docs/coding-tools.md#messages-and-methods): batches, which the SDK
+// refuses from 2025-06-18 on; the envelope's checks with the profile's
+// codes, where the SDK's decoder drops a message or answers another code;
+// -32002 before initialize, where the SDK answers -32603; the profile's
+// methods, anything else -32601 with the method in its data, where the SDK
+// serves more (resources, prompts, completion) and answers without data;
+// and notifications/cancelled naming an exec session, which MCP's
+// cancellation (of a request) does not have. Every message that passes is
+// handed to the SDK's server (pipe.go), which dispatches it.
 
 // ProtocolVersion is the one MCP revision the profile speaks; clients
 // asking for a later one are answered with it.

@@ -32,8 +32,11 @@ func (s *Server) newSDKServer() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: serverName, Title: serverTitle, Version: s.opts.Version}, &mcp.ServerOptions{
 		Instructions:              instructions,
 		SupportedProtocolVersions: supportedVersions,
-		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Logging: &mcp.LoggingCapabilities{}},
-		Logger:                    mcpx.SDKLogger(s.opts.Logger),
+		// The capabilities a client reads are the profile's (initResult,
+		// discoverResult); logging/setLevel is served whatever the SDK
+		// declares.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		Logger:       mcpx.SDKLogger(s.opts.Logger),
 	})
 	for _, t := range s.tools {
 		srv.AddTool(t.def(), s.handler(t))

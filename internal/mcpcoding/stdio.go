@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"sync"
 )
@@ -52,15 +53,33 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 			}
 			return err
 		case line := <-lines:
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			answer := func() {
 				if a := s.handleMessage(ctx, p, line); a.body != nil {
 					wmu.Lock()
 					out.Write(append(a.body, '\n'))
 					wmu.Unlock()
 				}
+			}
+			// An initialize is answered before the next line is read, so
+			// that the requests a client sends right after it find the
+			// session initialized (the SDK does the same).
+			if isInitialize(line) {
+				answer()
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				answer()
 			}()
 		}
 	}
+}
+
+// isInitialize reports whether line is one initialize request.
+func isInitialize(line []byte) bool {
+	var m struct {
+		Method string `json:"method"`
+	}
+	return bytes.Contains(line, []byte(`"initialize"`)) && json.Unmarshal(line, &m) == nil && m.Method == "initialize"
 }
