@@ -8,25 +8,26 @@
 // Its tools are registered on the MCP SDK's server and dispatched by it,
 // with the controls every server shares (mcpx.Install: the caller, rate
 // limits, audit, metrics), as the project's other servers are: the SDK
-// lists them, mcpx.ArgsSchema validates their arguments (the JSON Schema
-// validator the SDK uses), and their results are the SDK's types.
-//
-// The profile fixes wire rules the SDK does not follow, and those stay
-// this package's, each in one hook that says which rule it keeps and why
-// the SDK cannot:
+// lists them and runs their calls, mcpx.ArgsSchema validates their
+// arguments (the JSON Schema validator the SDK uses), and their results
+// are the SDK's types. What stays the package's own is the tools' shape
+// (tool.go: the profile's schemas, defaults and result object, result.go)
+// and the profile's wire rules the SDK does not follow, each in one hook
+// that says which rule it keeps and why the SDK cannot:
 //
 //   - http.go: the HTTP checks and their order, with their status codes
 //     and JSON-RPC bodies where the SDK's handler writes plain text; one
 //     session id per client on every response (the process's one without
 //     named clients), where the SDK opens one per initialize;
-//   - stdio.go: newline-delimited messages, batches included, run
-//     concurrently;
+//   - stdio.go: newline-delimited messages, a batch on a line, run
+//     concurrently, where the SDK's transport refuses batches;
 //   - front.go and params.go: batches (which the SDK refuses from
 //     2025-06-18 on), the envelope's checks, -32002 before initialize,
-//     the profile's methods, and -32602 with reasons for params the SDK's
-//     decoder refuses before any middleware sees them; negotiating down
-//     to 2025-06-18 rather than to the SDK's other revisions;
-//   - modern.go: the checks of a 2026-07-28 request whose errors the
+//     the profile's methods, -32602 with reasons for params the SDK's
+//     decoder refuses before any middleware sees them, negotiating down
+//     to 2025-06-18 rather than to the SDK's other revisions, and
+//     notifications/cancelled naming an exec session;
+//   - modern.go: the checks of a 2026-07-28 request, whose errors the
 //     profile words and codes its own way;
 //   - pipe.go: the mcp.Transport that hands the SDK each message of a
 //     session the SDK's transports cannot carry;
