@@ -65,14 +65,12 @@ var dateRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^
 func versionOK(v string) bool { return dateRE().MatchString(v) && v >= ProtocolVersion }
 
 // initializeParams checks an initialize's protocol version and returns
-// the params the SDK gets: ProtocolVersion, and the client's info and
-// capabilities when they are objects (the profile reads neither, and
-// accepts any).
+// the params the SDK gets: ProtocolVersion alone, as the profile reads
+// nothing else of them (and accepts any client info and capabilities,
+// which the SDK's decoder might not).
 func initializeParams(params json.RawMessage) (json.RawMessage, *response) {
 	var p struct {
-		ProtocolVersion any             `json:"protocolVersion"`
-		ClientInfo      json.RawMessage `json:"clientInfo"`
-		Capabilities    json.RawMessage `json:"capabilities"`
+		ProtocolVersion any `json:"protocolVersion"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, errorResponse(nil, codeInvalidParams, "Invalid params: "+err.Error(), nil)
@@ -85,18 +83,5 @@ func initializeParams(params json.RawMessage) (json.RawMessage, *response) {
 				map[string]any{"supported": []string{ProtocolVersion}, "received": p.ProtocolVersion})
 		}
 	}
-	out := map[string]any{"protocolVersion": ProtocolVersion, "capabilities": map[string]any{}}
-	if isObject(p.Capabilities) {
-		out["capabilities"] = p.Capabilities
-	}
-	if isObject(p.ClientInfo) {
-		out["clientInfo"] = p.ClientInfo
-	}
-	b, _ := json.Marshal(out)
-	return b, nil
-}
-
-func isObject(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && raw[0] == '{'
+	return json.RawMessage(`{"protocolVersion":"` + ProtocolVersion + `","capabilities":{}}`), nil
 }
