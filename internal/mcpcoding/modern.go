@@ -15,9 +15,9 @@ import (
 // (docs/coding-tools.md#protocol-versions: initialize, negotiating down to
 // 2025-06-18) stay as they are for the clients that shake hands; a request that
 // names 2026-07-28 is served on its own, with no session and no initialize, as
-// the reference server serves it: the SDK serves it so. What stays here are
-// the checks of its _meta and headers, which the SDK words and codes
-// otherwise (and, over this transport, cannot see the headers of).
+// the reference server serves it; the SDK serves it so. What stays here are
+// the checks of its _meta, which the SDK words and codes otherwise, and of
+// its HTTP headers, which the SDK makes in its own HTTP handler only.
 
 // JSON-RPC error codes of 2026-07-28.
 const (

@@ -91,8 +91,9 @@ type Server struct {
 	// sdk dispatches every message the front lets through.
 	sdk *mcp.Server
 	// standalone is the session of the requests that stand alone: those
-	// of 2026-07-28, and every one of a stateless server. Its SDK session
-	// starts initialized.
+	// of 2026-07-28, and every one of a stateless server. It starts
+	// initialized: no request waits for an initialize that another
+	// instance may have answered.
 	standalone *pipe
 	// sessions are the HTTP sessions, one per client.
 	sessions *httpSessions
