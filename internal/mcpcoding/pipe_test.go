@@ -5,19 +5,12 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 // A request whose caller goes away (an HTTP client that hung up) is
 // cancelled in the SDK: the tool's context ends.
 func TestPipeCancelsWhenTheCallerGoesAway(t *testing.T) {
-	root, err := workspace.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := New(root, Options{})
-	defer s.Close(context.Background())
+	s := testServer(t, Options{})
 	started, ended := make(chan struct{}), make(chan struct{})
 	s.byName["waits"] = tool{Name: "waits"}
 	s.sdk.AddTool(&mcp.Tool{Name: "waits", InputSchema: map[string]any{"type": "object"}},
