@@ -15,10 +15,6 @@ import (
 // that cannot be encoded, a panic — the client gets a tool result with
 // isError and INTERNAL_ERROR (or the tool's code), never a JSON-RPC error.
 func TestEveryFailureIsAToolResult(t *testing.T) {
-	root, err := workspace.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
 	type nanOut struct {
 		X float64 `json:"x"`
 	}
@@ -45,13 +41,15 @@ func TestEveryFailureIsAToolResult(t *testing.T) {
 			}{math.NaN()}, workspace.Errorf(workspace.CodeNotFound, nil, "gone"))
 		}), "INTERNAL_ERROR"},
 	}
-	s := New(root, Options{})
-	c := &conn{}
-	c.initialized.Store(true)
+	s := testServer(t, Options{})
+	p := connect(s.sdk, nil)
+	defer p.Close()
+	s.handleMessage(context.Background(), p, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`))
 	for _, tc := range cases {
 		s.tools = append(s.tools, tc.tool)
 		s.byName[tc.tool.Name] = tc.tool
-		raw := s.handleMessage(context.Background(), c, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+tc.tool.Name+`","arguments":{}}}`))
+		s.sdk.AddTool(tc.tool.def(), s.handler(tc.tool))
+		raw := s.handleMessage(context.Background(), p, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+tc.tool.Name+`","arguments":{}}}`)).body
 		var resp struct {
 			Error  *json.RawMessage `json:"error"`
 			Result struct {

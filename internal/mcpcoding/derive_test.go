@@ -8,7 +8,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/sudocode/sudocode/internal/mcpx"
-	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 // TestDefaultsSatisfyTheirSchema: every default a tool publishes passes
@@ -17,11 +16,7 @@ import (
 // of each tool's arguments resolves its schema only then, and refuses a
 // default out of bounds.
 func TestDefaultsSatisfyTheirSchema(t *testing.T) {
-	root, err := workspace.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := New(root, Options{ViewImage: true})
+	s := testServer(t, Options{ViewImage: true})
 	for _, tl := range s.tools {
 		if _, err := mcpx.SchemaOf(tl.Name, tl.InputSchema).Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
 			t.Errorf("%s: %v", tl.Name, err)

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"path"
 	"strconv"
-	"strings"
 
 	"github.com/sudocode/sudocode/internal/mcpx"
 )
@@ -120,24 +119,20 @@ func (s *Server) HTTPHandler() http.Handler {
 			fail(http.StatusBadRequest, codeParse, "Parse error", nil)
 			return
 		}
-		c := &conn{}
+		p := s.standalone
 		if sess != nil {
-			c = &sess.conn
-		}
-		// Without sessions, no request waits for an initialize another
-		// instance may have answered.
-		if stateless {
-			c.initialized.Store(true)
+			p = sess.pipe
 		}
 		r = r.WithContext(withHTTPHeaders(r.Context(), r.Header))
-		resp, status := s.handleHTTPBody(r, c, body, revision2026)
-		if resp == nil {
+		a := s.handleMessage(r.Context(), p, body)
+		status := httpStatus(a, revision2026)
+		if a.body == nil {
 			w.WriteHeader(status)
 			return
 		}
 		h.Set("Content-Type", "application/json")
 		w.WriteHeader(status)
-		w.Write(resp)
+		w.Write(a.body)
 	})
 }
 
@@ -155,34 +150,27 @@ func (s *Server) authenticate(r *http.Request) (string, bool) {
 	return s.auth.Authenticate(r)
 }
 
-// handleHTTPBody applies the body checks (11–13) and dispatches. A
-// request of 2026-07-28 has that revision's statuses for its errors.
-func (s *Server) handleHTTPBody(r *http.Request, c *conn, body []byte, revision2026 bool) ([]byte, int) {
-	resp := s.handleMessage(r.Context(), c, body)
-	if resp == nil {
-		return nil, http.StatusAccepted
+// httpStatus is the status of an answer (docs/coding-tools.md#http,
+// checks 11–13): 202 for nothing to send; 400 for a body refused as a
+// whole (not JSON, an empty or oversized batch, neither object nor
+// array); for a request of 2026-07-28, that revision's status of its
+// error (a request naming it in its _meta but not in its header is one
+// too); else 200.
+func httpStatus(a answer, revision2026 bool) int {
+	switch {
+	case a.body == nil:
+		return http.StatusAccepted
+	case a.single == nil || a.single.Error == nil:
+		return http.StatusOK
 	}
-	// A parse error, an empty or oversized batch, or a message that is
-	// neither object nor array is a 400 (its id is null).
-	var probe struct {
-		ID    any `json:"id"`
-		Error *struct {
-			Code int `json:"code"`
-		} `json:"error"`
+	code := a.single.Error.Code
+	if revision2026 || code == codeHeaderMismatch || code == codeUnsupportedVersion {
+		return statusOf2026(code)
 	}
-	trimmed := strings.TrimSpace(string(body))
-	isBatch := strings.HasPrefix(trimmed, "[")
-	// The errors only 2026-07-28 has are its (a request naming it in its
-	// _meta but not in its header is one).
-	if len(resp) > 0 && resp[0] == '{' && unmarshalOK(resp, &probe) && probe.Error != nil &&
-		(revision2026 || probe.Error.Code == codeHeaderMismatch || probe.Error.Code == codeUnsupportedVersion) {
-		return resp, statusOf2026(probe.Error.Code)
+	if a.whole {
+		return http.StatusBadRequest
 	}
-	if len(resp) > 0 && resp[0] == '{' && unmarshalOK(resp, &probe) && probe.Error != nil && probe.ID == nil &&
-		(probe.Error.Code == codeParse || (probe.Error.Code == codeInvalidRequest && (isBatch || !strings.HasPrefix(trimmed, "{")))) {
-		return resp, http.StatusBadRequest
-	}
-	return resp, http.StatusOK
+	return http.StatusOK
 }
 
 // requestID is the id of the one JSON-RPC request in r's body, read
@@ -211,5 +199,3 @@ func newSessionID() string {
 	rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
-
-func unmarshalOK(b []byte, v any) bool { return json.Unmarshal(b, v) == nil }

@@ -15,10 +15,9 @@ import (
 // (docs/coding-tools.md#protocol-versions: initialize, negotiating down to
 // 2025-06-18) stay as they are for the clients that shake hands; a request that
 // names 2026-07-28 is served on its own, with no session and no initialize, as
-// the reference server serves it.
-
-// supportedVersions are the revisions server/discover offers, newest first.
-var supportedVersions = []string{mcpx.ModernProtocol, ProtocolVersion}
+// the reference server serves it; the SDK serves it so. What stays here are
+// the checks of its _meta, which the SDK words and codes otherwise, and of
+// its HTTP headers, which the SDK makes in its own HTTP handler only.
 
 // JSON-RPC error codes of 2026-07-28.
 const (
@@ -104,56 +103,6 @@ func checkModern(ctx context.Context, params json.RawMessage) (bool, *response) 
 		return true, errorResponse(nil, codeInvalidParams, "Invalid params: a "+mcpx.ModernProtocol+" request carries the client's capabilities in _meta."+metaClientCapabilities+" ({} for none)", nil)
 	}
 	return true, nil
-}
-
-// callModern runs a 2026-07-28 request: it stands alone (no initialize, no
-// session). The handshake's methods (initialize, ping, logging/setLevel)
-// are gone from that revision.
-func (s *Server) callModern(ctx context.Context, method string, params json.RawMessage) (any, *response) {
-	if rerr := checkHeaders(ctx, method, params); rerr != nil {
-		return nil, rerr
-	}
-	switch method {
-	case "server/discover":
-		return s.discover(), nil
-	case "tools/list", "tools/call":
-		res, rerr := s.method(ctx, &conn{}, method, params)
-		return s.modernResult(res, method == "tools/list"), rerr
-	}
-	return nil, errorResponse(nil, codeNoMethod, "Method not found", map[string]any{"method": method})
-}
-
-// discover answers server/discover: the revisions, capabilities and
-// instructions, which hold for the life of the process.
-func (s *Server) discover() any {
-	init, _ := s.initialize(&conn{}, nil)
-	r := init.(map[string]any)
-	return s.modernResult(map[string]any{
-		"supportedVersions": supportedVersions,
-		"capabilities":      r["capabilities"],
-		"instructions":      r["instructions"],
-		"_meta":             map[string]any{"io.modelcontextprotocol/serverInfo": r["serverInfo"]},
-	}, true)
-}
-
-// modernResult marks a 2026-07-28 result complete and, for what stays the
-// same for the life of the process (tools/list, server/discover), says
-// clients may keep it an hour (mcpx.FixedTTLMillis, as on the other
-// servers): only the client that asked when tokens guard the server.
-func (s *Server) modernResult(r any, fixed bool) any {
-	m, ok := r.(map[string]any)
-	if !ok {
-		return r
-	}
-	m["resultType"] = "complete"
-	if fixed {
-		m["ttlMs"] = mcpx.FixedTTLMillis
-		m["cacheScope"] = "public"
-		if s.auth.Enabled() {
-			m["cacheScope"] = "private"
-		}
-	}
-	return m
 }
 
 // statusOf2026 is the HTTP status of a JSON-RPC error answering a

@@ -5,17 +5,38 @@
 // words, with the project's revisions, and its sections are cited by
 // anchor.
 //
-// The profile fixes wire rules the MCP SDK does not follow (HTTP status
-// codes and their check order, with JSON-RPC bodies where the SDK's
-// handler writes plain text; one process-wide session id on every
-// response, where the SDK opens one per initialize; batches, which the
-// SDK refuses from 2025-06-18 on; negotiating down to 2025-06-18 rather
-// than to older revisions; -32002 before initialize; -32602 with reasons for arguments that fail the
-// schema; isError and listChanged written when false, which the SDK's
-// result types omit). So this server speaks JSON-RPC itself, in
-// protocol.go, with the profile's transports in http.go and stdio.go; its
-// tools' arguments are validated by mcpx.ArgsSchema, as every server's
-// are. The SDK's client is what the tests talk to it with.
+// Its tools are registered on the MCP SDK's server and dispatched by it,
+// with the controls every server shares (mcpx.Install: the caller, rate
+// limits, audit, metrics), as the project's other servers are: the SDK
+// lists them and runs their calls, mcpx.ArgsSchema validates their
+// arguments (the JSON Schema validator the SDK uses), and their results
+// are the SDK's types. What stays the package's own is the tools' shape
+// (tool.go: the profile's schemas, defaults and result object, result.go)
+// and the profile's wire rules the SDK does not follow, each in one hook
+// that says which rule it keeps and why the SDK cannot:
+//
+//   - http.go: the HTTP checks and their order, with their status codes
+//     and JSON-RPC bodies where the SDK's handler writes plain text; one
+//     session id per client on every response (the process's one without
+//     named clients), where the SDK opens one per initialize;
+//   - stdio.go: newline-delimited messages, a batch on a line, run
+//     concurrently, where the SDK's transport refuses batches;
+//   - front.go and params.go: batches (which the SDK refuses from
+//     2025-06-18 on), the envelope's checks, -32002 before initialize,
+//     the profile's methods, -32602 with reasons for params the SDK's
+//     decoder refuses before any middleware sees them, negotiating down
+//     to 2025-06-18 rather than to the SDK's other revisions, and
+//     notifications/cancelled naming an exec session;
+//   - modern.go: the checks of a 2026-07-28 request, whose errors the
+//     profile words and codes its own way;
+//   - pipe.go: the mcp.Transport that hands the SDK each message of a
+//     session the SDK's transports cannot carry;
+//   - sdkserver.go: middleware for the results the SDK shapes otherwise
+//     (isError and listChanged written when false, a second initialize
+//     answered, the profile's tool order, -32602 for an unknown tool with
+//     its reason).
+//
+// The SDK's client is what the tests talk to it with.
 package mcpcoding
 
 import (
@@ -23,6 +44,8 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/sandbox"
@@ -65,6 +88,13 @@ type Server struct {
 	root   *workspace.Root
 	tools  []tool
 	byName map[string]tool
+	// sdk dispatches every message the front lets through.
+	sdk *mcp.Server
+	// standalone is the session of the requests that stand alone: those
+	// of 2026-07-28, and every one of a stateless server. It starts
+	// initialized: no request waits for an initialize that another
+	// instance may have answered.
+	standalone *pipe
 	// sessions are the HTTP sessions, one per client.
 	sessions *httpSessions
 	// auth is the bearer tokens HTTP requests must carry; nil: none.
@@ -75,8 +105,6 @@ type Server struct {
 	traceMu sync.Mutex
 	// procs runs exec_command's commands and keeps their sessions.
 	procs *procs.Manager
-	// cancelSession ends an exec session named by notifications/cancelled.
-	cancelSession func(ctx context.Context, id string)
 }
 
 // New returns the server for root.
@@ -84,10 +112,9 @@ func New(root *workspace.Root, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, root: root, byName: map[string]tool{}, patcher: patch.NewPatcher(), sessions: newHTTPSessions(opts.Transport.Sessions),
+	s := &Server{opts: opts, root: root, byName: map[string]tool{}, patcher: patch.NewPatcher(),
 		auth:  opts.Transport.Tokens(),
 		procs: procs.New(procs.Options{Root: root.Path, AllowRoots: opts.ExecAllowRoots, Dangerous: opts.Dangerous, Network: opts.AllowNetwork})}
-	s.cancelSession = func(ctx context.Context, id string) { s.procs.Cancel(ctx, id) }
 	if reason := sandbox.BoxUnavailable(); reason != "" {
 		opts.Logger.Warn("the sealed box is unavailable: exec_command's commands run behind Landlock and seccomp only (docs/sandbox.md)", "reason", reason)
 	}
@@ -102,6 +129,11 @@ func New(root *workspace.Root, opts Options) *Server {
 	for _, t := range s.tools {
 		s.byName[t.Name] = t
 	}
+	s.sdk = s.newSDKServer()
+	s.sessions = newHTTPSessions(opts.Transport.Sessions, s.sdk)
+	s.standalone = connect(s.sdk, &mcp.ServerSessionState{
+		InitializeParams: &mcp.InitializeParams{ProtocolVersion: ProtocolVersion}, NegotiatedProtocolVersion: ProtocolVersion})
+	s.standalone.initialized.Store(true)
 	return s
 }
 
@@ -111,5 +143,9 @@ func (s *Server) Sessions() int { return s.sessions.initialized() }
 
 // Close ends what the server started: the process group of every exec
 // command still running (or that left processes behind), SIGTERM then
-// SIGKILL a second later.
-func (s *Server) Close(context.Context) { s.procs.Close() }
+// SIGKILL a second later, and the SDK's sessions.
+func (s *Server) Close(context.Context) {
+	s.procs.Close()
+	s.sessions.close()
+	s.standalone.Close()
+}

@@ -3,6 +3,8 @@ package mcpcoding
 import (
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/sudocode/sudocode/internal/mcpx"
 )
 
@@ -15,7 +17,7 @@ import (
 type httpSession struct {
 	id     string
 	client string
-	conn   conn
+	pipe   *pipe
 }
 
 // httpSessions are the sessions by client and by id. A client has one
@@ -24,17 +26,18 @@ type httpSession struct {
 // one past them is refused. They are not closed when idle: the profile
 // fixes the session id for the life of the process.
 type httpSessions struct {
+	sdk      *mcp.Server
 	limits   *mcpx.Sessions
 	mu       sync.Mutex
 	byClient map[string]*httpSession
 	byID     map[string]*httpSession
 }
 
-func newHTTPSessions(limits *mcpx.Sessions) *httpSessions {
+func newHTTPSessions(limits *mcpx.Sessions, sdk *mcp.Server) *httpSessions {
 	if limits == nil {
 		limits = mcpx.NewSessions(mcpx.SessionLimits{})
 	}
-	return &httpSessions{limits: limits, byClient: map[string]*httpSession{}, byID: map[string]*httpSession{}}
+	return &httpSessions{sdk: sdk, limits: limits, byClient: map[string]*httpSession{}, byID: map[string]*httpSession{}}
 }
 
 // of is client's session, opened on the client's first request.
@@ -47,7 +50,7 @@ func (h *httpSessions) of(client string) (*httpSession, *mcpx.SessionLimitError)
 	if _, err := h.limits.Open(client); err != nil {
 		return nil, err
 	}
-	s := &httpSession{id: newSessionID(), client: client}
+	s := &httpSession{id: newSessionID(), client: client, pipe: connect(h.sdk, nil)}
 	h.byClient[client] = s
 	h.byID[s.id] = s
 	return s, nil
@@ -66,9 +69,18 @@ func (h *httpSessions) initialized() int {
 	defer h.mu.Unlock()
 	n := 0
 	for _, s := range h.byClient {
-		if s.conn.initialized.Load() {
+		if s.pipe.initialized.Load() {
 			n++
 		}
 	}
 	return n
+}
+
+// close ends every session's SDK session.
+func (h *httpSessions) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, s := range h.byClient {
+		s.pipe.Close()
+	}
 }

@@ -4,38 +4,47 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/workspace"
 	"github.com/sudocode/sudocode/internal/workspace/procs"
 )
 
-// annotations are a tool's hints, all explicit, with its title.
+// annotations are a tool's hints, with its title.
 type annotations struct {
-	Title           string `json:"title"`
-	ReadOnlyHint    bool   `json:"readOnlyHint"`
-	DestructiveHint bool   `json:"destructiveHint"`
-	IdempotentHint  bool   `json:"idempotentHint"`
-	OpenWorldHint   bool   `json:"openWorldHint"`
+	Title                                                        string
+	ReadOnlyHint, DestructiveHint, IdempotentHint, OpenWorldHint bool
 }
 
-// tool is one entry of tools/list with its runner.
+// tool is one tool of tools/list with its runner.
 type tool struct {
-	Name         string         `json:"name"`
-	Title        string         `json:"title"`
-	Description  string         `json:"description"`
-	InputSchema  *schema        `json:"inputSchema"`
-	OutputSchema map[string]any `json:"outputSchema"`
-	Annotations  annotations    `json:"annotations"`
+	Name         string
+	Title        string
+	Description  string
+	InputSchema  *schema
+	OutputSchema map[string]any
+	Annotations  annotations
 	// args validates a call's arguments against InputSchema.
 	args *mcpx.ArgsSchema
 	// run gets validated arguments with defaults applied and returns the
 	// tool's result, or an error: a *workspace.Error is a tool error;
 	// anything else INTERNAL_ERROR (callResult).
 	run func(ctx context.Context, args json.RawMessage) (any, error)
+}
+
+// def is the tool's definition as the SDK lists it: every hint written,
+// false ones included, as the profile's annotation rows have them.
+func (t tool) def() *mcp.Tool {
+	a := t.Annotations
+	return &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
+		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema,
+		Annotations: &mcp.ToolAnnotations{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: &a.DestructiveHint,
+			IdempotentHint: a.IdempotentHint, OpenWorldHint: &a.OpenWorldHint}}
 }
 
 // readOnly, etc. build the profile's annotation rows
@@ -77,86 +86,7 @@ func failWith(fields any, err error) error { return &failure{err: err, fields: f
 
 // contentful is a result that returns content items besides the text
 // mirror (view_image's image), placed before it.
-type contentful interface{ contentItems() []any }
-
-// callResult runs a tool and shapes its outcome as the profile's result:
-// structuredContent with ok and warnings, its JSON as the text mirror, and
-// isError exactly when ok is false. Whatever the tool returns — a result,
-// a *workspace.Error, any other error, a panic, a result that cannot be
-// encoded — the outcome is a tool result, never a JSON-RPC error.
-func callResult(ctx context.Context, t tool, args json.RawMessage) map[string]any {
-	out, err := safeRun(ctx, t, args)
-	structured, items, encErr := structuredOf(out, err)
-	if encErr != nil {
-		structured, items, _ = structuredOf(nil, workspace.Errorf(workspace.CodeInternal, nil,
-			"internal error: the result of %s cannot be encoded: %v", t.Name, encErr))
-	}
-	text, _ := marshalCompact(structured) // decoded JSON: always encodable
-	return map[string]any{
-		"content":           append(items, map[string]any{"type": "text", "text": string(text)}),
-		"structuredContent": json.RawMessage(text),
-		"isError":           structured["ok"] == false,
-	}
-}
-
-// structuredOf is the structured result of a tool's outcome, as decoded
-// JSON (so the keys of the result's objects are written sorted) with the
-// error object as it is, and the content items that go before the
-// mirror.
-func structuredOf(out any, err error) (map[string]any, []any, error) {
-	var we *workspace.Error
-	if err != nil {
-		out = nil
-		if f, ok := errors.AsType[*failure](err); ok {
-			out = f.fields
-		}
-		if !errors.As(err, &we) {
-			we = workspace.Errorf(workspace.CodeInternal, nil, "internal error: %v", err)
-		}
-	}
-	m, encErr := asObject(out)
-	if encErr != nil {
-		return nil, nil, encErr
-	}
-	var items []any
-	if c, ok := out.(contentful); ok && err == nil {
-		items = c.contentItems()
-	}
-	m["ok"] = we == nil
-	if we != nil {
-		// The error object keeps its fields in the profile's order
-		// (code, message, category, retryable, details).
-		if _, encErr = json.Marshal(we); encErr != nil {
-			return nil, nil, encErr
-		}
-		m["error"] = we
-	}
-	if w, ok := m["warnings"]; !ok || w == nil {
-		m["warnings"] = []any{}
-	}
-	return m, items, nil
-}
-
-// asObject is v's JSON as a map (nil: an empty one); numbers stay exact.
-func asObject(v any) (map[string]any, error) {
-	m := map[string]any{}
-	if v == nil {
-		return m, nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
-		return nil, err
-	}
-	if m == nil {
-		m = map[string]any{}
-	}
-	return m, nil
-}
+type contentful interface{ contentItems() []mcp.Content }
 
 // safeRun turns a panic inside a tool into an INTERNAL_ERROR.
 func safeRun(ctx context.Context, t tool, args json.RawMessage) (out any, err error) {
@@ -180,47 +110,31 @@ func marshalCompact(v any) ([]byte, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
-// callerOf is who makes a call: its token's name, else Transport.Caller.
-func (s *Server) callerOf(ctx context.Context) string {
-	if c := mcpx.CallerFrom(ctx); c != "" {
-		return c
+// handler is the tool's SDK handler. The SDK has looked the tool up; the
+// controls every server shares (mcpx.Install: rate limits, audit,
+// metrics) wrap it. Arguments that fail the input schema are the
+// profile's -32602 with a reason (docs/coding-tools.md#results), not a
+// tool error: the handler reports them as a JSON-RPC error, which the SDK
+// passes on as it is.
+func (s *Server) handler(t tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		// The front has checked that arguments is an object, or null or
+		// absent (front.go).
+		var args map[string]any
+		if json.Unmarshal(req.Params.Arguments, &args); args == nil {
+			args = map[string]any{}
+		}
+		raw, err := t.checkArgs(args)
+		if err != nil {
+			return nil, rpcErr(codeInvalidParams, "Invalid arguments for "+t.Name+": "+err.Error(),
+				map[string]any{"reason": "invalid_arguments", "code": workspace.CodeInvalidArgument})
+		}
+		caller := s.callerOf(ctx)
+		start := time.Now()
+		res, structured := callResult(procs.WithOwner(ctx, caller), t, raw)
+		if s.opts.Trace && s.opts.TraceOut != nil {
+			s.trace(t.Name, args, structured, time.Since(start))
+		}
+		return res, nil
 	}
-	return s.opts.Transport.Caller
-}
-
-// ServerName is the coding server's name in audit lines and metrics.
-const ServerName = "coding"
-
-// callTool runs a tools/call through the controls all the servers share
-// (mcpx.Calls: the rate limits before, an audit line and the metrics
-// after), with the caller (its token's name, else Transport.Caller) in ctx
-// for the tool. A call refused by a rate limit is the JSON-RPC error
-// mcpx.CodeRateLimited with data {retry_after_ms, …}.
-func (s *Server) callTool(ctx context.Context, params json.RawMessage) (any, *response) {
-	caller := s.callerOf(ctx)
-	ctx = procs.WithOwner(mcpx.WithCaller(ctx, caller), caller)
-	if s.opts.Transport.Calls == nil {
-		return s.dispatchTool(ctx, params)
-	}
-	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	json.Unmarshal(orEmpty(params), &p)
-	call, limited := s.opts.Transport.Calls.Begin(mcpx.CallInfo{Server: ServerName, Client: caller, Tool: p.Name, Args: p.Arguments})
-	if limited != nil {
-		e := limited.RPCError()
-		return nil, errorResponse(nil, int(e.Code), e.Message, e.Data)
-	}
-	res, rerr := s.dispatchTool(ctx, params)
-	_, known := s.byName[p.Name]
-	switch r, _ := res.(map[string]any); {
-	case rerr != nil:
-		call.End(mcpx.OutcomeProtocolError, known, rerr.Error.Message)
-	case r["isError"] == true:
-		call.End(mcpx.OutcomeError, known, "")
-	default:
-		call.End(mcpx.OutcomeOK, known, "")
-	}
-	return res, rerr
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/sudocode/sudocode/internal/workspace/imageview"
 )
 
@@ -22,14 +24,14 @@ type viewImageOut struct {
 	imageview.Result
 	DataURL string `json:"data_url,omitempty" jsonschema:"The image as a data URL (output data_url)"`
 	// image is the content item (output mcp_image).
-	image map[string]any
+	image *mcp.ImageContent
 }
 
-func (o *viewImageOut) contentItems() []any {
+func (o *viewImageOut) contentItems() []mcp.Content {
 	if o.image == nil {
 		return nil
 	}
-	return []any{o.image}
+	return []mcp.Content{o.image}
 }
 
 func (s *Server) viewImage() tool {
@@ -42,13 +44,12 @@ func (s *Server) viewImage() tool {
 				return nil, err
 			}
 			out := &viewImageOut{Result: *img}
-			b64 := base64.StdEncoding.EncodeToString(img.Data)
 			if in.Output == "data_url" {
-				out.DataURL = "data:" + img.MimeType + ";base64," + b64
+				out.DataURL = "data:" + img.MimeType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
 			} else {
-				// The data goes once: as the image item, not also as
-				// data_url.
-				out.image = map[string]any{"type": "image", "data": b64, "mimeType": img.MimeType}
+				// The data goes once: as the image item (the SDK writes it
+				// in base64), not also as data_url.
+				out.image = &mcp.ImageContent{Data: img.Data, MIMEType: img.MimeType}
 			}
 			return out, nil
 		})

@@ -23,10 +23,10 @@ const (
 	OutcomeRateLimited   Outcome = "rate-limited"   // refused by a rate limit, not run
 )
 
-// Calls is what every tool call of every server goes through, the SDK's
-// servers by the middleware Install puts on them and the coding server
-// from its own dispatch: the rate limits before the call, an audit line
-// and the metrics after it. Any part may be nil, and so may Calls.
+// Calls is what every tool call of every server goes through, by the
+// middleware Install puts on their SDK servers: the rate limits before
+// the call, an audit line and the metrics after it. Any part may be nil,
+// and so may Calls.
 type Calls struct {
 	Audit   *AuditLog
 	Limits  *Limiter
@@ -136,7 +136,9 @@ func (t Transport) middleware() mcp.Middleware {
 			case err != nil:
 				outcome, msg = OutcomeProtocolError, err.Error()
 				var rpcErr *jsonrpc.Error
-				known = !(errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(rpcErr.Message, "unknown tool"))
+				// The SDK's wording ("unknown tool …") or the coding
+				// profile's ("Unknown tool: …").
+				known = !(errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(strings.ToLower(rpcErr.Message), "unknown tool"))
 			case r != nil && r.IsError:
 				outcome = OutcomeError
 			}
