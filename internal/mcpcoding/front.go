@@ -253,12 +253,15 @@ func (s *Server) call(ctx context.Context, p *pipe, method string, params json.R
 	if rerr != nil {
 		return rerr
 	}
-	var extra *mcp.RequestExtra
+	// Every request gets its own extra: it is also the key under which a
+	// tool's answer comes back encoded (encodedResults).
+	extra := &mcp.RequestExtra{}
 	if caller := mcpx.CallerFrom(ctx); caller != "" {
 		// What the SDK's HTTP handler hands on for a bearer token: the
 		// shared controls (mcpx.Install) read the caller from it.
-		extra = &mcp.RequestExtra{TokenInfo: &auth.TokenInfo{UserID: caller}}
+		extra.TokenInfo = &auth.TokenInfo{UserID: caller}
 	}
+	defer s.encoded.Delete(extra)
 	r, err := p.call(ctx, method, params, extra)
 	if err != nil {
 		return errorResponse(nil, codeInternal, "Internal error: "+err.Error(), nil)
@@ -268,6 +271,9 @@ func (s *Server) call(ctx context.Context, p *pipe, method string, params json.R
 	}
 	if method == "initialize" {
 		p.initialized.Store(true)
+	}
+	if b, ok := s.encoded.Load(extra); ok {
+		return &response{Result: b.([]byte)}
 	}
 	return &response{Result: r.Result}
 }

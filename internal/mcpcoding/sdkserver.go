@@ -91,7 +91,7 @@ func (s *Server) profileResults(next mcp.MethodHandler) mcp.MethodHandler {
 		case *mcp.InitializeResult:
 			return s.initResult(), nil
 		case *mcp.CallToolResult:
-			return toolResult{r}, nil
+			return s.encodedResult(req, toolResult{r})
 		case *mcp.DiscoverResult:
 			return discoverResult{r}, nil
 		case *mcp.ListToolsResult:
@@ -126,6 +126,29 @@ func (r initResult) MarshalJSON() ([]byte, error) {
 		"instructions":    instructions,
 	})
 }
+
+// encodedResult hands the front a tool call's answer encoded, and the SDK
+// a stand-in: the SDK's encoding runs encoding/json over a result, which
+// checks and compacts a Marshaler's output once more — for a read_file,
+// a pass over most of the answer's bytes. The front sends the bytes
+// encoded here in place of what the SDK encoded (front.go, call).
+func (s *Server) encodedResult(req mcp.Request, r toolResult) (mcp.Result, error) {
+	extra := req.GetExtra()
+	if extra == nil { // not a request from the front
+		return r, nil
+	}
+	b, err := r.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	s.encoded.Store(extra, b)
+	return standIn{r.CallToolResult}, nil
+}
+
+// standIn is what the SDK encodes of a result the front sends itself.
+type standIn struct{ *mcp.CallToolResult }
+
+func (standIn) MarshalJSON() ([]byte, error) { return []byte("{}"), nil }
 
 // toolResult writes isError when it is false too. It writes the result
 // itself: the SDK's encoding would escape the text mirror, and compact the

@@ -105,6 +105,9 @@ type Server struct {
 	traceMu sync.Mutex
 	// procs runs exec_command's commands and keeps their sessions.
 	procs *procs.Manager
+	// encoded holds the answers of tool calls in flight, encoded, by
+	// their request's *mcp.RequestExtra (encodedResults).
+	encoded sync.Map
 }
 
 // New returns the server for root.
