@@ -142,7 +142,7 @@ func (s *Server) encodedResult(req mcp.Request, r toolResult) (mcp.Result, error
 		return nil, err
 	}
 	s.encoded.Store(extra, b)
-	return standIn{r.CallToolResult}, nil
+	return standIn(r), nil
 }
 
 // standIn is what the SDK encodes of a result the front sends itself.
