@@ -23,8 +23,15 @@ import (
 )
 
 // Loop works the issues of one repository's tracker with the agents of
-// its orchestrator.
+// its orchestrator: it is the tasks as the surfaces see them. A task's
+// transitions that owe its issue something (Start, Update with new
+// instructions, Merge, End) are the loop's own methods; what a surface
+// reads of the tasks, and the changes that owe no issue anything, are the
+// orchestrator's, reached through the loop (taskReads). The orchestrator
+// itself is not handed out, so that no surface can move a task past the
+// loop.
 type Loop struct {
+	taskReads
 	orch       *orchestrator.Orchestrator
 	tracker    *Tracker
 	ownTracker bool  // made by New, closed by Close
@@ -48,7 +55,7 @@ type Loop struct {
 // opened), and the notes and closes of a process killed while making
 // them. Close stops it.
 func New(orch *orchestrator.Orchestrator, tr *Tracker, rules Rules, actor string) *Loop {
-	l := &Loop{orch: orch, tracker: tr, rules: rules, actor: actor}
+	l := &Loop{taskReads: orch, orch: orch, tracker: tr, rules: rules, actor: actor}
 	if tr == nil {
 		l.tracker, l.ownTracker = NewTracker(orch.Repo(), actor), true
 	}
@@ -112,9 +119,6 @@ func (l *Loop) doMissedDuties(ctx context.Context) {
 		}
 	}
 }
-
-// Orchestrator returns the orchestrator the loop drives.
-func (l *Loop) Orchestrator() *orchestrator.Orchestrator { return l.orch }
 
 // do runs fn on the tracker, with changes recorded as the loop's actor.
 func (l *Loop) do(ctx context.Context, fn func(*store.Repo) error) error {

@@ -353,3 +353,19 @@ func TestRunReadyCapsConcurrency(t *testing.T) {
 		t.Errorf("at most %d agents ran at once, want 2", most)
 	}
 }
+
+// A task of an issue is started from the issue, which it puts in progress;
+// the loop does not make one bare, with its issue left as it was.
+func TestTaskOfAnIssueIsNotCreatedBare(t *testing.T) {
+	w := newWorld(t)
+	is, err := w.tr.CreateIssue(context.Background(), store.IssueInput{Title: "Greet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.loop.Create(context.Background(), orchestrator.CreateInput{Agent: "COMMAND", Description: "bare", Config: command("true"), IssueID: is.ID}); err == nil {
+		t.Fatal("a task of an issue was created past the loop's start")
+	}
+	if ts, _ := w.loop.List(context.Background()); len(ts) != 0 {
+		t.Errorf("tasks made: %+v", ts)
+	}
+}

@@ -23,10 +23,9 @@ type Project struct {
 	// Tracker is the project's tracker, found walking up from Dir (or
 	// where the environment says, see Options.TrackerFromEnv).
 	Tracker *Tracker
-	// Orchestrator and Loop run agents on the project's issues; nil when
-	// tasks were not asked for or cannot run here (TasksUnavailable then
-	// says why).
-	Orchestrator     *orchestrator.Orchestrator
+	// Loop runs agents on the project's issues (the orchestrator is its
+	// own); nil when tasks were not asked for or cannot run here
+	// (TasksUnavailable then says why).
 	Loop             *Loop
 	TasksUnavailable string
 	// Rulesets is the ruleset library; its Store is nil without one.
@@ -77,7 +76,7 @@ type Options struct {
 }
 
 // Open opens the project in o.Dir. Only a directory that is not one is an
-// error: tasks that cannot run there leave Orchestrator nil with the
+// error: tasks that cannot run there leave Loop nil with the
 // reason, and a missing tracker is each tracker call's error (so that
 // `init` can make it later).
 func Open(ctx context.Context, o Options) (*Project, error) {
@@ -146,21 +145,21 @@ func (p *Project) openTasks(ctx context.Context, o Options) {
 	if o.Rulesets != nil {
 		rules = o.Rulesets
 	}
-	p.Orchestrator, p.closeTasks = orch, closeOrch
+	p.closeTasks = closeOrch
 	p.Loop = New(orch, p.Tracker, rules, actor)
 }
 
-// Tasks returns the orchestrator and the loop, or the reason they are
+// Tasks returns the loop over the project's tasks, or the reason they are
 // unavailable as an error.
-func (p *Project) Tasks() (*orchestrator.Orchestrator, *Loop, error) {
-	if p.Orchestrator == nil {
+func (p *Project) Tasks() (*Loop, error) {
+	if p.Loop == nil {
 		reason := p.TasksUnavailable
 		if reason == "" {
 			reason = "the project was opened without its tasks"
 		}
-		return nil, nil, fault.New(fault.Unavailable, "tasks are unavailable in %s: %s", p.Dir, reason)
+		return nil, fault.New(fault.Unavailable, "tasks are unavailable in %s: %s", p.Dir, reason)
 	}
-	return p.Orchestrator, p.Loop, nil
+	return p.Loop, nil
 }
 
 // Close stops the loop and every running agent, and closes the stores it

@@ -34,7 +34,7 @@ func openTasks(ctx context.Context, env IO, dir, dataDir, worktrees string, rule
 	if err != nil {
 		return nil, err
 	}
-	if _, _, err := p.Tasks(); err != nil {
+	if _, err := p.Tasks(); err != nil {
 		p.Close()
 		return nil, err
 	}

@@ -54,8 +54,7 @@ func runTaskFollowUp(ctx context.Context, o *taskFollowUpOptions) error {
 		return err
 	}
 	defer closeFn()
-	orch := l.Orchestrator()
-	task, err := orch.Get(ctx, id)
+	task, err := l.Get(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -64,7 +63,7 @@ func runTaskFollowUp(ctx context.Context, o *taskFollowUpOptions) error {
 			return err
 		}
 	}
-	seen, err := orch.Logs(ctx, id, 0, 0)
+	seen, err := l.Logs(ctx, id, 0, 0)
 	if err != nil {
 		return err
 	}

@@ -78,13 +78,12 @@ func runTaskStart(ctx context.Context, o *taskStartOptions) error {
 // stops, records the end on its issue and prints the report (as JSON with
 // asJSON); a failed agent ends the command with exit 1.
 func followToReport(ctx context.Context, l *app.Loop, id string, since int64, asJSON bool, out io.Writer) error {
-	orch := l.Orchestrator()
-	t, err := follow(ctx, orch, id, since, !asJSON, out)
+	t, err := follow(ctx, l, id, since, !asJSON, out)
 	if err != nil {
 		return err
 	}
 	l.Finished(ctx, t)
-	rep, err := orch.RecordedReport(ctx, t.ID)
+	rep, err := l.RecordedReport(ctx, t.ID)
 	if err != nil {
 		return err
 	}
@@ -104,7 +103,7 @@ func followToReport(ctx context.Context, l *app.Loop, id string, since int64, as
 // the orchestrator reports a change of the task (an agent this process
 // runs), and every otherPoll (an agent another process runs, whose
 // changes this one does not hear of).
-func follow(ctx context.Context, orch *orchestrator.Orchestrator, id string, since int64, print bool, out io.Writer) (orchestrator.Task, error) {
+func follow(ctx context.Context, orch *app.Loop, id string, since int64, print bool, out io.Writer) (orchestrator.Task, error) {
 	changed := make(chan struct{}, 1)
 	unsubscribe := orch.Subscribe(func(c orchestrator.Change) {
 		if c.Task.ID == id {

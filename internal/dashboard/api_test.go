@@ -24,6 +24,19 @@ import (
 	"github.com/sudocode/sudocode/internal/tracker/trackertest"
 )
 
+// serveWithTasks serves a dashboard over f whose tasks are orch's,
+// through a loop of their own.
+func serveWithTasks(t testing.TB, f *fixture, orch *orchestrator.Orchestrator, o dashboard.Options) (*httptest.Server, *dashboard.Dashboard) {
+	t.Helper()
+	rules := o.Rulesets.Store
+	if rules == nil {
+		rules = f.rules
+	}
+	o.Tasks = app.New(orch, nil, rules, "tester")
+	t.Cleanup(o.Tasks.Close) // after the dashboard's, which runs first
+	return serveDashboard(t, f, o)
+}
+
 // serveDashboard serves a dashboard over f on a loopback test server.
 func serveDashboard(t testing.TB, f *fixture, o dashboard.Options) (*httptest.Server, *dashboard.Dashboard) {
 	t.Helper()
@@ -34,10 +47,6 @@ func serveDashboard(t testing.TB, f *fixture, o dashboard.Options) (*httptest.Se
 	}
 	o.TrackerPoll = 50 * time.Millisecond
 	o.RulesetsPoll = 100 * time.Millisecond
-	if o.Tasks != nil && o.Loop == nil {
-		o.Loop = app.New(o.Tasks, nil, o.Rulesets.Store, o.Actor)
-		t.Cleanup(o.Loop.Close) // after the dashboard's, which runs first
-	}
 	d := dashboard.New(o)
 	ts := httptest.NewServer(d)
 	t.Cleanup(func() {
@@ -223,7 +232,7 @@ func createCommandTask(t *testing.T, o *orchestrator.Orchestrator, script string
 func TestTaskLogStreamAndDiff(t *testing.T) {
 	f := newFixture(t)
 	o := f.openTasks(t)
-	ts, _ := serveDashboard(t, f, dashboard.Options{Tasks: o})
+	ts, _ := serveWithTasks(t, f, o, dashboard.Options{})
 	task := createCommandTask(t, o, threeLines)
 
 	resp, err := ts.Client().Get(ts.URL + "/api/tasks/" + task.ID + "/stream")
@@ -306,7 +315,7 @@ func TestDiffIsHardened(t *testing.T) {
 	testkit.Git(t, f.dir, "add", ".gitattributes")
 	testkit.Git(t, f.dir, "commit", "-q", "-m", "attributes")
 	o := f.openTasks(t)
-	ts, _ := serveDashboard(t, f, dashboard.Options{Tasks: o})
+	ts, _ := serveWithTasks(t, f, o, dashboard.Options{})
 	task := createCommandTask(t, o, "echo one > a.txt")
 	testkit.WaitFor(t, 30*time.Second, "the task to complete", func() bool {
 		got, err := o.Get(context.Background(), task.ID)

@@ -15,7 +15,7 @@ func TestBrowserAgentNames(t *testing.T) {
 	b := newBrowser(t)
 	f := newFixture(t)
 	base, srv := startServe(t, f)
-	if srv.Orchestrator == nil {
+	if srv.Tasks == nil {
 		t.Fatalf("tasks unavailable: %s", srv.TasksUnavailable)
 	}
 	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken))

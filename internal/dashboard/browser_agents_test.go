@@ -28,7 +28,7 @@ func TestBrowserAgentWork(t *testing.T) {
 	b := newBrowser(t)
 	f := newFixture(t)
 	base, srv := startServe(t, f)
-	if srv.Orchestrator == nil {
+	if srv.Tasks == nil {
 		t.Fatalf("tasks unavailable: %s", srv.TasksUnavailable)
 	}
 	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken))
@@ -83,7 +83,7 @@ func TestBrowserAgentWork(t *testing.T) {
 	// which a mouse click aimed at the tab before the redraw can land on.
 	b.press(t, "tab-log")
 	b.waitFor(t, "the follow-up reaching the agent", logHas("asked: Review comments on your branch"))
-	task, err := srv.Orchestrator.Get(context.Background(), id)
+	task, err := srv.Tasks.Get(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestBrowserAgentWork(t *testing.T) {
 	b.waitFor(t, "the stop's confirmation", `document.getElementById('confirm-dialog') !== null`)
 	b.press(t, "confirm-cancel")
 	b.waitFor(t, "the confirmation gone", `document.getElementById('confirm-dialog') === null`)
-	if st, _ := srv.Orchestrator.Get(context.Background(), strings.TrimPrefix(second, "#/task/")); st.Status != "in_progress" {
+	if st, _ := srv.Tasks.Get(context.Background(), strings.TrimPrefix(second, "#/task/")); st.Status != "in_progress" {
 		t.Errorf("a stop not confirmed left the task %s", st.Status)
 	}
 	b.press(t, "stop-task")
@@ -197,7 +197,7 @@ func TestBrowserRunReady(t *testing.T) {
 	b := newBrowser(t)
 	f := newFixture(t)
 	base, srv := startServe(t, f)
-	if srv.Orchestrator == nil {
+	if srv.Tasks == nil {
 		t.Fatalf("tasks unavailable: %s", srv.TasksUnavailable)
 	}
 	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken+"#/tasks"))

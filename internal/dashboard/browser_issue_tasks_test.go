@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/testkit"
 )
@@ -19,17 +20,17 @@ func TestBrowserIssueTasks(t *testing.T) {
 	b := newBrowser(t)
 	f := newFixture(t)
 	base, srv := startServe(t, f)
-	if srv.Orchestrator == nil {
+	if srv.Tasks == nil {
 		t.Fatalf("tasks unavailable: %s", srv.TasksUnavailable)
 	}
 	ctx := context.Background()
 	cfg, _ := json.Marshal(map[string]any{"command": []string{"sleep", "600"}})
-	task, err := srv.Orchestrator.Create(ctx, orchestrator.CreateInput{Agent: "COMMAND", Description: "Sleep", Config: cfg, IssueID: f.open})
+	task, err := srv.Tasks.Start(ctx, app.StartInput{IssueID: f.open, Agent: "COMMAND", Description: "Sleep", Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
 	testkit.WaitFor(t, testkit.Scale(time.Minute), "the agent to run", func() bool {
-		cur, err := srv.Orchestrator.Get(ctx, task.ID)
+		cur, err := srv.Tasks.Get(ctx, task.ID)
 		return err == nil && cur.Status == orchestrator.StatusInProgress
 	})
 	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken+"#/issue/"+f.open))
@@ -41,7 +42,7 @@ func TestBrowserIssueTasks(t *testing.T) {
 	if when := eval[string](t, b, row+`.querySelector('.muted.small').textContent`); when == "" {
 		t.Error("the task's time is not shown")
 	}
-	if _, err := srv.Orchestrator.End(ctx, task.ID, orchestrator.EndInput{}); err != nil {
+	if _, err := srv.Tasks.End(ctx, task.ID, orchestrator.EndInput{}); err != nil {
 		t.Fatal(err)
 	}
 	b.waitFor(t, "the task stopped", `(() => { const r = `+row+`; return !!r && r.querySelector('.badge').textContent === 'stopped' })()`)

@@ -27,7 +27,7 @@ func TestBrowserRealAgent(t *testing.T) {
 	}
 	f := newFixture(t)
 	base, srv := startServe(t, f)
-	if srv.Orchestrator == nil {
+	if srv.Tasks == nil {
 		t.Fatalf("tasks unavailable: %s", srv.TasksUnavailable)
 	}
 	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken))
@@ -48,7 +48,7 @@ func TestBrowserRealAgent(t *testing.T) {
 	b.waitFor(t, "the run's end", `document.querySelector('#task-status .badge').textContent === 'waiting'`)
 	// The usage line reads the figures the CLI reported.
 	b.waitFor(t, "the usage line", `Array.from(document.querySelectorAll('#task-log .log-line .text')).some(e => /^tokens in \d+ \/ out \d+/.test(e.textContent))`)
-	task, err := srv.Orchestrator.Get(context.Background(), id)
+	task, err := srv.Tasks.Get(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -410,7 +410,7 @@ func TestBrowserDashboard(t *testing.T) {
 	b := newBrowser(t)
 	f := newFixture(t)
 	base, srv := startServe(t, f)
-	if srv.Orchestrator == nil {
+	if srv.Tasks == nil {
 		t.Fatalf("tasks unavailable: %s", srv.TasksUnavailable)
 	}
 
@@ -513,7 +513,7 @@ func TestBrowserDashboard(t *testing.T) {
 	b.waitFor(t, "the task list", `document.querySelector('main h1') && document.querySelector('main h1').textContent === 'Tasks'`)
 	script := `echo line 1; while [ ! -e go.flag ]; do sleep 0.05; done; for i in 2 3; do echo line $i; sleep 0.2; done; echo hello > f.txt; git add f.txt; git -c user.name=t -c user.email=t@example.com commit -q -m add-f`
 	cfg, _ := json.Marshal(map[string]any{"command": []string{"sh", "-c", script}})
-	task, err := srv.Orchestrator.Create(context.Background(), orchestrator.CreateInput{Agent: "COMMAND", Description: "Print three lines", Config: cfg})
+	task, err := srv.Tasks.Create(context.Background(), orchestrator.CreateInput{Agent: "COMMAND", Description: "Print three lines", Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}

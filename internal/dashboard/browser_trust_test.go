@@ -21,7 +21,7 @@ func TestBrowserTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	base, srv := startServe(t, f)
-	if srv.Orchestrator == nil {
+	if srv.Tasks == nil {
 		t.Fatalf("tasks unavailable: %s", srv.TasksUnavailable)
 	}
 	b.do(t, chromedp.Navigate(base+"/?token="+browserToken+"#/tasks"))

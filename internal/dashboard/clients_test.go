@@ -45,7 +45,7 @@ func TestDashboardTaskBelongsToItsCreator(t *testing.T) {
 	}
 	lp := app.New(o, nil, f.rules, "tester")
 	t.Cleanup(lp.Close)
-	d := dashboard.New(dashboard.Options{Dir: f.dir, Actor: "tester", Rulesets: rulesets.Library{Store: f.rules}, Tasks: o, Loop: lp,
+	d := dashboard.New(dashboard.Options{Dir: f.dir, Actor: "tester", Rulesets: rulesets.Library{Store: f.rules}, Tasks: lp,
 		CheckToken: func(tok string) bool { _, ok := auth.Check(tok); return ok }, ClientOf: auth.Check, TrackerPoll: 50 * time.Millisecond})
 	ts := httptest.NewServer(dashboard.ActAs(auth, d))
 	t.Cleanup(func() {

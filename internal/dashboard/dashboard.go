@@ -51,14 +51,11 @@ type Options struct {
 	// Rulesets is the ruleset library; a nil Store shows rulesets as
 	// unavailable.
 	Rulesets rulesets.Library
-	// Tasks is the orchestrator; nil shows tasks as unavailable, with
-	// TasksUnavailable as the reason.
-	Tasks            *orchestrator.Orchestrator
+	// Tasks is the project's tasks: its issue-to-merge loop over the
+	// orchestrator (app.Project.Loop), which the agent server uses too;
+	// nil shows tasks as unavailable, with TasksUnavailable as the reason.
+	Tasks            *app.Loop
 	TasksUnavailable string
-	// Loop is the project's issue-to-merge loop over Tasks (starting on an
-	// issue, merging, running what is ready), which the agent server uses
-	// too; required with Tasks (app.Project.Loop).
-	Loop *app.Loop
 	// Token, when set, is required of every request: as a bearer header, or
 	// as the page's cookie, which opening /?token=TOKEN sets (session.go).
 	Token string
@@ -110,8 +107,6 @@ type Dashboard struct {
 
 	rs rulesetsWatch
 
-	loop *app.Loop // nil when Tasks is
-
 	session string // the page's cookie: a secret of its own (session.go)
 	pageKey string // what the page's script sends with a change (session.go)
 	pagesMu sync.Mutex
@@ -132,12 +127,6 @@ func New(opts Options) *Dashboard {
 	ctx, stop := context.WithCancel(context.Background())
 	d := &Dashboard{opts: opts, logger: opts.Logger, hub: newHub(), tracker: newTrackerReader(opts.Tracker, opts.Dir, opts.Actor), stop: stop,
 		endpoints: opts.Endpoints, session: rand.Text(), pageKey: rand.Text(), pages: map[string]string{}}
-	if opts.Tasks != nil {
-		if opts.Loop == nil {
-			panic("dashboard: Options.Tasks without its Loop")
-		}
-		d.loop = opts.Loop
-	}
 	d.routes()
 	d.wg.Add(2)
 	// The tracker's files as they are now: a change made once New has

@@ -39,7 +39,7 @@ func waitState(t *testing.T, o *orchestrator.Orchestrator, id, state string) {
 func TestIssueListsItsTasks(t *testing.T) {
 	f := newFixture(t)
 	o := f.openTasks(t)
-	ts, _ := serveDashboard(t, f, dashboard.Options{WriteToken: "w", Tasks: o})
+	ts, _ := serveWithTasks(t, f, o, dashboard.Options{WriteToken: "w"})
 	c := ts.Client()
 	auth := map[string]string{"Authorization": "Bearer w"}
 	stop := func(id string) {

@@ -16,7 +16,7 @@ import (
 func TestTaskFailureIsASentence(t *testing.T) {
 	f := newFixture(t)
 	o := f.openTasks(t)
-	ts, _ := serveDashboard(t, f, dashboard.Options{Tasks: o})
+	ts, _ := serveWithTasks(t, f, o, dashboard.Options{})
 	task := createCommandTask(t, o, `echo starting >&2; echo "config.yaml: no such file" >&2; exit 3`)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

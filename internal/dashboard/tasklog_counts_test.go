@@ -13,7 +13,7 @@ import (
 func TestFileChangeCountsAgree(t *testing.T) {
 	f := newFixture(t)
 	o := f.openTasks(t)
-	ts, _ := serveDashboard(t, f, dashboard.Options{Tasks: o})
+	ts, _ := serveWithTasks(t, f, o, dashboard.Options{})
 	task := createCommandTask(t, o, `echo hello > f.txt; git add f.txt; git -c user.name=t -c user.email=t@example.com commit -q -m add-f`)
 	waitStatus(t, o, task.ID, orchestrator.StatusCompleted, orchestrator.StatusWaiting, orchestrator.StatusFailed)
 	var logs dashboard.TaskLogs

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
@@ -14,7 +15,9 @@ type TaskList struct {
 	Tasks []TaskView `json:"tasks"`
 }
 
-func (d *Dashboard) orchestrator(w http.ResponseWriter) *orchestrator.Orchestrator {
+// taskLoop is the project's tasks, or nil when they are unavailable, which
+// it answers w with.
+func (d *Dashboard) taskLoop(w http.ResponseWriter) *app.Loop {
 	if d.opts.Tasks == nil {
 		reason := d.opts.TasksUnavailable
 		if reason == "" {
@@ -26,7 +29,7 @@ func (d *Dashboard) orchestrator(w http.ResponseWriter) *orchestrator.Orchestrat
 }
 
 func (d *Dashboard) tasks(w http.ResponseWriter, r *http.Request) {
-	o := d.orchestrator(w)
+	o := d.taskLoop(w)
 	if o == nil {
 		return
 	}
@@ -43,7 +46,7 @@ func (d *Dashboard) tasks(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) task(w http.ResponseWriter, r *http.Request) {
-	o := d.orchestrator(w)
+	o := d.taskLoop(w)
 	if o == nil {
 		return
 	}
@@ -65,7 +68,7 @@ type TaskLogs struct {
 const logPage = 500
 
 func (d *Dashboard) taskLogs(w http.ResponseWriter, r *http.Request) {
-	o := d.orchestrator(w)
+	o := d.taskLoop(w)
 	if o == nil {
 		return
 	}
@@ -118,7 +121,7 @@ func seqParam(s string) (int64, error) {
 // reconnecting EventSource sends) on, one "log" event per entry with the
 // entry's sequence number as the event id, as the agent works.
 func (d *Dashboard) taskStream(w http.ResponseWriter, r *http.Request) {
-	o := d.orchestrator(w)
+	o := d.taskLoop(w)
 	if o == nil {
 		return
 	}
@@ -204,7 +207,7 @@ type TaskDiff struct {
 }
 
 func (d *Dashboard) taskDiff(w http.ResponseWriter, r *http.Request) {
-	o := d.orchestrator(w)
+	o := d.taskLoop(w)
 	if o == nil {
 		return
 	}

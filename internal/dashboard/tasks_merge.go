@@ -16,7 +16,7 @@ import (
 // uncommitted changes in the way refuse it as a whole: the answer is the
 // error naming them, and the checkout and the tracker are unchanged.
 func (d *Dashboard) mergeTask(w http.ResponseWriter, r *http.Request) {
-	if d.orchestrator(w) == nil {
+	if d.taskLoop(w) == nil {
 		return
 	}
 	var in struct {
@@ -30,7 +30,7 @@ func (d *Dashboard) mergeTask(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	res, err := d.loop.Merge(r.Context(), r.PathValue("id"), orchestrator.MergeInput{Strategy: in.Strategy})
+	res, err := d.opts.Tasks.Merge(r.Context(), r.PathValue("id"), orchestrator.MergeInput{Strategy: in.Strategy})
 	if err != nil && res.Commit == "" {
 		fail(w, err)
 		return
@@ -60,7 +60,7 @@ type runBody struct {
 // answers with each issue's outcome once nothing is ready and nothing
 // runs; the tasks it starts show on every page as they go.
 func (d *Dashboard) runReady(w http.ResponseWriter, r *http.Request) {
-	if d.orchestrator(w) == nil {
+	if d.taskLoop(w) == nil {
 		return
 	}
 	var in runBody
@@ -80,7 +80,7 @@ func (d *Dashboard) runReady(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	res, err := d.loop.RunReady(r.Context(), app.RunInput{Agent: strings.ToUpper(strings.TrimSpace(in.Tool)), Config: in.Config,
+	res, err := d.opts.Tasks.RunReady(r.Context(), app.RunInput{Agent: strings.ToUpper(strings.TrimSpace(in.Tool)), Config: in.Config,
 		Limit: in.Limit, Parallel: in.Parallel, Merge: orchestrator.MergeInput{Strategy: in.Strategy}})
 	if err != nil {
 		fail(w, err)

@@ -66,7 +66,7 @@ func (f *fixture) issueStatus(t *testing.T, id string) tracker.IssueStatus {
 func TestTaskStartOnIssue(t *testing.T) {
 	f := newFixture(t)
 	o := f.openTasks(t)
-	ts, _ := serveDashboard(t, f, dashboard.Options{WriteToken: "w", Tasks: o})
+	ts, _ := serveWithTasks(t, f, o, dashboard.Options{WriteToken: "w"})
 	task := startOn(t, ts.Client(), ts.URL, f.open, "true")
 	if task.IssueID != f.open {
 		t.Errorf("the task's issue_id is %q, want %s", task.IssueID, f.open)
@@ -86,7 +86,7 @@ func TestTaskStartOnIssue(t *testing.T) {
 func TestTaskMerge(t *testing.T) {
 	f := newFixture(t)
 	o := f.openTasks(t)
-	ts, _ := serveDashboard(t, f, dashboard.Options{WriteToken: "w", Tasks: o})
+	ts, _ := serveWithTasks(t, f, o, dashboard.Options{WriteToken: "w"})
 	c := ts.Client()
 	auth := map[string]string{"Authorization": "Bearer w"}
 
@@ -151,7 +151,7 @@ func TestTaskMerge(t *testing.T) {
 func TestRunReady(t *testing.T) {
 	f := newFixture(t)
 	o := f.openTasks(t)
-	ts, _ := serveDashboard(t, f, dashboard.Options{WriteToken: "w", Tasks: o})
+	ts, _ := serveWithTasks(t, f, o, dashboard.Options{WriteToken: "w"})
 	c := ts.Client()
 	body, _ := json.Marshal(map[string]any{"tool": "COMMAND", "limit": 1, "config": map[string]any{"command": []string{"sh", "-c", commitScript("ran.txt", "ran")}}})
 	head := testkit.Git(t, f.dir, "rev-parse", "HEAD")

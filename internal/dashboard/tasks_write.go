@@ -35,7 +35,7 @@ type AgentList struct {
 type AgentKind = orchestrator.KindInfo
 
 func (d *Dashboard) agents(w http.ResponseWriter, r *http.Request) {
-	o := d.orchestrator(w)
+	o := d.taskLoop(w)
 	if o == nil {
 		return
 	}
@@ -52,7 +52,7 @@ func (d *Dashboard) agents(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) taskReport(w http.ResponseWriter, r *http.Request) {
-	o := d.orchestrator(w)
+	o := d.taskLoop(w)
 	if o == nil {
 		return
 	}
@@ -78,7 +78,7 @@ type startBody struct {
 }
 
 func (d *Dashboard) startTask(w http.ResponseWriter, r *http.Request) {
-	o := d.orchestrator(w)
+	o := d.taskLoop(w)
 	if o == nil {
 		return
 	}
@@ -92,7 +92,7 @@ func (d *Dashboard) startTask(w http.ResponseWriter, r *http.Request) {
 	if in.IssueID != "" {
 		// The loop assembles the prompt from the tracker, as create_task
 		// with issue_id does; the page's instructions are appended to it.
-		t, err = d.loop.Start(r.Context(), app.StartInput{IssueID: in.IssueID, Agent: in.Tool, Description: in.Description,
+		t, err = d.opts.Tasks.Start(r.Context(), app.StartInput{IssueID: in.IssueID, Agent: in.Tool, Description: in.Description,
 			Instructions: in.Instructions, Config: in.Config, Actor: d.opts.Actor})
 	} else {
 		t, err = o.Create(r.Context(), orchestrator.CreateInput{Agent: in.Tool, Description: in.Description, Instructions: in.Instructions,
@@ -106,7 +106,7 @@ func (d *Dashboard) startTask(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) followUp(w http.ResponseWriter, r *http.Request) {
-	o := d.orchestrator(w)
+	o := d.taskLoop(w)
 	if o == nil {
 		return
 	}
@@ -121,7 +121,7 @@ func (d *Dashboard) followUp(w http.ResponseWriter, r *http.Request) {
 		fail(w, fault.New(fault.Invalid, "a follow-up needs instructions").WithHint("write what the agent should do next, or comment on lines of the diff"))
 		return
 	}
-	t, err := d.loop.Update(r.Context(), r.PathValue("id"), orchestrator.UpdateInput{Instructions: in.Instructions}) // the issue keeps what was asked
+	t, err := d.opts.Tasks.Update(r.Context(), r.PathValue("id"), orchestrator.UpdateInput{Instructions: in.Instructions}) // the issue keeps what was asked
 	if err != nil {
 		fail(w, err)
 		return
@@ -133,10 +133,10 @@ func (d *Dashboard) followUp(w http.ResponseWriter, r *http.Request) {
 // wrote (committed onto it), so nothing of the work is lost; its issue is
 // open again (app.End).
 func (d *Dashboard) stopTask(w http.ResponseWriter, r *http.Request) {
-	if d.orchestrator(w) == nil {
+	if d.taskLoop(w) == nil {
 		return
 	}
-	res, err := d.loop.End(r.Context(), r.PathValue("id"), orchestrator.EndInput{KeepBranch: true})
+	res, err := d.opts.Tasks.End(r.Context(), r.PathValue("id"), orchestrator.EndInput{KeepBranch: true})
 	if err != nil {
 		fail(w, err)
 		return

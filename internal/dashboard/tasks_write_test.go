@@ -53,7 +53,7 @@ func waitStatus(t *testing.T, o *orchestrator.Orchestrator, id string, want ...o
 func TestTaskActions(t *testing.T) {
 	f := newFixture(t)
 	o := f.openTasks(t)
-	ts, _ := serveDashboard(t, f, dashboard.Options{WriteToken: "w", Tasks: o})
+	ts, _ := serveWithTasks(t, f, o, dashboard.Options{WriteToken: "w"})
 	c := ts.Client()
 	auth := map[string]string{"Authorization": "Bearer w"}
 	var agents dashboard.AgentList

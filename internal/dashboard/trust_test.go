@@ -19,7 +19,7 @@ func TestTrustButtonAPI(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	f := newFixture(t)
 	o := f.openTasks(t)
-	ts, _ := serveDashboard(t, f, dashboard.Options{WriteToken: "w", Tasks: o})
+	ts, _ := serveWithTasks(t, f, o, dashboard.Options{WriteToken: "w"})
 	c := ts.Client()
 	auth := map[string]string{"Authorization": "Bearer w"}
 	settings := filepath.Join(f.dir, ".sudocode", "agent.json")

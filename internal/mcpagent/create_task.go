@@ -63,7 +63,7 @@ func (h *handlers) createTask() mcpx.Tool {
 			t, err = h.loop.Start(ctx, app.StartInput{IssueID: id, Agent: tool, Description: in.Description,
 				Instructions: in.Instructions, Branch: in.Branch, Config: cfg, Actor: mcpx.CallerFrom(ctx)})
 		} else {
-			t, err = h.orch.Create(ctx, orchestrator.CreateInput{
+			t, err = h.loop.Create(ctx, orchestrator.CreateInput{
 				Agent: tool, Description: in.Description,
 				Instructions: in.Instructions, Branch: in.Branch, Config: cfg, Actor: mcpx.CallerFrom(ctx),
 			})

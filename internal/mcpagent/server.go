@@ -17,7 +17,6 @@ import (
 
 	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/mcpx"
-	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
 // Name is the server's name in the initialize result.
@@ -42,8 +41,7 @@ type Options struct {
 
 // handlers carries what every tool and resource needs.
 type handlers struct {
-	orch   *orchestrator.Orchestrator
-	loop   *app.Loop
+	loop   *app.Loop // the tasks: their reads, and their transitions that update issues
 	logger *slog.Logger
 	opts   Options
 }
@@ -64,14 +62,13 @@ func (s *Server) Close() { s.stop() }
 // sending notifications/resources/updated to clients that subscribed to
 // an affected resource.
 func New(lp *app.Loop, opts Options) *Server {
-	orch := lp.Orchestrator()
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	h := &handlers{orch: orch, loop: lp, logger: opts.Logger, opts: opts}
+	h := &handlers{loop: lp, logger: opts.Logger, opts: opts}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Sudocode agent orchestrator", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions:       instructions,
 		Logger:             mcpx.SDKLogger(opts.Logger),
@@ -88,11 +85,11 @@ func New(lp *app.Loop, opts Options) *Server {
 	mcpx.AddTools(s, h.createTask(), h.updateTask(), h.endTask(), h.reportTask(), h.listTasks(), h.gcTasks(), h.mergeTask(), h.runReady())
 	h.addResources(s)
 	s.AddReceivingMiddleware(asClient)
-	w := watch(orch, s)
+	w := watch(lp, s)
 	ctx, cancel := context.WithCancel(context.Background())
 	var peers sync.WaitGroup
 	if opts.Shared {
-		peers.Go(func() { watchPeers(ctx, orch, w, opts.Logger) })
+		peers.Go(func() { watchPeers(ctx, lp, w, opts.Logger) })
 	}
 	return &Server{Server: s, stop: sync.OnceFunc(func() {
 		cancel()

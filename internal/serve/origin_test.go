@@ -14,7 +14,7 @@ import (
 func TestConfiguredOrigins(t *testing.T) {
 	dir := project(t)
 	ts, srv := start(t, dir, serve.Options{AllowedOrigins: []string{"https://app.example"}})
-	if srv.Orchestrator == nil {
+	if srv.Tasks == nil {
 		t.Fatalf("no orchestrator: %s", srv.TasksUnavailable)
 	}
 	for _, path := range serve.Paths() {

@@ -40,7 +40,7 @@ func owners(t *testing.T) (base string, srv *serve.Server) {
 		t.Fatal(err)
 	}
 	ts, srv := start(t, project(t), serve.Options{Actor: "local-user", Auth: a})
-	if srv.Orchestrator == nil {
+	if srv.Tasks == nil {
 		t.Fatalf("no orchestrator: %s", srv.TasksUnavailable)
 	}
 	return ts.URL, srv
@@ -82,7 +82,7 @@ func aliceTask(t *testing.T, base string, srv *serve.Server) string {
 	}, &created)
 	id := created.Result.TaskID
 	testkit.WaitFor(t, 20*time.Second, "alice's command to print its line", func() bool {
-		logs, err := srv.Orchestrator.Logs(t.Context(), id, 0, 0)
+		logs, err := srv.Tasks.Logs(t.Context(), id, 0, 0)
 		if err != nil {
 			return false
 		}
@@ -147,7 +147,7 @@ func TestTaskBelongsToItsCreator(t *testing.T) {
 			t.Errorf("bob's %s %s on the dashboard: %d %s, want refused with %q", r.method, r.path, resp.StatusCode, body, refusal)
 		}
 	}
-	if task, err := srv.Orchestrator.Get(t.Context(), id); err != nil || !task.Running() {
+	if task, err := srv.Tasks.Get(t.Context(), id); err != nil || !task.Running() {
 		t.Fatalf("alice's task after bob's calls: %+v, %v; want it still running", task, err)
 	}
 	var page struct {
@@ -179,7 +179,7 @@ func TestCommandTaskNeedsTheGrant(t *testing.T) {
 	if !res.IsError || !strings.Contains(text(res), "command grant") {
 		t.Errorf("carol's COMMAND task: %s, want refused naming the command grant", text(res))
 	}
-	if tasks, _ := srv.Orchestrator.List(t.Context()); len(tasks) != 0 {
+	if tasks, _ := srv.Tasks.List(t.Context()); len(tasks) != 0 {
 		t.Errorf("a refused create_task left %d tasks", len(tasks))
 	}
 	res = call(t, carol, "run_ready", map[string]any{"tool": "COMMAND", "config": map[string]any{"command": []string{"true"}}})
@@ -202,7 +202,7 @@ func TestGCCollectsOnlyTheCallersTasks(t *testing.T) {
 	}, &created)
 	id := created.Result.TaskID
 	testkit.WaitFor(t, 20*time.Second, "alice's task to complete", func() bool {
-		task, err := srv.Orchestrator.Get(t.Context(), id)
+		task, err := srv.Tasks.Get(t.Context(), id)
 		return err == nil && task.Status == "completed"
 	})
 	var gc struct {
@@ -211,7 +211,7 @@ func TestGCCollectsOnlyTheCallersTasks(t *testing.T) {
 		} `json:"result"`
 	}
 	structured(t, as(t, base+serve.PathAgent, bobToken), "gc_tasks", nil, &gc)
-	if task, err := srv.Orchestrator.Get(t.Context(), id); err != nil || task.WorktreePath == "" || len(gc.Result.Removed) != 0 {
+	if task, err := srv.Tasks.Get(t.Context(), id); err != nil || task.WorktreePath == "" || len(gc.Result.Removed) != 0 {
 		t.Errorf("bob's gc_tasks removed %v; alice's task %+v, %v", gc.Result.Removed, task, err)
 	}
 	structured(t, as(t, base+serve.PathAgent, aliceToken), "gc_tasks", nil, &gc)
@@ -226,7 +226,7 @@ func TestGCCollectsOnlyTheCallersTasks(t *testing.T) {
 func TestSingleTokenServerHasOneClient(t *testing.T) {
 	const token = "single-0123456789abcdef0123456789"
 	ts, srv := start(t, project(t), serve.Options{Token: token, Actor: "local-user"})
-	if srv.Orchestrator == nil {
+	if srv.Tasks == nil {
 		t.Fatalf("no orchestrator: %s", srv.TasksUnavailable)
 	}
 	var created struct {

@@ -59,7 +59,7 @@ except OSError as e:
 	if res.IsError || strings.Count(out, "refused [Errno") != 2 || strings.Contains(out, "reached") {
 		t.Fatalf("python3 reach.py through exec_command: %s\nwant both connections refused", out)
 	}
-	if tasks, err := srv.Orchestrator.List(context.Background()); err != nil || len(tasks) != 0 {
+	if tasks, err := srv.Tasks.List(context.Background()); err != nil || len(tasks) != 0 {
 		t.Fatalf("tasks %v %v", tasks, err)
 	}
 }

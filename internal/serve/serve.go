@@ -89,9 +89,10 @@ type Options struct {
 
 // Server is everything `sudocode serve` runs.
 type Server struct {
-	// Orchestrator runs tasks; nil when the project is not in a git
-	// repository (TasksUnavailable says why).
-	Orchestrator     *orchestrator.Orchestrator
+	// Tasks is the project's tasks (its loop over the orchestrator); nil
+	// when the project is not in a git repository (TasksUnavailable says
+	// why).
+	Tasks            *app.Loop
 	TasksUnavailable string
 	Dashboard        *dashboard.Dashboard
 	// OpenToken opens the dashboard in a browser, with write access, at
@@ -108,7 +109,7 @@ type Server struct {
 	endpoints []dashboard.Endpoint
 	coding    *mcpcoding.Server
 	project   *app.Project
-	agent     *mcpagent.Server // nil with Orchestrator
+	agent     *mcpagent.Server // nil with Tasks
 }
 
 // New builds the servers and the dashboard over o.Dir. Parts that cannot
@@ -151,8 +152,8 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Orchestrator, s.TasksUnavailable = s.project.Orchestrator, s.project.TasksUnavailable
-	if s.Orchestrator == nil {
+	s.Tasks, s.TasksUnavailable = s.project.Loop, s.project.TasksUnavailable
+	if s.Tasks == nil {
 		logger.Warn("tasks are unavailable", "reason", s.TasksUnavailable)
 	}
 	writeToken := ""
@@ -163,14 +164,12 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		writeToken = rand.Text()
 		s.OpenToken = writeToken
 	}
-	lp := s.project.Loop
 	s.Dashboard = dashboard.New(dashboard.Options{
 		Dir: dir, Actor: o.Actor, Version: o.Version,
 		Tracker:          s.project.Tracker,
 		Rulesets:         rulesets.Library{Store: notify},
-		Tasks:            s.Orchestrator,
+		Tasks:            s.Tasks,
 		TasksUnavailable: s.TasksUnavailable,
-		Loop:             lp,
 		Token:            o.Token,
 		CheckToken:       checkToken,
 		ClientOf:         clientOf(o.Auth),
@@ -200,8 +199,8 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		s.mount(PathCoding, mcpx.Guard(at(mcpx.Path, s.coding.HTTPHandler()), s.transport), "")
 	}
 
-	if s.Orchestrator != nil {
-		s.agent = mcpagent.New(lp, mcpagent.Options{Version: o.Version, Logger: logger, Shared: o.Stateless})
+	if s.Tasks != nil {
+		s.agent = mcpagent.New(s.Tasks, mcpagent.Options{Version: o.Version, Logger: logger, Shared: o.Stateless})
 		s.mountSDK(PathAgent, "agent", s.agent.Server)
 	} else {
 		s.unavailable(PathAgent, s.TasksUnavailable)
@@ -214,8 +213,8 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		if s.coding != nil {
 			m.WatchSessions(mcpcoding.ServerName, s.coding.Sessions)
 		}
-		if s.Orchestrator != nil {
-			m.WatchTasks(TaskCounts(s.Orchestrator))
+		if s.Tasks != nil {
+			m.WatchTasks(TaskCounts(s.Tasks))
 		}
 		s.mux.Handle(mcpx.MetricsPath, mcpx.Guard(m.Handler(), s.transport))
 	}
@@ -244,7 +243,7 @@ func metricsOf(c *mcpx.Calls) *mcpx.Metrics {
 
 // TaskCounts reads the orchestrator's tasks by status, for the metrics
 // (sudocode_tasks).
-func TaskCounts(o *orchestrator.Orchestrator) func(context.Context) (map[string]int, error) {
+func TaskCounts(o *app.Loop) func(context.Context) (map[string]int, error) {
 	return func(ctx context.Context) (map[string]int, error) {
 		ov, err := o.Status(ctx)
 		if err != nil {

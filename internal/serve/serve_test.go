@@ -131,7 +131,7 @@ func toolNames(t *testing.T, s *mcp.ClientSession) []string {
 func TestEndpoints(t *testing.T) {
 	dir := project(t)
 	ts, srv := start(t, dir, serve.Options{})
-	if srv.Orchestrator == nil {
+	if srv.Tasks == nil {
 		t.Fatalf("no orchestrator: %s", srv.TasksUnavailable)
 	}
 	for path, tool := range map[string]string{serve.PathTracker: "ready", serve.PathRulesets: "list_rulesets", serve.PathCoding: "read_file"} {
@@ -269,8 +269,8 @@ func TestSecurity(t *testing.T) {
 func TestOutsideGit(t *testing.T) {
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	ts, srv := start(t, dir, serve.Options{})
-	if srv.Orchestrator != nil || !strings.Contains(srv.TasksUnavailable, "not in a git repository") {
-		t.Fatalf("orchestrator %v, reason %q", srv.Orchestrator, srv.TasksUnavailable)
+	if srv.Tasks != nil || !strings.Contains(srv.TasksUnavailable, "not in a git repository") {
+		t.Fatalf("orchestrator %v, reason %q", srv.Tasks, srv.TasksUnavailable)
 	}
 	resp, err := withToken(t, "POST", ts.URL+serve.PathAgent, "{}")
 	if err != nil {

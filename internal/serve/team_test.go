@@ -48,7 +48,7 @@ func team(t *testing.T, limits *mcpx.Limiter) (base, auditPath string, srv *serv
 	t.Cleanup(func() { audit.Close() })
 	ts, srv := start(t, dir, serve.Options{Actor: "local-user", Auth: a,
 		Calls: &mcpx.Calls{Audit: audit, Metrics: mcpx.NewMetrics(), Limits: limits}})
-	if srv.Orchestrator == nil {
+	if srv.Tasks == nil {
 		t.Fatalf("no orchestrator: %s", srv.TasksUnavailable)
 	}
 	return ts.URL, auditPath, srv
@@ -131,7 +131,7 @@ func TestServeForATeam(t *testing.T) {
 	}
 	structured(t, agent, "create_task", map[string]any{"tool": "COMMAND", "description": "Say hello",
 		"config": map[string]any{"command": []string{"sh", "-c", "echo hello"}}}, &created)
-	task, err := srv.Orchestrator.Get(t.Context(), created.Result.TaskID)
+	task, err := srv.Tasks.Get(t.Context(), created.Result.TaskID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestServeForATeam(t *testing.T) {
 	}
 	waitCtx, cancel := context.WithTimeout(t.Context(), testkit.Scale(20*time.Second))
 	defer cancel()
-	srv.Orchestrator.Wait(waitCtx, task.ID)
+	srv.Tasks.Wait(waitCtx, task.ID)
 
 	// The other two servers, with a secret in the arguments.
 	rulesets := as(t, base+serve.PathRulesets, aliceToken)
