@@ -2,6 +2,12 @@
 // message a model or a person can act on, and an optional hint. Transports and
 // the CLI map the code to their own vocabulary (JSON-RPC codes, exit codes) in
 // one place each.
+//
+// A failure may also carry a reason, a finer machine-readable name within
+// its code, and details, its specifics: the coding tools' error codes
+// (PATH_OUTSIDE_WORKSPACE) and details travel this way, and only the
+// coding server's edge writes them as that profile's error object. The
+// envelope ignores both.
 package fault
 
 import (
@@ -35,6 +41,14 @@ type Error struct {
 	Msg  string
 	Hint string // what to do next; never part of Error()
 	Err  error  // the cause, if any
+
+	// Reason names the failure finely, for a machine, in the vocabulary
+	// of the surface that defines it (a coding tools' error code such as
+	// PATH_OUTSIDE_WORKSPACE); empty when the code says enough.
+	Reason string
+	// Details are the failure's specifics (a path, counts), as the
+	// surface of Reason writes them; nil when there are none.
+	Details map[string]any
 }
 
 func (e *Error) Error() string { return e.Msg }

@@ -11,9 +11,10 @@ import (
 )
 
 // TestEveryFailureIsAToolResult: whatever a tool hands back — a plain
-// error, a *workspace.Error whose details cannot be encoded, a result
-// that cannot be encoded, a panic — the client gets a tool result with
-// isError and INTERNAL_ERROR (or the tool's code), never a JSON-RPC error.
+// error, a failure with a profile code whose details cannot be encoded, a
+// result that cannot be encoded, a panic — the client gets a tool result
+// with isError and INTERNAL_ERROR (or the tool's code), never a JSON-RPC
+// error.
 func TestEveryFailureIsAToolResult(t *testing.T) {
 	type nanOut struct {
 		X float64 `json:"x"`

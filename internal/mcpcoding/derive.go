@@ -183,10 +183,10 @@ func outputSchema[Out any]() map[string]any {
 	return schemaMap(js)
 }
 
-// toolErrorSchema is the error object's schema, from workspace.Error,
+// toolErrorSchema is the error object's schema, from toolError,
 // with the profile's closed sets of codes and categories.
 func toolErrorSchema() *jsonschema.Schema {
-	js := inferOutput(reflect.TypeFor[workspace.Error]())
+	js := inferOutput(reflect.TypeFor[toolError]())
 	for _, c := range workspace.Codes() {
 		js.Properties["code"].Enum = append(js.Properties["code"].Enum, string(c))
 	}

@@ -28,15 +28,15 @@ type execCommandIn struct {
 // permission request.
 type execCommandOut struct {
 	snapshotOut
-	ElapsedMS         int64                        `json:"elapsed_ms" jsonschema:"Wall time of this call"`
-	PermissionRequest *workspace.PermissionRequest `json:"permission_request,omitempty" jsonschema:"What a policy refusal asks for"`
+	ElapsedMS         int64           `json:"elapsed_ms" jsonschema:"Wall time of this call"`
+	PermissionRequest *refusalRequest `json:"permission_request,omitempty" jsonschema:"What a policy refusal asks for"`
 }
 
 // statusOnly is where a failed call leaves the command: rejected before
 // launch, or refused by the policy.
 type statusOnly struct {
-	Status            string                       `json:"status"`
-	PermissionRequest *workspace.PermissionRequest `json:"permission_request,omitempty"`
+	Status            string          `json:"status"`
+	PermissionRequest *refusalRequest `json:"permission_request,omitempty"`
 }
 
 func (s *Server) execCommand() tool {
@@ -80,10 +80,9 @@ func permissionRequired(r *policy.Refusal) error {
 		details = map[string]any{}
 	}
 	details["permission"] = r.Permission
-	request := &workspace.PermissionRequest{ToolName: "exec_command", Permission: r.Permission, Status: "required", Retryable: r.Grantable()}
-	e := workspace.Errorf(workspace.CodePermissionRequired, details, "%s", r.Message)
-	e.PermissionRequest = request
-	return failWith(statusOnly{Status: "permission_required", PermissionRequest: request}, e)
+	request := &refusalRequest{ToolName: "exec_command", Permission: r.Permission, Status: "required", Retryable: r.Grantable()}
+	return &failure{err: workspace.Errorf(workspace.CodePermissionRequired, details, "%s", r.Message),
+		fields: statusOnly{Status: "permission_required", PermissionRequest: request}, request: request}
 }
 
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }

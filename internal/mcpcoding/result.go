@@ -18,10 +18,10 @@ import (
 // callResult runs a tool and shapes its outcome as the profile's result:
 // structuredContent with ok and warnings, its JSON as the text mirror, and
 // isError exactly when ok is false. Whatever the tool returns — a result,
-// a *workspace.Error, any other error, a panic, a result that cannot be
-// encoded — the outcome is a tool result, never a JSON-RPC error. The
-// structured content is encoded once, and the SDK sends those bytes as
-// they are; they are also returned for the trace.
+// a failure with one of the profile's codes, any other error, a panic, a
+// result that cannot be encoded — the outcome is a tool result, never a
+// JSON-RPC error. The structured content is encoded once, and the SDK
+// sends those bytes as they are; they are also returned for the trace.
 func callResult(ctx context.Context, t tool, args json.RawMessage) (*mcp.CallToolResult, []byte) {
 	out, err := safeRun(ctx, t, args)
 	text, items, encErr := structuredOf(out, err)
@@ -42,14 +42,13 @@ func callResult(ctx context.Context, t tool, args json.RawMessage) (*mcp.CallToo
 // profile's order: code, message, category, retryable, details); and the
 // content items that go before the mirror.
 func structuredOf(out any, err error) ([]byte, []mcp.Content, error) {
-	var we *workspace.Error
+	var we *toolError
 	if err != nil {
 		out = nil
+		we = toolErrorOf(err)
 		if f, ok := errors.AsType[*failure](err); ok {
 			out = f.fields
-		}
-		if !errors.As(err, &we) {
-			we = workspace.Errorf(workspace.CodeInternal, nil, "internal error: %v", err)
+			we.PermissionRequest = f.request
 		}
 	}
 	var items []mcp.Content

@@ -32,8 +32,9 @@ type tool struct {
 	// args validates a call's arguments against InputSchema.
 	args *mcpx.ArgsSchema
 	// run gets validated arguments with defaults applied and returns the
-	// tool's result, or an error: a *workspace.Error is a tool error;
-	// anything else INTERNAL_ERROR (callResult).
+	// tool's result, or an error: a *fault.Error with one of the
+	// profile's codes (workspace.Errorf) is a tool error; anything else
+	// INTERNAL_ERROR (callResult, toolErrorOf).
 	run func(ctx context.Context, args json.RawMessage) (any, error)
 }
 
@@ -76,6 +77,9 @@ func define[In, Out any](name, description string, ann annotations, run func(ctx
 type failure struct {
 	err    error
 	fields any // a struct whose fields are among the tool's output fields
+	// request is a policy refusal's permission request, which the error
+	// object repeats.
+	request *refusalRequest
 }
 
 func (f *failure) Error() string { return f.err.Error() }

@@ -1,7 +1,11 @@
 // Package workspace is what the coding tools do to one workspace
 // directory: confine every path to it, read and list its files. Search,
 // git information, images and patches live in the packages below it.
-// Failures are *Error values carrying the coding tools' error codes.
+// Failures are *fault.Error values (Errorf): the fault code classifies them
+// for the project, the reason is the coding tools' error code, and the
+// details are the specifics the profile's error object carries. This file
+// holds the profile's table of codes; the coding server's edge
+// (internal/mcpcoding) writes the error object from it.
 //
 // "The profile" in this package and below it is the coding tools'
 // contract, written down in docs/coding-tools.md; its sections are cited
@@ -11,6 +15,8 @@ package workspace
 import (
 	"fmt"
 	"maps"
+
+	"github.com/sudocode/sudocode/internal/fault"
 )
 
 // Code is one of the profile's error codes (docs/coding-tools.md#errors). The
@@ -60,39 +66,42 @@ func Categories() []Category {
 	return []Category{CatValidation, CatSecurity, CatPermission, CatRuntime, CatNotFound, CatInternal}
 }
 
-// codeSpec is what the profile's table says of a code.
+// codeSpec is what the profile's table says of a code, and the project's
+// fault code for it.
 type codeSpec struct {
 	category  Category
 	retryable bool
+	fault     fault.Code
 }
 
 // codeSpecs is the one mapping from a code to its wire error's category
-// and retryable flag (docs/coding-tools.md#errors), in the profile's order.
+// and retryable flag (docs/coding-tools.md#errors), in the profile's order,
+// and to the fault code of the failures that carry it.
 var codeSpecs = []struct {
 	code Code
 	codeSpec
 }{
-	{CodeInvalidArgument, codeSpec{CatValidation, false}},
-	{CodePathOutsideWorkspace, codeSpec{CatSecurity, false}},
-	{CodeAbsolutePathDenied, codeSpec{CatSecurity, false}},
-	{CodeSymlinkEscape, codeSpec{CatSecurity, false}},
-	{CodeNotFound, codeSpec{CatNotFound, false}},
-	{CodeNotADirectory, codeSpec{CatValidation, false}},
-	{CodeIsDirectory, codeSpec{CatValidation, false}},
-	{CodeBinaryFile, codeSpec{CatValidation, false}},
-	{CodeUnsupportedEncoding, codeSpec{CatValidation, false}},
-	{CodeOutputTooLarge, codeSpec{CatValidation, false}},
-	{CodeTimeout, codeSpec{CatRuntime, true}},
-	{CodeSessionNotFound, codeSpec{CatNotFound, false}},
-	{CodeSessionClosed, codeSpec{CatRuntime, false}},
-	{CodeCommandRejected, codeSpec{CatSecurity, false}},
-	{CodePermissionRequired, codeSpec{CatPermission, false}},
-	{CodePermissionDenied, codeSpec{CatPermission, false}},
-	{CodeSandboxUnavailable, codeSpec{CatSecurity, false}},
-	{CodeElicitationUnsupported, codeSpec{CatPermission, false}},
-	{CodePatchFailed, codeSpec{CatValidation, false}},
-	{CodeGitError, codeSpec{CatRuntime, false}},
-	{CodeInternal, codeSpec{CatInternal, false}},
+	{CodeInvalidArgument, codeSpec{CatValidation, false, fault.Invalid}},
+	{CodePathOutsideWorkspace, codeSpec{CatSecurity, false, fault.PermissionDenied}},
+	{CodeAbsolutePathDenied, codeSpec{CatSecurity, false, fault.PermissionDenied}},
+	{CodeSymlinkEscape, codeSpec{CatSecurity, false, fault.PermissionDenied}},
+	{CodeNotFound, codeSpec{CatNotFound, false, fault.NotFound}},
+	{CodeNotADirectory, codeSpec{CatValidation, false, fault.Invalid}},
+	{CodeIsDirectory, codeSpec{CatValidation, false, fault.Invalid}},
+	{CodeBinaryFile, codeSpec{CatValidation, false, fault.Invalid}},
+	{CodeUnsupportedEncoding, codeSpec{CatValidation, false, fault.Invalid}},
+	{CodeOutputTooLarge, codeSpec{CatValidation, false, fault.Invalid}},
+	{CodeTimeout, codeSpec{CatRuntime, true, fault.Unavailable}},
+	{CodeSessionNotFound, codeSpec{CatNotFound, false, fault.NotFound}},
+	{CodeSessionClosed, codeSpec{CatRuntime, false, fault.Conflict}},
+	{CodeCommandRejected, codeSpec{CatSecurity, false, fault.PermissionDenied}},
+	{CodePermissionRequired, codeSpec{CatPermission, false, fault.PermissionDenied}},
+	{CodePermissionDenied, codeSpec{CatPermission, false, fault.PermissionDenied}},
+	{CodeSandboxUnavailable, codeSpec{CatSecurity, false, fault.Unavailable}},
+	{CodeElicitationUnsupported, codeSpec{CatPermission, false, fault.PermissionDenied}},
+	{CodePatchFailed, codeSpec{CatValidation, false, fault.Invalid}},
+	{CodeGitError, codeSpec{CatRuntime, false, fault.Unavailable}},
+	{CodeInternal, codeSpec{CatInternal, false, fault.Internal}},
 }
 
 // Codes are all the codes, in the profile's order.
@@ -114,38 +123,11 @@ func (c Code) spec() (codeSpec, bool) {
 	return codeSpec{}, false
 }
 
-// PermissionRequest is what a policy refusal asks the client for
-// (docs/coding-tools.md#order-of-checks), both at the top of the result and
-// inside its error (fields in key order, as it has always been written).
-type PermissionRequest struct {
-	Permission string `json:"permission"`
-	Retryable  bool   `json:"retryable"`
-	Status     string `json:"status"`
-	ToolName   string `json:"tool_name"`
-}
-
-// Error is a tool failure; its JSON is the profile's error object
-// (docs/coding-tools.md#errors): code, message, category, retryable and details
-// always, and permission_request on a policy refusal.
-type Error struct {
-	Code      Code           `json:"code" jsonschema:"One of the profile's error codes"`
-	Message   string         `json:"message" jsonschema:"What went wrong and what to do about it"`
-	Category  Category       `json:"category"`
-	Retryable bool           `json:"retryable"`
-	Details   map[string]any `json:"details" jsonschema:"Specifics of the failure (path, permission, counts)"`
-	// PermissionRequest is set on PERMISSION_REQUIRED only.
-	PermissionRequest *PermissionRequest `json:"permission_request,omitempty"`
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// HasCode reports whether e carries code c.
-func (e *Error) HasCode(c Code) bool { return e.Code == c }
-
-// Errorf returns an Error with the code's category; details may be nil.
-// A string that is not one of the codes cannot reach a client as a code:
-// it becomes INTERNAL_ERROR, with the string in details.code.
-func Errorf(code Code, details map[string]any, format string, args ...any) *Error {
+// Errorf returns the failure with the profile's code (its reason) and
+// details, which may be nil, under the code's fault code. A string that is
+// not one of the codes cannot reach a client as a code: it becomes
+// INTERNAL_ERROR, with the string in details.code.
+func Errorf(code Code, details map[string]any, format string, args ...any) *fault.Error {
 	details = maps.Clone(details)
 	if details == nil {
 		details = map[string]any{}
@@ -156,14 +138,71 @@ func Errorf(code Code, details map[string]any, format string, args ...any) *Erro
 		code = CodeInternal
 		spec, _ = code.spec()
 	}
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Category: spec.category,
-		Retryable: spec.retryable, Details: details}
+	return &fault.Error{Code: spec.fault, Msg: fmt.Sprintf(format, args...), Reason: string(code), Details: details}
 }
 
-// WithCategory returns a copy of e in another category (PATCH_FAILED is
-// a runtime failure when a commit fails).
-func (e *Error) WithCategory(cat Category) *Error {
-	c := *e
-	c.Category = cat
-	return &c
+// Failure is the first failure in err's chain that carries one of the
+// profile's codes, or nil.
+func Failure(err error) *fault.Error {
+	for err != nil {
+		if fe, ok := err.(*fault.Error); ok && fe.Reason != "" {
+			return fe
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if fe := Failure(e); fe != nil {
+					return fe
+				}
+			}
+			return nil
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// CodeOf is the profile's code of the first failure in err's chain that
+// has one, or "".
+func CodeOf(err error) Code {
+	if fe := Failure(err); fe != nil {
+		return Code(fe.Reason)
+	}
+	return ""
+}
+
+// Class is what the profile's error object says of a failure besides its
+// message and details.
+type Class struct {
+	Code      Code
+	Category  Category
+	Retryable bool
+}
+
+// Classify is what the profile's error object says of fe: its code, its
+// category and whether it is retryable. The category is the table's, unless
+// fe's fault code is not the code's own: then it is the category of that
+// fault (a patch that fails on disk, not on its text, is unavailable: a
+// runtime PATCH_FAILED). A reason that is not one of the codes is
+// INTERNAL_ERROR.
+func Classify(fe *fault.Error) Class {
+	code := Code(fe.Reason)
+	spec, ok := code.spec()
+	if !ok {
+		code = CodeInternal
+		spec, _ = code.spec()
+	} else if c, known := faultCategories[fe.Code]; known && fe.Code != spec.fault {
+		spec.category = c
+	}
+	return Class{Code: code, Category: spec.category, Retryable: spec.retryable}
+}
+
+// faultCategories is the category of a failure whose fault code is not its
+// profile code's own.
+var faultCategories = map[fault.Code]Category{
+	fault.Invalid: CatValidation, fault.NotFound: CatNotFound, fault.Conflict: CatRuntime, fault.Unavailable: CatRuntime,
+	fault.Internal: CatInternal, fault.Unauthenticated: CatPermission, fault.PermissionDenied: CatPermission,
 }

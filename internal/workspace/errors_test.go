@@ -1,22 +1,24 @@
 package workspace
 
 import (
-	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/fault"
 )
 
 // TestErrorfUnknownCode: a string that is not one of the profile's codes
 // never reaches a client as a code, and never takes the server down: it
 // becomes INTERNAL_ERROR with the string kept in details.
 func TestErrorfUnknownCode(t *testing.T) {
-	var e *Error
+	var e *fault.Error
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -25,15 +27,18 @@ func TestErrorfUnknownCode(t *testing.T) {
 		}()
 		e = Errorf("NO_SUCH_CODE", map[string]any{"path": "a"}, "went wrong")
 	}()
-	if e.Code != "INTERNAL_ERROR" || e.Category != CatInternal || e.Retryable || e.Details["code"] != "NO_SUCH_CODE" ||
-		e.Details["path"] != "a" || e.Message != "went wrong" {
+	c := Classify(e)
+	if e.Reason != "INTERNAL_ERROR" || c.Code != CodeInternal || e.Code != fault.Internal || c.Category != CatInternal || c.Retryable ||
+		e.Details["code"] != "NO_SUCH_CODE" || e.Details["path"] != "a" || e.Msg != "went wrong" {
 		t.Fatalf("unknown code became %+v", e)
 	}
 }
 
 // TestErrorCodesTable: every code maps to the category and retryable flag of
-// the profile's table (docs/coding-tools.md#errors), and its JSON has exactly
-// the profile's keys.
+// the profile's table (docs/coding-tools.md#errors), and to one fault code,
+// whose category is the code's own unless the failure's fault code is
+// another (a PATCH_FAILED that the disk caused is runtime). The wire error's
+// keys are the edge's (mcpcoding's TestToolErrorKeys).
 func TestErrorCodesTable(t *testing.T) {
 	want := map[string]string{
 		"INVALID_ARGUMENT": "validation", "PATH_OUTSIDE_WORKSPACE": "security", "ABSOLUTE_PATH_DENIED": "security",
@@ -49,15 +54,20 @@ func TestErrorCodesTable(t *testing.T) {
 	}
 	for _, c := range codes {
 		e := Errorf(c, nil, "m")
-		if e.Code != c || string(e.Category) != want[string(c)] || e.Retryable != (c == CodeTimeout) {
+		k := Classify(e)
+		if e.Reason != string(c) || k.Code != c || string(k.Category) != want[string(c)] || k.Retryable != (c == CodeTimeout) ||
+			!slices.Contains(fault.Codes, e.Code) || e.Details == nil || e.Msg != "m" {
 			t.Errorf("%s: %+v, want category %s", c, e, want[string(c)])
 		}
-		b, _ := json.Marshal(e)
-		var m map[string]any
-		json.Unmarshal(b, &m)
-		if len(m) != 5 || m["details"] == nil {
-			t.Errorf("%s: wire error %s, want code, message, category, retryable and details", c, b)
-		}
+	}
+	e := Errorf(CodePatchFailed, nil, "m")
+	e.Code = fault.Unavailable
+	if cat := Classify(e).Category; cat != CatRuntime {
+		t.Errorf("an unavailable PATCH_FAILED is %s, want runtime", cat)
+	}
+	e = Errorf(CodeSandboxUnavailable, nil, "m")
+	if cat := Classify(e).Category; e.Code != fault.Unavailable || cat != CatSecurity {
+		t.Errorf("SANDBOX_UNAVAILABLE is %s %s, want unavailable security", e.Code, cat)
 	}
 }
 

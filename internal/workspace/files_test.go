@@ -82,9 +82,9 @@ func TestListFilesGlobSemantics(t *testing.T) {
 	wstest.WantPaths(t, filePaths(fs), []string{"src/main.go"})
 	wstest.Want(t, res, map[string]any{"path": "src"})
 	_, err := ListFiles(context.Background(), r, ListFilesOptions{Patterns: []string{"[a-"}})
-	wstest.Code[Error](t, err, "INVALID_ARGUMENT")
+	wstest.Code(t, err, "INVALID_ARGUMENT")
 	_, err = ListFiles(context.Background(), r, ListFilesOptions{Exclude: []string{"{a,"}})
-	wstest.Code[Error](t, err, "INVALID_ARGUMENT")
+	wstest.Code(t, err, "INVALID_ARGUMENT")
 }
 
 func TestListFilesExclude(t *testing.T) {
@@ -161,8 +161,8 @@ func TestListFilesErrors(t *testing.T) {
 	ctx := context.Background()
 	for p, code := range map[string]string{"f.txt": "NOT_A_DIRECTORY", "nope": "NOT_FOUND", "out": "SYMLINK_ESCAPE", "/": "ABSOLUTE_PATH_DENIED", "..": "PATH_OUTSIDE_WORKSPACE"} {
 		_, err := ListFiles(ctx, r, ListFilesOptions{Path: p})
-		wstest.Code[Error](t, err, code)
+		wstest.Code(t, err, code)
 	}
 	_, err := ListFiles(ctx, r, ListFilesOptions{Sort: "size"})
-	wstest.Code[Error](t, err, "INVALID_ARGUMENT")
+	wstest.Code(t, err, "INVALID_ARGUMENT")
 }

@@ -71,8 +71,8 @@ func TestGlobNormalisation(t *testing.T) {
 		t.Errorf("empty patterns kept: %v", set)
 	}
 	_, err := CompileGlobs("include_globs", []string{"ok", "[bad"})
-	if we := wstest.Code[Error](t, err, "INVALID_ARGUMENT"); !strings.Contains(we.Message, "include_globs") {
-		t.Errorf("message %q does not name the argument", we.Message)
+	if we := wstest.Code(t, err, "INVALID_ARGUMENT"); !strings.Contains(we.Msg, "include_globs") {
+		t.Errorf("message %q does not name the argument", we.Msg)
 	}
 }
 
@@ -112,14 +112,15 @@ func TestGitIgnoreTimeoutAndFailure(t *testing.T) {
 	wstest.Set(t, &ignoreGitTimeout, 200*time.Millisecond)
 	start := time.Now()
 	_, err := ListFiles(context.Background(), r, ListFilesOptions{})
-	if we := wstest.Code[Error](t, err, "TIMEOUT"); !we.Retryable || we.Category != CatRuntime {
+	we := wstest.Code(t, err, "TIMEOUT")
+	if c := Classify(we); !c.Retryable || c.Category != CatRuntime {
 		t.Errorf("error %+v", we)
 	}
 	if d := time.Since(start); d > testkit.Scale(3*time.Second) {
 		t.Errorf("the listing's 200 ms git timeout took %v, want it within %v (on a slow machine, set %s=4)", d, testkit.Scale(3*time.Second), testkit.SlowEnv)
 	}
 	_, err = ListDir(context.Background(), r, ListDirOptions{})
-	wstest.Code[Error](t, err, "TIMEOUT")
+	wstest.Code(t, err, "TIMEOUT")
 	// include_ignored needs no git for list_files.
 	twFiles(t, r, ListFilesOptions{IncludeIgnored: true})
 

@@ -245,10 +245,7 @@ func (r *Root) listDirEntry(c listCandidate) (ListDirEntry, bool) {
 // is one.
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-func isCode(err error, code Code) bool {
-	var we *Error
-	return errors.As(err, &we) && we.HasCode(code)
-}
+func isCode(err error, code Code) bool { return CodeOf(err) == code }
 
 // openDirRoot resolves a directory argument
 // (docs/coding-tools.md#existing-paths) and opens it anchored: NOT_A_DIRECTORY

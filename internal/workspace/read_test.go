@@ -134,8 +134,8 @@ func TestReadFileFirstLineOverLimit(t *testing.T) {
 func TestReadFileBinary(t *testing.T) {
 	late := strings.Repeat("a", 5000) + "\x00tail\n"
 	r := twRoot(t, map[string]string{"bin.dat": "PK\x03\x04\x00\x00rest", "edge.dat": strings.Repeat("b", 4095) + "\x00", "late.txt": late})
-	wstest.Code[Error](t, readErr(r, "bin.dat"), "BINARY_FILE")
-	wstest.Code[Error](t, readErr(r, "edge.dat"), "BINARY_FILE")
+	wstest.Code(t, readErr(r, "bin.dat"), "BINARY_FILE")
+	wstest.Code(t, readErr(r, "edge.dat"), "BINARY_FILE")
 	// A NUL past the first 4096 bytes is text (NUL is valid UTF-8).
 	wstest.Want(t, twRead(t, r, "late.txt", 1, nil, 0), map[string]any{"content": late})
 }
@@ -158,7 +158,7 @@ func TestReadFileEncoding(t *testing.T) {
 		"ok.txt":     straddle + "\n",
 	})
 	for _, p := range []string{"latin1.txt", "late.txt", "cut.txt", "over.txt", "sur.txt"} {
-		wstest.Code[Error](t, readErr(r, p), "UNSUPPORTED_ENCODING")
+		wstest.Code(t, readErr(r, p), "UNSUPPORTED_ENCODING")
 	}
 	res := twRead(t, r, "ok.txt", 1, nil, 1<<20)
 	wstest.Want(t, res, map[string]any{"total_lines": 1, "total_bytes": int64(len(straddle) + 1), "truncated": false, "content": straddle + "\n"})
@@ -187,7 +187,7 @@ func TestReadFilePathErrors(t *testing.T) {
 		"out-dir/deep.txt": "SYMLINK_ESCAPE",
 	}
 	for p, code := range cases {
-		wstest.Code[Error](t, readErr(r, p), code)
+		wstest.Code(t, readErr(r, p), code)
 	}
 	// A symlink inside reads its target, reported by its canonical path.
 	wstest.Want(t, twRead(t, r, "in-link", 1, nil, 0), map[string]any{"path": "dir/f.txt", "content": "x\n"})
@@ -198,7 +198,7 @@ func TestReadFileFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(r.Join("pipe"), 0o644); err != nil {
 		t.Fatal("mkfifo:", err)
 	}
-	wstest.Code[Error](t, readErr(r, "pipe"), "INVALID_ARGUMENT") // and it does not hang
+	wstest.Code(t, readErr(r, "pipe"), "INVALID_ARGUMENT") // and it does not hang
 }
 
 // TestReadFileHugeStreams reads the head of a 64 MiB file: all of it is

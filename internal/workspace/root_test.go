@@ -102,9 +102,8 @@ func codeOf(err error) string {
 	if err == nil {
 		return "ok"
 	}
-	var we *workspace.Error
-	if errors.As(err, &we) {
-		return string(we.Code)
+	if fe := workspace.Failure(err); fe != nil {
+		return fe.Reason
 	}
 	return "non-workspace error: " + err.Error()
 }
@@ -280,18 +279,19 @@ func TestResolveErrorShape(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := fx.root.Existing(c.path)
-		var we *workspace.Error
-		if !errors.As(err, &we) {
-			t.Fatalf("Existing(%q): %v is not a *workspace.Error", c.path, err)
+		we := workspace.Failure(err)
+		if we == nil {
+			t.Fatalf("Existing(%q): %v is not a failure with a profile code", c.path, err)
 		}
-		if string(we.Code) != c.code || string(we.Category) != c.category || we.Retryable || we.Details == nil || !strings.Contains(we.Message, c.msg) {
+		k := workspace.Classify(we)
+		if we.Reason != c.code || string(k.Code) != c.code || string(k.Category) != c.category || k.Retryable || we.Details == nil || !strings.Contains(we.Msg, c.msg) {
 			t.Errorf("Existing(%q) = %+v, want code %s category %s message containing %q", c.path, we, c.code, c.category, c.msg)
 		}
 		if _, ok := we.Details["path"]; !ok {
 			t.Errorf("Existing(%q): details %v lack the path", c.path, we.Details)
 		}
-		if strings.Contains(we.Message, fx.outside) {
-			t.Errorf("Existing(%q): message %q reveals the outside path", c.path, we.Message)
+		if strings.Contains(we.Msg, fx.outside) {
+			t.Errorf("Existing(%q): message %q reveals the outside path", c.path, we.Msg)
 		}
 	}
 	if _, err := fx.root.WriteTarget("."); codeOf(err) != invalid {

@@ -55,9 +55,8 @@ func gitFailure(err error) error {
 		return workspace.Errorf(workspace.CodeGitError, map[string]any{"command": "git " + sub, "exit_code": ee.Code, "stderr": strings.TrimSpace(ee.Stderr)},
 			"git %s failed: %s", sub, firstLine(ee.Stderr, ee.Code))
 	}
-	var we *workspace.Error
-	if errors.As(err, &we) {
-		return we
+	if fe := workspace.Failure(err); fe != nil {
+		return fe
 	}
 	return workspace.Errorf(workspace.CodeGitError, nil, "git failed: %v", err)
 }
@@ -75,7 +74,7 @@ func firstLine(s string, code int) string {
 
 // runGit runs git in o.Dir. consume reads stdout; it may return
 // errGitEnough to stop git early. A nil consume discards stdout. Errors:
-// *workspace.Error (TIMEOUT, GIT_ERROR) or *gitx.ExitError for a non-zero exit.
+// a *fault.Error (TIMEOUT, GIT_ERROR) or *gitx.ExitError for a non-zero exit.
 func runGit(ctx context.Context, o gitx.Options, consume func(*bufio.Reader) error, args ...string) error {
 	return gitError(gitx.Run(ctx, o, consume, args...), args)
 }

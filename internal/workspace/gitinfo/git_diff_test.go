@@ -292,7 +292,7 @@ func TestGitDiffFilters(t *testing.T) {
 		"C:\\Windows\\x": "ABSOLUTE_PATH_DENIED",
 	} {
 		_, err := Diff(context.Background(), r, DiffOptions{Paths: []string{"a.txt", path}, Unstaged: true, ContextLines: 3, MaxBytes: 1000})
-		wstest.Code[workspace.Error](t, err, code)
+		wstest.Code(t, err, code)
 	}
 }
 

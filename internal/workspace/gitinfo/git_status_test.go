@@ -130,7 +130,7 @@ func TestGitStatusPathErrors(t *testing.T) {
 		"C:/stuff": "ABSOLUTE_PATH_DENIED",
 	} {
 		_, err := Status(context.Background(), r, path, true, 10)
-		wstest.Code[workspace.Error](t, err, code)
+		wstest.Code(t, err, code)
 	}
 }
 
@@ -248,7 +248,7 @@ func TestGitStatusNotRepo(t *testing.T) {
 	}
 	// The path is still checked.
 	_, err := Status(context.Background(), r, "nope", true, 100)
-	wstest.Code[workspace.Error](t, err, "NOT_FOUND")
+	wstest.Code(t, err, "NOT_FOUND")
 	// Inside a .git directory is not a work tree either.
 	repo := testkit.RepoOf(t, map[string]string{"a.txt": "a\n"})
 	res = gitStatusT(t, wstest.Open(t, filepath.Join(repo, ".git"), workspace.Open), ".", true, 100)

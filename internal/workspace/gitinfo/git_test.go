@@ -53,12 +53,12 @@ func TestGitMissingBinary(t *testing.T) {
 	for _, dir := range []string{repo, plain} {
 		r := wstest.Open(t, dir, workspace.Open)
 		_, err := Status(context.Background(), r, ".", true, 100)
-		e := wstest.Code[workspace.Error](t, err, "GIT_ERROR")
-		if e.Category != workspace.CatRuntime || e.Retryable {
-			t.Fatalf("GIT_ERROR category %s retryable %v", e.Category, e.Retryable)
+		e := wstest.Code(t, err, "GIT_ERROR")
+		if c := workspace.Classify(e); c.Category != workspace.CatRuntime || c.Retryable {
+			t.Fatalf("GIT_ERROR category %s retryable %v", c.Category, c.Retryable)
 		}
 		_, err = Diff(context.Background(), r, DiffOptions{Unstaged: true, ContextLines: 3, MaxBytes: 1000})
-		wstest.Code[workspace.Error](t, err, "GIT_ERROR")
+		wstest.Code(t, err, "GIT_ERROR")
 	}
 }
 
@@ -68,7 +68,7 @@ func TestGitMissingFromPath(t *testing.T) {
 	r := wstest.Open(t, repo, workspace.Open)
 	t.Setenv("PATH", t.TempDir())
 	_, err := Status(context.Background(), r, ".", true, 100)
-	wstest.Code[workspace.Error](t, err, "GIT_ERROR")
+	wstest.Code(t, err, "GIT_ERROR")
 }
 
 func TestGitTimeout(t *testing.T) {
@@ -82,12 +82,12 @@ func TestGitTimeout(t *testing.T) {
 	// The fake git sleeps far past the timeout: a TIMEOUT answer is the
 	// timeout's doing, however slow the machine.
 	_, err := Status(context.Background(), r, ".", true, 100)
-	e := wstest.Code[workspace.Error](t, err, "TIMEOUT")
-	if !e.Retryable || e.Category != workspace.CatRuntime {
-		t.Fatalf("TIMEOUT retryable %v category %s", e.Retryable, e.Category)
+	e := wstest.Code(t, err, "TIMEOUT")
+	if c := workspace.Classify(e); !c.Retryable || c.Category != workspace.CatRuntime {
+		t.Fatalf("TIMEOUT retryable %v category %s", c.Retryable, c.Category)
 	}
 	_, err = Diff(context.Background(), r, DiffOptions{Unstaged: true, MaxBytes: 100})
-	wstest.Code[workspace.Error](t, err, "TIMEOUT")
+	wstest.Code(t, err, "TIMEOUT")
 }
 
 func TestGitDiffBoundedRead(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/image/webp"
 
+	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/workspace"
 	"github.com/sudocode/sudocode/internal/workspace/wstest"
 )
@@ -342,8 +343,8 @@ func TestViewImageExtensionLies(t *testing.T) {
 	imgCheck(t, res, data, MimeJPEG, 5, 6)
 	for _, p := range []string{"fake.png", "fake.webp", "empty.gif", "binary.jpeg"} {
 		_, err := View(r, Options{Path: p, AutoResize: true})
-		e := wstest.Code[workspace.Error](t, err, "BINARY_FILE")
-		if !strings.Contains(e.Message, "not a supported image") || e.Category != workspace.CatValidation || e.Details["path"] != p {
+		e := wstest.Code(t, err, "BINARY_FILE")
+		if !strings.Contains(e.Msg, "not a supported image") || workspace.Classify(e).Category != workspace.CatValidation || e.Details["path"] != p {
 			t.Fatalf("%s: %+v", p, e)
 		}
 	}
@@ -461,9 +462,9 @@ func TestViewImageTooLarge(t *testing.T) {
 	noise := wstest.PNG(t, imgNoise(300, 300, 5))
 	truncated := wstest.PNG(t, imgNoise(300, 300, 6))[:50_000] // header fine, data cut
 	r := imgRoot(t, map[string][]byte{"noise.png": noise, "truncated.png": truncated})
-	details := func(t *testing.T, e *workspace.Error, bytes int, attempted bool) {
+	details := func(t *testing.T, e *fault.Error, bytes int, attempted bool) {
 		t.Helper()
-		if e.Category != workspace.CatValidation || e.Retryable {
+		if c := workspace.Classify(e); c.Category != workspace.CatValidation || c.Retryable {
 			t.Fatalf("%+v", e)
 		}
 		for _, k := range []string{"bytes", "max_bytes", "resize_attempted", "warnings"} {
@@ -484,7 +485,7 @@ func TestViewImageTooLarge(t *testing.T) {
 
 	t.Run("auto_resize off", func(t *testing.T) {
 		_, err := View(r, Options{Path: "noise.png", MaxBytes: 1024})
-		e := wstest.Code[workspace.Error](t, err, "OUTPUT_TOO_LARGE")
+		e := wstest.Code(t, err, "OUTPUT_TOO_LARGE")
 		details(t, e, len(noise), false)
 		if e.Details["max_bytes"] != 1024 {
 			t.Fatalf("details %v", e.Details)
@@ -492,7 +493,7 @@ func TestViewImageTooLarge(t *testing.T) {
 	})
 	t.Run("max_bytes too small to reach", func(t *testing.T) {
 		_, err := View(r, Options{Path: "noise.png", MaxBytes: 10, AutoResize: true})
-		e := wstest.Code[workspace.Error](t, err, "OUTPUT_TOO_LARGE")
+		e := wstest.Code(t, err, "OUTPUT_TOO_LARGE")
 		details(t, e, -1, true)
 		if n := e.Details["bytes"].(int); n <= 10 || n >= len(noise) {
 			t.Fatalf("details.bytes %d: not the best attempt", n)
@@ -500,7 +501,7 @@ func TestViewImageTooLarge(t *testing.T) {
 	})
 	t.Run("resize fails, original too large", func(t *testing.T) {
 		_, err := View(r, Options{Path: "truncated.png", MaxBytes: 2048, AutoResize: true})
-		e := wstest.Code[workspace.Error](t, err, "OUTPUT_TOO_LARGE")
+		e := wstest.Code(t, err, "OUTPUT_TOO_LARGE")
 		details(t, e, len(truncated), true)
 		if w := e.Details["warnings"].([]string); len(w) != 1 || !strings.Contains(w[0], "resizing failed") {
 			t.Fatalf("warnings %q", w)
@@ -531,10 +532,10 @@ func TestViewImageTooLarge(t *testing.T) {
 		binary.BigEndian.PutUint32(huge[20:], 20000) // and height: 400 megapixels
 		r := imgRoot(t, map[string][]byte{"huge.png": huge})
 		_, err := View(r, Options{Path: "huge.png", AutoResize: true})
-		e := wstest.Code[workspace.Error](t, err, "OUTPUT_TOO_LARGE")
+		e := wstest.Code(t, err, "OUTPUT_TOO_LARGE")
 		details(t, e, len(huge), false)
-		if !strings.Contains(e.Message, "pixel") {
-			t.Fatalf("message %q", e.Message)
+		if !strings.Contains(e.Msg, "pixel") {
+			t.Fatalf("message %q", e.Msg)
 		}
 	})
 	t.Run("absurd file size refused before reading", func(t *testing.T) {
@@ -543,7 +544,7 @@ func TestViewImageTooLarge(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := View(r, Options{Path: "big.png", AutoResize: true})
-		details(t, wstest.Code[workspace.Error](t, err, "OUTPUT_TOO_LARGE"), -1, false)
+		details(t, wstest.Code(t, err, "OUTPUT_TOO_LARGE"), -1, false)
 	})
 }
 
@@ -575,7 +576,7 @@ func TestViewImagePathErrors(t *testing.T) {
 		{".", "IS_DIRECTORY"},
 	} {
 		_, err := View(r, Options{Path: c.path, AutoResize: true})
-		wstest.Code[workspace.Error](t, err, c.code)
+		wstest.Code(t, err, c.code)
 	}
 	// A symlink inside the workspace is followed; the path is canonical.
 	res, data := imgView(t, r, Options{Path: "inside.png", AutoResize: true})

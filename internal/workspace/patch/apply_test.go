@@ -54,15 +54,15 @@ func runApply(t *testing.T, tc applyCase) {
 		for _, e := range []error{derr, err} {
 			we := asErr(t, e, tc.code)
 			if tc.msg != "" {
-				contains(t, we.Message, tc.msg)
+				contains(t, we.Msg, tc.msg)
 			}
 			for k, v := range tc.details {
 				if !reflect.DeepEqual(we.Details[k], v) {
-					t.Fatalf("details[%s] = %#v, want %#v (message %q)", k, we.Details[k], v, we.Message)
+					t.Fatalf("details[%s] = %#v, want %#v (message %q)", k, we.Details[k], v, we.Msg)
 				}
 			}
-			if tc.category != "" && we.Category != tc.category {
-				t.Fatalf("category %s, want %s", we.Category, tc.category)
+			if tc.category != "" && workspace.Classify(we).Category != tc.category {
+				t.Fatalf("category %s, want %s", workspace.Classify(we).Category, tc.category)
 			}
 		}
 		if dryR != nil || resR != nil {

@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
@@ -200,9 +201,12 @@ func (j *journal) rollback(failed string, cause error) error {
 			"patch commit failed at %s (%s) and the rollback failed too: could not restore %s",
 			failed, msg, strings.Join(lost, ", "))
 	}
-	return workspace.Errorf(workspace.CodePatchFailed, map[string]any{"path": failed, "error": msg},
-		"patch commit failed at %s: %s; every change was rolled back, nothing was modified", failed, msg).
-		WithCategory(workspace.CatRuntime)
+	// The patch was good; the disk failed it: unavailable, which the
+	// profile writes as a runtime PATCH_FAILED (workspace.Classify).
+	fe := workspace.Errorf(workspace.CodePatchFailed, map[string]any{"path": failed, "error": msg},
+		"patch commit failed at %s: %s; every change was rolled back, nothing was modified", failed, msg)
+	fe.Code = fault.Unavailable
+	return fe
 }
 
 // describe is the summary of a plan's operations.

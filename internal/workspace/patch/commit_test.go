@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 func TestModePreserved(t *testing.T) {
@@ -114,11 +116,11 @@ func TestCommitFailureRollsBack(t *testing.T) {
 			p.hook = tc.hook
 			_, err := p.Apply(w.root, patch, false)
 			we := asErr(t, err, "PATCH_FAILED")
-			if we.Category != "runtime" || we.Details["path"] != tc.failed {
-				t.Fatalf("category %s details %v", we.Category, we.Details)
+			if workspace.Classify(we).Category != "runtime" || we.Details["path"] != tc.failed {
+				t.Fatalf("category %s details %v", workspace.Classify(we).Category, we.Details)
 			}
-			contains(t, we.Message, "rolled back")
-			contains(t, we.Message, tc.failed)
+			contains(t, we.Msg, "rolled back")
+			contains(t, we.Msg, tc.failed)
 			sameSnapshot(t, before, snapshot(t, w.dir))
 			if len(p.Originals()) != 0 {
 				t.Fatal("a failed commit recorded originals")
@@ -150,8 +152,8 @@ func TestCommitRealFailureRollsBack(t *testing.T) {
 	}
 	_, err := p.Apply(w.root, env("*** Update File: a", "-a", "+b", "*** Add File: sub/c", "+c"), false)
 	we := asErr(t, err, "PATCH_FAILED")
-	if we.Category != "runtime" || we.Details["path"] != "sub/c" {
-		t.Fatalf("%v %v", we.Category, we.Details)
+	if workspace.Classify(we).Category != "runtime" || we.Details["path"] != "sub/c" {
+		t.Fatalf("%v %v", workspace.Classify(we).Category, we.Details)
 	}
 	os.Remove(w.abs("sub"))
 	sameSnapshot(t, before, snapshot(t, w.dir))
@@ -170,14 +172,14 @@ func TestRollbackFailureIsInternal(t *testing.T) {
 	}
 	_, err := p.Apply(w.root, env("*** Update File: one", "-1", "+uno", "*** Add File: two", "+2"), false)
 	we := asErr(t, err, "INTERNAL_ERROR")
-	if we.Category != "internal" {
-		t.Fatal(we.Category)
+	if workspace.Classify(we).Category != "internal" {
+		t.Fatal(workspace.Classify(we).Category)
 	}
 	lost, _ := we.Details["not_restored"].([]string)
 	if len(lost) != 1 || lost[0] != "one" || we.Details["path"] != "two" {
 		t.Fatalf("details %v", we.Details)
 	}
-	contains(t, we.Message, "could not restore one")
+	contains(t, we.Msg, "could not restore one")
 }
 
 func TestOriginals(t *testing.T) {

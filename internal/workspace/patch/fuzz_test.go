@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sudocode/sudocode/internal/workspace"
+	"github.com/sudocode/sudocode/internal/fault"
 )
 
 var fuzzSeeds = []string{
@@ -32,8 +32,8 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		ops, err := parse(text)
 		if err != nil {
-			var we *workspace.Error
-			if !errors.As(err, &we) || we.Code != "PATCH_FAILED" {
+			var we *fault.Error
+			if !errors.As(err, &we) || we.Reason != "PATCH_FAILED" {
 				t.Fatalf("parse error %T %v", err, err)
 			}
 			return
@@ -70,8 +70,8 @@ func FuzzApply(f *testing.F) {
 		res, err := p.Apply(w.root, text, dryRun)
 		after := snapshot(t, w.dir)
 		if err != nil {
-			var we *workspace.Error
-			if !errors.As(err, &we) || we.Code == "INTERNAL_ERROR" {
+			var we *fault.Error
+			if !errors.As(err, &we) || we.Reason == "INTERNAL_ERROR" {
 				t.Fatalf("error %T %v", err, err)
 			}
 			sameSnapshot(t, before, after)

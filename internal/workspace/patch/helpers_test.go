@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
@@ -126,18 +127,18 @@ func env(lines ...string) string {
 	return "*** Begin Patch\n" + strings.Join(lines, "\n") + "\n*** End Patch\n"
 }
 
-// asErr asserts a *workspace.Error with the code (and category when given).
-func asErr(t testing.TB, err error, code workspace.Code) *workspace.Error {
+// asErr asserts a *fault.Error with the profile's code (and category when given).
+func asErr(t testing.TB, err error, code workspace.Code) *fault.Error {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("want %s, got success", code)
 	}
-	var we *workspace.Error
+	var we *fault.Error
 	if !errors.As(err, &we) {
-		t.Fatalf("want *workspace.Error %s, got %T %v", code, err, err)
+		t.Fatalf("want *fault.Error %s, got %T %v", code, err, err)
 	}
-	if we.Code != code {
-		t.Fatalf("want %s, got %s: %s (details %v)", code, we.Code, we.Message, we.Details)
+	if workspace.Code(we.Reason) != code {
+		t.Fatalf("want %s, got %s: %s (details %v)", code, we.Reason, we.Msg, we.Details)
 	}
 	if we.Details == nil {
 		t.Fatalf("details must be an object")

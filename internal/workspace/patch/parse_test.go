@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/workspace"
 )
 
 // describeOps renders parsed operations compactly for comparisons.
@@ -137,12 +139,12 @@ func TestParseErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parse(tc.patch)
 			we := asErr(t, err, "PATCH_FAILED")
-			if we.Category != "validation" {
-				t.Fatalf("category %s", we.Category)
+			if workspace.Classify(we).Category != "validation" {
+				t.Fatalf("category %s", workspace.Classify(we).Category)
 			}
-			contains(t, we.Message, tc.msg)
+			contains(t, we.Msg, tc.msg)
 			if tc.line > 0 && we.Details["line"] != tc.line {
-				t.Fatalf("details.line = %v, want %d (%s)", we.Details["line"], tc.line, we.Message)
+				t.Fatalf("details.line = %v, want %d (%s)", we.Details["line"], tc.line, we.Msg)
 			}
 		})
 	}

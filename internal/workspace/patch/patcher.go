@@ -41,7 +41,7 @@ type Result struct {
 // Apply applies (or, with dryRun, checks) a patch: phase 1 parses the whole
 // envelope, phase 2 validates every path and computes every resulting file
 // in memory, phase 3 (skipped by dryRun) commits them all or none. It
-// returns the result or a *workspace.Error.
+// returns the result or a *fault.Error with the profile's code (workspace.Errorf).
 func (p *Patcher) Apply(r *workspace.Root, text string, dryRun bool) (*Result, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -8,7 +8,6 @@
 package policy
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -300,12 +299,9 @@ func (c *checker) outside(rel string) bool {
 		return false
 	}
 	_, err := c.root.WriteTarget(full)
-	var we *workspace.Error
-	if errors.As(err, &we) {
-		switch we.Code {
-		case "PATH_OUTSIDE_WORKSPACE", "SYMLINK_ESCAPE", "ABSOLUTE_PATH_DENIED":
-			return true
-		}
+	switch workspace.CodeOf(err) {
+	case workspace.CodePathOutsideWorkspace, workspace.CodeSymlinkEscape, workspace.CodeAbsolutePathDenied:
+		return true
 	}
 	return false
 }

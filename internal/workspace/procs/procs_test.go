@@ -16,6 +16,7 @@ import (
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 
+	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/proctest"
 	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/workspace"
@@ -73,10 +74,10 @@ func wantStatus(t *testing.T, snap *Snapshot, status string) {
 	}
 }
 
-func wantCode(t *testing.T, err error, code workspace.Code) *workspace.Error {
+func wantCode(t *testing.T, err error, code workspace.Code) *fault.Error {
 	t.Helper()
-	we, ok := err.(*workspace.Error)
-	if !ok || we.Code != code {
+	we, ok := err.(*fault.Error)
+	if !ok || we.Reason != string(code) {
 		t.Fatalf("error %v, want %s", err, code)
 	}
 	return we

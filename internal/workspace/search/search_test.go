@@ -147,10 +147,10 @@ func TestSearchRegex(t *testing.T) {
 	wstest.WantPaths(t, hits(ms), []string{"h.go:4:16"})
 	for _, q := range []string{"(", "a[", `\p{Bogus}`, "x{2,1}"} {
 		_, err := Text(context.Background(), r, Options{Query: q, Regex: true})
-		wstest.Code[workspace.Error](t, err, "INVALID_ARGUMENT")
+		wstest.Code(t, err, "INVALID_ARGUMENT")
 	}
 	_, err := Text(context.Background(), r, Options{Query: ""})
-	wstest.Code[workspace.Error](t, err, "INVALID_ARGUMENT")
+	wstest.Code(t, err, "INVALID_ARGUMENT")
 }
 
 func TestSearchPreviewCuts(t *testing.T) {
@@ -319,7 +319,7 @@ func TestSearchSkips(t *testing.T) {
 	// Searching a directory or file behind an escaping link is refused.
 	for _, p := range []string{"link-out", "link-out-dir", "link-out-dir/sub", "link-out-rel"} {
 		_, err := Text(context.Background(), r, Options{Query: "needle", Path: p})
-		wstest.Code[workspace.Error](t, err, "SYMLINK_ESCAPE")
+		wstest.Code(t, err, "SYMLINK_ESCAPE")
 	}
 	// A file named explicitly is searched though hidden or ignored; a
 	// binary or non-UTF-8 one is skipped with a warning.
@@ -351,14 +351,14 @@ func TestSearchGlobs(t *testing.T) {
 	_, ms = twSearch(t, r, Options{Query: "x", Path: "a.go", Exclude: []string{"*.go"}})
 	wstest.WantPaths(t, hits(ms), nil)
 	_, err := Text(context.Background(), r, Options{Query: "x", Include: []string{"[z-"}})
-	wstest.Code[workspace.Error](t, err, "INVALID_ARGUMENT")
+	wstest.Code(t, err, "INVALID_ARGUMENT")
 }
 
 func TestSearchPathErrors(t *testing.T) {
 	r := twRoot(t, map[string]string{"f.txt": "x\n"})
 	for p, code := range map[string]string{"missing": "NOT_FOUND", "/etc": "ABSOLUTE_PATH_DENIED", "../x": "PATH_OUTSIDE_WORKSPACE", "\x00": "INVALID_ARGUMENT"} {
 		_, err := Text(context.Background(), r, Options{Query: "x", Path: p})
-		wstest.Code[workspace.Error](t, err, code)
+		wstest.Code(t, err, code)
 	}
 }
 

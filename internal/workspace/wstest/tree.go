@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/fault"
 )
 
 // Tree makes a workspace directory, canonical (symlinks of the temporary
@@ -92,26 +94,22 @@ func Symlink(t testing.TB, dir, link, target string) {
 	}
 }
 
-// Code asserts that err is (or wraps) an *E — workspace.Error, a type
-// parameter for the same reason as in Root — with the code and a complete
-// shape (message, category, details), and returns it.
-func Code[E any, PE interface {
-	*E
-	error
-}](t testing.TB, err error, code string) *E {
+// Code asserts that err is (or wraps) a *fault.Error with the profile's
+// code as its reason and a complete shape (fault code, message, details),
+// and returns it. The category is the code's (workspace.Classify).
+func Code(t testing.TB, err error, code string) *fault.Error {
 	t.Helper()
-	var e PE
+	var e *fault.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("error %v (%T), want code %s", err, err, code)
 	}
-	v := reflect.ValueOf(e).Elem()
-	if got := v.FieldByName("Code").String(); got != code {
-		t.Fatalf("code %s (%s), want %s", got, v.FieldByName("Message"), code)
+	if e.Reason != code {
+		t.Fatalf("code %s (%s), want %s", e.Reason, e.Msg, code)
 	}
-	if v.FieldByName("Message").String() == "" || v.FieldByName("Category").String() == "" || v.FieldByName("Details").IsNil() {
+	if e.Msg == "" || e.Code == "" || e.Details == nil {
 		t.Fatalf("incomplete error %+v", e)
 	}
-	return (*E)(e)
+	return e
 }
 
 // WantPaths compares two lists of paths, nil meaning none.
