@@ -62,11 +62,17 @@ func (s *Store) putStarted(ctx context.Context, t Task, review string) error {
 // does not record yet, in the order they were sent; only taskID's when it
 // is not empty.
 func (s *Store) UndoneReviews(ctx context.Context, taskID string) ([]Review, error) {
+	// One task's reviews are a range of the primary key (a follow-up
+	// reads them); every task's, a scan (a loop's start reads them).
+	which, args := "", []any(nil)
+	if taskID != "" {
+		which, args = "r.task_id = ? AND ", []any{taskID}
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT r.task_id, r.seq, r.instructions, r.sent_at
 		FROM task_reviews r JOIN tasks t ON t.id = r.task_id
-		WHERE t.issue_id != '' AND (? = '' OR r.task_id = ?)
+		WHERE `+which+`t.issue_id != ''
 		AND NOT EXISTS (SELECT 1 FROM issue_duties d WHERE d.task_id = r.task_id AND d.duty = 'review:' || r.seq AND d.done = 1)
-		ORDER BY r.sent_at, r.task_id, r.seq`, taskID, taskID)
+		ORDER BY r.sent_at, r.task_id, r.seq`, args...)
 	if err != nil {
 		return nil, fault.Wrap(fault.Unavailable, err, "failed to read the reviews of tasks")
 	}
