@@ -68,7 +68,8 @@ func (t *Tx) seedWaiters(id string) error {
 	return err
 }
 
-// settle recomputes the flags the change may have moved.
+// settle recomputes the flags the change may have moved, and the
+// blockers (blockers.go).
 func (t *Tx) settle() error {
 	if len(t.seeds) == 0 {
 		return nil
@@ -84,5 +85,5 @@ func (t *Tx) settle() error {
 		}
 	}
 	clear(t.seeds)
-	return nil
+	return t.settleBlockers(string(arg))
 }

@@ -1,7 +1,9 @@
 package store_test
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -12,7 +14,7 @@ import (
 
 // TestBlockedSetFollowsEveryChange: after each of a few hundred random
 // changes (links made and removed, parents given, statuses moved to done
-// and back), ready, blocked, stats and status agree with the domain's rule
+// and back, titles changed), ready, blocked, stats and status agree with the domain's rule
 // applied to each issue alone (its blocked_by, walked link by link), and
 // with a cache rebuilt from the files. The blocked set the cache keeps
 // between changes can never drift from the graph. Under the race
@@ -36,7 +38,16 @@ func TestBlockedSetFollowsEveryChange(t *testing.T) {
 	issueStatuses := []string{"open", "in_progress", "blocked", "closed"}
 	specStatuses := []string{"draft", "review", "approved", "deprecated"}
 	for step := range racesize.Of(300, 100) {
-		switch rng.IntN(4) {
+		switch rng.IntN(5) {
+		case 4: // a blocker's description is part of its waiters' rows
+			title := fmt.Sprintf("t%d", step)
+			if rng.IntN(4) == 0 {
+				if _, err := e.r.UpdateSpec(e.ctx, specs[rng.IntN(len(specs))], store.SpecPatch{Title: &title}); err != nil {
+					t.Fatal(err)
+				}
+			} else if _, err := e.r.UpdateIssue(e.ctx, issues[rng.IntN(len(issues))], store.IssuePatch{Title: &title}); err != nil {
+				t.Fatal(err)
+			}
 		case 0, 1:
 			from, to := all[rng.IntN(len(all))], all[rng.IntN(len(all))]
 			e.r.Link(e.ctx, from, to, rels[rng.IntN(len(rels))]) // a cycle or self link is refused: fine
@@ -114,8 +125,8 @@ func (e *env) checkReadiness(step int) {
 	for _, b := range *blocked.Issues {
 		gotBlocked = append(gotBlocked, b.ID)
 		d, _ := e.r.ShowIssue(e.ctx, b.ID)
-		if !slices.Equal(blockerIDs(b.BlockedBy), blockerIDs(d.BlockedBy)) {
-			e.t.Errorf("step %d: blocked lists %s as blocked by %v, show says %v", step, b.ID, blockerIDs(b.BlockedBy), blockerIDs(d.BlockedBy))
+		if !reflect.DeepEqual(b.BlockedBy, d.BlockedBy) {
+			e.t.Errorf("step %d: blocked lists %s as blocked by %+v, show says %+v", step, b.ID, b.BlockedBy, d.BlockedBy)
 		}
 	}
 	slices.Sort(gotReady)
@@ -130,12 +141,4 @@ func (e *env) checkReadiness(step int) {
 		e.t.Fatalf("step %d: stats say %d ready, %d blocked; status %d, %d; want %d, %d", step,
 			stats.Issues.Ready, stats.Issues.Blocked, status.Issues.Ready, status.Issues.Blocked, len(wantReady), len(wantBlocked))
 	}
-}
-
-func blockerIDs(bs []tracker.Blocker) []string {
-	out := []string{}
-	for _, b := range bs {
-		out = append(out, b.ID+"<"+b.Via)
-	}
-	return out
 }

@@ -33,6 +33,7 @@ type loader struct {
 	t        *Tx
 	done     map[string]bool // item id → whether it is done; unknown ids block nothing
 	blocked  map[string]bool // items with an unfinished blocker (blockedCTE)
+	blockers map[string]any  // the blocked items' blockers column (blockers.go)
 	tally    map[string]int
 	issues   []any        // the values of the issues put since the last INSERT sent
 	inserts  chan rowsSQL // to the writer; nil once closed
@@ -85,6 +86,7 @@ func newLoader(t *Tx, issues []tracker.IssueRecord, specs []tracker.SpecRecord, 
 		l.done[issues[i].ID] = issues[i].Status.Done() // an id both an issue and a spec is the issue (putRelSQL)
 	}
 	l.blocked = blockedItems(links, l.done)
+	l.blockers = loadBlockers(links, l.done, l.blocked, issues, specs)
 	go l.writeRows(l.inserts)
 	l.sendLinks(links)
 	return l
@@ -129,8 +131,8 @@ func linksOf(issues []tracker.IssueRecord, specs []tracker.SpecRecord) []tracker
 }
 
 const (
-	issuesInsert = `INSERT INTO issues (id, uuid, title, description, status, type, priority, assignee, parent_id, created_ns, updated_ns, closed_ns, line, shard, hash, blocked) VALUES `
-	issueCols    = 16
+	issuesInsert = `INSERT INTO issues (id, uuid, title, description, status, type, priority, assignee, parent_id, created_ns, updated_ns, closed_ns, line, shard, hash, blocked, blockers) VALUES `
+	issueCols    = 17
 )
 
 // putIssue adds an issue's row to the next INSERT for the writer.
@@ -139,7 +141,7 @@ func (l *loader) putIssue(r *tracker.IssueRecord, line []byte) {
 	l.tally["issues.state:"+string(r.Status)+":"+strconv.FormatInt(blocked, 10)]++
 	l.tally["issues.type:"+string(r.Type)]++
 	l.issues = append(l.issues, r.ID, r.UUID, r.Title, r.Description, string(r.Status), string(r.Type), int64(r.Priority), r.Assignee, r.ParentID,
-		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), nanos(r.ClosedAt), line, tracker.ShardOf(r.ID), lineHash(line), blocked)
+		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), nanos(r.ClosedAt), line, tracker.ShardOf(r.ID), lineHash(line), blocked, l.blockers[r.ID])
 	if len(l.issues) == issueCols*rowsPerInsert {
 		l.send(issuesInsert, issueCols, l.issues)
 		l.issues = make([]any, 0, issueCols*rowsPerInsert)
@@ -248,14 +250,14 @@ func (l *loader) write() error {
 		return err
 	}
 	t := l.t
-	err := insertRows(t, `INSERT INTO specs (id, uuid, title, description, status, type, priority, file_path, parent_id, created_ns, updated_ns, line, shard, hash, blocked) VALUES `,
-		15, len(l.specs), func(n int, a []any) []any {
+	err := insertRows(t, `INSERT INTO specs (id, uuid, title, description, status, type, priority, file_path, parent_id, created_ns, updated_ns, line, shard, hash, blocked, blockers) VALUES `,
+		16, len(l.specs), func(n int, a []any) []any {
 			r, line := l.specs[n].rec, l.specs[n].line
 			blocked := l.flag(r.ID)
 			l.tally["specs.state:"+string(r.Status)+":"+strconv.FormatInt(blocked, 10)]++
 			l.tally["specs.type:"+string(r.Type)]++
 			return append(a, r.ID, r.UUID, r.Title, r.Description, string(r.Status), string(r.Type), int64(r.Priority), r.FilePath, r.ParentID,
-				r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), line, tracker.ShardOf(r.ID), lineHash(line), blocked)
+				r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), line, tracker.ShardOf(r.ID), lineHash(line), blocked, l.blockers[r.ID])
 		})
 	if err != nil {
 		return err

@@ -71,7 +71,6 @@ func (v view) pageGraph(ids []string) (*pageGraph, error) {
 	whole := all <= len(ids)*lookupCost
 	addParent := func(child, parent string) { g.parents[child] = append(g.parents[child], parent) }
 	if whole {
-		v.r.graphScans.Add(1)
 		err = v.pairs(allParentsSQL, nil, addParent)
 	} else {
 		seeds, _ := json.Marshal(ids)
@@ -126,7 +125,9 @@ func (v view) pageGraph(ids []string) (*pageGraph, error) {
 		if err := rows.Scan(&b.ID, &b.Title, &b.Status, &b.Type); err != nil {
 			return nil, cacheErr(err)
 		}
-		g.unfinished[b.ID] = b
+		if _, ok := g.unfinished[b.ID]; !ok { // an id both an issue and a spec is the issue
+			g.unfinished[b.ID] = b
+		}
 	}
 	return g, cacheErr(rows.Err())
 }

@@ -401,18 +401,22 @@ func decodeTwo(c string, scope cursor.Scope) (twoKeys, error) {
 }
 
 // twoPage reads one list of a two-list result: up to limit items matching
-// w that keep accepts (all when nil) after the position at (nil: its
-// start; done: nothing is left). It sets *next and *nextDone to the
-// position after the page.
-func (v view) twoPage(table string, w where, at *prioKey, done bool, keep func(tracker.Compact) bool, limit int, next **prioKey, nextDone *bool) ([]tracker.Compact, error) {
+// w after the position at (nil: its start; done: nothing is left), and
+// into *blockers (unless nil) their blockers columns. It sets *next and
+// *nextDone to the position after the page.
+func (v view) twoPage(table string, w where, at *prioKey, done bool, blockers *[][]byte, limit int, next **prioKey, nextDone *bool) ([]tracker.Compact, error) {
 	if done {
 		*nextDone = true
 		return []tracker.Compact{}, nil
 	}
 	w = w.clone()
 	afterPrio(&w, at)
-	query := `SELECT ` + compactCols + ` FROM ` + table + ` WHERE ` + w.sql() + ` ORDER BY priority, created_ns, id`
-	items, keys, err := v.firstCompacts(query, w.args, keep, limit+1, 0)
+	cols := compactCols
+	if blockers != nil {
+		cols += `, blockers`
+	}
+	query := `SELECT ` + cols + ` FROM ` + table + ` WHERE ` + w.sql() + ` ORDER BY priority, created_ns, id`
+	items, keys, err := v.firstCompacts(query, w.args, blockers, limit+1, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -421,6 +425,9 @@ func (v view) twoPage(table string, w where, at *prioKey, done bool, keep func(t
 		return items, nil
 	}
 	*next = &keys[limit-1]
+	if blockers != nil {
+		*blockers = (*blockers)[:limit]
+	}
 	return items[:limit], nil
 }
 
@@ -434,10 +441,11 @@ func (k twoKeys) cursor(scope cursor.Scope, issues, specs bool) *string {
 	return &c
 }
 
-// firstCompacts streams a query's rows (the columns compactCols) and
-// returns the first limit that keep accepts (every row when keep is nil),
-// with the sort key of each; room is how many are expected, if known.
-func (v view) firstCompacts(query string, args []any, keep func(tracker.Compact) bool, limit, room int) ([]tracker.Compact, []prioKey, error) {
+// firstCompacts streams a query's rows (the columns compactCols, then the
+// blockers column when blockers is not nil, into it) and returns the
+// first limit, with the sort key of each; room is how many are expected,
+// if known.
+func (v view) firstCompacts(query string, args []any, blockers *[][]byte, limit, room int) ([]tracker.Compact, []prioKey, error) {
 	rows, err := v.q.QueryContext(v.ctx, query, args...)
 	if err != nil {
 		return nil, nil, cacheErr(err)
@@ -451,12 +459,17 @@ func (v view) firstCompacts(query string, args []any, keep func(tracker.Compact)
 		// take database/sql's direct path, not its reflection.
 		var desc sql.NullString
 		var prio, created int64
-		if err := rows.Scan(&c.ID, &c.Title, &c.Status, &prio, &c.Type, &desc, &created); err != nil {
+		dest := []any{&c.ID, &c.Title, &c.Status, &prio, &c.Type, &desc, &created}
+		var bs []byte
+		if blockers != nil {
+			dest = append(dest, &bs)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, nil, cacheErr(err)
 		}
 		c.Priority, c.Description = int(prio), tracker.Shorten(desc.String)
-		if keep != nil && !keep(c) {
-			continue
+		if blockers != nil {
+			*blockers = append(*blockers, bs)
 		}
 		out = append(out, c)
 		keys = append(keys, prioKey{P: c.Priority, C: created, ID: c.ID})
@@ -487,45 +500,39 @@ func (r *Repo) Blocked(ctx context.Context, o BlockedOptions) (tracker.BlockedRe
 	}
 	var res tracker.BlockedResult
 	var next twoKeys
-	// The blockers of a whole page are read together (pagegraph.go).
-	load := func(items []tracker.Compact) (*[]tracker.BlockedItem, error) {
-		ids := make([]string, len(items))
-		for i, c := range items {
-			ids[i] = c.ID
-		}
-		g, err := v.pageGraph(ids)
-		if err != nil {
-			return nil, err
-		}
+	// Each row's blockers are kept with it (blockers.go).
+	var blockers [][]byte
+	withBlockers := func(items []tracker.Compact) (*[]tracker.BlockedItem, error) {
 		out := make([]tracker.BlockedItem, len(items))
 		for i, c := range items {
-			bs, err := tracker.Blockers(g, c.ID)
+			bs, err := decodeBlockers(blockers[i])
 			if err != nil {
 				return nil, err
 			}
 			out[i] = tracker.BlockedItem{Compact: c, BlockedBy: bs}
 		}
+		blockers = blockers[:0]
 		return &out, nil
 	}
 	if o.Issues {
 		var w where
 		w.add(issueBlockedSQL)
-		items, err := v.twoPage("issues", w, pos.Issues, pos.IssuesDone, nil, limit, &next.Issues, &next.IssuesDone)
+		items, err := v.twoPage("issues", w, pos.Issues, pos.IssuesDone, &blockers, limit, &next.Issues, &next.IssuesDone)
 		if err != nil {
 			return res, err
 		}
-		if res.Issues, err = load(items); err != nil {
+		if res.Issues, err = withBlockers(items); err != nil {
 			return res, err
 		}
 	}
 	if o.Specs {
 		var w where
 		w.add(specBlockedSQL)
-		items, err := v.twoPage("specs", w, pos.Specs, pos.SpecsDone, nil, limit, &next.Specs, &next.SpecsDone)
+		items, err := v.twoPage("specs", w, pos.Specs, pos.SpecsDone, &blockers, limit, &next.Specs, &next.SpecsDone)
 		if err != nil {
 			return res, err
 		}
-		if res.Specs, err = load(items); err != nil {
+		if res.Specs, err = withBlockers(items); err != nil {
 			return res, err
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -38,11 +37,8 @@ type Repo struct {
 	// rebuilds counts the cache's rebuilds from every line, which a
 	// change of a few lines should not need (resync.go).
 	rebuilds int
-	// graphScans counts the pages of blocked items whose blockers were
-	// read from every link rather than looked up (pagegraph.go).
-	graphScans atomic.Int64
-	kept       map[string]*sql.Stmt // nil unless KeepStatements
-	watch      *fileWatch           // nil unless WatchFiles
+	kept     map[string]*sql.Stmt // nil unless KeepStatements
+	watch    *fileWatch           // nil unless WatchFiles
 }
 
 // Recheck makes the next read compare the cache with the files again: a

@@ -26,7 +26,7 @@ func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
 		t.changed(tracker.IssueRecords, i.ID, line)
 		return nil // the loader took the links from the records as read
 	}
-	existed, err := t.rowExists("issues", i.ID)
+	was, existed, err := t.description("issues", i.ID)
 	if err != nil {
 		return err
 	}
@@ -46,6 +46,11 @@ func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
 	if err := t.markDone(i.ID, i.Status.Done()); err != nil {
 		return err
 	}
+	if existed && was != (tracker.Blocker{ID: i.ID, Title: i.Title, Status: string(i.Status), Type: string(i.Type)}) {
+		if err := t.seedWaiters(i.ID); err != nil { // their blockers describe it (blockers.go)
+			return err
+		}
+	}
 	return t.putRels(i.ID, rec.Relationships, existed)
 }
 
@@ -61,7 +66,7 @@ func (t *Tx) putSpec(rec *tracker.SpecRecord) error {
 		t.changed(tracker.SpecRecords, s.ID, line)
 		return nil
 	}
-	existed, err := t.rowExists("specs", s.ID)
+	was, existed, err := t.description("specs", s.ID)
 	if err != nil {
 		return err
 	}
@@ -80,6 +85,11 @@ func (t *Tx) putSpec(rec *tracker.SpecRecord) error {
 	t.changed(tracker.SpecRecords, s.ID, line)
 	if err := t.markDone(s.ID, s.Status.Done()); err != nil {
 		return err
+	}
+	if existed && was != (tracker.Blocker{ID: s.ID, Title: s.Title, Status: string(s.Status), Type: string(s.Type)}) {
+		if err := t.seedWaiters(s.ID); err != nil { // their blockers describe it (blockers.go)
+			return err
+		}
 	}
 	return t.putRels(s.ID, rec.Relationships, existed)
 }
@@ -174,11 +184,15 @@ func (t *Tx) hasParent(id string) (bool, error) {
 	return n > 0, cacheErr(err)
 }
 
-// rowExists reports whether table has a row for id.
-func (t *Tx) rowExists(table, id string) (bool, error) {
-	var n int
-	err := t.queryRow(`SELECT count(*) FROM `+table+` WHERE id = ?`, id).Scan(&n)
-	return n > 0, cacheErr(err)
+// description reads the title, status and type table's row for id has,
+// as a blocker describes it; ok is false when there is no row.
+func (t *Tx) description(table, id string) (b tracker.Blocker, ok bool, err error) {
+	b.ID = id
+	err = t.queryRow(`SELECT title, status, type FROM `+table+` WHERE id = ?`, id).Scan(&b.Title, &b.Status, &b.Type)
+	if errors.Is(err, sql.ErrNoRows) {
+		return b, false, nil
+	}
+	return b, err == nil, cacheErr(err)
 }
 
 // markDone records on the links to id whether id is done, which is what

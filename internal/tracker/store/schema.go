@@ -4,7 +4,7 @@ import "github.com/sudocode/sudocode/internal/tracker"
 
 // schemaVersion changes whenever the cache's tables change; a cache of
 // another version is dropped and rebuilt from the files.
-const schemaVersion = "13"
+const schemaVersion = "14"
 
 // schema is the cache's tables with their indexes, tallies and triggers.
 // A rebuild creates tablesSchema, loads it (load.go), then adds the rest: bulk rows
@@ -20,6 +20,7 @@ CREATE TABLE IF NOT EXISTS issues (
 	created_ns INTEGER NOT NULL, updated_ns INTEGER NOT NULL, closed_ns INTEGER,
 	line TEXT NOT NULL, -- the record's canonical JSONL line
 	blocked INTEGER NOT NULL DEFAULT 0, -- an unfinished blocker, own or inherited (blocked.go keeps it current)
+	blockers BLOB, -- those blockers (blockers.go); NULL for none
 	shard TEXT NOT NULL, -- the shard file holding the record (tracker.ShardOf)
 	hash INTEGER NOT NULL -- of line, to find the lines a pull changed (resync.go)
 );
@@ -29,7 +30,7 @@ CREATE TABLE IF NOT EXISTS specs (
 	created_ns INTEGER NOT NULL, updated_ns INTEGER NOT NULL,
 	line TEXT NOT NULL,
 	body_stat TEXT NOT NULL DEFAULT '', body_hash TEXT NOT NULL DEFAULT '', -- of the markdown file when last read
-	blocked INTEGER NOT NULL DEFAULT 0,
+	blocked INTEGER NOT NULL DEFAULT 0, blockers BLOB,
 	shard TEXT NOT NULL, hash INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS rels (
