@@ -31,14 +31,15 @@ func writeFile(t testing.TB, path, content string) {
 }
 
 // world is a git repository with a committed tracker (a spec and issues
-// made by the test), a ruleset library, and a loop over them.
+// made by the test), a ruleset library, and the project's tasks, which
+// follow their issues.
 type world struct {
 	t     *testing.T
 	repo  string
 	tr    *store.Repo
 	rules rulesets.Store
+	st    *orchestrator.Store
 	orch  *orchestrator.Orchestrator
-	loop  *app.Loop
 }
 
 func newWorld(t *testing.T) *world {
@@ -66,12 +67,42 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	orch := orchestrator.New(st, func(kind string) (agent.Adapter, bool) {
-		a, err := agent.Lookup(kind)
-		return a, err == nil
-	}, orchestrator.Options{Repo: repo, Grace: time.Second, NoPool: true})
-	t.Cleanup(func() { orch.Close(); st.Close() })
-	return &world{t: t, repo: repo, tr: tr, rules: rules, orch: orch, loop: app.New(orch, nil, rules, "test")}
+	t.Cleanup(func() { st.Close() })
+	w := &world{t: t, repo: repo, tr: tr, rules: rules, st: st}
+	w.orch = w.open(w.rules)
+	return w
+}
+
+// open opens the project's tasks over the world's task store, as another
+// process would: following their issues when rules is not nil (a nil
+// Store: no ruleset library), bare otherwise (a process that dies before
+// it does what a transition owes an issue). The test's end closes it.
+func (w *world) open(rules rulesets.Store) *orchestrator.Orchestrator {
+	o := orchestrator.New(w.st, lookup, orchestrator.Options{Repo: w.repo, Grace: time.Second, NoPool: true})
+	if rules != nil {
+		tr := app.NewTracker(w.repo, "test")
+		o.FollowIssues(app.TaskIssues(tr, rules, "test"))
+		w.t.Cleanup(func() { tr.Close() })
+	}
+	w.t.Cleanup(o.Close)
+	return o
+}
+
+// lookup resolves the real agents.
+func lookup(kind string) (agent.Adapter, bool) {
+	a, err := agent.Lookup(kind)
+	return a, err == nil
+}
+
+// reopen is the next process to open the project's tasks, which does the
+// duties to issues that no process did, and closes once they are done.
+func (w *world) reopen() {
+	w.t.Helper()
+	o := orchestrator.New(w.st, lookup, orchestrator.Options{Repo: w.repo, NoPool: true})
+	tr := app.NewTracker(w.repo, "test")
+	defer tr.Close()
+	o.FollowIssues(app.TaskIssues(tr, nil, "test"))
+	o.Close() // waits for the duties it found
 }
 
 // commit commits everything in the checkout (the tracker's files too).
@@ -115,12 +146,18 @@ func (w *world) issue(id string) string {
 
 func (w *world) wait(id string) orchestrator.Task {
 	w.t.Helper()
+	return w.waitOn(w.orch, id)
+}
+
+// waitOn waits for task id's run by o to end.
+func (w *world) waitOn(o *orchestrator.Orchestrator, id string) orchestrator.Task {
+	w.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(time.Minute))
 	defer cancel()
-	if err := w.orch.Wait(ctx, id); err != nil {
+	if err := o.Wait(ctx, id); err != nil {
 		w.t.Fatalf("waiting for task %s to finish: %v", id, err)
 	}
-	task, err := w.orch.Get(ctx, id)
+	task, err := o.Get(ctx, id)
 	if err != nil {
 		w.t.Fatal(err)
 	}

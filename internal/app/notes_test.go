@@ -24,7 +24,7 @@ func leaks(t *testing.T, what, text string) {
 	}
 }
 
-// The loop's notes on an issue, and its merge commit, name the agent as
+// The tasks' notes on an issue, and its merge commit, name the agent as
 // --agent does (command) and say in words what became of the task.
 func TestNotesNameTheAgentAsTheCLIDoes(t *testing.T) {
 	w := newWorld(t)
@@ -33,7 +33,7 @@ func TestNotesNameTheAgentAsTheCLIDoes(t *testing.T) {
 	t.Run("failed", func(t *testing.T) {
 		task, id := w.startOn("Break", "echo broken >&2; exit 3")
 		task = w.wait(task.ID)
-		w.loop.Finished(ctx, task)
+		w.orch.Finished(ctx, task)
 		got := w.issue(id)
 		if !strings.Contains(got, "Agent task "+task.ID+" (command, branch "+task.Branch+") failed at ") ||
 			!strings.Contains(got, "The agent exited with code 3: broken") {
@@ -66,7 +66,7 @@ func TestNotesNameTheAgentAsTheCLIDoes(t *testing.T) {
 
 	t.Run("merged", func(t *testing.T) {
 		task, _ := w.startDone("echo hi > hi.txt && git add hi.txt && git commit -qm hi")
-		if _, err := w.loop.Merge(ctx, task.ID, orchestrator.MergeInput{}); err != nil {
+		if _, err := w.orch.Merge(ctx, task.ID, orchestrator.MergeInput{}); err != nil {
 			t.Fatal(err)
 		}
 		msg := testkit.Git(t, w.repo, "log", "-1", "--format=%B")
@@ -77,10 +77,10 @@ func TestNotesNameTheAgentAsTheCLIDoes(t *testing.T) {
 	})
 }
 
-// end ends task id (Loop.End) and returns its issue as it then reads.
+// end ends task id (orchestrator.End) and returns its issue as it then reads.
 func (w *world) end(id, issue string) string {
 	w.t.Helper()
-	if _, err := w.loop.End(context.Background(), id, orchestrator.EndInput{}); err != nil {
+	if _, err := w.orch.End(context.Background(), id, orchestrator.EndInput{}); err != nil {
 		w.t.Fatal(err)
 	}
 	return w.issue(issue)

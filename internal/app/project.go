@@ -1,3 +1,11 @@
+// Package app is the application core: a Project (project.go) is what
+// every surface opens to reach a project's tracker, its tasks and the
+// ruleset library. The tasks are the orchestrator's, which follows each
+// task's issue through the tracker as this package gives it (issues.go):
+// a task started from an issue gets a prompt assembled from the tracker
+// and the ruleset library (prompt.go), and the issue follows the task (in
+// progress, its reviews and failure recorded, closed by the merge, handed
+// back by an end).
 package app
 
 import (
@@ -15,18 +23,19 @@ import (
 // (the CLI, each `sudocode mcp …` server, `sudocode serve` and its
 // dashboard) opens, the same way, to reach the project's tracker, its
 // tasks and the ruleset library. One process holds one Project per
-// project, so its surfaces share one tracker store, one orchestrator and
-// one loop: a task's issue is updated once, whichever surface started it.
+// project, so its surfaces share one tracker store and one orchestrator,
+// which keeps each task's issue with it (issues.go): a task's issue is
+// updated once, whichever surface started it.
 type Project struct {
 	// Dir is the project directory, absolute.
 	Dir string
 	// Tracker is the project's tracker, found walking up from Dir (or
 	// where the environment says, see Options.TrackerFromEnv).
 	Tracker *Tracker
-	// Loop runs agents on the project's issues (the orchestrator is its
-	// own); nil when tasks were not asked for or cannot run here
+	// Orchestrator runs the project's tasks and keeps their issues with
+	// them; nil when tasks were not asked for or cannot run here
 	// (TasksUnavailable then says why).
-	Loop             *Loop
+	Orchestrator     *orchestrator.Orchestrator
 	TasksUnavailable string
 	// Rulesets is the ruleset library; its Store is nil without one.
 	Rulesets rulesets.Library
@@ -55,7 +64,7 @@ type Options struct {
 	// Close.
 	Rulesets rulesets.Store
 
-	// Tasks opens the orchestrator and the loop.
+	// Tasks opens the orchestrator.
 	Tasks bool
 	// TaskData is the task database's directory; empty is
 	// orchestrator.DataDir, and outside a git repository the tasks are
@@ -64,7 +73,7 @@ type Options struct {
 	// Worktrees is the root of the task worktrees; empty is
 	// SUDOCODE_WORKTREES, the project's setting or the default.
 	Worktrees string
-	// TaskActor is who the loop's changes of issues are recorded as;
+	// TaskActor is who the tasks' changes of issues are recorded as;
 	// empty is Actor.
 	TaskActor string
 	// TrackerCommand is the argv of the tracker's MCP server that agents
@@ -76,7 +85,7 @@ type Options struct {
 }
 
 // Open opens the project in o.Dir. Only a directory that is not one is an
-// error: tasks that cannot run there leave Loop nil with the
+// error: tasks that cannot run there leave Orchestrator nil with the
 // reason, and a missing tracker is each tracker call's error (so that
 // `init` can make it later).
 func Open(ctx context.Context, o Options) (*Project, error) {
@@ -112,8 +121,8 @@ func ProjectDir(dir, wd string) (string, error) {
 	return abs, nil
 }
 
-// openTasks opens the orchestrator and the loop, or notes why they
-// cannot run.
+// openTasks opens the orchestrator, following the tasks' issues in the
+// project's tracker, or notes why tasks cannot run.
 func (p *Project) openTasks(ctx context.Context, o Options) {
 	data := o.TaskData
 	if data == "" {
@@ -145,29 +154,27 @@ func (p *Project) openTasks(ctx context.Context, o Options) {
 	if o.Rulesets != nil {
 		rules = o.Rulesets
 	}
+	orch.FollowIssues(TaskIssues(p.Tracker, rules, actor))
 	p.closeTasks = closeOrch
-	p.Loop = New(orch, p.Tracker, rules, actor)
+	p.Orchestrator = orch
 }
 
-// Tasks returns the loop over the project's tasks, or the reason they are
-// unavailable as an error.
-func (p *Project) Tasks() (*Loop, error) {
-	if p.Loop == nil {
+// Tasks returns the project's tasks, or the reason they are unavailable
+// as an error.
+func (p *Project) Tasks() (*orchestrator.Orchestrator, error) {
+	if p.Orchestrator == nil {
 		reason := p.TasksUnavailable
 		if reason == "" {
 			reason = "the project was opened without its tasks"
 		}
 		return nil, fault.New(fault.Unavailable, "tasks are unavailable in %s: %s", p.Dir, reason)
 	}
-	return p.Loop, nil
+	return p.Orchestrator, nil
 }
 
-// Close stops the loop and every running agent, and closes the stores it
-// opened (not the ruleset store, which is the caller's).
+// Close stops every running agent, and closes the stores it opened (not
+// the ruleset store, which is the caller's).
 func (p *Project) Close() {
-	if p.Loop != nil {
-		p.Loop.Close()
-	}
 	if p.closeTasks != nil {
 		p.closeTasks()
 	}

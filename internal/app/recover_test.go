@@ -42,7 +42,7 @@ func TestIssueOfATaskWhoseServerDiedIsHandedBack(t *testing.T) {
 	task := orchestrator.Task{ID: "task-died", Agent: agent.ToolCommand, Description: "Crash", Instructions: "work",
 		Branch: "sudocode/task-died", BaseSHA: testkit.Git(t, w.repo, "rev-parse", "HEAD"), Status: orchestrator.StatusInProgress,
 		OwnerPID: deadPID(t), IssueID: is.ID, CreatedAt: now, UpdatedAt: now, StartedAt: &now}
-	status, who := string(tracker.IssueInProgress), app.Assignee(task)
+	status, who := string(tracker.IssueInProgress), orchestrator.Assignee(task)
 	if _, err := w.tr.UpdateIssue(ctx, is.ID, store.IssuePatch{Status: &status, Assignee: &who}); err != nil {
 		t.Fatal(err)
 	}
@@ -64,12 +64,10 @@ func TestIssueOfATaskWhoseServerDiedIsHandedBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		orch := orchestrator.New(st, func(kind string) (agent.Adapter, bool) {
-			a, err := agent.Lookup(kind)
-			return a, err == nil
-		}, orchestrator.Options{Repo: w.repo, NoPool: true})
-		l := app.New(orch, nil, nil, "test")
-		t.Cleanup(func() { l.Close(); orch.Close(); st.Close() })
+		orch := orchestrator.New(st, lookup, orchestrator.Options{Repo: w.repo, NoPool: true})
+		tr := app.NewTracker(w.repo, "test")
+		orch.FollowIssues(app.TaskIssues(tr, nil, "test"))
+		t.Cleanup(func() { orch.Close(); st.Close(); tr.Close() })
 	}
 	testkit.WaitFor(t, testkit.Scale(time.Minute), "the issue to be handed back", func() bool {
 		return strings.Contains(w.issue(is.ID), `"status":"open"`)
@@ -82,30 +80,25 @@ func TestIssueOfATaskWhoseServerDiedIsHandedBack(t *testing.T) {
 }
 
 // A process that merged a task and died before it closed the task's issue
-// left the issue open over merged work. The next loop to open the tasks
+// left the issue open over merged work. The next process to open the tasks
 // closes it, once, with the merge commit in its reason; an issue a person
 // reopened after a merge that did close it stays open.
 func TestIssueOfAMergeWhoseCloseWasLostIsClosed(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 	task, id := w.startDone(`printf 'hi\n' > greeting.txt && git add greeting.txt && git commit -qm agent`)
-	res, err := w.orch.Merge(ctx, task.ID, orchestrator.MergeInput{}) // the merge, without the loop's close
+	res, err := w.open(nil).Merge(ctx, task.ID, orchestrator.MergeInput{}) // the merge, by a process that dies before the close
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := w.issue(id); strings.Contains(got, `"status":"closed"`) {
-		t.Fatalf("the issue closed without the loop: %s", got)
+		t.Fatalf("the issue closed without its duty: %s", got)
 	}
 
-	closedBy := func() {
-		t.Helper()
-		l := app.New(w.orch, nil, nil, "test")
-		l.Close() // waits for the duties it found
-	}
-	closedBy()
+	w.reopen()
 	got := w.issue(id)
 	if !strings.Contains(got, `"status":"closed"`) || !strings.Contains(got, "Merged as "+res.Commit+" (task "+task.ID+")") {
-		t.Fatalf("the next loop did not close the issue with the merge: %s", got)
+		t.Fatalf("the next process did not close the issue with the merge: %s", got)
 	}
 
 	// Reopened by a person: the duty is done, the issue stays open.
@@ -113,7 +106,7 @@ func TestIssueOfAMergeWhoseCloseWasLostIsClosed(t *testing.T) {
 	if _, err := w.tr.UpdateIssue(ctx, id, store.IssuePatch{Status: &status}); err != nil {
 		t.Fatal(err)
 	}
-	closedBy()
+	w.reopen()
 	if got := w.issue(id); !strings.Contains(got, `"status":"open"`) {
 		t.Errorf("an issue reopened after its merge closed it was closed again: %s", got)
 	}
@@ -121,19 +114,18 @@ func TestIssueOfAMergeWhoseCloseWasLostIsClosed(t *testing.T) {
 
 // A process that ended a task and died before it handed the task's issue
 // back left the issue in progress, assigned to an agent that is gone. The
-// next loop to open the tasks hands it back, once.
+// next process to open the tasks hands it back, once.
 func TestIssueOfAnEndWhoseHandBackWasLostIsHandedBack(t *testing.T) {
 	w := newWorld(t)
 	task, id := w.startDone(`printf 'hi\n' > greeting.txt`)
-	if _, err := w.orch.End(context.Background(), task.ID, orchestrator.EndInput{KeepBranch: true}); err != nil { // without the loop's hand-back
+	if _, err := w.open(nil).End(context.Background(), task.ID, orchestrator.EndInput{KeepBranch: true}); err != nil { // by a process that dies before the hand-back
 		t.Fatal(err)
 	}
 	if got := w.issue(id); !strings.Contains(got, `"status":"in_progress"`) {
-		t.Fatalf("the issue changed without the loop: %s", got)
+		t.Fatalf("the issue changed without its duty: %s", got)
 	}
 	for range 2 {
-		l := app.New(w.orch, nil, nil, "test")
-		l.Close() // waits for the duties it found
+		w.reopen()
 	}
 	got := w.issue(id)
 	if n := strings.Count(got, "Agent task "+task.ID+" (command) was ended at "); n != 1 ||
@@ -143,24 +135,24 @@ func TestIssueOfAnEndWhoseHandBackWasLostIsHandedBack(t *testing.T) {
 }
 
 // A review sent by a process that died before recording it on the issue
-// (orchestrator.Update without the loop) is recorded by the next loop to
+// (orchestrator.Update by a process that died) is recorded by the next process to
 // start, once, before the end's hand-back that followed it.
 func TestReviewWhoseRecordWasLostIsRecorded(t *testing.T) {
 	w := newWorld(t)
 	task, id := w.startDone(`printf 'hi\n' > greeting.txt`)
-	if _, err := w.orch.Update(context.Background(), task.ID, orchestrator.UpdateInput{Instructions: "Say hello."}); err != nil {
+	bare := w.open(nil) // a process that dies before it records the review
+	if _, err := bare.Update(context.Background(), task.ID, orchestrator.UpdateInput{Instructions: "Say hello."}); err != nil {
 		t.Fatal(err)
 	}
-	w.wait(task.ID)
-	if _, err := w.orch.End(context.Background(), task.ID, orchestrator.EndInput{KeepBranch: true}); err != nil {
+	w.waitOn(bare, task.ID)
+	if _, err := bare.End(context.Background(), task.ID, orchestrator.EndInput{KeepBranch: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.issue(id); strings.Contains(got, "Review sent") {
-		t.Fatalf("the issue changed without the loop: %s", got)
+		t.Fatalf("the issue changed without its duty: %s", got)
 	}
 	for range 2 {
-		l := app.New(w.orch, nil, nil, "test")
-		l.Close() // waits for the duties it found
+		w.reopen()
 	}
 	got := w.issue(id)
 	review, end := strings.Index(got, "Review sent to agent task "+task.ID), strings.Index(got, "was ended at")

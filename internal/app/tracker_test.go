@@ -16,7 +16,7 @@ import (
 )
 
 // TestTrackerServesSurfacesAtOnce: surfaces calling one tracker at once
-// (as an MCP server, the dashboard and the loop do in one process) each
+// (as an MCP server, the dashboard and the tasks do in one process) each
 // get their change made, recorded as the caller they name or else the
 // tracker's actor, and each sees the others' changes.
 func TestTrackerServesSurfacesAtOnce(t *testing.T) {

@@ -103,8 +103,8 @@ func runMCPAgent(ctx context.Context, opts *mcpAgentOptions) error {
 		return err
 	}
 	defer closeT()
-	t.Calls.Metrics.WatchTasks(serve.TaskCounts(p.Loop))
-	agentServer := mcpagent.New(p.Loop, mcpagent.Options{Version: Version, Logger: logger, Shared: t.Stateless})
+	t.Calls.Metrics.WatchTasks(serve.TaskCounts(p.Orchestrator))
+	agentServer := mcpagent.New(p.Orchestrator, mcpagent.Options{Version: Version, Logger: logger, Shared: t.Stateless})
 	defer agentServer.Close()
 	server := agentServer.Server
 	if t.HTTPAddr == "" {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
@@ -64,12 +63,12 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	l, closeFn, err := openLoop(ctx, &o.taskFlags, &o.agent)
+	l, closeFn, err := openTasksWithRules(ctx, &o.taskFlags, &o.agent)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	res, err := l.RunReady(ctx, app.RunInput{Agent: kind, Config: cfg, Limit: o.limit, Parallel: o.parallel, Assignee: o.assignee,
+	res, err := l.RunReady(ctx, orchestrator.RunInput{Agent: kind, Config: cfg, Limit: o.limit, Parallel: o.parallel, Assignee: o.assignee,
 		Priority: o.priority, Merge: orchestrator.MergeInput{Strategy: o.strategy}})
 	if err != nil {
 		return err
@@ -95,7 +94,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		}
 	}
 	for _, it := range res.Items {
-		if it.Outcome != app.OutcomeMerged && err == nil {
+		if it.Outcome != orchestrator.IssueMerged && err == nil {
 			return silentError{code: 1}
 		}
 	}

@@ -84,9 +84,9 @@ func (f *agentFlags) resolve() (string, json.RawMessage, error) {
 	return kind, b, nil
 }
 
-// openLoop opens the project with its tasks, and the ruleset library when
-// one can be opened (prompts then include the rulesets).
-func openLoop(ctx context.Context, tf *taskFlags, af *agentFlags) (*app.Loop, func(), error) {
+// openTasksWithRules opens the project with its tasks, and the ruleset
+// library when one can be opened (prompts then include the rulesets).
+func openTasksWithRules(ctx context.Context, tf *taskFlags, af *agentFlags) (*orchestrator.Orchestrator, func(), error) {
 	rules, err := af.rules.open(ctx, tf.stdio)
 	if err != nil {
 		rules = nil
@@ -98,7 +98,7 @@ func openLoop(ctx context.Context, tf *taskFlags, af *agentFlags) (*app.Loop, fu
 		}
 		return nil, nil, err
 	}
-	return p.Loop, func() {
+	return p.Orchestrator, func() {
 		p.Close()
 		if rules != nil {
 			rules.Close()

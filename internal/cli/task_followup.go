@@ -49,7 +49,7 @@ func runTaskFollowUp(ctx context.Context, o *taskFollowUpOptions) error {
 	if strings.TrimSpace(o.instructions) == "" {
 		return usageError{errors.New("INSTRUCTIONS is empty: say what the agent should do next")}
 	}
-	l, closeFn, err := openLoop(ctx, &o.taskFlags, &agentFlags{})
+	l, closeFn, err := openTasksWithRules(ctx, &o.taskFlags, &agentFlags{})
 	if err != nil {
 		return err
 	}

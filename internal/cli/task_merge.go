@@ -61,7 +61,7 @@ With --json: {task, strategy, base, commit, files, removal, issue_id, close_reas
 
 func runTaskMerge(ctx context.Context, o *taskMergeOptions) error {
 	out := o.stdio.Out
-	l, closeFn, err := openLoop(ctx, &o.taskFlags, &agentFlags{})
+	l, closeFn, err := openTasksWithRules(ctx, &o.taskFlags, &agentFlags{})
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ removal}.`,
 
 func runTaskEnd(ctx context.Context, o *taskEndOptions) error {
 	out := o.stdio.Out
-	l, closeFn, err := openLoop(ctx, &o.taskFlags, &agentFlags{})
+	l, closeFn, err := openTasksWithRules(ctx, &o.taskFlags, &agentFlags{})
 	if err != nil {
 		return err
 	}

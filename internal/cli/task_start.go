@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
@@ -59,12 +58,12 @@ func runTaskStart(ctx context.Context, o *taskStartOptions) error {
 	if err != nil {
 		return err
 	}
-	l, closeFn, err := openLoop(ctx, &o.taskFlags, &o.agent)
+	l, closeFn, err := openTasksWithRules(ctx, &o.taskFlags, &o.agent)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	t, err := l.Start(ctx, app.StartInput{IssueID: o.issue, Agent: kind, Instructions: o.instructions, Branch: o.branch, Config: cfg, Actor: o.stdio.actor()})
+	t, err := l.Start(ctx, orchestrator.StartInput{IssueID: o.issue, Agent: kind, Instructions: o.instructions, Branch: o.branch, Config: cfg, Actor: o.stdio.actor()})
 	if err != nil {
 		return cliHint(err, o.issue)
 	}
@@ -77,7 +76,7 @@ func runTaskStart(ctx context.Context, o *taskStartOptions) error {
 // followToReport follows task id's log after seq since until its agent
 // stops, records the end on its issue and prints the report (as JSON with
 // asJSON); a failed agent ends the command with exit 1.
-func followToReport(ctx context.Context, l *app.Loop, id string, since int64, asJSON bool, out io.Writer) error {
+func followToReport(ctx context.Context, l *orchestrator.Orchestrator, id string, since int64, asJSON bool, out io.Writer) error {
 	t, err := follow(ctx, l, id, since, !asJSON, out)
 	if err != nil {
 		return err
@@ -103,7 +102,7 @@ func followToReport(ctx context.Context, l *app.Loop, id string, since int64, as
 // the orchestrator reports a change of the task (an agent this process
 // runs), and every otherPoll (an agent another process runs, whose
 // changes this one does not hear of).
-func follow(ctx context.Context, orch *app.Loop, id string, since int64, print bool, out io.Writer) (orchestrator.Task, error) {
+func follow(ctx context.Context, orch *orchestrator.Orchestrator, id string, since int64, print bool, out io.Writer) (orchestrator.Task, error) {
 	changed := make(chan struct{}, 1)
 	unsubscribe := orch.Subscribe(func(c orchestrator.Change) {
 		if c.Task.ID == id {

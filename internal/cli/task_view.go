@@ -38,7 +38,7 @@ func runTaskList(ctx context.Context, tf *taskFlags) error {
 		return err
 	}
 	defer p.Close()
-	ts, err := p.Loop.List(ctx)
+	ts, err := p.Orchestrator.List(ctx)
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func runTaskShow(ctx context.Context, o *taskShowOptions) error {
 		return err
 	}
 	defer p.Close()
-	orch := p.Loop
+	orch := p.Orchestrator
 	// Without --diff, a finished task's files are those its last run
 	// recorded: reading the worktree again takes a sandboxed git per step.
 	report := orch.RecordedReport
@@ -172,7 +172,7 @@ func runTaskLogs(ctx context.Context, o *taskLogsOptions) error {
 		return err
 	}
 	defer p.Close()
-	orch := p.Loop
+	orch := p.Orchestrator
 	print := func(evs []orchestrator.StoredEvent) (int64, error) {
 		var last int64
 		for _, e := range evs {

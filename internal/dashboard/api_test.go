@@ -25,16 +25,24 @@ import (
 )
 
 // serveWithTasks serves a dashboard over f whose tasks are orch's,
-// through a loop of their own.
+// following their issues in f's tracker.
 func serveWithTasks(t testing.TB, f *fixture, orch *orchestrator.Orchestrator, o dashboard.Options) (*httptest.Server, *dashboard.Dashboard) {
 	t.Helper()
 	rules := o.Rulesets.Store
 	if rules == nil {
 		rules = f.rules
 	}
-	o.Tasks = app.New(orch, nil, rules, "tester")
-	t.Cleanup(o.Tasks.Close) // after the dashboard's, which runs first
+	o.Tasks = follow(t, orch, rules)
 	return serveDashboard(t, f, o)
+}
+
+// follow makes orch follow its tasks' issues in the tracker of its
+// repository, as a project's tasks do, with the ruleset library rules.
+func follow(t testing.TB, orch *orchestrator.Orchestrator, rules rulesets.Store) *orchestrator.Orchestrator {
+	tr := app.NewTracker(orch.Repo(), "tester")
+	t.Cleanup(func() { tr.Close() }) // before the orchestrator's close: a duty cut off is the next process's, as after a kill
+	orch.FollowIssues(app.TaskIssues(tr, rules, "tester"))
+	return orch
 }
 
 // serveDashboard serves a dashboard over f on a loopback test server.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/testkit"
 )
@@ -25,7 +24,7 @@ func TestBrowserIssueTasks(t *testing.T) {
 	}
 	ctx := context.Background()
 	cfg, _ := json.Marshal(map[string]any{"command": []string{"sleep", "600"}})
-	task, err := srv.Tasks.Start(ctx, app.StartInput{IssueID: f.open, Agent: "COMMAND", Description: "Sleep", Config: cfg})
+	task, err := srv.Tasks.Start(ctx, orchestrator.StartInput{IssueID: f.open, Agent: "COMMAND", Description: "Sleep", Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
@@ -40,7 +39,7 @@ func ActAs(auth *mcpx.Auth, d *Dashboard) http.Handler {
 // ownedTask is task id when the request's client owns it (its
 // instructions and log are its to read), else the refusal naming its
 // owner.
-func ownedTask(ctx context.Context, o *app.Loop, id string) (orchestrator.Task, error) {
+func ownedTask(ctx context.Context, o *orchestrator.Orchestrator, id string) (orchestrator.Task, error) {
 	t, err := o.Get(ctx, id)
 	if err != nil {
 		return t, err

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/dashboard"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
@@ -43,8 +42,7 @@ func TestDashboardTaskBelongsToItsCreator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lp := app.New(o, nil, f.rules, "tester")
-	t.Cleanup(lp.Close)
+	lp := follow(t, o, f.rules)
 	d := dashboard.New(dashboard.Options{Dir: f.dir, Actor: "tester", Rulesets: rulesets.Library{Store: f.rules}, Tasks: lp,
 		CheckToken: func(tok string) bool { _, ok := auth.Check(tok); return ok }, ClientOf: auth.Check, TrackerPoll: 50 * time.Millisecond})
 	ts := httptest.NewServer(dashboard.ActAs(auth, d))

@@ -7,8 +7,8 @@
 // and one stream per task for its log).
 //
 // Every write calls the code MCP and the CLI call (the tracker's store, the
-// ruleset library, the orchestrator and the issue-to-merge loop, one
-// instance shared with the agent server), never a second implementation, and
+// ruleset library, the orchestrator that runs tasks from issues to merges,
+// one instance shared with the agent server), never a second implementation, and
 // needs the server's token and the page's own Origin (write.go). It escapes everything it shows (the page builds DOM nodes with
 // textContent, never HTML strings) and answers with a strict
 // Content-Security-Policy.
@@ -51,10 +51,10 @@ type Options struct {
 	// Rulesets is the ruleset library; a nil Store shows rulesets as
 	// unavailable.
 	Rulesets rulesets.Library
-	// Tasks is the project's tasks: its issue-to-merge loop over the
-	// orchestrator (app.Project.Loop), which the agent server uses too;
+	// Tasks is the project's tasks (app.Project's Orchestrator, which
+	// keeps each task's issue with it), which the agent server uses too;
 	// nil shows tasks as unavailable, with TasksUnavailable as the reason.
-	Tasks            *app.Loop
+	Tasks            *orchestrator.Orchestrator
 	TasksUnavailable string
 	// Token, when set, is required of every request: as a bearer header, or
 	// as the page's cookie, which opening /?token=TOKEN sets (session.go).

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
@@ -15,9 +14,9 @@ type TaskList struct {
 	Tasks []TaskView `json:"tasks"`
 }
 
-// taskLoop is the project's tasks, or nil when they are unavailable, which
+// projectTasks is the project's tasks, or nil when they are unavailable, which
 // it answers w with.
-func (d *Dashboard) taskLoop(w http.ResponseWriter) *app.Loop {
+func (d *Dashboard) projectTasks(w http.ResponseWriter) *orchestrator.Orchestrator {
 	if d.opts.Tasks == nil {
 		reason := d.opts.TasksUnavailable
 		if reason == "" {
@@ -29,7 +28,7 @@ func (d *Dashboard) taskLoop(w http.ResponseWriter) *app.Loop {
 }
 
 func (d *Dashboard) tasks(w http.ResponseWriter, r *http.Request) {
-	o := d.taskLoop(w)
+	o := d.projectTasks(w)
 	if o == nil {
 		return
 	}
@@ -46,7 +45,7 @@ func (d *Dashboard) tasks(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) task(w http.ResponseWriter, r *http.Request) {
-	o := d.taskLoop(w)
+	o := d.projectTasks(w)
 	if o == nil {
 		return
 	}
@@ -68,7 +67,7 @@ type TaskLogs struct {
 const logPage = 500
 
 func (d *Dashboard) taskLogs(w http.ResponseWriter, r *http.Request) {
-	o := d.taskLoop(w)
+	o := d.projectTasks(w)
 	if o == nil {
 		return
 	}
@@ -121,7 +120,7 @@ func seqParam(s string) (int64, error) {
 // reconnecting EventSource sends) on, one "log" event per entry with the
 // entry's sequence number as the event id, as the agent works.
 func (d *Dashboard) taskStream(w http.ResponseWriter, r *http.Request) {
-	o := d.taskLoop(w)
+	o := d.projectTasks(w)
 	if o == nil {
 		return
 	}
@@ -207,7 +206,7 @@ type TaskDiff struct {
 }
 
 func (d *Dashboard) taskDiff(w http.ResponseWriter, r *http.Request) {
-	o := d.taskLoop(w)
+	o := d.projectTasks(w)
 	if o == nil {
 		return
 	}

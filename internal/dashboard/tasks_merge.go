@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
@@ -16,7 +15,7 @@ import (
 // uncommitted changes in the way refuse it as a whole: the answer is the
 // error naming them, and the checkout and the tracker are unchanged.
 func (d *Dashboard) mergeTask(w http.ResponseWriter, r *http.Request) {
-	if d.taskLoop(w) == nil {
+	if d.projectTasks(w) == nil {
 		return
 	}
 	var in struct {
@@ -38,7 +37,7 @@ func (d *Dashboard) mergeTask(w http.ResponseWriter, r *http.Request) {
 	// Merged, but the issue could not be closed: the merge stands, and
 	// the page is told both.
 	out := struct {
-		app.MergeResult
+		orchestrator.MergeResult
 		Warning string `json:"warning,omitempty"`
 	}{MergeResult: res}
 	if err != nil {
@@ -60,7 +59,7 @@ type runBody struct {
 // answers with each issue's outcome once nothing is ready and nothing
 // runs; the tasks it starts show on every page as they go.
 func (d *Dashboard) runReady(w http.ResponseWriter, r *http.Request) {
-	if d.taskLoop(w) == nil {
+	if d.projectTasks(w) == nil {
 		return
 	}
 	var in runBody
@@ -80,7 +79,7 @@ func (d *Dashboard) runReady(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	res, err := d.opts.Tasks.RunReady(r.Context(), app.RunInput{Agent: strings.ToUpper(strings.TrimSpace(in.Tool)), Config: in.Config,
+	res, err := d.opts.Tasks.RunReady(r.Context(), orchestrator.RunInput{Agent: strings.ToUpper(strings.TrimSpace(in.Tool)), Config: in.Config,
 		Limit: in.Limit, Parallel: in.Parallel, Merge: orchestrator.MergeInput{Strategy: in.Strategy}})
 	if err != nil {
 		fail(w, err)

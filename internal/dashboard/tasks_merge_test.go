@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/dashboard"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/testkit"
@@ -106,7 +105,7 @@ func TestTaskMerge(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("merge: %d %s", code, out)
 	}
-	var res app.MergeResult
+	var res orchestrator.MergeResult
 	json.Unmarshal([]byte(out), &res)
 	if res.IssueID != f.open || res.Commit == "" {
 		t.Errorf("merge result: %s", out)
@@ -168,9 +167,9 @@ func TestRunReady(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("run-ready: %d %s", code, out)
 	}
-	var res app.RunResult
+	var res orchestrator.RunResult
 	json.Unmarshal([]byte(out), &res)
-	if len(res.Items) != 1 || res.Items[0].IssueID != f.open || res.Items[0].Outcome != app.OutcomeMerged {
+	if len(res.Items) != 1 || res.Items[0].IssueID != f.open || res.Items[0].Outcome != orchestrator.IssueMerged {
 		t.Fatalf("run: %s", out)
 	}
 	if got := f.issueStatus(t, f.open); got != tracker.IssueClosed {

@@ -5,14 +5,12 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
-// taskWrites are the page's actions on agents: the orchestrator's own
-// Create, Update and End, and the loop's Start, Review, Merge and
-// RunReady, as create_task, update_task, end_task, merge_task and
+// taskWrites are the page's actions on agents: the orchestrator's Create,
+// Start, Update (a review), End, Merge and RunReady, as create_task, update_task, end_task, merge_task and
 // run_ready call them.
 func (d *Dashboard) taskWrites(m *http.ServeMux) {
 	m.HandleFunc("GET /api/agents", d.agents)
@@ -35,7 +33,7 @@ type AgentList struct {
 type AgentKind = orchestrator.KindInfo
 
 func (d *Dashboard) agents(w http.ResponseWriter, r *http.Request) {
-	o := d.taskLoop(w)
+	o := d.projectTasks(w)
 	if o == nil {
 		return
 	}
@@ -52,7 +50,7 @@ func (d *Dashboard) agents(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) taskReport(w http.ResponseWriter, r *http.Request) {
-	o := d.taskLoop(w)
+	o := d.projectTasks(w)
 	if o == nil {
 		return
 	}
@@ -78,7 +76,7 @@ type startBody struct {
 }
 
 func (d *Dashboard) startTask(w http.ResponseWriter, r *http.Request) {
-	o := d.taskLoop(w)
+	o := d.projectTasks(w)
 	if o == nil {
 		return
 	}
@@ -90,9 +88,9 @@ func (d *Dashboard) startTask(w http.ResponseWriter, r *http.Request) {
 	var t orchestrator.Task
 	var err error
 	if in.IssueID != "" {
-		// The loop assembles the prompt from the tracker, as create_task
+		// Start assembles the prompt from the tracker, as create_task
 		// with issue_id does; the page's instructions are appended to it.
-		t, err = d.opts.Tasks.Start(r.Context(), app.StartInput{IssueID: in.IssueID, Agent: in.Tool, Description: in.Description,
+		t, err = d.opts.Tasks.Start(r.Context(), orchestrator.StartInput{IssueID: in.IssueID, Agent: in.Tool, Description: in.Description,
 			Instructions: in.Instructions, Config: in.Config, Actor: d.opts.Actor})
 	} else {
 		t, err = o.Create(r.Context(), orchestrator.CreateInput{Agent: in.Tool, Description: in.Description, Instructions: in.Instructions,
@@ -106,7 +104,7 @@ func (d *Dashboard) startTask(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) followUp(w http.ResponseWriter, r *http.Request) {
-	o := d.taskLoop(w)
+	o := d.projectTasks(w)
 	if o == nil {
 		return
 	}
@@ -133,7 +131,7 @@ func (d *Dashboard) followUp(w http.ResponseWriter, r *http.Request) {
 // wrote (committed onto it), so nothing of the work is lost; its issue is
 // open again (app.End).
 func (d *Dashboard) stopTask(w http.ResponseWriter, r *http.Request) {
-	if d.taskLoop(w) == nil {
+	if d.projectTasks(w) == nil {
 		return
 	}
 	res, err := d.opts.Tasks.End(r.Context(), r.PathValue("id"), orchestrator.EndInput{KeepBranch: true})

@@ -22,7 +22,7 @@ func (d *Dashboard) trustRoutes(m *http.ServeMux) {
 }
 
 func (d *Dashboard) projectTrust(w http.ResponseWriter, r *http.Request) {
-	o := d.taskLoop(w) // no tasks, no commands to run: unavailable as they are
+	o := d.projectTasks(w) // no tasks, no commands to run: unavailable as they are
 	if o == nil {
 		return
 	}
@@ -35,7 +35,7 @@ func (d *Dashboard) projectTrust(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) trustProject(w http.ResponseWriter, r *http.Request) {
-	o := d.taskLoop(w)
+	o := d.projectTasks(w)
 	if o == nil {
 		return
 	}
@@ -59,7 +59,7 @@ func (d *Dashboard) trustProject(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) revokeTrust(w http.ResponseWriter, r *http.Request) {
-	o := d.taskLoop(w)
+	o := d.projectTasks(w)
 	if o == nil {
 		return
 	}

@@ -25,7 +25,7 @@ func asClient(next mcp.MethodHandler) mcp.MethodHandler {
 // owned is task id when the client of ctx owns it (orchestrator.Owns),
 // else the refusal naming its owner.
 func (h *handlers) owned(ctx context.Context, id string) (orchestrator.Task, error) {
-	t, err := h.loop.Get(ctx, id)
+	t, err := h.tasks.Get(ctx, id)
 	if err != nil {
 		return t, err
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/mcpagent"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/testkit"
@@ -31,8 +30,7 @@ func TestCloseStopsTheServersGoroutines(t *testing.T) {
 	}
 	orch := orchestrator.New(store, lookup, orchestrator.Options{Repo: testkit.Repo(t), NoPool: true})
 	t.Cleanup(func() { orch.Close(); store.Close() })
-	lp := app.New(orch, nil, nil, mcpagent.Name)
-	t.Cleanup(lp.Close)
+	lp := follow(t, orch)
 	before := goroutinesIn()
 	server := mcpagent.New(lp, mcpagent.Options{Version: "test", Shared: true})
 	testkit.WaitFor(t, testkit.Scale(time.Minute), "the server's watchers to start", func() bool { return goroutinesIn() == before+2 })

@@ -7,7 +7,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
@@ -60,10 +59,10 @@ func (h *handlers) createTask() mcpx.Tool {
 		tool := strings.ToUpper(strings.TrimSpace(in.Tool))
 		var t orchestrator.Task
 		if id := strings.TrimSpace(in.IssueID); id != "" {
-			t, err = h.loop.Start(ctx, app.StartInput{IssueID: id, Agent: tool, Description: in.Description,
+			t, err = h.tasks.Start(ctx, orchestrator.StartInput{IssueID: id, Agent: tool, Description: in.Description,
 				Instructions: in.Instructions, Branch: in.Branch, Config: cfg, Actor: mcpx.CallerFrom(ctx)})
 		} else {
-			t, err = h.loop.Create(ctx, orchestrator.CreateInput{
+			t, err = h.tasks.Create(ctx, orchestrator.CreateInput{
 				Agent: tool, Description: in.Description,
 				Instructions: in.Instructions, Branch: in.Branch, Config: cfg, Actor: mcpx.CallerFrom(ctx),
 			})

@@ -52,7 +52,7 @@ func (h *handlers) endTask() mcpx.Tool {
 			}
 			end.Result = b
 		}
-		res, err := h.loop.End(ctx, in.TaskID, end) // its issue is open again
+		res, err := h.tasks.End(ctx, in.TaskID, end) // its issue is open again
 		if err != nil {
 			return out, err
 		}

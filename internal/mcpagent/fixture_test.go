@@ -47,6 +47,15 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture { return newFixtureAt(t, testkit.Repo(t)) }
 
+// follow makes orch follow its tasks' issues in the tracker of its
+// repository, as a project's tasks do.
+func follow(t testing.TB, orch *orchestrator.Orchestrator) *orchestrator.Orchestrator {
+	tr := app.NewTracker(orch.Repo(), mcpagent.Name)
+	t.Cleanup(func() { tr.Close() }) // before the orchestrator's close: a duty cut off is the next process's, as after a kill
+	orch.FollowIssues(app.TaskIssues(tr, nil, mcpagent.Name))
+	return orch
+}
+
 func newFixtureAt(t *testing.T, repo string) *fixture {
 	t.Helper()
 	ctx := context.Background()
@@ -57,8 +66,7 @@ func newFixtureAt(t *testing.T, repo string) *fixture {
 	orch := orchestrator.New(store, lookup, orchestrator.Options{Repo: repo, Grace: time.Second})
 	t.Cleanup(func() { orch.Close(); store.Close() })
 	f := &fixture{t: t, repo: repo, orch: orch, wake: make(chan struct{}, 1)}
-	lp := app.New(orch, nil, nil, mcpagent.Name)
-	t.Cleanup(lp.Close)
+	lp := follow(t, orch)
 	server := mcpagent.New(lp, mcpagent.Options{Version: "test"})
 	t.Cleanup(server.Close)
 	ct, st := mcp.NewInMemoryTransports()

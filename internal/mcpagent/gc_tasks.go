@@ -23,7 +23,7 @@ func (h *handlers) gcTasks() mcpx.Tool {
 			"On a server shared by a team, only the caller's own tasks (an admin's: everyone's). The server also does this at start.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: true, OpenWorldHint: new(false)},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ gcIn) (out response[orchestrator.GCResult], err error) {
-		res, err := h.loop.GC(ctx)
+		res, err := h.tasks.GC(ctx)
 		if err != nil {
 			return out, err
 		}

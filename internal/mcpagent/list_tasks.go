@@ -71,7 +71,7 @@ func (h *handlers) listTasks() mcpx.Tool {
 				return out, mcpx.InvalidParams(cursor.Invalid("malformed position").Error())
 			}
 		}
-		p, err := h.loop.ListPage(ctx, status, after, limit)
+		p, err := h.tasks.ListPage(ctx, status, after, limit)
 		if err != nil {
 			return out, err
 		}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
@@ -42,7 +41,7 @@ func (h *handlers) mergeTask() mcpx.Tool {
 		InputSchema: mcpx.Schema[mergeIn](nil, map[string][]string{"strategy": {orchestrator.MergeSquash, orchestrator.MergeFF, orchestrator.MergeCommit}}),
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in mergeIn) (out response[mergedResult], err error) {
-		res, err := h.loop.Merge(ctx, in.TaskID, orchestrator.MergeInput{Strategy: in.Strategy, Message: in.Message, KeepBranch: in.KeepBranch})
+		res, err := h.tasks.Merge(ctx, in.TaskID, orchestrator.MergeInput{Strategy: in.Strategy, Message: in.Message, KeepBranch: in.KeepBranch})
 		if err != nil {
 			return out, err
 		}
@@ -53,7 +52,7 @@ func (h *handlers) mergeTask() mcpx.Tool {
 	})
 }
 
-func mergedMessage(r app.MergeResult) string {
+func mergedMessage(r orchestrator.MergeResult) string {
 	msg := "Task " + r.Task.ID + " merged into " + r.Base + " as " + r.Commit + " (" + r.Strategy + ")"
 	if r.IssueID != "" {
 		msg += "; issue " + r.IssueID + " closed"

@@ -15,7 +15,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/mcpagent"
 	"github.com/sudocode/sudocode/internal/mcpx/schematest"
 	"github.com/sudocode/sudocode/internal/orchestrator"
@@ -45,8 +44,7 @@ func newPagedFixture(t *testing.T, opts mcpagent.Options) *pagedFixture {
 		opts.Version = "test"
 	}
 	st, ct := mcp.NewInMemoryTransports()
-	lp := app.New(orch, nil, nil, mcpagent.Name)
-	t.Cleanup(lp.Close)
+	lp := follow(t, orch)
 	server := mcpagent.New(lp, opts)
 	t.Cleanup(server.Close)
 	if _, err := server.Connect(ctx, st, nil); err != nil {

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
@@ -22,7 +21,7 @@ const peerPoll = time.Second
 // process. Its own changes come twice, which is harmless: an update only
 // tells subscribers to read again, and w coalesces bursts.
 // It returns when ctx ends.
-func watchPeers(ctx context.Context, orch *app.Loop, w *watcher, logger *slog.Logger) {
+func watchPeers(ctx context.Context, orch *orchestrator.Orchestrator, w *watcher, logger *slog.Logger) {
 	type seen struct {
 		updated time.Time
 		seq     int64

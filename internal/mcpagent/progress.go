@@ -17,7 +17,7 @@ import (
 func (h *handlers) follow(ctx context.Context, ss *mcp.ServerSession, token any, t orchestrator.Task) orchestrator.Task {
 	var lastSeq atomic.Int64
 	wake := make(chan struct{}, 1)
-	unsubscribe := h.loop.Subscribe(func(c orchestrator.Change) {
+	unsubscribe := h.tasks.Subscribe(func(c orchestrator.Change) {
 		if c.Task.ID != t.ID {
 			return
 		}
@@ -33,7 +33,7 @@ func (h *handlers) follow(ctx context.Context, ss *mcp.ServerSession, token any,
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		_ = h.loop.Wait(ctx, t.ID)
+		_ = h.tasks.Wait(ctx, t.ID)
 	}()
 	var sent int64
 	notify := func() {
@@ -42,7 +42,7 @@ func (h *handlers) follow(ctx context.Context, ss *mcp.ServerSession, token any,
 			return
 		}
 		msg := ""
-		if evs, err := h.loop.Logs(ctx, t.ID, seq-1, 1); err == nil && len(evs) == 1 {
+		if evs, err := h.tasks.Logs(ctx, t.ID, seq-1, 1); err == nil && len(evs) == 1 {
 			msg = eventSummary(evs[0].Event, 200)
 		}
 		sent = seq
@@ -58,7 +58,7 @@ wait:
 		}
 	}
 	notify()
-	if cur, err := h.loop.Get(context.WithoutCancel(ctx), t.ID); err == nil {
+	if cur, err := h.tasks.Get(context.WithoutCancel(ctx), t.ID); err == nil {
 		t = cur
 	}
 	if ctx.Err() == nil {

@@ -26,7 +26,7 @@ func (h *handlers) reportTask() mcpx.Tool {
 		if _, err := h.owned(ctx, in.TaskID); err != nil {
 			return out, err
 		}
-		rep, err := h.loop.Report(ctx, in.TaskID)
+		rep, err := h.tasks.Report(ctx, in.TaskID)
 		if err != nil {
 			return out, err
 		}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
@@ -36,7 +35,7 @@ func (h *handlers) runReady() mcpx.Tool {
 		InputSchema: mcpx.Schema[runReadyIn](map[string]any{"limit": 10, "parallel": 1}, map[string][]string{
 			"tool": agent.Kinds(), "strategy": {orchestrator.MergeSquash, orchestrator.MergeFF, orchestrator.MergeCommit}}),
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(true)},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in runReadyIn) (out response[app.RunResult], err error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in runReadyIn) (out response[orchestrator.RunResult], err error) {
 		if _, err := agent.Lookup(in.Tool); err != nil {
 			return out, invalid("%v", err)
 		}
@@ -55,7 +54,7 @@ func (h *handlers) runReady() mcpx.Tool {
 				return out, invalid("config must be a JSON object: %v", err)
 			}
 		}
-		res, err := h.loop.RunReady(ctx, app.RunInput{
+		res, err := h.tasks.RunReady(ctx, orchestrator.RunInput{
 			Agent: strings.ToUpper(strings.TrimSpace(in.Tool)), Config: cfg, Limit: in.Limit, Parallel: in.Parallel,
 			Priority: in.Priority, Assignee: in.Assignee, Merge: orchestrator.MergeInput{Strategy: in.Strategy},
 		})
@@ -66,7 +65,7 @@ func (h *handlers) runReady() mcpx.Tool {
 	})
 }
 
-func runMessage(r app.RunResult) string {
+func runMessage(r orchestrator.RunResult) string {
 	n := map[string]int{}
 	for _, it := range r.Items {
 		n[it.Outcome]++
@@ -75,5 +74,5 @@ func runMessage(r app.RunResult) string {
 		return "No issue is ready"
 	}
 	return fmt.Sprintf("Worked %s: %d merged, %d failed, %d not merged, %d not started",
-		plural.Count(len(r.Items), "issue", "issues"), n[app.OutcomeMerged], n[app.OutcomeFailed], n[app.OutcomeNotMerged], n[app.OutcomeNoStart])
+		plural.Count(len(r.Items), "issue", "issues"), n[orchestrator.IssueMerged], n[orchestrator.IssueFailed], n[orchestrator.IssueNotMerged], n[orchestrator.IssueNotStarted])
 }

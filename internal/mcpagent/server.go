@@ -15,8 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/mcpx"
+	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
 // Name is the server's name in the initialize result.
@@ -41,7 +41,7 @@ type Options struct {
 
 // handlers carries what every tool and resource needs.
 type handlers struct {
-	loop   *app.Loop // the tasks: their reads, and their transitions that update issues
+	tasks  *orchestrator.Orchestrator // the project's tasks, which keep their issues with them
 	logger *slog.Logger
 	opts   Options
 }
@@ -53,22 +53,22 @@ type Server struct {
 }
 
 // Close stops following the tasks: the notifications and the watch of
-// other instances' changes (the loop is its owner's to close). It returns
+// other instances' changes (the tasks are their owner's to close). It returns
 // once they have stopped.
 func (s *Server) Close() { s.stop() }
 
-// New returns the server over the project's loop (app.Project.Loop, whose
-// orchestrator it serves). Until Close, it follows the tasks' changes,
+// New returns the server over the project's tasks (app.Project's
+// Orchestrator). Until Close, it follows the tasks' changes,
 // sending notifications/resources/updated to clients that subscribed to
 // an affected resource.
-func New(lp *app.Loop, opts Options) *Server {
+func New(tasks *orchestrator.Orchestrator, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	h := &handlers{loop: lp, logger: opts.Logger, opts: opts}
+	h := &handlers{tasks: tasks, logger: opts.Logger, opts: opts}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Sudocode agent orchestrator", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions:       instructions,
 		Logger:             mcpx.SDKLogger(opts.Logger),
@@ -85,11 +85,11 @@ func New(lp *app.Loop, opts Options) *Server {
 	mcpx.AddTools(s, h.createTask(), h.updateTask(), h.endTask(), h.reportTask(), h.listTasks(), h.gcTasks(), h.mergeTask(), h.runReady())
 	h.addResources(s)
 	s.AddReceivingMiddleware(asClient)
-	w := watch(lp, s)
+	w := watch(tasks, s)
 	ctx, cancel := context.WithCancel(context.Background())
 	var peers sync.WaitGroup
 	if opts.Shared {
-		peers.Go(func() { watchPeers(ctx, lp, w, opts.Logger) })
+		peers.Go(func() { watchPeers(ctx, tasks, w, opts.Logger) })
 	}
 	return &Server{Server: s, stop: sync.OnceFunc(func() {
 		cancel()

@@ -20,8 +20,8 @@ type statusView struct {
 }
 
 func (h *handlers) status(ctx context.Context) (statusView, error) {
-	ov, err := h.loop.Status(ctx)
-	return statusView{Server: Name, Version: h.opts.Version, Project: h.loop.Repo(), Overview: ov}, err
+	ov, err := h.tasks.Status(ctx)
+	return statusView{Server: Name, Version: h.opts.Version, Project: h.tasks.Repo(), Overview: ov}, err
 }
 
 // taskListView is task://list and agent://tasks: every task, oldest first,
@@ -42,7 +42,7 @@ const maxListedTasks = 1000
 // listedTasks is the newest maxListedTasks tasks, oldest first, the total
 // and how many older ones are left out, with the hint to page them.
 func (h *handlers) listedTasks(ctx context.Context) (tasks []taskSummary, total, omitted int, hint string, err error) {
-	ts, total, err := h.loop.Newest(ctx, maxListedTasks)
+	ts, total, err := h.tasks.Newest(ctx, maxListedTasks)
 	if err != nil {
 		return nil, 0, 0, "", err
 	}
@@ -73,7 +73,7 @@ func (h *handlers) task(ctx context.Context, id string) (taskView, error) {
 	if err != nil {
 		return taskView{}, err
 	}
-	rep, err := h.loop.Report(ctx, id)
+	rep, err := h.tasks.Report(ctx, id)
 	if err != nil {
 		return taskView{}, err
 	}
@@ -83,12 +83,12 @@ func (h *handlers) task(ctx context.Context, id string) (taskView, error) {
 
 // tail returns the last n log lines of task id and how many came before.
 func (h *handlers) tail(ctx context.Context, id string, n int64) ([]string, int64, error) {
-	last, err := h.loop.LastSeq(ctx, id)
+	last, err := h.tasks.LastSeq(ctx, id)
 	if err != nil {
 		return nil, 0, err
 	}
 	since := max(last-n, 0)
-	evs, err := h.loop.Logs(ctx, id, since, 0)
+	evs, err := h.tasks.Logs(ctx, id, since, 0)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -25,7 +25,7 @@ func (h *handlers) session(ctx context.Context, kind, id string) (sessionView, e
 	if _, err := agent.Lookup(kind); err != nil {
 		return sessionView{}, badVar("unknown session type %q: want one of %s", strings.ToLower(kind), strings.ToLower(strings.Join(agent.Kinds(), ", ")))
 	}
-	ts, err := h.loop.List(ctx)
+	ts, err := h.tasks.List(ctx)
 	if err != nil {
 		return sessionView{}, err
 	}
@@ -53,7 +53,7 @@ func (h *handlers) branch(ctx context.Context, name string) (branchView, error) 
 	if err != nil {
 		return branchView{}, err
 	}
-	ts, err := h.loop.List(ctx)
+	ts, err := h.tasks.List(ctx)
 	if err != nil {
 		return branchView{}, err
 	}
@@ -81,10 +81,10 @@ type projectView struct {
 }
 
 func (h *handlers) project(ctx context.Context, path string) (projectView, error) {
-	if !samePath(path, h.loop.Repo()) {
-		return projectView{}, notFound("this server orchestrates %s, not %s", h.loop.Repo(), path)
+	if !samePath(path, h.tasks.Repo()) {
+		return projectView{}, notFound("this server orchestrates %s, not %s", h.tasks.Repo(), path)
 	}
-	ov, err := h.loop.Status(ctx)
+	ov, err := h.tasks.Status(ctx)
 	if err != nil {
 		return projectView{}, err
 	}
@@ -92,10 +92,10 @@ func (h *handlers) project(ctx context.Context, path string) (projectView, error
 	if err != nil {
 		return projectView{}, err
 	}
-	v := projectView{Project: h.loop.Repo(), Overview: ov, Tasks: tasks, OmittedTasks: omitted, Hint: hint}
+	v := projectView{Project: h.tasks.Repo(), Overview: ov, Tasks: tasks, OmittedTasks: omitted, Hint: hint}
 	// The checkout's part is left out when git cannot read it: the tasks
 	// are what the resource is for.
-	if c, err := h.loop.Checkout(ctx); err == nil {
+	if c, err := h.tasks.Checkout(ctx); err == nil {
 		v.Head, v.Branch, v.CheckoutChanges = c.Head, c.Branch, c.Changes
 	}
 	return v, nil
@@ -128,7 +128,7 @@ func (h *handlers) history(ctx context.Context, logType, date string) (string, e
 		return "", err
 	}
 	next := day.AddDate(0, 0, 1)
-	ts, err := h.loop.List(ctx)
+	ts, err := h.tasks.List(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -141,7 +141,7 @@ func (h *handlers) history(ctx context.Context, logType, date string) (string, e
 		if t.CreatedAt.After(next) || t.UpdatedAt.Before(day) || !orchestrator.Owns(ctx, t) {
 			continue // another client's log is not this client's to read
 		}
-		evs, err := h.loop.Logs(ctx, t.ID, 0, 0)
+		evs, err := h.tasks.Logs(ctx, t.ID, 0, 0)
 		if err != nil {
 			return "", err
 		}

@@ -39,7 +39,7 @@ func (h *handlers) updateTask() mcpx.Tool {
 			}
 			up.Result = b
 		}
-		t, err := h.loop.Update(ctx, in.TaskID, up) // a review is recorded on the task's issue
+		t, err := h.tasks.Update(ctx, in.TaskID, up) // a review is recorded on the task's issue
 		if err != nil {
 			return out, err
 		}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 )
 
@@ -15,7 +14,7 @@ import (
 // synchronously, so changes only mark URIs here; one goroutine sends them,
 // coalescing a burst of log batches into one update per URI. The SDK sends
 // each update only to the sessions subscribed to that URI. stop ends it.
-func watch(orch *app.Loop, s *mcp.Server) *watcher {
+func watch(orch *orchestrator.Orchestrator, s *mcp.Server) *watcher {
 	w := &watcher{project: projectURI(orch.Repo()), pending: map[string]struct{}{}, wake: make(chan struct{}, 1),
 		done: make(chan struct{}), sent: make(chan struct{})}
 	w.unsubscribe = orch.Subscribe(w.changed)

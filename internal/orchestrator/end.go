@@ -44,12 +44,13 @@ type EndResult struct {
 	Removal Removal `json:"removal"`
 }
 
-// End ends task id: a running agent's process group is terminated, the
+// endTask ends task id: a running agent's process group is terminated, the
 // task gets its final status, its worktree is removed (its uncommitted
 // work saved onto the branch when in.KeepBranch, discarded otherwise) and
 // its branch deleted unless in.KeepBranch. Ending an ended task is a no-op
-// that returns it.
-func (o *Orchestrator) End(ctx context.Context, id string, in EndInput) (EndResult, error) {
+// that returns it. End (issue_end.go) adds what the end owes the task's
+// issue.
+func (o *Orchestrator) endTask(ctx context.Context, id string, in EndInput) (EndResult, error) {
 	if in.Status != "" {
 		if _, err := ParseEndStatus(string(in.Status)); err != nil {
 			return EndResult{}, err

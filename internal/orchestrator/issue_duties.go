@@ -142,19 +142,3 @@ func (s *Store) UndoneIssueDuties(ctx context.Context, duty IssueDuty) ([]Task, 
 		AND NOT EXISTS (SELECT 1 FROM issue_duties d WHERE d.task_id = tasks.id AND d.duty = ? AND d.done = 1)
 		ORDER BY created_at, id`, duty)
 }
-
-// ClaimIssueDuty claims task id's duty (Store.ClaimIssueDuty).
-func (o *Orchestrator) ClaimIssueDuty(ctx context.Context, id string, duty IssueDuty) (bool, error) {
-	return o.store.ClaimIssueDuty(ctx, id, duty)
-}
-
-// IssueDutyDone ends a claim on task id's duty (Store.IssueDutyDone).
-func (o *Orchestrator) IssueDutyDone(ctx context.Context, id string, duty IssueDuty, done bool) error {
-	return o.store.IssueDutyDone(ctx, id, duty, done)
-}
-
-// UndoneIssueDuties returns the tasks whose issue is owed duty and does not
-// hold it yet (Store.UndoneIssueDuties).
-func (o *Orchestrator) UndoneIssueDuties(ctx context.Context, duty IssueDuty) ([]Task, error) {
-	return o.store.UndoneIssueDuties(ctx, duty)
-}

@@ -50,9 +50,13 @@ type MergeResult struct {
 	Commit   string   `json:"commit"` // the base's new tip
 	Files    []string `json:"files"`  // the files the merge changed on the base
 	Removal  Removal  `json:"removal"`
+	// The task's issue, which the merge closed, and the reason it was
+	// closed with; empty for a task of no issue.
+	IssueID     string `json:"issue_id,omitempty"`
+	CloseReason string `json:"close_reason,omitempty"`
 }
 
-// Merge merges task id's branch into the branch the user's checkout has
+// mergeBranch merges task id's branch into the branch the user's checkout has
 // checked out. The merge is computed without touching any work tree (git
 // merge-tree); a conflict refuses it with the conflicting files. Then the
 // project's merge.check runs on the merged tree in the task's worktree and
@@ -61,8 +65,9 @@ type MergeResult struct {
 // when uncommitted changes there touch the same files (they are listed
 // first): the checkout is either merged or as it was, never in between.
 // On success the task is completed and its worktree removed (and its
-// branch, unless kept).
-func (o *Orchestrator) Merge(ctx context.Context, id string, in MergeInput) (MergeResult, error) {
+// branch, unless kept). Merge (issue_merge.go) adds what the merge owes
+// the task's issue.
+func (o *Orchestrator) mergeBranch(ctx context.Context, id string, in MergeInput) (MergeResult, error) {
 	// An unknown task, or another client's, is refused before the
 	// project's settings are read.
 	if t, err := o.store.Get(ctx, id); err != nil {

@@ -78,6 +78,14 @@ type Orchestrator struct {
 	tidyFirst bool
 	tidy      sync.Once
 	created   atomic.Int32 // tasks created, by an opened orchestrator
+
+	// The tasks' issues (issues.go), when FollowIssues was called.
+	issues   Issues
+	issueMu  sync.Mutex // serializes the changes of issues with the tasks' starts
+	unfollow func()
+	bgMu     sync.Mutex // guards bgClosed and the start of duties
+	bgClosed bool
+	duties   sync.WaitGroup // the duties being done on their issues
 }
 
 // Prepare readies the orchestrator for tasks, in the background: once,
@@ -195,7 +203,7 @@ type CreateInput struct {
 	Branch       string          // empty: sudocode/<slug>-<id>; read by BranchName
 	Config       json.RawMessage // a JSON object, or empty
 	Actor        string          // empty: the client of ctx (AsClient), else Options.Actor
-	IssueID      string          // the tracker issue the task works on, recorded with it
+	IssueID      string          // the tracker issue the task works on, recorded with it (Start sets it)
 	// Settings are the project's settings as the caller read them for
 	// this task (Orchestrator.Settings), so that a start reads them once;
 	// nil: Create reads them.
@@ -213,9 +221,19 @@ func decodeConfig(raw json.RawMessage) (map[string]any, error) {
 	return m, nil
 }
 
-// Create validates in, creates the task's worktree and branch, stores the
-// task and starts its agent. Invalid input leaves nothing behind.
+// Create makes a task of no issue: it validates in, creates the task's
+// worktree and branch, stores the task and starts its agent. Invalid
+// input leaves nothing behind. A task of an issue is started with Start,
+// which puts the issue in progress.
 func (o *Orchestrator) Create(ctx context.Context, in CreateInput) (Task, error) {
+	if in.IssueID != "" {
+		return Task{}, fault.New(fault.Internal, "a task of issue %s is started from its issue (Start), not created bare", in.IssueID)
+	}
+	return o.create(ctx, in)
+}
+
+// create is Create, of a task of an issue too.
+func (o *Orchestrator) create(ctx context.Context, in CreateInput) (Task, error) {
 	in.Agent = strings.TrimSpace(in.Agent)
 	if in.Agent == "" {
 		return Task{}, fault.New(fault.Invalid, "tool is required")
@@ -400,10 +418,13 @@ func (o *Orchestrator) Wait(ctx context.Context, id string) error {
 	}
 }
 
-// Close terminates every running agent (their tasks become failed with a
-// server_stopped error, as after a crash) and waits for them, then stops
-// the pool and removes its unclaimed worktree.
+// Close stops following the tasks' issues (the duties being done end
+// first), terminates every running agent (their tasks become failed with
+// a server_stopped error, as after a crash: the next orchestrator to open
+// notes them on their issues) and waits for them, then stops the pool and
+// removes its unclaimed worktree.
 func (o *Orchestrator) Close() {
+	o.stopFollowing()
 	defer o.closePool()
 	o.mu.Lock()
 	runs := make(map[string]*run, len(o.running))

@@ -63,7 +63,7 @@ func (s *Store) putStarted(ctx context.Context, t Task, review string) error {
 // is not empty.
 func (s *Store) UndoneReviews(ctx context.Context, taskID string) ([]Review, error) {
 	// One task's reviews are a range of the primary key (a follow-up
-	// reads them); every task's, a scan (a loop's start reads them).
+	// reads them); every task's, a scan (FollowIssues reads them once).
 	which, args := "", []any(nil)
 	if taskID != "" {
 		which, args = "r.task_id = ? AND ", []any{taskID}
@@ -91,12 +91,6 @@ func (s *Store) UndoneReviews(ctx context.Context, taskID string) ([]Review, err
 		return nil, fault.Wrap(fault.Unavailable, err, "failed to read the reviews of tasks")
 	}
 	return out, nil
-}
-
-// UndoneReviews returns the reviews their issue does not record yet
-// (Store.UndoneReviews).
-func (o *Orchestrator) UndoneReviews(ctx context.Context, taskID string) ([]Review, error) {
-	return o.store.UndoneReviews(ctx, taskID)
 }
 
 // execer is a database or a transaction.

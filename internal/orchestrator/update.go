@@ -24,8 +24,9 @@ type UpdateInput struct {
 	Result json.RawMessage // replaces the task's result
 }
 
-// Update applies in to task id.
-func (o *Orchestrator) Update(ctx context.Context, id string, in UpdateInput) (Task, error) {
+// updateTask applies in to task id; Update (issue_review.go) adds what a
+// review owes the task's issue.
+func (o *Orchestrator) updateTask(ctx context.Context, id string, in UpdateInput) (Task, error) {
 	unlock := o.lockTask(id)
 	defer unlock()
 	t, err := o.store.Get(ctx, id)

@@ -89,10 +89,10 @@ type Options struct {
 
 // Server is everything `sudocode serve` runs.
 type Server struct {
-	// Tasks is the project's tasks (its loop over the orchestrator); nil
+	// Tasks is the project's tasks (its orchestrator); nil
 	// when the project is not in a git repository (TasksUnavailable says
 	// why).
-	Tasks            *app.Loop
+	Tasks            *orchestrator.Orchestrator
 	TasksUnavailable string
 	Dashboard        *dashboard.Dashboard
 	// OpenToken opens the dashboard in a browser, with write access, at
@@ -145,14 +145,14 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	// once; changes from elsewhere are polled.
 	notify := &notifyingStore{Store: o.Rulesets}
 	// The project, once for every surface: one tracker store, and one
-	// orchestrator and loop, which follow the tasks (noting failures on
-	// their issues) once, whoever started them.
+	// orchestrator, which keeps each task's issue with it (noting failures
+	// on their issues) once, whoever started them.
 	s.project, err = app.Open(ctx, app.Options{Dir: dir, Actor: o.Actor, Rulesets: notify,
 		Tasks: true, Worktrees: o.Worktrees, TaskActor: mcpagent.Name, TrackerCommand: o.TrackerCommand, Warm: true})
 	if err != nil {
 		return nil, err
 	}
-	s.Tasks, s.TasksUnavailable = s.project.Loop, s.project.TasksUnavailable
+	s.Tasks, s.TasksUnavailable = s.project.Orchestrator, s.project.TasksUnavailable
 	if s.Tasks == nil {
 		logger.Warn("tasks are unavailable", "reason", s.TasksUnavailable)
 	}
@@ -243,7 +243,7 @@ func metricsOf(c *mcpx.Calls) *mcpx.Metrics {
 
 // TaskCounts reads the orchestrator's tasks by status, for the metrics
 // (sudocode_tasks).
-func TaskCounts(o *app.Loop) func(context.Context) (map[string]int, error) {
+func TaskCounts(o *orchestrator.Orchestrator) func(context.Context) (map[string]int, error) {
 	return func(ctx context.Context) (map[string]int, error) {
 		ov, err := o.Status(ctx)
 		if err != nil {

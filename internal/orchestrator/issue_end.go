@@ -1,4 +1,4 @@
-package app
+package orchestrator
 
 import (
 	"context"
@@ -6,32 +6,31 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 	"github.com/sudocode/sudocode/internal/tracker"
 )
 
-// End ends task id (orchestrator.End) and hands its issue back: an issue
-// still in progress with the task's agent as assignee goes back to open,
+// End ends task id (endTask) and hands its issue back: an issue still in
+// progress with the task's agent as assignee goes back to open,
 // unassigned, with a line saying the task was ended, so that it is ready
 // again rather than waiting on an agent that is gone. An issue the task
 // no longer holds (closed, taken over, or already reopened by a recorded
 // failure) is left as it is. The hand-back is a duty kept in the task
-// store (orchestrator.DutyReleaseEnded): if this process dies before it,
-// the next loop to start does it.
-func (l *Loop) End(ctx context.Context, id string, in orchestrator.EndInput) (orchestrator.EndResult, error) {
-	res, err := l.orch.End(ctx, id, in)
+// store (DutyReleaseEnded): if this process dies before it, the next
+// orchestrator to open does it.
+func (o *Orchestrator) End(ctx context.Context, id string, in EndInput) (EndResult, error) {
+	res, err := o.endTask(ctx, id, in)
 	if err != nil {
 		return res, err
 	}
-	if res.Task.IssueID != "" {
-		l.release(ctx, res.Task, branchFate(res.Task, res.Removal))
+	if o.issues != nil && res.Task.IssueID != "" {
+		o.handBackEnded(ctx, res.Task, branchFate(res.Task, res.Removal))
 	}
 	return res, nil
 }
 
 // branchFate says what became of t's branch when its worktree was removed.
-func branchFate(t orchestrator.Task, rm orchestrator.Removal) string {
+func branchFate(t Task, rm Removal) string {
 	branch := "branch " + t.Branch + " kept"
 	switch {
 	case rm.BranchDeleted:
@@ -42,10 +41,10 @@ func branchFate(t orchestrator.Task, rm orchestrator.Removal) string {
 	return branch
 }
 
-// release returns t's issue to open as End says, once per task; branch
-// says what became of its branch.
-func (l *Loop) release(ctx context.Context, t orchestrator.Task, branch string) {
-	claimed, err := l.orch.ClaimIssueDuty(ctx, t.ID, orchestrator.DutyReleaseEnded)
+// handBackEnded returns t's issue to open as End says, once per task;
+// branch says what became of its branch.
+func (o *Orchestrator) handBackEnded(ctx context.Context, t Task, branch string) {
+	claimed, err := o.store.ClaimIssueDuty(ctx, t.ID, DutyReleaseEnded)
 	if err != nil {
 		slog.Warn("cannot hand back the issue of an ended task", "task", t.ID, "issue", t.IssueID, "err", err)
 	}
@@ -54,20 +53,22 @@ func (l *Loop) release(ctx context.Context, t orchestrator.Task, branch string) 
 	}
 	what := "was ended"
 	switch t.Status {
-	case orchestrator.StatusCancelled:
+	case StatusCancelled:
 		what = "was stopped while its agent ran"
-	case orchestrator.StatusFailed:
+	case StatusFailed:
 		what = "was ended as failed"
 	}
 	note := fmt.Sprintf("%s (%s) %s at %s without being merged; %s. The issue is open again.",
 		failureMark(t), agent.Name(t.Agent), what, time.Now().UTC().Format(time.RFC3339), branch)
-	err = l.reopen(ctx, t, func(is tracker.IssueDetail) bool {
+	o.issueMu.Lock()
+	err = o.issues.HandBack(ctx, t.IssueID, func(is IssueState) bool {
 		return is.Status == tracker.IssueInProgress && is.Assignee != nil && *is.Assignee == Assignee(t)
 	}, note)
+	o.issueMu.Unlock()
 	if err != nil {
 		slog.Warn("the task ended, but its issue could not be handed back; the next start retries", "task", t.ID, "issue", t.IssueID, "err", err)
 	}
-	if err := l.orch.IssueDutyDone(ctx, t.ID, orchestrator.DutyReleaseEnded, err == nil); err != nil {
+	if err := o.store.IssueDutyDone(ctx, t.ID, DutyReleaseEnded, err == nil); err != nil {
 		slog.Warn("cannot record that an ended task's issue is handed back", "task", t.ID, "err", err)
 	}
 }

@@ -1,12 +1,10 @@
-package app
+package orchestrator
 
 import (
 	"context"
 	"encoding/json"
 
-	"github.com/sudocode/sudocode/internal/orchestrator"
-	"github.com/sudocode/sudocode/internal/tracker"
-	"github.com/sudocode/sudocode/internal/tracker/store"
+	"github.com/sudocode/sudocode/internal/fault"
 )
 
 // RunInput is run_ready's arguments.
@@ -16,16 +14,16 @@ type RunInput struct {
 	Limit    int // at most this many issues are started in all (0: 10)
 	Parallel int // at most this many agents at a time (0: 1)
 	Priority *int
-	Assignee string                  // only issues assigned to this person, as ready filters
-	Merge    orchestrator.MergeInput // how each finished task is merged
+	Assignee string     // only issues assigned to this person, as ready filters
+	Merge    MergeInput // how each finished task is merged
 }
 
 // Outcomes of one issue in a run.
 const (
-	OutcomeMerged    = "merged"     // its task succeeded, its branch was merged, the issue closed
-	OutcomeFailed    = "failed"     // its task failed: the issue is open again, with the failure recorded
-	OutcomeNotMerged = "not_merged" // its task succeeded but the merge was refused; the task waits
-	OutcomeNoStart   = "not_started"
+	IssueMerged     = "merged"     // its task succeeded, its branch was merged, the issue closed
+	IssueFailed     = "failed"     // its task failed: the issue is open again, with the failure recorded
+	IssueNotMerged  = "not_merged" // its task succeeded but the merge was refused; the task waits
+	IssueNotStarted = "not_started"
 )
 
 // RunItem is one issue a run worked on.
@@ -49,7 +47,10 @@ type RunResult struct {
 // in turn. A task that fails leaves its issue open with the failure
 // recorded, and what it blocks stays blocked. It returns when nothing is
 // ready and nothing runs, or the limit is reached and every task ended.
-func (l *Loop) RunReady(ctx context.Context, in RunInput) (RunResult, error) {
+func (o *Orchestrator) RunReady(ctx context.Context, in RunInput) (RunResult, error) {
+	if o.issues == nil {
+		return RunResult{}, fault.New(fault.Unavailable, "running the ready issues needs the project's tracker")
+	}
 	if in.Limit <= 0 {
 		in.Limit = 10
 	}
@@ -63,7 +64,7 @@ func (l *Loop) RunReady(ctx context.Context, in RunInput) (RunResult, error) {
 	for {
 		var next []string
 		if len(res.Items) < in.Limit && running < in.Parallel {
-			ids, err := l.readyIDs(ctx, in)
+			ids, err := o.readyIDs(ctx, in)
 			if err != nil && running == 0 {
 				return res, err
 			}
@@ -78,13 +79,13 @@ func (l *Loop) RunReady(ctx context.Context, in RunInput) (RunResult, error) {
 				break
 			}
 			tried[id] = true
-			t, err := l.Start(ctx, StartInput{IssueID: id, Agent: in.Agent, Config: in.Config})
+			t, err := o.Start(ctx, StartInput{IssueID: id, Agent: in.Agent, Config: in.Config})
 			item := RunItem{IssueID: id, TaskID: t.ID}
 			switch {
 			case err != nil:
-				item.Outcome, item.Error = OutcomeNoStart, err.Error()
-			case t.Status == orchestrator.StatusFailed:
-				item.Outcome, item.Error = OutcomeFailed, failure(t)
+				item.Outcome, item.Error = IssueNotStarted, err.Error()
+			case t.Status == StatusFailed:
+				item.Outcome, item.Error = IssueFailed, failure(t)
 			}
 			res.Items = append(res.Items, item)
 			if item.Outcome != "" {
@@ -92,7 +93,7 @@ func (l *Loop) RunReady(ctx context.Context, in RunInput) (RunResult, error) {
 			}
 			running++
 			go func(i int) {
-				_ = l.orch.Wait(ctx, t.ID)
+				_ = o.Wait(ctx, t.ID)
 				done <- i
 			}(len(res.Items) - 1)
 		}
@@ -102,7 +103,7 @@ func (l *Loop) RunReady(ctx context.Context, in RunInput) (RunResult, error) {
 		select {
 		case i := <-done:
 			running--
-			l.finish(ctx, &res.Items[i], in.Merge)
+			o.finish(ctx, &res.Items[i], in.Merge)
 		case <-ctx.Done():
 			return res, ctx.Err()
 		}
@@ -110,23 +111,23 @@ func (l *Loop) RunReady(ctx context.Context, in RunInput) (RunResult, error) {
 }
 
 // finish merges a finished task, or records why it is not merged.
-func (l *Loop) finish(ctx context.Context, item *RunItem, m orchestrator.MergeInput) {
-	t, err := l.orch.Get(ctx, item.TaskID)
+func (o *Orchestrator) finish(ctx context.Context, item *RunItem, m MergeInput) {
+	t, err := o.Get(ctx, item.TaskID)
 	if err != nil {
-		item.Outcome, item.Error = OutcomeFailed, err.Error()
+		item.Outcome, item.Error = IssueFailed, err.Error()
 		return
 	}
-	if t.Status != orchestrator.StatusWaiting && t.Status != orchestrator.StatusCompleted {
-		item.Outcome, item.Error = OutcomeFailed, failure(t)
-		l.Finished(ctx, t) // now, so that the run returns with it recorded
+	if t.Status != StatusWaiting && t.Status != StatusCompleted {
+		item.Outcome, item.Error = IssueFailed, failure(t)
+		o.Finished(ctx, t) // now, so that the run returns with it recorded
 		return
 	}
-	mr, err := l.Merge(ctx, t.ID, m)
+	mr, err := o.Merge(ctx, t.ID, m)
 	if err != nil && mr.Commit == "" {
-		item.Outcome, item.Error = OutcomeNotMerged, err.Error()
+		item.Outcome, item.Error = IssueNotMerged, err.Error()
 		return
 	}
-	item.Outcome, item.Commit = OutcomeMerged, mr.Commit
+	item.Outcome, item.Commit = IssueMerged, mr.Commit
 	if err != nil {
 		item.Error = err.Error()
 	}
@@ -134,32 +135,19 @@ func (l *Loop) finish(ctx context.Context, item *RunItem, m orchestrator.MergeIn
 
 // failure says why t did not finish, in the words of the note on its
 // issue.
-func failure(t orchestrator.Task) string {
+func failure(t Task) string {
 	switch {
 	case t.Error != nil:
 		return t.Error.Sentence()
-	case t.Status == orchestrator.StatusCancelled:
+	case t.Status == StatusCancelled:
 		return "The agent was stopped."
-	case t.Status == orchestrator.StatusFailed:
+	case t.Status == StatusFailed:
 		return "The agent failed."
 	}
 	return "The agent did not finish."
 }
 
 // readyIDs returns the ids of the ready issues, in ready's order.
-func (l *Loop) readyIDs(ctx context.Context, in RunInput) ([]string, error) {
-	rr, err := Read(ctx, l.tracker, l.actor, func(r *store.Repo) (tracker.ReadyResult, error) {
-		return r.Ready(ctx, store.ReadyOptions{Limit: 100, Priority: in.Priority, Assignee: in.Assignee, Issues: true})
-	})
-	if err != nil {
-		return nil, err
-	}
-	if rr.Issues == nil {
-		return nil, nil
-	}
-	ids := make([]string, len(*rr.Issues))
-	for i, c := range *rr.Issues {
-		ids[i] = c.ID
-	}
-	return ids, nil
+func (o *Orchestrator) readyIDs(ctx context.Context, in RunInput) ([]string, error) {
+	return o.issues.Ready(ctx, ReadyFilter{Priority: in.Priority, Assignee: in.Assignee})
 }

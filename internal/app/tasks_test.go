@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/testkit"
@@ -55,7 +54,7 @@ func TestStartAssemblesThePrompt(t *testing.T) {
 	writeFile(t, filepath.Join(w.repo, ".sudocode", "agent.json"), `{"rulesets": ["team_rules"]}`)
 	w.commit("tracker")
 
-	task, err := w.loop.Start(ctx, app.StartInput{IssueID: issue.ID, Agent: "COMMAND", Config: command("cat >/dev/null")})
+	task, err := w.orch.Start(ctx, orchestrator.StartInput{IssueID: issue.ID, Agent: "COMMAND", Config: command("cat >/dev/null")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +136,7 @@ const stepScript = `id=$(head -1 | sed 's/^# Issue \([^:]*\):.*/\1/'); ` +
 func TestRunReadyWorksAChain(t *testing.T) {
 	w := newWorld(t)
 	ids := w.chain()
-	res, err := w.loop.RunReady(context.Background(), app.RunInput{Agent: "COMMAND", Config: command(stepScript), Parallel: 2})
+	res, err := w.orch.RunReady(context.Background(), orchestrator.RunInput{Agent: "COMMAND", Config: command(stepScript), Parallel: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +144,7 @@ func TestRunReadyWorksAChain(t *testing.T) {
 		t.Fatalf("items = %+v", res.Items)
 	}
 	for i, it := range res.Items {
-		if it.IssueID != ids[i] || it.Outcome != app.OutcomeMerged || it.Commit == "" {
+		if it.IssueID != ids[i] || it.Outcome != orchestrator.IssueMerged || it.Commit == "" {
 			t.Fatalf("item %d = %+v", i, it)
 		}
 		if got := w.issue(ids[i]); !strings.Contains(got, `"status":"closed"`) || !strings.Contains(got, it.Commit) {
@@ -179,11 +178,11 @@ func TestRunReadyStopsAtAFailure(t *testing.T) {
 	w := newWorld(t)
 	ids := w.chain()
 	script := `if grep -q 'Second step'; then echo broken >&2; exit 3; fi; ` + stepScript
-	res, err := w.loop.RunReady(context.Background(), app.RunInput{Agent: "COMMAND", Config: command(script)})
+	res, err := w.orch.RunReady(context.Background(), orchestrator.RunInput{Agent: "COMMAND", Config: command(script)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Items) != 2 || res.Items[0].Outcome != app.OutcomeMerged || res.Items[1].Outcome != app.OutcomeFailed || res.Items[1].IssueID != ids[1] {
+	if len(res.Items) != 2 || res.Items[0].Outcome != orchestrator.IssueMerged || res.Items[1].Outcome != orchestrator.IssueFailed || res.Items[1].IssueID != ids[1] {
 		t.Fatalf("items = %+v", res.Items)
 	}
 	// The item says why in words, as the note on the issue does.
@@ -200,7 +199,7 @@ func TestRunReadyStopsAtAFailure(t *testing.T) {
 	if got := w.issue(ids[2]); !strings.Contains(got, `"status":"open"`) || !strings.Contains(got, `"assignee":null`) {
 		t.Errorf("dependent issue = %s", got)
 	}
-	if _, err := w.loop.Merge(context.Background(), res.Items[1].TaskID, orchestrator.MergeInput{}); err == nil || !strings.Contains(err.Error(), "failed") {
+	if _, err := w.orch.Merge(context.Background(), res.Items[1].TaskID, orchestrator.MergeInput{}); err == nil || !strings.Contains(err.Error(), "failed") {
 		t.Errorf("merge of a failed task: %v", err)
 	}
 }
@@ -213,7 +212,7 @@ func (w *world) startOn(title, script string) (orchestrator.Task, string) {
 		w.t.Fatal(err)
 	}
 	w.commit("tracker")
-	task, err := w.loop.Start(context.Background(), app.StartInput{IssueID: is.ID, Agent: "COMMAND", Config: command(script)})
+	task, err := w.orch.Start(context.Background(), orchestrator.StartInput{IssueID: is.ID, Agent: "COMMAND", Config: command(script)})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -278,7 +277,7 @@ func TestMergeRefusals(t *testing.T) {
 func (w *world) refused(task orchestrator.Task, want string) {
 	w.t.Helper()
 	before := w.snapshot()
-	_, err := w.loop.Merge(context.Background(), task.ID, orchestrator.MergeInput{})
+	_, err := w.orch.Merge(context.Background(), task.ID, orchestrator.MergeInput{})
 	if err == nil || !strings.Contains(err.Error(), want) {
 		w.t.Fatalf("merge: %v, want a refusal with %q", err, want)
 	}
@@ -296,7 +295,7 @@ func (w *world) refused(task orchestrator.Task, want string) {
 func TestReviewIsRecordedOnTheIssue(t *testing.T) {
 	w := newWorld(t)
 	task, id := w.startDone(`printf 'hi\n' > greeting.txt`)
-	if _, err := w.loop.Update(context.Background(), task.ID, orchestrator.UpdateInput{Instructions: "Use a friendlier greeting.\nAnd a newline."}); err != nil {
+	if _, err := w.orch.Update(context.Background(), task.ID, orchestrator.UpdateInput{Instructions: "Use a friendlier greeting.\nAnd a newline."}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(task.ID)
@@ -309,7 +308,7 @@ func TestReviewIsRecordedOnTheIssue(t *testing.T) {
 	if _, err := w.tr.CloseIssues(context.Background(), []string{id}, "done by hand"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.loop.Update(context.Background(), task.ID, orchestrator.UpdateInput{Instructions: "One more thing."}); err != nil {
+	if _, err := w.orch.Update(context.Background(), task.ID, orchestrator.UpdateInput{Instructions: "One more thing."}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(task.ID)
@@ -328,7 +327,7 @@ func TestRunReadyCapsConcurrency(t *testing.T) {
 		}
 	}
 	w.commit("tracker")
-	res, err := w.loop.RunReady(context.Background(), app.RunInput{Agent: "COMMAND", Config: command("sleep 0.4; " + stepScript), Parallel: 2, Limit: 3})
+	res, err := w.orch.RunReady(context.Background(), orchestrator.RunInput{Agent: "COMMAND", Config: command("sleep 0.4; " + stepScript), Parallel: 2, Limit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,17 +354,17 @@ func TestRunReadyCapsConcurrency(t *testing.T) {
 }
 
 // A task of an issue is started from the issue, which it puts in progress;
-// the loop does not make one bare, with its issue left as it was.
+// Create does not make one bare, with its issue left as it was.
 func TestTaskOfAnIssueIsNotCreatedBare(t *testing.T) {
 	w := newWorld(t)
 	is, err := w.tr.CreateIssue(context.Background(), store.IssueInput{Title: "Greet"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.loop.Create(context.Background(), orchestrator.CreateInput{Agent: "COMMAND", Description: "bare", Config: command("true"), IssueID: is.ID}); err == nil {
-		t.Fatal("a task of an issue was created past the loop's start")
+	if _, err := w.orch.Create(context.Background(), orchestrator.CreateInput{Agent: "COMMAND", Description: "bare", Config: command("true"), IssueID: is.ID}); err == nil {
+		t.Fatal("a task of an issue was created past Start")
 	}
-	if ts, _ := w.loop.List(context.Background()); len(ts) != 0 {
+	if ts, _ := w.orch.List(context.Background()); len(ts) != 0 {
 		t.Errorf("tasks made: %+v", ts)
 	}
 }
