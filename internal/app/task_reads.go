@@ -5,6 +5,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/userenv"
 )
 
 // taskReads is what the loop hands on of its orchestrator: the reads of
@@ -23,6 +24,7 @@ type taskReads interface {
 	Status(ctx context.Context) (orchestrator.Overview, error)
 	Checkout(ctx context.Context) (orchestrator.Checkout, error)
 	Repo() string
+	Env() userenv.Env
 	Subscribe(fn func(orchestrator.Change)) (unsubscribe func())
 	Wait(ctx context.Context, id string) error
 	GC(ctx context.Context) (orchestrator.GCResult, error)

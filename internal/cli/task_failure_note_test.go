@@ -32,7 +32,7 @@ func TestTaskFailureNoteHoldsTheReason(t *testing.T) {
 			}
 			repo := realCLIRepo(t)
 			ok := func(args ...string) string {
-				r := runBinAt(t, repo, env, "", args...)
+				r := runMain(t, repo, env, "", args...)
 				if r.code != 0 {
 					t.Fatalf("sudocode %v: exit %d: %s%s", args, r.code, r.stdout, r.stderr)
 				}

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -80,4 +82,23 @@ func matchesAny(name string, patterns []string) bool {
 		}
 	}
 	return false
+}
+
+// LookPath is exec.LookPath with pathEnv as PATH ("" for the server's):
+// a task's programs are found on the PATH of the user it runs for, which
+// is not the process's when a command runs in-process. Relative entries
+// are skipped, as exec refuses what they find.
+func LookPath(bin, pathEnv string) (string, error) {
+	if strings.ContainsRune(bin, filepath.Separator) || pathEnv == "" {
+		return exec.LookPath(bin)
+	}
+	for _, d := range filepath.SplitList(pathEnv) {
+		if d == "" || !filepath.IsAbs(d) {
+			continue
+		}
+		if p, err := exec.LookPath(filepath.Join(d, bin)); err == nil {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }
