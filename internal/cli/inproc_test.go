@@ -2,10 +2,14 @@ package cli_test
 
 // Commands run in-process: cli.Main with the test's own working
 // directory, environment and buffers, as the binary runs them but without
-// starting a process. Most tests run them so; the end-to-end tests that
+// starting a process. Most tests run them so, the task commands included
+// (their agents are child processes with the test's environment, given
+// the built binary as the tracker's MCP server); the end-to-end tests that
 // need a real process (exit statuses seen by a shell, signals, stdio and
-// HTTP servers, agents and git hooks that run the binary by its name, the
-// tracker's lock between processes) run the built binary (runCmd, runBinAt).
+// HTTP servers, git hooks that run the binary by its name, a git put
+// first on the PATH (sudocode's own git commands find git on the
+// process's), the tracker's lock between processes) run the built binary
+// (runCmd, runBinAt).
 
 import (
 	"bytes"

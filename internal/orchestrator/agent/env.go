@@ -84,21 +84,30 @@ func matchesAny(name string, patterns []string) bool {
 	return false
 }
 
-// LookPath is exec.LookPath with pathEnv as PATH ("" for the server's):
-// a task's programs are found on the PATH of the user it runs for, which
-// is not the process's when a command runs in-process. Relative entries
-// are skipped, as exec refuses what they find.
+// LookPath is exec.LookPath with pathEnv as PATH ("" for the server's),
+// with its results and errors: a task's programs are found on the PATH of
+// the user it runs for, which is not the process's when a command runs
+// in-process.
 func LookPath(bin, pathEnv string) (string, error) {
 	if strings.ContainsRune(bin, filepath.Separator) || pathEnv == "" {
 		return exec.LookPath(bin)
 	}
 	for _, d := range filepath.SplitList(pathEnv) {
-		if d == "" || !filepath.IsAbs(d) {
+		if d == "" {
+			d = "." // an empty entry is the working directory
+		}
+		p := filepath.Join(d, bin)
+		probe := p
+		if !filepath.IsAbs(p) {
+			probe = "." + string(filepath.Separator) + p // a path to check, not a name to look up
+		}
+		if _, err := exec.LookPath(probe); err != nil {
 			continue
 		}
-		if p, err := exec.LookPath(filepath.Join(d, bin)); err == nil {
-			return p, nil
+		if !filepath.IsAbs(p) {
+			return p, &exec.Error{Name: bin, Err: exec.ErrDot}
 		}
+		return p, nil
 	}
-	return "", exec.ErrNotFound
+	return "", &exec.Error{Name: bin, Err: exec.ErrNotFound}
 }
