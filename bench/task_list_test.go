@@ -53,7 +53,7 @@ func BenchmarkTaskList(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	o, closeFn, err := orchestrator.Open(ctx, dir, data, "bench", worktrees)
+	o, closeFn, err := orchestrator.Open(ctx, data, orchestrator.Options{Repo: dir, Actor: "bench", Worktrees: worktrees})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets"
+	"github.com/sudocode/sudocode/internal/userenv"
 )
 
 // Project is the application core of one project: what every surface
@@ -48,16 +49,18 @@ type Options struct {
 	// Dir is the project directory; empty is WorkDir, and a relative one
 	// is taken from WorkDir.
 	Dir string
-	// WorkDir and Getenv are the working directory and the environment
-	// of the command that opens the project: the core reads neither from
-	// the process, so that one process can open projects for commands
-	// that run in different directories and environments.
+	// WorkDir and Env are the working directory and the environment of
+	// the command that opens the project: the core reads neither from the
+	// process, so that one process can open projects for commands that
+	// run in different directories and environments. Env is also the
+	// user's environment the tasks run in (orchestrator.Options.Env); zero
+	// is the process's.
 	WorkDir string
-	Getenv  func(key string) string
+	Env     userenv.Env
 	// Actor is who changes are recorded as when a call names nobody.
 	Actor string
 	// TrackerFromEnv finds the tracker where SUDOCODE_DB or
-	// SUDOCODE_WORKING_DIR say (in Getenv), else from WorkDir (as the
+	// SUDOCODE_WORKING_DIR say (in Env), else from WorkDir (as the
 	// tracker's CLI and its stdio MCP server do), instead of from Dir.
 	TrackerFromEnv bool
 	// Rulesets is the ruleset store, or nil; the caller closes it after
@@ -71,7 +74,7 @@ type Options struct {
 	// then unavailable.
 	TaskData string
 	// Worktrees is the root of the task worktrees; empty is
-	// SUDOCODE_WORKTREES, the project's setting or the default.
+	// SUDOCODE_WORKTREES (in Env), the project's setting or the default.
 	Worktrees string
 	// TaskActor is who the tasks' changes of issues are recorded as;
 	// empty is Actor.
@@ -95,7 +98,7 @@ func Open(ctx context.Context, o Options) (*Project, error) {
 	}
 	tr := NewTracker(dir, o.Actor)
 	if o.TrackerFromEnv {
-		tr = NewTrackerIn(o.WorkDir, o.Getenv, o.Actor)
+		tr = NewTrackerIn(o.WorkDir, o.Env.Getenv, o.Actor)
 	}
 	p := &Project{Dir: dir, Tracker: tr, Rulesets: rulesets.Library{Store: o.Rulesets, Actor: o.Actor}}
 	if o.Tasks {
@@ -135,13 +138,11 @@ func (p *Project) openTasks(ctx context.Context, o Options) {
 		}
 		data = d
 	}
-	orch, closeOrch, err := orchestrator.Open(ctx, p.Dir, data, o.Actor, o.Worktrees)
+	orch, closeOrch, err := orchestrator.Open(ctx, data, orchestrator.Options{Repo: p.Dir, Actor: o.Actor,
+		Worktrees: o.Worktrees, Tracker: o.TrackerCommand, Env: o.Env})
 	if err != nil {
 		p.TasksUnavailable = err.Error()
 		return
-	}
-	if o.TrackerCommand != nil {
-		orch.ServeTracker(o.TrackerCommand)
 	}
 	if o.Warm {
 		orch.Prepare()

@@ -11,6 +11,7 @@ import (
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/tracker/store"
+	"github.com/sudocode/sudocode/internal/userenv"
 )
 
 // A task started from an issue gets a prompt assembled from the tracker and
@@ -243,7 +244,7 @@ func TestMergeRefusals(t *testing.T) {
 	t.Run("check", func(t *testing.T) {
 		w := newWorld(t)
 		writeFile(t, filepath.Join(w.repo, ".sudocode", "agent.json"), `{"merge": {"check": "test -f greeting.txt && echo checked && exit 4"}}`)
-		if _, err := orchestrator.TrustFile(context.Background(), w.repo, ""); err != nil { // as the user would
+		if _, err := orchestrator.TrustFile(context.Background(), w.repo, "", userenv.Env{}); err != nil { // as the user would
 			t.Fatal(err)
 		}
 		task, _ := w.startDone(`printf 'hi\n' > greeting.txt && git add greeting.txt && git commit -qm agent`)

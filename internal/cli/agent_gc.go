@@ -59,7 +59,7 @@ func runAgentGC(ctx context.Context, o *agentGCOptions) error {
 	}
 	data := stdio.path(stdio.orEnv(o.data, "SUDOCODE_AGENT_DATA"))
 	if data == "" {
-		data = defaultAgentData(ctx, dir)
+		data = defaultAgentData(ctx, dir, stdio)
 	}
 	store, err := orchestrator.OpenStore(ctx, data)
 	if err != nil {
@@ -68,7 +68,7 @@ func runAgentGC(ctx context.Context, o *agentGCOptions) error {
 	defer store.Close()
 	wt := stdio.path(stdio.orEnv(o.worktrees, orchestrator.EnvWorktrees))
 	noAgents := func(string) (agent.Adapter, bool) { return nil, false } // gc starts none
-	orch := orchestrator.New(store, noAgents, orchestrator.Options{Repo: dir, Actor: stdio.actor(), Worktrees: wt, NoPool: true})
+	orch := orchestrator.New(store, noAgents, orchestrator.Options{Repo: dir, Actor: stdio.actor(), Worktrees: wt, NoPool: true, Env: stdio.Env})
 	defer orch.Close()
 	res, err := orch.GC(ctx)
 	if err != nil {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"os/exec"
 	"strings"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -36,13 +35,14 @@ func agentByName(name string) (agentCLI, bool) {
 	return agentCLI{}, false
 }
 
-// installed reports an agent CLI missing from PATH as a missing
-// prerequisite whose hint installs the pinned version.
-func (a agentCLI) installed() error {
+// installed reports an agent CLI missing from env's PATH (which the
+// agent would run with) as a missing prerequisite whose hint installs the
+// pinned version.
+func (a agentCLI) installed(env IO) error {
 	if a.bin == "" {
 		return nil
 	}
-	if _, err := exec.LookPath(a.bin); err != nil {
+	if _, err := agent.LookPath(a.bin, env.Getenv("PATH")); err != nil {
 		return prerequisiteError{fault.New(fault.Unavailable, "%s is not installed (no %s on PATH)", a.name, a.bin).
 			WithHint("npm install -g " + a.pkg)}
 	}

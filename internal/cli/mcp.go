@@ -57,7 +57,7 @@ func runMCPTracker(ctx context.Context, o *mcpTrackerOptions) error {
 		return err
 	}
 	defer closeT()
-	p, err := app.Open(ctx, app.Options{WorkDir: env.Dir, Getenv: env.Getenv, Actor: env.actor(), TrackerFromEnv: true})
+	p, err := app.Open(ctx, app.Options{WorkDir: env.Dir, Env: env.Env, Actor: env.actor(), TrackerFromEnv: true})
 	if err != nil {
 		return err
 	}

@@ -27,10 +27,10 @@ func openTasks(ctx context.Context, env IO, dir, dataDir, worktrees string, rule
 		return nil, err
 	}
 	if dataDir == "" {
-		dataDir = defaultAgentData(ctx, dir)
+		dataDir = defaultAgentData(ctx, dir, env)
 	}
-	p, err := app.Open(ctx, app.Options{Dir: dir, WorkDir: env.Dir, Getenv: env.Getenv, Actor: env.actor(), Rulesets: rules,
-		Tasks: true, TaskData: env.path(dataDir), Worktrees: env.path(env.orEnv(worktrees, orchestrator.EnvWorktrees)), TrackerCommand: trackerCommand()})
+	p, err := app.Open(ctx, app.Options{Dir: dir, WorkDir: env.Dir, Env: env.Env, Actor: env.actor(), Rulesets: rules,
+		Tasks: true, TaskData: env.path(dataDir), Worktrees: env.path(env.orEnv(worktrees, orchestrator.EnvWorktrees)), TrackerCommand: env.trackerCommand()})
 	if err != nil {
 		return nil, err
 	}
@@ -42,24 +42,23 @@ func openTasks(ctx context.Context, env IO, dir, dataDir, worktrees string, rule
 }
 
 // trackerCommand is the tracker's MCP server that agents get, for the
-// tracker of their repository: this binary's "mcp"; nil when the binary
-// cannot be found.
-func trackerCommand() []string {
-	exe, err := os.Executable()
-	if err != nil {
+// tracker of their repository: the sudocode binary's "mcp"; nil when the
+// binary is not known (see IO.Executable).
+func (s IO) trackerCommand() []string {
+	if s.Executable == "" {
 		return nil
 	}
-	return []string{exe, "mcp"}
+	return []string{s.Executable, "mcp"}
 }
 
 // defaultAgentData is orchestrator.DataDir (where sudocode serve keeps the
 // same repository's tasks), or outside a repository a directory in the
-// user cache named after dir.
-func defaultAgentData(ctx context.Context, dir string) string {
+// cache of env's user named after dir.
+func defaultAgentData(ctx context.Context, dir string, env IO) string {
 	if data, err := orchestrator.DataDir(ctx, dir); err == nil {
 		return data
 	}
-	base, err := os.UserCacheDir()
+	base, err := env.Env.CacheDir()
 	if err != nil {
 		base = os.TempDir()
 	}

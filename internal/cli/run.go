@@ -59,7 +59,7 @@ Exits 1 when an issue was not merged.`,
 
 func runRun(ctx context.Context, o *runOptions) error {
 	out := o.stdio.Out
-	kind, cfg, err := o.agent.resolve()
+	kind, cfg, err := o.agent.resolve(o.stdio)
 	if err != nil {
 		return err
 	}

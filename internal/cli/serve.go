@@ -133,7 +133,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	srv, err := serve.New(ctx, serve.Options{Dir: dir, Rulesets: store, Token: t.Token, AllowedOrigins: t.AllowedOrigins,
 		Version: Version, Actor: stdio.actor(), Logger: logger, Auth: auth, Calls: calls, BodyTimeout: t.BodyTimeout,
 		Sessions: t.Sessions, Stateless: t.Stateless, Worktrees: stdio.path(stdio.orEnv(o.worktrees, orchestrator.EnvWorktrees)), NoAuth: o.auth.noAuth,
-		TrackerCommand: trackerCommand()})
+		TrackerCommand: stdio.trackerCommand(), Env: stdio.Env})
 	if err != nil {
 		return err
 	}

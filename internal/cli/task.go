@@ -55,14 +55,15 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 }
 
 // resolve returns the tool kind and the config JSON. An agent CLI that is
-// not installed is refused here, before the issue or a worktree is touched.
-func (f *agentFlags) resolve() (string, json.RawMessage, error) {
+// not installed (on env's PATH) is refused here, before the issue or a
+// worktree is touched.
+func (f *agentFlags) resolve(env IO) (string, json.RawMessage, error) {
 	a, ok := agentByName(f.agent)
 	if !ok {
 		return "", nil, usageError{fmt.Errorf("unknown agent %q: want %s", f.agent, agentNames())}
 	}
 	kind := a.kind
-	if err := a.installed(); err != nil {
+	if err := a.installed(env); err != nil {
 		return "", nil, err
 	}
 	cfg := map[string]any{}

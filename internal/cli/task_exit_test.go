@@ -32,17 +32,17 @@ func pathWithout(t *testing.T) string {
 func TestTaskStartWithoutTheAgentCLIExits6(t *testing.T) {
 	dir, env, first, _ := taskRepo(t)
 	env = append(env, pathWithout(t))
-	r := runBinAt(t, dir, env, "", "task", "start", first, "--agent", "gemini")
+	r := runMain(t, dir, env, "", "task", "start", first, "--agent", "gemini")
 	if r.code != 6 {
 		t.Fatalf("exit %d, want 6: %s%s", r.code, r.stdout, r.stderr)
 	}
 	if !strings.Contains(r.stderr, "error: gemini is not installed") || !strings.Contains(r.stderr, "hint: npm install -g @google/gemini-cli@0.61.0") {
 		t.Errorf("stderr: %s", r.stderr)
 	}
-	if st := runBinAt(t, dir, env, "", "issue", "show", first, "--json").stdout; !strings.Contains(st, `"status": "open"`) {
+	if st := runMain(t, dir, env, "", "issue", "show", first, "--json").stdout; !strings.Contains(st, `"status": "open"`) {
 		t.Errorf("the issue changed: %s", st)
 	}
-	r = runBinAt(t, dir, env, "", "run", "--agent", "codex", "--json")
+	r = runMain(t, dir, env, "", "run", "--agent", "codex", "--json")
 	if r.code != 6 || !strings.Contains(r.stderr, `"code": "unavailable"`) || !strings.Contains(r.stderr, "@openai/codex@0.169.0") {
 		t.Errorf("run --agent codex: exit %d: %s", r.code, r.stderr)
 	}
@@ -50,6 +50,8 @@ func TestTaskStartWithoutTheAgentCLIExits6(t *testing.T) {
 
 // Merging a task that changed nothing is a request that cannot succeed as
 // asked (exit 2), not a conflict (4); the hint names the CLI's command.
+// It runs the binary: the task commands' exit statuses as a shell sees
+// them, and a task started by one process and merged by another.
 func TestTaskMergeOfNoChangeExits2(t *testing.T) {
 	dir, env, first, _ := taskRepo(t)
 	r := runBinAt(t, dir, env, "", "task", "start", first, "--agent", "command", "--command", "true", "--json")
@@ -85,12 +87,12 @@ func TestTaskFollowUpWithoutTheAgentCLIExits6(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(stand, "gemini"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r := runBinAt(t, dir, append(env, "PATH="+stand+string(os.PathListSeparator)+os.Getenv("PATH")), "", "task", "start", first, "--agent", "gemini", "--json")
+	r := runMain(t, dir, append(env, "PATH="+stand+string(os.PathListSeparator)+os.Getenv("PATH")), "", "task", "start", first, "--agent", "gemini", "--json")
 	id := jsonField(t, r.stdout, "id")
 	if id == "" {
 		t.Fatalf("task start with a stand-in gemini: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
-	r = runBinAt(t, dir, append(env, pathWithout(t)), "", "task", "follow-up", id, "Try again.")
+	r = runMain(t, dir, append(env, pathWithout(t)), "", "task", "follow-up", id, "Try again.")
 	if r.code != 6 || !strings.Contains(r.stderr, "gemini is not installed") {
 		t.Errorf("follow-up: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}

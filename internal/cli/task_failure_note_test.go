@@ -1,13 +1,10 @@
 package cli_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sudocode/sudocode/internal/modelsim"
 	"github.com/sudocode/sudocode/internal/testkit"
@@ -32,7 +29,7 @@ func TestTaskFailureNoteHoldsTheReason(t *testing.T) {
 			}
 			repo := realCLIRepo(t)
 			ok := func(args ...string) string {
-				r := runBinAt(t, repo, env, "", args...)
+				r := runMain(t, repo, env, "", args...)
 				if r.code != 0 {
 					t.Fatalf("sudocode %v: exit %d: %s%s", args, r.code, r.stdout, r.stderr)
 				}
@@ -43,15 +40,11 @@ func TestTaskFailureNoteHoldsTheReason(t *testing.T) {
 			_ = json.Unmarshal([]byte(ok("issue", "create", "Fail now", "--json")), &is)
 			testkit.Git(t, repo, "add", "-A")
 			testkit.Git(t, repo, "commit", "-qm", "tracker")
-			// task start runs the agent to its end: on a busy machine,
-			// longer than runAt waits.
-			ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(5*time.Minute))
-			defer cancel()
-			start := exec.CommandContext(ctx, sudocodeBin, "task", "start", is.ID, "--agent", c.name,
+			// task start runs the agent to its end.
+			r := runMain(t, repo, env, "", "task", "start", is.ID, "--agent", c.name,
 				"--instructions", fmt.Sprintf("Fail now.\n@sim error %d\n", c.errorStatus))
-			start.Dir, start.Env = repo, env
-			if out, err := start.CombinedOutput(); start.ProcessState == nil || start.ProcessState.ExitCode() != 1 {
-				t.Fatalf("task start of a failing run: %v: %s", err, out)
+			if r.code != 1 {
+				t.Fatalf("task start of a failing run: exit %d: %s%s", r.code, r.stdout, r.stderr)
 			}
 			var shown struct{ Status, Description string }
 			_ = json.Unmarshal([]byte(ok("issue", "show", is.ID, "--json")), &shown)

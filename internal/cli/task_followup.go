@@ -59,7 +59,7 @@ func runTaskFollowUp(ctx context.Context, o *taskFollowUpOptions) error {
 		return err
 	}
 	if a, ok := agentByName(task.Agent); ok {
-		if err := a.installed(); err != nil {
+		if err := a.installed(o.stdio); err != nil {
 			return err
 		}
 	}

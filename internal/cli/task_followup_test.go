@@ -10,7 +10,7 @@ import (
 // the issue records them, and the report is printed as task start prints it.
 func TestTaskFollowUpRunsTheAgentAgain(t *testing.T) {
 	dir, env, first, _ := taskRepo(t)
-	run := func(args ...string) result { return runBinAt(t, dir, env, "", args...) }
+	run := func(args ...string) result { return runMain(t, dir, env, "", args...) }
 	r := run("task", "start", first, "--agent", "command", "--command", "cat > prompt.txt", "--json")
 	if r.code != 0 {
 		t.Fatalf("task start: exit %d: %s%s", r.code, r.stdout, r.stderr)
@@ -40,7 +40,7 @@ func TestTaskFollowUpRunsTheAgentAgain(t *testing.T) {
 // a shell user cannot call.
 func TestTaskMergeHintsNameCLICommands(t *testing.T) {
 	dir, env, first, _ := taskRepo(t)
-	run := func(args ...string) result { return runBinAt(t, dir, env, "", args...) }
+	run := func(args ...string) result { return runMain(t, dir, env, "", args...) }
 	r := run("task", "start", first, "--agent", "command", "--command", "echo half > half.txt; exit 3", "--json")
 	if r.code != 1 {
 		t.Fatalf("task start of a failing agent: exit %d: %s%s", r.code, r.stdout, r.stderr)

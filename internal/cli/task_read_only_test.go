@@ -62,7 +62,7 @@ func gitCalls(t *testing.T, logFile string, subcommands ...string) []string {
 // task start or merge collects), and run no git worktree command at all.
 func TestTaskReadingTouchesNoWorktree(t *testing.T) {
 	dir, env, first, _ := taskRepo(t)
-	r := runBinAt(t, dir, env, "", "task", "start", first, "--agent", "command", "--command",
+	r := runMain(t, dir, env, "", "task", "start", first, "--agent", "command", "--command",
 		"echo hello > hello.txt && git add hello.txt && git commit -qm hello", "--json")
 	if r.code != 0 {
 		t.Fatalf("task start: exit %d: %s%s", r.code, r.stdout, r.stderr)
@@ -78,6 +78,8 @@ func TestTaskReadingTouchesNoWorktree(t *testing.T) {
 		t.Fatalf("want the checkout and the task's worktree, got:\n%s", before)
 	}
 
+	// The reads run the binary: git is looked up on the PATH of the
+	// process that runs it.
 	logged, logFile := gitLogging(t, env)
 	for _, args := range [][]string{
 		{"task", "list"}, {"task", "list", "--json"},

@@ -11,7 +11,7 @@ import (
 // merged task's branch said to be merged rather than to hold 0 commits.
 func TestTaskReportReadsAsText(t *testing.T) {
 	dir, env, first, second := taskRepo(t)
-	run := func(args ...string) result { return runBinAt(t, dir, env, "", args...) }
+	run := func(args ...string) result { return runMain(t, dir, env, "", args...) }
 
 	r := run("task", "start", first, "--agent", "command", "--command", "echo half > half.txt; echo 'the disk is full' >&2; exit 3")
 	if r.code != 1 {

@@ -14,7 +14,7 @@ import (
 func stateOf(t *testing.T, dir string, env []string, id string) string {
 	t.Helper()
 	var list struct{ Tasks []struct{ ID, State string } }
-	_ = json.Unmarshal([]byte(runBinAt(t, dir, env, "", "task", "list", "--json").stdout), &list)
+	_ = json.Unmarshal([]byte(runMain(t, dir, env, "", "task", "list", "--json").stdout), &list)
 	for _, it := range list.Tasks {
 		if it.ID == id {
 			return it.State
@@ -29,7 +29,7 @@ func stateOf(t *testing.T, dir string, env []string, id string) string {
 // worktree; the merge that follows takes both files and discards nothing.
 func TestTaskDiffIsWhatTheMergeTakes(t *testing.T) {
 	dir, env, first, _ := taskRepo(t)
-	run := func(args ...string) result { return runBinAt(t, dir, env, "", args...) }
+	run := func(args ...string) result { return runMain(t, dir, env, "", args...) }
 	agent := "echo hello > greeting.txt && git add greeting.txt && git commit -qm greeting && echo use > use.txt"
 	r := run("task", "start", first, "--agent", "command", "--command", agent, "--json")
 	if r.code != 0 {
@@ -125,7 +125,7 @@ func TestTaskDiffIsWhatTheMergeTakes(t *testing.T) {
 // with a line saying what happened.
 func TestTaskEndReopensItsIssue(t *testing.T) {
 	dir, env, first, _ := taskRepo(t)
-	run := func(args ...string) result { return runBinAt(t, dir, env, "", args...) }
+	run := func(args ...string) result { return runMain(t, dir, env, "", args...) }
 	r := run("task", "start", first, "--agent", "command", "--command", "echo hi > hi.txt", "--json")
 	if r.code != 0 {
 		t.Fatalf("task start: exit %d: %s%s", r.code, r.stdout, r.stderr)

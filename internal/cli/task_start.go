@@ -54,7 +54,7 @@ With --json, the report is printed as JSON (the fields of report_task).`,
 }
 
 func runTaskStart(ctx context.Context, o *taskStartOptions) error {
-	kind, cfg, err := o.agent.resolve()
+	kind, cfg, err := o.agent.resolve(o.stdio)
 	if err != nil {
 		return err
 	}

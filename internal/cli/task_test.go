@@ -16,7 +16,7 @@ func taskRepo(t *testing.T) (dir string, env []string, first, second string) {
 	dir = testkit.Repo(t)
 	env = childEnv(t, "SUDOCODE_ACTOR=alice")
 	ok := func(args ...string) string {
-		r := runBinAt(t, dir, env, "", args...)
+		r := runMain(t, dir, env, "", args...)
 		if r.code != 0 {
 			t.Fatalf("sudocode %v: exit %d: %s%s", args, r.code, r.stdout, r.stderr)
 		}
@@ -63,7 +63,7 @@ func wantKeys(t *testing.T, what, raw string, want ...string) {
 // fields of their --json output, which scripts rely on.
 func TestTaskCommandsJSON(t *testing.T) {
 	dir, env, first, second := taskRepo(t)
-	run := func(args ...string) result { return runBinAt(t, dir, env, "", args...) }
+	run := func(args ...string) result { return runMain(t, dir, env, "", args...) }
 	commit := func(name string) string {
 		return "echo " + name + " > " + name + ".txt && git add " + name + ".txt && git commit -qm " + name
 	}

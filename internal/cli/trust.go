@@ -72,11 +72,11 @@ func runTrust(ctx context.Context, o *trustOptions) error {
 	var revoked bool
 	switch {
 	case o.show:
-		pt, err = orchestrator.TrustOf(ctx, dir)
+		pt, err = orchestrator.TrustOf(ctx, dir, o.stdio.Env)
 	case o.revoke:
-		pt, revoked, err = orchestrator.RevokeTrust(ctx, dir)
+		pt, revoked, err = orchestrator.RevokeTrust(ctx, dir, o.stdio.Env)
 	default:
-		pt, err = orchestrator.TrustFile(ctx, dir, "")
+		pt, err = orchestrator.TrustFile(ctx, dir, "", o.stdio.Env)
 	}
 	if err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 // `--revoke` takes the trust back.
 func TestTrustCommand(t *testing.T) {
 	dir, env, first, _ := taskRepo(t)
-	run := func(args ...string) result { return runBinAt(t, dir, env, "", args...) }
+	run := func(args ...string) result { return runMain(t, dir, env, "", args...) }
 	mark := filepath.Join(t.TempDir(), "setup-ran")
 	settings := `{"setup": "touch ` + mark + ` 2>/dev/null; echo set up", "rulesets": []}`
 	if err := os.WriteFile(filepath.Join(dir, ".sudocode", "agent.json"), []byte(settings), 0o644); err != nil {

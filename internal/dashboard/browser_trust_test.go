@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/userenv"
 )
 
 // TestBrowserTrust: the Tasks view shows the commands of the project's
@@ -30,13 +31,13 @@ func TestBrowserTrust(t *testing.T) {
 	b.screenshot(t, "trust-untrusted")
 	b.click(t, "#trust-allow")
 	b.waitFor(t, "the trusted state", `document.querySelector('#project-trust').dataset.state === 'trusted' && document.getElementById('trust-revoke') !== null`)
-	if pt, err := orchestrator.TrustOf(context.Background(), f.dir); err != nil || pt.State != orchestrator.TrustTrusted {
+	if pt, err := orchestrator.TrustOf(context.Background(), f.dir, userenv.Env{}); err != nil || pt.State != orchestrator.TrustTrusted {
 		t.Fatalf("after Trust: %+v %v", pt, err)
 	}
 	b.screenshot(t, "trust-trusted")
 	b.click(t, "#trust-revoke")
 	b.waitFor(t, "the revoked state", `document.querySelector('#project-trust').dataset.state === 'untrusted'`)
-	if pt, _ := orchestrator.TrustOf(context.Background(), f.dir); pt.State != orchestrator.TrustUntrusted {
+	if pt, _ := orchestrator.TrustOf(context.Background(), f.dir, userenv.Env{}); pt.State != orchestrator.TrustUntrusted {
 		t.Errorf("after Revoke: %s", pt.State)
 	}
 	if errs := b.errors(); len(errs) != 0 {

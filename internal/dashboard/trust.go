@@ -26,7 +26,7 @@ func (d *Dashboard) projectTrust(w http.ResponseWriter, r *http.Request) {
 	if o == nil {
 		return
 	}
-	pt, err := orchestrator.TrustOf(r.Context(), o.Repo())
+	pt, err := orchestrator.TrustOf(r.Context(), o.Repo(), o.Env())
 	if err != nil {
 		fail(w, err)
 		return
@@ -50,7 +50,7 @@ func (d *Dashboard) trustProject(w http.ResponseWriter, r *http.Request) {
 		fail(w, errNoDigest)
 		return
 	}
-	pt, err := orchestrator.TrustFile(r.Context(), o.Repo(), in.SHA256)
+	pt, err := orchestrator.TrustFile(r.Context(), o.Repo(), in.SHA256, o.Env())
 	if err != nil {
 		fail(w, err)
 		return
@@ -63,7 +63,7 @@ func (d *Dashboard) revokeTrust(w http.ResponseWriter, r *http.Request) {
 	if o == nil {
 		return
 	}
-	pt, _, err := orchestrator.RevokeTrust(r.Context(), o.Repo())
+	pt, _, err := orchestrator.RevokeTrust(r.Context(), o.Repo(), o.Env())
 	if err != nil {
 		fail(w, err)
 		return

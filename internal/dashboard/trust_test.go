@@ -10,6 +10,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/dashboard"
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/userenv"
 )
 
 // The dashboard shows the project's agent.json commands and trusts them
@@ -42,7 +43,7 @@ func TestTrustButtonAPI(t *testing.T) {
 	if code, out := send(t, c, "POST", ts.URL+"/api/trust", shown, auth); code != http.StatusConflict {
 		t.Errorf("trust of a file that changed after it was shown: %d %s", code, out)
 	}
-	if now, _ := orchestrator.TrustOf(context.Background(), f.dir); now.State != orchestrator.TrustUntrusted {
+	if now, _ := orchestrator.TrustOf(context.Background(), f.dir, userenv.Env{}); now.State != orchestrator.TrustUntrusted {
 		t.Fatalf("the changed file is %s", now.State)
 	}
 	os.WriteFile(settings, []byte(`{"setup": "npm ci"}`), 0o644)
@@ -50,7 +51,7 @@ func TestTrustButtonAPI(t *testing.T) {
 	if json.Unmarshal([]byte(out), &pt); code != 200 || pt.State != orchestrator.TrustTrusted {
 		t.Fatalf("trust: %d %s", code, out)
 	}
-	if now, _ := orchestrator.TrustOf(context.Background(), f.dir); now.State != orchestrator.TrustTrusted {
+	if now, _ := orchestrator.TrustOf(context.Background(), f.dir, userenv.Env{}); now.State != orchestrator.TrustTrusted {
 		t.Errorf("after the button the file is %s", now.State)
 	}
 	code, out = send(t, c, "POST", ts.URL+"/api/trust/revoke", `{}`, auth)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,9 +36,9 @@ func (o *Orchestrator) agentBox(ctx context.Context, kind string, spec agent.Run
 	if err != nil {
 		return phaseBox{}, err
 	}
-	userHome, _ := os.UserHomeDir()
-	tc := sandbox.ToolchainsOf(sandbox.Host{Path: os.Getenv("PATH"), Home: userHome,
-		Workspaces: []string{dir, ri.commonDir}, Getenv: os.LookupEnv})
+	userHome, _ := o.opts.Env.HomeDir()
+	tc := sandbox.ToolchainsOf(sandbox.Host{Path: o.opts.Env.Getenv("PATH"), Home: userHome,
+		Workspaces: []string{dir, ri.commonDir}, Getenv: o.opts.Env.LookupEnv})
 	gitReadOnly, err := gitControlFiles(ri.commonDir)
 	if err != nil {
 		return phaseBox{}, err
@@ -80,7 +79,7 @@ func (o *Orchestrator) agentBox(ctx context.Context, kind string, spec agent.Run
 		}
 	}
 	if kind == agent.ToolOpenCode && spec.ConfigDir != "" {
-		if err := copyLogin(agent.OpenCodeLogin(os.Getenv, home), filepath.Join(agent.OpenCodeDataHome(spec.ConfigDir), "opencode", "auth.json")); err != nil {
+		if err := copyLogin(agent.OpenCodeLogin(o.opts.Env.Getenv, home), filepath.Join(agent.OpenCodeDataHome(spec.ConfigDir), "opencode", "auth.json")); err != nil {
 			return phaseBox{}, fault.Wrap(fault.Unavailable, err, "cannot copy OpenCode's login into the task's data directory")
 		}
 	}
@@ -103,7 +102,7 @@ func (o *Orchestrator) agentBox(ctx context.Context, kind string, spec agent.Run
 // own, kept between tasks.
 func (o *Orchestrator) privateHome(ri repoInfo, b *phaseBox) error {
 	var err error
-	if b.home, b.tmp, err = privateDirs(ri, "agent-commands", "COMMAND tasks"); err != nil {
+	if b.home, b.tmp, err = privateDirs(ri, "agent-commands", "COMMAND tasks", o.opts.Env); err != nil {
 		return err
 	}
 	b.policy.Full = append(b.policy.Full, b.home, b.tmp)
@@ -139,7 +138,7 @@ func programRoot(inv agent.Invocation, dir string, cli bool) string {
 	if !filepath.IsAbs(bin) && filepath.Base(bin) != bin {
 		bin = filepath.Join(dir, bin)
 	}
-	p, err := lookPathIn(bin, envMap(inv.Env)["PATH"])
+	p, err := agent.LookPath(bin, envMap(inv.Env)["PATH"])
 	if err != nil {
 		return ""
 	}
@@ -152,22 +151,6 @@ func programRoot(inv agent.Invocation, dir string, cli bool) string {
 		return strings.Join(parts[:i], string(filepath.Separator))
 	}
 	return real
-}
-
-// lookPathIn is exec.LookPath with pathEnv as PATH ("" for the server's).
-func lookPathIn(bin, pathEnv string) (string, error) {
-	if strings.ContainsRune(bin, filepath.Separator) || pathEnv == "" {
-		return exec.LookPath(bin)
-	}
-	for _, d := range filepath.SplitList(pathEnv) {
-		if d == "" || !filepath.IsAbs(d) {
-			continue
-		}
-		if p, err := exec.LookPath(filepath.Join(d, bin)); err == nil {
-			return p, nil
-		}
-	}
-	return "", exec.ErrNotFound
 }
 
 // envMap is env by name (the last value of a name wins).

@@ -3,28 +3,26 @@ package orchestrator
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/userenv"
 )
 
 // EnvWorktrees names the variable that sets the worktree root (the
 // --worktrees flag wins over it, and it over the project's agent.json).
 const EnvWorktrees = "SUDOCODE_WORKTREES"
 
-// stateHome is $XDG_STATE_HOME, or ~/.local/state as the XDG spec says.
-func stateHome() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return d, nil
-	}
-	home, err := os.UserHomeDir()
+// stateHome is env's $XDG_STATE_HOME, or ~/.local/state as the XDG spec
+// says.
+func stateHome(env userenv.Env) (string, error) {
+	st, err := env.StateDir()
 	if err != nil {
 		return "", fault.Wrap(fault.Unavailable, err, "cannot place task worktrees: no home directory").
 			WithHint("set XDG_STATE_HOME or " + EnvWorktrees + ", or pass --worktrees DIR")
 	}
-	return filepath.Join(home, ".local", "state"), nil
+	return st, nil
 }
 
 // repoKey names a repository's directory under a worktree root:
@@ -46,24 +44,24 @@ func repoKey(ri repoInfo) string {
 // worktreeDir decides where the worktrees of the repository in ri go:
 // under root (the server's --worktrees or SUDOCODE_WORKTREES: the user's
 // own choice), else the project's agent.json "worktrees", else
-// $XDG_STATE_HOME/sudocode/worktrees; always in a directory of the
+// $XDG_STATE_HOME/sudocode/worktrees (in env); always in a directory of the
 // repository's own (see repoKey) that lies outside its work tree and its
 // git directory: agents refuse to write below .git, and a worktree inside
 // the checkout would show in the user's git status. The agent.json is
 // repository content, so its place must be in the user's state directory
 // (absolute, or relative to the checkout): anywhere else a pull could
 // have agents write where it likes.
-func worktreeDir(ri repoInfo, root string, s Settings) (string, error) {
+func worktreeDir(ri repoInfo, root string, s Settings, env userenv.Env) (string, error) {
 	from := "--worktrees / " + EnvWorktrees
 	if root == "" && s.Worktrees != "" {
-		dir, err := repositoryWorktrees(ri, s.Worktrees)
+		dir, err := repositoryWorktrees(ri, s.Worktrees, env)
 		if err != nil {
 			return "", err
 		}
 		root, from = dir, settingsFile+` "worktrees"`
 	}
 	if root == "" {
-		st, err := stateHome()
+		st, err := stateHome(env)
 		if err != nil {
 			return "", err
 		}
@@ -87,12 +85,12 @@ func worktreeDir(ri repoInfo, root string, s Settings) (string, error) {
 // directory below the user's state directory, and not the part of it
 // where sudocode keeps its own records (trusted files, the commands'
 // private homes).
-func repositoryWorktrees(ri repoInfo, setting string) (string, error) {
+func repositoryWorktrees(ri repoInfo, setting string, env userenv.Env) (string, error) {
 	dir := setting
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(ri.top, dir)
 	}
-	st, err := stateHome()
+	st, err := stateHome(env)
 	if err != nil {
 		return "", err
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+	"github.com/sudocode/sudocode/internal/userenv"
 )
 
 // TrackerServerName is the name the tracker's MCP server has in an
@@ -19,7 +20,7 @@ const TrackerServerName = "sudocode"
 // that the feedback it gives and the issues it files land in the user's
 // tracker at once, not on the task's branch.
 func (o *Orchestrator) runSpec(t Task, top string, cfg map[string]any, instructions, resume string) agent.RunSpec {
-	spec := agent.RunSpec{Instructions: instructions, Dir: t.WorktreePath, ResumeSession: resume, Config: cfg, ConfigDir: configDir(t.ID)}
+	spec := agent.RunSpec{Instructions: instructions, Dir: t.WorktreePath, ResumeSession: resume, Config: cfg, ConfigDir: configDir(o.opts.Env, t.ID)}
 	if len(o.opts.Tracker) == 0 {
 		return spec
 	}
@@ -35,11 +36,11 @@ func (o *Orchestrator) runSpec(t Task, top string, cfg map[string]any, instructi
 
 // configDir is task id's directory for agent configuration files: outside
 // the worktree (the agent would commit them), removed with the task's
-// worktree, and in the user's cache directory rather than the temporary
-// one: Gemini CLI ignores a settings file below a directory that others
-// may write, such as /tmp.
-func configDir(id string) string {
-	base, err := os.UserCacheDir()
+// worktree, and in the cache directory of the user of env rather than the
+// temporary one: Gemini CLI ignores a settings file below a directory
+// that others may write, such as /tmp.
+func configDir(env userenv.Env, id string) string {
+	base, err := env.CacheDir()
 	if err != nil {
 		base = os.TempDir()
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 	"github.com/sudocode/sudocode/internal/sandbox"
+	"github.com/sudocode/sudocode/internal/userenv"
 )
 
 // Lookup returns the adapter for a create_task tool kind.
@@ -36,9 +37,16 @@ type Options struct {
 	NoPool bool
 	// Tracker is the command line that serves the tracker's MCP server on
 	// stdio (this binary's "mcp"); set, the agents of a repository with a
-	// tracker are given it (see runSpec). Open's caller sets it with
-	// ServeTracker.
+	// tracker are given it (see runSpec).
 	Tracker []string
+	// Env is the environment of the user the tasks run for: the agents'
+	// and the project's commands' base environment, and the home, state
+	// and cache directories where the worktrees, the trust records, the
+	// commands' private homes and the agents' configuration go. A command
+	// line opens the orchestrator with its own (the CLI runs commands
+	// in-process, each in an environment of its own); zero is the
+	// process's.
+	Env userenv.Env
 }
 
 // Change is a notification that a task changed: its state (Kind
@@ -143,17 +151,19 @@ func idle(store *Store, lookup Lookup, opts Options) *Orchestrator {
 		opts.FlushEvery = 100 * time.Millisecond
 	}
 	return &Orchestrator{
-		store: store, wt: NewWorktrees(opts.Repo, opts.Worktrees), lookup: lookup, opts: opts,
+		store: store, wt: NewWorktrees(opts.Repo, opts.Worktrees, opts.Env), lookup: lookup, opts: opts,
 		pool:    newPool(opts.NoPool),
 		running: map[string]*run{}, taskMu: map[string]*sync.Mutex{}, subs: map[int]func(Change){},
 	}
 }
 
-// ServeTracker sets Options.Tracker; call it before the first task.
-func (o *Orchestrator) ServeTracker(argv []string) { o.opts.Tracker = argv }
-
 // Repo returns the project directory the orchestrator works on.
 func (o *Orchestrator) Repo() string { return o.opts.Repo }
+
+// Env returns the environment of the user the tasks run for
+// (Options.Env), whose trust records say whether the project's commands
+// may run.
+func (o *Orchestrator) Env() userenv.Env { return o.opts.Env }
 
 // Subscribe registers fn for every task change and returns a function that
 // unregisters it. fn is called synchronously from the goroutine that made
@@ -261,7 +271,7 @@ func (o *Orchestrator) create(ctx context.Context, in CreateInput) (Task, error)
 	if _, err := agent.PassEnv(cfg); err != nil {
 		return Task{}, fault.Wrap(fault.Invalid, err, "invalid config")
 	}
-	if err := ad.Check(agent.RunSpec{Instructions: in.Instructions, Config: cfg}); err != nil {
+	if err := ad.Check(agent.RunSpec{Instructions: in.Instructions, Config: cfg, Path: o.opts.Env.Getenv("PATH")}); err != nil {
 		return Task{}, fault.Wrap(fault.Unavailable, err, "tool "+in.Agent+" is not usable")
 	}
 	now := time.Now().UTC()
@@ -321,7 +331,7 @@ func (o *Orchestrator) create(ctx context.Context, in CreateInput) (Task, error)
 func (o *Orchestrator) start(ctx context.Context, t Task, ad agent.Adapter, spec agent.RunSpec, setup Command, review string) (Task, error) {
 	inv, err := ad.Invocation(spec)
 	if err == nil {
-		inv.Env, err = agent.Environ(ad, spec, inv.Env, os.Environ())
+		inv.Env, err = agent.Environ(ad, spec, inv.Env, o.opts.Env.Environ())
 	}
 	if err == nil && len(setup) > 0 {
 		return o.startWithSetup(ctx, t, ad, spec, inv, setup)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -119,6 +120,13 @@ func startIn(inv agent.Invocation, dir string, p sandbox.Policy) (*sandbox.Cmd, 
 		return nil, nil, nil, err
 	}
 	cmd := exec.Command(inv.Argv[0], inv.Argv[1:]...)
+	// exec.Command looks a bare name up on the process's PATH; the program
+	// run is the one on the PATH it runs with, the user's (Options.Env).
+	if !strings.ContainsRune(inv.Argv[0], filepath.Separator) {
+		if p, err := agent.LookPath(inv.Argv[0], envMap(inv.Env)["PATH"]); err == nil {
+			cmd.Path, cmd.Err = p, nil
+		}
+	}
 	cmd.Dir = dir
 	cmd.Env = inv.Env
 	cmd.Stdin = strings.NewReader(inv.Stdin) // written, then closed

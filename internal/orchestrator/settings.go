@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/userenv"
 )
 
 // settingsFile is the project's orchestrator settings, relative to the
@@ -113,10 +114,11 @@ func (c Command) String() string {
 const maxSettingsBytes = 1 << 20
 
 // loadSettings reads top's settings file once, parses it, and looks up
-// whether the user trusted its bytes; a missing file is no settings.
+// whether the user of env trusted its bytes; a missing file is no
+// settings.
 // A .sudocode or agent.json that is a symbolic link is refused: the
 // settings (and the trust given to them) are the project's own.
-func loadSettings(top string) (Settings, error) {
+func loadSettings(top string, env userenv.Env) (Settings, error) {
 	var s Settings
 	b, err := readSettingsFile(top)
 	if errors.Is(err, os.ErrNotExist) {
@@ -142,7 +144,7 @@ func loadSettings(top string) (Settings, error) {
 			return s, fault.New(fault.Invalid, "%s: %s has an empty program name", settingsFile, name)
 		}
 	}
-	s.trust, err = lookupTrust(top, b)
+	s.trust, err = lookupTrust(top, b, env)
 	return s, err
 }
 

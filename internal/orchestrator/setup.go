@@ -33,7 +33,7 @@ func (w *Worktrees) settings(ctx context.Context) (string, Settings, error) {
 	if err != nil {
 		return "", Settings{}, err
 	}
-	s, err := loadSettings(ri.top)
+	s, err := loadSettings(ri.top, w.env)
 	s.top = ri.top
 	return ri.top, s, err
 }
@@ -140,7 +140,7 @@ func (o *Orchestrator) runPhase(id string, r *run, phase string, c Command, spec
 	if err != nil {
 		return outcome{}, err
 	}
-	env, err := agent.Environ(agent.Command{}, spec, nil, os.Environ())
+	env, err := agent.Environ(agent.Command{}, spec, nil, o.opts.Env.Environ())
 	if err != nil {
 		return outcome{}, err
 	}

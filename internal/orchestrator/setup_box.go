@@ -8,6 +8,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/sandbox"
+	"github.com/sudocode/sudocode/internal/userenv"
 )
 
 // A repository's commands (setup, merge.check, cleanup) run, once trusted,
@@ -36,12 +37,12 @@ func (o *Orchestrator) phaseBoxFor(ctx context.Context, phase, dir string) (phas
 		return phaseBox{}, err
 	}
 	var b phaseBox
-	if b.home, b.tmp, err = privateDirs(ri, "repo-commands", "the repository's commands"); err != nil {
+	if b.home, b.tmp, err = privateDirs(ri, "repo-commands", "the repository's commands", o.opts.Env); err != nil {
 		return phaseBox{}, err
 	}
-	userHome, _ := os.UserHomeDir()
-	tc := sandbox.ToolchainsOf(sandbox.Host{Path: os.Getenv("PATH"), Home: userHome,
-		Workspaces: []string{dir, ri.commonDir}, Getenv: os.LookupEnv})
+	userHome, _ := o.opts.Env.HomeDir()
+	tc := sandbox.ToolchainsOf(sandbox.Host{Path: o.opts.Env.Getenv("PATH"), Home: userHome,
+		Workspaces: []string{dir, ri.commonDir}, Getenv: o.opts.Env.LookupEnv})
 	b.env = tc.Env
 	b.policy = sandbox.Policy{
 		Landlock:  true,
@@ -57,9 +58,9 @@ func (o *Orchestrator) phaseBoxFor(ctx context.Context, phase, dir string) (phas
 // privateDirs makes (if missing) and returns the private home and temp
 // directory that the commands of kind (for the message: whose) get in
 // the repository of ri, kept between runs under the user's state
-// directory.
-func privateDirs(ri repoInfo, kind, whose string) (home, tmp string, err error) {
-	st, err := stateHome()
+// directory (env's).
+func privateDirs(ri repoInfo, kind, whose string, env userenv.Env) (home, tmp string, err error) {
+	st, err := stateHome(env)
 	if err != nil {
 		return "", "", err
 	}

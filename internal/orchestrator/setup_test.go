@@ -10,6 +10,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 	"github.com/sudocode/sudocode/internal/testkit"
+	"github.com/sudocode/sudocode/internal/userenv"
 )
 
 func writeSettings(t *testing.T, repo, json string) {
@@ -25,7 +26,7 @@ func writeSettings(t *testing.T, repo, json string) {
 func writeTrusted(t *testing.T, repo, json string) {
 	t.Helper()
 	writeSettings(t, repo, json)
-	if _, err := TrustFile(context.Background(), repo, ""); err != nil {
+	if _, err := TrustFile(context.Background(), repo, "", userenv.Env{}); err != nil {
 		t.Fatal(err)
 	}
 }

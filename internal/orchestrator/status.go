@@ -46,7 +46,7 @@ func (o *Orchestrator) Status(ctx context.Context) (Overview, error) {
 			ki.Available, ki.Problem = false, "not enabled on this server"
 		case k == agent.ToolCommand: // any command given in config: nothing to check ahead
 		default:
-			if err := ad.Check(agent.RunSpec{}); err != nil {
+			if err := ad.Check(agent.RunSpec{Path: o.opts.Env.Getenv("PATH")}); err != nil {
 				ki.Available, ki.Problem = false, err.Error()
 			}
 		}

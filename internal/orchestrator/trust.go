@@ -11,6 +11,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/trust"
+	"github.com/sudocode/sudocode/internal/userenv"
 )
 
 // Trust states of a project's settings file.
@@ -29,10 +30,11 @@ type fileTrust struct {
 	trustedAt   time.Time
 }
 
-// lookupTrust looks the settings file's bytes b up in the user's records.
-func lookupTrust(top string, b []byte) (fileTrust, error) {
+// lookupTrust looks the settings file's bytes b up in the records of the
+// user of env.
+func lookupTrust(top string, b []byte, env userenv.Env) (fileTrust, error) {
 	ft := fileTrust{top: top, digest: trust.Digest(b), state: TrustUntrusted}
-	st, err := trust.Open()
+	st, err := trust.Open(env)
 	if err != nil {
 		return ft, fault.Wrap(fault.Unavailable, err, "cannot read the trusted files")
 	}
@@ -147,18 +149,19 @@ type ProjectTrust struct {
 }
 
 // TrustOf reads the settings file of the checkout that holds dir and
-// says whether its commands may run.
-func TrustOf(ctx context.Context, dir string) (ProjectTrust, error) {
-	pt, _, err := readTrust(ctx, dir)
+// says whether its commands may run for the user of env.
+func TrustOf(ctx context.Context, dir string, env userenv.Env) (ProjectTrust, error) {
+	pt, _, err := readTrust(ctx, dir, env)
 	return pt, err
 }
 
 // TrustFile trusts the settings file of the checkout that holds dir as
 // it is now. With sha256 set (the digest the user was shown), the file
 // must still have those bytes: one that changed in between is refused.
-// A file without commands needs no trust and is not recorded.
-func TrustFile(ctx context.Context, dir, sha256 string) (ProjectTrust, error) {
-	pt, b, err := readTrust(ctx, dir)
+// A file without commands needs no trust and is not recorded. The trust
+// is recorded for the user of env.
+func TrustFile(ctx context.Context, dir, sha256 string, env userenv.Env) (ProjectTrust, error) {
+	pt, b, err := readTrust(ctx, dir, env)
 	if err != nil {
 		return pt, err
 	}
@@ -171,7 +174,7 @@ func TrustFile(ctx context.Context, dir, sha256 string) (ProjectTrust, error) {
 	case pt.State == TrustNotNeeded:
 		return pt, nil
 	}
-	st, err := trust.Open()
+	st, err := trust.Open(env)
 	if err != nil {
 		return pt, fault.Wrap(fault.Unavailable, err, "cannot record the trust")
 	}
@@ -184,13 +187,14 @@ func TrustFile(ctx context.Context, dir, sha256 string) (ProjectTrust, error) {
 }
 
 // RevokeTrust forgets the trust given to the settings file of the
-// checkout that holds dir; false when there was none.
-func RevokeTrust(ctx context.Context, dir string) (ProjectTrust, bool, error) {
-	pt, _, err := readTrust(ctx, dir)
+// checkout that holds dir, for the user of env; false when there was
+// none.
+func RevokeTrust(ctx context.Context, dir string, env userenv.Env) (ProjectTrust, bool, error) {
+	pt, _, err := readTrust(ctx, dir, env)
 	if err != nil {
 		return pt, false, err
 	}
-	st, err := trust.Open()
+	st, err := trust.Open(env)
 	if err != nil {
 		return pt, false, fault.Wrap(fault.Unavailable, err, "cannot change the trusted files")
 	}
@@ -205,8 +209,9 @@ func RevokeTrust(ctx context.Context, dir string) (ProjectTrust, bool, error) {
 }
 
 // readTrust reads the settings file of the checkout holding dir (the
-// same top as the orchestrator's: git's) and its bytes.
-func readTrust(ctx context.Context, dir string) (ProjectTrust, []byte, error) {
+// same top as the orchestrator's: git's) and its bytes, with the trust
+// the user of env gave it.
+func readTrust(ctx context.Context, dir string, env userenv.Env) (ProjectTrust, []byte, error) {
 	top, err := git(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return ProjectTrust{}, nil, fault.New(fault.Invalid, "%s is not in a git checkout", dir).
@@ -223,7 +228,7 @@ func readTrust(ctx context.Context, dir string) (ProjectTrust, []byte, error) {
 	if err != nil {
 		return pt, nil, err
 	}
-	s, err := loadSettings(top)
+	s, err := loadSettings(top, env)
 	if err != nil {
 		return pt, nil, err
 	}

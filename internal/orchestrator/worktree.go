@@ -14,6 +14,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/gitx"
+	"github.com/sudocode/sudocode/internal/userenv"
 )
 
 // Worktrees creates and removes the task worktrees of one git repository.
@@ -22,8 +23,9 @@ import (
 // from HEAD's commit, outside the checkout and its git directory (see
 // worktreeDir).
 type Worktrees struct {
-	repo string // the directory the user gave (any directory inside the repo)
-	root string // the configured worktree root; empty for the project's setting or the default
+	repo string      // the directory the user gave (any directory inside the repo)
+	root string      // the configured worktree root; empty for the project's setting or the default
+	env  userenv.Env // the user's: the default root, trust records, agent configuration are in its directories
 	mu   sync.Mutex
 
 	placeMu sync.Mutex
@@ -31,9 +33,9 @@ type Worktrees struct {
 }
 
 // NewWorktrees returns a manager for the repository containing repo;
-// worktrees go under root (see worktreeDir).
-func NewWorktrees(repo, root string) *Worktrees {
-	return &Worktrees{repo: repo, root: root}
+// worktrees go under root (see worktreeDir), for the user of env.
+func NewWorktrees(repo, root string, env userenv.Env) *Worktrees {
+	return &Worktrees{repo: repo, root: root, env: env}
 }
 
 // git runs git in dir (through gitx: hardened, and sandboxed where it
@@ -127,11 +129,11 @@ func (w *Worktrees) place(ctx context.Context) (repoInfo, error) {
 
 // dirFor is where worktrees go in the repository described by ri.
 func (w *Worktrees) dirFor(ri repoInfo) (string, error) {
-	s, err := loadSettings(ri.top)
+	s, err := loadSettings(ri.top, w.env)
 	if err != nil {
 		return "", err
 	}
-	return worktreeDir(ri, w.root, s)
+	return worktreeDir(ri, w.root, s, w.env)
 }
 
 // checkBranch validates a branch name and refuses one that exists.
@@ -292,7 +294,7 @@ func (w *Worktrees) Remove(ctx context.Context, id, path, branch string, keepBra
 // whole: reading its status first would cost as much as the merge on a
 // large repository, to list nothing.
 func (w *Worktrees) drop(ctx context.Context, id, path, branch string, keepBranch bool) (branchDeleted bool, err error) {
-	_ = os.RemoveAll(configDir(id))
+	_ = os.RemoveAll(configDir(w.env, id))
 	if path != "" {
 		if _, err := os.Stat(path); err == nil {
 			if err := w.removeTree(ctx, path); err != nil {

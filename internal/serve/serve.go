@@ -32,6 +32,7 @@ import (
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/userenv"
 	"github.com/sudocode/sudocode/internal/workspace"
 )
 
@@ -85,6 +86,9 @@ type Options struct {
 	// TrackerCommand is the argv of the tracker's MCP server that agents
 	// get; nil: none.
 	TrackerCommand []string
+	// Env is the environment of the user the tasks run for
+	// (app.Options.Env); zero is the process's.
+	Env userenv.Env
 }
 
 // Server is everything `sudocode serve` runs.
@@ -148,7 +152,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	// orchestrator, which keeps each task's issue with it (noting failures
 	// on their issues) once, whoever started them.
 	s.project, err = app.Open(ctx, app.Options{Dir: dir, Actor: o.Actor, Rulesets: notify,
-		Tasks: true, Worktrees: o.Worktrees, TaskActor: mcpagent.Name, TrackerCommand: o.TrackerCommand, Warm: true})
+		Tasks: true, Worktrees: o.Worktrees, TaskActor: mcpagent.Name, TrackerCommand: o.TrackerCommand, Env: o.Env, Warm: true})
 	if err != nil {
 		return nil, err
 	}

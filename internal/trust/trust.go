@@ -16,6 +16,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/userenv"
 )
 
 // Record is one trusted file.
@@ -32,17 +34,15 @@ func Digest(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Dir is where records live: $XDG_STATE_HOME/sudocode/trust when
-// XDG_STATE_HOME is an absolute path, else ~/.local/state/sudocode/trust.
-func Dir() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "sudocode", "trust"), nil
-	}
-	home, err := os.UserHomeDir()
+// Dir is where the records of the user of env live:
+// $XDG_STATE_HOME/sudocode/trust when XDG_STATE_HOME is an absolute path,
+// else ~/.local/state/sudocode/trust.
+func Dir(env userenv.Env) (string, error) {
+	st, err := env.StateDir()
 	if err != nil {
 		return "", fmt.Errorf("cannot find the state directory for trusted files: %w (set XDG_STATE_HOME)", err)
 	}
-	return filepath.Join(home, ".local", "state", "sudocode", "trust"), nil
+	return filepath.Join(st, "sudocode", "trust"), nil
 }
 
 // Store is a directory of records, one file per trusted project file, so
@@ -50,9 +50,9 @@ func Dir() (string, error) {
 // write is one atomic rename.
 type Store struct{ dir string }
 
-// Open returns the user's store (see Dir).
-func Open() (Store, error) {
-	d, err := Dir()
+// Open returns the store of the user of env (see Dir).
+func Open(env userenv.Env) (Store, error) {
+	d, err := Dir(env)
 	return Store{dir: d}, err
 }
 

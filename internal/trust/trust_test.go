@@ -4,14 +4,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/sudocode/sudocode/internal/userenv"
 )
 
 // A record trusts exactly the bytes it was made from, under the
 // project's canonical path (a link to the project finds it), is private
 // to the user, and can be revoked.
 func TestAllowLookupRevoke(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	s, err := Open()
+	s, err := Open(userenv.Of([]string{"XDG_STATE_HOME=" + t.TempDir()}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,8 +63,7 @@ func TestAllowLookupRevoke(t *testing.T) {
 // A damaged record, or one whose contents name another project, trusts
 // nothing.
 func TestForeignRecordTrustsNothing(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	s, _ := Open()
+	s, _ := Open(userenv.Of([]string{"XDG_STATE_HOME=" + t.TempDir()}))
 	a, b := t.TempDir(), t.TempDir()
 	content := []byte(`{"setup": "make"}`)
 	if _, err := s.Allow(b, "f", content); err != nil {

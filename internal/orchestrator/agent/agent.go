@@ -65,6 +65,10 @@ type RunSpec struct {
 	// ConfigDir is a directory outside the worktree, the task's own, where
 	// an adapter may write configuration files (Gemini's settings).
 	ConfigDir string
+	// Path is the PATH that Check looks the CLI up in: the one of the
+	// user the task runs for, which its process is started with; "" is
+	// the process's.
+	Path string
 }
 
 // Invocation is how to start a run: argv (never through a shell), extra

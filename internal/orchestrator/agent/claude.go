@@ -20,7 +20,7 @@ func (Claude) Kind() string { return ToolClaudeCode }
 // container, lets it use bypassPermissions as root.
 func (Claude) Credentials() []string { return []string{"ANTHROPIC_*", "CLAUDE_*", "IS_SANDBOX"} }
 
-func (Claude) Check(RunSpec) error { return checkBinary("claude", ToolClaudeCode) }
+func (Claude) Check(spec RunSpec) error { return checkBinary("claude", ToolClaudeCode, spec.Path) }
 
 func (Claude) Invocation(spec RunSpec) (Invocation, error) {
 	extra, err := extraArgs(spec)

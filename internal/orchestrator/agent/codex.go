@@ -20,7 +20,7 @@ func (Codex) Kind() string { return ToolCodex }
 // Credentials: Codex reads OPENAI_* and CODEX_* (CODEX_API_KEY, CODEX_HOME).
 func (Codex) Credentials() []string { return []string{"OPENAI_*", "CODEX_*"} }
 
-func (Codex) Check(RunSpec) error { return checkBinary("codex", ToolCodex) }
+func (Codex) Check(spec RunSpec) error { return checkBinary("codex", ToolCodex, spec.Path) }
 
 func (Codex) Invocation(spec RunSpec) (Invocation, error) {
 	extra, err := extraArgs(spec)

@@ -3,7 +3,6 @@ package agent
 import (
 	"errors"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -43,7 +42,7 @@ func (Command) Check(spec RunSpec) error {
 	if strings.ContainsRune(bin, filepath.Separator) && !filepath.IsAbs(bin) && spec.Dir != "" {
 		bin = filepath.Join(spec.Dir, bin)
 	}
-	if _, err := exec.LookPath(bin); err != nil {
+	if _, err := LookPath(bin, spec.Path); err != nil {
 		return fmt.Errorf("command %q not found: %w", argv[0], err)
 	}
 	return nil

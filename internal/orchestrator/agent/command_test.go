@@ -2,6 +2,7 @@ package agent
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -117,5 +118,23 @@ func TestCommandHugeInstructions(t *testing.T) {
 		if v, ok := strings.CutPrefix(kv, EnvInstructions+"="); ok && (len(v) > maxEnvInstructions || !strings.HasPrefix(huge, v) || len(v)%2 != 0) {
 			t.Errorf("env value len %d", len(v))
 		}
+	}
+}
+
+// A program is looked up on the PATH given, not on the process's, with
+// exec's errors.
+func TestLookPathOnTheGivenPath(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "sudocode-test-prog")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := LookPath("sudocode-test-prog", "/nonexistent"+string(os.PathListSeparator)+dir); p != prog || err != nil {
+		t.Errorf("LookPath = %q, %v; want %q", p, err, prog)
+	}
+	_, err := LookPath("sudocode-test-prog", "/nonexistent")
+	_, want := exec.LookPath("sudocode-test-prog")
+	if err == nil || want == nil || err.Error() != want.Error() {
+		t.Errorf("LookPath of a missing program: %v, want exec's %v", err, want)
 	}
 }

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -80,4 +82,32 @@ func matchesAny(name string, patterns []string) bool {
 		}
 	}
 	return false
+}
+
+// LookPath is exec.LookPath with pathEnv as PATH ("" for the server's),
+// with its results and errors: a task's programs are found on the PATH of
+// the user it runs for, which is not the process's when a command runs
+// in-process.
+func LookPath(bin, pathEnv string) (string, error) {
+	if strings.ContainsRune(bin, filepath.Separator) || pathEnv == "" {
+		return exec.LookPath(bin)
+	}
+	for _, d := range filepath.SplitList(pathEnv) {
+		if d == "" {
+			d = "." // an empty entry is the working directory
+		}
+		p := filepath.Join(d, bin)
+		probe := p
+		if !filepath.IsAbs(p) {
+			probe = "." + string(filepath.Separator) + p // a path to check, not a name to look up
+		}
+		if _, err := exec.LookPath(probe); err != nil {
+			continue
+		}
+		if !filepath.IsAbs(p) {
+			return p, &exec.Error{Name: bin, Err: exec.ErrDot}
+		}
+		return p, nil
+	}
+	return "", &exec.Error{Name: bin, Err: exec.ErrNotFound}
 }

@@ -24,7 +24,7 @@ func (Gemini) Kind() string { return ToolGemini }
 // project and location, application credentials).
 func (Gemini) Credentials() []string { return []string{"GEMINI_*", "GOOGLE_*"} }
 
-func (Gemini) Check(RunSpec) error { return checkBinary("gemini", ToolGemini) }
+func (Gemini) Check(spec RunSpec) error { return checkBinary("gemini", ToolGemini, spec.Path) }
 
 func (Gemini) Invocation(spec RunSpec) (Invocation, error) {
 	extra, err := extraArgs(spec)

@@ -24,7 +24,7 @@ func (OpenCode) Credentials() []string {
 		"OPENROUTER_*", "GROQ_*", "MISTRAL_*", "DEEPSEEK_*", "XAI_*"}
 }
 
-func (OpenCode) Check(RunSpec) error { return checkBinary("opencode", ToolOpenCode) }
+func (OpenCode) Check(spec RunSpec) error { return checkBinary("opencode", ToolOpenCode, spec.Path) }
 
 func (OpenCode) Invocation(spec RunSpec) (Invocation, error) {
 	extra, err := extraArgs(spec)

@@ -3,7 +3,6 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"sort"
 	"strings"
 	"time"
@@ -48,9 +47,10 @@ func Lookup(kind string) (Adapter, error) {
 // newly known session id (persist it for resume).
 const EventSessionStarted = "session_started"
 
-// checkBinary reports a missing CLI binary with the npm package to install.
-func checkBinary(bin, kind string) error {
-	if _, err := exec.LookPath(bin); err != nil {
+// checkBinary reports a missing CLI binary on pathEnv (see LookPath) with
+// the npm package to install.
+func checkBinary(bin, kind, pathEnv string) error {
+	if _, err := LookPath(bin, pathEnv); err != nil {
 		return fmt.Errorf("%s is not installed: npm install -g %s", bin, Packages[kind])
 	}
 	return nil
