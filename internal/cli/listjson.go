@@ -82,7 +82,15 @@ func (l compactList) write(w io.Writer) error {
 
 // appendCompact appends c as an element of the list's array.
 func appendCompact(b []byte, c tracker.Compact) []byte {
-	b = append(b, "    {\n      \"id\": "...)
+	b = append(b, "    {\n"...)
+	b = appendCompactFields(b, c)
+	return append(b, "\n    }"...)
+}
+
+// appendCompactFields appends c's fields as an element of a top-level
+// array holds them, without the braces.
+func appendCompactFields(b []byte, c tracker.Compact) []byte {
+	b = append(b, "      \"id\": "...)
 	b = appendJSONString(b, c.ID)
 	b = append(b, ",\n      \"title\": "...)
 	b = appendJSONString(b, c.Title)
@@ -93,8 +101,7 @@ func appendCompact(b []byte, c tracker.Compact) []byte {
 	b = append(b, ",\n      \"type\": "...)
 	b = appendJSONString(b, c.Type)
 	b = append(b, ",\n      \"description\": "...)
-	b = appendJSONString(b, c.Description)
-	return append(b, "\n    }"...)
+	return appendJSONString(b, c.Description)
 }
 
 func appendJSONStringPtr(b []byte, s *string) []byte {

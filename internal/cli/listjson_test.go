@@ -70,3 +70,51 @@ func FuzzJSONString(f *testing.F) {
 		}
 	})
 }
+
+// TestBlockedIsEncodingJSON checks the blocked list's writer against
+// encoding/json: issues only, specs only, both, empty and absent lists,
+// rows with no blocker, a nil list of them, blockers direct and inherited,
+// and more rows than one piece of output holds.
+func TestBlockedIsEncodingJSON(t *testing.T) {
+	next := "eyJ2IjoxfQ"
+	item := func(i int) tracker.BlockedItem {
+		it := tracker.BlockedItem{Compact: tracker.Compact{ID: "sudocode-" + strings.Repeat("x", i%7), Title: "Issue \u2028 <b>" + strings.Repeat("ü", i%5),
+			Status: "open", Priority: i % 5, Type: "bug", Description: tracker.Shorten(strings.Repeat("Some words \t\"q\" ", i%20))}}
+		switch i % 4 {
+		case 0:
+			it.BlockedBy = []tracker.Blocker{}
+		case 1:
+			it.BlockedBy = nil
+		default:
+			for j := range i%3 + 1 {
+				by := tracker.Blocker{ID: "sudocode-b" + strings.Repeat("y", j), Title: "Blocker \"" + strings.Repeat("&", j), Status: "in_progress", Type: "task"}
+				if j%2 == 1 {
+					by.Via = new("sudocode-parent")
+				}
+				it.BlockedBy = append(it.BlockedBy, by)
+			}
+		}
+		return it
+	}
+	var many []tracker.BlockedItem
+	for i := range 3000 {
+		many = append(many, item(i))
+	}
+	empty := []tracker.BlockedItem{}
+	few := many[:6]
+	for _, res := range []tracker.BlockedResult{
+		{},
+		{Issues: &empty},
+		{Issues: &few, NextCursor: &next},
+		{Specs: &few},
+		{Issues: &many, Specs: &empty},
+	} {
+		var got bytes.Buffer
+		if err := writeJSON(&got, res); err != nil {
+			t.Fatal(err)
+		}
+		if want := encodingJSON(t, res); got.String() != want {
+			t.Errorf("blocked result:\n%s\nwant\n%s", got.String(), want)
+		}
+	}
+}

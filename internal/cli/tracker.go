@@ -80,6 +80,9 @@ func writeJSON(w io.Writer, v any) error {
 	if l, ok := listOf(v); ok {
 		return l.write(w)
 	}
+	if res, ok := v.(tracker.BlockedResult); ok {
+		return writeBlocked(w, res)
+	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")

@@ -169,8 +169,8 @@ func issueText(w io.Writer, d tracker.IssueDetail) {
 		fmt.Fprintln(w, "\nwaits for:")
 		for _, b := range d.BlockedBy {
 			via := ""
-			if b.Via != "" {
-				via = " (through its ancestor " + b.Via + ")"
+			if b.Via != nil {
+				via = " (through its ancestor " + *b.Via + ")"
 			}
 			fmt.Fprintf(w, "  %s %s [%s]%s\n", b.ID, b.Title, b.Status, via)
 		}

@@ -109,8 +109,8 @@ func blockedLines(w io.Writer, items []tracker.BlockedItem) {
 		fmt.Fprintf(w, "%s\t%s\t[%s]\n", b.ID, b.Title, b.Status)
 		for _, by := range b.BlockedBy {
 			via := ""
-			if by.Via != "" {
-				via = " (through its ancestor " + by.Via + ")"
+			if by.Via != nil {
+				via = " (through its ancestor " + *by.Via + ")"
 			}
 			fmt.Fprintf(w, "  waits for\t%s %s [%s]%s\n", by.ID, by.Title, by.Status, via)
 		}

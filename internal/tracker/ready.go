@@ -1,30 +1,15 @@
 package tracker
 
-import "encoding/json"
-
 // Blocker is an unfinished item that keeps another from being ready. Via
 // names the ancestor whose blocker it is, when the block is inherited
-// through parent-child; it is empty for a direct blocker.
+// through parent-child; it is nil (null, as every absent optional value
+// in a result) for a direct blocker.
 type Blocker struct {
-	ID     string `json:"id"`
-	Title  string `json:"title"`
-	Status string `json:"status"`
-	Type   string `json:"type"`
-	Via    string `json:"via"`
-}
-
-// MarshalJSON writes an empty Via as null: absent optional values are
-// null in every result.
-func (b Blocker) MarshalJSON() ([]byte, error) {
-	type plain Blocker
-	var via *string
-	if b.Via != "" {
-		via = &b.Via
-	}
-	return json.Marshal(struct {
-		plain
-		Via *string `json:"via"`
-	}{plain(b), via})
+	ID     string  `json:"id"`
+	Title  string  `json:"title"`
+	Status string  `json:"status"`
+	Type   string  `json:"type"`
+	Via    *string `json:"via"`
 }
 
 // BlockGraph answers the questions readiness asks of the stored graph.
@@ -66,7 +51,7 @@ func Blockers(g BlockGraph, id string) ([]Blocker, error) {
 			}
 			seenBlocker[t] = true
 			if cur != id {
-				b.Via = cur
+				b.Via = &cur
 			}
 			out = append(out, b)
 		}

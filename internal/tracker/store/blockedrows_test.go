@@ -43,7 +43,7 @@ func TestBlockedRowsWithManyBlockers(t *testing.T) {
 				b.Status = "in_progress"
 			}
 			if via != "" {
-				b.Via = g.ids[via]
+				b.Via = new(g.ids[via])
 			}
 			out = append(out, b)
 		}

@@ -55,8 +55,8 @@ func (t *Tx) settleBlockers(arg string) error {
 }
 
 // encodeBlockers is the blockers column's value, nil (NULL) for none:
-// each blocker's id, title, status, type and via, each a length (a
-// uvarint) and its bytes. Reading it back costs a fraction of decoding
+// each blocker's id, title, status, type and via (empty for none: an id
+// never is), each a length (a uvarint) and its bytes. Reading it back costs a fraction of decoding
 // JSON, which took a third of listing blocked work.
 func encodeBlockers(bs []tracker.Blocker) any {
 	if len(bs) == 0 {
@@ -64,7 +64,11 @@ func encodeBlockers(bs []tracker.Blocker) any {
 	}
 	var b []byte
 	for _, x := range bs {
-		for _, f := range [...]string{x.ID, x.Title, x.Status, x.Type, x.Via} {
+		via := ""
+		if x.Via != nil {
+			via = *x.Via
+		}
+		for _, f := range [...]string{x.ID, x.Title, x.Status, x.Type, via} {
 			b = binary.AppendUvarint(b, uint64(len(f)))
 			b = append(b, f...)
 		}
@@ -88,11 +92,15 @@ func decodeBlockers(col []byte) ([]tracker.Blocker, error) {
 	}
 	for s != "" {
 		var x tracker.Blocker
+		var via string
 		ok := true
-		for _, f := range [...]*string{&x.ID, &x.Title, &x.Status, &x.Type, &x.Via} {
+		for _, f := range [...]*string{&x.ID, &x.Title, &x.Status, &x.Type, &via} {
 			if *f, ok = field(); !ok {
 				return nil, cacheErr(errors.New("a blocked item's blockers are not as the cache stores them"))
 			}
+		}
+		if via != "" {
+			x.Via = &via
 		}
 		out = append(out, x)
 	}

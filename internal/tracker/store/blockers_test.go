@@ -15,8 +15,8 @@ import (
 func TestBlockersColumnRoundTrip(t *testing.T) {
 	bs := []tracker.Blocker{
 		{ID: "p-1", Title: strings.Repeat("é", 300), Status: "open", Type: "task"},
-		{ID: "p-2", Title: "tab\tnul\x00\x1f\x1e\nline", Status: "in_progress", Type: "bug", Via: "p-9"},
-		{ID: "s-1", Title: "", Status: "draft", Type: "feature", Via: "p-1"},
+		{ID: "p-2", Title: "tab\tnul\x00\x1f\x1e\nline", Status: "in_progress", Type: "bug", Via: new("p-9")},
+		{ID: "s-1", Title: "", Status: "draft", Type: "feature", Via: new("p-1")},
 	}
 	col, ok := encodeBlockers(bs).([]byte)
 	if !ok {

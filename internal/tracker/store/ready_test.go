@@ -101,10 +101,10 @@ func (g *graph) blockers(bs []tracker.Blocker) string {
 	for i := 0; i < len(bs); {
 		j := i
 		var group []string
-		for ; j < len(bs) && bs[j].Via == bs[i].Via; j++ {
+		for ; j < len(bs) && reflect.DeepEqual(bs[j].Via, bs[i].Via); j++ {
 			s := g.name(bs[j].ID)
-			if bs[j].Via != "" {
-				s += " via " + g.name(bs[j].Via)
+			if bs[j].Via != nil {
+				s += " via " + g.name(*bs[j].Via)
 			}
 			group = append(group, s)
 		}
