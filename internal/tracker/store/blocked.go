@@ -63,27 +63,41 @@ func (t *Tx) seedChildren(id string) error {
 // seedWaiters seeds the items that wait on id through a blocking link,
 // when id became done or undone.
 func (t *Tx) seedWaiters(id string) error {
-	ids, err := t.ids(`SELECT from_id FROM rels WHERE to_id = ? AND `+blockingSQL, id)
+	ids, err := t.waiters(id)
 	t.seed(ids...)
 	return err
+}
+
+// waiters are the items that wait on id through a blocking link.
+func (t *Tx) waiters(id string) ([]string, error) {
+	return t.ids(`SELECT from_id FROM rels WHERE to_id = ? AND `+blockingSQL, id)
 }
 
 // settle recomputes the flags the change may have moved, and the
 // blockers (blockers.go).
 func (t *Tx) settle() error {
-	if len(t.seeds) == 0 {
+	if len(t.seeds)+len(t.redescribe) == 0 {
 		return nil
 	}
-	ids := make([]string, 0, len(t.seeds))
+	ids := make([]string, 0, len(t.seeds)+len(t.redescribe))
 	for id := range t.seeds {
 		ids = append(ids, id)
 	}
-	arg, _ := json.Marshal(ids)
-	for _, q := range []string{settleIssuesSQL, settleSpecsSQL} {
-		if _, err := t.exec(q, string(arg)); err != nil {
-			return cacheErr(err)
+	if len(ids) > 0 {
+		arg, _ := json.Marshal(ids)
+		for _, q := range []string{settleIssuesSQL, settleSpecsSQL} {
+			if _, err := t.exec(q, string(arg)); err != nil {
+				return cacheErr(err)
+			}
+		}
+	}
+	for id := range t.redescribe {
+		if !t.seeds[id] {
+			ids = append(ids, id)
 		}
 	}
 	clear(t.seeds)
+	clear(t.redescribe)
+	arg, _ := json.Marshal(ids)
 	return t.settleBlockers(string(arg))
 }

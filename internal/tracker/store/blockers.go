@@ -10,15 +10,16 @@ import (
 
 // Beside the blocked flag, the cache keeps each item's blockers as
 // tracker.Blockers derives them (the blockers column, NULL when there is
-// none), so that listing blocked work reads rows as
-// listing does, instead of walking the graph above every row it lists.
+// none), so that listing blocked work reads rows as listing does, instead
+// of walking the graph above every row it lists.
 //
 // They are kept current where the flag is: settle derives them afresh
 // for the whole region below the seeds (an item's blockers are its own
 // and its ancestors'), and a rebuild derives them in memory as it loads
 // the rows. A blocker's description is part of them too, so a change of
-// an unfinished item's title, status or type seeds the items that wait on
-// it (seedWaiters), as its becoming done or undone does.
+// an item's title, status or type marks the items that wait on it
+// (Tx.redescribe): their region's blockers are derived again, without
+// the flags' recomputation, which such a change cannot move.
 
 // regionSQL is the seeds ?1 (a JSON array of ids) and their descendants
 // through parent-child: settleSQL's region.

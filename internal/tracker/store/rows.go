@@ -47,8 +47,12 @@ func (t *Tx) putIssue(rec *tracker.IssueRecord) error {
 		return err
 	}
 	if existed && was != (tracker.Blocker{ID: i.ID, Title: i.Title, Status: string(i.Status), Type: string(i.Type)}) {
-		if err := t.seedWaiters(i.ID); err != nil { // their blockers describe it (blockers.go)
+		ids, err := t.waiters(i.ID) // their blockers describe it, their flags stay (blockers.go)
+		if err != nil {
 			return err
+		}
+		for _, id := range ids {
+			t.redescribe[id] = true
 		}
 	}
 	return t.putRels(i.ID, rec.Relationships, existed)
@@ -87,8 +91,12 @@ func (t *Tx) putSpec(rec *tracker.SpecRecord) error {
 		return err
 	}
 	if existed && was != (tracker.Blocker{ID: s.ID, Title: s.Title, Status: string(s.Status), Type: string(s.Type)}) {
-		if err := t.seedWaiters(s.ID); err != nil { // their blockers describe it (blockers.go)
+		ids, err := t.waiters(s.ID) // their blockers describe it, their flags stay (blockers.go)
+		if err != nil {
 			return err
+		}
+		for _, id := range ids {
+			t.redescribe[id] = true
 		}
 	}
 	return t.putRels(s.ID, rec.Relationships, existed)

@@ -30,19 +30,20 @@ import (
 // what the files now are.
 type Tx struct {
 	view
-	tx       *sql.Tx
-	now      time.Time
-	rs       *records                     // the shard files
-	lock     *lock                        // held for the change
-	lines    map[string]map[string][]byte // shard file → id → its record's new line
-	rebuilt  bool                         // the files were read whole: rewrite them whole
-	load     *loader                      // rows are being put from the files: loaded at the end (load.go)
-	seeds    map[string]bool              // items whose blocked flag may have moved (blocked.go)
-	stmts    map[string]*sql.Stmt         // prepared once per change: a rebuild runs each 100,000s of times
-	bodies   map[string][]byte            // spec file_path → new markdown
-	stats    *shardStats                  // the shard files as the cache knows them: scanned by sync, restamped as written
-	stamped  map[int]bool                 // the indexes in stats restamped by this change (recordStat)
-	readSums map[string]fileSum           // a rebuild's shard files as read, to skip those it leaves as they are
+	tx         *sql.Tx
+	now        time.Time
+	rs         *records                     // the shard files
+	lock       *lock                        // held for the change
+	lines      map[string]map[string][]byte // shard file → id → its record's new line
+	rebuilt    bool                         // the files were read whole: rewrite them whole
+	load       *loader                      // rows are being put from the files: loaded at the end (load.go)
+	seeds      map[string]bool              // items whose blocked flag may have moved (blocked.go)
+	redescribe map[string]bool              // items whose blockers' descriptions changed, not their flags (blockers.go)
+	stmts      map[string]*sql.Stmt         // prepared once per change: a rebuild runs each 100,000s of times
+	bodies     map[string][]byte            // spec file_path → new markdown
+	stats      *shardStats                  // the shard files as the cache knows them: scanned by sync, restamped as written
+	stamped    map[int]bool                 // the indexes in stats restamped by this change (recordStat)
+	readSums   map[string]fileSum           // a rebuild's shard files as read, to skip those it leaves as they are
 }
 
 // Update runs fn as one change. fn nil only brings the cache up to date.
@@ -102,7 +103,7 @@ func (r *Repo) updateOnce(ctx context.Context, l *lock, fn func(*Tx) error) erro
 	if err := migrateLayout(rs); err != nil {
 		return filesError{err}
 	}
-	t := &Tx{view: view{ctx: ctx, r: r, q: sqlTx}, tx: sqlTx, rs: rs, lock: l, now: r.now(), lines: map[string]map[string][]byte{}, bodies: map[string][]byte{}, seeds: map[string]bool{}, stmts: map[string]*sql.Stmt{}}
+	t := &Tx{view: view{ctx: ctx, r: r, q: sqlTx}, tx: sqlTx, rs: rs, lock: l, now: r.now(), lines: map[string]map[string][]byte{}, bodies: map[string][]byte{}, seeds: map[string]bool{}, redescribe: map[string]bool{}, stmts: map[string]*sql.Stmt{}}
 	if err := t.sync(); err != nil {
 		return filesError{err}
 	}
@@ -223,6 +224,7 @@ func (t *Tx) rebuild() error {
 		t.load = nil
 	}()
 	clear(t.seeds)
+	clear(t.redescribe)
 	clear(t.lines) // every record is put again: the lines become the files' (see writeAll)
 	for i := range issues {
 		if err := t.putIssue(&issues[i]); err != nil {
