@@ -89,8 +89,16 @@ func GitEnv(env []string) []string {
 			out = append(out, kv)
 		}
 	}
-	return append(out, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	return append(out, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+noGlobalConfig, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
 }
+
+// noGlobalConfig is the global configuration of a test's git: a file
+// that cannot exist, which git reads as none. Not os.DevNull: a test's
+// `git config --global` would then replace the machine's /dev/null with a
+// file of its own (git writes a config file by renaming a new one over
+// it, and a test runs as root in CI); under a path that is not a
+// directory, the write fails and says so.
+var noGlobalConfig = filepath.Join(os.DevNull, "gitconfig")
 
 // Repo makes a git repository in a new temporary directory of tb, its
 // path with symlinks resolved (as git and the code under test report

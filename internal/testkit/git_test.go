@@ -106,3 +106,20 @@ func TestGitCmd(t *testing.T) {
 		t.Error("rev-parse of a branch that does not exist succeeded")
 	}
 }
+
+// A test's git has no global configuration to write: `git config
+// --global` fails, and the machine's /dev/null, which an earlier version
+// named as that configuration, stays the device (git writes a config
+// file by renaming a new one over it, and CI runs as root).
+func TestGitCannotWriteAGlobalConfiguration(t *testing.T) {
+	dir := Repo(t)
+	if out, err := GitCmd(dir, "config", "--global", "user.name", "Someone").CombinedOutput(); err == nil {
+		t.Errorf("git config --global succeeded: %s", out)
+	}
+	if st, err := os.Stat(os.DevNull); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("%s is no longer a character device: %v %v", os.DevNull, st.Mode(), err)
+	}
+	if got := Git(t, dir, "log", "-1", "--format=%an"); got != "Test" {
+		t.Errorf("a commit of the repository reads as by %q, want Test", got)
+	}
+}
