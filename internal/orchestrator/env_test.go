@@ -3,6 +3,8 @@ package orchestrator
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -82,5 +84,40 @@ func TestCommandTaskGetsNoSecrets(t *testing.T) {
 		if v, ok := got[k]; ok {
 			t.Errorf("pass_env without %s: received %s=%s", k, k, v)
 		}
+	}
+}
+
+// An agent's box has a home of its own, without the user's git config: a
+// commit the agent makes carries the identity the user's checkout has
+// (here the user's, from their home), and an identity the server was
+// given in its environment wins over it.
+func TestAgentCommitsAsTheUser(t *testing.T) {
+	repo := testkit.Repo(t)
+	for _, key := range []string{"user.name", "user.email"} { // the identity is the user's, in their home
+		testkit.Git(t, repo, "config", "--unset-all", key)
+	}
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Ada Lovelace\n\temail = ada@example.com\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config")) // none there: ~/.gitconfig holds it
+	f := newFixture(t, repo)
+	commit := func(f *fixture) string {
+		t.Helper()
+		raw, _ := json.Marshal(map[string]any{"command": []string{"/bin/sh", "-c", "echo hi > hi.txt && git add hi.txt && git commit -qm hi"}})
+		task := f.wait(t, f.create(t, CreateInput{Agent: "COMMAND", Description: "commit", Config: raw}).ID)
+		if task.Status != StatusCompleted {
+			t.Fatalf("the agent's commit failed: %+v", task.Error)
+		}
+		return testkit.Git(t, repo, "log", "-1", "--format=%an <%ae> / %cn <%ce>", task.Branch)
+	}
+	if got, want := commit(f), "Ada Lovelace <ada@example.com> / Ada Lovelace <ada@example.com>"; got != want {
+		t.Errorf("the agent committed as %q, want %q", got, want)
+	}
+	t.Setenv("GIT_AUTHOR_NAME", "Server Bot")
+	t.Setenv("GIT_AUTHOR_EMAIL", "bot@example.com")
+	if got, want := commit(newFixture(t, repo)), "Server Bot <bot@example.com> / Ada Lovelace <ada@example.com>"; got != want {
+		t.Errorf("with the server's GIT_AUTHOR_*, the agent committed as %q, want %q", got, want)
 	}
 }

@@ -331,7 +331,7 @@ func (o *Orchestrator) create(ctx context.Context, in CreateInput) (Task, error)
 func (o *Orchestrator) start(ctx context.Context, t Task, ad agent.Adapter, spec agent.RunSpec, setup Command, review string) (Task, error) {
 	inv, err := ad.Invocation(spec)
 	if err == nil {
-		inv.Env, err = agent.Environ(ad, spec, inv.Env, o.opts.Env.Environ())
+		inv.Env, err = agent.Environ(ad, spec, append(o.identity(ctx), inv.Env...), o.opts.Env.Environ())
 	}
 	if err == nil && len(setup) > 0 {
 		return o.startWithSetup(ctx, t, ad, spec, inv, setup)
