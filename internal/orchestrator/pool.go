@@ -121,8 +121,8 @@ func (o *Orchestrator) refill() {
 }
 
 // fill checks out a worktree detached at HEAD under a locked name, and
-// names it warm once complete. Stopped half-way (Close), it leaves the
-// incomplete worktree to the next Sweep rather than delay the exit.
+// names it warm once complete. Stopped half-way (Close), it removes what
+// it checked out before Close returns (addDetached).
 func (o *Orchestrator) fill(ctx context.Context) {
 	defer func() {
 		o.pool.mu.Lock()
@@ -165,8 +165,9 @@ func (o *Orchestrator) takeWarm(dir string) (pooled, bool) {
 }
 
 // discard removes the warm worktree w, whose lock the caller holds, in
-// the background: renamed first to its plain id, so that if Close stops
-// the removal half-way the next Sweep finishes it.
+// the background: renamed first to its plain id (a process killed during
+// the removal leaves it to the next Sweep), and removed whole even when
+// Close comes meanwhile (Close waits for it).
 func (o *Orchestrator) discard(w pooled) {
 	defer o.pool.locks.unlock(w.dir, warmPrefix+w.id)
 	ok, err := o.pool.locks.tryLock(w.dir, w.id)
@@ -176,7 +177,7 @@ func (o *Orchestrator) discard(w pooled) {
 	plain := filepath.Join(w.dir, w.id)
 	if os.Rename(w.path, plain) != nil || !o.background(func(ctx context.Context) {
 		defer o.release(w.dir, w.id)
-		_ = o.wt.removeTree(ctx, plain)
+		_ = o.wt.removeTree(context.WithoutCancel(ctx), plain)
 	}) {
 		o.release(w.dir, w.id)
 	}
@@ -323,9 +324,9 @@ func (w *Worktrees) addDetached(ctx context.Context, dir, id string) (string, er
 	}
 	w.mu.Unlock()
 	if err := populate(ctx, path); err != nil {
-		if ctx.Err() == nil {
-			_ = w.removeTree(ctx, path)
-		}
+		// Stopped by Close too: what was checked out goes, so that no
+		// half-made worktree outlives the process (Close waits for it).
+		_ = w.removeTree(context.WithoutCancel(ctx), path)
 		return "", err
 	}
 	return path, nil

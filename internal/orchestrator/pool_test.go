@@ -101,8 +101,8 @@ func TestPoolBringsWarmForward(t *testing.T) {
 	}
 }
 
-// Close leaves the warm worktree for the next run, which claims it; a
-// fill stopped half-way by Close is removed by the next run's Sweep.
+// Close leaves the warm worktree for the next run, which claims it, and
+// nothing else: a fill it stops half-way is removed before it returns.
 func TestPoolOutlivesTheProcess(t *testing.T) {
 	repo := testkit.Repo(t)
 	f := newFixture(t, repo)
@@ -120,13 +120,13 @@ func TestPoolOutlivesTheProcess(t *testing.T) {
 	g.o.Close() // may stop a fill half-way
 
 	h := newFixture(t, repo, func(o *Options) { o.NoPool = true }) // no fill of its own in flight
-	if _, err := h.o.Sweep(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 	for _, e := range readDir(t, wtDirOf(t, h)) {
 		if name := e.Name(); name != task.ID && name != locksDir && !strings.HasPrefix(name, warmPrefix) {
-			t.Errorf("left after the sweep: %s", name)
+			t.Errorf("left after Close: %s", name)
 		}
+	}
+	if _, err := h.o.Sweep(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := h.o.Create(context.Background(), CreateInput{Agent: "COMMAND", Description: "after close", Config: shell(`true`)}); err != nil {
 		t.Fatal(err)
