@@ -247,6 +247,11 @@
     if (refresh) keepEdits(box);
     main.replaceChildren(box);
     if (focus) focus();
+    // A form's first field (marked data-autofocus by its view) takes the
+    // focus once its view is in the page: a timer the view set while
+    // building it could fire on a box a live refresh had already replaced.
+    const first = !focus && (!refresh || document.activeElement === document.body) ? box.querySelector('[data-autofocus]') : null;
+    if (first) first.focus();
     if (focusNext) {
       // The render that shows it may be a live refresh that overtook the
       // one the shortcut started; a view without it drops the wish.

@@ -317,7 +317,7 @@ window.SudocodeIssues = function (ui) {
       h('button', { type: 'submit', class: 'button primary', id: 'issue-save' }, editing ? 'Save' : 'Create issue'),
       h('a', { class: 'button', href: editing ? '#' + route('issue', editing.id) : '#/board' }, 'Cancel')));
     box.append(h('p', { class: 'crumbs' }, link('/board', '\u2190 Issues')), h('h1', null, editing ? 'Edit ' + editing.id : 'New issue'), form);
-    setTimeout(() => title.focus(), 0);
+    title.dataset.autofocus = '1';
   }
 
   // ---- search -----------------------------------------------------------

@@ -123,7 +123,7 @@ window.SudocodeRulesets = function (ui) {
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary', id: 'ruleset-save' }, editing ? 'Save' : 'Create ruleset'),
       h('a', { class: 'button', href: editing ? '#' + route('ruleset', editing.name) : '#/rulesets' }, 'Cancel')));
     box.append(h('p', { class: 'crumbs' }, link('/rulesets', '\u2190 Rulesets')), h('h1', null, editing ? 'Edit ' + editing.name : 'New ruleset'), form);
-    setTimeout(() => (name || body.area).focus(), 0);
+    (name || body.area).dataset.autofocus = '1';
   }
 
   return { renderRulesets, renderRuleset, renderRulesetForm };

@@ -202,7 +202,7 @@ window.SudocodeSpecs = function (ui) {
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary', id: 'spec-save' }, 'Save'),
       h('a', { class: 'button', href: '#' + route('spec', s.id) }, 'Cancel')));
     box.append(h('p', { class: 'crumbs' }, link(route('spec', s.id), '\u2190 ' + s.title)), h('h1', null, 'Edit ' + s.id), form);
-    setTimeout(() => body.area.focus(), 0);
+    body.area.dataset.autofocus = '1';
   }
 
   return { renderSpecs, renderSpec, renderSpecForm, anchorBadge };
