@@ -26,21 +26,10 @@ func writeBlocked(w io.Writer, res tracker.BlockedResult) error {
 			b = append(b, ": [],\n"...)
 			continue
 		}
-		b = append(b, ": [\n"...)
-		for i, it := range *l.items {
-			b = appendBlockedItem(b, it)
-			if i < len(*l.items)-1 {
-				b = append(b, ',')
-			}
-			b = append(b, '\n')
-			if len(b) >= flushAt {
-				if _, err := w.Write(b); err != nil {
-					return err
-				}
-				b = b[:0]
-			}
+		var err error
+		if b, err = appendItems(w, b, *l.items, appendBlockedItem); err != nil {
+			return err
 		}
-		b = append(b, "  ],\n"...)
 	}
 	b = append(b, "  \"next_cursor\": "...)
 	b = appendJSONStringPtr(b, res.NextCursor)

@@ -51,21 +51,10 @@ func (l compactList) write(w io.Writer) error {
 	case len(l.items) == 0:
 		b = append(b, ": [],\n"...)
 	default:
-		b = append(b, ": [\n"...)
-		for i, c := range l.items {
-			b = appendCompact(b, c)
-			if i < len(l.items)-1 {
-				b = append(b, ',')
-			}
-			b = append(b, '\n')
-			if len(b) >= flushAt {
-				if _, err := w.Write(b); err != nil {
-					return err
-				}
-				b = b[:0]
-			}
+		var err error
+		if b, err = appendItems(w, b, l.items, appendCompact); err != nil {
+			return err
 		}
-		b = append(b, "  ],\n"...)
 	}
 	b = append(b, `  "total": `...)
 	b = strconv.AppendInt(b, int64(l.total), 10)
@@ -78,6 +67,27 @@ func (l compactList) write(w io.Writer) error {
 	b = append(b, "\n}\n"...)
 	_, err := w.Write(b)
 	return err
+}
+
+// appendItems appends ": [", items (each by elem, one to a line) and
+// "],", as a field of the result's object holds its array, writing b to w
+// whenever it holds flushAt bytes; it returns what is left to write.
+func appendItems[T any](w io.Writer, b []byte, items []T, elem func([]byte, T) []byte) ([]byte, error) {
+	b = append(b, ": [\n"...)
+	for i, it := range items {
+		b = elem(b, it)
+		if i < len(items)-1 {
+			b = append(b, ',')
+		}
+		b = append(b, '\n')
+		if len(b) >= flushAt {
+			if _, err := w.Write(b); err != nil {
+				return nil, err
+			}
+			b = b[:0]
+		}
+	}
+	return append(b, "  ],\n"...), nil
 }
 
 // appendCompact appends c as an element of the list's array.
