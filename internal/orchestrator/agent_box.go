@@ -36,9 +36,8 @@ func (o *Orchestrator) agentBox(ctx context.Context, kind string, spec agent.Run
 	if err != nil {
 		return phaseBox{}, err
 	}
+	tc := o.toolchains(dir, ri)
 	userHome, _ := o.opts.Env.HomeDir()
-	tc := sandbox.ToolchainsOf(sandbox.Host{Path: o.opts.Env.Getenv("PATH"), Home: userHome,
-		Workspaces: []string{dir, ri.commonDir}, Getenv: o.opts.Env.LookupEnv})
 	gitReadOnly, err := gitControlFiles(ri.commonDir)
 	if err != nil {
 		return phaseBox{}, err

@@ -40,9 +40,7 @@ func (o *Orchestrator) phaseBoxFor(ctx context.Context, phase, dir string) (phas
 	if b.home, b.tmp, err = privateDirs(ri, "repo-commands", "the repository's commands", o.opts.Env); err != nil {
 		return phaseBox{}, err
 	}
-	userHome, _ := o.opts.Env.HomeDir()
-	tc := sandbox.ToolchainsOf(sandbox.Host{Path: o.opts.Env.Getenv("PATH"), Home: userHome,
-		Workspaces: []string{dir, ri.commonDir}, Getenv: o.opts.Env.LookupEnv})
+	tc := o.toolchains(dir, ri)
 	b.env = tc.Env
 	b.policy = sandbox.Policy{
 		Landlock:  true,
@@ -53,6 +51,15 @@ func (o *Orchestrator) phaseBoxFor(ctx context.Context, phase, dir string) (phas
 	}
 	b.policy.ReadExec = append(append([]string(nil), sandbox.SystemReadExec...), tc.LandlockPaths()...)
 	return b, nil
+}
+
+// toolchains are the user's toolchains (sandbox.ToolchainsOf) as a box
+// working in dir, a worktree of the repository of ri, grants them: found
+// on the PATH and under the home of the user the tasks run for.
+func (o *Orchestrator) toolchains(dir string, ri repoInfo) sandbox.Toolchains {
+	home, _ := o.opts.Env.HomeDir()
+	return sandbox.ToolchainsOf(sandbox.Host{Path: o.opts.Env.Getenv("PATH"), Home: home,
+		Workspaces: []string{dir, ri.commonDir}, Getenv: o.opts.Env.LookupEnv})
 }
 
 // privateDirs makes (if missing) and returns the private home and temp

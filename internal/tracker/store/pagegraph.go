@@ -6,16 +6,17 @@ import (
 	"github.com/sudocode/sudocode/internal/tracker"
 )
 
-// pageGraph answers tracker.BlockGraph for a page of items and all their
+// pageGraph answers tracker.BlockGraph for a set of items and all their
 // ancestors from three queries made up front, instead of three per item
-// and ancestor: a page of blocked items costs the same few round trips
-// whatever its length.
+// and ancestor: settleBlockers derives the blockers of a change's region
+// with the same few round trips whatever its size (loadBlockers builds
+// one in memory for a rebuild).
 //
-// A short page looks its items and their ancestors up, each once. A long
-// one (a whole list) would make as many lookups as it has rows, each a
-// descent of an index at random; reading every parent-child link and every
-// open blocking link in index order costs less then, as reading a table
-// in order costs less than looking up every row.
+// A small region looks its items and their ancestors up, each once. A
+// large one (below a root of many descendants) would make as many lookups
+// as it has items, each a descent of an index at random; reading every
+// parent-child link and every open blocking link in index order costs less
+// then, as reading a table in order costs less than looking up every row.
 type pageGraph struct {
 	targets    map[string][]string
 	parents    map[string][]string
@@ -25,9 +26,9 @@ type pageGraph struct {
 // lookupCost is how many index entries read in order cost what one lookup
 // (a descent from the root) costs, roughly: a page of n items reads every
 // link instead of looking its items up when the links number at most
-// n*lookupCost. Measured on a generated tracker of 100,000 issues: its
-// 22,520 blocked items with their 80,000 links cost the whole command
-// about a fifth less CPU read whole than looked up.
+// n*lookupCost. Measured on a generated tracker of 100,000 issues, when
+// blocked listed its 22,520 items this way: with their 80,000 links they
+// cost about a fifth less CPU read whole than looked up.
 const lookupCost = 8
 
 // ancestorsSQL is every parent-child link above the items ?1 (a JSON array
