@@ -35,6 +35,11 @@ type Options struct {
 	Stdin io.Reader
 	// NoFilters are filter drivers to switch off (see Filters).
 	NoFilters []string
+	// Transport lets fetch, push or clone reach another repository: a
+	// path, ssh or https (see transport.go), outside the sandbox, which
+	// has no network; hooks, helpers and the repository's commands stay
+	// off. Without it, git reaches no other repository.
+	Transport bool
 }
 
 // DefaultTimeout bounds a git process whose caller sets no timeout.
@@ -89,6 +94,12 @@ func run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args
 	if err != nil {
 		return err
 	}
+	if o.Transport {
+		if err := checkTransport(args); err != nil {
+			return err
+		}
+		full, env, sandboxed = withTransport(full), transportEnviron(env), false
+	}
 	env = append(env, noFilters(o.NoFilters)...)
 	bin, err := lookGit(o)
 	if err != nil {
@@ -101,6 +112,9 @@ func run(ctx context.Context, o Options, consume func(*bufio.Reader) error, args
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	repo := o.Repo
+	if o.Transport && args[0] == "clone" {
+		pinned = false // the repository is the one it makes, in o.Dir or below
+	}
 	if repo == nil && pinned {
 		var ee *ExitError
 		switch repo, err = Discover(tctx, o); {
