@@ -39,24 +39,51 @@ type runResult struct {
 	SessionID         string          `json:"session_id,omitempty"`
 }
 
-// follow runs in its own goroutine for each run: it stores the run's
-// events in batches, reads the run's file changes from git and records how
-// the run ended.
+// follow runs in its own goroutine for each local run: it stores the
+// run's events in batches while the agent runs, then finishes the run.
 func (o *Orchestrator) follow(id string, r *run, outR, errR *os.File, parser agent.Parser) {
-	ctx := context.Background()
 	defer close(r.done)
-	evCh := make(chan []agent.Event, 64)
-	flushed := make(chan struct{})
-	go o.storeEvents(ctx, id, evCh, flushed)
-	var session string
-	out := r.execute(outR, errR, parser, o.opts.Grace, func(evs []agent.Event) {
-		for _, e := range evs {
-			if e.SessionID != "" {
-				session = e.SessionID
-			}
+	log := o.openLog(id)
+	out := r.execute(outR, errR, parser, o.opts.Grace, log.add)
+	o.endFollow(id, out, log)
+}
+
+// runLog stores one run's events in batches (storeEvents) as they come,
+// and remembers the last session id they named.
+type runLog struct {
+	ch      chan []agent.Event
+	flushed chan struct{}
+	session string
+}
+
+// openLog starts storing events of task id; close ends it.
+func (o *Orchestrator) openLog(id string) *runLog {
+	l := &runLog{ch: make(chan []agent.Event, 64), flushed: make(chan struct{})}
+	go o.storeEvents(context.Background(), id, l.ch, l.flushed)
+	return l
+}
+
+// add queues evs for storing. Calls are serialized by the run's reader.
+func (l *runLog) add(evs []agent.Event) {
+	for _, e := range evs {
+		if e.SessionID != "" {
+			l.session = e.SessionID
 		}
-		evCh <- evs
-	})
+	}
+	l.ch <- evs
+}
+
+// close stores what is queued and returns once it is stored.
+func (l *runLog) close() {
+	close(l.ch)
+	<-l.flushed
+}
+
+// endFollow reads the run's file changes from git, logs them, closes log and
+// records how the run ended (out), wherever its agent ran.
+func (o *Orchestrator) endFollow(id string, out outcome, log *runLog) {
+	ctx := context.Background()
+	session := log.session
 	if out.sessionID != "" {
 		session = out.sessionID
 	}
@@ -68,11 +95,10 @@ func (o *Orchestrator) follow(id string, r *run, outR, errR *os.File, parser age
 		refreshIndex(ctx, t.WorktreePath)
 		if c, ok, err := o.wt.taskChanges(ctx, t); err == nil && ok {
 			ch = &c
-			evCh <- []agent.Event{changeEvent(c, time.Now().UTC())}
+			log.add([]agent.Event{changeEvent(c, time.Now().UTC())})
 		}
 	}
-	close(evCh)
-	<-flushed
+	log.close()
 
 	unlock := o.lockTask(id)
 	defer unlock()

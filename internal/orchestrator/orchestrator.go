@@ -39,6 +39,12 @@ type Options struct {
 	// stdio (this binary's "mcp"); set, the agents of a repository with a
 	// tracker are given it (see runSpec).
 	Tracker []string
+	// Fleet, when set, runs the agents on its workers (see Fleet) instead
+	// of as processes of this one; Remote is the repository they fetch
+	// from and push to, empty for the checkout itself (workers on this
+	// machine).
+	Fleet  Fleet
+	Remote string
 	// Env is the environment of the user the tasks run for: the agents'
 	// and the project's commands' base environment, and the home, state
 	// and cache directories where the worktrees, the trust records, the
@@ -329,6 +335,9 @@ func (o *Orchestrator) create(ctx context.Context, in CreateInput) (Task, error)
 // stored afterwards: in_progress, or failed to start. A review (follow-up
 // instructions) is recorded with the run it started, and only then.
 func (o *Orchestrator) start(ctx context.Context, t Task, ad agent.Adapter, spec agent.RunSpec, setup Command, review string) (Task, error) {
+	if o.opts.Fleet != nil {
+		return o.dispatch(ctx, t, spec, setup, review)
+	}
 	inv, err := ad.Invocation(spec)
 	if err == nil {
 		inv.Env, err = agent.Environ(ad, spec, append(o.identity(ctx), inv.Env...), o.opts.Env.Environ())
@@ -429,19 +438,29 @@ func (o *Orchestrator) Wait(ctx context.Context, id string) error {
 }
 
 // Close stops following the tasks' issues (the duties being done end
-// first), terminates every running agent (their tasks become failed with
-// a server_stopped error, as after a crash: the next orchestrator to open
-// notes them on their issues) and waits for them, then stops the pool and
-// removes its unclaimed worktree.
+// first), terminates every agent running here (their tasks become failed
+// with a server_stopped error, as after a crash: the next orchestrator to
+// open notes them on their issues) and waits for them, stops reading the
+// runs on the fleet's workers (which go on: ResumeFleet reads on), then
+// stops the pool and removes its unclaimed worktree.
 func (o *Orchestrator) Close() {
 	o.stopFollowing()
 	defer o.closePool()
 	o.mu.Lock()
 	runs := make(map[string]*run, len(o.running))
+	var remote []*run
 	for id, r := range o.running {
+		if r.remote != nil {
+			remote = append(remote, r) // its worker goes on; the next coordinator reads on
+			continue
+		}
 		runs[id] = r
 	}
 	o.mu.Unlock()
+	for _, r := range remote {
+		r.stopFollow()
+		<-r.done
+	}
 	var wg sync.WaitGroup
 	for id, r := range runs {
 		wg.Add(1)

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -64,6 +65,13 @@ type run struct {
 	pgid     int
 	cancel   bool
 	killOnce sync.Once
+	// remote, set for a run on a worker of the fleet, asks its worker to
+	// stop it; abandon, closed when the worker did not answer in time,
+	// makes its follower record it cancelled without the worker's word;
+	// stopFollow stops reading the run (Close), leaving it to its worker.
+	remote     func()
+	abandon    chan struct{}
+	stopFollow context.CancelFunc
 }
 
 // attach makes cmd the run's current process. It refuses (false) once the
@@ -151,6 +159,15 @@ func (r *run) terminate(grace time.Duration) {
 	r.cancel = true
 	r.mu.Unlock()
 	r.killOnce.Do(func() {
+		if r.remote != nil {
+			r.remote()
+			select {
+			case <-r.done:
+			case <-time.After(2 * grace):
+				close(r.abandon)
+			}
+			return
+		}
 		r.signal(syscall.SIGTERM)
 		select {
 		case <-r.done:

@@ -130,11 +130,20 @@ func (p phaseParser) Finish(code int, now time.Time) []agent.Event {
 func (phaseParser) SessionID() string { return "" }
 
 // runPhase runs a setup, check or cleanup command in spec.Dir as r's
+// current process, its output logged as task id's events (runPhaseTo).
+func (o *Orchestrator) runPhase(id string, r *run, phase string, c Command, spec agent.RunSpec) (outcome, error) {
+	log := o.openLog(id)
+	defer log.close()
+	return o.runPhaseTo(r, phase, c, spec, log.add)
+}
+
+// runPhaseTo runs a setup, check or cleanup command in spec.Dir as r's
 // current process, in the box of the repository's commands (see
 // phaseBox) and with the environment of a COMMAND task (the task's
-// config.pass_env) but the box's HOME and TMPDIR, its output logged as
-// task id's events. The caller has checked that the user trusts it.
-func (o *Orchestrator) runPhase(id string, r *run, phase string, c Command, spec agent.RunSpec) (outcome, error) {
+// config.pass_env) but the box's HOME and TMPDIR, its output handed to
+// emit as events of the phase. The caller has checked that the user
+// trusts it.
+func (o *Orchestrator) runPhaseTo(r *run, phase string, c Command, spec agent.RunSpec, emit func([]agent.Event)) (outcome, error) {
 	ctx := context.Background()
 	box, err := o.phaseBoxFor(ctx, phase, spec.Dir)
 	if err != nil {
@@ -152,20 +161,14 @@ func (o *Orchestrator) runPhase(id string, r *run, phase string, c Command, spec
 		abandon(cmd, outR, errR)
 		return outcome{cancelled: true}, nil
 	}
-	evCh := make(chan []agent.Event, 64)
-	flushed := make(chan struct{})
-	go o.storeEvents(ctx, id, evCh, flushed)
-	evCh <- []agent.Event{phaseEvent(time.Now().UTC(), phase, phase+": "+c.String())}
-	out := r.execute(outR, errR, phaseParser{phase}, o.opts.Grace, func(evs []agent.Event) {
+	emit([]agent.Event{phaseEvent(time.Now().UTC(), phase, phase+": "+c.String())})
+	return r.execute(outR, errR, phaseParser{phase}, o.opts.Grace, func(evs []agent.Event) {
 		for i := range evs {
 			if evs[i].Data == nil {
 				evs[i].Data = map[string]any{}
 			}
 			evs[i].Data["phase"] = phase // stderr lines too
 		}
-		evCh <- evs
-	})
-	close(evCh)
-	<-flushed
-	return out, nil
+		emit(evs)
+	}), nil
 }

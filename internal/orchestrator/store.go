@@ -75,7 +75,7 @@ func OpenStore(ctx context.Context, dir string) (*Store, error) {
 		return nil, fault.Wrap(fault.Unavailable, err, "failed to open the task store")
 	}
 	path := filepath.Join(dir, DBFileName)
-	db, err := sqlitex.Open(ctx, path, 4, schema+reviewsSchema)
+	db, err := sqlitex.Open(ctx, path, 4, schema+reviewsSchema+remoteRunsSchema)
 	if err != nil {
 		return nil, fault.Wrap(fault.Unavailable, err, "failed to open the task store at "+path)
 	}
@@ -170,8 +170,20 @@ func (s *Store) recover(ctx context.Context, now time.Time) error {
 	if err != nil {
 		return err
 	}
+	open, err := s.openRemoteRuns(ctx)
+	if err != nil {
+		return err
+	}
+	remote := map[string]bool{}
+	for _, r := range open {
+		remote[r.task] = true
+	}
 	for _, t := range tasks {
 		if t.Status != StatusInProgress && t.Status != StatusPending {
+			continue
+		}
+		// A worker runs it, and the next coordinator reads on.
+		if remote[t.ID] {
 			continue
 		}
 		// Another live server owns it (several servers may share the file).

@@ -525,3 +525,9 @@ func (w *Worktrees) prune(ctx context.Context) {
 	defer w.mu.Unlock()
 	_, _ = git(ctx, w.repo, "worktree", "prune")
 }
+
+// gitTransport runs git reaching another repository (fetch, push), as a
+// worker of the fleet does: see gitx.Options.Transport.
+func gitTransport(ctx context.Context, dir string, args ...string) (string, error) {
+	return runGit(ctx, gitx.Options{Dir: dir, Locks: true, Transport: true}, args...)
+}

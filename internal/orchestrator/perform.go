@@ -1,0 +1,261 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+)
+
+// ErrStopRequested is the cause of a Perform context's end when the
+// coordinator asked for the run to stop: Perform then reports the run
+// cancelled. Any other end (the worker stopping, its lease lost) leaves
+// the run to the next worker, unreported.
+var ErrStopRequested = errors.New("the coordinator asked the run to stop")
+
+// Perform runs a, a run offered by the fleet, on this machine: this
+// orchestrator is a worker's, over its own clone of the repository. It
+// fetches the task's branch from a.Remote into a worktree of its own,
+// runs the project's setup (a first run) and the agent in their boxes as
+// a local run does, sends their events as they come, and at the end
+// commits what the agent left uncommitted, pushes the work to
+// RunRef(a.Task, a.Run) on a.Remote and sends the end. send delivers a
+// message to the coordinator; delivery is the fleet's count of offers
+// of this run (more than 1 after a worker lost it).
+func (o *Orchestrator) Perform(ctx context.Context, a Assignment, delivery int, send func(kind string, body []byte) error) error {
+	host, _ := os.Hostname()
+	if err := sendJSON(send, MsgClaimed, claimNote{Host: host, Delivery: delivery}); err != nil {
+		return err
+	}
+	end := o.perform(ctx, a, send)
+	if ctx.Err() != nil && !errors.Is(context.Cause(ctx), ErrStopRequested) {
+		return context.Cause(ctx) // the run is offered again: no end
+	}
+	return sendJSON(send, MsgEnd, end)
+}
+
+// perform is Perform's run, up to its end.
+func (o *Orchestrator) perform(ctx context.Context, a Assignment, send func(kind string, body []byte) error) RunEnd {
+	ad, ok := o.lookup(a.Agent)
+	if !ok {
+		return failedEnd(ErrTypeStart, fmt.Errorf("this worker has no agent %q", a.Agent))
+	}
+	cfg, err := decodeConfig(a.Config)
+	if err != nil {
+		return failedEnd(ErrTypeStart, err)
+	}
+	dir, err := o.workTree(ctx, a)
+	if err != nil {
+		return failedEnd(ErrTypeStart, err)
+	}
+	spec := agent.RunSpec{Instructions: a.Instructions, Dir: dir, ResumeSession: a.Resume, Config: cfg, ConfigDir: configDir(o.opts.Env, a.Task)}
+	inv, err := ad.Invocation(spec)
+	if err == nil {
+		inv.Env, err = agent.Environ(ad, spec, append(append([]string(nil), a.Identity...), inv.Env...), o.opts.Env.Environ())
+	}
+	if err != nil {
+		return failedEnd(ErrTypeStart, err)
+	}
+	out := newSender(send, o.opts.FlushEvery)
+	r := &run{done: make(chan struct{})}
+	stopped := context.AfterFunc(ctx, func() { go r.terminate(o.opts.Grace) })
+	defer stopped()
+	defer close(r.done)
+	end := o.performRun(r, a, ad, spec, inv, out.add)
+	out.close()
+	if !end.Ran || ctx.Err() != nil && !errors.Is(context.Cause(ctx), ErrStopRequested) {
+		return end
+	}
+	head, err := o.pushWork(context.WithoutCancel(ctx), a, dir)
+	if err != nil {
+		return failedEnd(ErrTypeExit, fmt.Errorf("the run's work could not be pushed to %s: %w", a.Remote, err))
+	}
+	end.Head = head
+	return end
+}
+
+// performRun runs the setup (on a task's first run) and the agent as r's
+// processes, their events handed to emit.
+func (o *Orchestrator) performRun(r *run, a Assignment, ad agent.Adapter, spec agent.RunSpec, inv agent.Invocation, emit func([]agent.Event)) RunEnd {
+	if len(a.Setup) > 0 && a.Run == 1 {
+		out, err := o.runPhaseTo(r, PhaseSetup, a.Setup, spec, emit)
+		switch {
+		case err != nil:
+			return RunEnd{Fail: &TaskError{Type: ErrTypeSetup, Details: &FailureDetails{Command: a.Setup.String(), Message: err.Error()}}}
+		case out.cancelled:
+			return RunEnd{}
+		case out.exitCode != 0:
+			d := exited(out.exitCode, out.stderr)
+			d.Command = a.Setup.String()
+			return RunEnd{Fail: &TaskError{Type: ErrTypeSetup, Details: d}}
+		}
+	}
+	cmd, outR, errR, err := o.startAgent(context.Background(), spec, ad, inv)
+	if err != nil {
+		return failedEnd(ErrTypeStart, err)
+	}
+	if !r.attach(cmd) {
+		abandon(cmd, outR, errR)
+		return RunEnd{}
+	}
+	out := r.execute(outR, errR, ad.NewParser(), o.opts.Grace, emit)
+	return RunEnd{Ran: true, Outcome: toWire(out)}
+}
+
+func failedEnd(typ string, err error) RunEnd {
+	return RunEnd{Fail: &TaskError{Type: typ, Details: because(err.Error())}}
+}
+
+// workTree fetches a's branch from a.Remote into this clone and checks it
+// out at a.Head in the task's worktree here: the one of its previous run
+// when this worker ran that (its files, ignored ones included, kept),
+// else a new one.
+func (o *Orchestrator) workTree(ctx context.Context, a Assignment) (string, error) {
+	if !validTaskID(a.Task) {
+		return "", fault.New(fault.Invalid, "invalid task id %q", a.Task)
+	}
+	if _, err := BranchName(a.Branch); err != nil || a.Branch != strings.TrimSpace(a.Branch) {
+		return "", fault.New(fault.Invalid, "invalid branch %q", a.Branch)
+	}
+	ri, err := o.wt.place(ctx)
+	if err != nil {
+		return "", err
+	}
+	fetched := "refs/sudocode/fetched/" + a.Task
+	if _, err := gitTransport(ctx, ri.top, "fetch", "--quiet", "--no-tags", "--", a.Remote, "+refs/heads/"+a.Branch+":"+fetched); err != nil {
+		return "", err
+	}
+	if got, err := git(ctx, ri.top, "rev-parse", "--verify", "--end-of-options", fetched+"^{commit}"); err != nil || got != a.Head {
+		if _, err := git(ctx, ri.top, "merge-base", "--is-ancestor", a.Head, fetched); err != nil {
+			return "", fault.New(fault.Conflict, "branch %s on %s is at %s, not at the run's commit %s", a.Branch, a.Remote, got, a.Head)
+		}
+	}
+	dir, err := o.wt.dirFor(ri)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, a.Task)
+	if _, err := os.Lstat(path); err == nil {
+		if head, err := git(ctx, path, "rev-parse", "HEAD"); err == nil && head == a.Head {
+			return path, nil
+		}
+		if err := o.wt.removeTree(ctx, path); err != nil {
+			return "", err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if _, err := gitWriting(context.WithoutCancel(ctx), ri.top, []string{dir}, "worktree", "add", "--quiet", "-B", a.Branch, path, a.Head); err != nil {
+		return "", fault.Wrap(fault.Conflict, err, "failed to check out the task's branch")
+	}
+	return path, nil
+}
+
+// validTaskID reports whether id is a task id (newID's alphabet), which
+// a worker makes a path of.
+func validTaskID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, c := range id {
+		if !strings.ContainsRune(idAlphabet, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// pushWork commits what the agent left uncommitted in the worktree at dir
+// onto a's branch and pushes the branch to RunRef on a.Remote; it returns
+// the commit pushed.
+func (o *Orchestrator) pushWork(ctx context.Context, a Assignment, dir string) (string, error) {
+	if _, err := o.wt.save(ctx, a.Task, dir, a.Branch); err != nil {
+		return "", err
+	}
+	head, err := git(ctx, dir, "rev-parse", "refs/heads/"+a.Branch)
+	if err != nil {
+		return "", err
+	}
+	if _, err := gitTransport(ctx, dir, "push", "--quiet", "--no-verify", "--", a.Remote, "+"+head+":"+RunRef(a.Task, a.Run)); err != nil {
+		return "", err
+	}
+	return head, nil
+}
+
+// sendJSON sends v as a message of kind.
+func sendJSON(send func(kind string, body []byte) error, kind string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return send(kind, b)
+}
+
+// sender sends a run's events in batches, at least every flushEvery, as
+// storeEvents stores a local run's.
+type sender struct {
+	mu      sync.Mutex
+	buf     []agent.Event
+	send    func(kind string, body []byte) error
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+func newSender(send func(kind string, body []byte) error, every time.Duration) *sender {
+	s := &sender{send: send, stop: make(chan struct{}), stopped: make(chan struct{})}
+	go func() {
+		defer close(s.stopped)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				s.flush()
+			case <-s.stop:
+				s.flush()
+				return
+			}
+		}
+	}()
+	return s
+}
+
+func (s *sender) add(evs []agent.Event) {
+	s.mu.Lock()
+	s.buf = append(s.buf, evs...)
+	full := len(s.buf) >= 1000
+	s.mu.Unlock()
+	if full {
+		s.flush()
+	}
+}
+
+// flush sends what is buffered; a message the fleet refuses is dropped
+// from the log (the run goes on, and its end still reaches the
+// coordinator).
+func (s *sender) flush() {
+	s.mu.Lock()
+	buf := s.buf
+	s.buf = nil
+	s.mu.Unlock()
+	if len(buf) == 0 {
+		return
+	}
+	if b, err := json.Marshal(buf); err == nil {
+		_ = s.send(MsgEvents, b)
+	}
+}
+
+func (s *sender) close() {
+	close(s.stop)
+	<-s.stopped
+}

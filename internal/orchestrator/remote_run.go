@@ -1,0 +1,227 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/orchestrator/agent"
+)
+
+// dispatch offers t's next run to the fleet instead of starting its
+// agent here (start, with Options.Fleet): the task is in progress from
+// now on, and followRemote stores what its worker sends and finishes the
+// run as follow does a local one. A run the fleet refuses fails to start.
+func (o *Orchestrator) dispatch(ctx context.Context, t Task, spec agent.RunSpec, setup Command, review string) (Task, error) {
+	head, err := git(ctx, t.WorktreePath, "rev-parse", "HEAD")
+	if err != nil {
+		return o.failStart(ctx, t, err)
+	}
+	remote := o.opts.Remote
+	if remote == "" { // workers on this machine fetch from the checkout itself
+		ri, err := o.wt.place(ctx)
+		if err != nil {
+			return o.failStart(ctx, t, err)
+		}
+		remote = ri.top
+	}
+	n, last, err := o.store.newRemoteRun(ctx, t.ID)
+	if err != nil {
+		return t, err
+	}
+	a := Assignment{
+		Task: t.ID, Run: n, Agent: t.Agent, Instructions: spec.Instructions, Resume: spec.ResumeSession,
+		Config: t.Config, Setup: setup, Remote: remote, Branch: t.Branch, Head: head,
+		Identity: o.identity(ctx), Labels: configLabels(spec.Config), Prefer: last,
+	}
+	now := time.Now().UTC()
+	t.Status, t.Error, t.MergeConflict = StatusInProgress, nil, nil
+	t.PID, t.OwnerPID = 0, os.Getpid()
+	t.UpdatedAt = now
+	if t.StartedAt == nil {
+		t.StartedAt = &now
+	}
+	t.FinishedAt = nil
+	if err := o.store.putStarted(ctx, t, review); err != nil {
+		_ = o.store.endRemote(context.WithoutCancel(ctx), t.ID, n)
+		return t, err
+	}
+	if err := o.opts.Fleet.Offer(ctx, a); err != nil {
+		_ = o.store.endRemote(context.WithoutCancel(ctx), t.ID, n)
+		return o.failStart(ctx, t, fmt.Errorf("the fleet did not take the run: %w", err))
+	}
+	_, _ = o.store.AppendEvents(ctx, t.ID, []agent.Event{remoteEvent(fmt.Sprintf("run %d offered to the workers", n))})
+	o.followRemote(t, n, 0)
+	return t, nil
+}
+
+// failStart records t as failed to start, for err.
+func (o *Orchestrator) failStart(ctx context.Context, t Task, err error) (Task, error) {
+	now := time.Now().UTC()
+	t.Status, t.UpdatedAt, t.FinishedAt = StatusFailed, now, &now
+	t.Error = &TaskError{Type: ErrTypeStart, Details: because(err.Error())}
+	t.PID, t.OwnerPID = 0, 0
+	if perr := o.store.Put(ctx, t); perr != nil {
+		return t, perr
+	}
+	o.notify(Change{Kind: ChangeUpdated, Task: t})
+	return t, nil
+}
+
+// configLabels are the labels a task's config asks its worker to have
+// ("labels": ["gpu", "os=linux"]).
+func configLabels(cfg map[string]any) []string {
+	list, _ := cfg["labels"].([]any)
+	var out []string
+	for _, v := range list {
+		if s, ok := v.(string); ok && s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// followRemote registers t's run n as running and follows it in the
+// background from the fleet's message after seen.
+func (o *Orchestrator) followRemote(t Task, n int, seen uint64) {
+	ctx, stop := context.WithCancel(context.Background())
+	r := &run{done: make(chan struct{}), abandon: make(chan struct{}), stopFollow: stop}
+	r.remote = func() { _ = o.opts.Fleet.Cancel(context.Background(), t.ID, n) }
+	o.mu.Lock()
+	o.running[t.ID] = r
+	o.mu.Unlock()
+	o.notify(Change{Kind: ChangeUpdated, Task: t})
+	go o.readRemote(ctx, t.ID, n, seen, r)
+}
+
+// readRemote stores run n's events as its worker sends them and, at its
+// end, brings its pushed work into the task's branch and worktree and
+// finishes the run. It returns without finishing when ctx ends (Close):
+// the worker goes on, and the next coordinator reads on from what was
+// stored.
+func (o *Orchestrator) readRemote(ctx context.Context, id string, n int, seen uint64, r *run) {
+	defer close(r.done)
+	log := o.openLog(id)
+	msgs, err := o.opts.Fleet.Watch(ctx, id, n, seen)
+	if err != nil {
+		log.close()
+		o.unregister(id)
+		return
+	}
+	for {
+		select {
+		case <-r.abandon:
+			log.add([]agent.Event{remoteEvent("the worker did not answer the stop; the run is recorded cancelled")})
+			_ = o.store.endRemote(context.Background(), id, n)
+			o.endFollow(id, outcome{cancelled: true, exitCode: -1}, log)
+			return
+		case m, ok := <-msgs:
+			if !ok {
+				log.close()
+				o.unregister(id)
+				return
+			}
+			if o.readMessage(id, n, m, r, log) {
+				return
+			}
+		}
+	}
+}
+
+// readMessage handles one message of run n; it reports whether the run
+// ended (and was finished).
+func (o *Orchestrator) readMessage(id string, n int, m RunMessage, r *run, log *runLog) bool {
+	ctx := context.Background()
+	switch m.Kind {
+	case MsgClaimed:
+		var c claimNote
+		_ = json.Unmarshal(m.Body, &c)
+		text := fmt.Sprintf("run %d taken by worker %s", n, m.Worker)
+		if c.Delivery > 1 {
+			text += fmt.Sprintf(" (offered again: attempt %d, an earlier worker lost it)", c.Delivery)
+		}
+		log.add([]agent.Event{remoteEvent(text)})
+	case MsgEvents:
+		var evs []agent.Event
+		if err := json.Unmarshal(m.Body, &evs); err == nil && len(evs) > 0 {
+			log.add(evs)
+		}
+	case MsgEnd:
+		var end RunEnd
+		if err := json.Unmarshal(m.Body, &end); err != nil {
+			end = RunEnd{Fail: &TaskError{Type: ErrTypeStart, Details: because("the worker's report of the run's end was unreadable: " + err.Error())}}
+		}
+		if end.Head != "" {
+			if err := o.takeRemoteWork(ctx, id, n, end.Head); err != nil {
+				log.add([]agent.Event{remoteEvent("the run's work could not be brought back: " + err.Error())})
+				if end.Ran && end.Fail == nil {
+					end.Fail = &TaskError{Type: ErrTypeExit, Details: because("the run's work could not be brought back from the worker: " + err.Error())}
+					end.Ran = false
+				}
+			}
+		}
+		_ = o.store.sawRemote(ctx, id, n, m.Seq, m.Worker)
+		_ = o.store.endRemote(ctx, id, n)
+		if !end.Ran {
+			log.close()
+			o.endRun(id, r, end.Fail)
+			return true
+		}
+		o.endFollow(id, end.Outcome.outcome(), log)
+		return true
+	}
+	_ = o.store.sawRemote(ctx, id, n, m.Seq, m.Worker)
+	return false
+}
+
+// takeRemoteWork fetches the commit a worker pushed for task id's run n
+// and moves the task's branch (checked out in its worktree) to it, as a
+// fast-forward: the branch does not move here while a worker runs it.
+func (o *Orchestrator) takeRemoteWork(ctx context.Context, id string, n int, head string) error {
+	t, err := o.store.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if t.WorktreePath == "" {
+		return fmt.Errorf("task %s has no worktree", id)
+	}
+	ref := RunRef(id, n)
+	if o.opts.Remote != "" {
+		if _, err := gitTransport(ctx, t.WorktreePath, "fetch", "--quiet", "--no-tags", "--", o.opts.Remote, "+"+ref+":"+ref); err != nil {
+			return err
+		}
+	}
+	_, err = git(ctx, t.WorktreePath, "merge", "--ff-only", "--quiet", head)
+	return err
+}
+
+// ResumeFleet follows again the runs this orchestrator's store has
+// offered to the fleet and not seen end: those of a coordinator that
+// stopped (or was killed) while workers ran them. A server calls it once
+// at startup, with Options.Fleet set.
+func (o *Orchestrator) ResumeFleet(ctx context.Context) error {
+	if o.opts.Fleet == nil {
+		return nil
+	}
+	runs, err := o.store.openRemoteRuns(ctx)
+	if err != nil {
+		return err
+	}
+	for _, rr := range runs {
+		t, err := o.store.Get(ctx, rr.task)
+		if err != nil || t.Status != StatusInProgress || o.isRunning(t.ID) {
+			if err == nil && t.Status != StatusInProgress {
+				_ = o.store.endRemote(ctx, rr.task, rr.run)
+			}
+			continue
+		}
+		t.OwnerPID = os.Getpid()
+		if err := o.store.Put(ctx, t); err != nil {
+			return err
+		}
+		o.followRemote(t, rr.run, rr.seen)
+	}
+	return nil
+}

@@ -1,0 +1,274 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/testkit"
+)
+
+// memFleet is the fleet as an in-memory transport between a coordinator
+// and a worker orchestrator of one test process (the NATS one is tested
+// with them in internal/fleetrun): every offer runs at once on the worker.
+type memFleet struct {
+	worker *Orchestrator
+
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced at every message
+	msgs    map[string][]RunMessage
+	cancels map[string]context.CancelCauseFunc
+	seq     uint64
+	offers  int
+	runs    sync.WaitGroup
+}
+
+func newMemFleet(worker *Orchestrator) *memFleet {
+	return &memFleet{worker: worker, changed: make(chan struct{}), msgs: map[string][]RunMessage{}, cancels: map[string]context.CancelCauseFunc{}}
+}
+
+func runKey(task string, run int) string { return fmt.Sprintf("%s/%d", task, run) }
+
+func (f *memFleet) Offer(_ context.Context, a Assignment) error {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	f.mu.Lock()
+	f.offers++
+	f.cancels[runKey(a.Task, a.Run)] = cancel
+	f.mu.Unlock()
+	f.runs.Add(1)
+	go func() {
+		defer f.runs.Done()
+		_ = f.worker.Perform(ctx, a, 1, func(kind string, body []byte) error {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.seq++
+			k := runKey(a.Task, a.Run)
+			f.msgs[k] = append(f.msgs[k], RunMessage{Seq: f.seq, Kind: kind, Worker: "w1", Body: body})
+			close(f.changed)
+			f.changed = make(chan struct{})
+			return nil
+		})
+	}()
+	return nil
+}
+
+func (f *memFleet) Cancel(_ context.Context, task string, run int) error {
+	f.mu.Lock()
+	cancel := f.cancels[runKey(task, run)]
+	f.mu.Unlock()
+	if cancel != nil {
+		cancel(ErrStopRequested)
+	}
+	return nil
+}
+
+func (f *memFleet) Watch(ctx context.Context, task string, run int, after uint64) (<-chan RunMessage, error) {
+	ch := make(chan RunMessage)
+	go func() {
+		defer close(ch)
+		for {
+			f.mu.Lock()
+			var next []RunMessage
+			for _, m := range f.msgs[runKey(task, run)] {
+				if m.Seq > after {
+					next = append(next, m)
+				}
+			}
+			changed := f.changed
+			f.mu.Unlock()
+			for _, m := range next {
+				select {
+				case ch <- m:
+					after = m.Seq
+				case <-ctx.Done():
+					return
+				}
+			}
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch, nil
+}
+
+// remoteFixture is a coordinator over repo whose runs go to a worker
+// orchestrator over a clone of it, as a worker on another machine has.
+type remoteFixture struct {
+	*fixture
+	fleet    *memFleet
+	worker   *Orchestrator
+	worktree string // the worker's worktree root
+}
+
+func newRemoteFixture(t *testing.T, repo string) *remoteFixture {
+	t.Helper()
+	clone := filepath.Join(t.TempDir(), "clone")
+	testkit.Git(t, filepath.Dir(clone), "clone", "-q", repo, clone)
+	wstore, err := OpenStore(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	worker := idle(wstore, lookupAdapter, Options{Repo: clone, Worktrees: root, Grace: 500 * time.Millisecond, FlushEvery: 10 * time.Millisecond})
+	fleet := newMemFleet(worker)
+	f := newFixture(t, repo, func(o *Options) { o.Fleet = fleet })
+	t.Cleanup(func() {
+		fleet.runs.Wait()
+		worker.Close()
+		wstore.Close()
+	})
+	return &remoteFixture{fixture: f, fleet: fleet, worker: worker, worktree: root}
+}
+
+// A task's run goes to a worker, which runs the agent in its own clone
+// and pushes the work back: the coordinator's branch and worktree then
+// hold the agent's commit and what it left uncommitted, and the task's
+// log and result are those of a local run, with the worker named.
+func TestRemoteRunBringsTheWorkBack(t *testing.T) {
+	repo := testkit.Repo(t)
+	f := newRemoteFixture(t, repo)
+	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "Edit remotely", Config: shell(
+		`echo remote > made.txt && git add made.txt && ` + agentCommit + ` "agent edit" && echo left > loose.txt && echo done`)})
+	task = f.wait(t, task.ID)
+	if task.Status != StatusCompleted || task.Error != nil {
+		t.Fatalf("task %+v", task)
+	}
+	if got := testkit.Git(t, repo, "log", "--format=%s", task.BaseSHA+".."+task.Branch); !strings.Contains(got, "agent edit") {
+		t.Fatalf("the coordinator's branch log %q lacks the agent's commit", got)
+	}
+	for name, want := range map[string]string{"made.txt": "remote\n", "loose.txt": "left\n"} {
+		if b, err := os.ReadFile(filepath.Join(task.WorktreePath, name)); err != nil || string(b) != want {
+			t.Errorf("%s in the coordinator's worktree: %q, %v", name, b, err)
+		}
+	}
+	res := resultOf(t, task)
+	if res.Outcome != OutcomeSucceeded || strings.Join(res.FilesChanged, ",") != "loose.txt,made.txt" {
+		t.Fatalf("result %+v", res)
+	}
+	logs, err := f.o.Logs(context.Background(), task.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text []string
+	for _, e := range logs {
+		text = append(text, e.Event.Text)
+	}
+	all := strings.Join(text, "\n")
+	for _, want := range []string{"run 1 offered to the workers", "run 1 taken by worker w1", "done", "2 files changed"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the log lacks %q:\n%s", want, all)
+		}
+	}
+}
+
+// blockScript prints started and waits for a file named release in its
+// worktree, then commits a file.
+const blockScript = `echo started; while [ ! -f release ]; do sleep 0.02; done; echo after > after.txt && git add after.txt && ` + agentCommit + ` "after release" && echo finished`
+
+// release lets blockScript of task id go on, in the worker's worktree.
+func (f *remoteFixture) release(t *testing.T, id string) {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(f.worktree, "*", id))
+	if len(paths) != 1 {
+		t.Fatalf("the worker's worktree of task %s: %v", id, paths)
+	}
+	if err := os.WriteFile(filepath.Join(paths[0], "release"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitLogged waits until task id's log has an event whose text is text.
+func waitLogged(t *testing.T, o *Orchestrator, id, text string) {
+	t.Helper()
+	testkit.WaitFor(t, 30*time.Second, "the event "+text+" in the log of task "+id, func() bool {
+		logs, _ := o.Logs(context.Background(), id, 0, 0)
+		for _, e := range logs {
+			if e.Event.Text == text {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// A coordinator that stops while a worker runs a task leaves the run to
+// the worker; the next coordinator over the same store reads on from
+// where the last one stopped, and finishes the run: nothing of its log is
+// lost or stored twice.
+func TestRemoteRunOutlivesTheCoordinator(t *testing.T) {
+	repo := testkit.Repo(t)
+	f := newRemoteFixture(t, repo)
+	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "Outlive", Config: shell(blockScript)})
+	waitLogged(t, f.o, task.ID, "started")
+	f.o.Close() // the coordinator stops; the worker goes on
+	if got, _ := f.o.Get(context.Background(), task.ID); got.Status != StatusInProgress {
+		t.Fatalf("after the coordinator stopped the task is %s, want in_progress", got.Status)
+	}
+	// What a new server process finds: OpenStore's recovery leaves it.
+	s2, err := OpenStore(context.Background(), f.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	o2 := idle(s2, lookupAdapter, Options{Repo: repo, Grace: 500 * time.Millisecond, FlushEvery: 10 * time.Millisecond, Fleet: f.fleet})
+	defer o2.Close()
+	if err := o2.ResumeFleet(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.release(t, task.ID)
+	ctx := testkit.Context(t, 30*time.Second)
+	if err := o2.Wait(ctx, task.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := o2.Get(ctx, task.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != StatusCompleted {
+		t.Fatalf("task %+v", got)
+	}
+	if b, err := os.ReadFile(filepath.Join(got.WorktreePath, "after.txt")); err != nil || string(b) != "after\n" {
+		t.Fatalf("after.txt in the coordinator's worktree: %q, %v", b, err)
+	}
+	logs, _ := o2.Logs(ctx, task.ID, 0, 0)
+	count := map[string]int{}
+	for _, e := range logs {
+		count[e.Event.Text]++
+	}
+	if count["started"] != 1 || count["finished"] != 1 {
+		t.Fatalf("started logged %d times, finished %d times, want once each", count["started"], count["finished"])
+	}
+}
+
+// end_task of a task running on a worker stops its agent there: the task
+// ends cancelled, with what the agent had done brought back.
+func TestRemoteRunEnds(t *testing.T) {
+	repo := testkit.Repo(t)
+	f := newRemoteFixture(t, repo)
+	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "Stop me", Config: shell(`echo partial > partial.txt; ` + blockScript)})
+	waitLogged(t, f.o, task.ID, "started")
+	if _, err := f.o.End(context.Background(), task.ID, EndInput{}); err != nil {
+		t.Fatal(err)
+	}
+	got := f.wait(t, task.ID)
+	if got.Status != StatusCancelled {
+		t.Fatalf("task %+v", got)
+	}
+	done := make(chan struct{})
+	go func() { f.fleet.runs.Wait(); close(done) }()
+	testkit.Receive(t, 30*time.Second, "the worker's run to end", done)
+	logs, _ := f.o.Logs(context.Background(), task.ID, 0, 0)
+	for _, e := range logs {
+		if e.Event.Text == "finished" {
+			t.Fatal("the agent ran on after end_task")
+		}
+	}
+}
