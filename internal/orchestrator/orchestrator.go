@@ -100,6 +100,8 @@ type Orchestrator struct {
 	bgMu     sync.Mutex // guards bgClosed and the start of duties
 	bgClosed bool
 	duties   sync.WaitGroup // the duties being done on their issues
+
+	performMu sync.Mutex // a worker's: one run at a time sets up its worktree (Perform)
 }
 
 // Prepare readies the orchestrator for tasks, in the background: once,

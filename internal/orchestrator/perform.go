@@ -37,7 +37,7 @@ func (o *Orchestrator) Perform(ctx context.Context, a Assignment, delivery int, 
 	}
 	end := o.perform(ctx, a, send)
 	if ctx.Err() != nil && !errors.Is(context.Cause(ctx), ErrStopRequested) {
-		return context.Cause(ctx) // the run is offered again: no end
+		return nil // the worker stops or lost the run: it is offered again, and ends there
 	}
 	return sendJSON(send, MsgEnd, end)
 }
@@ -129,8 +129,11 @@ func (o *Orchestrator) workTree(ctx context.Context, a Assignment) (string, erro
 	if err != nil {
 		return "", err
 	}
+	// Runs of several tasks at once share the clone: one sets up at a time.
+	o.performMu.Lock()
+	defer o.performMu.Unlock()
 	fetched := "refs/sudocode/fetched/" + a.Task
-	if _, err := gitTransport(ctx, ri.top, "fetch", "--quiet", "--no-tags", "--", a.Remote, "+refs/heads/"+a.Branch+":"+fetched); err != nil {
+	if _, err := gitTransport(ctx, ri.top, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", a.Remote, "+refs/heads/"+a.Branch+":"+fetched); err != nil {
 		return "", err
 	}
 	if got, err := git(ctx, ri.top, "rev-parse", "--verify", "--end-of-options", fetched+"^{commit}"); err != nil || got != a.Head {
