@@ -1,0 +1,138 @@
+package natsbus
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// ServerOptions configure an embedded server.
+type ServerOptions struct {
+	Dir     string          // JetStream file store and the server's state live under it (required)
+	Host    string          // default "127.0.0.1"
+	Port    int             // 0 = any free port (the chosen one is in ClientURL)
+	Name    string          // server name; default "sudocode-" and a hash of Dir
+	Cluster *ClusterOptions // nil: a single server
+	Users   []User          // who may connect; nkey users with permissions
+	// NoAuth lets anyone who reaches the port connect with every right.
+	// It is only for tests and tools on a private socket; Start refuses
+	// an empty Users list without it.
+	NoAuth bool
+	// Log receives the server's warnings and errors; nil logs nothing.
+	Log *slog.Logger
+}
+
+// ClusterOptions make the server one node of a cluster.
+type ClusterOptions struct {
+	Name   string   // the cluster's name, the same on every node (required)
+	Host   string   // default "127.0.0.1"
+	Port   int      // 0 = any free port (see ClusterURL)
+	Routes []string // nats-route://host:port of the other nodes
+}
+
+const defaultHost = "127.0.0.1"
+
+// nameRE is what a server or cluster name may be: NATS refuses spaces and
+// wildcards in them, and we keep to one plain token.
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// check validates o and fills its defaults, returning the filled copy.
+func (o ServerOptions) check() (ServerOptions, error) {
+	if o.Dir == "" {
+		return o, errors.New("natsbus: ServerOptions.Dir is required")
+	}
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return o, fmt.Errorf("natsbus: dir %q: %w", o.Dir, err)
+	}
+	o.Dir = dir
+	if len(o.Users) == 0 && !o.NoAuth {
+		return o, errors.New("natsbus: no users: refusing to start a server anyone may use (set NoAuth to mean it)")
+	}
+	if err := checkUsers(o.Users); err != nil {
+		return o, err
+	}
+	if o.Host == "" {
+		o.Host = defaultHost
+	}
+	if o.Name == "" {
+		sum := sha256.Sum256([]byte(dir))
+		o.Name = "sudocode-" + hex.EncodeToString(sum[:6])
+	}
+	if !nameRE.MatchString(o.Name) {
+		return o, fmt.Errorf("natsbus: server name %q: want letters, digits, '-' or '_'", o.Name)
+	}
+	if c := o.Cluster; c != nil {
+		cc := *c
+		if !nameRE.MatchString(cc.Name) {
+			return o, fmt.Errorf("natsbus: cluster name %q: want letters, digits, '-' or '_'", cc.Name)
+		}
+		if cc.Host == "" {
+			cc.Host = defaultHost
+		}
+		for _, r := range cc.Routes {
+			u, err := url.Parse(r)
+			if err != nil || u.Scheme != "nats-route" || u.Host == "" {
+				return o, fmt.Errorf("natsbus: route %q: want nats-route://host:port", r)
+			}
+		}
+		o.Cluster = &cc
+	}
+	return o, nil
+}
+
+// port maps our "0 = any free port" to the server's, where 0 means the
+// default port and -1 any free one.
+func port(p int) int {
+	if p == 0 {
+		return server.RANDOM_PORT
+	}
+	return p
+}
+
+// serverOptions turns o, already checked, into nats-server's options.
+func (o ServerOptions) serverOptions() (*server.Options, error) {
+	so := &server.Options{
+		ServerName: o.Name,
+		Host:       o.Host,
+		Port:       port(o.Port),
+		JetStream:  true,
+		StoreDir:   o.Dir,
+		NoSigs:     true,
+		NoLog:      o.Log == nil,
+		// No monitoring, leaf nodes, gateways or websockets: not asked for.
+		HTTPPort: 0,
+	}
+	so.Nkeys = nkeyUsers(o.Users)
+	if c := o.Cluster; c != nil {
+		so.Cluster = server.ClusterOpts{Name: c.Name, Host: c.Host, Port: port(c.Port)}
+		for _, r := range c.Routes {
+			u, err := url.Parse(r)
+			if err != nil {
+				return nil, err
+			}
+			so.Routes = append(so.Routes, u)
+		}
+	}
+	return so, nil
+}
+
+// makeDir creates dir 0700, and tightens an existing one that others
+// could read: it holds the streams' messages.
+func makeDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("natsbus: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("natsbus: %w", err)
+	}
+	return nil
+}
