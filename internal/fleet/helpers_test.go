@@ -136,4 +136,3 @@ func offer(t *testing.T, f *Fleet, o Offer) {
 		t.Fatal(err)
 	}
 }
-

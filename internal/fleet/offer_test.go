@@ -141,4 +141,3 @@ func TestOpenTwiceAtOnce(t *testing.T) {
 		}
 	}
 }
-
