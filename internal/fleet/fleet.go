@@ -93,7 +93,9 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Fleet, error) {
 }
 
 // OpenWorker binds the buckets a worker uses, which the coordinator's
-// Open created; it needs only the rights of WorkerPermissions.
+// Open created; it needs only the rights of WorkerPermissions. LeaseTTL
+// and Heartbeat come from the buckets' TTLs, the coordinator's: a worker
+// that renewed its lease less often than the lease lives would lose it.
 func OpenWorker(ctx context.Context, nc *nats.Conn, o Options) (*Fleet, error) {
 	f, err := newFleet(nc, o)
 	if err != nil {
@@ -105,6 +107,24 @@ func OpenWorker(ctx context.Context, nc *nats.Conn, o Options) (*Fleet, error) {
 			return nil, fmt.Errorf("fleet: bind bucket %s (has the coordinator opened the fleet?): %w", b.name, err)
 		}
 		*b.kv = kv
+	}
+	for _, b := range []struct {
+		kv  jetstream.KeyValue
+		set func(time.Duration)
+	}{
+		{f.leases, func(ttl time.Duration) { f.o.LeaseTTL = ttl }},
+		{f.workers, func(ttl time.Duration) { f.o.Heartbeat = ttl / 3 }},
+	} {
+		st, err := b.kv.Status(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("fleet: bucket %s: %w", b.kv.Bucket(), err)
+		}
+		if st.TTL() > 0 {
+			b.set(st.TTL())
+		}
+	}
+	if o.PreferFor <= 0 {
+		f.o.PreferFor = f.o.LeaseTTL / 6
 	}
 	return f, nil
 }

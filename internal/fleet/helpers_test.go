@@ -96,18 +96,29 @@ func (e *env) worker(id string, repos []string, opts ...nats.Option) (*Fleet, *n
 // running is a Work call in the background.
 type running struct {
 	stop context.CancelFunc
-	done chan error
+	done chan struct{} // closed when Work returned, err set
+	err  error
+}
+
+// wait waits for Work to return and returns its error.
+func (r *running) wait(t *testing.T) error {
+	t.Helper()
+	testkit.Receive(t, 30*time.Second, "Work to return", r.done)
+	return r.err
 }
 
 // work runs f.Work until the test ends or stop is called.
 func work(t *testing.T, f *Fleet, w WorkerInfo, h Handler) *running {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{stop: cancel, done: make(chan error, 1)}
-	go func() { r.done <- f.Work(ctx, w, h) }()
+	r := &running{stop: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		r.err = f.Work(ctx, w, h)
+	}()
 	t.Cleanup(func() {
 		cancel()
-		testkit.Receive(t, 30*time.Second, "Work to return", r.done)
+		r.wait(t)
 	})
 	return r
 }

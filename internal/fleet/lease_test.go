@@ -96,10 +96,9 @@ func TestKilledWorkerRedelivered(t *testing.T) {
 	if cause := testkit.Receive(t, 30*time.Second, "the dead worker's handler cancelled", causes); !errors.Is(cause, ErrLeaseLost) && !errors.Is(cause, ErrWorkerStopping) {
 		t.Fatalf("cause %v", cause)
 	}
-	if err := testkit.Receive(t, 30*time.Second, "the dead worker's Work to end", r1.done); err == nil {
+	if err := r1.wait(t); err == nil {
 		t.Fatal("Work on a closed connection returned nil")
 	}
-	r1.done <- nil // for the cleanup, which waits for it again
 	c := testkit.Receive(t, 60*time.Second, "the redelivery", second)
 	if c.Delivery != 2 || c.Task != "t1" {
 		t.Fatalf("redelivered %s as delivery %d, want 2", c.Task, c.Delivery)
@@ -129,10 +128,9 @@ func TestStoppedWorkerGivesBack(t *testing.T) {
 	if cause := testkit.Receive(t, 30*time.Second, "the handler cancelled", causes); !errors.Is(cause, ErrWorkerStopping) {
 		t.Fatalf("cause %v", cause)
 	}
-	if err := testkit.Receive(t, 30*time.Second, "Work to end", r1.done); err != nil {
+	if err := r1.wait(t); err != nil {
 		t.Fatalf("Work after its context ended: %v", err)
 	}
-	r1.done <- nil
 	r := newRecorder()
 	f2, _ := e.worker("staying", []string{"repo-a"})
 	work(t, f2, info("staying", []string{"repo-a"}, []string{"codex"}), r.handle)

@@ -68,15 +68,13 @@ func TestWorkerPermissions(t *testing.T) {
 		t.Fatalf("message %+v", m)
 	}
 	ra.stop()
-	testkit.Receive(t, 30*time.Second, "Work to end", ra.done)
-	ra.done <- nil
+	ra.wait(t)
 
 	// Working repo-b with w1's credentials is refused at the consumer.
 	rb := work(t, f, info("w1", []string{"repo-b"}, []string{"codex"}), r.handle)
 	violation(t, denied, "$JS.API.CONSUMER.INFO.SUDOCODE_OFFERS_repo-b.codex")
 	rb.stop()
-	testkit.Receive(t, 30*time.Second, "Work to end", rb.done)
-	rb.done <- nil
+	rb.wait(t)
 
 	// Pulling repo-b's queue directly is refused too.
 	nc.PublishRequest("$JS.API.CONSUMER.MSG.NEXT.SUDOCODE_OFFERS_repo-b.codex", nc.NewInbox(), []byte(`{"batch":1}`))

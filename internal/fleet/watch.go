@@ -28,8 +28,9 @@ type RunMsg struct {
 
 // Watch sends every message workers sent for a run after stream sequence
 // after (0: from the start), in order, then new ones as they come; the
-// channel closes when ctx ends. Messages are kept a week, so a
-// coordinator that was down reads what it missed.
+// channel closes when ctx ends, or when the watch fails for good (the
+// connection closed): watch again after the last Seq received. Messages
+// are kept a week, so a coordinator that was down reads what it missed.
 func (f *Fleet) Watch(ctx context.Context, repo, task string, run int, after uint64) (<-chan RunMsg, error) {
 	if err := checkRun(repo, task, run); err != nil {
 		return nil, err
@@ -51,12 +52,11 @@ func (f *Fleet) Watch(ctx context.Context, repo, task string, run int, after uin
 		return nil, fmt.Errorf("fleet: watch %s/%s run %d: %w", repo, task, run, err)
 	}
 	ch := make(chan RunMsg)
-	go func() {
-		<-ctx.Done()
-		it.Stop()
-	}()
+	stop := context.AfterFunc(ctx, it.Stop)
 	go func() {
 		defer close(ch)
+		defer stop()
+		defer it.Stop()
 		for {
 			m, err := it.Next()
 			if err != nil {

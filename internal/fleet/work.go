@@ -59,7 +59,10 @@ var (
 
 // Timings of the worker's loops that are not options.
 const (
-	fetchWait     = 5 * time.Second        // one pull request's life: bounds nothing, ctx cancels it
+	// fetchWait is one pull request's life. A pull holds a slot while it
+	// waits, so with fewer slots than repository/agent pairs an offer may
+	// wait this long for its pair's turn; ctx cancels the wait at once.
+	fetchWait     = 2 * time.Second
 	retryWait     = 500 * time.Millisecond // after an error, or while a repository has no queue yet
 	cleanupWait   = 5 * time.Second        // for the acks and deletes after a handler or Work ended
 	preferBounces = 250 * time.Millisecond // how often an offer for a preferred worker comes back
