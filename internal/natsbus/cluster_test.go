@@ -123,21 +123,29 @@ func TestClusterSurvivesLosingANode(t *testing.T) {
 		_, err := js2.Publish(pctx, "r3.m", []byte("after"))
 		return err == nil
 	})
-	c, err := js2.OrderedConsumer(ctx, "R3", jetstream.OrderedConsumerConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range n {
-		m, err := c.Next(jetstream.FetchMaxWait(testkit.Scale(10 * time.Second)))
-		if err != nil {
-			t.Fatalf("message %d: %v", i, err)
+	var st2 jetstream.Stream
+	testkit.WaitFor(t, 30*time.Second, "the stream found after losing a node", func() bool {
+		var err error
+		st2, err = js2.Stream(ctx, "R3")
+		return err == nil
+	})
+	// Read each by sequence; a read may fail while the survivors elect
+	// the stream's new leader, so each is retried until it succeeds.
+	for i := range n + 1 {
+		want := fmt.Sprint(i)
+		if i == n {
+			want = "after"
 		}
-		if string(m.Data()) != fmt.Sprint(i) {
-			t.Fatalf("message %d is %q", i, m.Data())
+		var m *jetstream.RawStreamMsg
+		var err error
+		testkit.WaitFor(t, 30*time.Second, fmt.Sprintf("message %d read", i+1), func() bool {
+			gctx, cancel := context.WithTimeout(ctx, testkit.Scale(2*time.Second))
+			defer cancel()
+			m, err = st2.GetMsg(gctx, uint64(i+1))
+			return err == nil
+		})
+		if string(m.Data) != want {
+			t.Fatalf("message %d is %q, want %q", i+1, m.Data, want)
 		}
-	}
-	m, err := c.Next(jetstream.FetchMaxWait(testkit.Scale(10 * time.Second)))
-	if err != nil || string(m.Data()) != "after" {
-		t.Fatalf("the message published after the loss: %v %v", m, err)
 	}
 }
