@@ -137,10 +137,12 @@ func TestClusterSurvivesLosingANode(t *testing.T) {
 		t.Fatalf("ran %s", c.Task)
 	}
 	for _, task := range []string{"t1", "t2", "t3", "t4"} {
-		ch, err := coord.Watch(ctx, "repo-a", task, 1, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		var ch <-chan RunMsg
+		testkit.WaitFor(t, 30*time.Second, "a watch of "+task, func() bool {
+			var err error
+			ch, err = coord.Watch(ctx, "repo-a", task, 1, 0)
+			return err == nil
+		})
 		if m := testkit.Receive(t, 60*time.Second, task+"'s run message", ch); m.Kind != "done" || string(m.Body) != task {
 			t.Fatalf("%s: %+v", task, m)
 		}

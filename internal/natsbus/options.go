@@ -19,7 +19,7 @@ type ServerOptions struct {
 	Dir     string          // JetStream file store and the server's state live under it (required)
 	Host    string          // default "127.0.0.1"
 	Port    int             // 0 = any free port (the chosen one is in ClientURL)
-	Name    string          // server name; default "sudocode-" and a hash of Dir
+	Name    string          // server name; default "sudocode-" and a hash of the host name and Dir
 	Cluster *ClusterOptions // nil: a single server
 	Users   []User          // who may connect; nkey users with permissions
 	// NoAuth lets anyone who reaches the port connect with every right.
@@ -64,7 +64,10 @@ func (o ServerOptions) check() (ServerOptions, error) {
 		o.Host = defaultHost
 	}
 	if o.Name == "" {
-		sum := sha256.Sum256([]byte(dir))
+		// Unique per machine and directory: a cluster's nodes must have
+		// different names, and may share a path on different machines.
+		host, _ := os.Hostname()
+		sum := sha256.Sum256([]byte(host + "\x00" + dir))
 		o.Name = "sudocode-" + hex.EncodeToString(sum[:6])
 	}
 	if !nameRE.MatchString(o.Name) {
