@@ -14,7 +14,7 @@ import (
 // testOptions are short enough that a lost lease or an expired presence
 // shows within a test, scaled for a slow machine.
 func testOptions() Options {
-	return Options{LeaseTTL: testkit.Scale(2 * time.Second), Heartbeat: testkit.Scale(500 * time.Millisecond)}
+	return Options{LeaseTTL: testkit.Scale(2 * time.Second), Heartbeat: testkit.Scale(time.Second)}
 }
 
 // env is one embedded server, its coordinator and the users it admits.

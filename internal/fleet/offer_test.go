@@ -60,7 +60,8 @@ func TestOfferClaimSendWatch(t *testing.T) {
 func TestWatchSeesLaterMessagesLive(t *testing.T) {
 	e := newEnv(t)
 	f, _ := e.worker("w1", []string{"repo-a"})
-	ctx := testkit.Context(t, 30*time.Second)
+	ctx, cancel := context.WithCancel(testkit.Context(t, 30*time.Second))
+	defer cancel()
 	ch, err := e.coord.Watch(ctx, "repo-a", "t1", 1, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -71,6 +72,23 @@ func TestWatchSeesLaterMessagesLive(t *testing.T) {
 	offer(t, e.coord, Offer{Repo: "repo-a", Task: "t1", Run: 1, Agent: "codex"})
 	if m := testkit.Receive(t, 30*time.Second, "the live message", ch); m.Kind != "hello" {
 		t.Fatalf("got %+v", m)
+	}
+	cancel()
+	for m := range ch {
+		t.Fatalf("a message after the watch ended: %+v", m)
+	}
+}
+
+func TestOpenWorkerTakesTheBucketsTimes(t *testing.T) {
+	e := newEnv(t)
+	nc := e.workerConn("w1", []string{"repo-a"})
+	f, err := OpenWorker(testkit.Context(t, 10*time.Second), nc, Options{LeaseTTL: time.Hour, Heartbeat: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := testOptions()
+	if f.o.LeaseTTL != want.LeaseTTL || f.o.Heartbeat != want.Heartbeat {
+		t.Fatalf("worker's lease %v heartbeat %v, want the coordinator's %v %v", f.o.LeaseTTL, f.o.Heartbeat, want.LeaseTTL, want.Heartbeat)
 	}
 }
 

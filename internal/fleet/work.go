@@ -201,10 +201,17 @@ func wait(ctx context.Context, d time.Duration) bool {
 // yet), it looks again every retryWait.
 func (wk *worker) fetchLoop(ctx context.Context, repo, agent string) {
 	var cons jetstream.Consumer
+	warned := false
 	for ctx.Err() == nil {
 		if cons == nil {
 			c, err := wk.f.js.Consumer(ctx, offerStream(repo), agent)
 			if err != nil {
+				// Not found is the normal wait for a first offer; anything
+				// else (a refused request times out) is worth one line.
+				if !warned && ctx.Err() == nil && !errors.Is(err, jetstream.ErrStreamNotFound) && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+					slog.Warn("fleet: cannot read the offers (do the worker's permissions name this repository?)", "worker", wk.w.ID, "repo", repo, "agent", agent, "err", err)
+					warned = true
+				}
 				if wk.failed() || !wait(ctx, retryWait) {
 					return
 				}

@@ -75,9 +75,11 @@ func TestSetUsers(t *testing.T) {
 		t.Fatal(err)
 	}
 	roundTrip(t, connect(t, s.ClientURL(), bob), "b")
+	aliceNC := connect(t, s.ClientURL(), alice)
 	if err := s.SetUsers([]User{bob.User(nil)}); err != nil {
 		t.Fatal(err)
 	}
+	testkit.WaitFor(t, 10*time.Second, "the removed user's connection dropped", func() bool { return !aliceNC.IsConnected() })
 	if _, err := Connect(testkit.Context(t, 10*time.Second), s.ClientURL(), alice); err == nil {
 		t.Fatal("alice connected after she was removed")
 	}
