@@ -6,9 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
-	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -78,56 +76,4 @@ func (wk *worker) run(c *Claim) {
 	wk.mu.Unlock()
 	<-wk.slots
 	wk.poke()
-}
-
-func (c *Claim) releaseLease(ctx context.Context) {
-	c.mu.Lock()
-	rev := c.rev
-	c.mu.Unlock()
-	if err := c.wk.f.leases.Delete(ctx, c.key, jetstream.LastRevision(rev)); err != nil {
-		slog.Warn("fleet: release lease", "run", c.key, "err", err)
-	}
-}
-
-// renew keeps the lease and the offer's ack wait alive every LeaseTTL/3
-// until done. A lease that is gone or taken, or that could not be renewed
-// for half its life, cancels the handler: past its expiry another worker
-// may take the run. It also looks up the cancellation record, for a
-// cancellation sent while the connection was down.
-func (c *Claim) renew(done <-chan struct{}) {
-	f := c.wk.f
-	every := f.o.LeaseTTL / 3
-	t := time.NewTicker(every)
-	defer t.Stop()
-	last := time.Now()
-	val, _ := json.Marshal(leaseValue{Worker: c.wk.w.ID, Delivery: c.Delivery})
-	for {
-		select {
-		case <-done:
-			return
-		case <-t.C:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), every)
-		c.mu.Lock()
-		rev := c.rev
-		c.mu.Unlock()
-		nrev, err := f.leases.Update(ctx, c.key, val, rev)
-		switch {
-		case err == nil:
-			c.mu.Lock()
-			c.rev = nrev
-			c.mu.Unlock()
-			last = time.Now()
-			c.msg.InProgress()
-		case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, nats.ErrConnectionClosed), time.Since(last) > f.o.LeaseTTL/2:
-			slog.Warn("fleet: lease lost", "worker", c.wk.w.ID, "run", c.key, "err", err)
-			c.cancel(ErrLeaseLost)
-			cancel()
-			return
-		}
-		if yes, _ := f.cancelled(ctx, c.key); yes {
-			c.cancel(ErrCancelled)
-		}
-		cancel()
-	}
 }
