@@ -49,7 +49,7 @@ func TestClusterSurvivesLosingANode(t *testing.T) {
 		wg.Go(func() {
 			nodes[i], errs[i] = natsbus.Start(testkit.Context(t, 30*time.Second), natsbus.ServerOptions{
 				Dir: t.TempDir(), Name: fmt.Sprintf("n%d", i+1), Users: users,
-				Cluster: &natsbus.ClusterOptions{Name: "fleet", Port: ports[i], Routes: routes},
+				Cluster: &natsbus.ClusterOptions{Name: "fleet", Port: ports[i], Routes: routes, Secret: "s3cret"},
 			})
 		})
 	}

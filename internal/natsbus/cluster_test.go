@@ -48,7 +48,7 @@ func startCluster(t *testing.T, n int, users []User) []*Server {
 				Dir:     t.TempDir(),
 				Name:    fmt.Sprintf("n%d", i+1),
 				Users:   users,
-				Cluster: &ClusterOptions{Name: "test", Port: ports[i], Routes: routes},
+				Cluster: &ClusterOptions{Name: "test", Port: ports[i], Routes: routes, Secret: "s3cret"},
 			})
 		})
 	}
@@ -147,5 +147,15 @@ func TestClusterSurvivesLosingANode(t *testing.T) {
 		if string(m.Data) != want {
 			t.Fatalf("message %d is %q, want %q", i+1, m.Data, want)
 		}
+	}
+}
+
+func TestClusterOffLoopbackNeedsSecret(t *testing.T) {
+	_, err := Start(testkit.Context(t, 10*time.Second), ServerOptions{
+		Dir: t.TempDir(), Users: []User{newCreds(t, "a").User(nil)},
+		Cluster: &ClusterOptions{Name: "c", Host: "0.0.0.0", Routes: []string{"nats-route://127.0.0.1:1"}},
+	})
+	if err == nil || !strings.Contains(err.Error(), "Secret") {
+		t.Fatalf("a cluster port on every interface without a secret: %v", err)
 	}
 }

@@ -17,9 +17,11 @@
 // JetStream is usable only once its nodes elected a leader, which
 // WaitJetStream waits for.
 //
-// Routes are not authenticated: a cluster port must only be reachable by
-// the cluster's own nodes (loopback, or a private network the operator
-// trusts).
+// Routes authenticate with a shared secret (ClusterOptions.Secret), which
+// a cluster port off loopback must have: a route passes any client's
+// messages without checking them against the users' permissions. Routes
+// are not encrypted: nodes on different machines belong on a network the
+// operator trusts, or behind a tunnel.
 //
 // Credentials are nkey user seeds in files of mode 0600, in the format
 // nats.go's NkeyOptionFromSeed reads, with the user's name on a comment

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -36,7 +37,16 @@ type ClusterOptions struct {
 	Host   string   // default "127.0.0.1"
 	Port   int      // 0 = any free port (see ClusterURL)
 	Routes []string // nats-route://host:port of the other nodes
+	// Secret, the same on every node, is the password routes present to
+	// each other. A route passes any client's messages unchecked, so a
+	// cluster port that is not on loopback must have one: Start refuses
+	// it otherwise.
+	Secret string
 }
+
+// routeUser is the user name routes authenticate with; Secret is the
+// password.
+const routeUser = "sudocode-route"
 
 const defaultHost = "127.0.0.1"
 
@@ -81,6 +91,9 @@ func (o ServerOptions) check() (ServerOptions, error) {
 		if cc.Host == "" {
 			cc.Host = defaultHost
 		}
+		if ip := net.ParseIP(cc.Host); cc.Secret == "" && (ip == nil || !ip.IsLoopback()) {
+			return o, fmt.Errorf("natsbus: cluster port on %s without a Secret: any host that reaches it could join the cluster", cc.Host)
+		}
 		for _, r := range cc.Routes {
 			u, err := url.Parse(r)
 			if err != nil || u.Scheme != "nats-route" || u.Host == "" {
@@ -117,10 +130,16 @@ func (o ServerOptions) serverOptions() (*server.Options, error) {
 	so.Nkeys = nkeyUsers(o.Users)
 	if c := o.Cluster; c != nil {
 		so.Cluster = server.ClusterOpts{Name: c.Name, Host: c.Host, Port: port(c.Port)}
+		if c.Secret != "" {
+			so.Cluster.Username, so.Cluster.Password = routeUser, c.Secret
+		}
 		for _, r := range c.Routes {
 			u, err := url.Parse(r)
 			if err != nil {
 				return nil, err
+			}
+			if c.Secret != "" {
+				u.User = url.UserPassword(routeUser, c.Secret)
 			}
 			so.Routes = append(so.Routes, u)
 		}
