@@ -1,0 +1,79 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Claim is an offer a worker holds the lease of.
+type Claim struct {
+	Offer
+	Delivery int // 1 first; >1 when started again after a lost lease or a stopped worker
+
+	wk       *worker
+	key      string
+	msg      jetstream.Msg
+	ctx      context.Context
+	cancelFn context.CancelCauseFunc
+
+	mu  sync.Mutex
+	rev uint64 // the lease's revision, advanced by each renewal
+}
+
+// Send sends a message about the run, stamped with the worker's id and
+// the delivery; Watch sees it.
+func (c *Claim) Send(ctx context.Context, kind string, body []byte) error {
+	return c.wk.f.send(ctx, c.Offer, c.wk.w.ID, c.Delivery, kind, body)
+}
+
+func (c *Claim) cancel(cause error) { c.cancelFn(cause) }
+
+// run runs the handler while renewing the lease, then settles the offer.
+func (wk *worker) run(c *Claim) {
+	f := wk.f
+	done := make(chan struct{})
+	var renewing sync.WaitGroup
+	renewing.Go(func() { c.renew(done) })
+	err := wk.h(c.ctx, c)
+	close(done)
+	renewing.Wait()
+	cause := context.Cause(c.ctx)
+	c.cancel(nil) // release the context's resources; keeps an earlier cause
+	if err != nil {
+		slog.Warn("fleet: handler failed", "worker", wk.w.ID, "run", c.key, "delivery", c.Delivery, "err", err)
+	}
+	cctx, cancel := context.WithTimeout(context.Background(), cleanupWait)
+	defer cancel()
+	switch {
+	case errors.Is(cause, ErrLeaseLost):
+		// Not ours any more: the offer comes back after its ack wait,
+		// to whoever takes the lease next.
+	case errors.Is(cause, ErrWorkerStopping):
+		// Unfinished: back on the queue at once, lease freed for the
+		// next worker.
+		c.msg.Nak()
+		c.releaseLease(cctx)
+	default:
+		// Finished, well or not, or cancelled: the outcome is the
+		// orchestrator's business. Done first, so a lost ack cannot
+		// start it again.
+		data, _ := json.Marshal(claimRecord{Delivery: c.Delivery, Done: true, Worker: wk.w.ID})
+		if _, err := f.claims.Put(cctx, c.key, data); err != nil {
+			slog.Warn("fleet: mark run done", "run", c.key, "err", err)
+		}
+		if err := c.msg.DoubleAck(cctx); err != nil {
+			slog.Warn("fleet: ack offer", "run", c.key, "err", err)
+		}
+		c.releaseLease(cctx)
+	}
+	wk.mu.Lock()
+	delete(wk.running, c.key)
+	wk.mu.Unlock()
+	<-wk.slots
+	wk.poke()
+}
