@@ -85,6 +85,10 @@ type Options struct {
 	// Warm prepares a worktree ahead of the first task (a long-lived
 	// server wants it; a one-shot command does not).
 	Warm bool
+	// Fleet runs the tasks' agents on the fleet's workers
+	// (orchestrator.Options.Fleet), reading on the runs a server before
+	// it left to them; nil runs them here.
+	Fleet orchestrator.Fleet
 }
 
 // Open opens the project in o.Dir. Only a directory that is not one is an
@@ -139,7 +143,7 @@ func (p *Project) openTasks(ctx context.Context, o Options) {
 		data = d
 	}
 	orch, closeOrch, err := orchestrator.Open(ctx, data, orchestrator.Options{Repo: p.Dir, Actor: o.Actor,
-		Worktrees: o.Worktrees, Tracker: o.TrackerCommand, Env: o.Env})
+		Worktrees: o.Worktrees, Tracker: o.TrackerCommand, Env: o.Env, Fleet: o.Fleet})
 	if err != nil {
 		p.TasksUnavailable = err.Error()
 		return
@@ -156,6 +160,11 @@ func (p *Project) openTasks(ctx context.Context, o Options) {
 		rules = o.Rulesets
 	}
 	orch.FollowIssues(TaskIssues(p.Tracker, rules, actor))
+	if err := orch.ResumeFleet(ctx); err != nil {
+		closeOrch()
+		p.TasksUnavailable = "the runs on the fleet's workers cannot be read on: " + err.Error()
+		return
+	}
 	p.closeTasks = closeOrch
 	p.Orchestrator = orch
 }

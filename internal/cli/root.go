@@ -55,7 +55,7 @@ Every command takes --json; errors are then JSON on stderr too.`,
 		newInitCmd(tc), newIssueCmd(tc), newSpecCmd(tc), newLinkCmd(tc), newUnlinkCmd(tc), newFeedbackCmd(tc),
 		newReadyCmd(tc), newBlockedCmd(tc), newStatsCmd(tc), newStatusCmd(tc),
 		newSearchCmd(tc), newExportCmd(tc), newImportCmd(tc), newMergeDriverCmd(tc), newDoctorCmd(tc),
-		newServeCmd(g, stdio), newAgentCmd(g, stdio), newTaskCmd(g, stdio), newRunCmd(g, stdio), newTrustCmd(g, stdio))
+		newServeCmd(g, stdio), newAgentCmd(g, stdio), newTaskCmd(g, stdio), newRunCmd(g, stdio), newTrustCmd(g, stdio), newWorkerCmd(g, stdio), newWorkersCmd(g, stdio))
 	return root
 }
 

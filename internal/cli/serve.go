@@ -22,6 +22,7 @@ type serveOptions struct {
 	transport transportFlags
 	auth      codeAuth
 	store     storeFlags
+	fleet     fleetFlags
 	g         *globalOptions
 	stdio     IO
 }
@@ -76,6 +77,7 @@ or SIGTERM.`,
 	f.StringVar(&o.transport.logLevel, "log-level", "", "log level on stderr: debug, info, warn, error (env SUDOCODE_LOG_LEVEL; default info)")
 	o.transport.controlFlags.register(f)
 	o.store.register(f)
+	o.fleet.register(f)
 	return cmd
 }
 
@@ -97,6 +99,13 @@ type serveInfo struct {
 	TokenFile string `json:"token_file,omitempty"`
 	// Clients are the configurations of MCP clients that carry Token.
 	Clients *clientConfigs `json:"clients,omitempty"`
+	// Fleet is the NATS server workers connect to, with --fleet.
+	Fleet *fleetInfo `json:"fleet,omitempty"`
+}
+
+// fleetInfo is serve's fleet, in its start-up JSON.
+type fleetInfo struct {
+	NATS string `json:"nats"`
 }
 
 func runServe(ctx context.Context, o *serveOptions) error {
@@ -130,10 +139,17 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	defer store.Close()
+	var fl orchestrator.Fleet
+	if o.fleet.enabled() {
+		if fl, err = o.fleet.start(ctx, stdio, dir, logger); err != nil {
+			return err
+		}
+		defer o.fleet.stop() // after the server closed: its tasks stop reading their runs first
+	}
 	srv, err := serve.New(ctx, serve.Options{Dir: dir, Rulesets: store, Token: t.Token, AllowedOrigins: t.AllowedOrigins,
 		Version: Version, Actor: stdio.actor(), Logger: logger, Auth: auth, Calls: calls, BodyTimeout: t.BodyTimeout,
 		Sessions: t.Sessions, Stateless: t.Stateless, Worktrees: stdio.path(stdio.orEnv(o.worktrees, orchestrator.EnvWorktrees)), NoAuth: o.auth.noAuth,
-		TrackerCommand: stdio.trackerCommand(), Env: stdio.Env})
+		TrackerCommand: stdio.trackerCommand(), Env: stdio.Env, Fleet: fl})
 	if err != nil {
 		return err
 	}
@@ -160,6 +176,9 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if t.Token != "" {
 		info.Clients = configsFor(clients, t.Token)
 	}
+	if o.fleet.host != nil {
+		info.Fleet = &fleetInfo{NATS: o.fleet.host.URL}
+	}
 	shown := info.URL
 	if srv.OpenToken != "" {
 		info.Open = info.URL + "?token=" + srv.OpenToken
@@ -173,6 +192,9 @@ func runServe(ctx context.Context, o *serveOptions) error {
 			if !e.Available {
 				fmt.Fprintf(stdio.Out, "  %s unavailable: %s\n", e.Path, e.Reason)
 			}
+		}
+		if info.Fleet != nil {
+			fmt.Fprintf(stdio.Out, "  the tasks run through the fleet at %s; another machine joins with sudocode workers add NAME\n", info.Fleet.NATS)
 		}
 		switch {
 		case info.Clients != nil:

@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/sudocode/sudocode/internal/fleet"
+	"github.com/sudocode/sudocode/internal/fleetrun"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+)
+
+// EnvFleetLease is how long a worker's lease of a run lasts without
+// renewal (a Go duration): a killed worker's runs are offered again after
+// it. For serve's embedded fleet; workers read it from the fleet.
+const EnvFleetLease = "SUDOCODE_FLEET_LEASE"
+
+// fleetFlags are serve's flags of the fleet.
+type fleetFlags struct {
+	on                  bool
+	nats, creds, listen string
+	localSlots          int
+	host                *fleetrun.Host
+	stopWorker          func()
+}
+
+func (f *fleetFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.on, "fleet", false, "run the tasks' agents through the fleet: an embedded NATS JetStream (under the state directory, loopback, credentials made here) with a worker in this process, which workers of other machines can join (sudocode workers add)")
+	fs.StringVar(&f.nats, "nats", "", "use the NATS (JetStream) server or cluster at `URL` for the fleet instead of the embedded one (implies --fleet; needs --nats-creds)")
+	fs.StringVar(&f.creds, "nats-creds", "", "the coordinator's credentials `FILE` for --nats")
+	fs.StringVar(&f.listen, "nats-listen", "", "the embedded NATS server's `ADDR` (default 127.0.0.1 and a free port; 0.0.0.0:4222 admits workers of other machines, with their credentials)")
+	fs.IntVar(&f.localSlots, "local-slots", 4, "how many runs the worker in this process takes at once (0: none; only other workers run agents)")
+}
+
+func (f *fleetFlags) enabled() bool { return f.on || f.nats != "" }
+
+// start starts the project's fleet, and the worker of this process, and
+// returns the orchestrator's Fleet.
+func (f *fleetFlags) start(ctx context.Context, stdio IO, dir string, logger *slog.Logger) (orchestrator.Fleet, error) {
+	if f.nats != "" && f.creds == "" {
+		return nil, usageError{fmt.Errorf("--nats needs --nats-creds: the coordinator's credentials for that server")}
+	}
+	if f.localSlots < 0 {
+		return nil, usageError{fmt.Errorf("--local-slots %d: 0 or more", f.localSlots)}
+	}
+	key, err := fleetrun.RepoKey(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	fdir, err := fleetrun.Dir(stdio.Env, key)
+	if err != nil {
+		return nil, err
+	}
+	opts := fleet.Options{}
+	if v := stdio.Getenv(EnvFleetLease); v != "" {
+		if opts.LeaseTTL, err = time.ParseDuration(v); err != nil || opts.LeaseTTL < time.Second {
+			return nil, usageError{fmt.Errorf("%s=%s: want a duration of at least 1s (e.g. 30s)", EnvFleetLease, v)}
+		}
+		opts.Heartbeat = max(opts.LeaseTTL/6, 200*time.Millisecond)
+	}
+	f.host, err = fleetrun.StartHost(ctx, fleetrun.HostOptions{Dir: fdir, URL: f.nats, Creds: stdio.path(f.creds),
+		Listen: f.listen, Fleet: opts, Log: logger})
+	if err != nil {
+		return nil, err
+	}
+	if f.localSlots > 0 {
+		wdir, err := fleetrun.WorkerDir(stdio.Env, "local-"+key)
+		if err != nil {
+			f.host.Close()
+			return nil, err
+		}
+		host, _ := os.Hostname()
+		w := &fleetrun.Worker{Fleet: f.host.Fleet, Env: stdio.Env, Dir: wdir, Info: fleet.WorkerInfo{
+			ID: "local", Host: host, Repos: []string{key}, CLIs: fleetrun.DetectCLIs(stdio.Env), Slots: f.localSlots, Version: Version}}
+		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if err := w.Run(wctx); err != nil && wctx.Err() == nil {
+				logger.Error("the fleet's worker in this process stopped", "err", err)
+			}
+		}()
+		f.stopWorker = func() { cancel(); <-done }
+	}
+	return fleetrun.NewCoordinator(f.host.Fleet, key), nil
+}
+
+// stop stops the worker of this process (its runs go back to the fleet)
+// and the fleet.
+func (f *fleetFlags) stop() {
+	if f.stopWorker != nil {
+		f.stopWorker()
+	}
+	if f.host != nil {
+		f.host.Close()
+	}
+}

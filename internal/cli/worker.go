@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sudocode/sudocode/internal/fleet"
+	"github.com/sudocode/sudocode/internal/fleetrun"
+	"github.com/sudocode/sudocode/internal/natsbus"
+)
+
+// workerOptions are the flags of "sudocode worker".
+type workerOptions struct {
+	connect, creds, dir string
+	labels, agents      []string
+	slots               int
+	g                   *globalOptions
+	stdio               IO
+}
+
+func newWorkerCmd(g *globalOptions, stdio IO) *cobra.Command {
+	o := &workerOptions{g: g, stdio: stdio}
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Run agents for a coordinator's fleet from this machine",
+		Long: `Join the fleet of a coordinator ("sudocode serve --fleet" on another machine, or
+this one) and run the task runs it offers.
+
+The worker connects to the coordinator's NATS server with the credentials the
+coordinator issued ("sudocode workers add NAME" there), advertises this
+machine's agent CLIs (those on PATH), its labels and its free slots, and takes
+the runs it can do: for each, it fetches the task's branch from the repository
+the coordinator names into a clone of its own, runs the agent in a worktree in
+the sealed box (as the coordinator would), streams the log back, and pushes the
+work to the coordinator's repository; the coordinator reviews and merges it.
+
+A worker that stops (SIGINT, SIGTERM) gives its runs back at once; one that is
+killed loses them when its lease runs out, and they are offered again.`,
+		Example: `  sudocode worker --connect nats://coordinator.lan:4222 --creds ~/gpu-box.creds --label gpu --slots 4`,
+		Args:    exactArgs(0),
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runWorker(cmd.Context(), o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.connect, "connect", "", "the coordinator's NATS `URL` (nats://HOST:PORT; several separated by commas)")
+	f.StringVar(&o.creds, "creds", "", "the credentials `FILE` the coordinator issued (sudocode workers add)")
+	f.StringSliceVar(&o.labels, "label", nil, "a `LABEL` tasks can ask for (e.g. gpu, os=linux); repeatable")
+	f.StringSliceVar(&o.agents, "agents", nil, "the agent CLIs to offer (claudecode, codex, gemini, opencode, command); default those on PATH")
+	f.IntVar(&o.slots, "slots", 2, "how many runs at once")
+	f.StringVar(&o.dir, "dir", "", "where the clones and worktrees go (default $XDG_STATE_HOME/sudocode/worker/NAME)")
+	return cmd
+}
+
+func runWorker(ctx context.Context, o *workerOptions) error {
+	stdio := o.stdio
+	if o.connect == "" || o.creds == "" {
+		return usageError{fmt.Errorf("--connect and --creds are required: the coordinator's NATS URL and the credentials it issued (sudocode workers add NAME, run there)")}
+	}
+	if o.slots < 1 {
+		return usageError{fmt.Errorf("--slots %d: at least 1", o.slots)}
+	}
+	c, err := natsbus.ReadCreds(stdio.path(o.creds))
+	if err != nil {
+		return err
+	}
+	nc, err := natsbus.Connect(ctx, o.connect, c)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	repos, err := fleetrun.ReadGrant(ctx, nc, c.Name)
+	if err != nil {
+		return err
+	}
+	f, err := fleet.OpenWorker(ctx, nc, fleet.Options{})
+	if err != nil {
+		return err
+	}
+	dir := stdio.path(o.dir)
+	if dir == "" {
+		if dir, err = fleetrun.WorkerDir(stdio.Env, c.Name); err != nil {
+			return err
+		}
+	}
+	agents := o.agents
+	if len(agents) == 0 {
+		agents = fleetrun.DetectCLIs(stdio.Env)
+	}
+	host, _ := os.Hostname()
+	w := &fleetrun.Worker{Fleet: f, Env: stdio.Env, Dir: dir, Info: fleet.WorkerInfo{
+		ID: c.Name, Host: host, Repos: repos, CLIs: agents, Labels: o.labels, Slots: o.slots, Version: Version,
+	}}
+	fmt.Fprintf(stdio.Out, "sudocode worker %s: connected to %s; repositories %s; agents %s; %d slots\n",
+		c.Name, o.connect, strings.Join(repos, ", "), strings.Join(agents, ", "), o.slots)
+	err = w.Run(ctx)
+	if ctx.Err() != nil {
+		return nil // stopped by a signal: the runs were given back
+	}
+	return err
+}

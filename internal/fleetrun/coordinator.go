@@ -1,0 +1,60 @@
+package fleetrun
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/sudocode/sudocode/internal/fleet"
+	"github.com/sudocode/sudocode/internal/orchestrator"
+)
+
+// Coordinator is the orchestrator's Fleet for one repository over the
+// fleet: runs are offered under the repository's key, for the agent's
+// kind in lower case.
+type Coordinator struct {
+	f    *fleet.Fleet
+	repo string
+}
+
+// NewCoordinator returns the Fleet of repository repo (a RepoKey).
+func NewCoordinator(f *fleet.Fleet, repo string) *Coordinator { return &Coordinator{f: f, repo: repo} }
+
+// AgentToken is an agent kind as the fleet routes it ("CLAUDECODE" →
+// "claudecode").
+func AgentToken(kind string) string { return strings.ToLower(kind) }
+
+// Offer implements orchestrator.Fleet.
+func (c *Coordinator) Offer(ctx context.Context, a orchestrator.Assignment) error {
+	body, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	return c.f.Offer(ctx, fleet.Offer{Repo: c.repo, Task: a.Task, Run: a.Run, Agent: AgentToken(a.Agent),
+		Labels: a.Labels, Prefer: a.Prefer, Body: body})
+}
+
+// Cancel implements orchestrator.Fleet.
+func (c *Coordinator) Cancel(ctx context.Context, task string, run int) error {
+	return c.f.Cancel(ctx, c.repo, task, run)
+}
+
+// Watch implements orchestrator.Fleet.
+func (c *Coordinator) Watch(ctx context.Context, task string, run int, after uint64) (<-chan orchestrator.RunMessage, error) {
+	in, err := c.f.Watch(ctx, c.repo, task, run, after)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan orchestrator.RunMessage)
+	go func() {
+		defer close(out)
+		for m := range in {
+			select {
+			case out <- orchestrator.RunMessage{Seq: m.Seq, Kind: m.Kind, Worker: m.Worker, Body: m.Body}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
+}

@@ -1,0 +1,229 @@
+package fleetrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sudocode/sudocode/internal/fleet"
+	"github.com/sudocode/sudocode/internal/natsbus"
+)
+
+// CoordinatorUser is the NATS user name of the coordinator (serve): no
+// worker may be called so.
+const CoordinatorUser = "coordinator"
+
+// HostOptions configure a coordinator's fleet.
+type HostOptions struct {
+	// Dir is the fleet directory: the embedded server's store, the
+	// coordinator's credentials, the workers' registry and the URL
+	// workers connect to.
+	Dir string
+	// URL is an external NATS server or cluster to use instead of the
+	// embedded server, with the coordinator's credentials in Creds.
+	URL, Creds string
+	// Listen is the embedded server's host:port (default 127.0.0.1:0, a
+	// free port); a non-loopback host admits workers of other machines.
+	Listen string
+	Fleet  fleet.Options
+	Log    *slog.Logger
+	// RegistryPoll is how often the registry is read again for workers
+	// added or removed meanwhile (default 2s).
+	RegistryPoll time.Duration
+}
+
+// Host is a coordinator's fleet: the embedded NATS server (or a
+// connection to an external one), the fleet over it, and the workers it
+// admits kept in step with the registry.
+type Host struct {
+	Fleet *fleet.Fleet
+	Conn  *nats.Conn
+	URL   string // what workers connect to
+
+	srv  *natsbus.Server
+	reg  *Registry
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+}
+
+// StartHost starts the coordinator's fleet.
+func StartHost(ctx context.Context, o HostOptions) (*Host, error) {
+	h := &Host{reg: OpenRegistry(o.Dir)}
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("the fleet directory: %w", err)
+	}
+	var err error
+	if o.URL != "" {
+		c, err := natsbus.ReadCreds(o.Creds)
+		if err != nil {
+			return nil, err
+		}
+		if h.Conn, err = natsbus.Connect(ctx, o.URL, c); err != nil {
+			return nil, err
+		}
+		h.URL = o.URL
+	} else if err = h.startEmbedded(ctx, o); err != nil {
+		return nil, err
+	}
+	if h.Fleet, err = fleet.Open(ctx, h.Conn, o.Fleet); err == nil {
+		err = h.sync(ctx, o.Fleet.Replicas)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(o.Dir, "url"), []byte(h.URL+"\n"), 0o600)
+	}
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	h.stop = stop
+	poll := o.RegistryPoll
+	if poll <= 0 {
+		poll = 2 * time.Second
+	}
+	h.wg.Add(1)
+	go h.follow(pctx, poll, o)
+	return h, nil
+}
+
+// startEmbedded starts the server in this process, with the
+// coordinator's credentials (made at the first start) and the
+// registry's workers as its users, and connects to it.
+func (h *Host) startEmbedded(ctx context.Context, o HostOptions) error {
+	coord, err := coordinatorCreds(filepath.Join(o.Dir, "coordinator.creds"))
+	if err != nil {
+		return err
+	}
+	host, port := "127.0.0.1", 0
+	if o.Listen != "" {
+		hs, ps, err := net.SplitHostPort(o.Listen)
+		if err != nil {
+			return fmt.Errorf("--nats-listen %s: %w", o.Listen, err)
+		}
+		if port, err = strconv.Atoi(ps); err != nil {
+			return fmt.Errorf("--nats-listen %s: the port is not a number", o.Listen)
+		}
+		host = hs
+	}
+	users, err := h.users(coord)
+	if err != nil {
+		return err
+	}
+	if h.srv, err = natsbus.Start(ctx, natsbus.ServerOptions{Dir: filepath.Join(o.Dir, "nats"), Host: host, Port: port,
+		Users: users, Log: o.Log}); err != nil {
+		return err
+	}
+	h.URL = h.srv.ClientURL()
+	h.Conn, err = natsbus.Connect(ctx, h.URL, coord)
+	return err
+}
+
+// coordinatorCreds reads the coordinator's credentials at path, making
+// them the first time.
+func coordinatorCreds(path string) (natsbus.Creds, error) {
+	c, err := natsbus.ReadCreds(path)
+	if err == nil {
+		return c, nil
+	}
+	if _, serr := os.Stat(path); !errors.Is(serr, fs.ErrNotExist) {
+		return c, err
+	}
+	if c, err = natsbus.NewCreds(CoordinatorUser); err != nil {
+		return c, err
+	}
+	if err := natsbus.WriteCreds(path, c); err != nil {
+		return c, err
+	}
+	return natsbus.ReadCreds(path)
+}
+
+// users are the coordinator and the registry's workers.
+func (h *Host) users(coord natsbus.Creds) ([]natsbus.User, error) {
+	gs, err := h.reg.List()
+	if err != nil {
+		return nil, err
+	}
+	users := []natsbus.User{coord.User(fleet.CoordinatorPermissions())}
+	for _, g := range gs {
+		users = append(users, workerUser(g))
+	}
+	return users, nil
+}
+
+// sync makes the server's users and the grants those of the registry.
+func (h *Host) sync(ctx context.Context, replicas int) error {
+	gs, err := h.reg.List()
+	if err != nil {
+		return err
+	}
+	return publishGrants(ctx, h.Conn, gs, replicas)
+}
+
+// follow reads the registry every poll and, when its file changed,
+// admits the workers added and shuts out those removed.
+func (h *Host) follow(ctx context.Context, poll time.Duration, o HostOptions) {
+	defer h.wg.Done()
+	last := modTime(h.reg.path())
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		m := modTime(h.reg.path())
+		if m.Equal(last) {
+			continue
+		}
+		last = m
+		if h.srv != nil {
+			coord, err := natsbus.ReadCreds(filepath.Join(o.Dir, "coordinator.creds"))
+			if err == nil {
+				var users []natsbus.User
+				if users, err = h.users(coord); err == nil {
+					err = h.srv.SetUsers(users)
+				}
+			}
+			if err != nil && o.Log != nil {
+				o.Log.Warn("fleet: the workers' registry changed but could not be applied", "err", err)
+			}
+		}
+		if err := h.sync(ctx, o.Fleet.Replicas); err != nil && o.Log != nil {
+			o.Log.Warn("fleet: the workers' grants could not be published", "err", err)
+		}
+	}
+}
+
+func modTime(path string) time.Time {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
+}
+
+// Close stops following the registry, closes the connection and stops
+// the embedded server.
+func (h *Host) Close() {
+	if h.stop != nil {
+		h.stop()
+		h.wg.Wait()
+	}
+	if h.Conn != nil {
+		h.Conn.Close()
+	}
+	if h.srv != nil {
+		h.srv.Shutdown()
+	}
+}
