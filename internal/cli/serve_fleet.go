@@ -75,7 +75,7 @@ func (f *fleetFlags) start(ctx context.Context, stdio IO, dir string, logger *sl
 		}
 		host, _ := os.Hostname()
 		w := &fleetrun.Worker{Fleet: f.host.Fleet, Env: stdio.Env, Dir: wdir, Info: fleet.WorkerInfo{
-			ID: "local", Host: host, Repos: []string{key}, CLIs: fleetrun.DetectCLIs(stdio.Env), Slots: f.localSlots, Version: Version}}
+			ID: fleetrun.LocalWorker, Host: host, Repos: []string{key}, CLIs: fleetrun.DetectCLIs(stdio.Env), Slots: f.localSlots, Version: Version}}
 		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		done := make(chan struct{})
 		go func() {

@@ -14,12 +14,29 @@ import (
 
 // Presence is what a live worker advertises, refreshed every heartbeat.
 type Presence struct {
-	ID, Host            string
-	Repos, CLIs, Labels []string
-	Slots, Running      int
-	Tasks               []string // "repo/task/run" of the runs it is running
-	Started, Heartbeat  time.Time
-	Version             string
+	ID        string    `json:"id"`
+	Host      string    `json:"host"`
+	Repos     []string  `json:"repos"`
+	CLIs      []string  `json:"agents"`
+	Labels    []string  `json:"labels"`
+	Slots     int       `json:"slots"`
+	Running   int       `json:"running"`
+	Tasks     []string  `json:"tasks"` // "repo/task/run" of the runs it is running
+	Started   time.Time `json:"started"`
+	Heartbeat time.Time `json:"heartbeat"`
+	Version   string    `json:"version,omitempty"`
+}
+
+// MarshalJSON writes empty lists as [], not null.
+func (p Presence) MarshalJSON() ([]byte, error) {
+	type plain Presence
+	q := plain(p)
+	for _, l := range []*[]string{&q.Repos, &q.CLIs, &q.Labels, &q.Tasks} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	return json.Marshal(q)
 }
 
 // Workers lists the live workers (whose presence has not expired),

@@ -58,3 +58,8 @@ func (c *Coordinator) Watch(ctx context.Context, task string, run int, after uin
 	}()
 	return out, nil
 }
+
+// Capable implements orchestrator.Fleet.
+func (c *Coordinator) Capable(ctx context.Context, agent string, labels []string) (bool, error) {
+	return c.f.Capable(ctx, c.repo, AgentToken(agent), labels)
+}

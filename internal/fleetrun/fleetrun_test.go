@@ -218,3 +218,19 @@ func TestAStoppedWorkersRunGoesToAnother(t *testing.T) {
 		t.Fatalf("the branch's log %q lacks the agent's commit", got)
 	}
 }
+
+// A run no connected worker can take says so in its task's log, and
+// runs once a worker that can joins.
+func TestARunWaitingForAWorkerSaysSo(t *testing.T) {
+	repo := testkit.Repo(t)
+	c, creds := newCoordinator(t, repo, "w1")
+	task, err := c.o.Create(context.Background(), orchestrator.CreateInput{Agent: "COMMAND", Description: "Wait", Config: shell(`echo ran`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitLogged(t, c.o, task.ID, "no worker connected now can run COMMAND: the run waits for one (see sudocode workers)")
+	startWorker(t, c.host.URL, creds["w1"])
+	if task = c.wait(t, task.ID); task.Status != orchestrator.StatusCompleted {
+		t.Fatalf("task %+v", task)
+	}
+}

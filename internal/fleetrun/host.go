@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +23,9 @@ import (
 // CoordinatorUser is the NATS user name of the coordinator (serve): no
 // worker may be called so.
 const CoordinatorUser = "coordinator"
+
+// LocalWorker is the id of the worker in the coordinator's process.
+const LocalWorker = "local"
 
 // HostOptions configure a coordinator's fleet.
 type HostOptions struct {
@@ -104,7 +108,7 @@ func (h *Host) startEmbedded(ctx context.Context, o HostOptions) error {
 	if err != nil {
 		return err
 	}
-	host, port := "127.0.0.1", 0
+	host, port := "127.0.0.1", lastPort(o.Dir)
 	if o.Listen != "" {
 		hs, ps, err := net.SplitHostPort(o.Listen)
 		if err != nil {
@@ -119,13 +123,47 @@ func (h *Host) startEmbedded(ctx context.Context, o HostOptions) error {
 	if err != nil {
 		return err
 	}
-	if h.srv, err = natsbus.Start(ctx, natsbus.ServerOptions{Dir: filepath.Join(o.Dir, "nats"), Host: host, Port: port,
-		Users: users, Log: o.Log}); err != nil {
+	so := natsbus.ServerOptions{Dir: filepath.Join(o.Dir, "nats"), Host: host, Port: port, Users: users, Log: o.Log}
+	h.srv, err = natsbus.Start(ctx, so)
+	if err != nil && o.Listen == "" && port != 0 {
+		so.Port = 0 // the port of the last start is taken now: workers need the new URL
+		h.srv, err = natsbus.Start(ctx, so)
+	}
+	if err != nil {
 		return err
 	}
 	h.URL = h.srv.ClientURL()
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		// Every address of the machine: workers elsewhere reach it by name.
+		if name, err := os.Hostname(); err == nil {
+			h.URL = "nats://" + net.JoinHostPort(name, strconv.Itoa(portOf(h.srv.ClientURL())))
+		}
+	}
 	h.Conn, err = natsbus.Connect(ctx, h.URL, coord)
 	return err
+}
+
+// portOf is the port of a nats://host:port URL (0 if none).
+func portOf(u string) int {
+	i := strings.LastIndexByte(u, ':')
+	if i < 0 {
+		return 0
+	}
+	p, _ := strconv.Atoi(u[i+1:])
+	return p
+}
+
+// lastPort is the port the embedded server listened on at its last
+// start (its URL kept in dir), which workers connect to; 0 if none.
+func lastPort(dir string) int {
+	b, err := os.ReadFile(filepath.Join(dir, "url"))
+	if err != nil {
+		return 0
+	}
+	if u := strings.TrimSpace(string(b)); strings.HasPrefix(u, "nats://127.0.0.1:") {
+		return portOf(u)
+	}
+	return 0
 }
 
 // coordinatorCreds reads the coordinator's credentials at path, making

@@ -64,8 +64,8 @@ func (r *Registry) Issue(name string, repos []string, now time.Time) (natsbus.Cr
 			return nil, fault.New(fault.Conflict, "a worker called %s was issued credentials already", name).
 				WithHint("sudocode workers remove " + name + " revokes them; or choose another name")
 		}
-		if name == CoordinatorUser {
-			return nil, fault.New(fault.Invalid, "%q is the coordinator's own name: choose another for a worker", name)
+		if name == CoordinatorUser || name == LocalWorker {
+			return nil, fault.New(fault.Invalid, "%q is the name of the coordinator or of its own worker: choose another", name)
 		}
 		var err error
 		if c, err = natsbus.NewCreds(name); err != nil {

@@ -151,7 +151,7 @@ func DetectCLIs(env userenv.Env) []string {
 	var out []string
 	for _, kind := range agent.Kinds() {
 		ad, err := agent.Lookup(kind)
-		if err == nil && ad.Check(agent.RunSpec{Path: env.Getenv("PATH")}) == nil {
+		if kind == agent.ToolCommand || err == nil && ad.Check(agent.RunSpec{Path: env.Getenv("PATH")}) == nil {
 			out = append(out, AgentToken(kind))
 		}
 	}

@@ -23,6 +23,9 @@ type Fleet interface {
 	// Watch delivers what workers sent for task's run after the message
 	// numbered after, in order, then live ones, until ctx ends.
 	Watch(ctx context.Context, task string, run int, after uint64) (<-chan RunMessage, error)
+	// Capable reports whether a worker connected now can run agent with
+	// labels: a run nobody can take says so in its task's log.
+	Capable(ctx context.Context, agent string, labels []string) (bool, error)
 }
 
 // RunMessage is one message a worker sent about a run.

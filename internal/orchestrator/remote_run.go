@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
@@ -52,7 +53,15 @@ func (o *Orchestrator) dispatch(ctx context.Context, t Task, spec agent.RunSpec,
 		_ = o.store.endRemote(context.WithoutCancel(ctx), t.ID, n)
 		return o.failStart(ctx, t, fmt.Errorf("the fleet did not take the run: %w", err))
 	}
-	_, _ = o.store.AppendEvents(ctx, t.ID, []agent.Event{remoteEvent(fmt.Sprintf("run %d offered to the workers", n))})
+	evs := []agent.Event{remoteEvent(fmt.Sprintf("run %d offered to the workers", n))}
+	if ok, err := o.opts.Fleet.Capable(ctx, t.Agent, a.Labels); err == nil && !ok {
+		what := t.Agent
+		if len(a.Labels) > 0 {
+			what += " with the labels " + strings.Join(a.Labels, ", ")
+		}
+		evs = append(evs, remoteEvent("no worker connected now can run "+what+": the run waits for one (see sudocode workers)"))
+	}
+	_, _ = o.store.AppendEvents(ctx, t.ID, evs)
 	o.followRemote(t, n, 0)
 	return t, nil
 }

@@ -67,6 +67,8 @@ func (f *memFleet) Cancel(_ context.Context, task string, run int) error {
 	return nil
 }
 
+func (f *memFleet) Capable(context.Context, string, []string) (bool, error) { return true, nil }
+
 func (f *memFleet) Watch(ctx context.Context, task string, run int, after uint64) (<-chan RunMessage, error) {
 	ch := make(chan RunMessage)
 	go func() {
