@@ -2,33 +2,13 @@ package fleet
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/natsbus"
+	"github.com/sudocode/sudocode/internal/natsbus/natstest"
 	"github.com/sudocode/sudocode/internal/testkit"
 )
-
-// freePorts finds n free loopback ports, holding them all at once so
-// they differ: a JetStream cluster's nodes list each other's routes
-// before they start.
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
-}
 
 // With three nodes and three replicas, losing a node loses no offer and
 // no run message, and workers carry on.
@@ -37,35 +17,8 @@ func TestClusterSurvivesLosingANode(t *testing.T) {
 	workerCreds, _ := natsbus.NewCreds("w1")
 	wperms := WorkerPermissions("w1", []string{"repo-a"})
 	users := []natsbus.User{coordCreds.User(CoordinatorPermissions()), workerCreds.User(&wperms)}
-	ports := freePorts(t, 3)
-	var routes []string
-	for _, p := range ports {
-		routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", p))
-	}
-	nodes := make([]*natsbus.Server, 3)
-	errs := make([]error, 3)
-	var wg sync.WaitGroup
-	for i := range 3 {
-		wg.Go(func() {
-			nodes[i], errs[i] = natsbus.Start(testkit.Context(t, 30*time.Second), natsbus.ServerOptions{
-				Dir: t.TempDir(), Name: fmt.Sprintf("n%d", i+1), Users: users,
-				Cluster: &natsbus.ClusterOptions{Name: "fleet", Port: ports[i], Routes: routes, Secret: "s3cret"},
-			})
-		})
-	}
-	wg.Wait()
-	var urls []string
-	for i, s := range nodes {
-		if errs[i] != nil {
-			t.Fatal(errs[i])
-		}
-		t.Cleanup(s.Shutdown)
-		if err := s.WaitJetStream(testkit.Context(t, 60*time.Second)); err != nil {
-			t.Fatal(err)
-		}
-		urls = append(urls, s.ClientURL())
-	}
-	all := strings.Join(urls, ",")
+	nodes := natstest.StartCluster(t, 3, users)
+	all := natstest.ClientURLs(nodes)
 	opts := testOptions()
 	opts.Replicas = 3
 	ctx := testkit.Context(t, 120*time.Second)

@@ -3,7 +3,6 @@ package natsbus
 import (
 	"context"
 	"fmt"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -13,28 +12,11 @@ import (
 	"github.com/sudocode/sudocode/internal/testkit"
 )
 
-// freePorts finds n free loopback ports, holding them all at once so
-// they differ. A JetStream cluster's nodes must list each other's routes
-// before they start, so the ports must be known in advance.
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
-}
-
 // startCluster starts n nodes routed to each other and waits until their
 // JetStream elected a leader.
 func startCluster(t *testing.T, n int, users []User) []*Server {
 	t.Helper()
-	ports := freePorts(t, n)
+	ports := testkit.FreePorts(t, n)
 	var routes []string
 	for _, p := range ports {
 		routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", p))
