@@ -23,9 +23,11 @@ type grantValue struct {
 	Repos []string `json:"repos"`
 }
 
-// workerUser is the NATS user of grant g: the fleet's worker permissions
-// for its repositories, and the reading of its own grant.
-func workerUser(g Grant) natsbus.User {
+// WorkerUser is the NATS user of grant g: the fleet's worker permissions
+// for its repositories, and the reading of its own grant. The embedded
+// server admits the registry's; an external one must be configured with
+// them by its operator.
+func WorkerUser(g Grant) natsbus.User {
 	p := fleet.WorkerPermissions(g.Name, g.Repos)
 	p.PublishAllow = append(p.PublishAllow,
 		"$JS.API.STREAM.INFO.KV_"+grantsBucket,

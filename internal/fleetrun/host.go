@@ -79,6 +79,9 @@ func StartHost(ctx context.Context, o HostOptions) (*Host, error) {
 	} else if err = h.startEmbedded(ctx, o); err != nil {
 		return nil, err
 	}
+	if o.Fleet.Replicas == 0 && len(h.Conn.Servers()) >= 3 {
+		o.Fleet.Replicas = 3 // a cluster: every stream on three nodes, to lose one
+	}
 	if h.Fleet, err = fleet.Open(ctx, h.Conn, o.Fleet); err == nil {
 		err = h.sync(ctx, o.Fleet.Replicas)
 	}
@@ -193,7 +196,7 @@ func (h *Host) users(coord natsbus.Creds) ([]natsbus.User, error) {
 	}
 	users := []natsbus.User{coord.User(fleet.CoordinatorPermissions())}
 	for _, g := range gs {
-		users = append(users, workerUser(g))
+		users = append(users, WorkerUser(g))
 	}
 	return users, nil
 }
