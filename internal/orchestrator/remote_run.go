@@ -132,7 +132,7 @@ func (o *Orchestrator) readRemote(ctx context.Context, id string, n int, seen ui
 				o.unregister(id)
 				return
 			}
-			if o.readMessage(id, n, m, r, log) {
+			if o.readMessage(id, n, m, log) {
 				return
 			}
 		}
@@ -141,7 +141,7 @@ func (o *Orchestrator) readRemote(ctx context.Context, id string, n int, seen ui
 
 // readMessage handles one message of run n; it reports whether the run
 // ended (and was finished).
-func (o *Orchestrator) readMessage(id string, n int, m RunMessage, r *run, log *runLog) bool {
+func (o *Orchestrator) readMessage(id string, n int, m RunMessage, log *runLog) bool {
 	ctx := context.Background()
 	switch m.Kind {
 	case MsgClaimed:
@@ -175,7 +175,7 @@ func (o *Orchestrator) readMessage(id string, n int, m RunMessage, r *run, log *
 		_ = o.store.endRemote(ctx, id, n)
 		if !end.Ran {
 			log.close()
-			o.endRun(id, r, end.Fail)
+			o.recordEnd(id, end.Fail) // readRemote marks the run done
 			return true
 		}
 		o.endFollow(id, end.Outcome.outcome(), log)

@@ -110,7 +110,7 @@ type remoteFixture struct {
 	worktree string // the worker's worktree root
 }
 
-func newRemoteFixture(t *testing.T, repo string) *remoteFixture {
+func newRemoteFixture(t *testing.T, repo string, edit ...func(*Options)) *remoteFixture {
 	t.Helper()
 	clone := filepath.Join(t.TempDir(), "clone")
 	testkit.Git(t, filepath.Dir(clone), "clone", "-q", repo, clone)
@@ -121,7 +121,7 @@ func newRemoteFixture(t *testing.T, repo string) *remoteFixture {
 	root := t.TempDir()
 	worker := idle(wstore, lookupAdapter, Options{Repo: clone, Worktrees: root, Grace: 500 * time.Millisecond, FlushEvery: 10 * time.Millisecond})
 	fleet := newMemFleet(worker)
-	f := newFixture(t, repo, func(o *Options) { o.Fleet = fleet })
+	f := newFixture(t, repo, append([]func(*Options){func(o *Options) { o.Fleet = fleet }}, edit...)...)
 	t.Cleanup(func() {
 		fleet.runs.Wait()
 		worker.Close()
@@ -272,5 +272,17 @@ func TestRemoteRunEnds(t *testing.T) {
 		if e.Event.Text == "finished" {
 			t.Fatal("the agent ran on after end_task")
 		}
+	}
+}
+
+// A run its worker cannot start (here: the repository it names cannot be
+// fetched) ends the task failed to start, with the worker's reason.
+func TestRemoteRunThatCannotStartFails(t *testing.T) {
+	repo := testkit.Repo(t)
+	f := newRemoteFixture(t, repo, func(o *Options) { o.Remote = filepath.Join(t.TempDir(), "gone") })
+	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "Cannot fetch", Config: shell("echo never")})
+	task = f.wait(t, task.ID)
+	if task.Status != StatusFailed || task.Error == nil || task.Error.Type != ErrTypeStart || !strings.Contains(task.Error.Details.Message, "gone") {
+		t.Fatalf("task %+v, error %+v", task, task.Error)
 	}
 }

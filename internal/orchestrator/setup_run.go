@@ -82,6 +82,11 @@ func (o *Orchestrator) setPID(id string, pid int) {
 // or cancelled when fail is nil. Then the run is done.
 func (o *Orchestrator) endRun(id string, r *run, fail *TaskError) {
 	defer close(r.done)
+	o.recordEnd(id, fail)
+}
+
+// recordEnd is endRun but for the end of r, which its caller marks.
+func (o *Orchestrator) recordEnd(id string, fail *TaskError) {
 	unlock := o.lockTask(id)
 	defer unlock()
 	defer o.unregister(id)
