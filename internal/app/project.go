@@ -87,8 +87,11 @@ type Options struct {
 	Warm bool
 	// Fleet runs the tasks' agents on the fleet's workers
 	// (orchestrator.Options.Fleet), reading on the runs a server before
-	// it left to them; nil runs them here.
-	Fleet orchestrator.Fleet
+	// it left to them; nil runs them here. FleetRemote and
+	// FleetWorkerRemote are the repository they work against
+	// (orchestrator.Options.Remote and WorkerRemote).
+	Fleet                          orchestrator.Fleet
+	FleetRemote, FleetWorkerRemote string
 }
 
 // Open opens the project in o.Dir. Only a directory that is not one is an
@@ -143,7 +146,8 @@ func (p *Project) openTasks(ctx context.Context, o Options) {
 		data = d
 	}
 	orch, closeOrch, err := orchestrator.Open(ctx, data, orchestrator.Options{Repo: p.Dir, Actor: o.Actor,
-		Worktrees: o.Worktrees, Tracker: o.TrackerCommand, Env: o.Env, Fleet: o.Fleet})
+		Worktrees: o.Worktrees, Tracker: o.TrackerCommand, Env: o.Env,
+		Fleet: o.Fleet, Remote: o.FleetRemote, WorkerRemote: o.FleetWorkerRemote})
 	if err != nil {
 		p.TasksUnavailable = err.Error()
 		return

@@ -105,7 +105,8 @@ type serveInfo struct {
 
 // fleetInfo is serve's fleet, in its start-up JSON.
 type fleetInfo struct {
-	NATS string `json:"nats"`
+	NATS       string `json:"nats"`
+	Repository string `json:"repository"` // the workers' repository (--fleet-remote reaches it from elsewhere)
 }
 
 func runServe(ctx context.Context, o *serveOptions) error {
@@ -149,7 +150,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	srv, err := serve.New(ctx, serve.Options{Dir: dir, Rulesets: store, Token: t.Token, AllowedOrigins: t.AllowedOrigins,
 		Version: Version, Actor: stdio.actor(), Logger: logger, Auth: auth, Calls: calls, BodyTimeout: t.BodyTimeout,
 		Sessions: t.Sessions, Stateless: t.Stateless, Worktrees: stdio.path(stdio.orEnv(o.worktrees, orchestrator.EnvWorktrees)), NoAuth: o.auth.noAuth,
-		TrackerCommand: stdio.trackerCommand(), Env: stdio.Env, Fleet: fl})
+		TrackerCommand: stdio.trackerCommand(), Env: stdio.Env, Fleet: fl, FleetRemote: o.fleet.mirror, FleetWorkerRemote: o.fleet.remote})
 	if err != nil {
 		return err
 	}
@@ -177,7 +178,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		info.Clients = configsFor(clients, t.Token)
 	}
 	if o.fleet.host != nil {
-		info.Fleet = &fleetInfo{NATS: o.fleet.host.URL}
+		info.Fleet = &fleetInfo{NATS: o.fleet.host.URL, Repository: o.fleet.mirror}
 	}
 	shown := info.URL
 	if srv.OpenToken != "" {
@@ -194,7 +195,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 			}
 		}
 		if info.Fleet != nil {
-			fmt.Fprintf(stdio.Out, "  the tasks run through the fleet at %s; another machine joins with sudocode workers add NAME\n", info.Fleet.NATS)
+			fmt.Fprintf(stdio.Out, "  the tasks run through the fleet at %s, against the workers' repository %s; another machine joins with sudocode workers add NAME\n", info.Fleet.NATS, info.Fleet.Repository)
 		}
 		switch {
 		case info.Clients != nil:

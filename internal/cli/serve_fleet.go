@@ -23,6 +23,8 @@ const EnvFleetLease = "SUDOCODE_FLEET_LEASE"
 type fleetFlags struct {
 	on                  bool
 	nats, creds, listen string
+	remote              string // --fleet-remote
+	mirror              string // the workers' repository, as this process reaches it
 	localSlots          int
 	host                *fleetrun.Host
 	stopWorker          func()
@@ -33,6 +35,7 @@ func (f *fleetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.nats, "nats", "", "use the NATS (JetStream) server or cluster at `URL` for the fleet instead of the embedded one (implies --fleet; needs --nats-creds)")
 	fs.StringVar(&f.creds, "nats-creds", "", "the coordinator's credentials `FILE` for --nats")
 	fs.StringVar(&f.listen, "nats-listen", "", "the embedded NATS server's `ADDR` (default 127.0.0.1 and a free port; 0.0.0.0:4222 admits workers of other machines, with their credentials)")
+	fs.StringVar(&f.remote, "fleet-remote", "", "the workers' repository as workers of other machines reach it (e.g. ssh://HOST/PATH, with the PATH serve prints); default its path here")
 	fs.IntVar(&f.localSlots, "local-slots", 4, "how many runs the worker in this process takes at once (0: none; only other workers run agents)")
 }
 
@@ -61,6 +64,9 @@ func (f *fleetFlags) start(ctx context.Context, stdio IO, dir string, logger *sl
 			return nil, usageError{fmt.Errorf("%s=%s: want a duration of at least 1s (e.g. 30s)", EnvFleetLease, v)}
 		}
 		opts.Heartbeat = max(opts.LeaseTTL/6, 200*time.Millisecond)
+	}
+	if f.mirror, err = fleetrun.Mirror(ctx, dir, fdir); err != nil {
+		return nil, err
 	}
 	f.host, err = fleetrun.StartHost(ctx, fleetrun.HostOptions{Dir: fdir, URL: f.nats, Creds: stdio.path(f.creds),
 		Listen: f.listen, Fleet: opts, Log: logger})

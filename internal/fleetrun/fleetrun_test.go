@@ -52,8 +52,12 @@ func newCoordinator(t *testing.T, repo string, workers ...string) (*coordinator,
 		t.Fatal(err)
 	}
 	t.Cleanup(c.host.Close)
+	mirror, err := Mirror(ctx, repo, c.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	o, closeO, err := orchestrator.Open(ctx, t.TempDir(), orchestrator.Options{Repo: repo, Grace: time.Second,
-		FlushEvery: 20 * time.Millisecond, Fleet: NewCoordinator(c.host.Fleet, key)})
+		FlushEvery: 20 * time.Millisecond, Fleet: NewCoordinator(c.host.Fleet, key), Remote: mirror})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +151,7 @@ func TestTaskRunsOnAWorker(t *testing.T) {
 	}
 	task = c.wait(t, task.ID)
 	if task.Status != orchestrator.StatusCompleted {
-		t.Fatalf("task %+v\nlog:\n%s", task, logText(t, c.o, task.ID))
+		t.Fatalf("task %+v, error %+v\nlog:\n%s", task, task.Error.Details, logText(t, c.o, task.ID))
 	}
 	if got := testkit.Git(t, repo, "log", "--format=%s", task.BaseSHA+".."+task.Branch); got != "agent edit" {
 		t.Fatalf("the branch's log %q", got)

@@ -114,7 +114,9 @@ func (w *Worker) repo(ctx context.Context, key, remote string) (*orchestrator.Or
 
 // ensureClone makes dir a clone of remote unless it is one already: a
 // clone in a temporary directory beside it, renamed into place, so that
-// a clone cut off leaves nothing a later run would take for a clone.
+// a clone cut off leaves nothing a later run would take for a clone. A
+// clone of a path copies the objects (--no-local): it borrows none from
+// the coordinator's repository, which git would then read for it.
 func ensureClone(ctx context.Context, dir, remote string) error {
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
 		return nil
@@ -128,7 +130,7 @@ func ensureClone(ctx context.Context, dir, remote string) error {
 	}
 	defer os.RemoveAll(tmp)
 	if _, err := gitx.Output(ctx, gitx.Options{Dir: tmp, Transport: true, Locks: true, Timeout: 30 * time.Minute}, 1<<20,
-		"clone", "--quiet", "--no-checkout", "--", remote, filepath.Join(tmp, "c")); err != nil {
+		"clone", "--quiet", "--no-checkout", "--no-local", "--", remote, filepath.Join(tmp, "c")); err != nil {
 		return fault.Wrap(fault.Unavailable, err, "failed to clone "+remote)
 	}
 	return os.Rename(filepath.Join(tmp, "c"), dir)

@@ -86,8 +86,9 @@ func withTransport(full []string) []string {
 }
 
 // receivePack is the receiving side of a push, hooks off whatever its
-// repository says. Over ssh the other machine runs its own.
-var receivePack = "--receive-pack=git -c core.hooksPath=" + os.DevNull + " -c core.fsmonitor=false receive-pack"
+// repository says, and no gc started in a repository that other work
+// is writing. Over ssh the other machine runs its own.
+var receivePack = "--receive-pack=git -c core.hooksPath=" + os.DevNull + " -c core.fsmonitor=false -c receive.autogc=false receive-pack"
 
 // transportEnviron is env with the protocols a transport may speak.
 func transportEnviron(env []string) []string {

@@ -40,11 +40,14 @@ type Options struct {
 	// tracker are given it (see runSpec).
 	Tracker []string
 	// Fleet, when set, runs the agents on its workers (see Fleet) instead
-	// of as processes of this one; Remote is the repository they fetch
-	// from and push to, empty for the checkout itself (workers on this
-	// machine).
-	Fleet  Fleet
-	Remote string
+	// of as processes of this one. Remote is the repository they fetch
+	// from and push to, as this process reaches it: it pushes a task's
+	// branch there before offering a run, and fetches the run's work from
+	// there; empty, the checkout itself. WorkerRemote is the same
+	// repository as the workers reach it (an ssh URL), empty for Remote.
+	Fleet        Fleet
+	Remote       string
+	WorkerRemote string
 	// Env is the environment of the user the tasks run for: the agents'
 	// and the project's commands' base environment, and the home, state
 	// and cache directories where the worktrees, the trust records, the

@@ -188,7 +188,7 @@ func (o *Orchestrator) pushWork(ctx context.Context, a Assignment, dir string) (
 	if err != nil {
 		return "", err
 	}
-	if _, err := gitTransport(ctx, dir, "push", "--quiet", "--no-verify", "--", a.Remote, "+"+head+":"+RunRef(a.Task, a.Run)); err != nil {
+	if _, err := gitTransport(ctx, dir, "push", "--no-verify", "--no-progress", "--", a.Remote, "+"+head+":"+RunRef(a.Task, a.Run)); err != nil {
 		return "", err
 	}
 	return head, nil

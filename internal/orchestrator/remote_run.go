@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,13 +21,17 @@ func (o *Orchestrator) dispatch(ctx context.Context, t Task, spec agent.RunSpec,
 	if err != nil {
 		return o.failStart(ctx, t, err)
 	}
-	remote := o.opts.Remote
+	remote := cmp.Or(o.opts.WorkerRemote, o.opts.Remote)
 	if remote == "" { // workers on this machine fetch from the checkout itself
 		ri, err := o.wt.place(ctx)
 		if err != nil {
 			return o.failStart(ctx, t, err)
 		}
 		remote = ri.top
+	} else if o.opts.Remote != "" {
+		if _, err := gitTransport(ctx, t.WorktreePath, "push", "--no-verify", "--no-progress", "--", o.opts.Remote, "+refs/heads/"+t.Branch+":refs/heads/"+t.Branch); err != nil {
+			return o.failStart(ctx, t, fmt.Errorf("the task's branch could not be pushed to the workers' repository: %w", err))
+		}
 	}
 	n, last, err := o.store.newRemoteRun(ctx, t.ID)
 	if err != nil {
@@ -107,33 +112,48 @@ func (o *Orchestrator) followRemote(t Task, n int, seen uint64) {
 
 // readRemote stores run n's events as its worker sends them and, at its
 // end, brings its pushed work into the task's branch and worktree and
-// finishes the run. It returns without finishing when ctx ends (Close):
-// the worker goes on, and the next coordinator reads on from what was
-// stored.
+// finishes the run. A watch the fleet cannot open or that breaks (a NATS
+// node lost, the connection down) is opened again from the last message
+// read, until the run ends. It returns without finishing when ctx ends
+// (Close): the worker goes on, and the next coordinator reads on from
+// what was stored.
 func (o *Orchestrator) readRemote(ctx context.Context, id string, n int, seen uint64, r *run) {
 	defer close(r.done)
 	log := o.openLog(id)
-	msgs, err := o.opts.Fleet.Watch(ctx, id, n, seen)
-	if err != nil {
-		log.close()
-		o.unregister(id)
-		return
+	abandoned := func() {
+		log.add([]agent.Event{remoteEvent("the worker did not answer the stop; the run is recorded cancelled")})
+		_ = o.store.endRemote(context.Background(), id, n)
+		o.endFollow(id, outcome{cancelled: true, exitCode: -1}, log)
 	}
-	for {
+	for retry := time.Duration(0); ; retry = min(2*retry+50*time.Millisecond, 2*time.Second) {
 		select {
-		case <-r.abandon:
-			log.add([]agent.Event{remoteEvent("the worker did not answer the stop; the run is recorded cancelled")})
-			_ = o.store.endRemote(context.Background(), id, n)
-			o.endFollow(id, outcome{cancelled: true, exitCode: -1}, log)
+		case <-ctx.Done():
+			log.close()
+			o.unregister(id)
 			return
-		case m, ok := <-msgs:
-			if !ok {
-				log.close()
-				o.unregister(id)
+		case <-r.abandon:
+			abandoned()
+			return
+		case <-time.After(retry):
+		}
+		msgs, err := o.opts.Fleet.Watch(ctx, id, n, seen)
+		if err != nil {
+			continue
+		}
+	read:
+		for {
+			select {
+			case <-r.abandon:
+				abandoned()
 				return
-			}
-			if o.readMessage(id, n, m, log) {
-				return
+			case m, ok := <-msgs:
+				if !ok {
+					break read // ctx ended, or the watch broke: opened again from seen
+				}
+				seen, retry = m.Seq, 0
+				if o.readMessage(id, n, m, log) {
+					return
+				}
 			}
 		}
 	}
@@ -198,12 +218,26 @@ func (o *Orchestrator) takeRemoteWork(ctx context.Context, id string, n int, hea
 	}
 	ref := RunRef(id, n)
 	if o.opts.Remote != "" {
-		if _, err := gitTransport(ctx, t.WorktreePath, "fetch", "--quiet", "--no-tags", "--", o.opts.Remote, "+"+ref+":"+ref); err != nil {
+		// A fetch checks what it got against every ref of the repository,
+		// the worktrees' HEADs included, and takes a worktree being added
+		// (its HEAD not written yet) for a bad object: worktrees are added
+		// under o.wt.mu.
+		o.wt.mu.Lock()
+		_, err := gitTransport(ctx, t.WorktreePath, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", o.opts.Remote, "+"+ref+":"+ref)
+		o.wt.mu.Unlock()
+		if err != nil {
 			return err
 		}
 	}
-	_, err = git(ctx, t.WorktreePath, "merge", "--ff-only", "--quiet", head)
-	return err
+	if _, err = git(ctx, t.WorktreePath, "merge", "--ff-only", "--quiet", head); err != nil {
+		return err
+	}
+	// The branch holds the work now: the run's ref goes, here and there.
+	if o.opts.Remote != "" {
+		_, _ = gitTransport(ctx, t.WorktreePath, "push", "--no-verify", "--no-progress", "--", o.opts.Remote, ":"+ref)
+	}
+	_, _ = git(ctx, t.WorktreePath, "update-ref", "-d", ref)
+	return nil
 }
 
 // ResumeFleet follows again the runs this orchestrator's store has

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,6 +27,9 @@ type memFleet struct {
 	seq     uint64
 	offers  int
 	runs    sync.WaitGroup
+	// failWatches Watch calls fail, and breakWatches watches end after
+	// their first message, as when the fleet's server is lost.
+	failWatches, breakWatches int
 }
 
 func newMemFleet(worker *Orchestrator) *memFleet {
@@ -70,6 +74,17 @@ func (f *memFleet) Cancel(_ context.Context, task string, run int) error {
 func (f *memFleet) Capable(context.Context, string, []string) (bool, error) { return true, nil }
 
 func (f *memFleet) Watch(ctx context.Context, task string, run int, after uint64) (<-chan RunMessage, error) {
+	f.mu.Lock()
+	fail, brk := f.failWatches > 0, f.breakWatches > 0
+	if fail {
+		f.failWatches--
+	} else if brk {
+		f.breakWatches--
+	}
+	f.mu.Unlock()
+	if fail {
+		return nil, errors.New("no responders")
+	}
 	ch := make(chan RunMessage)
 	go func() {
 		defer close(ch)
@@ -89,6 +104,9 @@ func (f *memFleet) Watch(ctx context.Context, task string, run int, after uint64
 					after = m.Seq
 				case <-ctx.Done():
 					return
+				}
+				if brk {
+					return // the watch broke
 				}
 			}
 			select {
@@ -279,10 +297,61 @@ func TestRemoteRunEnds(t *testing.T) {
 // fetched) ends the task failed to start, with the worker's reason.
 func TestRemoteRunThatCannotStartFails(t *testing.T) {
 	repo := testkit.Repo(t)
-	f := newRemoteFixture(t, repo, func(o *Options) { o.Remote = filepath.Join(t.TempDir(), "gone") })
+	f := newRemoteFixture(t, repo, func(o *Options) { o.WorkerRemote = filepath.Join(t.TempDir(), "gone") })
 	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "Cannot fetch", Config: shell("echo never")})
 	task = f.wait(t, task.ID)
 	if task.Status != StatusFailed || task.Error == nil || task.Error.Type != ErrTypeStart || !strings.Contains(task.Error.Details.Message, "gone") {
 		t.Fatalf("task %+v, error %+v", task, task.Error)
+	}
+}
+
+// A watch the fleet cannot open, or that breaks mid-run, is opened again
+// from the last message read: the run finishes with every event once.
+func TestRemoteRunReadsOnWhenTheWatchBreaks(t *testing.T) {
+	repo := testkit.Repo(t)
+	f := newRemoteFixture(t, repo)
+	f.fleet.failWatches, f.fleet.breakWatches = 2, 3
+	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "Flaky fleet", Config: shell(`echo one; echo two; echo three`)})
+	task = f.wait(t, task.ID)
+	if task.Status != StatusCompleted {
+		t.Fatalf("task %+v", task)
+	}
+	logs, _ := f.o.Logs(context.Background(), task.ID, 0, 0)
+	count := map[string]int{}
+	for _, e := range logs {
+		count[e.Event.Text]++
+	}
+	for _, line := range []string{"one", "two", "three", "run 1 taken by worker w1"} {
+		if count[line] != 1 {
+			t.Errorf("%q logged %d times, want once", line, count[line])
+		}
+	}
+}
+
+// Workers may work against a repository of their own (a bare mirror
+// sharing the checkout's objects), not the user's: the task's branch is
+// pushed there before the run is offered, and the run's work fetched
+// from there and its ref removed on both sides once the branch has it.
+func TestRemoteRunThroughAMirror(t *testing.T) {
+	repo := testkit.Repo(t)
+	mirror := filepath.Join(t.TempDir(), "mirror.git")
+	testkit.Git(t, filepath.Dir(mirror), "clone", "-q", "--bare", "--shared", repo, mirror)
+	f := newRemoteFixture(t, repo, func(o *Options) { o.Remote = mirror })
+	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "Via the mirror", Config: shell(
+		`echo m > m.txt && git add m.txt && ` + agentCommit + ` "mirrored" && echo done`)})
+	task = f.wait(t, task.ID)
+	if task.Status != StatusCompleted {
+		t.Fatalf("task %+v", task)
+	}
+	if got := testkit.Git(t, repo, "log", "--format=%s", task.BaseSHA+".."+task.Branch); got != "mirrored" {
+		t.Fatalf("the branch's log %q", got)
+	}
+	for _, dir := range []string{repo, mirror} {
+		if refs := testkit.Git(t, dir, "for-each-ref", "refs/sudocode/"); refs != "" {
+			t.Errorf("run refs left in %s: %s", dir, refs)
+		}
+	}
+	if got := testkit.Git(t, mirror, "rev-parse", "refs/heads/"+task.Branch); got != task.BaseSHA {
+		t.Errorf("the mirror's branch is at %s, want the base %s it was pushed at", got, task.BaseSHA)
 	}
 }
