@@ -10,8 +10,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -250,4 +254,128 @@ func TestFleetRunsADAGAcrossWorkers(t *testing.T) {
 	if again == 0 {
 		t.Errorf("no run was offered again after w1 was killed (it held %v)", lost)
 	}
+}
+
+// holdScript prints started, waits for a file named release in its
+// worktree, then commits and prints finished.
+const holdScript = `echo started; while [ ! -f release ]; do sleep 0.02; done; rm release; echo x > work.txt; git add work.txt && git -c user.name=A -c user.email=a@example.com commit -qm work && echo finished`
+
+// A task survives its coordinator being killed: the worker runs on, the
+// restarted serve (its embedded NATS on the same port, its store kept)
+// reads the run on and finishes it.
+func TestFleetTaskSurvivesServeKilled(t *testing.T) {
+	env := childEnv(t)
+	repo := serveRepo(t)
+	mustRun(t, runMain(t, repo, env, "", "init"))
+	creds := filepath.Join(t.TempDir(), "w1.creds")
+	args := []string{"--dir", repo, "--fleet", "--local-slots", "0"}
+	sp, d := startServeJSON(t, env, args...)
+	mustRun(t, runMain(t, repo, env, "", "workers", "add", "w1", "--out", creds))
+	wenv := childEnv(t)
+	wp := &workerProc{cmd: exec.Command(sudocodeBin, "worker", "--connect", d.Fleet.NATS, "--creds", creds),
+		out: &testkit.LockedBuffer{}, exited: make(chan struct{})}
+	wp.cmd.Env, wp.cmd.Stdout, wp.cmd.Stderr = wenv, wp.out, wp.out
+	if err := wp.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { wp.cmd.Wait(); close(wp.exited) }()
+	t.Cleanup(func() { testkit.Stop(t, wp.cmd.Process, wp.exited, 30*time.Second) })
+
+	api := taskAPI{url: strings.TrimSuffix(d.URL, "/"), token: stateToken(env)}
+	task := api.start(t, `{"tool":"COMMAND","description":"Outlive serve","config":{"command":["sh","-c",`+strconv.Quote(holdScript)+`]}}`)
+	api.waitLog(t, task, "started")
+	_ = sp.cmd.Process.Signal(syscall.SIGKILL)
+	testkit.Receive(t, 30*time.Second, "serve to exit", sp.exited)
+
+	_, d2 := startServeJSON(t, env, args...)
+	if d2.Fleet.NATS != d.Fleet.NATS {
+		t.Fatalf("the restarted fleet listens at %s, the worker knows %s", d2.Fleet.NATS, d.Fleet.NATS)
+	}
+	api.url = strings.TrimSuffix(d2.URL, "/")
+	var wt []string
+	testkit.WaitFor(t, 30*time.Second, "the worker's worktree of the task", func() bool {
+		wt, _ = filepath.Glob(filepath.Join(stateDir(wenv), "sudocode", "worker", "w1", "worktrees", "*", task))
+		return len(wt) == 1
+	})
+	if err := os.WriteFile(filepath.Join(wt[0], "release"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	api.waitLog(t, task, "finished")
+	var got struct {
+		Status string `json:"status"`
+		Branch string `json:"branch"`
+	}
+	testkit.WaitFor(t, 30*time.Second, "task "+task+" completed", func() bool {
+		api.get(t, "/api/tasks/"+task, &got)
+		return got.Status == "completed"
+	})
+	if log := testkit.Git(t, repo, "log", "--format=%s", "-1", got.Branch); log != "work" {
+		t.Fatalf("the task's branch ends with %q", log)
+	}
+}
+
+// taskAPI is serve's task API, for the fleet's tests.
+type taskAPI struct{ url, token string }
+
+func (a taskAPI) do(t *testing.T, method, path, body string, v any) {
+	t.Helper()
+	req, err := http.NewRequest(method, a.url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+a.token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		t.Fatalf("%s %s: %s: %s", method, path, resp.Status, b)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s %s: %v: %s", method, path, err, b)
+	}
+}
+
+func (a taskAPI) get(t *testing.T, path string, v any) { t.Helper(); a.do(t, "GET", path, "", v) }
+
+// start starts a task from body and returns its id.
+func (a taskAPI) start(t *testing.T, body string) string {
+	t.Helper()
+	var task struct{ ID string }
+	a.do(t, "POST", "/api/tasks", body, &task)
+	return task.ID
+}
+
+// waitLog waits until task id's log has an event whose text is text.
+func (a taskAPI) waitLog(t *testing.T, id, text string) {
+	t.Helper()
+	testkit.WaitFor(t, 60*time.Second, "the line "+text+" in the log of task "+id, func() bool {
+		var logs struct {
+			Events []struct {
+				Event struct{ Text string } `json:"event"`
+			} `json:"events"`
+		}
+		a.get(t, "/api/tasks/"+id+"/logs", &logs)
+		for _, e := range logs.Events {
+			if e.Event.Text == text {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// stateDir is env's XDG_STATE_HOME.
+func stateDir(env []string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "XDG_STATE_HOME="); ok {
+			return v
+		}
+	}
+	return ""
 }

@@ -103,7 +103,10 @@ type serveDoc struct {
 	Token     string            `json:"token"`
 	TokenFile string            `json:"token_file"`
 	Open      string            `json:"open"`
-	Clients   struct {
+	Fleet     struct {
+		NATS string `json:"nats"`
+	} `json:"fleet"`
+	Clients struct {
 		ClaudeCode []string `json:"claude_code"`
 		Codex      string   `json:"codex"`
 		Cursor     struct {

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/spf13/cobra"
 
@@ -66,15 +69,11 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 	if err != nil {
 		return err
 	}
-	nc, err := natsbus.Connect(ctx, o.connect, c)
+	nc, repos, err := joinFleet(ctx, stdio, o.connect, c)
 	if err != nil {
-		return err
+		return nil // stopped by a signal while waiting
 	}
 	defer nc.Close()
-	repos, err := fleetrun.ReadGrant(ctx, nc, c.Name)
-	if err != nil {
-		return err
-	}
 	f, err := fleet.OpenWorker(ctx, nc, fleet.Options{})
 	if err != nil {
 		return err
@@ -100,4 +99,32 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 		return nil // stopped by a signal: the runs were given back
 	}
 	return err
+}
+
+// joinFleet connects to the coordinator's NATS and reads the worker's
+// grant, trying again (every few seconds, saying so once) while the
+// coordinator is not up or has not admitted the worker yet: a worker may
+// start first, or right after "workers add", which serve applies within
+// seconds. It returns once joined, or when ctx ends.
+func joinFleet(ctx context.Context, stdio IO, url string, c natsbus.Creds) (*nats.Conn, []string, error) {
+	said := false
+	for wait := time.Duration(0); ; wait = min(2*wait+250*time.Millisecond, 5*time.Second) {
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		nc, err := natsbus.Connect(ctx, url, c)
+		if err == nil {
+			var repos []string
+			if repos, err = fleetrun.ReadGrant(ctx, nc, c.Name); err == nil {
+				return nc, repos, nil
+			}
+			nc.Close()
+		}
+		if !said {
+			fmt.Fprintf(stdio.Err, "sudocode worker %s: waiting for the coordinator at %s: %v\n", c.Name, url, err)
+			said = true
+		}
+	}
 }
