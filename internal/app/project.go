@@ -86,12 +86,9 @@ type Options struct {
 	// server wants it; a one-shot command does not).
 	Warm bool
 	// Fleet runs the tasks' agents on the fleet's workers
-	// (orchestrator.Options.Fleet), reading on the runs a server before
-	// it left to them; nil runs them here. FleetRemote and
-	// FleetWorkerRemote are the repository they work against
-	// (orchestrator.Options.Remote and WorkerRemote).
-	Fleet                          orchestrator.Fleet
-	FleetRemote, FleetWorkerRemote string
+	// (orchestrator.Options.Fleet and the rest), reading on the runs a
+	// server before it left to them; nil runs them here.
+	Fleet *orchestrator.FleetSetup
 }
 
 // Open opens the project in o.Dir. Only a directory that is not one is an
@@ -145,9 +142,9 @@ func (p *Project) openTasks(ctx context.Context, o Options) {
 		}
 		data = d
 	}
-	orch, closeOrch, err := orchestrator.Open(ctx, data, orchestrator.Options{Repo: p.Dir, Actor: o.Actor,
-		Worktrees: o.Worktrees, Tracker: o.TrackerCommand, Env: o.Env,
-		Fleet: o.Fleet, Remote: o.FleetRemote, WorkerRemote: o.FleetWorkerRemote})
+	opts := orchestrator.Options{Repo: p.Dir, Actor: o.Actor, Worktrees: o.Worktrees, Tracker: o.TrackerCommand, Env: o.Env}
+	o.Fleet.Apply(&opts)
+	orch, closeOrch, err := orchestrator.Open(ctx, data, opts)
 	if err != nil {
 		p.TasksUnavailable = err.Error()
 		return

@@ -140,7 +140,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	defer store.Close()
-	var fl orchestrator.Fleet
+	var fl *orchestrator.FleetSetup
 	if o.fleet.enabled() {
 		if fl, err = o.fleet.start(ctx, stdio, dir, logger); err != nil {
 			return err
@@ -150,7 +150,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	srv, err := serve.New(ctx, serve.Options{Dir: dir, Rulesets: store, Token: t.Token, AllowedOrigins: t.AllowedOrigins,
 		Version: Version, Actor: stdio.actor(), Logger: logger, Auth: auth, Calls: calls, BodyTimeout: t.BodyTimeout,
 		Sessions: t.Sessions, Stateless: t.Stateless, Worktrees: stdio.path(stdio.orEnv(o.worktrees, orchestrator.EnvWorktrees)), NoAuth: o.auth.noAuth,
-		TrackerCommand: stdio.trackerCommand(), Env: stdio.Env, Fleet: fl, FleetRemote: o.fleet.mirror, FleetWorkerRemote: o.fleet.remote})
+		TrackerCommand: stdio.trackerCommand(), Env: stdio.Env, Fleet: fl})
 	if err != nil {
 		return err
 	}

@@ -42,8 +42,8 @@ func (f *fleetFlags) register(fs *pflag.FlagSet) {
 func (f *fleetFlags) enabled() bool { return f.on || f.nats != "" }
 
 // start starts the project's fleet, and the worker of this process, and
-// returns the orchestrator's Fleet.
-func (f *fleetFlags) start(ctx context.Context, stdio IO, dir string, logger *slog.Logger) (orchestrator.Fleet, error) {
+// returns how the tasks go to it.
+func (f *fleetFlags) start(ctx context.Context, stdio IO, dir string, logger *slog.Logger) (*orchestrator.FleetSetup, error) {
 	if f.nats != "" && f.creds == "" {
 		return nil, usageError{fmt.Errorf("--nats needs --nats-creds: the coordinator's credentials for that server")}
 	}
@@ -80,7 +80,8 @@ func (f *fleetFlags) start(ctx context.Context, stdio IO, dir string, logger *sl
 			return nil, err
 		}
 		host, _ := os.Hostname()
-		w := &fleetrun.Worker{Fleet: f.host.Fleet, Env: stdio.Env, Dir: wdir, Info: fleet.WorkerInfo{
+		// It runs the agents in the tasks' worktrees, over this checkout.
+		w := &fleetrun.Worker{Fleet: f.host.Fleet, Env: stdio.Env, Dir: wdir, Checkouts: map[string]string{key: dir}, Info: fleet.WorkerInfo{
 			ID: fleetrun.LocalWorker, Host: host, Repos: []string{key}, CLIs: fleetrun.DetectCLIs(stdio.Env), Slots: f.localSlots, Version: Version}}
 		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		done := make(chan struct{})
@@ -92,7 +93,11 @@ func (f *fleetFlags) start(ctx context.Context, stdio IO, dir string, logger *sl
 		}()
 		f.stopWorker = func() { cancel(); <-done }
 	}
-	return fleetrun.NewCoordinator(f.host.Fleet, key), nil
+	setup := &orchestrator.FleetSetup{Fleet: fleetrun.NewCoordinator(f.host.Fleet, key), Remote: f.mirror, WorkerRemote: f.remote}
+	if f.localSlots > 0 {
+		setup.PreferWorker = fleetrun.LocalWorker
+	}
+	return setup, nil
 }
 
 // stop stops the worker of this process (its runs go back to the fleet)

@@ -57,7 +57,7 @@ func newCoordinator(t *testing.T, repo string, workers ...string) (*coordinator,
 		t.Fatal(err)
 	}
 	o, closeO, err := orchestrator.Open(ctx, t.TempDir(), orchestrator.Options{Repo: repo, Grace: time.Second,
-		FlushEvery: 20 * time.Millisecond, Fleet: NewCoordinator(c.host.Fleet, key), Remote: mirror})
+		FlushEvery: 20 * time.Millisecond, Fleet: NewCoordinator(c.host.Fleet, key), Remote: mirror, PreferWorker: LocalWorker})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,5 +236,42 @@ func TestARunWaitingForAWorkerSaysSo(t *testing.T) {
 	startWorker(t, c.host.URL, creds["w1"])
 	if task = c.wait(t, task.ID); task.Status != orchestrator.StatusCompleted {
 		t.Fatalf("task %+v", task)
+	}
+}
+
+// The worker in the coordinator's process works over its checkout: a run
+// offered to it first goes into the task's worktree itself, with no clone,
+// fetch or push, as a run without the fleet does.
+func TestTheCoordinatorsWorkerRunsInPlace(t *testing.T) {
+	repo := testkit.Repo(t)
+	c, _ := newCoordinator(t, repo)
+	dir := t.TempDir()
+	w := &Worker{Fleet: c.host.Fleet, Env: userenv.Of(os.Environ()), Dir: dir, Grace: time.Second,
+		Checkouts: map[string]string{c.key: repo},
+		Info:      fleet.WorkerInfo{ID: LocalWorker, Host: "test", Repos: []string{c.key}, CLIs: []string{"command"}, Slots: 2}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = w.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	task, err := c.o.Create(context.Background(), orchestrator.CreateInput{Agent: "COMMAND", Description: "In place",
+		Config: shell(`echo here > here.txt && git add here.txt && ` + agentCommit + ` "in place" && echo left > loose.txt`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task = c.wait(t, task.ID)
+	if task.Status != orchestrator.StatusCompleted {
+		t.Fatalf("task %+v", task)
+	}
+	if log := logText(t, c.o, task.ID); !strings.Contains(log, "taken by worker local") {
+		t.Fatalf("log:\n%s", log)
+	}
+	if got := testkit.Git(t, repo, "log", "--format=%s", task.BaseSHA+".."+task.Branch); got != "in place" {
+		t.Fatalf("the branch's log %q, want the agent's commit alone: in place, nothing is committed for it", got)
+	}
+	if b, err := os.ReadFile(filepath.Join(task.WorktreePath, "loose.txt")); err != nil || string(b) != "left\n" {
+		t.Fatalf("loose.txt in the task's worktree: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "repos")); !os.IsNotExist(err) {
+		t.Fatalf("the worker made a clone: %v", err)
 	}
 }

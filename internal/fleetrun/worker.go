@@ -28,6 +28,10 @@ type Worker struct {
 	Env   userenv.Env   // the environment the agents run with (the worker's user's)
 	Dir   string        // the worker's clones, worktrees and records
 	Grace time.Duration // SIGTERM → SIGKILL of a stopped agent; 0: the orchestrator's default
+	// Checkouts are the repositories (by RepoKey) whose coordinator's
+	// checkout is on this machine: the worker in serve's process works
+	// over it, running each agent in its task's worktree, with no clone.
+	Checkouts map[string]string
 
 	mu    sync.Mutex
 	repos map[string]*workRepo
@@ -96,13 +100,16 @@ func (w *Worker) repo(ctx context.Context, key, remote string) (*orchestrator.Or
 	}
 	w.mu.Unlock()
 	r.once.Do(func() {
-		clone := filepath.Join(w.Dir, "repos", key)
-		if r.err = ensureClone(ctx, clone, remote); r.err != nil {
-			return
+		opts := orchestrator.Options{Worktrees: filepath.Join(w.Dir, "worktrees"), Grace: w.Grace, NoPool: true, Env: w.Env}
+		if checkout := w.Checkouts[key]; checkout != "" {
+			opts.Repo, opts.InPlace = checkout, true
+		} else {
+			opts.Repo = filepath.Join(w.Dir, "repos", key)
+			if r.err = ensureClone(ctx, opts.Repo, remote); r.err != nil {
+				return
+			}
 		}
-		r.o, r.close, r.err = orchestrator.Open(ctx, filepath.Join(w.Dir, "tasks", key), orchestrator.Options{
-			Repo: clone, Worktrees: filepath.Join(w.Dir, "worktrees"), Grace: w.Grace, NoPool: true, Env: w.Env,
-		})
+		r.o, r.close, r.err = orchestrator.Open(ctx, filepath.Join(w.Dir, "tasks", key), opts)
 	})
 	if r.err != nil {
 		w.mu.Lock()

@@ -28,6 +28,20 @@ type Fleet interface {
 	Capable(ctx context.Context, agent string, labels []string) (bool, error)
 }
 
+// FleetSetup is how a coordinator's tasks go to a fleet: the Options of
+// that name, as one value for the layers that pass them through.
+type FleetSetup struct {
+	Fleet                              Fleet
+	Remote, WorkerRemote, PreferWorker string
+}
+
+// Apply sets o's fleet options from s (nil: none).
+func (s *FleetSetup) Apply(o *Options) {
+	if s != nil {
+		o.Fleet, o.Remote, o.WorkerRemote, o.PreferWorker = s.Fleet, s.Remote, s.WorkerRemote, s.PreferWorker
+	}
+}
+
 // RunMessage is one message a worker sent about a run.
 type RunMessage struct {
 	Seq    uint64 // its number in the fleet's log, for Watch's after
@@ -66,6 +80,10 @@ type Assignment struct {
 	Identity []string `json:"identity,omitempty"`
 	Labels   []string `json:"labels,omitempty"` // what the worker must have (config "labels")
 	Prefer   string   `json:"prefer,omitempty"` // the worker that ran the task's previous run
+	// Worktree is the task's worktree on the coordinator's machine: a
+	// worker there, over the same checkout (Options.InPlace), runs the
+	// agent in it, as a local run does, with nothing to fetch or push.
+	Worktree string `json:"worktree,omitempty"`
 }
 
 // RunRef is where a worker pushes the work of task's run.

@@ -48,6 +48,13 @@ type Options struct {
 	Fleet        Fleet
 	Remote       string
 	WorkerRemote string
+	// PreferWorker is the worker a task's first run is offered to first
+	// (the one on this machine, which runs it in place).
+	PreferWorker string
+	// InPlace makes a worker's Perform run an assignment in the task's
+	// worktree it names when that is a worktree of Repo (a worker on the
+	// coordinator's machine, over its checkout), instead of a clone's.
+	InPlace bool
 	// Env is the environment of the user the tasks run for: the agents'
 	// and the project's commands' base environment, and the home, state
 	// and cache directories where the worktrees, the trust records, the

@@ -22,7 +22,9 @@ import (
 var ErrStopRequested = errors.New("the coordinator asked the run to stop")
 
 // Perform runs a, a run offered by the fleet, on this machine: this
-// orchestrator is a worker's, over its own clone of the repository. It
+// orchestrator is a worker's, over its own clone of the repository (or,
+// with Options.InPlace, over the coordinator's checkout, where it runs
+// the agent in the task's worktree and has nothing to move). It
 // fetches the task's branch from a.Remote into a worktree of its own,
 // runs the project's setup (a first run) and the agent in their boxes as
 // a local run does, sends their events as they come, and at the end
@@ -52,9 +54,11 @@ func (o *Orchestrator) perform(ctx context.Context, a Assignment, send func(kind
 	if err != nil {
 		return failedEnd(ErrTypeStart, err)
 	}
-	dir, err := o.workTree(ctx, a)
-	if err != nil {
-		return failedEnd(ErrTypeStart, err)
+	dir, inPlace := a.Worktree, o.opts.InPlace && a.Worktree != "" && o.wt.ownWorktree(ctx, a.Worktree)
+	if !inPlace {
+		if dir, err = o.workTree(ctx, a); err != nil {
+			return failedEnd(ErrTypeStart, err)
+		}
 	}
 	spec := agent.RunSpec{Instructions: a.Instructions, Dir: dir, ResumeSession: a.Resume, Config: cfg, ConfigDir: configDir(o.opts.Env, a.Task)}
 	inv, err := ad.Invocation(spec)
@@ -71,8 +75,8 @@ func (o *Orchestrator) perform(ctx context.Context, a Assignment, send func(kind
 	defer close(r.done)
 	end := o.performRun(r, a, ad, spec, inv, out.add)
 	out.close()
-	if !end.Ran || ctx.Err() != nil && !errors.Is(context.Cause(ctx), ErrStopRequested) {
-		return end
+	if inPlace || !end.Ran || ctx.Err() != nil && !errors.Is(context.Cause(ctx), ErrStopRequested) {
+		return end // in place, the task's worktree holds the work already
 	}
 	head, err := o.pushWork(context.WithoutCancel(ctx), a, dir)
 	if err != nil {

@@ -40,7 +40,8 @@ func (o *Orchestrator) dispatch(ctx context.Context, t Task, spec agent.RunSpec,
 	a := Assignment{
 		Task: t.ID, Run: n, Agent: t.Agent, Instructions: spec.Instructions, Resume: spec.ResumeSession,
 		Config: t.Config, Setup: setup, Remote: remote, Branch: t.Branch, Head: head,
-		Identity: o.identity(ctx), Labels: configLabels(spec.Config), Prefer: last,
+		Identity: o.identity(ctx), Labels: configLabels(spec.Config), Prefer: cmp.Or(last, o.opts.PreferWorker),
+		Worktree: t.WorktreePath,
 	}
 	now := time.Now().UTC()
 	t.Status, t.Error, t.MergeConflict = StatusInProgress, nil, nil

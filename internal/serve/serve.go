@@ -89,11 +89,9 @@ type Options struct {
 	// Env is the environment of the user the tasks run for
 	// (app.Options.Env); zero is the process's.
 	Env userenv.Env
-	// Fleet runs the tasks' agents on a fleet's workers (app.Options.Fleet),
-	// against the repository FleetRemote (FleetWorkerRemote as workers
-	// reach it); nil runs them as processes of this one.
-	Fleet                          orchestrator.Fleet
-	FleetRemote, FleetWorkerRemote string
+	// Fleet runs the tasks' agents on a fleet's workers (app.Options.Fleet);
+	// nil runs them as processes of this one.
+	Fleet *orchestrator.FleetSetup
 }
 
 // Server is everything `sudocode serve` runs.
@@ -157,8 +155,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	// orchestrator, which keeps each task's issue with it (noting failures
 	// on their issues) once, whoever started them.
 	s.project, err = app.Open(ctx, app.Options{Dir: dir, Actor: o.Actor, Rulesets: notify,
-		Tasks: true, Worktrees: o.Worktrees, TaskActor: mcpagent.Name, TrackerCommand: o.TrackerCommand, Env: o.Env, Warm: true,
-		Fleet: o.Fleet, FleetRemote: o.FleetRemote, FleetWorkerRemote: o.FleetWorkerRemote})
+		Tasks: true, Worktrees: o.Worktrees, TaskActor: mcpagent.Name, TrackerCommand: o.TrackerCommand, Env: o.Env, Warm: true, Fleet: o.Fleet})
 	if err != nil {
 		return nil, err
 	}
