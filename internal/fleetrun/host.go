@@ -132,6 +132,9 @@ func (h *Host) startEmbedded(ctx context.Context, o HostOptions) error {
 		so.Port = 0 // the port of the last start is taken now: workers need the new URL
 		h.srv, err = natsbus.Start(ctx, so)
 	}
+	if err == nil {
+		err = h.srv.WaitJetStream(ctx)
+	}
 	if err != nil {
 		return err
 	}

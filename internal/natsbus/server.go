@@ -78,18 +78,6 @@ func (s *Server) ClientURL() string {
 	return "nats://" + net.JoinHostPort(s.opts.Host, strconv.Itoa(s.opts.Port))
 }
 
-// ClusterURL is the route URL other nodes list in their Routes, or ""
-// for a single server.
-func (s *Server) ClusterURL() string {
-	if s.opts.Cluster == nil {
-		return ""
-	}
-	return "nats-route://" + net.JoinHostPort(s.opts.Cluster.Host, strconv.Itoa(s.opts.Cluster.Port))
-}
-
-// Name is the server's name.
-func (s *Server) Name() string { return s.opts.Name }
-
 // WaitJetStream returns once the server's JetStream takes requests: at
 // once for a single server, for a cluster node once the nodes elected a
 // leader and this node caught up with it.

@@ -23,8 +23,8 @@ func TestConnectWithCreds(t *testing.T) {
 	alice := newCreds(t, "alice")
 	dir := t.TempDir() + "/nats"
 	s := start(t, ServerOptions{Dir: dir, Users: []User{alice.User(nil)}})
-	if !strings.HasPrefix(s.ClientURL(), "nats://127.0.0.1:") || s.ClusterURL() != "" {
-		t.Fatalf("urls %q %q", s.ClientURL(), s.ClusterURL())
+	if !strings.HasPrefix(s.ClientURL(), "nats://127.0.0.1:") || s.opts.Cluster != nil {
+		t.Fatalf("url %q, cluster %+v", s.ClientURL(), s.opts.Cluster)
 	}
 	if fi, err := statMode(dir); err != nil || fi != 0o700 {
 		t.Fatalf("dir mode %v %v, want 0700", fi, err)

@@ -29,7 +29,7 @@ func StartCluster(tb testing.TB, n int, users []natsbus.User) []*natsbus.Server 
 	for i := range n {
 		wg.Go(func() {
 			nodes[i], errs[i] = natsbus.Start(testkit.Context(tb, 30*time.Second), natsbus.ServerOptions{
-				Dir: tb.TempDir(), Name: fmt.Sprintf("n%d", i+1), Users: users,
+				Dir: tb.TempDir(), Name: NodeName(i), Users: users,
 				Cluster: &natsbus.ClusterOptions{Name: "test", Port: ports[i], Routes: routes, Secret: "s3cret"},
 			})
 		})
@@ -58,3 +58,7 @@ func ClientURLs(nodes []*natsbus.Server) string {
 	}
 	return strings.Join(urls, ",")
 }
+
+// NodeName is the name of node i of StartCluster's nodes, as JetStream
+// names a stream's leader.
+func NodeName(i int) string { return fmt.Sprintf("n%d", i+1) }
