@@ -81,7 +81,7 @@ func (f *fleetFlags) start(ctx context.Context, stdio IO, dir string, logger *sl
 		}
 		host, _ := os.Hostname()
 		// It runs the agents in the tasks' worktrees, over this checkout.
-		w := &fleetrun.Worker{Fleet: f.host.Fleet, Env: stdio.Env, Dir: wdir, Checkouts: map[string]string{key: dir}, Info: fleet.WorkerInfo{
+		w := &fleetrun.Worker{Fleet: f.host.Fleet, Env: stdio.Env, Dir: wdir, Checkouts: map[string]string{key: dir}, Tracker: stdio.trackerCommand(), Info: fleet.WorkerInfo{
 			ID: fleetrun.LocalWorker, Host: host, Repos: []string{key}, CLIs: fleetrun.DetectCLIs(stdio.Env), Slots: f.localSlots, Version: Version}}
 		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		done := make(chan struct{})

@@ -32,6 +32,10 @@ type Worker struct {
 	// checkout is on this machine: the worker in serve's process works
 	// over it, running each agent in its task's worktree, with no clone.
 	Checkouts map[string]string
+	// Tracker is the tracker's MCP server agents get in a checkout's
+	// worktrees (orchestrator.Options.Tracker); a clone's agents get none,
+	// as their tracker is not the coordinator's.
+	Tracker []string
 
 	mu    sync.Mutex
 	repos map[string]*workRepo
@@ -102,7 +106,7 @@ func (w *Worker) repo(ctx context.Context, key, remote string) (*orchestrator.Or
 	r.once.Do(func() {
 		opts := orchestrator.Options{Worktrees: filepath.Join(w.Dir, "worktrees"), Grace: w.Grace, NoPool: true, Env: w.Env}
 		if checkout := w.Checkouts[key]; checkout != "" {
-			opts.Repo, opts.InPlace = checkout, true
+			opts.Repo, opts.InPlace, opts.Tracker = checkout, true, w.Tracker
 		} else {
 			opts.Repo = filepath.Join(w.Dir, "repos", key)
 			if r.err = ensureClone(ctx, opts.Repo, remote); r.err != nil {

@@ -60,7 +60,13 @@ func (o *Orchestrator) perform(ctx context.Context, a Assignment, send func(kind
 			return failedEnd(ErrTypeStart, err)
 		}
 	}
-	spec := agent.RunSpec{Instructions: a.Instructions, Dir: dir, ResumeSession: a.Resume, Config: cfg, ConfigDir: configDir(o.opts.Env, a.Task)}
+	ri, err := o.wt.place(ctx)
+	if err != nil {
+		return failedEnd(ErrTypeStart, err)
+	}
+	// The tracker's MCP server, where this orchestrator has one (the
+	// coordinator's checkout; a clone's tracker is not the coordinator's).
+	spec := o.runSpec(Task{ID: a.Task, WorktreePath: dir}, ri.top, cfg, a.Instructions, a.Resume)
 	inv, err := ad.Invocation(spec)
 	if err == nil {
 		inv.Env, err = agent.Environ(ad, spec, append(append([]string(nil), a.Identity...), inv.Env...), o.opts.Env.Environ())
