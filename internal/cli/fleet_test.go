@@ -195,27 +195,13 @@ func TestFleetRunsADAGAcrossWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out struct {
-		Result struct {
-			Items []struct {
-				IssueID string `json:"issue_id"`
-				TaskID  string `json:"task_id"`
-				Outcome string `json:"outcome"`
-				Commit  string `json:"commit"`
-				Error   string `json:"error"`
-			} `json:"items"`
-		} `json:"result"`
-	}
-	b, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(b, &out); err != nil || res.IsError {
-		t.Fatalf("run_ready: %s", b)
-	}
+	items, b := runReadyItems(t, res)
 	lost := <-killed
 	if len(lost) == 0 {
 		t.Fatalf("w1 never ran anything; its output:\n%s", workers["w1"].out)
 	}
 	commit := map[string]string{}
-	for _, it := range out.Result.Items {
+	for _, it := range items {
 		if it.Outcome != "merged" {
 			logs := runMain(t, w.repo, env, "", "task", "show", it.TaskID, "--json")
 			t.Errorf("issue %s: %s %s\nits task's log:\n%s", it.IssueID, it.Outcome, it.Error, logs.stdout)
@@ -242,7 +228,7 @@ func TestFleetRunsADAGAcrossWorkers(t *testing.T) {
 	}
 	// The runs w1 held went to the others: their logs say so.
 	again := 0
-	for _, it := range out.Result.Items {
+	for _, it := range items {
 		r := mustRun(t, runMain(t, w.repo, env, "", "task", "logs", it.TaskID))
 		if strings.Contains(r.stdout, "offered again") {
 			again++

@@ -181,22 +181,7 @@ func realRunReady(t *testing.T, c realCLI, env []string) {
 	if err != nil {
 		t.Fatalf("run_ready: %v\n%s", err, stderr)
 	}
-	var out struct {
-		Result struct {
-			Items []struct {
-				IssueID string `json:"issue_id"`
-				TaskID  string `json:"task_id"`
-				Outcome string `json:"outcome"`
-				Commit  string `json:"commit"`
-				Error   string `json:"error"`
-			} `json:"items"`
-		} `json:"result"`
-	}
-	b, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(b, &out); err != nil || res.IsError {
-		t.Fatalf("run_ready: %s", b)
-	}
-	items := out.Result.Items
+	items, b := runReadyItems(t, res)
 	if len(items) != len(w.issues) {
 		t.Fatalf("run_ready worked %d issues, want %d: %s", len(items), len(w.issues), b)
 	}
@@ -297,4 +282,29 @@ func taskWorktrees(t *testing.T, repo string) []string {
 		}
 	}
 	return left
+}
+
+// runReadyItem is an item of run_ready's result.
+type runReadyItem struct {
+	IssueID string `json:"issue_id"`
+	TaskID  string `json:"task_id"`
+	Outcome string `json:"outcome"`
+	Commit  string `json:"commit"`
+	Error   string `json:"error"`
+}
+
+// runReadyItems are the items of run_ready's result res, and the result
+// as JSON for messages; a tool error ends the test.
+func runReadyItems(t *testing.T, res *mcp.CallToolResult) ([]runReadyItem, []byte) {
+	t.Helper()
+	var out struct {
+		Result struct {
+			Items []runReadyItem `json:"items"`
+		} `json:"result"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &out); err != nil || res.IsError {
+		t.Fatalf("run_ready: %s", b)
+	}
+	return out.Result.Items, b
 }
