@@ -69,7 +69,7 @@ func (o *Orchestrator) perform(ctx context.Context, a Assignment, send func(kind
 	spec := o.runSpec(Task{ID: a.Task, WorktreePath: dir}, ri.top, cfg, a.Instructions, a.Resume)
 	inv, err := ad.Invocation(spec)
 	if err == nil {
-		inv.Env, err = agent.Environ(ad, spec, append(append([]string(nil), a.Identity...), inv.Env...), o.opts.Env.Environ())
+		inv.Env, err = agent.Environ(ad, spec, append(identityOnly(a.Identity), inv.Env...), o.opts.Env.Environ())
 	}
 	if err != nil {
 		return failedEnd(ErrTypeStart, err)
@@ -118,6 +118,19 @@ func (o *Orchestrator) performRun(r *run, a Assignment, ad agent.Adapter, spec a
 	}
 	out := r.execute(outR, errR, ad.NewParser(), o.opts.Grace, emit)
 	return RunEnd{Ran: true, Outcome: toWire(out)}
+}
+
+// identityOnly is env's git identity variables, and nothing else an offer
+// might carry there.
+func identityOnly(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		switch name, _, _ := strings.Cut(kv, "="); name {
+		case "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL":
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func failedEnd(typ string, err error) RunEnd {

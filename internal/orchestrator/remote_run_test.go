@@ -355,3 +355,12 @@ func TestRemoteRunThroughAMirror(t *testing.T) {
 		t.Errorf("the mirror's branch is at %s, want the base %s it was pushed at", got, task.BaseSHA)
 	}
 }
+
+// A worker takes only git's identity from an offer's identity variables:
+// a coordinator's offer cannot set the agent's environment otherwise.
+func TestIdentityOnly(t *testing.T) {
+	got := identityOnly([]string{"GIT_AUTHOR_NAME=Ann", "LD_PRELOAD=/tmp/x.so", "GIT_COMMITTER_EMAIL=a@b", "PATH=/evil", "GIT_AUTHOR_NAMEX=y"})
+	if strings.Join(got, " ") != "GIT_AUTHOR_NAME=Ann GIT_COMMITTER_EMAIL=a@b" {
+		t.Fatalf("identityOnly kept %q", got)
+	}
+}
