@@ -3,6 +3,7 @@ package fleetrun
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/sudocode/sudocode/internal/fleet"
@@ -62,4 +63,29 @@ func (c *Coordinator) Watch(ctx context.Context, task string, run int, after uin
 // Capable implements orchestrator.Fleet.
 func (c *Coordinator) Capable(ctx context.Context, agent string, labels []string) (bool, error) {
 	return c.f.Capable(ctx, c.repo, AgentToken(agent), labels)
+}
+
+// Workers implements orchestrator.Fleet: the live workers granted the
+// repository.
+func (c *Coordinator) Workers(ctx context.Context) ([]orchestrator.Worker, error) {
+	ps, err := c.f.Workers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []orchestrator.Worker{}
+	for _, p := range ps {
+		if !slices.Contains(p.Repos, c.repo) {
+			continue
+		}
+		out = append(out, orchestrator.Worker{ID: p.ID, Host: p.Host, Agents: nonNil(p.CLIs), Labels: nonNil(p.Labels),
+			Slots: p.Slots, Running: p.Running, Tasks: nonNil(p.Tasks), Heartbeat: p.Heartbeat})
+	}
+	return out, nil
+}
+
+func nonNil(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
 }

@@ -159,6 +159,14 @@ func TestTaskRunsOnAWorker(t *testing.T) {
 	if log := logText(t, c.o, task.ID); !strings.Contains(log, "taken by worker w1") || !strings.Contains(log, "done") {
 		t.Fatalf("log:\n%s", log)
 	}
+	// agent://status shows the worker.
+	ov, err := c.o.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ov.Workers) != 1 || ov.Workers[0].ID != "w1" || strings.Join(ov.Workers[0].Agents, ",") != "command" || ov.Workers[0].Slots != 2 {
+		t.Fatalf("the status's workers: %+v (%s)", ov.Workers, ov.WorkersProblem)
+	}
 }
 
 // holdScript prints started, waits for a file named release in its

@@ -26,6 +26,21 @@ type Fleet interface {
 	// Capable reports whether a worker connected now can run agent with
 	// labels: a run nobody can take says so in its task's log.
 	Capable(ctx context.Context, agent string, labels []string) (bool, error)
+	// Workers are the workers connected now that may run the
+	// repository's tasks.
+	Workers(ctx context.Context) ([]Worker, error)
+}
+
+// Worker is a connected worker of the fleet, as agent://status shows it.
+type Worker struct {
+	ID        string    `json:"id"`
+	Host      string    `json:"host"`
+	Agents    []string  `json:"agents"`
+	Labels    []string  `json:"labels"`
+	Slots     int       `json:"slots"`
+	Running   int       `json:"running"`
+	Tasks     []string  `json:"tasks"` // the runs it is running, repo/task/run
+	Heartbeat time.Time `json:"heartbeat"`
 }
 
 // FleetSetup is how a coordinator's tasks go to a fleet: the Options of

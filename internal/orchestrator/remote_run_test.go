@@ -73,6 +73,10 @@ func (f *memFleet) Cancel(_ context.Context, task string, run int) error {
 
 func (f *memFleet) Capable(context.Context, string, []string) (bool, error) { return true, nil }
 
+func (f *memFleet) Workers(context.Context) ([]Worker, error) {
+	return []Worker{{ID: "w1", Host: "test", Agents: []string{"command"}, Slots: 1}}, nil
+}
+
 func (f *memFleet) Watch(ctx context.Context, task string, run int, after uint64) (<-chan RunMessage, error) {
 	f.mu.Lock()
 	fail, brk := f.failWatches > 0, f.breakWatches > 0

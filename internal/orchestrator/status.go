@@ -11,8 +11,13 @@ type Overview struct {
 	Repo     string         `json:"repo"`
 	Total    int            `json:"total"`
 	ByStatus map[Status]int `json:"by_status"` // every status, zeros included
-	Active   int            `json:"active"`    // agents running in this server
+	Active   int            `json:"active"`    // agents running in this server, or followed on the fleet's workers
 	Kinds    []KindInfo     `json:"kinds"`
+	// Workers are the fleet's workers connected now, with Options.Fleet
+	// (absent without it; [] when none is); WorkersProblem says why they
+	// could not be read.
+	Workers        []Worker `json:"workers,omitempty"`
+	WorkersProblem string   `json:"workers_problem,omitempty"`
 }
 
 // KindInfo says whether a create_task tool kind can run here.
@@ -51,6 +56,13 @@ func (o *Orchestrator) Status(ctx context.Context) (Overview, error) {
 			}
 		}
 		ov.Kinds = append(ov.Kinds, ki)
+	}
+	if o.opts.Fleet != nil {
+		ws, err := o.opts.Fleet.Workers(ctx)
+		if err != nil {
+			ov.WorkersProblem = err.Error()
+		}
+		ov.Workers = append([]Worker{}, ws...)
 	}
 	return ov, nil
 }
