@@ -5,9 +5,11 @@
 // unless told otherwise, logs nothing unless given a slog.Logger (and then
 // only warnings and errors), and admits only the nkey users it was given:
 // Start refuses an empty user list unless NoAuth is set, so a server is
-// never open by default. SetUsers replaces the users at runtime through a
-// configuration reload, which is how a worker issued new credentials gets
-// in and a revoked one stays out.
+// never open by default. SetUsers replaces the users at runtime (in a table
+// of natsbus's own that the server asks at each connection: a
+// configuration reload races with nats-server's own JetStream requests),
+// which is how a worker issued new credentials gets in and a revoked one
+// is disconnected and stays out.
 //
 // Several Servers form a cluster when each has ClusterOptions with routes
 // to the others; JetStream then replicates streams across them (R3 on

@@ -127,7 +127,6 @@ func (o ServerOptions) serverOptions() (*server.Options, error) {
 		// No monitoring, leaf nodes, gateways or websockets: not asked for.
 		HTTPPort: 0,
 	}
-	so.Nkeys = nkeyUsers(o.Users)
 	if c := o.Cluster; c != nil {
 		so.Cluster = server.ClusterOpts{Name: c.Name, Host: c.Host, Port: port(c.Port)}
 		if c.Secret != "" {

@@ -18,6 +18,7 @@ type Server struct {
 	mu   sync.Mutex // serialises SetUsers
 	opts ServerOptions
 	ns   *server.Server
+	auth *authenticator // nil: a server started without users (NoAuth)
 }
 
 // readyPoll is how often Start and WaitJetStream look again at a server
@@ -41,6 +42,11 @@ func Start(ctx context.Context, o ServerOptions) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	var auth *authenticator
+	if len(o.Users) > 0 {
+		auth = newAuthenticator(o.Users)
+		so.CustomClientAuthentication, so.AlwaysEnableNonce = auth, true
+	}
 	ns, err := server.NewServer(so)
 	if err != nil {
 		return nil, fmt.Errorf("natsbus: server %s: %w", o.Name, err)
@@ -60,7 +66,7 @@ func Start(ctx context.Context, o ServerOptions) (*Server, error) {
 			return nil, fmt.Errorf("natsbus: server %s stopped while starting (port in use, or a bad store under %s?)", o.Name, o.Dir)
 		}
 	}
-	s := &Server{opts: o, ns: ns}
+	s := &Server{opts: o, ns: ns, auth: auth}
 	// Keep the ports it chose: a reload must not see them change.
 	s.opts.Port = ns.Addr().(*net.TCPAddr).Port
 	if s.opts.Cluster != nil {
@@ -94,9 +100,10 @@ func (s *Server) WaitJetStream(ctx context.Context) error {
 	return nil
 }
 
-// SetUsers replaces the users who may connect, at runtime. Connections of
-// users no longer listed are closed by the server; changed permissions
-// apply to connected users at once.
+// SetUsers replaces the users who may connect, at runtime, without a
+// configuration reload. The connections of users no longer listed, or
+// whose permissions changed, are closed: they reconnect with the new
+// rights, or are refused.
 func (s *Server) SetUsers(users []User) error {
 	if err := checkUsers(users); err != nil {
 		return err
@@ -106,16 +113,13 @@ func (s *Server) SetUsers(users []User) error {
 	if len(users) == 0 && !s.opts.NoAuth {
 		return errors.New("natsbus: no users: refusing to open the server to anyone")
 	}
-	o := s.opts
-	o.Users = slices.Clone(users)
-	so, err := o.serverOptions()
-	if err != nil {
-		return err
+	if s.auth == nil {
+		return errors.New("natsbus: a server started open (NoAuth, no users) cannot be given users at runtime")
 	}
-	if err := s.ns.ReloadOptions(so); err != nil {
-		return fmt.Errorf("natsbus: server %s: reload users: %w", s.opts.Name, err)
+	for _, id := range s.auth.set(slices.Clone(users)) {
+		_ = s.ns.DisconnectClientByID(id) // gone already: nothing to close
 	}
-	s.opts = o
+	s.opts.Users = slices.Clone(users)
 	return nil
 }
 

@@ -41,15 +41,6 @@ func checkUsers(users []User) error {
 	return nil
 }
 
-// nkeyUsers turns users into the server's nkey users.
-func nkeyUsers(users []User) []*server.NkeyUser {
-	var out []*server.NkeyUser
-	for _, u := range users {
-		out = append(out, &server.NkeyUser{Nkey: u.NKey, Permissions: u.Permissions.server()})
-	}
-	return out
-}
-
 // server turns p into the server's permissions; nil stays nil (all).
 func (p *Permissions) server() *server.Permissions {
 	if p == nil {
