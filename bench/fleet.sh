@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The fleet (serve --fleet, NATS JetStream), with its peer measured in the
+# The fleet (serve's default, NATS JetStream), with its peer measured in the
 # same run: serve running the agents as its own processes. A COMMAND agent
 # commits a one-file change; each task's overhead is the time from the
 # request that starts it to the agent's first output, plus from its last
 # output to the task's end as stored: the orchestration's own time, not
 # the agent's. At 1, 4 and 16 tasks at once:
-#   local                serve without the fleet (the peer)
-#   fleet_one_machine    serve --fleet: the worker in serve's process runs
+#   local                serve --fleet=false (the peer)
+#   fleet_one_machine    serve (--fleet, the default): the worker in serve's process runs
 #                        each agent in its task's worktree
 #   fleet_three_workers  serve --fleet --local-slots 0 and three `sudocode
 #                        worker` processes, each with a clone of its own

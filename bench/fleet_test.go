@@ -31,9 +31,10 @@ echo agent-end $(date +%s%N)`
 // from the agent's, with tasks started through serve's task API at 1, 4
 // and 16 at once:
 //
-//   - local: serve running the agents as its own processes (the peer);
-//   - fleet_one_machine: serve --fleet, the agents run by the worker in
-//     serve's process, through the embedded NATS JetStream;
+//   - local: serve --fleet=false, running the agents as its own
+//     processes (the peer);
+//   - fleet_one_machine: serve --fleet (its default), the agents run by
+//     the worker in serve's process, through the embedded NATS JetStream;
 //   - fleet_three_workers: serve --fleet --local-slots 0 and three
 //     `sudocode worker` processes, each with its own clone.
 //
@@ -79,6 +80,8 @@ func startFleetServe(b *testing.B, bin, setup string) fleetAPI {
 	env := append(trackerRepo(b, bin, dir, b.TempDir()), "XDG_STATE_HOME="+b.TempDir())
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--json", "--dir", dir, "--token", "bench"}
 	switch setup {
+	case "local":
+		args = append(args, "--fleet=false")
 	case "fleet_one_machine":
 		args = append(args, "--fleet", "--local-slots", "16")
 	case "fleet_three_workers":

@@ -112,11 +112,7 @@ func TestFleetRunsADAGAcrossWorkers(t *testing.T) {
 		creds[name] = filepath.Join(t.TempDir(), name+".creds")
 		mustRun(t, runMain(t, w.repo, env, "", "workers", "add", name, "--out", creds[name]))
 	}
-	key, err := fleetrun.RepoKey(t.Context(), w.repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fdir, err := fleetrun.Dir(userenv.Of(env), key)
+	_, fdir, err := fleetrun.Locate(t.Context(), userenv.Of(env), w.repo)
 	if err != nil {
 		t.Fatal(err)
 	}

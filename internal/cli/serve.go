@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/mcpx"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/serve"
@@ -56,6 +57,13 @@ the dashboard's own, which no MCP endpoint takes) and the configurations of
 Claude Code, Codex and Cursor that carry it. --no-auth serves without a token:
 any local process, any user on this machine and any web page that gets past
 the Origin check can then run commands as you; loopback only.
+
+The tasks' agents run through the fleet: a NATS JetStream server embedded in
+this process (loopback, its store in $XDG_STATE_HOME/sudocode/fleet) and a
+worker here that runs each agent in its task's worktree; workers of other
+machines join with "sudocode workers add" and "sudocode worker". A task's run
+goes on when serve is stopped or killed, and the next serve reads it on.
+--fleet=false runs the agents as this process's own.
 
 Tool calls can be rate-limited per client and tool, and logged one JSON line
 each (--audit-log); Prometheus metrics are at /metrics. Stops cleanly on SIGINT
@@ -142,10 +150,17 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	defer store.Close()
 	var fl *orchestrator.FleetSetup
 	if o.fleet.enabled() {
-		if fl, err = o.fleet.start(ctx, stdio, dir, logger); err != nil {
+		switch fl, err = o.fleet.start(ctx, stdio, dir, logger); {
+		case err == nil:
+			defer o.fleet.stop() // after the server closed: its tasks stop reading their runs first
+		case o.fleet.asked():
 			return err
+		case fault.Is(err, fault.Invalid): // no git repository, so no tasks: serve says so
+		default:
+			// On by default, the fleet gives way (another serve on this
+			// checkout holds it): the tasks run as without it.
+			logger.Warn("the tasks run in this process, without the fleet", "reason", err.Error())
 		}
-		defer o.fleet.stop() // after the server closed: its tasks stop reading their runs first
 	}
 	srv, err := serve.New(ctx, serve.Options{Dir: dir, Rulesets: store, Token: t.Token, AllowedOrigins: t.AllowedOrigins,
 		Version: Version, Actor: stdio.actor(), Logger: logger, Auth: auth, Calls: calls, BodyTimeout: t.BodyTimeout,

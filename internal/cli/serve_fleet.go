@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -26,20 +27,33 @@ type fleetFlags struct {
 	remote              string // --fleet-remote
 	mirror              string // the workers' repository, as this process reaches it
 	localSlots          int
+	flags               *pflag.FlagSet
 	host                *fleetrun.Host
 	stopWorker          func()
 }
 
 func (f *fleetFlags) register(fs *pflag.FlagSet) {
-	fs.BoolVar(&f.on, "fleet", false, "run the tasks' agents through the fleet: an embedded NATS JetStream (under the state directory, loopback, credentials made here) with a worker in this process, which workers of other machines can join (sudocode workers add)")
+	fs.BoolVar(&f.on, "fleet", true, "run the tasks' agents through the fleet: an embedded NATS JetStream (under the state directory, loopback, credentials made here) with a worker in this process, which workers of other machines can join (sudocode workers add); --fleet=false runs them in this process alone")
 	fs.StringVar(&f.nats, "nats", "", "use the NATS (JetStream) server or cluster at `URL` for the fleet instead of the embedded one (implies --fleet; needs --nats-creds)")
 	fs.StringVar(&f.creds, "nats-creds", "", "the coordinator's credentials `FILE` for --nats")
 	fs.StringVar(&f.listen, "nats-listen", "", "the embedded NATS server's `ADDR` (default 127.0.0.1 and a free port; 0.0.0.0:4222 admits workers of other machines, with their credentials)")
 	fs.StringVar(&f.remote, "fleet-remote", "", "the workers' repository as workers of other machines reach it (e.g. ssh://HOST/PATH, with the PATH serve prints); default its path here")
-	fs.IntVar(&f.localSlots, "local-slots", 4, "how many runs the worker in this process takes at once (0: none; only other workers run agents)")
+	fs.IntVar(&f.localSlots, "local-slots", DefaultLocalSlots, "how many runs the worker in this process takes at once (0: none; only other workers run agents)")
+	f.flags = fs
 }
 
+// DefaultLocalSlots is how many runs serve's own worker takes at once
+// unless told: as many as run_ready's largest --parallel here, so that
+// the fleet on one machine runs what serve without it ran.
+const DefaultLocalSlots = 16
+
 func (f *fleetFlags) enabled() bool { return f.on || f.nats != "" }
+
+// asked reports whether the fleet was asked for on the command line
+// (--fleet or --nats) rather than on by default: then a fleet that cannot
+// start is an error, where the default falls back to running the tasks
+// in this process.
+func (f *fleetFlags) asked() bool { return f.flags.Changed("fleet") || f.nats != "" }
 
 // start starts the project's fleet, and the worker of this process, and
 // returns how the tasks go to it.
@@ -50,11 +64,7 @@ func (f *fleetFlags) start(ctx context.Context, stdio IO, dir string, logger *sl
 	if f.localSlots < 0 {
 		return nil, usageError{fmt.Errorf("--local-slots %d: 0 or more", f.localSlots)}
 	}
-	key, err := fleetrun.RepoKey(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	fdir, err := fleetrun.Dir(stdio.Env, key)
+	key, fdir, err := fleetrun.Locate(ctx, stdio.Env, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +84,7 @@ func (f *fleetFlags) start(ctx context.Context, stdio IO, dir string, logger *sl
 		return nil, err
 	}
 	if f.localSlots > 0 {
-		wdir, err := fleetrun.WorkerDir(stdio.Env, "local-"+key)
+		wdir, err := fleetrun.WorkerDir(stdio.Env, "local-"+filepath.Base(fdir))
 		if err != nil {
 			f.host.Close()
 			return nil, err

@@ -75,10 +75,7 @@ func (o *workersOptions) fleetDir(ctx context.Context) (dir, key string, err err
 	if err != nil {
 		return "", "", err
 	}
-	if key, err = fleetrun.RepoKey(ctx, project); err != nil {
-		return "", "", err
-	}
-	dir, err = fleetrun.Dir(o.stdio.Env, key)
+	key, dir, err = fleetrun.Locate(ctx, o.stdio.Env, project)
 	return dir, key, err
 }
 

@@ -55,6 +55,7 @@ type Host struct {
 	URL   string // what workers connect to
 
 	srv  *natsbus.Server
+	lock *os.File // the fleet directory's, while the embedded server runs
 	reg  *Registry
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -107,6 +108,10 @@ func StartHost(ctx context.Context, o HostOptions) (*Host, error) {
 // coordinator's credentials (made at the first start) and the
 // registry's workers as its users, and connects to it.
 func (h *Host) startEmbedded(ctx context.Context, o HostOptions) error {
+	var err error
+	if h.lock, err = lockDir(o.Dir); err != nil {
+		return err
+	}
 	coord, err := coordinatorCreds(filepath.Join(o.Dir, "coordinator.creds"))
 	if err != nil {
 		return err
@@ -269,5 +274,8 @@ func (h *Host) Close() {
 	}
 	if h.srv != nil {
 		h.srv.Shutdown()
+	}
+	if h.lock != nil {
+		h.lock.Close()
 	}
 }

@@ -1,0 +1,48 @@
+package cli_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/testkit"
+)
+
+// serve runs its tasks through the embedded fleet with no flag: the
+// run is taken by the worker in serve's process. A second serve on the
+// same checkout cannot share the server's store: it runs its tasks
+// without the fleet and says so, and with --fleet asked for explicitly
+// it fails saying why. A directory that is no repository has no fleet
+// (and no tasks), without a word about it.
+func TestServeRunsTheFleetByDefault(t *testing.T) {
+	env := childEnv(t)
+	repo := serveRepo(t)
+	mustRun(t, runMain(t, repo, env, "", "init"))
+	_, d := startServeJSON(t, env, "--dir", repo)
+	if !strings.HasPrefix(d.Fleet.NATS, "nats://127.0.0.1:") {
+		t.Fatalf("serve's fleet: %q, want its embedded server on loopback", d.Fleet.NATS)
+	}
+	api := taskAPI{url: strings.TrimSuffix(d.URL, "/"), token: stateToken(env)}
+	task := api.start(t, `{"tool":"COMMAND","description":"By default","config":{"command":["sh","-c",`+strconv.Quote("echo done")+`]}}`)
+	api.waitLog(t, task, "run 1 taken by worker local")
+	api.waitLog(t, task, "done")
+
+	second, d2 := startServeJSON(t, env, "--dir", repo)
+	if d2.Fleet.NATS != "" {
+		t.Fatalf("a second serve on the checkout runs a fleet at %s beside the first's", d2.Fleet.NATS)
+	}
+	testkit.WaitFor(t, 10*time.Second, "the second serve's word on the fleet", func() bool {
+		return strings.Contains(second.stderr.String(), "the tasks run in this process, without the fleet") &&
+			strings.Contains(second.stderr.String(), "another process runs this checkout's fleet")
+	})
+	r := runCmd(t, env, "", sudocodeBin, "serve", "--addr", "127.0.0.1:0", "--dir", repo, "--fleet")
+	if r.code == 0 || !strings.Contains(r.stderr, "another process runs this checkout's fleet") {
+		t.Fatalf("serve --fleet beside a serve with the fleet: exit %d\n%s", r.code, r.stderr)
+	}
+
+	plain, d3 := startServeJSON(t, env, "--dir", t.TempDir())
+	if d3.Fleet.NATS != "" || strings.Contains(plain.stderr.String(), "fleet") {
+		t.Fatalf("serve outside a repository: fleet %q, stderr:\n%s", d3.Fleet.NATS, plain.stderr)
+	}
+}
