@@ -205,6 +205,7 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("GET /api/tasks/{id}/logs", d.taskLogs)
 	m.HandleFunc("GET /api/tasks/{id}/stream", d.taskStream)
 	m.HandleFunc("GET /api/tasks/{id}/diff", d.taskDiff)
+	m.HandleFunc("GET /api/workers", d.workers)
 	d.writeRoutes(m)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fault.New(fault.NotFound, "no such API: %s %s", r.Method, r.URL.Path))
