@@ -1,7 +1,8 @@
 // Package dashboard is the web workbench of `sudocode serve`: the tracker
 // (a board of issues, specs with their anchored feedback), the ruleset
 // library, and the orchestrator's tasks with their live logs and branch
-// diffs, each viewed and changed there. The page is vanilla JS and CSS
+// diffs (and, with a fleet, the workers that run them), each viewed and
+// changed there. The page is vanilla JS and CSS
 // embedded in the binary (no CDN, no build step); it reads and writes JSON
 // under /api/ and is pushed changes over Server-Sent Events (/api/events,
 // and one stream per task for its log).
