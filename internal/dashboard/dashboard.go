@@ -1,7 +1,8 @@
 // Package dashboard is the web workbench of `sudocode serve`: the tracker
 // (a board of issues, specs with their anchored feedback), the ruleset
 // library, and the orchestrator's tasks with their live logs and branch
-// diffs, each viewed and changed there. The page is vanilla JS and CSS
+// diffs (and, with a fleet, the workers that run them), each viewed and
+// changed there. The page is vanilla JS and CSS
 // embedded in the binary (no CDN, no build step); it reads and writes JSON
 // under /api/ and is pushed changes over Server-Sent Events (/api/events,
 // and one stream per task for its log).
@@ -205,6 +206,7 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("GET /api/tasks/{id}/logs", d.taskLogs)
 	m.HandleFunc("GET /api/tasks/{id}/stream", d.taskStream)
 	m.HandleFunc("GET /api/tasks/{id}/diff", d.taskDiff)
+	m.HandleFunc("GET /api/workers", d.workers)
 	d.writeRoutes(m)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fault.New(fault.NotFound, "no such API: %s %s", r.Method, r.URL.Path))

@@ -27,6 +27,7 @@ const maxToolLabels = 256
 //	sudocode_mcp_tool_call_duration_seconds{server,tool} latency histogram
 //	sudocode_mcp_sessions{server}                        live MCP sessions
 //	sudocode_tasks{status}                               the orchestrator's tasks by status
+//	sudocode_fleet_*                                     the fleet's workers, with a fleet (WatchFleet)
 //
 // plus the Go runtime's and the process's own (go_*, process_*).
 type Metrics struct {

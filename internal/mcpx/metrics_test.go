@@ -2,8 +2,11 @@ package mcpx
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 
@@ -92,5 +95,53 @@ func TestMetricsTasksCollector(t *testing.T) {
 	}
 	if got := sample(byName, "sudocode_tasks", map[string]string{"status": "completed"}); got != 4 {
 		t.Errorf("sudocode_tasks{status=completed} = %v, want 4", got)
+	}
+}
+
+// The fleet's workers are read at each scrape: one series per worker
+// connected then, none for one that left, and the reading's error as the
+// scrape's when the fleet cannot be read.
+func TestMetricsFleetCollector(t *testing.T) {
+	m := NewMetrics()
+	beat := time.Date(2026, 1, 2, 3, 4, 5, 500_000_000, time.UTC)
+	workers := []FleetWorker{{ID: "gpu-box", Host: "gpu.example", Slots: 4, Running: 1, Heartbeat: beat}, {ID: "local", Host: "laptop", Slots: 2}}
+	var readErr error
+	m.WatchFleet(func(context.Context) ([]FleetWorker, error) { return workers, readErr })
+	gather := func() (map[string]*dto.MetricFamily, error) {
+		fams, err := m.reg.Gather()
+		byName := map[string]*dto.MetricFamily{}
+		for _, f := range fams {
+			byName[f.GetName()] = f
+		}
+		return byName, err
+	}
+	fams, err := gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"sudocode_fleet_workers", nil, 2},
+		{"sudocode_fleet_worker_slots", map[string]string{"worker": "gpu-box", "host": "gpu.example"}, 4},
+		{"sudocode_fleet_worker_running", map[string]string{"worker": "gpu-box", "host": "gpu.example"}, 1},
+		{"sudocode_fleet_worker_running", map[string]string{"worker": "local", "host": "laptop"}, 0},
+		{"sudocode_fleet_worker_heartbeat_timestamp_seconds", map[string]string{"worker": "gpu-box"}, float64(beat.Unix()) + 0.5},
+	} {
+		if got := sample(fams, c.name, c.labels); got != c.want {
+			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
+		}
+	}
+
+	workers = workers[1:]
+	if fams, _ = gather(); sample(fams, "sudocode_fleet_worker_slots", map[string]string{"worker": "gpu-box"}) != -1 || sample(fams, "sudocode_fleet_workers", nil) != 1 {
+		t.Errorf("after gpu-box left: %v", fams["sudocode_fleet_worker_slots"])
+	}
+
+	readErr = errors.New("no answer from the fleet")
+	if _, err := gather(); err == nil || !strings.Contains(err.Error(), "no answer from the fleet") {
+		t.Errorf("a fleet that cannot be read: %v", err)
 	}
 }

@@ -57,8 +57,8 @@ func (o *Orchestrator) Status(ctx context.Context) (Overview, error) {
 		}
 		ov.Kinds = append(ov.Kinds, ki)
 	}
-	if o.opts.Fleet != nil {
-		ws, err := o.opts.Fleet.Workers(ctx)
+	if o.HasFleet() {
+		ws, err := o.Workers(ctx)
 		if err != nil {
 			ov.WorkersProblem = err.Error()
 		}

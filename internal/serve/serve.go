@@ -223,6 +223,9 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		if s.Tasks != nil {
 			m.WatchTasks(TaskCounts(s.Tasks))
 		}
+		if s.Tasks != nil && s.Tasks.HasFleet() {
+			m.WatchFleet(FleetWorkers(s.Tasks))
+		}
 		s.mux.Handle(mcpx.MetricsPath, mcpx.Guard(m.Handler(), s.transport))
 	}
 	s.mux.Handle("/", dashboard.ActAs(o.Auth, s.Dashboard))
@@ -261,6 +264,22 @@ func TaskCounts(o *orchestrator.Orchestrator) func(context.Context) (map[string]
 			counts[string(status)] = n
 		}
 		return counts, nil
+	}
+}
+
+// FleetWorkers reads the fleet's workers connected now, for the metrics
+// (sudocode_fleet_*).
+func FleetWorkers(o *orchestrator.Orchestrator) func(context.Context) ([]mcpx.FleetWorker, error) {
+	return func(ctx context.Context) ([]mcpx.FleetWorker, error) {
+		ws, err := o.Workers(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]mcpx.FleetWorker, 0, len(ws))
+		for _, w := range ws {
+			out = append(out, mcpx.FleetWorker{ID: w.ID, Host: w.Host, Slots: w.Slots, Running: w.Running, Heartbeat: w.Heartbeat})
+		}
+		return out, nil
 	}
 }
 

@@ -1,13 +1,15 @@
 // Tasks on the dashboard: the orchestrator's tasks with their live logs,
-// diffs and reports; starting an agent (on an issue), sending it a
-// follow-up or review comments on lines of its diff, stopping it, merging
-// it, and running what is ready. Each action is what the MCP tools and the
-// CLI call (the orchestrator, and the issue-to-merge loop). app.js passes
-// its helpers in.
+// diffs and reports, and the fleet's workers that run them (workers.js);
+// starting an agent (on an issue), sending it a follow-up or review
+// comments on lines of its diff, stopping it, merging it, and running
+// what is ready. Each action is what the MCP tools and the CLI call (the
+// orchestrator, and the issue-to-merge loop). app.js passes its helpers
+// in.
 window.SudocodeTasks = function (ui) {
   'use strict';
   const { h, link, route, api, statusBadge, problem, markdown, when, clock, toast } = ui;
   const trust = window.SudocodeTrust(ui);
+  const workers = window.SudocodeWorkers(ui, agentName);
 
   // The agents by the names the CLI's --agent takes (claude, not
   // CLAUDECODE): one naming for users everywhere. The API keeps the tool
@@ -29,6 +31,10 @@ window.SudocodeTasks = function (ui) {
     }
     const commands = await trust.trustPanel(); // once tasks are known to run here
     if (commands) title.after(commands);
+    // The fleet's workers, above the tasks (which only grow): what runs
+    // the agents now.
+    const fleet = await workers.workersSection();
+    if (fleet) box.append(fleet);
     if (!list.tasks.length) {
       box.append(h('p', { class: 'muted' }, 'No tasks yet. Start an agent here or on an issue, or with the orchestrator\u2019s create_task tool.'));
       return;
