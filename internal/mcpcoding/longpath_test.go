@@ -7,10 +7,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/racesize"
 )
 
-// longPath is a 10 MiB path: five million segments.
-var longPath = strings.Repeat("a/", 5<<20)
+// longPath is a 10 MiB path: five million segments (half a million
+// under the race detector, which made the 10 MiB calls' JSON decoding
+// take 12 s; a walk one segment at a time, the slowness this guards
+// against, takes seconds on either).
+var longPath = strings.Repeat("a/", racesize.Of(5<<20, 1<<19))
 
 // longPathCalls are the calls of every tool that takes a path, given
 // longPath.
