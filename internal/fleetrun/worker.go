@@ -104,7 +104,7 @@ func (w *Worker) repo(ctx context.Context, key, remote string) (*orchestrator.Or
 	}
 	w.mu.Unlock()
 	r.once.Do(func() {
-		opts := orchestrator.Options{Worktrees: filepath.Join(w.Dir, "worktrees"), Grace: w.Grace, NoPool: true, Env: w.Env}
+		opts := orchestrator.Options{Worktrees: filepath.Join(w.Dir, "worktrees"), Grace: w.Grace, NoPool: true, Env: w.Env, WorkerID: w.Info.ID}
 		if checkout := w.Checkouts[key]; checkout != "" {
 			opts.Repo, opts.InPlace, opts.Tracker = checkout, true, w.Tracker
 		} else {

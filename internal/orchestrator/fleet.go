@@ -76,12 +76,15 @@ const (
 // where the work comes from and goes to. The worker builds the agent's
 // command line and environment itself, on its machine.
 type Assignment struct {
-	Task         string          `json:"task"`
-	Run          int             `json:"run"` // 1 for a task's first run, then one more per follow-up
-	Agent        string          `json:"agent"`
-	Instructions string          `json:"instructions"` // this run's: the task's, or a follow-up's
-	Resume       string          `json:"resume_session,omitempty"`
-	Config       json.RawMessage `json:"config,omitempty"`
+	Task         string `json:"task"`
+	Run          int    `json:"run"` // 1 for a task's first run, then one more per follow-up
+	Agent        string `json:"agent"`
+	Instructions string `json:"instructions"`             // this run's: the task's, or a follow-up's
+	Resume       string `json:"resume_session,omitempty"` // the agent's session, on the worker Prefer names
+	// TaskInstructions are the task's own, on a follow-up: a worker that
+	// cannot resume the session starts a new one with them.
+	TaskInstructions string          `json:"task_instructions,omitempty"`
+	Config           json.RawMessage `json:"config,omitempty"`
 	// Setup is the project's setup command, for a task's first run; the
 	// coordinator's user trusts it.
 	Setup Command `json:"setup,omitempty"`
@@ -94,7 +97,7 @@ type Assignment struct {
 	// the agent commits as the user, whichever machine it runs on.
 	Identity []string `json:"identity,omitempty"`
 	Labels   []string `json:"labels,omitempty"` // what the worker must have (config "labels")
-	Prefer   string   `json:"prefer,omitempty"` // the worker that ran the task's previous run
+	Prefer   string   `json:"prefer,omitempty"` // the worker that ran the task's previous run, which holds its session
 	// Worktree is the task's worktree on the coordinator's machine: a
 	// worker there, over the same checkout (Options.InPlace), runs the
 	// agent in it, as a local run does, with nothing to fetch or push.

@@ -51,6 +51,10 @@ type Options struct {
 	// PreferWorker is the worker a task's first run is offered to first
 	// (the one on this machine, which runs it in place).
 	PreferWorker string
+	// WorkerID is the fleet's name of the worker this orchestrator performs
+	// runs for: a follow-up resumes the agent's session only on the worker
+	// that ran the run before (Assignment.Prefer), where the session is.
+	WorkerID string
 	// InPlace makes a worker's Perform run an assignment in the task's
 	// worktree it names when that is a worktree of Repo (a worker on the
 	// coordinator's machine, over its checkout), instead of a clone's.

@@ -64,9 +64,10 @@ func (o *Orchestrator) perform(ctx context.Context, a Assignment, send func(kind
 	if err != nil {
 		return failedEnd(ErrTypeStart, err)
 	}
+	instructions, resume, note := o.sessionHere(a)
 	// The tracker's MCP server, where this orchestrator has one (the
 	// coordinator's checkout; a clone's tracker is not the coordinator's).
-	spec := o.runSpec(Task{ID: a.Task, WorktreePath: dir}, ri.top, cfg, a.Instructions, a.Resume)
+	spec := o.runSpec(Task{ID: a.Task, WorktreePath: dir}, ri.top, cfg, instructions, resume)
 	inv, err := ad.Invocation(spec)
 	if err == nil {
 		inv.Env, err = agent.Environ(ad, spec, append(identityOnly(a.Identity), inv.Env...), o.opts.Env.Environ())
@@ -75,6 +76,9 @@ func (o *Orchestrator) perform(ctx context.Context, a Assignment, send func(kind
 		return failedEnd(ErrTypeStart, err)
 	}
 	out := newSender(send, o.opts.FlushEvery)
+	if note != "" {
+		out.add([]agent.Event{remoteEvent(note)})
+	}
 	r := &run{done: make(chan struct{})}
 	stopped := context.AfterFunc(ctx, func() { go r.terminate(o.opts.Grace) })
 	defer stopped()
@@ -284,4 +288,28 @@ func (s *sender) flush() {
 func (s *sender) close() {
 	close(s.stop)
 	<-s.stopped
+}
+
+// sessionHere is the instructions and the session a follow-up runs with
+// on this worker: the agent's session lives on the worker that ran the
+// run before (a.Prefer), in its CLI's own files; elsewhere the CLI would
+// not find it, so the run starts a new session, told the task's own
+// instructions and that its work so far is on the branch, and note says
+// so for the task's log.
+func (o *Orchestrator) sessionHere(a Assignment) (instructions, resume, note string) {
+	if a.Resume == "" || a.Prefer == o.opts.WorkerID {
+		return a.Instructions, a.Resume, ""
+	}
+	var b strings.Builder
+	b.WriteString("You continue a task begun by another agent session, which is not available here.")
+	if a.TaskInstructions != "" {
+		b.WriteString("\n\nThe task:\n\n" + a.TaskInstructions)
+	}
+	b.WriteString("\n\nThe work so far is committed on the current branch (see git log). Now:\n\n")
+	b.WriteString(a.Instructions)
+	where := "the coordinator's machine" // a run of its own, before the fleet
+	if a.Prefer != "" {
+		where = "worker " + a.Prefer
+	}
+	return b.String(), "", fmt.Sprintf("the agent's session %s is on %s: this run starts a new session, from the task's branch and instructions", a.Resume, where)
 }

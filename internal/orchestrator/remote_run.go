@@ -43,6 +43,10 @@ func (o *Orchestrator) dispatch(ctx context.Context, t Task, spec agent.RunSpec,
 		Identity: o.identity(ctx), Labels: configLabels(spec.Config), Prefer: cmp.Or(last, o.opts.PreferWorker),
 		Worktree: t.WorktreePath,
 	}
+	if a.TaskInstructions, err = o.taskPrompt(ctx, t, n, a.Resume); err != nil {
+		_ = o.store.endRemote(context.WithoutCancel(ctx), t.ID, n)
+		return t, err
+	}
 	now := time.Now().UTC()
 	t.Status, t.Error, t.MergeConflict = StatusInProgress, nil, nil
 	t.PID, t.OwnerPID = 0, os.Getpid()
@@ -268,4 +272,22 @@ func (o *Orchestrator) ResumeFleet(ctx context.Context) error {
 		o.followRemote(t, rr.run, rr.seen)
 	}
 	return nil
+}
+
+// taskPrompt keeps the instructions of task t's first run offered, and
+// returns them for a later run n (a worker that cannot resume the agent's
+// session starts a new one with them); for a follow-up of a task whose
+// first run was not offered (it ran before the fleet), its description.
+func (o *Orchestrator) taskPrompt(ctx context.Context, t Task, n int, resume string) (string, error) {
+	if n == 1 {
+		if err := o.store.keepPrompt(ctx, t.ID, t.Instructions); err != nil || resume == "" {
+			return "", err
+		}
+		return t.Description, nil
+	}
+	p, ok, err := o.store.prompt(ctx, t.ID)
+	if err != nil || ok {
+		return p, err
+	}
+	return t.Description, nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 	"github.com/sudocode/sudocode/internal/testkit"
 )
 
@@ -52,7 +53,7 @@ func (f *memFleet) Offer(_ context.Context, a Assignment) error {
 			defer f.mu.Unlock()
 			f.seq++
 			k := runKey(a.Task, a.Run)
-			f.msgs[k] = append(f.msgs[k], RunMessage{Seq: f.seq, Kind: kind, Worker: "w1", Body: body})
+			f.msgs[k] = append(f.msgs[k], RunMessage{Seq: f.seq, Kind: kind, Worker: f.worker.opts.WorkerID, Body: body})
 			close(f.changed)
 			f.changed = make(chan struct{})
 			return nil
@@ -129,7 +130,8 @@ type remoteFixture struct {
 	*fixture
 	fleet    *memFleet
 	worker   *Orchestrator
-	worktree string // the worker's worktree root
+	worktree string       // the worker's worktree root
+	wad      *fakeAdapter // the worker's FAKE agent
 }
 
 func newRemoteFixture(t *testing.T, repo string, edit ...func(*Options)) *remoteFixture {
@@ -141,7 +143,14 @@ func newRemoteFixture(t *testing.T, repo string, edit ...func(*Options)) *remote
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	worker := idle(wstore, lookupAdapter, Options{Repo: clone, Worktrees: root, Grace: 500 * time.Millisecond, FlushEvery: 10 * time.Millisecond})
+	wad := &fakeAdapter{}
+	lookup := func(kind string) (agent.Adapter, bool) {
+		if kind == "FAKE" {
+			return wad, true
+		}
+		return lookupAdapter(kind)
+	}
+	worker := idle(wstore, lookup, Options{Repo: clone, Worktrees: root, Grace: 500 * time.Millisecond, FlushEvery: 10 * time.Millisecond, WorkerID: "w1"})
 	fleet := newMemFleet(worker)
 	f := newFixture(t, repo, append([]func(*Options){func(o *Options) { o.Fleet = fleet }}, edit...)...)
 	t.Cleanup(func() {
@@ -149,7 +158,7 @@ func newRemoteFixture(t *testing.T, repo string, edit ...func(*Options)) *remote
 		worker.Close()
 		wstore.Close()
 	})
-	return &remoteFixture{fixture: f, fleet: fleet, worker: worker, worktree: root}
+	return &remoteFixture{fixture: f, fleet: fleet, worker: worker, worktree: root, wad: wad}
 }
 
 // A task's run goes to a worker, which runs the agent in its own clone
@@ -366,5 +375,46 @@ func TestIdentityOnly(t *testing.T) {
 	got := identityOnly([]string{"GIT_AUTHOR_NAME=Ann", "LD_PRELOAD=/tmp/x.so", "GIT_COMMITTER_EMAIL=a@b", "PATH=/evil", "GIT_AUTHOR_NAMEX=y"})
 	if strings.Join(got, " ") != "GIT_AUTHOR_NAME=Ann GIT_COMMITTER_EMAIL=a@b" {
 		t.Fatalf("identityOnly kept %q", got)
+	}
+}
+
+// A follow-up resumes the agent's session on the worker that ran the run
+// before, where the CLI keeps it; on another worker (the first one gone,
+// or busy past its head start) the CLI would not find the session: the
+// run starts a new one, told the task's instructions and that the work
+// so far is on the branch, and the task's log says so.
+func TestRemoteFollowUpResumesOnlyWhereTheSessionIs(t *testing.T) {
+	script := `if [ -z "$FAKE_RESUME" ]; then echo SESSION s7; fi; echo DONE ok`
+	for _, tc := range []struct {
+		name, worker string
+		resumed      bool
+	}{{"the same worker", "w1", true}, {"another worker", "w2", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newRemoteFixture(t, testkit.Repo(t))
+			ctx := context.Background()
+			task, err := f.o.Create(ctx, CreateInput{Agent: "FAKE", Description: "Paint the shed", Config: cfg(script)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if task = f.wait(t, task.ID); task.Status != StatusWaiting || task.SessionID != "s7" {
+				t.Fatalf("after run 1: %+v", task)
+			}
+			f.worker.opts.WorkerID = tc.worker // run 2 goes to this worker
+			if _, err := f.o.Update(ctx, task.ID, UpdateInput{Instructions: "the blue one"}); err != nil {
+				t.Fatal(err)
+			}
+			f.wait(t, task.ID)
+			spec := f.wad.lastSpec()
+			if tc.resumed {
+				if spec.ResumeSession != "s7" || spec.Instructions != "the blue one" {
+					t.Fatalf("on the session's worker: resume %q, instructions %q", spec.ResumeSession, spec.Instructions)
+				}
+				return
+			}
+			if spec.ResumeSession != "" || !strings.Contains(spec.Instructions, "Paint the shed") || !strings.HasSuffix(spec.Instructions, "the blue one") {
+				t.Fatalf("on another worker: resume %q, instructions %q", spec.ResumeSession, spec.Instructions)
+			}
+			waitLogged(t, f.o, task.ID, "the agent's session s7 is on worker w1: this run starts a new session, from the task's branch and instructions")
+		})
 	}
 }

@@ -11,7 +11,8 @@ import (
 // remoteRunsSchema keeps the runs offered to the fleet: which worker took
 // each and how far its messages were read, so that a coordinator that
 // restarts reads on from there, and its task is not taken for one whose
-// server died.
+// server died; and each task's first instructions, for a follow-up on a
+// worker that cannot resume the agent's session.
 const remoteRunsSchema = `CREATE TABLE IF NOT EXISTS remote_runs (
 	task_id TEXT NOT NULL,
 	run     INTEGER NOT NULL,
@@ -19,6 +20,10 @@ const remoteRunsSchema = `CREATE TABLE IF NOT EXISTS remote_runs (
 	seen    INTEGER NOT NULL DEFAULT 0, -- the fleet's number of the last message stored
 	ended   INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (task_id, run)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS remote_prompts (
+	task_id      TEXT PRIMARY KEY, -- a task's instructions at its first run offered
+	instructions TEXT NOT NULL     -- (a follow-up replaces the task's own)
 ) WITHOUT ROWID;`
 
 // remoteRun is a row of remote_runs.
@@ -80,4 +85,20 @@ func (s *Store) openRemoteRuns(ctx context.Context) ([]remoteRun, error) {
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// keepPrompt records instructions as task's first, unless it has them.
+func (s *Store) keepPrompt(ctx context.Context, task, instructions string) error {
+	_, err := s.db.ExecContext(ctx, `INSERT OR IGNORE INTO remote_prompts (task_id, instructions) VALUES (?, ?)`, task, instructions)
+	return err
+}
+
+// prompt is task's first instructions as keepPrompt recorded them; ok
+// is false when none were (its first run was not offered to the fleet).
+func (s *Store) prompt(ctx context.Context, task string) (instructions string, ok bool, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT instructions FROM remote_prompts WHERE task_id = ?`, task).Scan(&instructions)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return instructions, err == nil, err
 }
