@@ -89,7 +89,7 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 		agents = fleetrun.DetectCLIs(stdio.Env)
 	}
 	host, _ := os.Hostname()
-	w := &fleetrun.Worker{Fleet: f, Env: stdio.Env, Dir: dir, Info: fleet.WorkerInfo{
+	w := &fleetrun.Worker{Fleet: f, Env: stdio.Env, Dir: dir, Tracker: stdio.trackerCommand(), Info: fleet.WorkerInfo{
 		ID: c.Name, Host: host, Repos: repos, CLIs: agents, Labels: o.labels, Slots: o.slots, Version: Version,
 	}}
 	fmt.Fprintf(stdio.Out, "sudocode worker %s: connected to %s; repositories %s; agents %s; %d slots\n",

@@ -32,9 +32,10 @@ type Worker struct {
 	// checkout is on this machine: the worker in serve's process works
 	// over it, running each agent in its task's worktree, with no clone.
 	Checkouts map[string]string
-	// Tracker is the tracker's MCP server agents get in a checkout's
-	// worktrees (orchestrator.Options.Tracker); a clone's agents get none,
-	// as their tracker is not the coordinator's.
+	// Tracker is the tracker's MCP server agents get
+	// (orchestrator.Options.Tracker): in a checkout's worktrees, the
+	// coordinator's tracker; in a clone's, the tracker of the task's
+	// worktree, whose changes come back with the run's work.
 	Tracker []string
 
 	mu    sync.Mutex
@@ -104,9 +105,9 @@ func (w *Worker) repo(ctx context.Context, key, remote string) (*orchestrator.Or
 	}
 	w.mu.Unlock()
 	r.once.Do(func() {
-		opts := orchestrator.Options{Worktrees: filepath.Join(w.Dir, "worktrees"), Grace: w.Grace, NoPool: true, Env: w.Env, WorkerID: w.Info.ID}
+		opts := orchestrator.Options{Worktrees: filepath.Join(w.Dir, "worktrees"), Grace: w.Grace, NoPool: true, Env: w.Env, WorkerID: w.Info.ID, Tracker: w.Tracker}
 		if checkout := w.Checkouts[key]; checkout != "" {
-			opts.Repo, opts.InPlace, opts.Tracker = checkout, true, w.Tracker
+			opts.Repo, opts.InPlace = checkout, true
 		} else {
 			opts.Repo = filepath.Join(w.Dir, "repos", key)
 			if r.err = ensureClone(ctx, opts.Repo, remote); r.err != nil {

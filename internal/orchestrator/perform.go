@@ -65,9 +65,16 @@ func (o *Orchestrator) perform(ctx context.Context, a Assignment, send func(kind
 		return failedEnd(ErrTypeStart, err)
 	}
 	instructions, resume, note := o.sessionHere(a)
-	// The tracker's MCP server, where this orchestrator has one (the
-	// coordinator's checkout; a clone's tracker is not the coordinator's).
-	spec := o.runSpec(Task{ID: a.Task, WorktreePath: dir}, ri.top, cfg, instructions, resume)
+	// The tracker's MCP server, where this orchestrator has one: in place,
+	// the coordinator's checkout's, as a local run has; in a clone, the
+	// task's worktree's (the clone's own checkout is not the coordinator's
+	// tracker), whose changes are committed and pushed with the run's work
+	// and merged with the task, by the tracker's merge driver.
+	top := ri.top
+	if !inPlace {
+		top = dir
+	}
+	spec := o.runSpec(Task{ID: a.Task, WorktreePath: dir}, top, cfg, instructions, resume)
 	inv, err := ad.Invocation(spec)
 	if err == nil {
 		inv.Env, err = agent.Environ(ad, spec, append(identityOnly(a.Identity), inv.Env...), o.opts.Env.Environ())

@@ -418,3 +418,21 @@ func TestRemoteFollowUpResumesOnlyWhereTheSessionIs(t *testing.T) {
 		})
 	}
 }
+
+// A worker over a clone gives its agents the tracker of the task's
+// worktree there (the clone's own checkout is not the user's tracker):
+// what they file is committed with the run's work and merged with it.
+func TestRemoteRunGivesTheWorktreesTracker(t *testing.T) {
+	repo := testkit.RepoOf(t, map[string]string{".sudocode/config.json": "{}\n"})
+	f := newRemoteFixture(t, repo)
+	f.worker.opts.Tracker = []string{"sudocode", "mcp"}
+	task, err := f.o.Create(context.Background(), CreateInput{Agent: "FAKE", Description: "File an issue", Config: cfg(`echo DONE ok`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.wait(t, task.ID)
+	spec := f.wad.lastSpec()
+	if len(spec.MCPServers) != 1 || spec.MCPServers[0].Env["SUDOCODE_WORKING_DIR"] != spec.Dir || !strings.HasPrefix(spec.Dir, f.worktree) {
+		t.Fatalf("the agent's MCP servers %+v, its directory %s (the worker's worktrees are under %s)", spec.MCPServers, spec.Dir, f.worktree)
+	}
+}
