@@ -24,7 +24,7 @@ go test -run '^$' -bench '^BenchmarkFleet$' -benchtime "${rounds}x" ./bench/ | t
 awk '
   /^BenchmarkFleet\// {
     name = $1; sub(/^BenchmarkFleet\//, "", name); sub(/-[0-9]+$/, "", name)
-    for (i = 4; i < NF; i += 2) v[name, $(i + 1)] = $i
+    for (i = 3; i < NF; i += 2) v[name, $(i + 1)] = $i
   }
   END {
     print ""
