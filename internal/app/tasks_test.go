@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets"
@@ -367,5 +368,58 @@ func TestTaskOfAnIssueIsNotCreatedBare(t *testing.T) {
 	}
 	if ts, _ := w.orch.List(context.Background()); len(ts) != 0 {
 		t.Errorf("tasks made: %+v", ts)
+	}
+}
+
+// A run_ready call that ends before its tasks do (its client went away)
+// leaves them to the next call, which takes them up: the first step's
+// task, finished after the first call ended, is merged by the second,
+// which then works the rest of the chain.
+func TestRunReadyTakesUpAnEndedCallsTasks(t *testing.T) {
+	w := newWorld(t)
+	ids := w.chain()
+	script := `case "$(printf '%s\n' "$SUDOCODE_TASK_INSTRUCTIONS" | head -1)" in *"First step"*) while [ ! -f release ]; do sleep 0.02; done; rm release;; esac; ` + stepScript
+	in := orchestrator.RunInput{Agent: "COMMAND", Config: command(script), Merge: orchestrator.MergeInput{Strategy: "squash"}}
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		w.orch.RunReady(ctx, in)
+	}()
+	var first orchestrator.Task
+	testkit.WaitFor(t, 30*time.Second, "run_ready's first task to start", func() bool {
+		if ts, _ := w.orch.List(context.Background()); len(ts) == 1 && ts[0].WorktreePath != "" {
+			first = ts[0]
+			return true
+		}
+		return false
+	})
+	cancel() // the call ends; its task runs on
+	testkit.Receive(t, 30*time.Second, "the first call to return", ended)
+	writeFile(t, filepath.Join(first.WorktreePath, "release"), "")
+	w.wait(first.ID)
+
+	ctx2, cancel2 := context.WithTimeout(context.Background(), testkit.Scale(time.Minute))
+	defer cancel2()
+	res, err := w.orch.RunReady(ctx2, in)
+	if err != nil {
+		ts, _ := w.orch.List(context.Background())
+		for _, x := range ts {
+			logs, _ := w.orch.Logs(context.Background(), x.ID, 0, 0)
+			t.Logf("task %s %s %s: %+v", x.ID, x.Status, x.Description, logs)
+		}
+		t.Fatal(err)
+	}
+	if len(res.Items) != 3 || res.Items[0].TaskID != first.ID {
+		t.Fatalf("items = %+v, want the first call's task first, then the rest of the chain", res.Items)
+	}
+	for i, it := range res.Items {
+		if it.IssueID != ids[i] || it.Outcome != orchestrator.IssueMerged {
+			t.Errorf("item %d = %+v", i, it)
+		}
+	}
+	// Taken up once: a third call finds nothing left.
+	if res, err := w.orch.RunReady(context.Background(), in); err != nil || len(res.Items) != 0 {
+		t.Fatalf("a third call: %+v, %v", res.Items, err)
 	}
 }

@@ -60,7 +60,9 @@ func (o *Orchestrator) Start(ctx context.Context, in StartInput) (Task, error) {
 	if t.Status == StatusFailed {
 		return t, nil // the follower records the failure on the issue
 	}
-	if err := o.issues.Take(ctx, brief.ID, Assignee(t)); err != nil {
+	// The task runs: its issue goes in progress whatever becomes of the
+	// caller, or a later run_ready would start the issue again.
+	if err := o.issues.Take(context.WithoutCancel(ctx), brief.ID, Assignee(t)); err != nil {
 		return t, fault.Wrap(fault.Internal, err, "task "+t.ID+" started, but issue "+brief.ID+" could not be marked in progress")
 	}
 	return t, nil

@@ -116,6 +116,7 @@ type Orchestrator struct {
 	duties   sync.WaitGroup // the duties being done on their issues
 
 	performMu sync.Mutex // a worker's: one run at a time sets up its worktree (Perform)
+	readyHeld readyHeld  // the tasks this process's live run_ready calls hold
 }
 
 // Prepare readies the orchestrator for tasks, in the background: once,
@@ -339,6 +340,7 @@ func (o *Orchestrator) create(ctx context.Context, in CreateInput) (Task, error)
 		_, _ = o.wt.Remove(context.WithoutCancel(ctx), t.ID, t.WorktreePath, t.Branch, false)
 		return Task{}, err
 	}
+	ctx = context.WithoutCancel(ctx) // stored: it starts, or fails, whatever becomes of the caller (see start)
 	_, _ = o.store.AppendEvents(ctx, t.ID, copied)
 	o.notify(Change{Kind: ChangeCreated, Task: t})
 	unlock := o.lockTask(t.ID)
@@ -351,6 +353,11 @@ func (o *Orchestrator) create(ctx context.Context, in CreateInput) (Task, error)
 // stored afterwards: in_progress, or failed to start. A review (follow-up
 // instructions) is recorded with the run it started, and only then.
 func (o *Orchestrator) start(ctx context.Context, t Task, ad agent.Adapter, spec agent.RunSpec, setup Command, review string) (Task, error) {
+	// The task is stored, and must leave pending (or waiting) for a state
+	// of its own whatever becomes of the caller: a request cancelled here
+	// (its client gone, a run_ready call ended) once left it pending for
+	// good, with its worktree made and no agent.
+	ctx = context.WithoutCancel(ctx)
 	if o.opts.Fleet != nil {
 		return o.dispatch(ctx, t, spec, setup, review)
 	}

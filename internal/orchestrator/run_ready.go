@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 
 	"github.com/sudocode/sudocode/internal/fault"
 )
@@ -47,6 +48,9 @@ type RunResult struct {
 // in turn. A task that fails leaves its issue open with the failure
 // recorded, and what it blocks stays blocked. It returns when nothing is
 // ready and nothing runs, or the limit is reached and every task ended.
+// It first takes up the tasks an earlier call started and did not finish
+// (that call's client went away, or its server was killed): it waits for
+// each and merges it as that call would have, listed first.
 func (o *Orchestrator) RunReady(ctx context.Context, in RunInput) (RunResult, error) {
 	if o.issues == nil {
 		return RunResult{}, fault.New(fault.Unavailable, "running the ready issues needs the project's tracker")
@@ -59,8 +63,31 @@ func (o *Orchestrator) RunReady(ctx context.Context, in RunInput) (RunResult, er
 	}
 	res := RunResult{Items: []RunItem{}}
 	tried := map[string]bool{}
-	done := make(chan int, in.Limit)
+	var merges []MergeInput // each item's
+	var held []string
+	defer func() { o.readyHeld.release(held) }()
 	running := 0
+	wait := func(t string, i int, done chan<- int) {
+		running++
+		go func() {
+			_ = o.Wait(ctx, t)
+			done <- i
+		}()
+	}
+	orphans, err := o.store.orphanReadyRuns(ctx, &o.readyHeld)
+	for _, r := range orphans {
+		held = append(held, r.task)
+	}
+	if err != nil {
+		return res, err
+	}
+	done := make(chan int, in.Limit+len(orphans))
+	for _, r := range orphans {
+		tried[r.issue] = true
+		res.Items = append(res.Items, RunItem{IssueID: r.issue, TaskID: r.task})
+		merges = append(merges, r.merge)
+		wait(r.task, len(res.Items)-1, done)
+	}
 	for {
 		var next []string
 		if len(res.Items) < in.Limit && running < in.Parallel {
@@ -88,14 +115,17 @@ func (o *Orchestrator) RunReady(ctx context.Context, in RunInput) (RunResult, er
 				item.Outcome, item.Error = IssueFailed, failure(t)
 			}
 			res.Items = append(res.Items, item)
+			merges = append(merges, in.Merge)
 			if item.Outcome != "" {
 				continue
 			}
-			running++
-			go func(i int) {
-				_ = o.Wait(ctx, t.ID)
-				done <- i
-			}(len(res.Items) - 1)
+			if o.readyHeld.hold(t.ID) {
+				held = append(held, t.ID)
+			}
+			if err := o.store.keepReadyRun(context.WithoutCancel(ctx), readyRun{task: t.ID, issue: id, merge: in.Merge}); err != nil {
+				slog.Warn("cannot record a task of run_ready; a later call will not take it up if this one ends first", "task", t.ID, "err", err)
+			}
+			wait(t.ID, len(res.Items)-1, done)
 		}
 		if running == 0 {
 			return res, ctx.Err()
@@ -103,7 +133,12 @@ func (o *Orchestrator) RunReady(ctx context.Context, in RunInput) (RunResult, er
 		select {
 		case i := <-done:
 			running--
-			o.finish(ctx, &res.Items[i], in.Merge)
+			o.finish(ctx, &res.Items[i], merges[i])
+			if ctx.Err() == nil {
+				if err := o.store.dropReadyRun(context.WithoutCancel(ctx), res.Items[i].TaskID); err != nil {
+					slog.Warn("cannot record that run_ready finished a task", "task", res.Items[i].TaskID, "err", err)
+				}
+			}
 		case <-ctx.Done():
 			return res, ctx.Err()
 		}
@@ -115,6 +150,10 @@ func (o *Orchestrator) finish(ctx context.Context, item *RunItem, m MergeInput) 
 	t, err := o.Get(ctx, item.TaskID)
 	if err != nil {
 		item.Outcome, item.Error = IssueFailed, err.Error()
+		return
+	}
+	if t.MergedCommit != "" { // taken up merged: its call ended after the merge
+		item.Outcome, item.Commit = IssueMerged, t.MergedCommit
 		return
 	}
 	if t.Status != StatusWaiting && t.Status != StatusCompleted {
