@@ -44,6 +44,7 @@ type Tx struct {
 	stats      *shardStats                  // the shard files as the cache knows them: scanned by sync, restamped as written
 	stamped    map[int]bool                 // the indexes in stats restamped by this change (recordStat)
 	readSums   map[string]fileSum           // a rebuild's shard files as read, to skip those it leaves as they are
+	activity   []tracker.ActivityRecord     // comments and history to append at the end (activity.go)
 }
 
 // Update runs fn as one change. fn nil only brings the cache up to date.
@@ -116,6 +117,9 @@ func (r *Repo) updateOnce(ctx context.Context, l *lock, fn func(*Tx) error) erro
 		return err
 	}
 	if err := t.flush(); err != nil {
+		return err
+	}
+	if err := t.appendActivity(); err != nil {
 		return err
 	}
 	if err := t.saveStats(); err != nil {

@@ -1,0 +1,234 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/tracker"
+)
+
+// An issue's comments and history are appended to its activity shard
+// (tracker.ActivityFile) at the end of the change that made them, under
+// the change's lock: one append per shard touched, never a rewrite, so
+// recording history costs an update next to nothing at any size. The
+// activity is not indexed by the cache; show reads the issue's shard.
+
+// AddComment adds a comment (markdown) to an issue, written by the Repo's
+// actor.
+func (r *Repo) AddComment(ctx context.Context, issueID, body string) (tracker.Comment, error) {
+	// Trailing space and leading blank lines say nothing; leading spaces
+	// may be markdown (an indented code block).
+	body = strings.TrimLeft(strings.TrimRight(body, " \t\r\n"), "\r\n")
+	if body == "" {
+		return tracker.Comment{}, fault.New(fault.Invalid, "a comment must not be empty")
+	}
+	if len(body) > tracker.MaxCommentBytes {
+		return tracker.Comment{}, fault.New(fault.Invalid, "the comment is too long (%d bytes; the limit is %d)", len(body), tracker.MaxCommentBytes).
+			WithHint("put long material in the issue's description or a spec, and link to it")
+	}
+	var out tracker.Comment
+	err := r.Update(ctx, func(t *Tx) error {
+		rec, err := t.issue(issueID)
+		if err != nil {
+			return err
+		}
+		a := tracker.ActivityRecord{ID: tracker.CommentID(r.Config.Prefix, tracker.NewUUID()), IssueID: rec.ID,
+			Type: tracker.ActivityComment, Actor: r.Actor, At: t.now, Body: &body}
+		if err := t.addActivity(a); err != nil {
+			return err
+		}
+		out = tracker.Comment{ID: a.ID, IssueID: a.IssueID, Author: a.Actor, Body: body, CreatedAt: a.At, UpdatedAt: a.At}
+		return nil
+	})
+	return out, err
+}
+
+// RecordTask adds to an issue's history that an agent task on it moved
+// from one status to another (from empty: it started).
+func (r *Repo) RecordTask(ctx context.Context, issueID, taskID, from, to string) error {
+	return r.Update(ctx, func(t *Tx) error {
+		rec, err := t.issue(issueID)
+		if err != nil {
+			return err
+		}
+		return t.noteChange(rec.ID, tracker.ChangeTask, strPtr(from), strPtr(to), &taskID)
+	})
+}
+
+// Activity returns an issue's comments and history, each oldest first.
+// Lines of the shard that are not valid records are skipped (the file
+// comes from git); the history is a record, not a reason to refuse to
+// show the issue.
+func (r *Repo) Activity(issueID string) ([]tracker.Comment, []tracker.HistoryEvent, error) {
+	rs, err := openRecords(r.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rs.Close()
+	data, err := rs.read(tracker.ActivityFile(issueID))
+	if err != nil {
+		return nil, nil, err
+	}
+	recs, _ := tracker.ReadActivity(data)
+	c, h := tracker.SplitActivity(recs, issueID)
+	return c, h, nil
+}
+
+// noteChange queues a change of an issue's field for its history.
+func (t *Tx) noteChange(issueID, field string, from, to, taskID *string) error {
+	return t.addActivity(tracker.ActivityRecord{ID: tracker.ChangeID(t.r.Config.Prefix, tracker.NewUUID()), IssueID: issueID,
+		Type: tracker.ActivityChange, Actor: t.r.Actor, At: t.now, Field: &field, From: from, To: to, TaskID: taskID})
+}
+
+// noteIssueChanges queues the history of an issue patched from before to
+// after: its status and its assignee.
+func (t *Tx) noteIssueChanges(before, after *tracker.Issue) error {
+	if before.Status != after.Status {
+		if err := t.noteChange(after.ID, tracker.ChangeStatus, strPtr(string(before.Status)), strPtr(string(after.Status)), nil); err != nil {
+			return err
+		}
+	}
+	if deref(before.Assignee) != deref(after.Assignee) {
+		return t.noteChange(after.ID, tracker.ChangeAssignee, before.Assignee, after.Assignee, nil)
+	}
+	return nil
+}
+
+// noteLink queues a link added (or removed) for the history of each of its
+// ends that is an issue.
+func (t *Tx) noteLink(rel tracker.Relationship, added bool) error {
+	text := tracker.LinkText(rel.From, rel.Type, rel.To)
+	from, to := &text, (*string)(nil)
+	if added {
+		from, to = nil, &text
+	}
+	for _, end := range []struct {
+		id   string
+		kind tracker.Kind
+	}{{rel.From, rel.FromType}, {rel.To, rel.ToType}} {
+		if end.kind == tracker.KindIssue {
+			if err := t.noteChange(end.id, tracker.ChangeLink, from, to, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// addActivity checks a record and queues it for appendActivity.
+func (t *Tx) addActivity(a tracker.ActivityRecord) error {
+	a = a.Canonical()
+	if err := a.Check(); err != nil {
+		return fault.New(fault.Invalid, "%v", err)
+	}
+	t.activity = append(t.activity, a)
+	return nil
+}
+
+// appendActivity appends the change's activity records to their shards,
+// once the record files are written.
+func (t *Tx) appendActivity() error {
+	byFile := map[string][]byte{}
+	for i := range t.activity {
+		line, err := tracker.MarshalLine(&t.activity[i])
+		if err != nil {
+			return fault.Wrap(fault.Internal, err, "cannot encode an activity record")
+		}
+		f := tracker.ActivityFile(t.activity[i].IssueID)
+		byFile[f] = append(byFile[f], line...)
+	}
+	files := make([]string, 0, len(byFile))
+	for f := range byFile {
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	for _, f := range files {
+		if err := t.rs.appendLines(f, byFile[f]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendLines appends lines (whole, each with its newline) to file p,
+// made when absent. A last line without its newline (a writer killed
+// mid-append) is cut off first, so a torn line never joins a new one;
+// the lock serialises appenders.
+func (rs *records) appendLines(p string, lines []byte) error {
+	if fi, err := rs.root.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+		return fault.New(fault.Invalid, "%s is not a regular file", p).
+			WithHint("the tracker's record files are plain files; remove it (git checkout restores a committed one)")
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fault.Wrap(fault.Unavailable, err, "cannot write "+p)
+	}
+	if err := rs.root.MkdirAll(path.Dir(p), 0o755); err != nil {
+		return fault.Wrap(fault.Unavailable, err, "cannot write "+p)
+	}
+	f, err := rs.root.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fault.Wrap(fault.Unavailable, err, "cannot write "+p)
+	}
+	err = cutTornLine(f)
+	if err == nil {
+		_, err = f.Write(lines)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fault.Wrap(fault.Unavailable, err, "cannot write "+p)
+	}
+	return nil
+}
+
+// cutTornLine truncates f after its last newline when it does not end
+// with one.
+func cutTornLine(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	size := fi.Size()
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
+		return err
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	// Look back for the last newline, a block at a time.
+	buf := make([]byte, 4096)
+	for end := size; end > 0; {
+		start := max(end-int64(len(buf)), 0)
+		n, err := f.ReadAt(buf[:end-start], start)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if i := strings.LastIndexByte(string(buf[:n]), '\n'); i >= 0 {
+			return f.Truncate(start + int64(i) + 1)
+		}
+		end = start
+	}
+	return f.Truncate(0)
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,226 @@
+package store_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sudocode/sudocode/internal/fault"
+	"github.com/sudocode/sudocode/internal/tracker"
+	"github.com/sudocode/sudocode/internal/tracker/store"
+)
+
+// activityFile is the absolute path of issue id's activity shard.
+func (e *env) activityFile(id string) string {
+	return filepath.Join(e.dir, filepath.FromSlash(tracker.ActivityFile(id)))
+}
+
+// historyLines renders an issue's history as "actor field from→to" lines.
+func historyLines(h []tracker.HistoryEvent) []string {
+	out := make([]string, len(h))
+	for i, ev := range h {
+		out[i] = ev.Actor + " " + ev.Field + " " + orNone(ev.From) + "→" + orNone(ev.To)
+		if ev.TaskID != nil {
+			out[i] += " (" + *ev.TaskID + ")"
+		}
+	}
+	return out
+}
+
+func orNone(s *string) string {
+	if s == nil {
+		return "-"
+	}
+	return *s
+}
+
+// TestIssueActivity follows an issue through comments and the changes
+// that make its history: status, assignee, links both ways, closing, a
+// task; each recorded once, by the actor who made it, in time order.
+func TestIssueActivity(t *testing.T) {
+	e := newEnv(t)
+	a := e.issue("A", store.IssueInput{})
+	b := e.issue("B", store.IssueInput{})
+
+	c, err := e.r.AddComment(e.ctx, a, "\n\nFirst look: **the parser** is at fault.  \n\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Body != "First look: **the parser** is at fault." || c.Author != "tester" || c.IssueID != a || !c.CreatedAt.Equal(c.UpdatedAt) {
+		t.Errorf("comment = %+v", c)
+	}
+	if !strings.HasPrefix(c.ID, "tt-c-") || len(c.ID) != len("tt-c-")+12 {
+		t.Errorf("comment id %q, want tt-c-<12 characters>", c.ID)
+	}
+
+	status, bob := string(tracker.IssueInProgress), "bob"
+	if _, err := e.r.UpdateIssue(e.ctx, a, store.IssuePatch{Status: &status, Assignee: &bob}); err != nil {
+		t.Fatal(err)
+	}
+	title := "A, retitled" // not a change the history keeps
+	if _, err := e.r.UpdateIssue(e.ctx, a, store.IssuePatch{Title: &title, Status: &status}); err != nil {
+		t.Fatal(err)
+	}
+	e.r.Actor = "alice"
+	e.link(a, b, "blocks")
+	e.link(a, b, "blocks") // already there: no event
+	if _, err := e.r.Unlink(e.ctx, a, b, "blocks"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.r.CloseIssues(e.ctx, []string{a}, "done"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.r.CloseIssues(e.ctx, []string{a}, "done"); err != nil { // closed already: no event
+		t.Fatal(err)
+	}
+	if err := e.r.RecordTask(e.ctx, a, "task-1", "in_progress", "completed"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.r.AddComment(e.ctx, a, "Fixed on main."); err != nil {
+		t.Fatal(err)
+	}
+
+	e.next()
+	d, err := e.r.ShowIssue(e.ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Comments) != 2 || d.Comments[0].ID != c.ID || d.Comments[1].Body != "Fixed on main." || d.Comments[1].Author != "alice" {
+		t.Fatalf("comments = %+v", d.Comments)
+	}
+	link := a + " blocks " + b
+	want := []string{
+		"tester status open→in_progress",
+		"tester assignee -→bob",
+		"alice link -→" + link,
+		"alice link " + link + "→-",
+		"alice status in_progress→closed",
+		"alice task in_progress→completed (task-1)",
+	}
+	if got := historyLines(d.History); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("history of A:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for i := 1; i < len(d.History); i++ {
+		if d.History[i].At.Before(d.History[i-1].At) {
+			t.Errorf("history out of time order at %d", i)
+		}
+	}
+	db, err := e.r.ShowIssue(e.ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := historyLines(db.History); len(got) != 2 || got[0] != "alice link -→"+link || got[1] != "alice link "+link+"→-" {
+		t.Errorf("history of B (the other end of the link) = %q", got)
+	}
+	if db.Comments == nil || len(db.Comments) != 0 {
+		t.Errorf("B's comments = %#v, want []", db.Comments)
+	}
+}
+
+func TestAddCommentRefusals(t *testing.T) {
+	e := newEnv(t)
+	a := e.issue("A", store.IssueInput{})
+	_, err := e.r.AddComment(e.ctx, "tt-zzzz", "hello")
+	wantCode(t, "unknown issue", err, fault.NotFound)
+	_, err = e.r.AddComment(e.ctx, a, " \n\t ")
+	wantCode(t, "empty body", err, fault.Invalid)
+	_, err = e.r.AddComment(e.ctx, a, strings.Repeat("x", tracker.MaxCommentBytes+1))
+	wantCode(t, "body over the limit", err, fault.Invalid)
+	_, err = e.r.AddComment(e.ctx, a, "bad \xff utf-8")
+	wantCode(t, "invalid UTF-8", err, fault.Invalid)
+	if _, err := os.Stat(e.activityFile(a)); !os.IsNotExist(err) {
+		t.Errorf("a refused comment wrote the activity file: %v", err)
+	}
+}
+
+// TestActivityAppends: a comment appends a line to the issue's activity
+// shard and leaves the record shards alone; an update appends to it too.
+func TestActivityAppends(t *testing.T) {
+	e := newEnv(t)
+	a := e.issue("A", store.IssueInput{})
+	issueShard := e.shardOf(tracker.IssueRecords, a)
+	before := readFile(t, issueShard)
+	if _, err := e.r.AddComment(e.ctx, a, "one"); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, issueShard); got != before {
+		t.Errorf("a comment rewrote the issue's shard")
+	}
+	first := readFile(t, e.activityFile(a))
+	status := "blocked"
+	if _, err := e.r.UpdateIssue(e.ctx, a, store.IssuePatch{Status: &status}); err != nil {
+		t.Fatal(err)
+	}
+	second := readFile(t, e.activityFile(a))
+	if !strings.HasPrefix(second, first) || strings.Count(second, "\n") != 2 {
+		t.Errorf("the activity file was not appended to:\n%s\nthen\n%s", first, second)
+	}
+}
+
+// TestActivityFromDisk: the activity shard comes from git, so from
+// anyone: lines that are not valid records (garbage, an unknown key, a
+// body over the limit, an id with a slash, conflict markers git left) are
+// skipped when showing, the valid ones kept once; a torn last line (a
+// writer killed mid-append) is cut off before the next append.
+func TestActivityFromDisk(t *testing.T) {
+	e := newEnv(t)
+	a := e.issue("A", store.IssueInput{})
+	ok := `{"id":"tt-c-aaaaaaaaaaaa","issue_id":"` + a + `","type":"comment","actor":"x","at":"2025-03-01T10:00:00Z","body":"kept"}`
+	other := `{"id":"tt-c-bbbbbbbbbbbb","issue_id":"` + a + `","type":"comment","actor":"y","at":"2025-03-01T11:00:00Z","body":"theirs"}`
+	hostile := []string{
+		"<<<<<<< ours", ok, "=======", ok, other, ">>>>>>> theirs",
+		`not json`,
+		`{"id":"tt-c-cccccccccccc","issue_id":"` + a + `","type":"comment","actor":"x","at":"2025-03-01T10:00:00Z","body":"x","extra":1}`,
+		`{"id":"tt-c-dddddddddddd","issue_id":"` + a + `","type":"comment","actor":"x","at":"2025-03-01T10:00:00Z","body":"` + strings.Repeat("x", tracker.MaxCommentBytes+1) + `"}`,
+		`{"id":"../../etc","issue_id":"` + a + `","type":"comment","actor":"x","at":"2025-03-01T10:00:00Z","body":"x"}`,
+		`{"id":"tt-h-eeeeeeeeeeee","issue_id":"` + a + `","type":"change","actor":"x","at":"2025-03-01T10:00:00Z","field":"title","to":"x"}`,
+	}
+	p := e.activityFile(a)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Join(hostile, "\n")+"\n"+`{"id":"tt-c-torn`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := e.r.ShowIssue(e.ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Comments) != 2 || d.Comments[0].Body != "kept" || d.Comments[1].Body != "theirs" || len(d.History) != 0 {
+		t.Fatalf("comments %+v, history %+v", d.Comments, d.History)
+	}
+	if _, err := e.r.AddComment(e.ctx, a, "after the tear"); err != nil {
+		t.Fatal(err)
+	}
+	data := readFile(t, p)
+	if strings.Contains(data, "torn") || !strings.HasSuffix(data, "\n") {
+		t.Errorf("the torn line was not cut off:\n%s", data)
+	}
+	if d, err = e.r.ShowIssue(e.ctx, a); err != nil || len(d.Comments) != 3 {
+		t.Fatalf("after the append: %+v, %v", d.Comments, err)
+	}
+}
+
+// TestActivityFileIsNotALink: an activity shard that is a link (out of the
+// tracker) is neither read nor written through.
+func TestActivityFileIsNotALink(t *testing.T) {
+	e := newEnv(t)
+	a := e.issue("A", store.IssueInput{})
+	outside := filepath.Join(t.TempDir(), "outside.jsonl")
+	if err := os.WriteFile(outside, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := e.activityFile(a)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, p); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.r.AddComment(e.ctx, a, "through the link?")
+	wantCode(t, "comment through a link", err, fault.Invalid)
+	if got := readFile(t, outside); got != "" {
+		t.Errorf("written through the link: %q", got)
+	}
+}
