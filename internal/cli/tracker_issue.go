@@ -150,7 +150,11 @@ func runIssueShow(ctx context.Context, o *idOptions) error {
 			d.Tasks, err = issueTasks(ctx, r.Dir, d.ID)
 		}
 		return d, err
-	}, func(w io.Writer, d tracker.IssueDetail) { issueText(w, d); issueTasksText(w, d.Tasks); activityText(w, d) })
+	}, func(w io.Writer, d tracker.IssueDetail) {
+		issueText(w, d)
+		issueTasksText(w, d.Tasks)
+		activityText(w, d)
+	})
 }
 
 func issueText(w io.Writer, d tracker.IssueDetail) {
