@@ -3,11 +3,13 @@ package store
 import (
 	"context"
 	"errors"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -217,6 +219,30 @@ func cutTornLine(f *os.File) error {
 		end = start
 	}
 	return f.Truncate(0)
+}
+
+// activityStamp is a digest of the activity shards' names, sizes and
+// times, for Stamp: a comment appended by another process is a change an
+// open page should show, though the cache does not index it.
+func (rs *records) activityStamp() string {
+	dir := path.Join(tracker.RecordsDir, tracker.ActivityDir)
+	d, err := rs.root.Open(dir)
+	if err != nil {
+		return "none"
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return "unreadable"
+	}
+	slices.Sort(names)
+	h := fnv.New64a()
+	for _, n := range names {
+		if _, ok := tracker.ShardOfFileName(n); ok {
+			io.WriteString(h, n+":"+rs.stat(path.Join(dir, n))+"|")
+		}
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
 }
 
 func strPtr(s string) *string {

@@ -224,3 +224,24 @@ func TestActivityFileIsNotALink(t *testing.T) {
 		t.Errorf("written through the link: %q", got)
 	}
 }
+
+// TestStampSeesActivity: a comment, which changes no record file, changes
+// the tracker's stamp, so that an open dashboard shows it.
+func TestStampSeesActivity(t *testing.T) {
+	e := newEnv(t)
+	a := e.issue("A", store.IssueInput{})
+	before := store.Stamp(e.dir)
+	if _, err := e.r.AddComment(e.ctx, a, "seen?"); err != nil {
+		t.Fatal(err)
+	}
+	mid := store.Stamp(e.dir)
+	if mid == before {
+		t.Error("the stamp did not change with the first comment")
+	}
+	if _, err := e.r.AddComment(e.ctx, a, "and again?"); err != nil {
+		t.Fatal(err)
+	}
+	if store.Stamp(e.dir) == mid {
+		t.Error("the stamp did not change with a comment appended")
+	}
+}
