@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,6 +152,9 @@ func TestRunReadyWorksAChain(t *testing.T) {
 		if got := w.issue(ids[i]); !strings.Contains(got, `"status":"closed"`) || !strings.Contains(got, it.Commit) {
 			t.Errorf("issue %s = %s", ids[i], got)
 		}
+		if got, want := w.taskEvents(ids[i]), []string{"started " + it.TaskID, "merged " + it.TaskID}; !slices.Equal(got, want) {
+			t.Errorf("the history of %s says of its task %q, want %q", ids[i], got, want)
+		}
 		if msg := testkit.Git(t, w.repo, "log", "-1", "--format=%B", it.Commit); !strings.Contains(msg, ids[i]) {
 			t.Errorf("commit message %q does not name %s", msg, ids[i])
 		}
@@ -196,6 +200,9 @@ func TestRunReadyStopsAtAFailure(t *testing.T) {
 	if !strings.Contains(got, `"status":"open"`) || !strings.Contains(got, "Agent task "+res.Items[1].TaskID) ||
 		!strings.Contains(got, "The agent exited with code 3: broken") || strings.Contains(got, "map[") {
 		t.Errorf("failed issue = %s", got)
+	}
+	if got, want := w.taskEvents(ids[1]), []string{"started " + res.Items[1].TaskID, "failed " + res.Items[1].TaskID}; !slices.Equal(got, want) {
+		t.Errorf("the failed issue's history says of its task %q, want %q", got, want)
 	}
 	if got := w.issue(ids[2]); !strings.Contains(got, `"status":"open"`) || !strings.Contains(got, `"assignee":null`) {
 		t.Errorf("dependent issue = %s", got)

@@ -126,11 +126,7 @@ func historyPhrase(h tracker.HistoryEvent) string {
 		}
 		return "unlinked " + from
 	case tracker.ChangeTask:
-		task := orDash(h.TaskID)
-		if h.From == nil {
-			return "task " + task + " started (" + to + ")"
-		}
-		return "task " + task + " " + from + " → " + to
+		return "task " + orDash(h.TaskID) + " " + to
 	}
 	return h.Field + " " + from + " → " + to
 }

@@ -43,8 +43,12 @@ const (
 	ChangeStatus   = "status"
 	ChangeAssignee = "assignee"
 	ChangeLink     = "link" // from/to: "FROM TYPE TO", the link removed / added
-	ChangeTask     = "task" // from/to: the task's status before / after; task_id names it
+	ChangeTask     = "task" // to: what happened to the task (TaskEvents); task_id names it
 )
+
+// TaskEvents are what a task change records of an agent task on the
+// issue: it started, or how it ended.
+var TaskEvents = []string{"started", "merged", "failed", "cancelled", "ended"}
 
 // ChangeFields lists the fields a change may record.
 var ChangeFields = []string{ChangeStatus, ChangeAssignee, ChangeLink, ChangeTask}
@@ -92,8 +96,8 @@ type HistoryEvent struct {
 	At      time.Time `json:"at" jsonschema:"When"`
 	Actor   string    `json:"actor" jsonschema:"Who made the change"`
 	Field   string    `json:"field" jsonschema:"status, assignee, link or task"`
-	From    *string   `json:"from" jsonschema:"The old value (a link: 'FROM TYPE TO' removed; a task: its old status); null for none"`
-	To      *string   `json:"to" jsonschema:"The new value (a link: 'FROM TYPE TO' added; a task: how it is now or how it ended); null for none"`
+	From    *string   `json:"from" jsonschema:"The old value (a link: 'FROM TYPE TO' removed; a task: null); null for none"`
+	To      *string   `json:"to" jsonschema:"The new value (a link: 'FROM TYPE TO' added; a task: started, merged, failed, cancelled or ended); null for none"`
 	TaskID  *string   `json:"task_id" jsonschema:"The agent task, for a task event; else null"`
 }
 

@@ -296,7 +296,7 @@ window.SudocodeIssues = function (ui) {
   }
 
   // historyWords says a change as the rest of the page does: statuses
-  // with spaces, links in the words of READS.
+  // with spaces, links in the words of READS, a task linked to its page.
   function historyWords(e) {
     const words = (v) => (v == null ? 'none' : String(v).replace(/_/g, ' '));
     const linkWords = (v) => {
@@ -310,8 +310,7 @@ window.SudocodeIssues = function (ui) {
         if (e.to == null) return 'unassigned ' + e.from;
         return 'reassigned it from ' + e.from + ' to ' + e.to;
       case 'link': return e.to != null ? 'linked: ' + linkWords(e.to) : 'unlinked: ' + linkWords(e.from);
-      case 'task':
-        return 'task ' + (e.task_id || '?') + (e.from == null ? ' started (' + words(e.to) + ')' : ': ' + words(e.from) + ' \u2192 ' + words(e.to));
+      case 'task': return ['task ', e.task_id ? link(route('task', e.task_id), e.task_id, 'id') : '?', ' ' + words(e.to)];
     }
     return e.field + ': ' + words(e.from) + ' \u2192 ' + words(e.to);
   }

@@ -52,15 +52,18 @@ func (r *Repo) AddComment(ctx context.Context, issueID, body string) (tracker.Co
 	return out, err
 }
 
-// RecordTask adds to an issue's history that an agent task on it moved
-// from one status to another (from empty: it started).
-func (r *Repo) RecordTask(ctx context.Context, issueID, taskID, from, to string) error {
+// RecordTask adds to an issue's history what happened to an agent task
+// on it: what is one of tracker.TaskEvents (started, merged, failed …).
+func (r *Repo) RecordTask(ctx context.Context, issueID, taskID, what string) error {
+	if _, err := tracker.ParseEnum("task event", what, tracker.TaskEvents); err != nil {
+		return err
+	}
 	return r.Update(ctx, func(t *Tx) error {
 		rec, err := t.issue(issueID)
 		if err != nil {
 			return err
 		}
-		return t.noteChange(rec.ID, tracker.ChangeTask, strPtr(from), strPtr(to), &taskID)
+		return t.noteChange(rec.ID, tracker.ChangeTask, nil, &what, &taskID)
 	})
 }
 

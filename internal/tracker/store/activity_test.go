@@ -74,9 +74,10 @@ func TestIssueActivity(t *testing.T) {
 	if _, err := e.r.CloseIssues(e.ctx, []string{a}, "done"); err != nil { // closed already: no event
 		t.Fatal(err)
 	}
-	if err := e.r.RecordTask(e.ctx, a, "task-1", "in_progress", "completed"); err != nil {
+	if err := e.r.RecordTask(e.ctx, a, "task-1", "merged"); err != nil {
 		t.Fatal(err)
 	}
+	wantCode(t, "an unknown task event", e.r.RecordTask(e.ctx, a, "task-1", "exploded"), fault.Invalid)
 	if _, err := e.r.AddComment(e.ctx, a, "Fixed on main."); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestIssueActivity(t *testing.T) {
 		"alice link -→" + link,
 		"alice link " + link + "→-",
 		"alice status in_progress→closed",
-		"alice task in_progress→completed (task-1)",
+		"alice task -→merged (task-1)",
 	}
 	if got := historyLines(d.History); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("history of A:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
