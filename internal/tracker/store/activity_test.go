@@ -246,3 +246,58 @@ func TestStampSeesActivity(t *testing.T) {
 		t.Error("the stamp did not change with a comment appended")
 	}
 }
+
+// TestActivityExportImport: export carries the activity shards, import
+// merges them into the tracker's as the merge driver does (both sides'
+// comments kept, once); a malformed incoming shard refuses the import
+// with nothing written.
+func TestActivityExportImport(t *testing.T) {
+	one, two := newEnv(t), newEnv(t)
+	a := one.issue("A", store.IssueInput{})
+	if _, err := one.r.AddComment(one.ctx, a, "from one"); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if _, err := one.r.Export(one.ctx, out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := two.r.Import(two.ctx, out); err != nil {
+		t.Fatal(err)
+	}
+	two.clk.Set(t0.Add(day)) // the two trackers' clocks, in one order
+	if _, err := two.r.AddComment(two.ctx, a, "from two"); err != nil {
+		t.Fatal(err)
+	}
+	back := t.TempDir()
+	if _, err := two.r.Export(two.ctx, back); err != nil {
+		t.Fatal(err)
+	}
+	one.clk.Set(t0.Add(2 * day))
+	if _, err := one.r.AddComment(one.ctx, a, "one again"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := one.r.Import(one.ctx, back); err != nil {
+		t.Fatal(err)
+	}
+	one.next()
+	d, err := one.r.ShowIssue(one.ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies []string
+	for _, c := range d.Comments {
+		bodies = append(bodies, c.Body)
+	}
+	if strings.Join(bodies, "|") != "from one|from two|one again" {
+		t.Errorf("comments after the round trip: %q", bodies)
+	}
+
+	bad := filepath.Join(back, filepath.FromSlash(tracker.ActivityFile(a)))
+	if err := os.WriteFile(bad, []byte("{broken\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := one.snapshot()
+	_, err = one.r.Import(one.ctx, back)
+	wantCode(t, "an import with a malformed activity shard", err, fault.Invalid)
+	sameSnapshot(t, "a refused import", before, one.snapshot())
+}
