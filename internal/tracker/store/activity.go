@@ -155,10 +155,33 @@ func (t *Tx) appendActivity() error {
 	}
 	slices.Sort(files)
 	for _, f := range files {
+		if err := t.repairActivity(f); err != nil {
+			return err
+		}
 		if err := t.rs.appendLines(f, byFile[f]); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// repairActivity merges a conflict git left in activity shard f (a merge
+// made without the driver) before anything is appended to it, as the
+// record files are repaired: the union of both sides, staged when git
+// still holds the conflict. Readers skip the markers meanwhile.
+func (t *Tx) repairActivity(f string) error {
+	data, err := t.rs.read(f)
+	if err != nil || !conflictMarked(data) {
+		return err
+	}
+	rep, err := t.r.repairFile(t.ctx, t.rs, f)
+	if err == errTornConflict {
+		return nil // the markers are skipped when reading; doctor names the file
+	}
+	if err != nil {
+		return err
+	}
+	t.r.notify(rep.notice())
 	return nil
 }
 

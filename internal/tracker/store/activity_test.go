@@ -301,3 +301,49 @@ func TestActivityExportImport(t *testing.T) {
 	wantCode(t, "an import with a malformed activity shard", err, fault.Invalid)
 	sameSnapshot(t, "a refused import", before, one.snapshot())
 }
+
+// TestActivityConflictRepaired: an activity shard git merged as text
+// (without the driver) holds conflict markers; doctor's Conflicts lists
+// it, show reads both sides meanwhile, and the next comment repairs it
+// with the tracker's merge (the union) before appending, saying so.
+func TestActivityConflictRepaired(t *testing.T) {
+	e := newEnv(t)
+	var notes []string
+	e.r.Notify = func(msg string) { notes = append(notes, msg) }
+	a := e.issue("A", store.IssueInput{})
+	line := func(id, body string, hour int) string {
+		return `{"id":"` + id + `","issue_id":"` + a + `","type":"comment","actor":"x","at":"2025-03-01T` +
+			[]string{"08", "10", "11"}[hour] + `:00:00Z","body":"` + body + `"}`
+	}
+	base, ours, theirs := line("tt-c-000000000000", "base", 0), line("tt-c-111111111111", "ours", 1), line("tt-c-222222222222", "theirs", 2)
+	p := e.activityFile(a)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	marked := strings.Join([]string{base, "<<<<<<< HEAD", ours, "=======", theirs, ">>>>>>> feature"}, "\n") + "\n"
+	if err := os.WriteFile(p, []byte(marked), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := store.Conflicts(e.dir); err != nil || len(got) != 1 || got[0] != tracker.ActivityFile(a) {
+		t.Errorf("Conflicts = %q, %v", got, err)
+	}
+	if d, err := e.r.ShowIssue(e.ctx, a); err != nil || len(d.Comments) != 3 {
+		t.Fatalf("show before the repair: %d comments, %v", len(d.Comments), err)
+	}
+	if _, err := e.r.AddComment(e.ctx, a, "after"); err != nil {
+		t.Fatal(err)
+	}
+	data := readFile(t, p)
+	if strings.Contains(data, "<<<<<<<") || strings.Count(data, "\n") != 4 {
+		t.Errorf("the shard after the comment:\n%s", data)
+	}
+	if _, err := tracker.ParseActivity([]byte(data)); err != nil {
+		t.Errorf("the repaired shard does not parse strictly: %v", err)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "repaired the merge conflict in .sudocode/"+tracker.ActivityFile(a)) {
+		t.Errorf("notices: %q", notes)
+	}
+	if got, _ := store.Conflicts(e.dir); len(got) != 0 {
+		t.Errorf("still conflicted: %q", got)
+	}
+}
