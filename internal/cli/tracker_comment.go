@@ -104,7 +104,7 @@ func activityText(w io.Writer, d tracker.IssueDetail) {
 			}
 			fmt.Fprintf(w, "  %s · %s%s  %s\n", orUnknown(c.Author), when(c.CreatedAt), edited, c.ID)
 			for line := range strings.SplitSeq(c.Body, "\n") {
-				fmt.Fprintf(w, "    %s\n", line)
+				fmt.Fprintln(w, strings.TrimRight("    "+line, " \t"))
 			}
 		}
 	}
@@ -122,13 +122,24 @@ func historyPhrase(h tracker.HistoryEvent) string {
 	switch h.Field {
 	case tracker.ChangeLink:
 		if h.To != nil {
-			return "linked " + to
+			return "linked: " + linkWords(to)
 		}
-		return "unlinked " + from
+		return "unlinked: " + linkWords(from)
 	case tracker.ChangeTask:
 		return "task " + orDash(h.TaskID) + " " + to
 	}
 	return h.Field + " " + from + " → " + to
+}
+
+// linkWords reads a link of the history ("FROM TYPE TO") as the links of
+// issue show do: "A waits for B [blocks]".
+func linkWords(v string) string {
+	f := strings.Fields(v)
+	if len(f) != 3 {
+		return v
+	}
+	rt := tracker.RelType(f[1])
+	return rt.Reads(f[0], f[2]) + " [" + string(rt) + "]"
 }
 
 func when(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }

@@ -78,7 +78,7 @@ func TestIssueComment(t *testing.T) {
 
 	text := p.human("issue", "show", id)
 	for _, want := range []string{"\ncomments:\n", "  alice · ", "    Reproduced: **5s**, not 30s.\n", "    - a list\n",
-		"\nhistory:\n", "alice  status open → in_progress", "alice  assignee - → bob", "alice  linked " + id + " depends-on " + other} {
+		"\nhistory:\n", "alice  status open → in_progress", "alice  assignee - → bob", "alice  linked: " + id + " waits for " + other, "[depends-on]\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("issue show lacks %q:\n%s", want, text)
 		}
