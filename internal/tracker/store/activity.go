@@ -178,6 +178,13 @@ func (t *Tx) repairActivity(f string) error {
 	if err == errTornConflict {
 		return nil // the markers are skipped when reading; doctor names the file
 	}
+	if fault.Is(err, fault.Invalid) {
+		// A side holds a line that is not a record: the change goes on
+		// (history must not stop an update), the file waits for a hand.
+		t.r.notify("the merge conflict in " + path.Join(DirName, f) + " was left as it is: " + err.Error() +
+			"; fix the line, then run sudocode doctor --fix")
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -191,8 +191,13 @@ func TestActivityFromDisk(t *testing.T) {
 	if len(d.Comments) != 2 || d.Comments[0].Body != "kept" || d.Comments[1].Body != "theirs" || len(d.History) != 0 {
 		t.Fatalf("comments %+v, history %+v", d.Comments, d.History)
 	}
+	var notes []string
+	e.r.Notify = func(msg string) { notes = append(notes, msg) }
 	if _, err := e.r.AddComment(e.ctx, a, "after the tear"); err != nil {
 		t.Fatal(err)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "was left as it is") {
+		t.Errorf("notices: %q", notes)
 	}
 	data := readFile(t, p)
 	if strings.Contains(data, "torn") || !strings.HasSuffix(data, "\n") {
