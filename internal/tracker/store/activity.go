@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -137,28 +138,39 @@ func (t *Tx) addActivity(a tracker.ActivityRecord) error {
 	return nil
 }
 
-// appendActivity appends the change's activity records to their shards,
-// once the record files are written.
-func (t *Tx) appendActivity() error {
-	byFile := map[string][]byte{}
+// prepareActivity readies the change's activity before any record file
+// is written: each record encoded into its shard's lines, each shard
+// checked (a plain file, or none yet) and a conflict git left in it
+// repaired. A refusal here stops the change with nothing written.
+func (t *Tx) prepareActivity() error {
+	if len(t.activity) == 0 {
+		return nil
+	}
+	t.activityLines = map[string][]byte{}
 	for i := range t.activity {
 		line, err := tracker.MarshalLine(&t.activity[i])
 		if err != nil {
 			return fault.Wrap(fault.Internal, err, "cannot encode an activity record")
 		}
 		f := tracker.ActivityFile(t.activity[i].IssueID)
-		byFile[f] = append(byFile[f], line...)
+		t.activityLines[f] = append(t.activityLines[f], line...)
 	}
-	files := make([]string, 0, len(byFile))
-	for f := range byFile {
-		files = append(files, f)
-	}
-	slices.Sort(files)
-	for _, f := range files {
+	for _, f := range slices.Sorted(maps.Keys(t.activityLines)) {
+		if err := t.rs.plainOrAbsent(f); err != nil {
+			return err
+		}
 		if err := t.repairActivity(f); err != nil {
 			return err
 		}
-		if err := t.rs.appendLines(f, byFile[f]); err != nil {
+	}
+	return nil
+}
+
+// appendActivity appends the lines prepareActivity made to their shards,
+// once the record files are written.
+func (t *Tx) appendActivity() error {
+	for _, f := range slices.Sorted(maps.Keys(t.activityLines)) {
+		if err := t.rs.appendLines(f, t.activityLines[f]); err != nil {
 			return err
 		}
 	}
@@ -197,11 +209,8 @@ func (t *Tx) repairActivity(f string) error {
 // mid-append) is cut off first, so a torn line never joins a new one;
 // the lock serialises appenders.
 func (rs *records) appendLines(p string, lines []byte) error {
-	if fi, err := rs.root.Lstat(p); err == nil && !fi.Mode().IsRegular() {
-		return fault.New(fault.Invalid, "%s is not a regular file", p).
-			WithHint("the tracker's record files are plain files; remove it (git checkout restores a committed one)")
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fault.Wrap(fault.Unavailable, err, "cannot write "+p)
+	if err := rs.plainOrAbsent(p); err != nil {
+		return err
 	}
 	if err := rs.root.MkdirAll(path.Dir(p), 0o755); err != nil {
 		return fault.Wrap(fault.Unavailable, err, "cannot write "+p)
@@ -218,6 +227,20 @@ func (rs *records) appendLines(p string, lines []byte) error {
 		err = cerr
 	}
 	if err != nil {
+		return fault.Wrap(fault.Unavailable, err, "cannot write "+p)
+	}
+	return nil
+}
+
+// plainOrAbsent refuses a file p that is there and is not a regular file
+// (a link, a FIFO): the tracker writes only plain files.
+func (rs *records) plainOrAbsent(p string) error {
+	fi, err := rs.root.Lstat(p)
+	switch {
+	case err == nil && !fi.Mode().IsRegular():
+		return fault.New(fault.Invalid, "%s is not a regular file", p).
+			WithHint("the tracker's record files are plain files; remove it (git checkout restores a committed one)")
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return fault.Wrap(fault.Unavailable, err, "cannot write "+p)
 	}
 	return nil

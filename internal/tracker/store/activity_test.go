@@ -226,6 +226,13 @@ func TestActivityFileIsNotALink(t *testing.T) {
 	}
 	_, err := e.r.AddComment(e.ctx, a, "through the link?")
 	wantCode(t, "comment through a link", err, fault.Invalid)
+	// A change the history records is refused before any file is
+	// written, rather than made without its history.
+	before := e.snapshot()
+	status := "blocked"
+	_, err = e.r.UpdateIssue(e.ctx, a, store.IssuePatch{Status: &status})
+	wantCode(t, "a status change with its history through a link", err, fault.Invalid)
+	sameSnapshot(t, "a refused update", before, e.snapshot())
 	if got := readFile(t, outside); got != "" {
 		t.Errorf("written through the link: %q", got)
 	}
