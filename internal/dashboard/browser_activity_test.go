@@ -11,7 +11,8 @@ import (
 // TestBrowserIssueActivity: on an issue's page, through the page only:
 // the history the fixture made is shown; a comment written in the box
 // appears rendered (its markdown as elements, its HTML as text) and is in
-// the tracker; a status change made on the page appears in the history.
+// the tracker; a status change made on the page appears in the history; a
+// comment made elsewhere appears without a reload.
 func TestBrowserIssueActivity(t *testing.T) {
 	b := newBrowser(t)
 	f := newFixture(t)
@@ -21,11 +22,19 @@ func TestBrowserIssueActivity(t *testing.T) {
 	b.do(t, chromedp.Navigate(base+"/#/issue/"+f.progress))
 	b.waitFor(t, "the activity with the fixture's status change",
 		`[...document.querySelectorAll('#activity-list li.event[data-field="status"]')].some((e) => e.textContent.includes('from open to in progress'))`)
+	b.settle(t)
+
+	// A comment written elsewhere (the CLI, an agent's MCP call), which
+	// changes no record file, shows up on the open page.
+	if _, err := f.repo.AddComment(context.Background(), f.progress, "From the *CLI*."); err != nil {
+		t.Fatal(err)
+	}
+	b.waitFor(t, "the comment made elsewhere", `[...document.querySelectorAll('#activity-list li.comment .comment-text em')].some((e) => e.textContent === 'CLI')`)
 
 	body := "Looks **good**. <img src=x onerror=\"document.body.dataset.owned=1\">"
 	b.fill(t, "#comment-body", body)
 	b.press(t, "comment-save")
-	comment := `document.querySelector('#activity-list li.comment .comment-text')`
+	comment := `(document.querySelectorAll('#activity-list li.comment .comment-text')[1] || null)` // after the CLI's
 	b.waitFor(t, "the comment rendered", comment+` !== null && `+comment+`.querySelector('strong') !== null && `+
 		comment+`.querySelector('strong').textContent === 'good'`)
 	if !eval[bool](t, b, comment+`.textContent.includes('<img src=x') && document.querySelector('#activity img') === null && !document.body.dataset.owned`) {
@@ -36,7 +45,7 @@ func TestBrowserIssueActivity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Comments) != 1 || d.Comments[0].Body != body {
+	if len(d.Comments) != 2 || d.Comments[1].Body != body {
 		t.Errorf("the comments in the tracker: %+v", d.Comments)
 	}
 
