@@ -2,12 +2,14 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/testkit"
@@ -53,6 +55,9 @@ func TestStartAssemblesThePrompt(t *testing.T) {
 	mustCreateScoped(t, w.rules, "sql_rules", rulesets.Scope{Globs: []string{"db/**/*.sql"}}, "Migrations are reversible.")
 	mustCreateScoped(t, w.rules, "cursor_only", rulesets.Scope{Always: true, Targets: []string{"cursor"}}, "Cursor things.")
 	mustCreateScoped(t, w.rules, "claude_only", rulesets.Scope{Always: true, Targets: []string{"claude"}}, "Claude things.")
+	if _, err := w.tr.AddComment(ctx, issue.ID, "Keep the old tokens valid\nuntil they expire."); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(t, filepath.Join(w.repo, ".sudocode", "agent.json"), `{"rulesets": ["team_rules"]}`)
 	w.commit("tracker")
 
@@ -75,6 +80,7 @@ func TestStartAssemblesThePrompt(t *testing.T) {
 		blocker.ID + ": Add the users table (closed: Done in the schema migration)",
 		"### go_style", "Run gofmt.", "### team_rules", "Write tests first.", "discovered-from " + issue.ID,
 		"### security", "Never log tokens.", "### sql_rules (for files matching db/**/*.sql)", "Migrations are reversible.",
+		"## Comments on the issue", ": Keep the old tokens valid\n  until they expire.", "add_comment, with issue_id " + issue.ID,
 	} {
 		if !strings.Contains(rep.Prompt, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, rep.Prompt)
@@ -374,5 +380,29 @@ func TestTaskOfAnIssueIsNotCreatedBare(t *testing.T) {
 	}
 	if ts, _ := w.orch.List(context.Background()); len(ts) != 0 {
 		t.Errorf("tasks made: %+v", ts)
+	}
+}
+
+// A long discussion does not crowd the prompt: the latest comments come,
+// oldest of them first, with how many earlier ones were left out.
+func TestPromptCarriesTheLatestComments(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	is, err := w.tr.CreateIssue(ctx, store.IssueInput{Title: "Talked about"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 25 {
+		if _, err := w.tr.AddComment(ctx, is.ID, fmt.Sprintf("note %02d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := app.Prompt(ctx, w.tr, w.rules, nil, "", is.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p, "(5 earlier comments left out: show_issue has them all.)") || strings.Contains(p, "note 04") ||
+		!strings.Contains(p, "note 05") || strings.Index(p, "note 05") > strings.Index(p, "note 24") {
+		t.Errorf("the prompt's comments:\n%s", p)
 	}
 }
