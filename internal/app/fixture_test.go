@@ -144,6 +144,24 @@ func (w *world) issue(id string) string {
 	return string(b)
 }
 
+// taskEvents is what the history of issue id says of its agent tasks:
+// "what task-id", oldest first.
+func (w *world) taskEvents(id string) []string {
+	w.t.Helper()
+	w.tr.Recheck()
+	d, err := w.tr.ShowIssue(context.Background(), id)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var out []string
+	for _, h := range d.History {
+		if h.Field == tracker.ChangeTask {
+			out = append(out, *h.To+" "+*h.TaskID)
+		}
+	}
+	return out
+}
+
 func (w *world) wait(id string) orchestrator.Task {
 	w.t.Helper()
 	return w.waitOn(w.orch, id)

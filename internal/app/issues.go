@@ -130,3 +130,13 @@ func (ti taskIssues) Ready(ctx context.Context, f orchestrator.ReadyFilter) ([]s
 	}
 	return ids, nil
 }
+
+func (ti taskIssues) TaskEvent(ctx context.Context, id, taskID, what string) error {
+	return ti.do(ctx, func(r *store.Repo) error {
+		err := r.RecordTask(ctx, id, taskID, what)
+		if fault.CodeOf(err) == fault.NotFound {
+			return nil // deleted meanwhile: no history to keep
+		}
+		return err
+	})
+}

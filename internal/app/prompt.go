@@ -16,8 +16,8 @@ import (
 // Rules is the part of the ruleset library a prompt reads.
 type Rules = rulesets.Reader
 
-// Prompt assembles the prompt of an agent working on issue id: the issue,
-// the specs it implements (markdown and open feedback), its parent, what
+// Prompt assembles the prompt of an agent working on issue id: the issue
+// and its latest comments, the specs it implements (markdown and open feedback), its parent, what
 // it was discovered from, the closed blockers it builds on (with how they
 // were closed), the rulesets that apply (those tagged with one of the
 // issue's tags, those the library or the project marks always-on, and
@@ -34,6 +34,7 @@ func Prompt(ctx context.Context, r *store.Repo, rules Rules, always []string, re
 	if s := strings.TrimSpace(d.Description); s != "" {
 		b.WriteString(s + "\n\n")
 	}
+	writeComments(&b, d.Comments)
 	for _, rel := range d.Relationships.Outgoing {
 		if rel.Type != tracker.RelImplements || rel.ToType != tracker.KindSpec {
 			continue
@@ -83,10 +84,44 @@ leave uncommitted when the branch is merged or the task ends.
 The tracker's MCP server (sudocode) is available to you: when a spec is unclear or wrong,
 add feedback anchored on its text (add_feedback, with issue_id %[1]s); file the work you
 discover and leave for later as new issues linked discovered-from %[1]s (create_issue, then
-link with type discovered-from). Do not close %[1]s yourself: it closes when your
-branch is merged.
+link with type discovered-from). Leave what the people and agents after you should know
+(a finding, a decision, where you stopped) as a comment (add_comment, with issue_id %[1]s).
+Do not close %[1]s yourself: it closes when your branch is merged.
 `, d.ID)
 	return b.String(), nil
+}
+
+// The comments a prompt carries: the latest, up to a count and a size, so
+// that a long discussion does not crowd out the issue and its specs.
+const (
+	promptComments     = 20
+	promptCommentBytes = 16 << 10
+)
+
+// writeComments writes the issue's latest comments, oldest first, saying
+// how many earlier ones were left out.
+func writeComments(b *strings.Builder, comments []tracker.Comment) {
+	var kept []string
+	size := 0
+	for i := len(comments) - 1; i >= 0 && len(kept) < promptComments; i-- {
+		c := comments[i]
+		body := strings.ReplaceAll(strings.TrimSpace(c.Body), "\n", "\n  ")
+		entry := fmt.Sprintf("- %s, %s: %s", c.Author, c.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"), body)
+		if size+len(entry) > promptCommentBytes && len(kept) > 0 {
+			break
+		}
+		kept = append(kept, entry)
+		size += len(entry)
+	}
+	if len(kept) == 0 {
+		return
+	}
+	slices.Reverse(kept)
+	b.WriteString("## Comments on the issue\n\n")
+	if left := len(comments) - len(kept); left > 0 {
+		fmt.Fprintf(b, "(%d earlier comments left out: show_issue has them all.)\n", left)
+	}
+	b.WriteString(strings.Join(kept, "\n") + "\n\n")
 }
 
 // writeSpec writes spec id's markdown and its open feedback.

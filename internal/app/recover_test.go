@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -131,6 +132,9 @@ func TestIssueOfAnEndWhoseHandBackWasLostIsHandedBack(t *testing.T) {
 	if n := strings.Count(got, "Agent task "+task.ID+" (command) was ended at "); n != 1 ||
 		!strings.Contains(got, `"status":"open"`) || !strings.Contains(got, `"assignee":null`) {
 		t.Errorf("the issue holds the hand-back %d times (want 1), or is not open and unassigned: %s", n, got)
+	}
+	if got, want := w.taskEvents(id), []string{"started " + task.ID, "ended " + task.ID}; !slices.Equal(got, want) {
+		t.Errorf("the history says of the task %q, want %q (each once)", got, want)
 	}
 }
 

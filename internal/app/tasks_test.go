@@ -2,12 +2,15 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/app"
 	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/rulesets"
 	"github.com/sudocode/sudocode/internal/testkit"
@@ -53,6 +56,9 @@ func TestStartAssemblesThePrompt(t *testing.T) {
 	mustCreateScoped(t, w.rules, "sql_rules", rulesets.Scope{Globs: []string{"db/**/*.sql"}}, "Migrations are reversible.")
 	mustCreateScoped(t, w.rules, "cursor_only", rulesets.Scope{Always: true, Targets: []string{"cursor"}}, "Cursor things.")
 	mustCreateScoped(t, w.rules, "claude_only", rulesets.Scope{Always: true, Targets: []string{"claude"}}, "Claude things.")
+	if _, err := w.tr.AddComment(ctx, issue.ID, "Keep the old tokens valid\nuntil they expire."); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(t, filepath.Join(w.repo, ".sudocode", "agent.json"), `{"rulesets": ["team_rules"]}`)
 	w.commit("tracker")
 
@@ -75,6 +81,7 @@ func TestStartAssemblesThePrompt(t *testing.T) {
 		blocker.ID + ": Add the users table (closed: Done in the schema migration)",
 		"### go_style", "Run gofmt.", "### team_rules", "Write tests first.", "discovered-from " + issue.ID,
 		"### security", "Never log tokens.", "### sql_rules (for files matching db/**/*.sql)", "Migrations are reversible.",
+		"## Comments on the issue", ": Keep the old tokens valid\n  until they expire.", "add_comment, with issue_id " + issue.ID,
 	} {
 		if !strings.Contains(rep.Prompt, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, rep.Prompt)
@@ -152,6 +159,9 @@ func TestRunReadyWorksAChain(t *testing.T) {
 		if got := w.issue(ids[i]); !strings.Contains(got, `"status":"closed"`) || !strings.Contains(got, it.Commit) {
 			t.Errorf("issue %s = %s", ids[i], got)
 		}
+		if got, want := w.taskEvents(ids[i]), []string{"started " + it.TaskID, "merged " + it.TaskID}; !slices.Equal(got, want) {
+			t.Errorf("the history of %s says of its task %q, want %q", ids[i], got, want)
+		}
 		if msg := testkit.Git(t, w.repo, "log", "-1", "--format=%B", it.Commit); !strings.Contains(msg, ids[i]) {
 			t.Errorf("commit message %q does not name %s", msg, ids[i])
 		}
@@ -197,6 +207,9 @@ func TestRunReadyStopsAtAFailure(t *testing.T) {
 	if !strings.Contains(got, `"status":"open"`) || !strings.Contains(got, "Agent task "+res.Items[1].TaskID) ||
 		!strings.Contains(got, "The agent exited with code 3: broken") || strings.Contains(got, "map[") {
 		t.Errorf("failed issue = %s", got)
+	}
+	if got, want := w.taskEvents(ids[1]), []string{"started " + res.Items[1].TaskID, "failed " + res.Items[1].TaskID}; !slices.Equal(got, want) {
+		t.Errorf("the failed issue's history says of its task %q, want %q", got, want)
 	}
 	if got := w.issue(ids[2]); !strings.Contains(got, `"status":"open"`) || !strings.Contains(got, `"assignee":null`) {
 		t.Errorf("dependent issue = %s", got)
@@ -421,5 +434,29 @@ func TestRunReadyTakesUpAnEndedCallsTasks(t *testing.T) {
 	// Taken up once: a third call finds nothing left.
 	if res, err := w.orch.RunReady(context.Background(), in); err != nil || len(res.Items) != 0 {
 		t.Fatalf("a third call: %+v, %v", res.Items, err)
+	}
+}
+
+// A long discussion does not crowd the prompt: the latest comments come,
+// oldest of them first, with how many earlier ones were left out.
+func TestPromptCarriesTheLatestComments(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	is, err := w.tr.CreateIssue(ctx, store.IssueInput{Title: "Talked about"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 25 {
+		if _, err := w.tr.AddComment(ctx, is.ID, fmt.Sprintf("note %02d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := app.Prompt(ctx, w.tr, w.rules, nil, "", is.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p, "(5 earlier comments left out: show_issue has them all.)") || strings.Contains(p, "note 04") ||
+		!strings.Contains(p, "note 05") || strings.Index(p, "note 05") > strings.Index(p, "note 24") {
+		t.Errorf("the prompt's comments:\n%s", p)
 	}
 }

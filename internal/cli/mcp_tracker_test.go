@@ -70,6 +70,7 @@ var toolCLI = map[string]cliForm{
 	"unlink":        {[]string{"unlink"}, map[string]string{"from_id": "$1", "to_id": "$2", "type": "--type"}},
 	"create_issues": {[]string{"issue", "create-batch"}, map[string]string{"issues": "-"}},
 	"update_issues": {[]string{"issue", "update-batch"}, map[string]string{"updates": "-"}},
+	"add_comment":   {[]string{"issue", "comment"}, map[string]string{"issue_id": "$1", "body": "$2"}},
 }
 
 // trackerSession serves the tracker in-process on dir, acting as alice
@@ -570,6 +571,11 @@ func TestMCPToolsMatchCLI(t *testing.T) {
 	e.same("show_issue", map[string]any{"issue_id": "@FORM"})
 	e.same("show_issue", map[string]any{"issue_id": "@EPIC"})
 	e.same("show_issue", map[string]any{"issue_id": "sudocode-zzzz"})
+	e.twin("add_comment", map[string]any{"issue_id": "@FORM", "body": "Halfway: the **form** renders.\n\n- next: errors"}, "COMMENT")
+	e.twin("add_comment", map[string]any{"issue_id": "sudocode-zzzz", "body": "Lost"}, "")
+	e.twin("add_comment", map[string]any{"issue_id": "@FORM", "body": " \n "}, "")
+	e.same("show_issue", map[string]any{"issue_id": "@FORM"}) // its comment, and the history of the changes above
+	e.same("show_issue", map[string]any{"issue_id": "@BUG"})
 	e.same("blocked_issues", map[string]any{})
 	e.same("blocked_issues", map[string]any{"show_specs": true})
 	e.same("blocked_issues", map[string]any{"show_specs": true, "show_issues": false})

@@ -291,7 +291,9 @@ var (
 		"context_before", "context_after", "content_hash", "anchor_status", "last_verified_at", "original_location"}
 	locationKeys         = []string{"line_number", "section_heading"}
 	feedbackLocationKeys = []string{"line_number", "line_text", "section_heading"}
-	issueDetailKeys      = append(append([]string{}, issueKeys...), "relationships", "blocked_by", "feedback")
+	issueDetailKeys      = append(append([]string{}, issueKeys...), "relationships", "blocked_by", "feedback", "comments", "history")
+	commentKeys          = []string{"id", "issue_id", "author", "body", "created_at", "updated_at"}
+	historyKeys          = []string{"id", "issue_id", "at", "actor", "field", "from", "to", "task_id"}
 	specDetailKeys       = append(append([]string{}, specKeys...), "content", "relationships", "feedback")
 	feedbackDetailKeys   = append(append([]string{}, feedbackKeys...), "location")
 	compactKeys          = []string{"id", "title", "status", "priority", "type", "description"}

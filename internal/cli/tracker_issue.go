@@ -15,12 +15,12 @@ import (
 func newIssueCmd(tc trackerCmd) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "issue",
-		Short: "Create, list, show, update and close issues",
+		Short: "Create, list, show, update, close and comment on issues",
 		Args:  groupArgs,
 		RunE:  groupHelp,
 	}
 	cmd.AddCommand(newIssueCreateCmd(tc), newIssueListCmd(tc), newIssueShowCmd(tc), newIssueUpdateCmd(tc), newIssueCloseCmd(tc),
-		newIssueCreateBatchCmd(tc), newIssueUpdateBatchCmd(tc))
+		newIssueCommentCmd(tc), newIssueCreateBatchCmd(tc), newIssueUpdateBatchCmd(tc))
 	return cmd
 }
 
@@ -134,7 +134,11 @@ func withID(tc trackerCmd, cmd *cobra.Command, run func(context.Context, *idOpti
 func newIssueShowCmd(tc trackerCmd) *cobra.Command {
 	return withID(tc, &cobra.Command{
 		Use:   "show ID",
-		Short: "Show an issue with its relationships, blockers and the feedback it gave",
+		Short: "Show an issue with its relationships, blockers, feedback given, comments and history",
+		Long: `Show an issue: its fields, what it waits for, its links, the feedback it gave on
+specs, the agent tasks started on it, then its comments and its history (changes of
+status and assignee, links added and removed, agent tasks), each oldest first.
+--json gives the same as one object; the activity is in "comments" and "history".`,
 	}, runIssueShow)
 }
 
@@ -146,7 +150,11 @@ func runIssueShow(ctx context.Context, o *idOptions) error {
 			d.Tasks, err = issueTasks(ctx, r.Dir, d.ID)
 		}
 		return d, err
-	}, func(w io.Writer, d tracker.IssueDetail) { issueText(w, d); issueTasksText(w, d.Tasks) })
+	}, func(w io.Writer, d tracker.IssueDetail) {
+		issueText(w, d)
+		issueTasksText(w, d.Tasks)
+		activityText(w, d)
+	})
 }
 
 func issueText(w io.Writer, d tracker.IssueDetail) {

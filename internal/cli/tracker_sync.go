@@ -105,9 +105,10 @@ func newMergeDriverCmd(tc trackerCmd) *cobra.Command {
 		Use:   "merge-driver BASE OURS THEIRS [PATH]",
 		Short: "git merge driver for the tracker's shard files (init registers it)",
 		Long: `Merge three versions of one of the tracker's JSONL files for git: a shard file
-.sudocode/records/<issues|specs|feedback>/<00-3f>.jsonl (or issues.jsonl, specs.jsonl,
-feedback.jsonl of the first layout), whose kind PATH (git's %P) gives. Git runs it only
-for a shard both branches changed. Records match on their uuid, edits of different
+.sudocode/records/<issues|specs|feedback|activity>/<00-ff>.jsonl (or issues.jsonl,
+specs.jsonl, feedback.jsonl of the first layout), whose kind PATH (git's %P) gives. Git
+runs it only for a shard both branches changed. Activity (comments and history) is
+append-only: both sides' records are kept. Other records match on their uuid, edits of different
 fields both survive, the later edit of one field wins, lists are united, a deletion wins
 only over an unchanged record; an incoming record whose id collides is renamed and
 reported, and stays in this file until the next tracker command moves it to its own

@@ -16,6 +16,7 @@ import (
 // CLI call, behind the same guard.
 func (d *Dashboard) writeRoutes(m *http.ServeMux) {
 	d.issueWrites(m)
+	d.commentWrites(m)
 	d.specWrites(m)
 	d.rulesetWrites(m)
 	d.taskWrites(m)

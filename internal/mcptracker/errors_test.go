@@ -46,6 +46,7 @@ func validArgs() map[string]map[string]any {
 		"unlink":               {"from_id": issue, "to_id": spec},
 		"create_issues":        {"issues": []map[string]any{{"title": "One"}}},
 		"update_issues":        {"updates": []map[string]any{{"issue_id": issue, "priority": 1}}},
+		"add_comment":          {"issue_id": issue, "body": "A note"},
 	}
 }
 

@@ -20,7 +20,7 @@ var seedTools = []string{
 }
 
 // extraTools are the tools beyond the requirement's.
-var extraTools = []string{"search", "update_spec", "unlink", "create_issues", "update_issues"}
+var extraTools = []string{"search", "update_spec", "unlink", "create_issues", "update_issues", "add_comment"}
 
 // TestToolsGolden pins tools/list, prompts/list and the resources and
 // resource templates: a change of a name, description, input or output

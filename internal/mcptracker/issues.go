@@ -90,9 +90,10 @@ type issueIDIn struct {
 
 func (s *server) showIssue() mcpx.Tool {
 	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
-		Name:        "show_issue",
-		Title:       "Show an issue",
-		Description: "Show an issue in full: fields, tags, relationships both ways, what it waits for (blocked_by, with the ancestor a blocker is inherited through), the feedback it gave on specs, and the agent tasks started on it (tasks, when there are any).",
+		Name:  "show_issue",
+		Title: "Show an issue",
+		Description: "Show an issue in full: fields, tags, relationships both ways, what it waits for (blocked_by, with the ancestor a blocker is inherited through), the feedback it gave on specs, the agent tasks started on it (tasks, when there are any), " +
+			"its comments, and its history (changes of status and assignee, links added and removed, agent tasks), both oldest first.",
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in issueIDIn) (out tracker.IssueDetail, err error) {
 		return call(ctx, s, func(r *store.Repo) (tracker.IssueDetail, error) {

@@ -34,6 +34,7 @@ func TestEveryToolMatchesItsOutputSchema(t *testing.T) {
 	}{
 		{"ready", map[string]any{"show_specs": true}},
 		{"list_issues", nil},
+		{"add_comment", map[string]any{"issue_id": child, "body": "Started on the **token** store."}},
 		{"show_issue", map[string]any{"issue_id": child}},
 		{"show_issue", map[string]any{"issue_id": parent}},
 		{"blocked_issues", map[string]any{"show_specs": true}},

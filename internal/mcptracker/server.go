@@ -94,7 +94,7 @@ func (s *server) tools() []mcpx.Tool {
 		s.addFeedback(), s.listFeedback(), s.showFeedback(), s.acknowledgeFeedback(), s.resolveFeedback(),
 		s.wontfixFeedback(), s.staleFeedback(), s.relocateFeedback(),
 		s.stats(), s.status(), s.init(),
-		s.search(), s.updateSpec(), s.unlink(), s.createIssues(), s.updateIssues(),
+		s.search(), s.updateSpec(), s.unlink(), s.createIssues(), s.updateIssues(), s.addComment(),
 	}
 }
 

@@ -172,7 +172,16 @@ func TestEveryTool(t *testing.T) {
 	updated.eq(0, 1, "priority")
 	closed := f.ok("close_issue", map[string]any{"issue_ids": []string{bug, batch[0]}, "reason": "Shipped"})
 	closed.eq([]map[string]any{{"id": bug, "success": true, "error": nil}, {"id": batch[0], "success": true, "error": nil}})
+	// Comments, and the history the changes above left.
+	com := f.ok("add_comment", map[string]any{"issue_id": bug, "body": "Shipped in **v2**."})
+	com.eq(bug, "issue_id")
+	com.eq("Shipped in **v2**.", "body")
 	cb := f.ok("show_issue", map[string]any{"issue_id": bug})
+	cb.eq(com.str("id"), "comments", 0, "id")
+	cb.eq("Shipped in **v2**.", "comments", 0, "body")
+	last := len(cb.list("history")) - 1
+	cb.eq("status", "history", last, "field")
+	cb.eq("closed", "history", last, "to")
 	cb.eq("closed", "status")
 	cb.eq("Shipped", "close_reason")
 	if cb.str("closed_at") == "" {

@@ -64,6 +64,13 @@ func (o *Orchestrator) handBackEnded(ctx context.Context, t Task, branch string)
 	err = o.issues.HandBack(ctx, t.IssueID, func(is IssueState) bool {
 		return is.Status == tracker.IssueInProgress && is.Assignee != nil && *is.Assignee == Assignee(t)
 	}, note)
+	switch t.Status {
+	case StatusFailed: // its failure is in the history already (noteFailure)
+	case StatusCancelled:
+		o.taskEvent(ctx, t, "cancelled")
+	default:
+		o.taskEvent(ctx, t, "ended")
+	}
 	o.issueMu.Unlock()
 	if err != nil {
 		slog.Warn("the task ended, but its issue could not be handed back; the next start retries", "task", t.ID, "issue", t.IssueID, "err", err)

@@ -52,6 +52,9 @@ func (o *Orchestrator) closeMerged(ctx context.Context, t Task, reason string) e
 		return err // not claimed: done already, or by another process now
 	}
 	err = o.issues.Close(ctx, t.IssueID, reason)
+	if err == nil {
+		o.taskEvent(ctx, t, "merged")
+	}
 	if derr := o.store.IssueDutyDone(ctx, t.ID, DutyCloseMerged, err == nil); derr != nil {
 		slog.Warn("cannot record that a merged task's issue is closed", "task", t.ID, "err", derr)
 	}

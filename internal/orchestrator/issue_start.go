@@ -65,6 +65,7 @@ func (o *Orchestrator) Start(ctx context.Context, in StartInput) (Task, error) {
 	if err := o.issues.Take(context.WithoutCancel(ctx), brief.ID, Assignee(t)); err != nil {
 		return t, fault.Wrap(fault.Internal, err, "task "+t.ID+" started, but issue "+brief.ID+" could not be marked in progress")
 	}
+	o.taskEvent(ctx, t, "started")
 	return t, nil
 }
 
@@ -97,6 +98,7 @@ func (o *Orchestrator) noteFailure(ctx context.Context, t Task) {
 	err = o.issues.HandBack(ctx, t.IssueID, func(is IssueState) bool {
 		return is.Status != tracker.IssueClosed && (is.Assignee == nil || *is.Assignee == Assignee(t))
 	}, note)
+	o.taskEvent(ctx, t, "failed")
 	if err != nil {
 		slog.Warn("cannot note a task's failure on its issue; the next start retries", "task", t.ID, "issue", t.IssueID, "err", err)
 	}

@@ -39,6 +39,10 @@ type Issues interface {
 	Close(ctx context.Context, id, reason string) error
 	// Ready is the ids of the ready issues, in ready's order.
 	Ready(ctx context.Context, f ReadyFilter) ([]string, error)
+	// TaskEvent records in the issue's history what happened to task
+	// taskID on it: started, merged, failed, cancelled or ended. A
+	// deleted issue records nothing.
+	TaskEvent(ctx context.Context, id, taskID, what string) error
 }
 
 // IssueBrief is what a task of an issue starts with.
@@ -127,5 +131,14 @@ func (o *Orchestrator) doMissedDuties(ctx context.Context) {
 				o.handBackEnded(ctx, t, "branch "+t.Branch+" as the end left it")
 			}
 		}
+	}
+}
+
+// taskEvent records what happened to t on its issue's history. The
+// history is a record for people: a failure to write it is logged, and
+// changes nothing of what the task did.
+func (o *Orchestrator) taskEvent(ctx context.Context, t Task, what string) {
+	if err := o.issues.TaskEvent(ctx, t.IssueID, t.ID, what); err != nil {
+		slog.Warn("cannot record a task's event in its issue's history", "task", t.ID, "issue", t.IssueID, "event", what, "err", err)
 	}
 }

@@ -50,6 +50,8 @@ func (k RecordKind) Dir() string {
 		return "specs"
 	case FeedbackRecords:
 		return "feedback"
+	case ActivityRecords:
+		return ActivityDir
 	}
 	return fmt.Sprintf("RecordKind(%d)", int(k))
 }

@@ -17,6 +17,9 @@ type IssueDetail struct {
 	Relationships Relationships `json:"relationships" jsonschema:"The issue's links, both ways"`
 	BlockedBy     []Blocker     `json:"blocked_by" jsonschema:"Unfinished items the issue waits on, direct or inherited from a parent"`
 	Feedback      []Feedback    `json:"feedback" jsonschema:"Feedback this issue gave on specs"` // feedback this issue gave
+	// The issue's activity, from its activity shard (activity.go).
+	Comments []Comment      `json:"comments" jsonschema:"Comments on the issue, oldest first"`
+	History  []HistoryEvent `json:"history" jsonschema:"Changes of the issue's status, assignee and links, and its agent tasks, oldest first"`
 	// Tasks are filled by the callers that know the agent orchestrator of
 	// the repository (the CLI, the MCP server); absent when there are none.
 	Tasks []TaskRef `json:"tasks,omitempty" jsonschema:"The agent tasks started on this issue, oldest first"`

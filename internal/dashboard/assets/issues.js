@@ -265,6 +265,70 @@ window.SudocodeIssues = function (ui) {
       box.append(h('h3', null, 'Feedback given'), h('ul', { class: 'fb-list' }, it.feedback.map((f) =>
         h('li', null, link(route('spec', f.spec_id), f.spec_id, 'id'), ' line ' + f.anchor.line_number + ' ', badge(f.type, 'fbtype'), ' ', ui.anchorBadge(f.anchor), ' ', f.content))));
     }
+    box.append(activity(it));
+  }
+
+  // ---- an issue's activity ------------------------------------------------
+
+  // activity is the issue's comments and history in one list, oldest
+  // first, and the box to add a comment. Comments are markdown, rendered
+  // as DOM nodes (markdown.js), never as HTML.
+  function activity(it) {
+    const items = (it.comments || []).map((c) => ({ at: c.created_at, el: commentItem(c) }))
+      .concat((it.history || []).map((e) => ({ at: e.at, el: historyItem(e) })));
+    items.sort((a, b) => new Date(a.at) - new Date(b.at)); // stable: a comment before a change of the same instant
+    const list = h('ol', { class: 'activity-list', id: 'activity-list' }, items.map((x) => x.el));
+    if (!items.length) list.append(h('li', { class: 'muted empty' }, 'No comments or changes yet.'));
+    return h('section', { class: 'activity', id: 'activity', 'aria-label': 'activity' }, h('h3', null, 'Activity'), list,
+      ui.canWrite() ? commentForm(it) : null);
+  }
+
+  function commentItem(c) {
+    return h('li', { class: 'comment', dataset: { id: c.id } },
+      h('div', { class: 'who muted small' }, h('strong', null, c.author || '(unknown)'), ' commented ',
+        h('span', { title: c.created_at }, when(c.created_at)), c.updated_at !== c.created_at ? ' (edited)' : null),
+      markdown(c.body, 'comment-text'));
+  }
+
+  function historyItem(e) {
+    return h('li', { class: 'event muted small', dataset: { field: e.field } },
+      h('strong', null, e.actor || '(unknown)'), ' ', historyWords(e), ' \u00b7 ', h('span', { title: e.at }, when(e.at)));
+  }
+
+  // historyWords says a change as the rest of the page does: statuses
+  // with spaces, links in the words of READS, a task linked to its page.
+  function historyWords(e) {
+    const words = (v) => (v == null ? 'none' : String(v).replace(/_/g, ' '));
+    const linkWords = (v) => {
+      const [from, type, to] = String(v).split(' ');
+      return to ? from + ' ' + reads(type) + ' ' + to : String(v);
+    };
+    switch (e.field) {
+      case 'status': return 'changed the status from ' + words(e.from) + ' to ' + words(e.to);
+      case 'assignee':
+        if (e.from == null) return 'assigned it to ' + e.to;
+        if (e.to == null) return 'unassigned ' + e.from;
+        return 'reassigned it from ' + e.from + ' to ' + e.to;
+      case 'link': return e.to != null ? 'linked: ' + linkWords(e.to) : 'unlinked: ' + linkWords(e.from);
+      case 'task': return ['task ', e.task_id ? link(route('task', e.task_id), e.task_id, 'id') : '?', ' ' + words(e.to)];
+    }
+    return e.field + ': ' + words(e.from) + ' \u2192 ' + words(e.to);
+  }
+
+  function commentForm(it) {
+    const ed = ui.editor('comment-body', '', 4);
+    ed.area.placeholder = 'Add a comment (markdown)';
+    ed.area.setAttribute('aria-label', 'comment');
+    return h('form', { class: 'form wide', id: 'comment-form', onsubmit: async (e) => {
+      e.preventDefault();
+      try {
+        await api('/api/issues/' + encodeURIComponent(it.id) + '/comments', 'POST', { body: ed.area.value });
+        ed.area.value = '';
+        delete ed.area.dataset.dirty;
+        ui.refresh();
+      } catch (err) { toast(err.message + (err.hint ? ' \u2014 ' + err.hint : ''), true); }
+    } }, ed.el,
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary', id: 'comment-save' }, 'Comment')));
   }
 
   // issueTasks lists the tasks started on an issue, oldest first, as a

@@ -118,3 +118,25 @@ func renameRefs(id *string, parent **string, rels []tracker.Relationship,
 		}
 	}
 }
+
+// activitySpec merges activity shards: records are appended with random
+// ids and never edited in place by the tracker, so the merge is the union
+// of both sides (the generic rules: added on one side, kept; deleted on
+// one side and unchanged on the other, gone). Should one record differ on
+// the two sides (a comment edited by hand), the later edit wins whole,
+// ours on a tie: a comment's body is not merged line by line.
+var activitySpec = &spec[tracker.ActivityRecord]{
+	byUUID:    false,
+	key:       func(a *tracker.ActivityRecord) string { return a.ID },
+	id:        func(a *tracker.ActivityRecord) string { return a.ID },
+	parse:     tracker.ParseActivity,
+	encode:    tracker.EncodeActivity,
+	normalize: tracker.ActivityRecord.Canonical,
+	merge: func(_, o, t *tracker.ActivityRecord) tracker.ActivityRecord {
+		if t.Edited().After(o.Edited()) {
+			return *t
+		}
+		return *o
+	},
+	rename: func(_, _ *tracker.ActivityRecord, _, _ map[string]string) {},
+}

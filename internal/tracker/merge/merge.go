@@ -1,5 +1,5 @@
 // Package merge merges the tracker's JSONL files: the shard files
-// records/<kind>/<xx>.jsonl (kind issues, specs or feedback; xx = 00 to ff,
+// records/<kind>/<xx>.jsonl (kind issues, specs, feedback or activity; xx = 00 to ff,
 // see tracker.ShardFile), and the single files issues.jsonl, specs.jsonl and
 // feedback.jsonl of the first layout. It is a three-way merge for the git
 // merge driver (`sudocode merge-driver %O %A %B %P`, see Driver) and a
@@ -16,7 +16,10 @@
 //
 // Rules:
 //
-//   - Issues and specs match on uuid; feedback, which has no uuid, matches on id.
+//   - Issues and specs match on uuid; feedback and activity (comments and
+//     history), which have no uuid, match on id. Activity records are
+//     append-only, so their merge is the union of both sides; a record
+//     that differs on the two sides is taken whole from the later edit.
 //   - A record only on one side and not in the base was added: it is kept.
 //   - A record in the base and missing on one side was deleted there. The
 //     deletion wins only if the other side left the record unchanged from
@@ -80,13 +83,16 @@ import (
 
 // KindOf returns the kind of the tracker file at path (slash or OS
 // separators, relative to any directory): a shard file
-// records/<issues|specs|feedback>/<00-ff>.jsonl, or a file of the first
+// records/<issues|specs|feedback|activity>/<00-ff>.jsonl, or a file of the first
 // layout (issues.jsonl, specs.jsonl, feedback.jsonl).
 func KindOf(path string) (tracker.RecordKind, error) {
 	if k, ok := tracker.KindOfFile(path); ok {
 		return k, nil
 	}
-	return 0, fmt.Errorf("merge: %q is not a tracker file (want a shard %s/<issues|specs|feedback>/<00-ff>.jsonl, or issues.jsonl, specs.jsonl or feedback.jsonl of the first layout)", path, tracker.RecordsDir)
+	if tracker.IsActivityFile(path) {
+		return tracker.ActivityRecords, nil
+	}
+	return 0, fmt.Errorf("merge: %q is not a tracker file (want a shard %s/<issues|specs|feedback|activity>/<00-ff>.jsonl, or issues.jsonl, specs.jsonl or feedback.jsonl of the first layout)", path, tracker.RecordsDir)
 }
 
 // Rename records that the theirs-side (incoming) record with the given uuid
@@ -126,6 +132,8 @@ func threeWay(kind tracker.RecordKind, file string, base, ours, theirs []byte) (
 		return run3(specSpec, file, base, ours, theirs)
 	case tracker.FeedbackRecords:
 		return run3(feedbackSpec, file, base, ours, theirs)
+	case tracker.ActivityRecords:
+		return run3(activitySpec, file, base, ours, theirs)
 	}
 	return nil, nil, fmt.Errorf("merge: unknown kind %v", kind)
 }

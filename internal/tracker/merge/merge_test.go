@@ -22,6 +22,9 @@ func TestKindOf(t *testing.T) {
 		{".sudocode/issues.jsonl", tracker.IssueRecords, true},
 		{"/repo/.sudocode/specs.jsonl", tracker.SpecRecords, true},
 		{"a/b/feedback.jsonl", tracker.FeedbackRecords, true},
+		{".sudocode/records/activity/07.jsonl", tracker.ActivityRecords, true},
+		{"activity.jsonl", 0, false},
+		{"records/activity/7.jsonl", 0, false},
 		{"records/issues/100.jsonl", 0, false},
 		{"records/notes/3f.jsonl", 0, false},
 		{"issues/3f.jsonl", 0, false},
@@ -33,7 +36,7 @@ func TestKindOf(t *testing.T) {
 		if (err == nil) != c.ok || (c.ok && got != c.want) {
 			t.Errorf("KindOf(%q) = %v, %v; want %v, ok=%v", c.path, got, err, c.want, c.ok)
 		}
-		if err != nil && !strings.Contains(err.Error(), "records/<issues|specs|feedback>/<00-ff>.jsonl") {
+		if err != nil && !strings.Contains(err.Error(), "records/<issues|specs|feedback|activity>/<00-ff>.jsonl") {
 			t.Errorf("KindOf(%q): the error does not name the shard layout: %v", c.path, err)
 		}
 	}

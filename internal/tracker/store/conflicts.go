@@ -64,6 +64,11 @@ func conflictedFiles(rs *records) ([]string, error) {
 	for _, k := range tracker.RecordKinds {
 		files = append(files, shardsOf(stats, k)...)
 	}
+	activity, err := rs.activityShards()
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, activity...)
 	var marked []string
 	for _, f := range files {
 		data, err := rs.read(f)
@@ -126,7 +131,10 @@ func (r *Repo) repairConflicts(ctx context.Context) ([]Repair, error) {
 // merge of its sides.
 func (r *Repo) repairFile(ctx context.Context, rs *records, f string) (Repair, error) {
 	rep := Repair{File: f, From: "index", Rename: []merge.Rename{}}
-	kind, _ := tracker.KindOfFile(f)
+	kind, err := merge.KindOf(f)
+	if err != nil {
+		return rep, err
+	}
 	base, ours, theirs, inIndex := r.indexSides(ctx, f)
 	if !inIndex {
 		data, err := rs.read(f)

@@ -187,8 +187,12 @@ func (r *Repo) UpdateIssues(ctx context.Context, ups []IssueUpdate) ([]tracker.I
 		out = out[:0]
 		for i, u := range ups {
 			rec, err := t.issue(u.ID)
+			before := rec.Issue
 			if err == nil {
 				err = applyIssuePatch(&rec.Issue, u.Patch, t)
+			}
+			if err == nil {
+				err = t.noteIssueChanges(&before, &rec.Issue)
 			}
 			if err != nil {
 				return batchErr(err, i, len(ups))
@@ -286,7 +290,11 @@ func (r *Repo) CloseIssues(ctx context.Context, ids []string, reason string) ([]
 				continue
 			}
 			if rec.Status != tracker.IssueClosed {
+				before := rec.Issue
 				setIssueStatus(&rec.Issue, tracker.IssueClosed, &reason, t)
+				if err := t.noteIssueChanges(&before, &rec.Issue); err != nil {
+					return err
+				}
 				rec.UpdatedAt = t.now
 				if err := t.putIssue(&rec); err != nil {
 					return err
@@ -316,6 +324,9 @@ func (r *Repo) ShowIssue(ctx context.Context, id string) (tracker.IssueDetail, e
 	if d.BlockedBy, err = tracker.Blockers(v, id); err != nil {
 		return d, err
 	}
-	d.Feedback, err = v.feedbackWhere(`issue_id = ?`, id)
+	if d.Feedback, err = v.feedbackWhere(`issue_id = ?`, id); err != nil {
+		return d, err
+	}
+	d.Comments, d.History, err = r.Activity(rec.ID)
 	return d, err
 }

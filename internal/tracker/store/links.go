@@ -41,6 +41,9 @@ func (r *Repo) Unlink(ctx context.Context, from, to, typ string) (tracker.LinkRe
 		return t.editRels(from, func(rels []tracker.Relationship) ([]tracker.Relationship, error) {
 			for i, rel := range rels {
 				if rel.To == to && rel.Type == rt {
+					if err := t.noteLink(rel, false); err != nil {
+						return nil, err
+					}
 					return append(rels[:i], rels[i+1:]...), nil
 				}
 			}
@@ -76,8 +79,9 @@ func (t *Tx) link(from, to string, rt tracker.RelType) (added bool, err error) {
 			}
 		}
 		added = true
-		return append(rels, tracker.Relationship{From: from, FromType: fromKind, To: to, ToType: toKind, Type: rt,
-			CreatedAt: t.now, CreatedBy: t.r.Actor}), nil
+		rel := tracker.Relationship{From: from, FromType: fromKind, To: to, ToType: toKind, Type: rt,
+			CreatedAt: t.now, CreatedBy: t.r.Actor}
+		return append(rels, rel), t.noteLink(rel, true)
 	})
 	return added, err
 }

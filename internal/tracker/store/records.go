@@ -139,5 +139,6 @@ func Stamp(dir string) string {
 		return "unreadable"
 	}
 	b.WriteString("|" + s.digest())
+	b.WriteString("|" + rs.activityStamp())
 	return b.String()
 }

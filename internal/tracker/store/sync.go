@@ -50,6 +50,9 @@ func (r *Repo) Export(ctx context.Context, dir string) (Transfer, error) {
 				return err
 			}
 		}
+		if err := t.exportActivity(dst); err != nil {
+			return err
+		}
 		return t.exportBodies(dir)
 	})
 	if err == nil {
@@ -143,6 +146,10 @@ func (r *Repo) Import(ctx context.Context, dir string) (Transfer, error) {
 			}
 			merged[k] = current
 		}
+		activity, err := t.planActivityImport(src, dir)
+		if err != nil {
+			return err
+		}
 		if data, ok := merged[tracker.SpecRecords]; ok {
 			if err := t.importBodies(dir, incomingSpecs, data); err != nil {
 				return err
@@ -158,6 +165,9 @@ func (r *Repo) Import(ctx context.Context, dir string) (Transfer, error) {
 					return err
 				}
 			}
+		}
+		if err := t.writeActivity(activity); err != nil {
+			return err
 		}
 		if err := t.rebuild(); err != nil {
 			return err

@@ -30,20 +30,22 @@ import (
 // what the files now are.
 type Tx struct {
 	view
-	tx         *sql.Tx
-	now        time.Time
-	rs         *records                     // the shard files
-	lock       *lock                        // held for the change
-	lines      map[string]map[string][]byte // shard file → id → its record's new line
-	rebuilt    bool                         // the files were read whole: rewrite them whole
-	load       *loader                      // rows are being put from the files: loaded at the end (load.go)
-	seeds      map[string]bool              // items whose blocked flag may have moved (blocked.go)
-	redescribe map[string]bool              // items whose blockers' descriptions changed, not their flags (blockers.go)
-	stmts      map[string]*sql.Stmt         // prepared once per change: a rebuild runs each 100,000s of times
-	bodies     map[string][]byte            // spec file_path → new markdown
-	stats      *shardStats                  // the shard files as the cache knows them: scanned by sync, restamped as written
-	stamped    map[int]bool                 // the indexes in stats restamped by this change (recordStat)
-	readSums   map[string]fileSum           // a rebuild's shard files as read, to skip those it leaves as they are
+	tx            *sql.Tx
+	now           time.Time
+	rs            *records                     // the shard files
+	lock          *lock                        // held for the change
+	lines         map[string]map[string][]byte // shard file → id → its record's new line
+	rebuilt       bool                         // the files were read whole: rewrite them whole
+	load          *loader                      // rows are being put from the files: loaded at the end (load.go)
+	seeds         map[string]bool              // items whose blocked flag may have moved (blocked.go)
+	redescribe    map[string]bool              // items whose blockers' descriptions changed, not their flags (blockers.go)
+	stmts         map[string]*sql.Stmt         // prepared once per change: a rebuild runs each 100,000s of times
+	bodies        map[string][]byte            // spec file_path → new markdown
+	stats         *shardStats                  // the shard files as the cache knows them: scanned by sync, restamped as written
+	stamped       map[int]bool                 // the indexes in stats restamped by this change (recordStat)
+	readSums      map[string]fileSum           // a rebuild's shard files as read, to skip those it leaves as they are
+	activity      []tracker.ActivityRecord     // comments and history to append at the end (activity.go)
+	activityLines map[string][]byte            // their lines by activity shard, once prepared
 }
 
 // Update runs fn as one change. fn nil only brings the cache up to date.
@@ -115,7 +117,13 @@ func (r *Repo) updateOnce(ctx context.Context, l *lock, fn func(*Tx) error) erro
 	if err := t.settle(); err != nil {
 		return err
 	}
+	if err := t.prepareActivity(); err != nil {
+		return err
+	}
 	if err := t.flush(); err != nil {
+		return err
+	}
+	if err := t.appendActivity(); err != nil {
 		return err
 	}
 	if err := t.saveStats(); err != nil {
