@@ -1,7 +1,9 @@
 package fleetrun
 
 import (
+	"net"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,5 +71,31 @@ func TestHostTLSAuthority(t *testing.T) {
 	defer h.Close()
 	if got, err := FleetCA(dir); err != nil || got != ca || h.CA != ca {
 		t.Fatalf("FleetCA after the embedded server started again: %v, another authority: %v", err, got != ca)
+	}
+}
+
+// The embedded server listens on the port of its last start, which
+// workers know; when another process took it meanwhile, it takes a free
+// one (and says so in its URL) rather than waiting for the port.
+func TestHostLastPortTaken(t *testing.T) {
+	ctx := testkit.Context(t, 60*time.Second)
+	dir := t.TempDir()
+	h, err := StartHost(ctx, HostOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := h.URL
+	h.Close()
+	l, err := net.Listen("tcp", strings.TrimPrefix(first, "nats://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if h, err = StartHost(ctx, HostOptions{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if h.URL == first || !h.Conn.IsConnected() {
+		t.Fatalf("restarted with the last port taken: %s (was %s), connected %v", h.URL, first, h.Conn.IsConnected())
 	}
 }
