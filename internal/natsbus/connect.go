@@ -69,7 +69,7 @@ func Connect(ctx context.Context, url string, c Creds, opts ...nats.Option) (*na
 			return nil, fmt.Errorf("natsbus: connect to %s as %s: %w (a server of another fleet, or someone in between)", url, c.Name, err)
 		case c.CA == "" && errors.As(err, &unknown):
 			return nil, fmt.Errorf("natsbus: connect to %s as %s: the server's TLS certificate is signed by an authority this system does not trust, "+
-				"and these credentials pin none (issued before the server had its authority? issue them again): %w", url, c.Name, err)
+				"and these credentials pin none (issued before the server had its authority? issue them again, or append its ca.pem to them): %w", url, c.Name, err)
 		}
 		return nil, fmt.Errorf("natsbus: connect to %s as %s: %w", url, c.Name, err)
 	}

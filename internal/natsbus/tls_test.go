@@ -156,6 +156,22 @@ func TestCredsFileWithCA(t *testing.T) {
 	if _, err := ReadCreds(cut); err == nil || !strings.Contains(err.Error(), "cut short") {
 		t.Fatalf("a cut certificate: %v", err)
 	}
+	// Credentials written before they pinned an authority pin it once
+	// its certificate is appended to them (cat ca.pem >> NAME.creds).
+	old := newCreds(t, "w2")
+	oldPath := filepath.Join(t.TempDir(), "w2.creds")
+	if err := WriteCreds(oldPath, old); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(oldPath, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(ca.CertPEM)
+	f.Close()
+	if got, err := ReadCreds(oldPath); err != nil || got.CA != ca.CertPEM || got.Seed != old.Seed {
+		t.Fatalf("credentials with the authority appended: %+v, %v", got, err)
+	}
 	c.CA = "not a certificate"
 	if err := WriteCreds(filepath.Join(t.TempDir(), "bad.creds"), c); err == nil {
 		t.Fatal("WriteCreds took a CA that is no certificate")
