@@ -110,7 +110,15 @@ func TestFleetRunsADAGAcrossWorkers(t *testing.T) {
 	creds := map[string]string{}
 	for _, name := range []string{"w1", "w2", "w3"} {
 		creds[name] = filepath.Join(t.TempDir(), name+".creds")
-		mustRun(t, runMain(t, w.repo, env, "", "workers", "add", name, "--out", creds[name]))
+		r := mustRun(t, runMain(t, w.repo, env, "", "workers", "add", name, "--out", creds[name]))
+		// No serve has run here: nothing to pin, as the cluster below,
+		// an operator's, speaks plain NATS; and the worker is told.
+		if c, err := natsbus.ReadCreds(creds[name]); err != nil || c.CA != "" {
+			t.Fatalf("credentials issued before any serve: %v, pin an authority: %v", err, c.CA != "")
+		}
+		if !strings.Contains(r.stdout, "pin no TLS authority") {
+			t.Fatalf("workers add before any serve says nothing of TLS:\n%s", r.stdout)
+		}
 	}
 	_, fdir, err := fleetrun.Locate(t.Context(), userenv.Of(env), w.repo)
 	if err != nil {
@@ -253,6 +261,16 @@ func TestFleetTaskSurvivesServeKilled(t *testing.T) {
 	args := []string{"--dir", repo, "--fleet", "--local-slots", "0"}
 	sp, d := startServeJSON(t, env, args...)
 	mustRun(t, runMain(t, repo, env, "", "workers", "add", "w1", "--out", creds))
+	// The credentials pin the TLS authority of serve's embedded server,
+	// which the worker then trusts alone.
+	_, fdir, err := fleetrun.Locate(t.Context(), userenv.Of(env), repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, _ := os.ReadFile(filepath.Join(fdir, natsbus.CAFile))
+	if c, err := natsbus.ReadCreds(creds); err != nil || c.CA == "" || c.CA != string(ca) {
+		t.Fatalf("the worker's credentials: %v; pin %q, the fleet's authority is %q", err, c.CA, ca)
+	}
 	wenv := childEnv(t)
 	wp := &workerProc{cmd: exec.Command(sudocodeBin, "worker", "--connect", d.Fleet.NATS, "--creds", creds),
 		out: &testkit.LockedBuffer{}, exited: make(chan struct{})}
@@ -262,6 +280,11 @@ func TestFleetTaskSurvivesServeKilled(t *testing.T) {
 	}
 	go func() { wp.cmd.Wait(); close(wp.exited) }()
 	t.Cleanup(func() { testkit.Stop(t, wp.cmd.Process, wp.exited, 30*time.Second) })
+
+	// The coordinator's own client reaches it over TLS too.
+	testkit.WaitFor(t, 30*time.Second, "w1 in sudocode workers", func() bool {
+		return strings.Contains(mustRun(t, runMain(t, repo, env, "", "workers")).stdout, "w1")
+	})
 
 	api := taskAPI{url: strings.TrimSuffix(d.URL, "/"), token: stateToken(env)}
 	task := api.start(t, `{"tool":"COMMAND","description":"Outlive serve","config":{"command":["sh","-c",`+strconv.Quote(holdScript)+`]}}`)

@@ -54,7 +54,10 @@ remove NAME" revokes them; a running serve shuts the worker out within seconds.`
 		Long: `Issue the worker NAME credentials for this project's repository and write them to
 --out (default NAME.creds, mode 0600; never over an existing file). Copy the file
 to the worker's machine and run there the command this prints. A running serve
-admits the worker within seconds.`,
+admits the worker within seconds. The file pins the TLS authority of serve's
+embedded server (made at its first start): the worker trusts no other server.
+Issue credentials after serve first ran; for an external server (serve --nats)
+they pin none.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runWorkersAdd(cmd.Context(), o, args[0]) },
 	}
@@ -91,23 +94,36 @@ func runWorkersAdd(ctx context.Context, o *workersOptions, name string) error {
 	if _, err := os.Lstat(out); err == nil {
 		return usageError{fmt.Errorf("%s exists: choose another --out, or remove it first", out)}
 	}
+	// The embedded server's authority, which the worker then trusts
+	// alone; none for an external server (serve --nats), or before serve
+	// first started here (said below).
+	ca, err := fleetrun.FleetCA(dir)
+	if err != nil {
+		return err
+	}
 	reg := fleetrun.OpenRegistry(dir)
 	c, err := reg.Issue(name, []string{key}, time.Now())
 	if err != nil {
 		return err
 	}
+	c.CA = ca
 	if err := natsbus.WriteCreds(out, c); err != nil {
 		_ = reg.Remove(name) // nobody holds the seed
 		return err
 	}
-	url := "nats://COORDINATOR:4222"
+	url, ran := "nats://COORDINATOR:4222", false
 	if b, err := os.ReadFile(filepath.Join(dir, "url")); err == nil {
-		url = strings.TrimSpace(string(b))
+		url, ran = strings.TrimSpace(string(b)), true
 	}
 	if o.g.json {
-		return writeJSON(o.stdio.Out, map[string]any{"name": name, "repos": []string{key}, "creds": out, "connect": url})
+		return writeJSON(o.stdio.Out, map[string]any{"name": name, "repos": []string{key}, "creds": out, "connect": url, "tls_pinned": ca != ""})
 	}
 	fmt.Fprintf(o.stdio.Out, "worker %s may work on %s; its credentials are in %s (keep them secret).\n", name, key, out)
+	if ca == "" && !ran {
+		fmt.Fprintf(o.stdio.Out, "(serve has not run the fleet here yet, so these credentials pin no TLS authority: right for an external server\n"+
+			" (serve --nats), refused by serve's embedded one: for that, start serve first, then issue them again with\n"+
+			" sudocode workers remove %s; sudocode workers add %s)\n", name, name)
+	}
 	fmt.Fprintf(o.stdio.Out, "On its machine, run:\n  sudocode worker --connect %s --creds %s\n", url, filepath.Base(out))
 	if strings.Contains(url, "127.0.0.1") || strings.Contains(url, "localhost") {
 		fmt.Fprintln(o.stdio.Out, "(serve's NATS listens on loopback: for another machine, start it with --nats-listen 0.0.0.0:4222)")
@@ -131,7 +147,7 @@ func runWorkersRemove(ctx context.Context, o *workersOptions, name string) error
 }
 
 func runWorkersList(ctx context.Context, o *workersOptions) error {
-	url, credsPath := o.connect, o.stdio.path(o.creds)
+	url, credsPath, ca := o.connect, o.stdio.path(o.creds), ""
 	if url == "" {
 		dir, _, err := o.fleetDir(ctx)
 		if err != nil {
@@ -142,10 +158,16 @@ func runWorkersList(ctx context.Context, o *workersOptions) error {
 			return fault.New(fault.Unavailable, "this project's fleet has not run here").WithHint("start it with sudocode serve --fleet, or name one with --connect and --creds")
 		}
 		url, credsPath = strings.TrimSpace(string(b)), filepath.Join(dir, "coordinator.creds")
+		if ca, err = fleetrun.FleetCA(dir); err != nil {
+			return err
+		}
 	}
 	c, err := natsbus.ReadCreds(credsPath)
 	if err != nil {
 		return err
+	}
+	if ca != "" {
+		c.CA = ca // serve's embedded server, whose authority is the fleet directory's (coordinator.creds holds the key alone)
 	}
 	nc, err := natsbus.Connect(ctx, url, c)
 	if err != nil {

@@ -52,6 +52,10 @@ func newCoordinator(t *testing.T, repo string, workers ...string) (*coordinator,
 		t.Fatal(err)
 	}
 	t.Cleanup(c.host.Close)
+	for w, cr := range creds {
+		cr.CA = c.host.CA // as workers add pins it once the host made it
+		creds[w] = cr
+	}
 	mirror, err := Mirror(ctx, repo, c.dir)
 	if err != nil {
 		t.Fatal(err)

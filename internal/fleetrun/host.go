@@ -53,6 +53,10 @@ type Host struct {
 	Fleet *fleet.Fleet
 	Conn  *nats.Conn
 	URL   string // what workers connect to
+	// CA is the PEM certificate of the fleet's TLS authority, which
+	// signs the embedded server's certificate and which the workers'
+	// credentials pin; empty with an external server.
+	CA string
 
 	srv  *natsbus.Server
 	lock *os.File // the fleet directory's, while the embedded server runs
@@ -69,15 +73,12 @@ func StartHost(ctx context.Context, o HostOptions) (*Host, error) {
 	}
 	var err error
 	if o.URL != "" {
-		c, err := natsbus.ReadCreds(o.Creds)
-		if err != nil {
-			return nil, err
-		}
-		if h.Conn, err = natsbus.Connect(ctx, o.URL, c); err != nil {
-			return nil, err
-		}
-		h.URL = o.URL
-	} else if err = h.startEmbedded(ctx, o); err != nil {
+		err = h.connectExternal(ctx, o)
+	} else {
+		err = h.startEmbedded(ctx, o)
+	}
+	if err != nil {
+		h.Close()
 		return nil, err
 	}
 	if o.Fleet.Replicas == 0 && len(h.Conn.Servers()) >= 3 {
@@ -104,9 +105,26 @@ func StartHost(ctx context.Context, o HostOptions) (*Host, error) {
 	return h, nil
 }
 
+// connectExternal connects to the external server of o.URL with the
+// coordinator's credentials o.Creds, and marks the fleet directory as
+// using it: credentials issued for it pin no authority of ours.
+func (h *Host) connectExternal(ctx context.Context, o HostOptions) error {
+	c, err := natsbus.ReadCreds(o.Creds)
+	if err != nil {
+		return err
+	}
+	if h.Conn, err = natsbus.Connect(ctx, o.URL, c); err != nil {
+		return err
+	}
+	h.URL = o.URL
+	return os.WriteFile(filepath.Join(o.Dir, externalMark), []byte(o.URL+"\n"), 0o600)
+}
+
 // startEmbedded starts the server in this process, with the
 // coordinator's credentials (made at the first start) and the
-// registry's workers as its users, and connects to it.
+// registry's workers as its users, and connects to it. The server speaks
+// TLS only, on loopback too (one way to connect), with a certificate the
+// fleet's authority (made at the first start) signs.
 func (h *Host) startEmbedded(ctx context.Context, o HostOptions) error {
 	var err error
 	if h.lock, err = lockDir(o.Dir); err != nil {
@@ -116,6 +134,11 @@ func (h *Host) startEmbedded(ctx context.Context, o HostOptions) error {
 	if err != nil {
 		return err
 	}
+	ca, err := natsbus.EnsureCA(o.Dir)
+	if err != nil {
+		return err
+	}
+	h.CA, coord.CA = ca.CertPEM, ca.CertPEM
 	host, port := "127.0.0.1", lastPort(o.Dir)
 	if o.Listen != "" {
 		hs, ps, err := net.SplitHostPort(o.Listen)
@@ -131,7 +154,11 @@ func (h *Host) startEmbedded(ctx context.Context, o HostOptions) error {
 	if err != nil {
 		return err
 	}
-	so := natsbus.ServerOptions{Dir: filepath.Join(o.Dir, "nats"), Host: host, Port: port, Users: users, Log: o.Log}
+	tlsConfig, err := ca.ServerTLS(host)
+	if err != nil {
+		return err
+	}
+	so := natsbus.ServerOptions{Dir: filepath.Join(o.Dir, "nats"), Host: host, Port: port, Users: users, TLS: tlsConfig, Log: o.Log}
 	h.srv, err = natsbus.Start(ctx, so)
 	if err != nil && o.Listen == "" && port != 0 {
 		so.Port = 0 // the port of the last start is taken now: workers need the new URL
@@ -150,8 +177,37 @@ func (h *Host) startEmbedded(ctx context.Context, o HostOptions) error {
 			h.URL = "nats://" + net.JoinHostPort(name, strconv.Itoa(portOf(h.srv.ClientURL())))
 		}
 	}
-	h.Conn, err = natsbus.Connect(ctx, h.URL, coord)
-	return err
+	if h.Conn, err = natsbus.Connect(ctx, h.URL, coord); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(o.Dir, externalMark)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// externalMark is the file in the fleet directory that says its serve
+// last ran on an external NATS server (serve --nats), not the embedded
+// one: the authority an earlier embedded start made signs nothing there.
+const externalMark = "nats-external"
+
+// FleetCA is the PEM certificate of the TLS authority of the fleet
+// directory dir, which credentials for its embedded server pin. It is
+// empty when the directory has none (its serve has not started the
+// embedded server yet) and when its serve last ran on an external server
+// (serve --nats), whose TLS is its operator's.
+func FleetCA(dir string) (string, error) {
+	if _, err := os.Stat(filepath.Join(dir, externalMark)); err == nil {
+		return "", nil
+	}
+	ca, err := natsbus.LoadCA(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return ca.CertPEM, nil
 }
 
 // portOf is the port of a nats://host:port URL (0 if none).
@@ -165,8 +221,12 @@ func portOf(u string) int {
 }
 
 // lastPort is the port the embedded server listened on at its last
-// start (its URL kept in dir), which workers connect to; 0 if none.
+// start (its URL kept in dir), which workers connect to; 0 if none, or if
+// the URL kept is an external server's (serve --nats).
 func lastPort(dir string) int {
+	if _, err := os.Stat(filepath.Join(dir, externalMark)); err == nil {
+		return 0
+	}
 	b, err := os.ReadFile(filepath.Join(dir, "url"))
 	if err != nil {
 		return 0

@@ -15,7 +15,14 @@ import (
 
 // Creds are one nkey user's credentials: Public goes into the server's
 // User list, Seed stays with the user and signs its connections.
-type Creds struct{ Name, Public, Seed string }
+type Creds struct {
+	Name, Public, Seed string
+	// CA, when set, is the PEM certificate of the authority that signs
+	// the server's certificate: Connect then requires TLS and trusts that
+	// authority alone (see Connect). Empty: the connection is as the
+	// server offers it.
+	CA string
+}
 
 // User is the server-side entry for c, with perms (nil = everything).
 func (c Creds) User(perms *Permissions) User {
@@ -45,6 +52,9 @@ func NewCreds(name string) (Creds, error) {
 
 const namePrefix = "# name: "
 
+// caComment introduces the pinned authority in a creds file.
+const caComment = "# the TLS certificate authority of the server: connections trust it alone\n"
+
 // WriteCreds writes c to path with mode 0600. It writes a temporary file
 // beside path and renames it into place, so a reader never sees half a
 // seed, and refuses to replace an existing file: a seed that is
@@ -53,6 +63,11 @@ const namePrefix = "# name: "
 func WriteCreds(path string, c Creds) error {
 	if _, err := parseSeed(c.Seed); err != nil {
 		return fmt.Errorf("natsbus: write creds %s: %w", path, err)
+	}
+	if c.CA != "" {
+		if _, err := CertPool(c.CA); err != nil {
+			return fmt.Errorf("natsbus: write creds %s: the TLS authority: %w", path, err)
+		}
 	}
 	if _, err := os.Lstat(path); err == nil {
 		return fmt.Errorf("natsbus: write creds: %s exists; remove it first to replace it", path)
@@ -66,6 +81,11 @@ func WriteCreds(path string, c Creds) error {
 	}
 	defer os.Remove(tmp.Name()) // no-op once renamed
 	content := fmt.Sprintf("# sudocode NATS user credentials: keep secret\n%s%s\n%s\n", namePrefix, c.Name, c.Seed)
+	if c.CA != "" {
+		// After the seed, which nats.go's NkeyOptionFromSeed takes from
+		// the first line that looks like one.
+		content += caComment + strings.TrimSpace(c.CA) + "\n"
+	}
 	if err := tmp.Chmod(0o600); err != nil {
 		tmp.Close()
 		return fmt.Errorf("natsbus: write creds: %w", err)
@@ -89,8 +109,10 @@ func WriteCreds(path string, c Creds) error {
 	return nil
 }
 
-// ReadCreds reads credentials WriteCreds wrote. It refuses a file others
-// may read (the seed is a secret) and one without a user seed.
+// ReadCreds reads credentials WriteCreds wrote (those of files written
+// before credentials pinned an authority too: their CA is empty). It
+// refuses a file others may read (the seed is a secret) and one without a
+// user seed.
 func ReadCreds(path string) (Creds, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -107,14 +129,31 @@ func ReadCreds(path string) (Creds, error) {
 		return Creds{}, fmt.Errorf("natsbus: creds: %w", err)
 	}
 	var c Creds
+	var ca strings.Builder
+	inPEM := false
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		switch {
+		case strings.HasPrefix(line, "-----BEGIN "):
+			inPEM = true
+			ca.WriteString(line + "\n")
+		case inPEM:
+			// A base64 line may begin with S too: it is no seed.
+			ca.WriteString(line + "\n")
+			inPEM = !strings.HasPrefix(line, "-----END ")
 		case strings.HasPrefix(line, namePrefix):
 			c.Name = strings.TrimSpace(strings.TrimPrefix(line, namePrefix))
-		case strings.HasPrefix(line, "S"):
+		case strings.HasPrefix(line, "S") && c.Seed == "":
 			c.Seed = line
+		}
+	}
+	if inPEM {
+		return Creds{}, fmt.Errorf("natsbus: creds file %s: its TLS authority's certificate is cut short", path)
+	}
+	if c.CA = ca.String(); c.CA != "" {
+		if _, err := CertPool(c.CA); err != nil {
+			return Creds{}, fmt.Errorf("natsbus: creds file %s: its TLS authority: %w", path, err)
 		}
 	}
 	if c.Seed == "" {

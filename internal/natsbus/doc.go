@@ -25,9 +25,18 @@
 // are not encrypted: nodes on different machines belong on a network the
 // operator trusts, or behind a tunnel.
 //
+// Clients connect over TLS when the server is given ServerOptions.TLS,
+// typically a certificate signed by a private authority (EnsureCA keeps
+// one in a directory; CA.ServerTLS makes the server's certificate): the
+// server then refuses plain clients. Clients still authenticate with
+// their nkey, not a certificate.
+//
 // Credentials are nkey user seeds in files of mode 0600, in the format
 // nats.go's NkeyOptionFromSeed reads, with the user's name on a comment
-// line. Connect authenticates with them and gives the connection the
-// inbox prefix "_INBOX_<name>", so a user's permissions can confine the
-// replies it may receive to its own prefix.
+// line and, after the seed, the PEM certificate of the server's authority
+// when they pin one. Connect authenticates with them and gives the
+// connection the inbox prefix "_INBOX_<name>", so a user's permissions
+// can confine the replies it may receive to its own prefix; with a pinned
+// authority it requires TLS and trusts that authority alone, so a man in
+// the middle cannot pose as the server.
 package natsbus

@@ -2,6 +2,7 @@ package natsbus
 
 import (
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 )
@@ -27,6 +29,12 @@ type ServerOptions struct {
 	// It is only for tests and tools on a private socket; Start refuses
 	// an empty Users list without it.
 	NoAuth bool
+	// TLS, when set, makes clients connect over TLS with this
+	// configuration (its certificate, e.g. CA.ServerTLS): the server
+	// refuses a client that does not. Clients still authenticate with
+	// their nkey; no client certificate is asked for. Routes between a
+	// cluster's nodes are not affected.
+	TLS *tls.Config
 	// Log receives the server's warnings and errors; nil logs nothing.
 	Log *slog.Logger
 }
@@ -105,6 +113,10 @@ func (o ServerOptions) check() (ServerOptions, error) {
 	return o, nil
 }
 
+// tlsTimeout is how long a client has to finish the TLS handshake: a
+// worker on another continent takes a few round trips.
+const tlsTimeout = 5 * time.Second
+
 // port maps our "0 = any free port" to the server's, where 0 means the
 // default port and -1 any free one.
 func port(p int) int {
@@ -126,6 +138,10 @@ func (o ServerOptions) serverOptions() (*server.Options, error) {
 		NoLog:      o.Log == nil,
 		// No monitoring, leaf nodes, gateways or websockets: not asked for.
 		HTTPPort: 0,
+	}
+	if o.TLS != nil {
+		so.TLS, so.TLSConfig = true, o.TLS.Clone()
+		so.TLSTimeout = tlsTimeout.Seconds()
 	}
 	if c := o.Cluster; c != nil {
 		so.Cluster = server.ClusterOpts{Name: c.Name, Host: c.Host, Port: port(c.Port)}

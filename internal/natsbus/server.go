@@ -51,15 +51,21 @@ func Start(ctx context.Context, o ServerOptions) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natsbus: server %s: %w", o.Name, err)
 	}
-	if o.Log != nil {
-		ns.SetLoggerV2(slogLogger{o.Log}, false, false, false)
-	}
+	fatal := make(chan error, 1)
+	ns.SetLoggerV2(slogLogger{l: o.Log, fatal: fatal}, false, false, false)
 	ns.Start()
 	for !ns.ReadyForConnections(readyPoll) {
 		if err := ctx.Err(); err != nil {
 			ns.Shutdown()
 			ns.WaitForShutdown()
 			return nil, fmt.Errorf("natsbus: server %s not ready: %w", o.Name, err)
+		}
+		select {
+		case err := <-fatal:
+			ns.Shutdown()
+			ns.WaitForShutdown()
+			return nil, fmt.Errorf("natsbus: server %s: %w", o.Name, err)
+		default:
 		}
 		if !ns.Running() {
 			ns.WaitForShutdown()

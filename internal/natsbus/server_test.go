@@ -1,6 +1,10 @@
 package natsbus
 
 import (
+	"context"
+	"errors"
+	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +122,20 @@ func TestJetStreamSurvivesRestart(t *testing.T) {
 	m, err := st.GetLastMsgForSubject(ctx, "keep.one")
 	if err != nil || string(m.Data) != "kept" {
 		t.Fatalf("after restart: %v %v", m, err)
+	}
+}
+
+// A port in use fails Start at once, saying so: nats-server only logs it
+// and would never be ready.
+func TestStartPortInUse(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	_, err = Start(testkit.Context(t, 30*time.Second), ServerOptions{Dir: t.TempDir(), NoAuth: true, Port: port})
+	if err == nil || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), strconv.Itoa(port)) {
+		t.Fatalf("Start on a port in use: %v, want an error naming the port", err)
 	}
 }

@@ -69,6 +69,7 @@ func (f *Fleet) Worker(t testing.TB, name string, info fleet.WorkerInfo) (stop f
 	if !ok {
 		t.Fatalf("fleettest: no credentials for worker %s: name it in Start", name)
 	}
+	cr.CA = f.Host.CA // issued before the host made its authority
 	ctx, cancel := context.WithCancel(context.Background())
 	connectCtx := testkit.Context(t, time.Minute)
 	nc, err := natsbus.Connect(connectCtx, f.Host.URL, cr)

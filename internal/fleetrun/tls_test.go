@@ -1,0 +1,101 @@
+package fleetrun
+
+import (
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sudocode/sudocode/internal/fleet"
+	"github.com/sudocode/sudocode/internal/natsbus"
+	"github.com/sudocode/sudocode/internal/testkit"
+)
+
+// The embedded server speaks TLS with the fleet directory's authority,
+// which credentials for it pin; an external server (serve --nats) is the
+// operator's, and credentials issued for it pin nothing, even in a
+// directory whose embedded server ran before.
+func TestHostTLSAuthority(t *testing.T) {
+	ctx := testkit.Context(t, 60*time.Second)
+	dir := t.TempDir()
+	if ca, err := FleetCA(dir); err != nil || ca != "" {
+		t.Fatalf("FleetCA before the first start: %q, %v", ca, err)
+	}
+	h, err := StartHost(ctx, HostOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := FleetCA(dir)
+	if err != nil || ca == "" || ca != h.CA {
+		h.Close()
+		t.Fatalf("FleetCA after the embedded server started: %q, %v; the host's %q", ca, err, h.CA)
+	}
+	if cs, err := h.Conn.TLSConnectionState(); err != nil || len(cs.PeerCertificates) == 0 {
+		h.Close()
+		t.Fatalf("the coordinator's own connection is not TLS: %v", err)
+	}
+	h.Close()
+
+	// serve --nats: a plain server of the operator's.
+	coord, err := natsbus.NewCreds(CoordinatorUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	coordFile := filepath.Join(t.TempDir(), "coordinator.creds")
+	if err := natsbus.WriteCreds(coordFile, coord); err != nil {
+		t.Fatal(err)
+	}
+	ext, err := natsbus.Start(ctx, natsbus.ServerOptions{Dir: t.TempDir(), Users: []natsbus.User{coord.User(fleet.CoordinatorPermissions())}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ext.Shutdown)
+	h, err = StartHost(ctx, HostOptions{Dir: dir, URL: ext.ClientURL(), Creds: coordFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.CA != "" {
+		t.Errorf("a host on an external server has an authority")
+	}
+	if got, err := FleetCA(dir); err != nil || got != "" {
+		t.Errorf("FleetCA while serve runs on an external server: %q, %v; want none", got, err)
+	}
+	h.Close()
+
+	// Back on the embedded server: the same authority as before.
+	h, err = StartHost(ctx, HostOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if got, err := FleetCA(dir); err != nil || got != ca || h.CA != ca {
+		t.Fatalf("FleetCA after the embedded server started again: %v, another authority: %v", err, got != ca)
+	}
+}
+
+// The embedded server listens on the port of its last start, which
+// workers know; when another process took it meanwhile, it takes a free
+// one (and says so in its URL) rather than waiting for the port.
+func TestHostLastPortTaken(t *testing.T) {
+	ctx := testkit.Context(t, 60*time.Second)
+	dir := t.TempDir()
+	h, err := StartHost(ctx, HostOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := h.URL
+	h.Close()
+	l, err := net.Listen("tcp", strings.TrimPrefix(first, "nats://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if h, err = StartHost(ctx, HostOptions{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if h.URL == first || !h.Conn.IsConnected() {
+		t.Fatalf("restarted with the last port taken: %s (was %s), connected %v", h.URL, first, h.Conn.IsConnected())
+	}
+}
