@@ -3,8 +3,10 @@ package cli_test
 // The fleet end to end: serve coordinating a 3-node NATS JetStream
 // cluster and three `sudocode worker` processes (three "machines", each
 // with its own home and clone), run_ready working a DAG of 30 issues with
-// 16 tasks at once; meanwhile a worker is killed mid-run and a NATS node
-// is lost. Every issue is merged once, each after the issues it waits for.
+// 16 tasks at once; meanwhile a worker is killed mid-run, a NATS node is
+// lost and serve is killed and started again (run_ready called again).
+// Every issue is started and merged once, each after the issues it waits
+// for.
 
 import (
 	"context"
@@ -15,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,6 +33,9 @@ import (
 	"github.com/sudocode/sudocode/internal/testkit"
 	"github.com/sudocode/sudocode/internal/userenv"
 )
+
+// mergedAs finds the merge's commit and task in a closed issue's reason.
+var mergedAs = regexp.MustCompile(`Merged into \S+ as ([0-9a-f]+) \(task ([0-9a-z]+),`)
 
 // dagWorld is a project with n issues, issue i blocked by issue i-1
 // (unless i is a multiple of 5) and by issue i-5: chains and layers.
@@ -144,7 +150,8 @@ func TestFleetRunsADAGAcrossWorkers(t *testing.T) {
 	urls := natstest.ClientURLs(nodes)
 	workers := map[string]*workerProc{}
 
-	sp, d := startServeJSON(t, env, "--dir", w.repo, "--nats", urls, "--nats-creds", coordFile, "--local-slots", "0")
+	serveArgs := []string{"--dir", w.repo, "--nats", urls, "--nats-creds", coordFile, "--local-slots", "0"}
+	sp, d := startServeJSON(t, env, serveArgs...)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("serve's stderr:\n%s", sp.stderr)
@@ -191,35 +198,85 @@ func TestFleetRunsADAGAcrossWorkers(t *testing.T) {
 		}
 	}()
 
-	s := connectHTTP(t, d.MCP["agent"], map[string]string{"Authorization": "Bearer " + stateToken(env)})
-	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(5*time.Minute))
-	defer cancel()
-	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "run_ready", Arguments: map[string]any{
-		"tool": "COMMAND", "config": map[string]any{"command": []string{"sh", "-c", dagScript}}, "limit": n, "parallel": 16}})
-	if err != nil {
-		t.Fatal(err)
+	// run_ready through serve, which is SIGKILLed once w1 was: a new serve
+	// reads the runs on, and run_ready called again takes up the first
+	// call's tasks and works the rest.
+	runReady := func(d serveDoc) (*mcp.CallToolResult, error) {
+		s := connectHTTP(t, d.MCP["agent"], map[string]string{"Authorization": "Bearer " + stateToken(env)})
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(5*time.Minute))
+		defer cancel()
+		return s.CallTool(ctx, &mcp.CallToolParams{Name: "run_ready", Arguments: map[string]any{
+			"tool": "COMMAND", "config": map[string]any{"command": []string{"sh", "-c", dagScript}}, "limit": n, "parallel": 16}})
 	}
-	items, b := runReadyItems(t, res)
-	lost := <-killed
+	firstCall := make(chan error, 1)
+	go func() {
+		_, err := runReady(d)
+		firstCall <- err
+	}()
+	lost := testkit.Receive(t, 5*time.Minute, "w1 to run something and be killed", killed)
 	if len(lost) == 0 {
 		t.Fatalf("w1 never ran anything; its output:\n%s", workers["w1"].out)
 	}
-	commit := map[string]string{}
-	for _, it := range items {
-		if it.Outcome != "merged" {
-			logs := runMain(t, w.repo, env, "", "task", "show", it.TaskID, "--json")
-			t.Errorf("issue %s: %s %s\nits task's log:\n%s", it.IssueID, it.Outcome, it.Error, logs.stdout)
+	_ = sp.cmd.Process.Signal(syscall.SIGKILL)
+	testkit.Receive(t, 30*time.Second, "serve to exit", sp.exited)
+	if err := testkit.Receive(t, 30*time.Second, "the first run_ready call to end with serve", firstCall); err == nil {
+		t.Log("the first run_ready call ended before serve was killed")
+	}
+	sp, d = startServeJSON(t, env, serveArgs...)
+	res, err := runReady(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, b := runReadyItems(t, res)
+	if !strings.Contains(string(b), `"outcome":"merged"`) {
+		t.Fatalf("the second run_ready call merged nothing: %s", b)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the second run_ready call: %+v\nready now:\n%s", second, runMain(t, w.repo, env, "", "ready").stdout)
 		}
-		if commit[it.IssueID] != "" {
-			t.Errorf("issue %s merged twice", it.IssueID)
+	})
+
+	// Every issue has one task, merged once, after the issues it waits for.
+	var list struct {
+		Tasks []struct {
+			ID      string `json:"id"`
+			IssueID string `json:"issue_id"`
+			State   string `json:"state"`
+		} `json:"tasks"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, runMain(t, w.repo, env, "", "task", "list", "--json")).stdout), &list); err != nil {
+		t.Fatal(err)
+	}
+	commit, taskOf := map[string]string{}, map[string]string{}
+	for _, tk := range list.Tasks {
+		if tk.State == "failed" {
+			// Only a task serve was killed under before any worker took
+			// it may fail; its issue is started again.
+			r := mustRun(t, runMain(t, w.repo, env, "", "task", "show", tk.ID))
+			l := mustRun(t, runMain(t, w.repo, env, "", "task", "logs", tk.ID))
+			if !strings.Contains(r.stdout, "The server stopped") || strings.Contains(l.stdout, "taken by worker") {
+				t.Errorf("issue %s: task %s failed:\n%s%s", tk.IssueID, tk.ID, r.stdout, l.stdout)
+			}
+			continue
 		}
-		commit[it.IssueID] = it.Commit
+		if taskOf[tk.IssueID] != "" {
+			t.Errorf("issue %s was started twice: tasks %s and %s", tk.IssueID, taskOf[tk.IssueID], tk.ID)
+		}
+		taskOf[tk.IssueID] = tk.ID
+		// The issue, closed, names the merge's commit.
+		r := mustRun(t, runMain(t, w.repo, env, "", "issue", "show", tk.IssueID, "--json"))
+		m := mergedAs.FindStringSubmatch(r.stdout)
+		if tk.State != "merged" || m == nil || m[2] != tk.ID {
+			logs := runMain(t, w.repo, env, "", "task", "show", tk.ID)
+			t.Errorf("issue %s: task %s %s, the issue says %v\n%s\nthe task:\n%s", tk.IssueID, tk.ID, tk.State, m, r.stdout, logs.stdout)
+			continue
+		}
+		commit[tk.IssueID] = m[1]
 	}
 	if len(commit) != n {
-		t.Fatalf("%d issues merged, want %d: %s", len(commit), n, b)
+		t.Fatalf("%d issues have tasks, want %d", len(commit), n)
 	}
-	// Each issue's merge holds the work of every issue it waited for:
-	// those were merged before its task started.
 	for i, id := range w.ids {
 		if got := testkit.Git(t, w.repo, "show", commit[id]+":done-"+id+".txt"); got != id {
 			t.Errorf("done-%s.txt at its merge: %q", id, got)
@@ -230,15 +287,34 @@ func TestFleetRunsADAGAcrossWorkers(t *testing.T) {
 			}
 		}
 	}
-	// The runs w1 held went to the others: their logs say so.
+	// The runs w1 held went to the others: their logs say so, and their
+	// issues' history says the task restarted.
 	again := 0
-	for _, it := range items {
-		r := mustRun(t, runMain(t, w.repo, env, "", "task", "logs", it.TaskID))
-		if strings.Contains(r.stdout, "offered again") {
-			again++
+	for issue, task := range taskOf {
+		r := mustRun(t, runMain(t, w.repo, env, "", "task", "logs", task))
+		if !strings.Contains(r.stdout, "offered again") {
+			if strings.Contains(r.stdout, "taken by worker w1") && strings.Contains(strings.Join(lost, " "), task) {
+				t.Errorf("task %s was w1's when it was killed, but nobody took it again:\n%s", task, r.stdout)
+			}
+			continue
 		}
-		if strings.Count(r.stdout, "taken by worker w1") > 0 && !strings.Contains(r.stdout, "offered again") && strings.Contains(strings.Join(lost, " "), it.TaskID) {
-			t.Errorf("task %s was w1's when it was killed, but nobody took it again:\n%s", it.TaskID, r.stdout)
+		again++
+		is := mustRun(t, runMain(t, w.repo, env, "", "issue", "show", issue, "--json"))
+		var shown struct {
+			History []struct {
+				To     *string `json:"to"`
+				TaskID *string `json:"task_id"`
+			} `json:"history"`
+		}
+		if err := json.Unmarshal([]byte(is.stdout), &shown); err != nil {
+			t.Fatal(err)
+		}
+		restarted := false
+		for _, h := range shown.History {
+			restarted = restarted || h.To != nil && *h.To == "restarted" && h.TaskID != nil && *h.TaskID == task
+		}
+		if !restarted {
+			t.Errorf("issue %s's history does not say its task %s restarted:\n%s", issue, task, is.stdout)
 		}
 	}
 	if again == 0 {

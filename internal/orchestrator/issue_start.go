@@ -21,6 +21,10 @@ type StartInput struct {
 	Branch       string
 	Config       []byte
 	Actor        string
+	// stored, when set, is done once the task is stored, after its issue
+	// was taken and before its agent starts (run_ready records the task
+	// then): a failure fails the task's start.
+	stored func(context.Context, Task) error
 }
 
 // Start starts an agent on an issue: its prompt is assembled from the
@@ -50,23 +54,25 @@ func (o *Orchestrator) Start(ctx context.Context, in StartInput) (Task, error) {
 	// the other surfaces use it while the task starts.
 	o.issueMu.Lock()
 	defer o.issueMu.Unlock()
-	t, err := o.create(ctx, CreateInput{
+	// The issue goes in progress once the task is stored and before its
+	// agent starts: a server killed at any point after leaves a task the
+	// issue names (which a restart runs on or fails), never an open issue
+	// that a later run_ready would start a second time while the first
+	// task runs.
+	return o.create(ctx, CreateInput{
 		Agent: in.Agent, Description: in.Description, Instructions: prompt, Branch: in.Branch,
 		Config: in.Config, Actor: in.Actor, IssueID: brief.ID, Settings: &settings,
+		stored: func(ctx context.Context, t Task) error {
+			if err := o.issues.Take(ctx, brief.ID, Assignee(t)); err != nil {
+				return fault.Wrap(fault.Internal, err, "issue "+brief.ID+" could not be marked in progress")
+			}
+			o.taskEvent(ctx, t, "started")
+			if in.stored != nil {
+				return in.stored(ctx, t)
+			}
+			return nil
+		},
 	})
-	if err != nil {
-		return t, err
-	}
-	if t.Status == StatusFailed {
-		return t, nil // the follower records the failure on the issue
-	}
-	// The task runs: its issue goes in progress whatever becomes of the
-	// caller, or a later run_ready would start the issue again.
-	if err := o.issues.Take(context.WithoutCancel(ctx), brief.ID, Assignee(t)); err != nil {
-		return t, fault.Wrap(fault.Internal, err, "task "+t.ID+" started, but issue "+brief.ID+" could not be marked in progress")
-	}
-	o.taskEvent(ctx, t, "started")
-	return t, nil
 }
 
 // Finished notes on t's issue what its run ended with, as the follower

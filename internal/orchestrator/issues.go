@@ -40,7 +40,7 @@ type Issues interface {
 	// Ready is the ids of the ready issues, in ready's order.
 	Ready(ctx context.Context, f ReadyFilter) ([]string, error)
 	// TaskEvent records in the issue's history what happened to task
-	// taskID on it: started, merged, failed, cancelled or ended. A
+	// taskID on it: started, restarted, merged, failed, cancelled or ended. A
 	// deleted issue records nothing.
 	TaskEvent(ctx context.Context, id, taskID, what string) error
 }
@@ -138,6 +138,9 @@ func (o *Orchestrator) doMissedDuties(ctx context.Context) {
 // history is a record for people: a failure to write it is logged, and
 // changes nothing of what the task did.
 func (o *Orchestrator) taskEvent(ctx context.Context, t Task, what string) {
+	if o.issues == nil || t.IssueID == "" {
+		return
+	}
 	if err := o.issues.TaskEvent(ctx, t.IssueID, t.ID, what); err != nil {
 		slog.Warn("cannot record a task's event in its issue's history", "task", t.ID, "issue", t.IssueID, "event", what, "err", err)
 	}

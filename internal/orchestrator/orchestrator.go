@@ -241,6 +241,10 @@ type CreateInput struct {
 	// this task (Orchestrator.Settings), so that a start reads them once;
 	// nil: Create reads them.
 	Settings *Settings
+	// stored, when set, is done once the task is stored and before its
+	// agent starts (a task of an issue takes the issue then): a failure
+	// fails the task's start.
+	stored func(context.Context, Task) error
 }
 
 func decodeConfig(raw json.RawMessage) (map[string]any, error) {
@@ -345,6 +349,11 @@ func (o *Orchestrator) create(ctx context.Context, in CreateInput) (Task, error)
 	o.notify(Change{Kind: ChangeCreated, Task: t})
 	unlock := o.lockTask(t.ID)
 	defer unlock()
+	if in.stored != nil {
+		if err := in.stored(ctx, t); err != nil {
+			return o.failStart(ctx, t, err)
+		}
+	}
 	return o.start(ctx, t, ad, o.runSpec(t, top, cfg, t.Instructions, ""), settings.Setup, "")
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -28,11 +29,10 @@ func (o *Orchestrator) dispatch(ctx context.Context, t Task, spec agent.RunSpec,
 			return o.failStart(ctx, t, err)
 		}
 		remote = ri.top
-	} else if o.opts.Remote != "" {
-		if _, err := gitTransport(ctx, t.WorktreePath, "push", "--no-verify", "--no-progress", "--", o.opts.Remote, "+refs/heads/"+t.Branch+":refs/heads/"+t.Branch); err != nil {
-			return o.failStart(ctx, t, fmt.Errorf("the task's branch could not be pushed to the workers' repository: %w", err))
-		}
 	}
+	// The run and its assignment are recorded before anything else: a
+	// coordinator killed from here on leaves a run the next one offers
+	// again (ResumeFleet), not a task stuck with no run.
 	n, last, err := o.store.newRemoteRun(ctx, t.ID)
 	if err != nil {
 		return t, err
@@ -43,9 +43,16 @@ func (o *Orchestrator) dispatch(ctx context.Context, t Task, spec agent.RunSpec,
 		Identity: o.identity(ctx), Labels: configLabels(spec.Config), Prefer: cmp.Or(last, o.opts.PreferWorker),
 		Worktree: t.WorktreePath,
 	}
-	if a.TaskInstructions, err = o.taskPrompt(ctx, t, n, a.Resume); err != nil {
+	if a.TaskInstructions, err = o.taskPrompt(ctx, t, n, a.Resume); err == nil {
+		err = o.store.keepOffer(ctx, a)
+	}
+	if err != nil {
 		_ = o.store.endRemote(context.WithoutCancel(ctx), t.ID, n)
 		return t, err
+	}
+	if err := o.pushBranch(ctx, t); err != nil {
+		_ = o.store.endRemote(context.WithoutCancel(ctx), t.ID, n)
+		return o.failStart(ctx, t, err)
 	}
 	now := time.Now().UTC()
 	t.Status, t.Error, t.MergeConflict = StatusInProgress, nil, nil
@@ -175,6 +182,10 @@ func (o *Orchestrator) readMessage(id string, n int, m RunMessage, log *runLog) 
 		text := fmt.Sprintf("run %d taken by worker %s", n, m.Worker)
 		if c.Delivery > 1 {
 			text += fmt.Sprintf(" (offered again: attempt %d, an earlier worker lost it)", c.Delivery)
+			// The agent starts over on the new worker: its issue says so.
+			if t, err := o.store.Get(ctx, id); err == nil {
+				o.taskEvent(ctx, t, "restarted")
+			}
 		}
 		log.add([]agent.Event{remoteEvent(text)})
 	case MsgEvents:
@@ -259,19 +270,56 @@ func (o *Orchestrator) ResumeFleet(ctx context.Context) error {
 	}
 	for _, rr := range runs {
 		t, err := o.store.Get(ctx, rr.task)
-		if err != nil || t.Status != StatusInProgress || o.isRunning(t.ID) {
-			if err == nil && t.Status != StatusInProgress {
+		if err != nil || t.Status != StatusInProgress && t.Status != StatusPending || o.isRunning(t.ID) {
+			if err == nil && t.Status != StatusInProgress && t.Status != StatusPending {
 				_ = o.store.endRemote(ctx, rr.task, rr.run)
 			}
 			continue
 		}
-		t.OwnerPID = os.Getpid()
+		if rr.seen == 0 {
+			// No worker has said a word of it: the last coordinator may
+			// have died before its offer was made. Offered again: the
+			// fleet drops an offer it has had, and a run that ended.
+			if err := o.offerAgain(ctx, t, rr.run); err != nil {
+				slog.Warn("cannot offer a run again", "task", t.ID, "run", rr.run, "err", err)
+			}
+		}
+		now := time.Now().UTC()
+		t.Status, t.OwnerPID, t.UpdatedAt = StatusInProgress, os.Getpid(), now
+		if t.StartedAt == nil {
+			t.StartedAt = &now
+		}
 		if err := o.store.Put(ctx, t); err != nil {
 			return err
 		}
 		o.followRemote(t, rr.run, rr.seen)
 	}
 	return nil
+}
+
+// pushBranch pushes t's branch to the workers' repository, when they
+// have one of their own (Options.Remote).
+func (o *Orchestrator) pushBranch(ctx context.Context, t Task) error {
+	if o.opts.Remote == "" {
+		return nil
+	}
+	if _, err := gitTransport(ctx, t.WorktreePath, "push", "--no-verify", "--no-progress", "--", o.opts.Remote, "+refs/heads/"+t.Branch+":refs/heads/"+t.Branch); err != nil {
+		return fmt.Errorf("the task's branch could not be pushed to the workers' repository: %w", err)
+	}
+	return nil
+}
+
+// offerAgain makes task t's run n's offer again, from its recorded
+// assignment: the branch pushed, then the offer.
+func (o *Orchestrator) offerAgain(ctx context.Context, t Task, n int) error {
+	a, ok, err := o.store.offerOf(ctx, t.ID, n)
+	if err != nil || !ok {
+		return err
+	}
+	if err := o.pushBranch(ctx, t); err != nil {
+		return err
+	}
+	return o.opts.Fleet.Offer(ctx, a)
 }
 
 // taskPrompt keeps the instructions of task t's first run offered, and

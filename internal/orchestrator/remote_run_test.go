@@ -31,6 +31,9 @@ type memFleet struct {
 	// failWatches Watch calls fail, and breakWatches watches end after
 	// their first message, as when the fleet's server is lost.
 	failWatches, breakWatches int
+	// lose loses the offers made meanwhile, as a coordinator killed
+	// before its offer was made would.
+	lose bool
 }
 
 func newMemFleet(worker *Orchestrator) *memFleet {
@@ -42,6 +45,11 @@ func runKey(task string, run int) string { return fmt.Sprintf("%s/%d", task, run
 func (f *memFleet) Offer(_ context.Context, a Assignment) error {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	f.mu.Lock()
+	if f.lose {
+		f.mu.Unlock()
+		cancel(nil)
+		return nil
+	}
 	f.offers++
 	f.cancels[runKey(a.Task, a.Run)] = cancel
 	f.mu.Unlock()
@@ -435,4 +443,38 @@ func TestRemoteRunGivesTheWorktreesTracker(t *testing.T) {
 	if len(spec.MCPServers) != 1 || spec.MCPServers[0].Env["SUDOCODE_WORKING_DIR"] != spec.Dir || !strings.HasPrefix(spec.Dir, f.worktree) {
 		t.Fatalf("the agent's MCP servers %+v, its directory %s (the worker's worktrees are under %s)", spec.MCPServers, spec.Dir, f.worktree)
 	}
+}
+
+// A coordinator killed after it recorded a run but before its offer was
+// made leaves the run to the next one, which offers it again: the task
+// runs and ends, not stuck in progress with no worker ever told.
+func TestRemoteRunOfferedAgainAfterARestart(t *testing.T) {
+	repo := testkit.Repo(t)
+	f := newRemoteFixture(t, repo)
+	f.fleet.mu.Lock()
+	f.fleet.lose = true
+	f.fleet.mu.Unlock()
+	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "Offer lost", Config: shell(`echo ran`)})
+	f.o.Close()
+	f.fleet.mu.Lock()
+	f.fleet.lose = false
+	f.fleet.mu.Unlock()
+	s2, err := OpenStore(context.Background(), f.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	o2 := idle(s2, lookupAdapter, Options{Repo: repo, Grace: 500 * time.Millisecond, FlushEvery: 10 * time.Millisecond, Fleet: f.fleet})
+	defer o2.Close()
+	if err := o2.ResumeFleet(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testkit.Context(t, 30*time.Second)
+	if err := o2.Wait(ctx, task.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := o2.Get(ctx, task.ID); err != nil || got.Status != StatusCompleted {
+		t.Fatalf("task %+v, %v", got, err)
+	}
+	waitLogged(t, o2, task.ID, "ran")
 }

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -19,6 +20,12 @@ const remoteRunsSchema = `CREATE TABLE IF NOT EXISTS remote_runs (
 	worker  TEXT NOT NULL DEFAULT '',
 	seen    INTEGER NOT NULL DEFAULT 0, -- the fleet's number of the last message stored
 	ended   INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (task_id, run)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS remote_offers (
+	task_id    TEXT NOT NULL,
+	run        INTEGER NOT NULL,
+	assignment TEXT NOT NULL, -- what was offered, to offer it again after a restart
 	PRIMARY KEY (task_id, run)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS remote_prompts (
@@ -101,4 +108,28 @@ func (s *Store) prompt(ctx context.Context, task string) (instructions string, o
 		return "", false, nil
 	}
 	return instructions, err == nil, err
+}
+
+// keepOffer records the assignment of a run, before it is offered.
+func (s *Store) keepOffer(ctx context.Context, a Assignment) error {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.ExecContext(ctx, `INSERT OR REPLACE INTO remote_offers (task_id, run, assignment) VALUES (?, ?, ?)`, a.Task, a.Run, string(b))
+	return err
+}
+
+// offerOf is the assignment keepOffer recorded of task's run; ok is false
+// when none was.
+func (s *Store) offerOf(ctx context.Context, task string, run int) (a Assignment, ok bool, err error) {
+	var b string
+	err = s.db.QueryRowContext(ctx, `SELECT assignment FROM remote_offers WHERE task_id = ? AND run = ?`, task, run).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, false, nil
+	}
+	if err != nil {
+		return a, false, err
+	}
+	return a, true, json.Unmarshal([]byte(b), &a)
 }

@@ -83,6 +83,14 @@ func (o *Orchestrator) RunReady(ctx context.Context, in RunInput) (RunResult, er
 	}
 	done := make(chan int, in.Limit+len(orphans))
 	for _, r := range orphans {
+		if t, err := o.store.Get(ctx, r.task); err == nil && t.Status == StatusFailed && t.Error != nil && t.Error.Type == ErrTypeServerStopped {
+			// Its server died under it: the issue goes back to the queue
+			// with the failure noted (now, not in the background, so the
+			// issue reads ready below) and this call starts it again.
+			o.noteFailure(ctx, t)
+			_ = o.store.dropReadyRun(ctx, r.task)
+			continue
+		}
 		tried[r.issue] = true
 		res.Items = append(res.Items, RunItem{IssueID: r.issue, TaskID: r.task})
 		merges = append(merges, r.merge)
@@ -106,7 +114,15 @@ func (o *Orchestrator) RunReady(ctx context.Context, in RunInput) (RunResult, er
 				break
 			}
 			tried[id] = true
-			t, err := o.Start(ctx, StartInput{IssueID: id, Agent: in.Agent, Config: in.Config})
+			t, err := o.Start(ctx, StartInput{IssueID: id, Agent: in.Agent, Config: in.Config,
+				// Recorded before its agent starts: a call that ends from
+				// then on leaves the task to the next call.
+				stored: func(ctx context.Context, t Task) error {
+					if o.readyHeld.hold(t.ID) {
+						held = append(held, t.ID)
+					}
+					return o.store.keepReadyRun(ctx, readyRun{task: t.ID, issue: id, merge: in.Merge})
+				}})
 			item := RunItem{IssueID: id, TaskID: t.ID}
 			switch {
 			case err != nil:
@@ -117,13 +133,10 @@ func (o *Orchestrator) RunReady(ctx context.Context, in RunInput) (RunResult, er
 			res.Items = append(res.Items, item)
 			merges = append(merges, in.Merge)
 			if item.Outcome != "" {
+				if t.ID != "" {
+					_ = o.store.dropReadyRun(context.WithoutCancel(ctx), t.ID)
+				}
 				continue
-			}
-			if o.readyHeld.hold(t.ID) {
-				held = append(held, t.ID)
-			}
-			if err := o.store.keepReadyRun(context.WithoutCancel(ctx), readyRun{task: t.ID, issue: id, merge: in.Merge}); err != nil {
-				slog.Warn("cannot record a task of run_ready; a later call will not take it up if this one ends first", "task", t.ID, "err", err)
 			}
 			wait(t.ID, len(res.Items)-1, done)
 		}
@@ -154,6 +167,13 @@ func (o *Orchestrator) finish(ctx context.Context, item *RunItem, m MergeInput) 
 	}
 	if t.MergedCommit != "" { // taken up merged: its call ended after the merge
 		item.Outcome, item.Commit = IssueMerged, t.MergedCommit
+		// Its issue closed before the next ready issues are read (the
+		// close may be a duty left undone, being done in the background).
+		if o.issues != nil && t.IssueID != "" {
+			if err := o.closeMerged(ctx, t, "Merged as "+t.MergedCommit+" (task "+t.ID+")"); err != nil {
+				item.Error = err.Error()
+			}
+		}
 		return
 	}
 	if t.Status != StatusWaiting && t.Status != StatusCompleted {
