@@ -237,7 +237,15 @@ func TestFleetRunsADAGAcrossWorkers(t *testing.T) {
 		}
 	})
 
-	// Every issue has one task, merged once, after the issues it waits for.
+	checkDAGWorked(t, w, env, n, lost)
+}
+
+// checkDAGWorked checks that every issue of w has one task, merged once
+// after the issues it waits for (a task serve was killed under before
+// any worker took it may have failed, its issue started again), and that
+// the runs the killed worker held, lost, went to the others.
+func checkDAGWorked(t *testing.T, w dagWorld, env []string, n int, lost []string) {
+	t.Helper()
 	var list struct {
 		Tasks []struct {
 			ID      string `json:"id"`

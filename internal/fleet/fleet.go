@@ -9,6 +9,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/sudocode/sudocode/internal/natsbus"
 )
 
 // Options tune a fleet. The coordinator's and the workers' must agree:
@@ -71,8 +73,13 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Fleet, error) {
 			Replicas:    f.o.Replicas,
 		})
 		return err
-	}); err != nil {
+	}); err == nil {
+		err = natsbus.AwaitLeader(ctx, f.js, runStream)
+	} else {
 		return nil, fmt.Errorf("fleet: create stream %s: %w", runStream, err)
+	}
+	if err != nil {
+		return nil, err
 	}
 	for _, b := range f.buckets() {
 		if err := retryCreate(ctx, func() error {
@@ -87,6 +94,9 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Fleet, error) {
 			return err
 		}); err != nil {
 			return nil, fmt.Errorf("fleet: create bucket %s: %w", b.name, err)
+		}
+		if err := natsbus.AwaitLeader(ctx, f.js, "KV_"+b.name); err != nil {
+			return nil, err
 		}
 	}
 	return f, nil

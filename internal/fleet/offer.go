@@ -9,6 +9,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/sudocode/sudocode/internal/natsbus"
 )
 
 // Offer is one run of a task, for a worker to claim.
@@ -96,6 +98,9 @@ func (f *Fleet) ensureOffers(ctx context.Context, repo, agent string) error {
 		return err
 	}); err != nil {
 		return fmt.Errorf("fleet: create stream %s: %w", stream, err)
+	}
+	if err := natsbus.AwaitLeader(ctx, f.js, stream); err != nil {
+		return err
 	}
 	if err := retryCreate(ctx, func() error {
 		_, err := f.js.CreateOrUpdateConsumer(ctx, stream, jetstream.ConsumerConfig{

@@ -46,6 +46,9 @@ func publishGrants(ctx context.Context, nc *nats.Conn, gs []Grant, replicas int)
 	if err != nil {
 		return fmt.Errorf("fleet: the grants bucket: %w", err)
 	}
+	if err := natsbus.AwaitLeader(ctx, js, "KV_"+grantsBucket); err != nil {
+		return err
+	}
 	keep := map[string]bool{}
 	for _, g := range gs {
 		keep[g.Name] = true

@@ -298,8 +298,13 @@ func (o *Orchestrator) create(ctx context.Context, in CreateInput) (Task, error)
 	if _, err := agent.PassEnv(cfg); err != nil {
 		return Task{}, fault.Wrap(fault.Invalid, err, "invalid config")
 	}
-	if err := ad.Check(agent.RunSpec{Instructions: in.Instructions, Config: cfg, Path: o.opts.Env.Getenv("PATH")}); err != nil {
-		return Task{}, fault.Wrap(fault.Unavailable, err, "tool "+in.Agent+" is not usable")
+	// With a fleet the agent runs on a worker, which has its CLI (a run no
+	// connected worker can take says so in the task's log): this machine
+	// need not.
+	if o.opts.Fleet == nil {
+		if err := ad.Check(agent.RunSpec{Instructions: in.Instructions, Config: cfg, Path: o.opts.Env.Getenv("PATH")}); err != nil {
+			return Task{}, fault.Wrap(fault.Unavailable, err, "tool "+in.Agent+" is not usable")
+		}
 	}
 	now := time.Now().UTC()
 	t := Task{
