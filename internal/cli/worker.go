@@ -30,7 +30,7 @@ func newWorkerCmd(g *globalOptions, stdio IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "worker",
 		Short: "Run agents for a coordinator's fleet from this machine",
-		Long: `Join the fleet of a coordinator ("sudocode serve --fleet" on another machine, or
+		Long: `Join the fleet of a coordinator ("sudocode serve" on another machine, or
 this one) and run the task runs it offers.
 
 The worker connects to the coordinator's NATS server with the credentials the

@@ -32,7 +32,7 @@ func newWorkersCmd(g *globalOptions, stdio IO) *cobra.Command {
 		Short: "List the fleet's workers, and issue or revoke their credentials",
 		Long: `List the workers of the project's fleet that are alive: each one's name, host,
 agent CLIs, labels, runs in progress against its slots, and last heartbeat. The
-list is read from the coordinator ("sudocode serve --fleet" in this project, on
+list is read from the coordinator ("sudocode serve" in this project, on
 this machine) unless --connect and --creds name another.
 
 "workers add NAME" issues a worker its credentials, for this project's
@@ -155,7 +155,7 @@ func runWorkersList(ctx context.Context, o *workersOptions) error {
 		}
 		b, err := os.ReadFile(filepath.Join(dir, "url"))
 		if err != nil {
-			return fault.New(fault.Unavailable, "this project's fleet has not run here").WithHint("start it with sudocode serve --fleet, or name one with --connect and --creds")
+			return fault.New(fault.Unavailable, "this project's fleet has not run here").WithHint("start it with sudocode serve, or name one with --connect and --creds")
 		}
 		url, credsPath = strings.TrimSpace(string(b)), filepath.Join(dir, "coordinator.creds")
 		if ca, err = fleetrun.FleetCA(dir); err != nil {
@@ -171,7 +171,7 @@ func runWorkersList(ctx context.Context, o *workersOptions) error {
 	}
 	nc, err := natsbus.Connect(ctx, url, c)
 	if err != nil {
-		return fault.Wrap(fault.Unavailable, err, "the fleet's NATS server does not answer (is serve --fleet running?)")
+		return fault.Wrap(fault.Unavailable, err, "the fleet's NATS server does not answer (is serve running, with its fleet?)")
 	}
 	defer nc.Close()
 	f, err := fleet.OpenWorker(ctx, nc, fleet.Options{}) // binds: the coordinator made the buckets

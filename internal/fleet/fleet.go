@@ -73,12 +73,10 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Fleet, error) {
 			Replicas:    f.o.Replicas,
 		})
 		return err
-	}); err == nil {
-		err = natsbus.AwaitLeader(ctx, f.js, runStream)
-	} else {
+	}); err != nil {
 		return nil, fmt.Errorf("fleet: create stream %s: %w", runStream, err)
 	}
-	if err != nil {
+	if err := natsbus.AwaitLeader(ctx, f.js, runStream); err != nil {
 		return nil, err
 	}
 	for _, b := range f.buckets() {
