@@ -171,6 +171,14 @@ func TestTaskRunsOnAWorker(t *testing.T) {
 	if len(ov.Workers) != 1 || ov.Workers[0].ID != "w1" || strings.Join(ov.Workers[0].Agents, ",") != "command" || ov.Workers[0].Slots != 2 {
 		t.Fatalf("the status's workers: %+v (%s)", ov.Workers, ov.WorkersProblem)
 	}
+	// Its kinds are the workers': COMMAND runs (w1 has it), Claude Code
+	// waits for a worker with it, whatever this machine has.
+	for _, k := range ov.Kinds {
+		want := k.Kind == "COMMAND"
+		if k.Available != want || !want && !strings.Contains(k.Problem, "no worker of the fleet connected now has it") {
+			t.Errorf("kind %+v, want available %v", k, want)
+		}
+	}
 }
 
 // holdScript prints started, waits for a file named release in its

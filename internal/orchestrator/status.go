@@ -49,6 +49,16 @@ func (o *Orchestrator) Status(ctx context.Context) (Overview, error) {
 		switch {
 		case !ok:
 			ki.Available, ki.Problem = false, "not enabled on this server"
+		case o.opts.Fleet != nil:
+			// The fleet's workers run the agents: a kind is available when
+			// a worker connected now has its CLI, whatever this machine has.
+			capable, err := o.opts.Fleet.Capable(ctx, k, nil)
+			switch {
+			case err != nil:
+				ki.Available, ki.Problem = false, "the fleet cannot be read: "+err.Error()
+			case !capable:
+				ki.Available, ki.Problem = false, "no worker of the fleet connected now has it (see sudocode workers); a task of it waits for one"
+			}
 		case k == agent.ToolCommand: // any command given in config: nothing to check ahead
 		default:
 			if err := ad.Check(agent.RunSpec{Path: o.opts.Env.Getenv("PATH")}); err != nil {
