@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -33,14 +32,7 @@ func TestFleetWorkerRunsARealCLI(t *testing.T) {
 
 	// The worker's machine: the CLI, its login, a home and state of its own.
 	wenv := append(c.setup(t, sim), "XDG_STATE_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir())
-	wp := &workerProc{cmd: exec.Command(sudocodeBin, "worker", "--connect", d.Fleet.NATS, "--creds", creds),
-		out: &testkit.LockedBuffer{}, exited: make(chan struct{})}
-	wp.cmd.Env, wp.cmd.Stdout, wp.cmd.Stderr = wenv, wp.out, wp.out
-	if err := wp.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { wp.cmd.Wait(); close(wp.exited) }()
-	t.Cleanup(func() { testkit.Stop(t, wp.cmd.Process, wp.exited, 30*time.Second) })
+	wp := startWorkerWith(t, wenv, d.Fleet.NATS, creds)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("the worker:\n%s", wp.out)

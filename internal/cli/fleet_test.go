@@ -94,9 +94,17 @@ type workerProc struct {
 
 func startWorkerProc(t *testing.T, urls, creds string, slots int) *workerProc {
 	t.Helper()
-	p := &workerProc{cmd: exec.Command(sudocodeBin, "worker", "--connect", urls, "--creds", creds, "--slots", fmt.Sprint(slots)),
+	// A machine of its own: its own home and state.
+	return startWorkerWith(t, childEnv(t), urls, creds, "--slots", fmt.Sprint(slots))
+}
+
+// startWorkerWith starts `sudocode worker` with env, connecting to urls
+// with creds, stopped when the test ends.
+func startWorkerWith(t *testing.T, env []string, urls, creds string, args ...string) *workerProc {
+	t.Helper()
+	p := &workerProc{cmd: exec.Command(sudocodeBin, append([]string{"worker", "--connect", urls, "--creds", creds}, args...)...),
 		out: &testkit.LockedBuffer{}, exited: make(chan struct{})}
-	p.cmd.Env = childEnv(t) // a machine of its own: its own home and state
+	p.cmd.Env = env
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -356,14 +364,7 @@ func TestFleetTaskSurvivesServeKilled(t *testing.T) {
 		t.Fatalf("the worker's credentials: %v; pin %q, the fleet's authority is %q", err, c.CA, ca)
 	}
 	wenv := childEnv(t)
-	wp := &workerProc{cmd: exec.Command(sudocodeBin, "worker", "--connect", d.Fleet.NATS, "--creds", creds),
-		out: &testkit.LockedBuffer{}, exited: make(chan struct{})}
-	wp.cmd.Env, wp.cmd.Stdout, wp.cmd.Stderr = wenv, wp.out, wp.out
-	if err := wp.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { wp.cmd.Wait(); close(wp.exited) }()
-	t.Cleanup(func() { testkit.Stop(t, wp.cmd.Process, wp.exited, 30*time.Second) })
+	startWorkerWith(t, wenv, d.Fleet.NATS, creds)
 
 	// The coordinator's own client reaches it over TLS too.
 	testkit.WaitFor(t, 30*time.Second, "w1 in sudocode workers", func() bool {
