@@ -254,16 +254,7 @@ func TestRemoteRunOutlivesTheCoordinator(t *testing.T) {
 		t.Fatalf("after the coordinator stopped the task is %s, want in_progress", got.Status)
 	}
 	// What a new server process finds: OpenStore's recovery leaves it.
-	s2, err := OpenStore(context.Background(), f.data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
-	o2 := idle(s2, lookupAdapter, Options{Repo: repo, Grace: 500 * time.Millisecond, FlushEvery: 10 * time.Millisecond, Fleet: f.fleet})
-	defer o2.Close()
-	if err := o2.ResumeFleet(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	o2 := f.restart(t, repo)
 	f.release(t, task.ID)
 	ctx := testkit.Context(t, 30*time.Second)
 	if err := o2.Wait(ctx, task.ID); err != nil {
@@ -459,16 +450,7 @@ func TestRemoteRunOfferedAgainAfterARestart(t *testing.T) {
 	f.fleet.mu.Lock()
 	f.fleet.lose = false
 	f.fleet.mu.Unlock()
-	s2, err := OpenStore(context.Background(), f.data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
-	o2 := idle(s2, lookupAdapter, Options{Repo: repo, Grace: 500 * time.Millisecond, FlushEvery: 10 * time.Millisecond, Fleet: f.fleet})
-	defer o2.Close()
-	if err := o2.ResumeFleet(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	o2 := f.restart(t, repo)
 	ctx := testkit.Context(t, 30*time.Second)
 	if err := o2.Wait(ctx, task.ID); err != nil {
 		t.Fatal(err)
@@ -477,4 +459,23 @@ func TestRemoteRunOfferedAgainAfterARestart(t *testing.T) {
 		t.Fatalf("task %+v, %v", got, err)
 	}
 	waitLogged(t, o2, task.ID, "ran")
+}
+
+// restart is what a new server process finds over the coordinator's
+// store: OpenStore's recovery, then ResumeFleet.
+func (f *remoteFixture) restart(t *testing.T, repo string) *Orchestrator {
+	t.Helper()
+	s2, err := OpenStore(context.Background(), f.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o2 := idle(s2, lookupAdapter, Options{Repo: repo, Grace: 500 * time.Millisecond, FlushEvery: 10 * time.Millisecond, Fleet: f.fleet})
+	t.Cleanup(func() {
+		o2.Close()
+		s2.Close()
+	})
+	if err := o2.ResumeFleet(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return o2
 }

@@ -29,17 +29,11 @@ type KindInfo struct {
 
 // Status returns the overview of the tasks and tool kinds.
 func (o *Orchestrator) Status(ctx context.Context) (Overview, error) {
-	tasks, err := o.store.List(ctx)
+	by, total, err := o.countByStatus(ctx)
 	if err != nil {
 		return Overview{}, err
 	}
-	ov := Overview{Repo: o.opts.Repo, Total: len(tasks), ByStatus: map[Status]int{}, Kinds: []KindInfo{}}
-	for _, s := range []Status{StatusPending, StatusInProgress, StatusWaiting, StatusCompleted, StatusFailed, StatusCancelled} {
-		ov.ByStatus[s] = 0
-	}
-	for _, t := range tasks {
-		ov.ByStatus[t.Status]++
-	}
+	ov := Overview{Repo: o.opts.Repo, Total: total, ByStatus: by, Kinds: []KindInfo{}}
 	o.mu.Lock()
 	ov.Active = len(o.running)
 	o.mu.Unlock()
@@ -75,4 +69,27 @@ func (o *Orchestrator) Status(ctx context.Context) (Overview, error) {
 		ov.Workers = append([]Worker{}, ws...)
 	}
 	return ov, nil
+}
+
+// ByStatus counts the tasks by status, every status included: what
+// /metrics scrapes, without Status's checks of the tool kinds and the
+// fleet's workers.
+func (o *Orchestrator) ByStatus(ctx context.Context) (map[Status]int, error) {
+	by, _, err := o.countByStatus(ctx)
+	return by, err
+}
+
+func (o *Orchestrator) countByStatus(ctx context.Context) (map[Status]int, int, error) {
+	tasks, err := o.store.List(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	by := map[Status]int{}
+	for _, s := range []Status{StatusPending, StatusInProgress, StatusWaiting, StatusCompleted, StatusFailed, StatusCancelled} {
+		by[s] = 0
+	}
+	for _, t := range tasks {
+		by[t.Status]++
+	}
+	return by, len(tasks), nil
 }

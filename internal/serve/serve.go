@@ -255,12 +255,12 @@ func metricsOf(c *mcpx.Calls) *mcpx.Metrics {
 // (sudocode_tasks).
 func TaskCounts(o *orchestrator.Orchestrator) func(context.Context) (map[string]int, error) {
 	return func(ctx context.Context) (map[string]int, error) {
-		ov, err := o.Status(ctx)
+		by, err := o.ByStatus(ctx)
 		if err != nil {
 			return nil, err
 		}
-		counts := make(map[string]int, len(ov.ByStatus))
-		for status, n := range ov.ByStatus {
+		counts := make(map[string]int, len(by))
+		for status, n := range by {
 			counts[string(status)] = n
 		}
 		return counts, nil
