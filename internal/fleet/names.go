@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -24,31 +25,35 @@ const (
 	dedupWindow = 24 * time.Hour
 )
 
+// The names' patterns are compiled on first use, not at the program's
+// start: a bounded repetition compiles to one state per repeat, and the
+// sandbox's stages, which re-execute this binary for every boxed command,
+// never check a name.
 var (
-	repoRE  = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
-	agentRE = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`)
+	repoRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9-]{1,64}$`) })
+	agentRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_-]{1,64}$`) })
 	// A task id and a worker id become one subject token and one KV key
 	// token each, so they may hold no '.', '*', '>' or spaces.
-	taskRE   = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
-	workerRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	taskRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`) })
+	workerRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 )
 
 func checkRepo(repo string) error {
-	if !repoRE.MatchString(repo) {
+	if !repoRE().MatchString(repo) {
 		return fmt.Errorf("fleet: repo %q: want 1-64 of [a-z0-9-]", repo)
 	}
 	return nil
 }
 
 func checkAgent(agent string) error {
-	if !agentRE.MatchString(agent) {
+	if !agentRE().MatchString(agent) {
 		return fmt.Errorf("fleet: agent %q: want 1-64 of [a-z0-9_-]", agent)
 	}
 	return nil
 }
 
 func checkWorkerID(id string) error {
-	if !workerRE.MatchString(id) {
+	if !workerRE().MatchString(id) {
 		return fmt.Errorf("fleet: worker id %q: want 1-64 of [A-Za-z0-9_-]", id)
 	}
 	return nil
@@ -58,7 +63,7 @@ func checkRun(repo, task string, run int) error {
 	if err := checkRepo(repo); err != nil {
 		return err
 	}
-	if !taskRE.MatchString(task) {
+	if !taskRE().MatchString(task) {
 		return fmt.Errorf("fleet: task %q: want 1-128 of [A-Za-z0-9_-]", task)
 	}
 	if run < 1 {

@@ -25,7 +25,7 @@ func InboxPrefix(name string) string { return "_INBOX_" + name }
 // without end (a worker outlives a server restart); opts come after these
 // defaults and may change them.
 func Connect(ctx context.Context, url string, c Creds, opts ...nats.Option) (*nats.Conn, error) {
-	if !nameRE.MatchString(c.Name) {
+	if !nameRE().MatchString(c.Name) {
 		return nil, fmt.Errorf("natsbus: connect to %s: user name %q: want letters, digits, '-' or '_'", url, c.Name)
 	}
 	kp, err := nkeys.FromSeed([]byte(c.Seed))

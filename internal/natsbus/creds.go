@@ -31,7 +31,7 @@ func (c Creds) User(perms *Permissions) User {
 
 // NewCreds makes a new key pair for the user name.
 func NewCreds(name string) (Creds, error) {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return Creds{}, fmt.Errorf("natsbus: user name %q: want letters, digits, '-' or '_'", name)
 	}
 	kp, err := nkeys.CreateUser()

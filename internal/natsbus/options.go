@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -59,8 +60,10 @@ const routeUser = "sudocode-route"
 const defaultHost = "127.0.0.1"
 
 // nameRE is what a server or cluster name may be: NATS refuses spaces and
-// wildcards in them, and we keep to one plain token.
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// wildcards in them, and we keep to one plain token. Compiled on first
+// use: at the program's start it would cost every re-executed sandbox
+// stage the time.
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // check validates o and fills its defaults, returning the filled copy.
 func (o ServerOptions) check() (ServerOptions, error) {
@@ -88,12 +91,12 @@ func (o ServerOptions) check() (ServerOptions, error) {
 		sum := sha256.Sum256([]byte(host + "\x00" + dir))
 		o.Name = "sudocode-" + hex.EncodeToString(sum[:6])
 	}
-	if !nameRE.MatchString(o.Name) {
+	if !nameRE().MatchString(o.Name) {
 		return o, fmt.Errorf("natsbus: server name %q: want letters, digits, '-' or '_'", o.Name)
 	}
 	if c := o.Cluster; c != nil {
 		cc := *c
-		if !nameRE.MatchString(cc.Name) {
+		if !nameRE().MatchString(cc.Name) {
 			return o, fmt.Errorf("natsbus: cluster name %q: want letters, digits, '-' or '_'", cc.Name)
 		}
 		if cc.Host == "" {

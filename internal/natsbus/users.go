@@ -27,7 +27,7 @@ type Permissions struct {
 func checkUsers(users []User) error {
 	seen := map[string]bool{}
 	for _, u := range users {
-		if !nameRE.MatchString(u.Name) {
+		if !nameRE().MatchString(u.Name) {
 			return fmt.Errorf("natsbus: user name %q: want letters, digits, '-' or '_'", u.Name)
 		}
 		if !nkeys.IsValidPublicUserKey(u.NKey) {
