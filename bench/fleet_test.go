@@ -175,8 +175,8 @@ var agentTime = regexp.MustCompile(`agent-(start|end) ([0-9]+)`)
 
 // oneTask starts a task, follows it to its end and returns its overhead.
 // It follows the task's event stream, as the dashboard does, rather than
-// polling: sixteen clients polling every few milliseconds were a third
-// of two cores' work, the very cost measured.
+// polling: sixteen clients polling every 5 ms sent 3,200 requests a
+// second to the server whose cost is measured.
 func (api fleetAPI) oneTask(desc string) (time.Duration, error) {
 	body, _ := json.Marshal(map[string]any{"tool": "COMMAND", "description": desc,
 		"config": map[string]any{"command": []string{"sh", "-c", fleetScript}}})
