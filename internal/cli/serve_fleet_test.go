@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,6 +28,7 @@ func TestServeRunsTheFleetByDefault(t *testing.T) {
 	task := api.start(t, `{"tool":"COMMAND","description":"By default","config":{"command":["sh","-c",`+strconv.Quote("echo done")+`]}}`)
 	api.waitLog(t, task, "run 1 taken by worker local")
 	api.waitLog(t, task, "done")
+	foreignWorkerStops(t, env, d.Fleet.NATS)
 
 	second, d2 := startServeJSON(t, env, "--dir", repo)
 	if d2.Fleet.NATS != "" {
@@ -44,5 +46,27 @@ func TestServeRunsTheFleetByDefault(t *testing.T) {
 	plain, d3 := startServeJSON(t, env, "--dir", t.TempDir())
 	if d3.Fleet.NATS != "" || strings.Contains(plain.stderr.String(), "fleet") {
 		t.Fatalf("serve outside a repository: fleet %q, stderr:\n%s", d3.Fleet.NATS, plain.stderr)
+	}
+}
+
+// foreignWorkerStops: a worker whose credentials another checkout issued
+// (before its serve ever ran, so they pin no TLS authority) cannot tell
+// this fleet's server from an impostor: it stops at once, saying why and
+// what to do, rather than trying again for ever.
+func foreignWorkerStops(t *testing.T, env []string, nats string) {
+	t.Helper()
+	other := serveRepo(t)
+	mustRun(t, runMain(t, other, env, "", "init"))
+	creds := filepath.Join(t.TempDir(), "w.creds")
+	mustRun(t, runMain(t, other, env, "", "workers", "add", "stranger", "--out", creds))
+	p := startWorkerWith(t, env, nats, creds)
+	select {
+	case <-p.exited:
+	case <-time.After(testkit.Scale(30 * time.Second)):
+		t.Fatalf("a worker with credentials for another fleet is still trying:\n%s", p.out)
+	}
+	if p.cmd.ProcessState.ExitCode() == 0 || !strings.Contains(p.out.String(), "cannot join the fleet at "+nats) ||
+		!strings.Contains(p.out.String(), "pin none") || !strings.Contains(p.out.String(), "workers add") {
+		t.Fatalf("the stranger worker: exit %d\n%s", p.cmd.ProcessState.ExitCode(), p.out)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/fleet"
 	"github.com/sudocode/sudocode/internal/fleetrun"
 	"github.com/sudocode/sudocode/internal/natsbus"
@@ -72,7 +74,10 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 	}
 	nc, repos, err := joinFleet(ctx, stdio, o.connect, c)
 	if err != nil {
-		return nil // stopped by a signal while waiting
+		if ctx.Err() != nil {
+			return nil // stopped by a signal while waiting
+		}
+		return err
 	}
 	defer nc.Close()
 	f, err := fleet.OpenWorker(ctx, nc, fleet.Options{})
@@ -106,7 +111,9 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 // grant, trying again (every few seconds, saying so once) while the
 // coordinator is not up or has not admitted the worker yet: a worker may
 // start first, or right after "workers add", which serve applies within
-// seconds. It returns once joined, or when ctx ends.
+// seconds. It returns once joined, when ctx ends, or at once when the
+// server is not the fleet the credentials are for (natsbus.ErrNotTheFleet):
+// trying again would not change that.
 func joinFleet(ctx context.Context, stdio IO, url string, c natsbus.Creds) (*nats.Conn, []string, error) {
 	said := false
 	for wait := time.Duration(0); ; wait = min(2*wait+250*time.Millisecond, 5*time.Second) {
@@ -122,6 +129,10 @@ func joinFleet(ctx context.Context, stdio IO, url string, c natsbus.Creds) (*nat
 				return nc, repos, nil
 			}
 			nc.Close()
+		}
+		if errors.Is(err, natsbus.ErrNotTheFleet) {
+			return nil, nil, fault.Wrap(fault.Invalid, err, "sudocode worker "+c.Name+" cannot join the fleet at "+url).
+				WithHint("issue the credentials again on the coordinator the worker should join (sudocode workers add NAME --out FILE, once its serve has started) and pass that file with --creds")
 		}
 		if !said {
 			fmt.Fprintf(stdio.Err, "sudocode worker %s: waiting for the coordinator at %s: %v\n", c.Name, url, err)

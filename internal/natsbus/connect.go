@@ -64,17 +64,29 @@ func Connect(ctx context.Context, url string, c Creds, opts ...nats.Option) (*na
 		case errors.Is(err, nats.ErrAuthorization):
 			return nil, fmt.Errorf("natsbus: connect to %s as %s (%s): refused: %w", url, c.Name, pub, err)
 		case errors.Is(err, nats.ErrSecureConnWanted):
-			return nil, fmt.Errorf("natsbus: connect to %s as %s: these credentials pin a TLS authority, and the server offers no TLS: %w", url, c.Name, err)
+			return nil, notTheFleet{fmt.Errorf("natsbus: connect to %s as %s: these credentials pin a TLS authority, and the server offers no TLS: %w", url, c.Name, err)}
 		case errors.Is(err, errNotPinned):
-			return nil, fmt.Errorf("natsbus: connect to %s as %s: %w (a server of another fleet, or someone in between)", url, c.Name, err)
+			return nil, notTheFleet{fmt.Errorf("natsbus: connect to %s as %s: %w (a server of another fleet, or someone in between)", url, c.Name, err)}
 		case c.CA == "" && errors.As(err, &unknown):
-			return nil, fmt.Errorf("natsbus: connect to %s as %s: the server's TLS certificate is signed by an authority this system does not trust, "+
-				"and these credentials pin none (issued before the server had its authority? issue them again, or append its ca.pem to them): %w", url, c.Name, err)
+			return nil, notTheFleet{fmt.Errorf("natsbus: connect to %s as %s: the server's TLS certificate is signed by an authority this system does not trust, "+
+				"and these credentials pin none (issued before the server had its authority? issue them again, or append its ca.pem to them): %w", url, c.Name, err)}
 		}
 		return nil, fmt.Errorf("natsbus: connect to %s as %s: %w", url, c.Name, err)
 	}
 	return nc, nil
 }
+
+// ErrNotTheFleet is in the error of a connection refused for what trying
+// again cannot change: the server is not the one the credentials are for
+// (another fleet's, someone in between, one with no TLS), or the
+// credentials cannot tell (they pin no authority).
+var ErrNotTheFleet = errors.New("natsbus: not the server these credentials are for")
+
+// notTheFleet marks an error as ErrNotTheFleet, its text unchanged.
+type notTheFleet struct{ error }
+
+func (notTheFleet) Is(target error) bool { return target == ErrNotTheFleet }
+func (e notTheFleet) Unwrap() error      { return e.error }
 
 // errNotPinned is the handshake's error when the server's certificate is
 // not signed by the pinned authority.

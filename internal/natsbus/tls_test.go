@@ -75,7 +75,7 @@ func TestTLSAnotherCAIsRefused(t *testing.T) {
 	s := startTLS(t, theirs, alice.User(nil))
 	alice.CA = ours.CertPEM
 	_, err := Connect(testkit.Context(t, 10*time.Second), s.ClientURL(), alice)
-	if err == nil || !errors.Is(err, errNotPinned) || !strings.Contains(err.Error(), s.ClientURL()) {
+	if err == nil || !errors.Is(err, errNotPinned) || !errors.Is(err, ErrNotTheFleet) || !strings.Contains(err.Error(), s.ClientURL()) {
 		t.Fatalf("a server signed by another authority: %v, want the handshake refused", err)
 	}
 }
@@ -88,7 +88,7 @@ func TestTLSUnpinnedClientIsRefused(t *testing.T) {
 	alice := newCreds(t, "alice")
 	s := startTLS(t, ca, alice.User(nil))
 	_, err := Connect(testkit.Context(t, 10*time.Second), s.ClientURL(), alice)
-	if err == nil || !strings.Contains(err.Error(), "pin none") {
+	if err == nil || !strings.Contains(err.Error(), "pin none") || !errors.Is(err, ErrNotTheFleet) {
 		t.Fatalf("credentials without the authority: %v, want a refusal saying they pin none", err)
 	}
 }
@@ -127,7 +127,7 @@ func TestTLSPinnedClientRefusesAPlainServer(t *testing.T) {
 	s := start(t, ServerOptions{Dir: t.TempDir(), Users: []User{alice.User(nil)}})
 	alice.CA = ca.CertPEM
 	_, err := Connect(testkit.Context(t, 10*time.Second), s.ClientURL(), alice)
-	if err == nil || !errors.Is(err, nats.ErrSecureConnWanted) || !strings.Contains(err.Error(), "offers no TLS") {
+	if err == nil || !errors.Is(err, nats.ErrSecureConnWanted) || !errors.Is(err, ErrNotTheFleet) || !strings.Contains(err.Error(), "offers no TLS") {
 		t.Fatalf("a pinned client and a plain server: %v", err)
 	}
 }
