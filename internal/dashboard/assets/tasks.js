@@ -1,7 +1,7 @@
 // Tasks on the dashboard: the orchestrator's tasks with their live logs,
 // diffs and reports, and the fleet's workers that run them (workers.js);
-// starting an agent (on an issue), sending it a follow-up or review
-// comments on lines of its diff, stopping it, merging it, and running
+// starting an agent (on an issue), reviewing its diff and sending it
+// comments and a follow-up (review.js), stopping it, merging it, and running
 // what is ready. Each action is what the MCP tools and the CLI call (the
 // orchestrator, and the issue-to-merge loop). app.js passes its helpers
 // in.
@@ -206,46 +206,27 @@ window.SudocodeTasks = function (ui) {
       h('span', { class: 'text' }, text));
   }
 
-  // diffView shows a unified diff; with onLine, each line of a file's new
-  // side (added or context) can be picked, with its file and line number.
-  function diffView(text, onLine) {
-    const pre = h('pre', { class: 'diff' + (onLine ? ' commentable' : '') });
-    let file = '';
-    let n = 0;
+  // diffView shows a unified diff (a ruleset's versions compared; a
+  // task's diff is the review's, review.js).
+  function diffView(text) {
+    const pre = h('pre', { class: 'diff' });
     let inHunk = false;
     for (const line of text.replace(/\n$/, '').split('\n')) {
       let cls = '';
-      let at = null;
       if (line.startsWith('diff ')) inHunk = false;
       if (!inHunk && !line.startsWith('@@')) {
-        // A file's header: diff, index, mode, rename and ---/+++ lines, or
-        // a binary file's note; none of them is a line of the file.
-        cls = 'file';
-        if (line.startsWith('+++ ')) file = line.slice(4).replace(/^b\//, '');
-        else if (line.startsWith('diff --git ')) file = line.replace(/^diff --git a\/.* b\//, '');
+        cls = 'file'; // a file's header: diff, index, mode, rename and ---/+++ lines
       } else if (line.startsWith('@@')) {
         inHunk = true;
         cls = 'hunk';
-        const m = /\+(\d+)/.exec(line);
-        n = m ? Number(m[1]) : 0;
       } else if (line.startsWith('-')) {
         cls = 'del';
       } else if (line.startsWith('\\')) {
         cls = 'note'; // \ No newline at end of file
-      } else {
-        if (line.startsWith('+')) cls = 'add';
-        at = { file: file, line: n++, text: line.slice(1) };
+      } else if (line.startsWith('+')) {
+        cls = 'add';
       }
-      const span = h('span', { class: 'dl ' + cls }, line + '\n');
-      if (onLine && at) {
-        span.tabIndex = 0;
-        span.dataset.file = at.file;
-        span.dataset.line = at.line;
-        span.title = 'comment on ' + at.file + ':' + at.line;
-        span.addEventListener('click', () => onLine(at, span));
-        span.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); onLine(at, span); } });
-      }
-      pre.append(span);
+      pre.append(h('span', { class: 'dl ' + cls }, line + '\n'));
     }
     return pre;
   }
