@@ -98,6 +98,9 @@ func TestBrowserReviewCommentsFollowTheirCode(t *testing.T) {
 	if !eval[bool](t, b, `document.querySelector('`+row(4)+` .tk-kw') !== null && document.querySelector('`+row(5)+` .tk-str').textContent === '"hello, "'`) {
 		t.Error("the diff is not highlighted: no keyword on line 4 or no string on line 5")
 	}
+	if eval[int](t, b, `document.querySelector('`+row(2)+`').tabIndex`) >= 0 {
+		t.Error("the blank line 2 can be commented on: its anchor could never be found again")
+	}
 
 	comment := func(n int, text string) {
 		t.Helper()

@@ -111,6 +111,14 @@ window.SudocodeReview = function (ui) {
         }
         blocks.append(block);
       }
+      // Comments on a file the diff no longer shows (the agent undid its
+      // change, or removed the file) stay in sight, under its name.
+      const names = new Set(files.map((f) => f.name));
+      for (const name of [...new Set(comments.map((c) => c.file))].filter((n) => !names.has(n))) {
+        blocks.append(h('section', { class: 'review-file', dataset: { file: name } },
+          h('div', { class: 'review-file-head' }, h('span', { class: 'mono' }, name), h('span', { class: 'muted small' }, 'not in the diff')),
+          comments.filter((c) => c.file === name).map(commentView)));
+      }
       const toggle = h('div', { class: 'seg', role: 'group', 'aria-label': 'diff layout' }, ['unified', 'split'].map((k) =>
         h('button', { type: 'button', id: 'view-' + k, class: m === k ? 'on' : '', 'aria-pressed': String(m === k), onclick: () => {
           localStorage.setItem(modeKey, k);

@@ -55,11 +55,13 @@ window.SudocodeReviewDiff = function (ui) {
   // text (what a copy takes) is only the diff's.
   function gutter(n) { return h('span', { class: 'ln', dataset: { n: n === undefined ? '' : String(n) } }); }
 
-  // commentable marks el as the place of new line n of file.
+  // commentable marks el as the place of new line n of file; a comment
+  // can be opened from it unless the line is blank (an anchor needs text
+  // to find its line again).
   function commentable(el, file, n, onLine, text) {
     el.dataset.file = file;
     el.dataset.line = n;
-    if (!onLine) return;
+    if (!onLine || !text.trim()) return;
     el.tabIndex = 0;
     el.title = 'comment on ' + file + ':' + n;
     const at = { file: file, line: n, text: text };
