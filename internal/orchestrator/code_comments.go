@@ -12,7 +12,7 @@ import (
 )
 
 // CodeComment is a reviewer's comment on a line of a task's changes, kept
-// until the task is gone. It is anchored to its code as spec feedback is
+// with the task in its store. It is anchored to its code as spec feedback is
 // (tracker.Anchor: the line, its text, the lines around it), so that when
 // the agent changes the file in a follow-up the comment moves with its
 // line, or reads stale when the line is gone (CodeComments).
