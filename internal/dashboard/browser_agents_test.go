@@ -18,7 +18,7 @@ import (
 // TestBrowserAgentWork: through the page only, start a COMMAND agent on
 // an issue (its prompt drawn from the tracker), watch its log stream, read
 // its report, see in its diff everything the merge takes (an untracked file
-// too, its header lines not commentable), comment on a line of it and send
+// too, its file headers not commentable), comment on a line of it and send
 // the comment as a follow-up that reaches the agent; merge it once
 // confirmed, which closes the issue, makes its dependent ready and reads
 // merged; see a merge that conflicts refused with the conflicting file, the
@@ -69,14 +69,14 @@ func TestBrowserAgentWork(t *testing.T) {
 	b.waitFor(t, "the diff", `document.querySelector('#task-diff .dl.add[data-file="f.txt"]') !== null`)
 	b.waitFor(t, "the untracked file in the diff, said to be not committed yet",
 		`document.querySelector('#task-diff .dl.add[data-file="notes.txt"]') !== null && document.getElementById('diff-uncommitted').textContent.includes('notes.txt')`)
-	if n := eval[int](t, b, `(() => { const hs = Array.from(document.querySelectorAll('#task-diff .dl')).filter(e => /^(new file mode|index |diff --git|--- |\+\+\+ )/.test(e.textContent));
+	if n := eval[int](t, b, `(() => { const hs = Array.from(document.querySelectorAll('#task-diff .review-file-head, #task-diff .dl.hunk'));
 		return hs.some(e => e.dataset.line !== undefined || e.tabIndex >= 0) ? -1 : hs.length })()`); n < 4 {
-		t.Errorf("the diff's header lines: %d found, or some commentable (-1)", n)
+		t.Errorf("the diff's file headers and hunk lines: %d found, or some commentable (-1)", n)
 	}
 	b.click(t, `#task-diff .dl.add[data-file="f.txt"]`)
 	b.waitFor(t, "the comment box", `document.activeElement && document.activeElement.id === 'diff-comment-text'`)
 	b.key(t, "say goodbye too"+kb.Enter)
-	b.waitFor(t, "the review", `document.getElementById('send-review') !== null`)
+	b.waitFor(t, "the comment under its line", `document.querySelector('#task-diff .dl[data-file="f.txt"] + .code-comment[data-state="open"]') !== null`)
 	b.screenshot(t, "task-review")
 	b.press(t, "send-review")
 	// The follow-up starts a run: the header redraws with a Stop button,

@@ -69,7 +69,7 @@ func TestDashboardTaskBelongsToItsCreator(t *testing.T) {
 	}
 	refusal := "task " + task.ID + " belongs to client alice"
 
-	for _, path := range []string{"", "/logs", "/report", "/stream"} {
+	for _, path := range []string{"", "/logs", "/report", "/stream", "/comments"} {
 		req, _ := http.NewRequest("GET", ts.URL+"/api/tasks/"+task.ID+path, nil)
 		req.Header.Set("Authorization", "Bearer "+bobKey)
 		resp, err := c.Do(req)
@@ -93,6 +93,7 @@ func TestDashboardTaskBelongsToItsCreator(t *testing.T) {
 	}
 	for _, action := range []struct{ path, body string }{
 		{"/follow-up", `{"instructions":"stop rotating"}`}, {"/stop", `{}`}, {"/merge", `{}`},
+		{"/comments", `{"file":"f.txt","line":1,"body":"why?"}`}, {"/review", `{"instructions":"stop rotating"}`},
 	} {
 		code, out := send(t, c, "POST", ts.URL+"/api/tasks/"+task.ID+action.path, action.body, as(bobKey))
 		if code == http.StatusOK || !strings.Contains(out, refusal) {

@@ -20,6 +20,7 @@ func (d *Dashboard) writeRoutes(m *http.ServeMux) {
 	d.specWrites(m)
 	d.rulesetWrites(m)
 	d.taskWrites(m)
+	d.reviewRoutes(m)
 }
 
 // write guards a handler that changes something. It needs one of the

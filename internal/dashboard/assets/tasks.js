@@ -1,7 +1,7 @@
 // Tasks on the dashboard: the orchestrator's tasks with their live logs,
 // diffs and reports, and the fleet's workers that run them (workers.js);
-// starting an agent (on an issue), sending it a follow-up or review
-// comments on lines of its diff, stopping it, merging it, and running
+// starting an agent (on an issue), reviewing its diff and sending it
+// comments and a follow-up (review.js), stopping it, merging it, and running
 // what is ready. Each action is what the MCP tools and the CLI call (the
 // orchestrator, and the issue-to-merge loop). app.js passes its helpers
 // in.
@@ -10,6 +10,7 @@ window.SudocodeTasks = function (ui) {
   const { h, link, route, api, statusBadge, problem, markdown, when, clock, toast } = ui;
   const trust = window.SudocodeTrust(ui);
   const workers = window.SudocodeWorkers(ui, agentName);
+  const review = window.SudocodeReview(ui);
 
   // The agents by the names the CLI's --agent takes (claude, not
   // CLAUDECODE): one naming for users everywhere. The API keeps the tool
@@ -191,22 +192,6 @@ window.SudocodeTasks = function (ui) {
     }
   }
 
-  // followUpForm sends new instructions to the same task (its agent
-  // resumes its session).
-  function followUpForm(t) {
-    const area = h('textarea', { id: 'follow-up', rows: 4, placeholder: 'What should the agent do next?', 'aria-label': 'follow-up instructions' });
-    return h('form', { class: 'form wide', id: 'follow-up-form', onsubmit: async (e) => {
-      e.preventDefault();
-      try {
-        await api('/api/tasks/' + encodeURIComponent(t.id) + '/follow-up', 'POST', { instructions: area.value });
-        area.value = '';
-        delete area.dataset.dirty;
-        toast('Sent to ' + t.id);
-      } catch (err) { toast(err.message + (err.hint ? ' \u2014 ' + err.hint : ''), true); }
-    } }, h('label', { for: 'follow-up' }, 'Follow-up'), area,
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary', id: 'send-follow-up' }, 'Send')));
-  }
-
   function logLine(e) {
     const ev = e.event || {};
     let text = ev.text || '';
@@ -221,57 +206,29 @@ window.SudocodeTasks = function (ui) {
       h('span', { class: 'text' }, text));
   }
 
-  // diffView shows a unified diff; with onLine, each line of a file's new
-  // side (added or context) can be picked, with its file and line number.
-  function diffView(text, onLine) {
-    const pre = h('pre', { class: 'diff' + (onLine ? ' commentable' : '') });
-    let file = '';
-    let n = 0;
+  // diffView shows a unified diff (a ruleset's versions compared; a
+  // task's diff is the review's, review.js).
+  function diffView(text) {
+    const pre = h('pre', { class: 'diff' });
     let inHunk = false;
     for (const line of text.replace(/\n$/, '').split('\n')) {
       let cls = '';
-      let at = null;
       if (line.startsWith('diff ')) inHunk = false;
       if (!inHunk && !line.startsWith('@@')) {
-        // A file's header: diff, index, mode, rename and ---/+++ lines, or
-        // a binary file's note; none of them is a line of the file.
-        cls = 'file';
-        if (line.startsWith('+++ ')) file = line.slice(4).replace(/^b\//, '');
-        else if (line.startsWith('diff --git ')) file = line.replace(/^diff --git a\/.* b\//, '');
+        cls = 'file'; // a file's header: diff, index, mode, rename and ---/+++ lines
       } else if (line.startsWith('@@')) {
         inHunk = true;
         cls = 'hunk';
-        const m = /\+(\d+)/.exec(line);
-        n = m ? Number(m[1]) : 0;
       } else if (line.startsWith('-')) {
         cls = 'del';
       } else if (line.startsWith('\\')) {
         cls = 'note'; // \ No newline at end of file
-      } else {
-        if (line.startsWith('+')) cls = 'add';
-        at = { file: file, line: n++, text: line.slice(1) };
+      } else if (line.startsWith('+')) {
+        cls = 'add';
       }
-      const span = h('span', { class: 'dl ' + cls }, line + '\n');
-      if (onLine && at) {
-        span.tabIndex = 0;
-        span.dataset.file = at.file;
-        span.dataset.line = at.line;
-        span.title = 'comment on ' + at.file + ':' + at.line;
-        span.addEventListener('click', () => onLine(at, span));
-        span.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); onLine(at, span); } });
-      }
-      pre.append(span);
+      pre.append(h('span', { class: 'dl ' + cls }, line + '\n'));
     }
     return pre;
-  }
-
-  // review holds the comments on the diff lines of the task shown, until
-  // they are sent as one follow-up.
-  let review = { task: '', comments: [] };
-
-  function reviewText(comments) {
-    return 'Review comments on your branch. Address each one; what you leave in the worktree, committed or not, is what gets merged.\n\n' + comments.map((c) =>
-      c.file + ':' + c.line + '\n> ' + c.text + '\n' + c.comment).join('\n\n') + '\n';
   }
 
   async function renderTask(box, args, isRefresh) {
@@ -288,45 +245,8 @@ window.SudocodeTasks = function (ui) {
       h('button', { type: 'button', id: 'tab-report', onclick: () => pick('report') }, 'Report'),
       follow);
     const reportBox = h('div', { class: 'report', id: 'task-report', hidden: true });
-    if (review.task !== id) review = { task: id, comments: [] };
-    const reviewBox = h('div', { class: 'review', id: 'review' });
-    box.append(h('p', { class: 'crumbs' }, link('/tasks', '\u2190 Tasks')), head, tabs, logBox, diffBox, reportBox, reviewBox,
-      ui.canWrite() && t.worktree_path ? followUpForm(t) : null);
-    showReview();
-
-    function showReview() {
-      const cs = review.comments;
-      if (!cs.length) { reviewBox.replaceChildren(); return; }
-      reviewBox.replaceChildren(h('h3', null, cs.length + ' comment' + (cs.length > 1 ? 's' : '') + ' on the diff'),
-        h('ul', null, cs.map((c, k) => h('li', null, h('span', { class: 'mono small' }, c.file + ':' + c.line), ' ', c.comment, ' ',
-          h('button', { type: 'button', class: 'icon', 'aria-label': 'remove comment', onclick: () => { cs.splice(k, 1); showReview(); } }, '\u00d7')))),
-        ui.canWrite() ? h('button', { type: 'button', class: 'button primary', id: 'send-review', onclick: async () => {
-          try {
-            await api('/api/tasks/' + encodeURIComponent(id) + '/follow-up', 'POST', { instructions: reviewText(cs) });
-            review.comments = [];
-            showReview();
-            toast('Comments sent to the agent as a follow-up');
-          } catch (err) { toast(err.message + (err.hint ? ' \u2014 ' + err.hint : ''), true); }
-        } }, 'Send comments as a follow-up') : null);
-    }
-
-    // comment opens a box under a diff line for a comment on it.
-    function comment(at, span) {
-      const old = document.getElementById('diff-comment');
-      if (old) old.remove();
-      const input = h('input', { id: 'diff-comment-text', type: 'text', placeholder: 'comment on ' + at.file + ':' + at.line, autocomplete: 'off', 'aria-label': 'comment' });
-      const form = h('form', { class: 'diff-comment', id: 'diff-comment', onsubmit: (e) => {
-        e.preventDefault();
-        if (!input.value.trim()) return;
-        review.comments.push({ file: at.file, line: at.line, text: at.text, comment: input.value.trim() });
-        span.classList.add('commented');
-        form.remove();
-        showReview();
-      } }, input, h('button', { type: 'submit', class: 'button small', id: 'diff-comment-add' }, 'Comment'));
-      form.addEventListener('keydown', (e) => { if (e.key === 'Escape') { form.remove(); span.focus(); } });
-      span.after(form);
-      input.focus();
-    }
+    const rv = review.session(t);
+    box.append(h('p', { class: 'crumbs' }, link('/tasks', '\u2190 Tasks')), head, tabs, logBox, diffBox, reportBox, rv.box);
 
     async function pick(which) {
       for (const k of ['log', 'diff', 'report']) document.getElementById('tab-' + k).classList.toggle('on', which === k);
@@ -335,24 +255,7 @@ window.SudocodeTasks = function (ui) {
       reportBox.hidden = which !== 'report';
       if (which === 'report') { report(id, reportBox); return; }
       if (which !== 'diff') return;
-      diffBox.replaceChildren(h('p', { class: 'muted' }, 'Loading the diff\u2026'));
-      try {
-        const d = await api('/api/tasks/' + encodeURIComponent(id) + '/diff');
-        const parts = [h('p', { class: 'muted', id: 'diff-what' }, 'Everything a merge takes: ' + (d.base_sha || '').slice(0, 12) + ' \u2192 ' + d.branch +
-          (d.source === 'worktree' ? ' and its worktree\u2019s files as they are' : ''))];
-        if (!d.source) parts.push(h('p', { class: 'muted' }, 'The task\u2019s worktree and branch are gone (merged or ended): there is nothing left to merge.'));
-        else if (!d.files.length) parts.push(h('p', { class: 'muted' }, 'No changes yet: a merge would take nothing.'));
-        else {
-          if (d.uncommitted.length) {
-            parts.push(h('p', { class: 'hint', id: 'diff-uncommitted' }, 'Not committed yet (the merge commits them as they are): ' + d.uncommitted.join(', ')));
-          }
-          parts.push(diffView(d.text, ui.canWrite() ? comment : null));
-        }
-        if (d.truncated) parts.push(h('p', { class: 'hint' }, 'The diff was cut at 2 MiB.'));
-        diffBox.replaceChildren.apply(diffBox, parts);
-      } catch (err) {
-        diffBox.replaceChildren(problem(err));
-      }
+      rv.showDiff(diffBox);
     }
 
     let empty = h('p', { class: 'muted empty-log' }, 'No log yet.');
@@ -374,6 +277,7 @@ window.SudocodeTasks = function (ui) {
       const old = document.getElementById('task-head');
       if (old) old.replaceWith(taskHeader(nt));
       if (!reportBox.hidden) report(id, reportBox);
+      rv.taskChanged(nt, diffBox);
     });
   }
 
