@@ -16,10 +16,13 @@ import (
 )
 
 // warmBoxes are sandboxed git's boxes kept between calls, one per
-// repository's policy: a status or a diff is then a fork and exec in a
-// box already built. Calls that write somewhere of their own (a new
-// worktree's parent, a temporary index) start cold: their policy is
-// theirs alone, and a box kept for it would only wait to be ended.
+// policy: a status or a diff is then a fork and exec in a box already
+// built. Calls that also write a directory the caller names go through
+// them too: it is the repository's worktree directory, the same for
+// every task (adding a task's worktree, checking out the next warm one),
+// and a box built cold costs the same two starts of this binary as one
+// kept. A temporary index outside the repository is a place of that call
+// alone: its box would only wait to be ended, so it starts cold.
 var warmBoxes = sandbox.NewWarm()
 
 // boxedRun is one sandboxed git process.
@@ -41,7 +44,8 @@ func runBoxed(ctx, tctx context.Context, r boxedRun, consume func(*bufio.Reader)
 	// A place inside the repository's own is granted with them: a call
 	// that writes only there (a temporary index in the git directory) uses
 	// a warm box too.
-	writable := slices.DeleteFunc(slices.Concat(r.o.Writable, indexDirs(r.o.Env)), r.repo.grants)
+	tmpIndex := slices.DeleteFunc(indexDirs(r.o.Env), r.repo.grants)
+	writable := slices.Concat(slices.DeleteFunc(slices.Clone(r.o.Writable), r.repo.grants), tmpIndex)
 	cmd := exec.Command(r.bin, r.argv...)
 	cmd.Dir, cmd.Env = r.o.Dir, r.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -71,7 +75,7 @@ func runBoxed(ctx, tctx context.Context, r boxedRun, consume func(*bufio.Reader)
 	cmd.Stdout, cmd.Stderr = outW, errW
 	closeAfterStart = append(closeAfterStart, outW, errW)
 	sc := sandbox.Command(cmd, policy(r.repo, r.bin, writable))
-	if len(writable) == 0 {
+	if len(tmpIndex) == 0 {
 		sc.Warm = warmBoxes
 	}
 	err = sc.Start()

@@ -121,9 +121,10 @@ func TestDeadlineDuringSandboxStartIsATimeout(t *testing.T) {
 	}
 }
 
-// Sandboxed reads of one repository share a box built once; a call that
-// writes a place of its own (a temporary index) gets a box of its own,
-// not kept.
+// Sandboxed reads of one repository share a box built once, and so do
+// calls that also write one directory the caller names (the worktree
+// directory of every task); a call that writes a temporary index outside
+// the repository gets a box of its own, not kept.
 func TestSandboxedGitKeepsItsBoxWarm(t *testing.T) {
 	if reason := sandbox.BoxUnavailable(); reason != "" {
 		testkit.Missing(t, "the sealed box: %s", reason)
@@ -138,6 +139,16 @@ func TestSandboxedGitKeepsItsBoxWarm(t *testing.T) {
 	if built := warmBoxes.Built() - before; built != 1 {
 		t.Fatalf("three statuses built %d boxes", built)
 	}
+	worktrees := t.TempDir()
+	for range 2 {
+		if _, err := gitOut(t, Options{Dir: repo, Writable: []string{worktrees}}, "status", "--porcelain"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if built := warmBoxes.Built() - before; built != 2 {
+		t.Fatalf("two calls writing one directory built %d boxes beside the reads' one, want 1", built-1)
+	}
+	before++
 	index := filepath.Join(t.TempDir(), "index")
 	if _, err := gitOut(t, Options{Dir: repo, Env: []string{"GIT_INDEX_FILE=" + index}, Locks: true}, "read-tree", "HEAD"); err != nil {
 		t.Fatal(err)
