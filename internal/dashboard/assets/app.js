@@ -208,6 +208,7 @@
     specs: { nav: 'specs', topics: ['tracker'], render: specs.renderSpecs },
     spec: { nav: 'specs', topics: ['tracker'], render: specs.renderSpec },
     'edit-spec': { nav: 'specs', topics: [], render: specs.renderSpecForm },
+    'new-spec': { nav: 'specs', topics: [], render: specs.renderNewSpec },
     rulesets: { nav: 'rulesets', topics: ['rulesets'], render: rules.renderRulesets },
     ruleset: { nav: 'rulesets', topics: ['rulesets'], render: rules.renderRuleset },
     'new-ruleset': { nav: 'rulesets', topics: [], render: rules.renderRulesetForm },
