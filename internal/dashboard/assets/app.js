@@ -184,8 +184,8 @@
   ui.issueExtras = agents.issueExtras;
   ui.taskBadge = agents.taskBadge;
   // agentsByIssue maps an issue id to the newest unfinished task working
-  // on it, a finished one waiting for review included (empty when tasks
-  // are unavailable).
+  // on it, or one waiting for review or conflicted (empty when tasks are
+  // unavailable).
   ui.agentsByIssue = async () => {
     const out = {};
     if (!tasksAvailable) return out;
@@ -193,7 +193,7 @@
       const list = await api('/api/tasks');
       for (const t of list.tasks) {
         const id = agents.issueOf(t);
-        if (id && !out[id] && (['pending', 'in_progress', 'waiting'].includes(t.status) || t.state === 'completed' && t.worktree_path)) out[id] = t;
+        if (id && !out[id] && (['pending', 'in_progress', 'waiting'].includes(t.status) || ['completed', 'conflicted'].includes(t.state) && t.worktree_path)) out[id] = t;
       }
     } catch (err) { /* the board shows without them */ }
     return out;
