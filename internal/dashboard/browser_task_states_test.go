@@ -123,7 +123,7 @@ func TestBrowserTaskStates(t *testing.T) {
 	b.fill(t, "#run-tool", "COMMAND")
 	b.fill(t, "#run-limit", "1")
 	b.fill(t, "#run-parallel", "2")
-	b.fill(t, "#run-config", `{"command": ["sh", "-c", `+js("echo w > w.txt && "+commit)+`]}`)
+	b.fill(t, "#run-config", `{"command": ["sh", "-c", `+js("touch w.txt; git add -A; git -c user.name=t -c user.email=t@example.com commit -q -m work")+`]}`)
 	b.press(t, "run-ready")
 	b.waitFor(t, "the run's outcome", `document.querySelectorAll('#run-result li[data-outcome="merged"]').length === 1`)
 	if !eval[bool](t, b, `window.sent.some((s) => { const o = JSON.parse(s); return o.parallel === 2 && o.limit === 1 })`) {
@@ -133,6 +133,7 @@ func TestBrowserTaskStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.waitFor(t, "every state in the list", st(review.ID)+` === 'merged' && `+st(clash.ID)+` === 'conflicted' && `+st(running.ID)+` === 'stopped' && `+st(failed.ID)+` === 'failed' && document.querySelectorAll('#task-list tbody tr').length === 6 && document.querySelector('#task-list .ts-running') !== null`)
+	eval[bool](t, b, `(document.querySelectorAll('.toast').forEach((e) => e.remove()), true)`) // the stop's note, long gone for a reader
 	b.screenshot(t, "task-states")
 
 	b.settle(t)
