@@ -31,7 +31,7 @@ func TestBrowserAgentNames(t *testing.T) {
 	b.fill(t, "#task-config", `{"command": ["sh", "-c", `+js(script)+`]}`)
 	b.press(t, "task-start")
 	b.waitFor(t, "the task page", `location.hash.startsWith('#/task/')`)
-	b.waitFor(t, "the completed status", `document.querySelector('#task-status .badge').textContent === 'completed'`)
+	b.waitFor(t, "the completed status", `document.querySelector('#task-status .badge').textContent === 'waiting for review'`)
 	if got := eval[string](t, b, `document.getElementById('task-agent').textContent`); got != "command" {
 		t.Errorf("the task's agent reads %q", got)
 	}

@@ -58,7 +58,7 @@ func TestBrowserAgentWork(t *testing.T) {
 		return `Array.from(document.querySelectorAll('#task-log .log-line .text')).some(e => e.textContent.startsWith(` + js(s) + `))`
 	}
 	b.waitFor(t, "the agent's first line: the prompt from the tracker", logHas("asked: # Issue "+f.open+": Design the token store"))
-	b.waitFor(t, "the completed status", `document.querySelector('#task-status .badge').textContent === 'completed'`)
+	b.waitFor(t, "the completed status", `document.querySelector('#task-status .badge').textContent === 'waiting for review'`)
 
 	b.click(t, "#tab-report")
 	b.waitFor(t, "the report", `document.getElementById('task-usage') !== null && document.getElementById('task-instructions').textContent.startsWith('# Issue `+f.open+`: Design the token store')`)
@@ -109,7 +109,7 @@ func TestBrowserAgentWork(t *testing.T) {
 	// Merge the first from its page: the issue closes, its dependent is ready.
 	eval[string](t, b, `location.hash = `+js("#/task/"+id))
 	b.waitFor(t, "the first task's page", onTask(id))
-	b.waitFor(t, "the merge button", `document.getElementById('merge-task') !== null && document.querySelector('#task-status .badge').textContent === 'completed'`)
+	b.waitFor(t, "the merge button", `document.getElementById('merge-task') !== null && document.querySelector('#task-status .badge').textContent === 'waiting for review'`)
 	b.press(t, "merge-task")
 	b.waitFor(t, "the merge's confirmation naming the untracked file", `document.getElementById('confirm-dialog') !== null && document.getElementById('confirm-dialog').textContent.includes('notes.txt')`)
 	b.screenshot(t, "task-merge-confirm")
@@ -169,7 +169,7 @@ func TestBrowserAgentWork(t *testing.T) {
 	}
 	b.press(t, "stop-task")
 	b.press(t, "confirm-ok")
-	b.waitFor(t, "the cancelled status", `document.querySelector('#task-status .badge').textContent === 'cancelled'`)
+	b.waitFor(t, "the cancelled status", `document.querySelector('#task-status .badge').textContent === 'stopped'`)
 	testkit.WaitFor(t, 30*time.Second, "the stopped task's issue open again", func() bool {
 		is, err := f.repo.ShowIssue(context.Background(), f.waiting)
 		return err == nil && is.Status == "open" && (is.Assignee == nil || *is.Assignee == "") && strings.Contains(is.Description, "The issue is open again.")
@@ -178,7 +178,7 @@ func TestBrowserAgentWork(t *testing.T) {
 	// The list tells them apart.
 	eval[string](t, b, `location.hash = '#/tasks'`)
 	b.waitFor(t, "the list's states", `(() => { const st = (id) => { const r = document.querySelector('#task-list tr[data-id="' + id + '"] .badge'); return r ? r.textContent : '' };
-		return st(`+js(id)+`) === 'merged' && st(`+js(strings.TrimPrefix(conflicting, "#/task/"))+`) === 'conflicted' && st(`+js(strings.TrimPrefix(second, "#/task/"))+`) === 'cancelled' })()`)
+		return st(`+js(id)+`) === 'merged' && st(`+js(strings.TrimPrefix(conflicting, "#/task/"))+`) === 'conflicted' && st(`+js(strings.TrimPrefix(second, "#/task/"))+`) === 'stopped' })()`)
 
 	b.settle(t)
 	// The refused merge's 409, which the page shows, is logged by Chromium

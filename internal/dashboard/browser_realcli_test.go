@@ -45,7 +45,7 @@ func TestBrowserRealAgent(t *testing.T) {
 	id := strings.TrimPrefix(eval[string](t, b, `location.hash`), "#/task/")
 	b.waitFor(t, "the agent's answer in the log", `Array.from(document.querySelectorAll('#task-log .log-line .text')).some(e => e.textContent.includes('Wrote greeting.txt.'))`)
 	// A CLI with sessions waits for a follow-up once its run is done.
-	b.waitFor(t, "the run's end", `document.querySelector('#task-status .badge').textContent === 'waiting'`)
+	b.waitFor(t, "the run's end", `document.querySelector('#task-status .badge').textContent === 'waiting for review'`)
 	// The usage line reads the figures the CLI reported.
 	b.waitFor(t, "the usage line", `Array.from(document.querySelectorAll('#task-log .log-line .text')).some(e => /^tokens in \d+ \/ out \d+/.test(e.textContent))`)
 	task, err := srv.Tasks.Get(context.Background(), id)

@@ -86,7 +86,7 @@ func TestBrowserReviewCommentsFollowTheirCode(t *testing.T) {
 	b.waitFor(t, "the task page", `location.hash.startsWith('#/task/')`)
 	id := strings.TrimPrefix(eval[string](t, b, `location.hash`), "#/task/")
 	b.waitFor(t, "the task's page", onTask(id))
-	b.waitFor(t, "the completed status", `document.querySelector('#task-status .badge').textContent === 'completed'`)
+	b.waitFor(t, "the task waiting for review", `document.querySelector('#task-status .badge').textContent === 'waiting for review'`)
 
 	// The diff: the tree with the file's counts, the code highlighted.
 	b.click(t, "#tab-diff")

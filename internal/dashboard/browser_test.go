@@ -531,7 +531,7 @@ func TestBrowserDashboard(t *testing.T) {
 	}
 	b.waitFor(t, "line 2", line(2))
 	b.waitFor(t, "line 3", line(3))
-	b.waitFor(t, "the completed status", `document.querySelector('#task-status .badge').textContent === 'completed'`)
+	b.waitFor(t, "the completed status", `document.querySelector('#task-status .badge').textContent === 'waiting for review'`)
 	b.screenshot(t, "task-log")
 	eval[bool](t, b, `(document.getElementById('tab-diff').click(), true)`)
 	b.waitFor(t, "the branch diff", `document.querySelector('#task-diff pre.diff') !== null && document.querySelector('#task-diff pre.diff').textContent.includes('+hello')`)

@@ -201,6 +201,7 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("GET /api/specs/{id}", d.spec)
 	m.HandleFunc("GET /api/rulesets", d.rulesetList)
 	m.HandleFunc("GET /api/rulesets/{name}", d.ruleset)
+	m.HandleFunc("GET /api/files/matching", d.globMatches)
 	m.HandleFunc("GET /api/tasks", d.tasks)
 	m.HandleFunc("GET /api/tasks/{id}", d.task)
 	m.HandleFunc("GET /api/tasks/{id}/logs", d.taskLogs)

@@ -46,6 +46,15 @@ var stateWords = map[string]string{
 	orchestrator.StateEnded:               "ended",
 }
 
+// stateText is a task state in words; a state without words reads as
+// itself.
+func stateText(st string) string {
+	if text, ok := stateWords[st]; ok {
+		return text
+	}
+	return st
+}
+
 // issueView adds to is the tasks started on it.
 func (d *Dashboard) issueView(ctx context.Context, is tracker.IssueDetail) (IssueView, error) {
 	v := IssueView{IssueDetail: is, Tasks: []IssueTask{}}
@@ -61,11 +70,7 @@ func (d *Dashboard) issueView(ctx context.Context, is tracker.IssueDetail) (Issu
 			continue
 		}
 		st := t.State()
-		text, ok := stateWords[st]
-		if !ok {
-			text = st
-		}
-		v.Tasks = append(v.Tasks, IssueTask{ID: t.ID, Agent: agent.Name(t.Agent), State: st, StateText: text,
+		v.Tasks = append(v.Tasks, IssueTask{ID: t.ID, Agent: agent.Name(t.Agent), State: st, StateText: stateText(st),
 			Branch: t.Branch, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt})
 	}
 	return v, nil

@@ -79,6 +79,21 @@ type rulesetBody struct {
 	Description *string   `json:"description"`
 	Markdown    *string   `json:"markdown"`
 	Tags        *[]string `json:"tags"`
+	// The scope (rulesets.Scope): where the ruleset applies and to whom.
+	Globs   *[]string `json:"globs"`
+	Always  *bool     `json:"always"`
+	Targets *[]string `json:"targets"`
+}
+
+// scope sets p's scope fields from the ones in sent.
+func (in rulesetBody) scope(p *rulesets.Patch) {
+	if in.Globs != nil {
+		p.Globs, p.SetGlobs = *in.Globs, true
+	}
+	if in.Targets != nil {
+		p.Targets, p.SetTargets = *in.Targets, true
+	}
+	p.Always = in.Always
 }
 
 func (d *Dashboard) createRuleset(w http.ResponseWriter, r *http.Request) {
@@ -101,6 +116,9 @@ func (d *Dashboard) createRuleset(w http.ResponseWriter, r *http.Request) {
 	if in.Tags != nil {
 		rs.Tags = *in.Tags
 	}
+	var sc rulesets.Patch
+	in.scope(&sc)
+	rs.Globs, rs.Targets, rs.Always = sc.Globs, sc.Targets, sc.Always != nil && *sc.Always
 	if err := lib.Create(r.Context(), rs); err != nil {
 		fail(w, pageHint(err))
 		return
@@ -127,6 +145,7 @@ func (d *Dashboard) updateRuleset(w http.ResponseWriter, r *http.Request) {
 	if in.Tags != nil {
 		p.Tags, p.SetTags = *in.Tags, true
 	}
+	in.scope(&p)
 	if _, err := lib.Upsert(r.Context(), p); err != nil {
 		fail(w, pageHint(err))
 		return

@@ -11,6 +11,7 @@ import (
 // tracker's store methods, as `sudocode spec update` and `sudocode
 // feedback …` call them (so a saved spec relocates its anchors).
 func (d *Dashboard) specWrites(m *http.ServeMux) {
+	m.HandleFunc("POST /api/specs", d.write(d.createSpec))
 	m.HandleFunc("PATCH /api/specs/{id}", d.write(d.updateSpec))
 	m.HandleFunc("POST /api/specs/{id}/feedback", d.write(d.addFeedback))
 	m.HandleFunc("POST /api/feedback/{id}/status", d.write(d.feedbackStatus))

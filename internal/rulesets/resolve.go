@@ -129,20 +129,26 @@ func (r Ruleset) readBy(agent string, reads []string) bool {
 }
 
 // matchGlobs returns the first glob matching one of paths, and the path.
-// A glob without '/' matches a base name in any directory.
 func matchGlobs(globs, paths []string) (glob, file string) {
 	for _, g := range globs {
 		for _, p := range paths {
-			target := p
-			if !strings.Contains(g, "/") {
-				target = path.Base(p)
-			}
-			if ok, _ := doublestar.Match(g, target); ok {
+			if MatchGlob(g, p) {
 				return g, p
 			}
 		}
 	}
 	return "", ""
+}
+
+// MatchGlob reports whether a scope's glob g picks the repository path p
+// ("/"-separated, relative to the root): a glob without '/' matches a
+// base name in any directory.
+func MatchGlob(g, p string) bool {
+	if !strings.Contains(g, "/") {
+		p = path.Base(p)
+	}
+	ok, _ := doublestar.Match(g, p)
+	return ok
 }
 
 // literalPrefix is how specific a glob is: the length of its part before

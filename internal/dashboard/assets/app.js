@@ -182,8 +182,10 @@
   ui.onCleanup = (fn) => cleanup.push(fn);
   const agents = window.SudocodeTasks(ui);
   ui.issueExtras = agents.issueExtras;
+  ui.taskBadge = agents.taskBadge;
   // agentsByIssue maps an issue id to the newest unfinished task working
-  // on it (empty when tasks are unavailable).
+  // on it, or one waiting for review or conflicted (empty when tasks are
+  // unavailable).
   ui.agentsByIssue = async () => {
     const out = {};
     if (!tasksAvailable) return out;
@@ -191,7 +193,7 @@
       const list = await api('/api/tasks');
       for (const t of list.tasks) {
         const id = agents.issueOf(t);
-        if (id && !out[id] && ['pending', 'in_progress', 'waiting'].includes(t.status)) out[id] = t;
+        if (id && !out[id] && (['pending', 'in_progress', 'waiting'].includes(t.status) || ['completed', 'conflicted'].includes(t.state) && t.worktree_path)) out[id] = t;
       }
     } catch (err) { /* the board shows without them */ }
     return out;
@@ -206,6 +208,7 @@
     specs: { nav: 'specs', topics: ['tracker'], render: specs.renderSpecs },
     spec: { nav: 'specs', topics: ['tracker'], render: specs.renderSpec },
     'edit-spec': { nav: 'specs', topics: [], render: specs.renderSpecForm },
+    'new-spec': { nav: 'specs', topics: [], render: specs.renderNewSpec },
     rulesets: { nav: 'rulesets', topics: ['rulesets'], render: rules.renderRulesets },
     ruleset: { nav: 'rulesets', topics: ['rulesets'], render: rules.renderRuleset },
     'new-ruleset': { nav: 'rulesets', topics: [], render: rules.renderRulesetForm },

@@ -116,7 +116,7 @@ window.SudocodeIssues = function (ui) {
     flags.length || it.tags.length ? h('div', { class: 'flags' }, flags, it.tags.map((t) => badge(t, 'tag'))) : null,
     it.blocked_by.length ? h('div', { class: 'blockers' }, 'waits for ', it.blocked_by.map((x, k) => [k ? ', ' : '',
       h('span', { class: 'blocker', title: x.id + ' (' + x.status + ')' }, x.title)])) : null,
-    task ? h('div', { class: 'agent-line' }, '\u25b6 ', h('span', { class: 'mono' }, task.tool), ' ', statusBadge(task.status), ' ', h('span', { class: 'id' }, task.id)) : null);
+    task ? h('div', { class: 'agent-line' }, '\u25b6 ', h('span', { class: 'mono' }, task.tool), ' ', ui.taskBadge(task), ' ', h('span', { class: 'id' }, task.id)) : null);
     if (ui.canWrite()) {
       card.addEventListener('dragstart', (e) => {
         e.dataTransfer.setData('text/x-sudocode-issue', it.id);

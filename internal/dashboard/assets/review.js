@@ -15,7 +15,7 @@ window.SudocodeReview = function (ui) {
   function session(t) {
     const id = t.id;
     const path = '/api/tasks/' + encodeURIComponent(id);
-    const writable = ui.canWrite() && !!t.worktree_path;
+    const writable = ui.canWrite() && followable(t);
     let comments = [];
     let shown = null; // {box, diff}: the diff drawn last, redrawn as comments change
     let lastStatus = t.status;
@@ -170,5 +170,9 @@ window.SudocodeReview = function (ui) {
     return { box, showDiff, taskChanged };
   }
 
-  return { session };
+  // followable is whether new instructions can reach the task's agent:
+  // its worktree is there and its branch not merged yet.
+  function followable(t) { return !!t.worktree_path && t.state !== 'merged'; }
+
+  return { session, followable };
 };

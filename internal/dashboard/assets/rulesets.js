@@ -6,6 +6,7 @@ window.SudocodeRulesets = function (ui) {
   'use strict';
   const { h, link, route, api, badge, problem, markdown, when, toast } = ui;
   const enc = encodeURIComponent;
+  const scopes = window.SudocodeRulesetScope(ui);
 
   async function renderRulesets(box) {
     box.append(h('div', { class: 'title-row' }, h('h1', null, 'Rulesets'),
@@ -37,6 +38,7 @@ window.SudocodeRulesets = function (ui) {
       h('p', { class: 'lead' }, r.description),
       h('p', { class: 'meta-line' }, (r.tags || []).map((t) => [badge(t, 'tag'), ' ']),
         'created ' + when(r.created_at) + ' \u00b7 modified ' + when(r.last_modified)),
+      scopes.summary(r),
       ui.canWrite() ? h('div', { class: 'actions' },
         h('a', { class: 'button', id: 'edit-ruleset', href: '#' + route('edit-ruleset', r.name), title: 'edit (e)' }, 'Edit'),
         h('button', { type: 'button', class: 'button', id: 'delete-ruleset', onclick: () => remove(r.name) }, 'Delete\u2026')) : null,
@@ -106,9 +108,10 @@ window.SudocodeRulesets = function (ui) {
     const desc = h('input', { id: 'ruleset-description', type: 'text', required: true, value: r.description, autocomplete: 'off' });
     const tags = h('input', { id: 'ruleset-tags', type: 'text', value: (r.tags || []).join(', '), placeholder: 'comma separated', autocomplete: 'off' });
     const body = ui.editor('ruleset-markdown', r.markdown, 18);
+    const scope = scopes.fields(r);
     const form = h('form', { class: 'form wide', id: 'ruleset-form', onsubmit: async (e) => {
       e.preventDefault();
-      const change = { description: desc.value.trim(), markdown: body.area.value, tags: tags.value.split(',').map((t) => t.trim()).filter(Boolean) };
+      const change = Object.assign({ description: desc.value.trim(), markdown: body.area.value, tags: tags.value.split(',').map((t) => t.trim()).filter(Boolean) }, scope.value());
       const target = editing ? editing.name : name.value.trim();
       try {
         if (editing) await api('/api/rulesets/' + enc(target), 'PATCH', change);
@@ -118,7 +121,7 @@ window.SudocodeRulesets = function (ui) {
       } catch (err) { toast(err.message + (err.hint ? ' \u2014 ' + err.hint : ''), true); }
     } },
     name ? h('label', null, 'Name', name) : null,
-    h('label', null, 'Description', desc), h('label', null, 'Tags', tags),
+    h('label', null, 'Description', desc), h('label', null, 'Tags', tags), scope.el,
     h('label', { for: 'ruleset-markdown' }, 'Markdown'), body.el,
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary', id: 'ruleset-save' }, editing ? 'Save' : 'Create ruleset'),
       h('a', { class: 'button', href: editing ? '#' + route('ruleset', editing.name) : '#/rulesets' }, 'Cancel')));

@@ -13,9 +13,11 @@ window.SudocodeSpecs = function (ui) {
   // re-renders so a change elsewhere never closes a half-written form.
   let openAt = null;
   let specShown = null;
+  const specForm = window.SudocodeSpecForm(ui);
 
   async function renderSpecs(box) {
-    box.append(h('h1', null, 'Specs'));
+    box.append(h('div', { class: 'title-row' }, h('h1', null, 'Specs'),
+      ui.canWrite() ? h('a', { class: 'button primary right', id: 'new-spec', href: '#/new-spec' }, 'New spec') : null));
     let list;
     try {
       list = await api('/api/specs');
@@ -24,7 +26,7 @@ window.SudocodeSpecs = function (ui) {
       return;
     }
     if (!list.specs.length) {
-      box.append(h('p', { class: 'muted' }, 'No specs yet. Create one with `sudocode spec create` or the create_spec tool.'));
+      box.append(h('p', { class: 'muted' }, 'No specs yet. Create one here, with `sudocode spec create` or the create_spec tool.'));
       return;
     }
     box.append(h('table', { class: 'list', id: 'spec-list' },
@@ -117,6 +119,7 @@ window.SudocodeSpecs = function (ui) {
         h('span', { class: 'path' }, '.sudocode/' + s.file_path), ' \u00b7 updated ' + when(s.updated_at),
         ' \u00b7 ', h('span', { id: 'open-feedback' }, s.open_feedback + ' open feedback'), ' of ' + s.feedback.length),
       ui.canWrite() ? h('div', { class: 'actions' }, h('a', { class: 'button', id: 'edit-spec', href: '#' + route('edit-spec', s.id), title: 'edit (e)' }, 'Edit'),
+        specForm.statusPicker(s),
         h('span', { class: 'muted small' }, 'Click a line (or focus it and press Enter) to give feedback there.')) : null);
     box.append(h('div', { class: 'rels', id: 'implementers' }, h('h3', null, 'Implemented by'), s.implementers.length
       ? h('ul', null, s.implementers.map((i) => h('li', null, link(route('issue', i.id), i.id, 'id'), ' ', i.title, ' ', statusBadge(i.status))))
@@ -205,5 +208,5 @@ window.SudocodeSpecs = function (ui) {
     body.area.dataset.autofocus = '1';
   }
 
-  return { renderSpecs, renderSpec, renderSpecForm, anchorBadge };
+  return { renderSpecs, renderSpec, renderSpecForm, anchorBadge, renderNewSpec: specForm.renderNewSpec };
 };

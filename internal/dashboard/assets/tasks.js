@@ -7,10 +7,11 @@
 // in.
 window.SudocodeTasks = function (ui) {
   'use strict';
-  const { h, link, route, api, statusBadge, problem, markdown, when, clock, toast } = ui;
+  const { h, link, route, api, problem, markdown, when, clock, toast } = ui;
   const trust = window.SudocodeTrust(ui);
   const workers = window.SudocodeWorkers(ui, agentName);
   const review = window.SudocodeReview(ui);
+  const states = window.SudocodeTaskStates(ui);
 
   // The agents by the names the CLI's --agent takes (claude, not
   // CLAUDECODE): one naming for users everywhere. The API keeps the tool
@@ -40,17 +41,18 @@ window.SudocodeTasks = function (ui) {
       box.append(h('p', { class: 'muted' }, 'No tasks yet. Start an agent here or on an issue, or with the orchestrator\u2019s create_task tool.'));
       return;
     }
-    box.append(h('table', { class: 'list', id: 'task-list' },
-      h('thead', null, h('tr', null, ['task', 'status', 'agent', 'branch', 'created'].map((c) => h('th', null, c)))),
-      h('tbody', null, list.tasks.map((t) => h('tr', { dataset: { id: t.id } },
+    const table = () => h('table', { class: 'list', id: 'task-list' },
+      h('thead', null, h('tr', null, ['task', 'state', 'agent', 'branch', 'created'].map((c) => h('th', null, c)))),
+      h('tbody', null, list.tasks.filter(states.shown).map((t) => h('tr', { dataset: { id: t.id } },
         h('td', null, link(route('task', t.id), t.description || t.id), h('div', { class: 'id small' }, t.id)),
-        h('td', null, statusBadge(t.state || t.status)), h('td', null, agentName(t.tool)),
-        h('td', { class: 'mono small' }, t.branch), h('td', { class: 'small' }, when(t.created_at)))))));
+        h('td', null, states.taskBadge(t)), h('td', null, agentName(t.tool)),
+        h('td', { class: 'mono small' }, t.branch), h('td', { class: 'small' }, when(t.created_at))))));
+    box.append(h('div', { class: 'filters', id: 'task-filters' }, states.stateFilter(list.tasks, () => document.getElementById('task-list').replaceWith(table()))), table());
   }
 
   function taskHeader(t) {
     return h('div', { class: 'task-head', id: 'task-head' },
-      h('div', { class: 'title-row' }, h('h1', null, t.description || t.id), h('span', { id: 'task-status' }, statusBadge(t.state || t.status))),
+      h('div', { class: 'title-row' }, h('h1', null, t.description || t.id), h('span', { id: 'task-status' }, states.taskBadge(t))),
       h('dl', { class: 'meta' },
         h('dt', null, 'id'), h('dd', { class: 'id' }, t.id),
         h('dt', null, 'agent'), h('dd', { id: 'task-agent' }, agentName(t.tool)),
@@ -85,12 +87,13 @@ window.SudocodeTasks = function (ui) {
 
   // confirmAction asks before an action that cannot be undone from the
   // page; it resolves true when the user confirms.
-  function confirmAction(title, text, label) {
+  // extra is a node shown under the text (a choice the action takes).
+  function confirmAction(title, text, label, extra) {
     return new Promise((resolve) => {
       const dlg = h('dialog', { class: 'dialog', id: 'confirm-dialog', 'aria-label': title });
       let yes = false;
       dlg.append(h('form', { method: 'dialog', onsubmit: (e) => { e.preventDefault(); yes = true; dlg.close(); } },
-        h('h2', null, title), h('p', null, text),
+        h('h2', null, title), h('p', null, text), extra || null,
         h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary', id: 'confirm-ok' }, label),
           h('button', { type: 'button', class: 'button', id: 'confirm-cancel', onclick: () => dlg.close() }, 'Cancel'))));
       dlg.addEventListener('close', () => { dlg.remove(); resolve(yes); });
@@ -101,6 +104,7 @@ window.SudocodeTasks = function (ui) {
   }
 
   async function merge(t) {
+    const strategy = states.strategyPicker();
     let what = 'its changes';
     let uncommitted = '';
     try {
@@ -109,11 +113,11 @@ window.SudocodeTasks = function (ui) {
       if (d.uncommitted.length) uncommitted = ' Not committed yet, so the merge commits them: ' + d.uncommitted.join(', ') + '.';
     } catch (err) { /* the merge itself says what is wrong */ }
     const sure = await confirmAction('Merge ' + t.id + '?', 'Merge ' + what + ' from ' + t.branch + ' into the checkout\u2019s branch' +
-      (t.issue_id ? ', and close ' + t.issue_id : '') + '.' + uncommitted + ' The Diff tab shows every line.', 'Merge');
+      (t.issue_id ? ', and close ' + t.issue_id : '') + '.' + uncommitted + ' The Diff tab shows every line.', 'Merge', strategy);
     if (!sure) return;
     delete mergeRefusals[t.id];
     try {
-      const r = await api('/api/tasks/' + encodeURIComponent(t.id) + '/merge', 'POST', {});
+      const r = await api('/api/tasks/' + encodeURIComponent(t.id) + '/merge', 'POST', { strategy: strategy.querySelector('select').value });
       toast('Merged into ' + r.base + ' as ' + String(r.commit).slice(0, 12) + (r.issue_id ? '; ' + r.issue_id + ' is closed' : '') +
         (r.warning ? ' — ' + r.warning : ''), !!r.warning);
     } catch (err) {
@@ -150,6 +154,7 @@ window.SudocodeTasks = function (ui) {
     try { agents = (await api('/api/agents')).agents.filter((a) => a.available); } catch (err) { return problem(err, 'Agents are'); }
     const tool = h('select', { id: 'run-tool', 'aria-label': 'agent' }, agents.map((a) => h('option', { value: a.kind }, agentName(a.kind))));
     const limit = h('input', { id: 'run-limit', type: 'number', min: 1, value: 1, 'aria-label': 'at most this many issues', class: 'narrow' });
+    const parallel = h('input', { id: 'run-parallel', type: 'number', min: 1, value: 1, 'aria-label': 'at most this many agents at a time', class: 'narrow' });
     const cfg = h('input', { id: 'run-config', type: 'text', class: 'mono grow', placeholder: 'options (JSON), e.g. {"model": "\u2026"}', 'aria-label': 'agent options' });
     const go = h('button', { type: 'submit', class: 'button', id: 'run-ready', disabled: !agents.length || !!(run && run.busy) }, 'Run ready');
     return h('form', { class: 'actions', id: 'run-form', onsubmit: async (e) => {
@@ -160,11 +165,11 @@ window.SudocodeTasks = function (ui) {
       }
       showRun({ busy: true });
       try {
-        showRun({ items: (await api('/api/run-ready', 'POST', { tool: tool.value, config: config, limit: Number(limit.value) || 1 })).items });
+        showRun({ items: (await api('/api/run-ready', 'POST', { tool: tool.value, config: config, limit: Number(limit.value) || 1, parallel: Number(parallel.value) || 1 })).items });
       } catch (err) {
         showRun({ error: err.message + (err.hint ? ' \u2014 ' + err.hint : '') });
       }
-    } }, h('span', null, 'Run ready issues with'), tool, h('label', null, 'at most ', limit), cfg, go, runResult());
+    } }, h('span', null, 'Run ready issues with'), tool, h('label', null, 'at most ', limit), h('label', null, 'at a time ', parallel), cfg, go, runResult());
   }
 
   function money(v) { return v == null ? '\u2014' : '$' + Number(v).toFixed(4); }
@@ -276,6 +281,8 @@ window.SudocodeTasks = function (ui) {
       const nt = JSON.parse(m.data);
       const old = document.getElementById('task-head');
       if (old) old.replaceWith(taskHeader(nt));
+      const fu = document.getElementById('review-form');
+      if (fu && !review.followable(nt)) fu.remove(); // merged or ended as the page watched
       if (!reportBox.hidden) report(id, reportBox);
       rv.taskChanged(nt, diffBox);
     });
@@ -289,6 +296,7 @@ window.SudocodeTasks = function (ui) {
 
   // issueExtras are an issue page's agent actions and its tasks.
   function issueExtras(it) {
+    if (it.status === 'closed') return null; // reopen it first: an agent's merge would close it again
     return h('a', { class: 'button', id: 'start-agent', href: '#' + route('new-task', it.id) }, 'Start an agent\u2026');
   }
 
@@ -334,5 +342,5 @@ window.SudocodeTasks = function (ui) {
       h('h1', null, it ? 'Start an agent on ' + it.id : 'Start an agent'), (await trust.trustPanel()) || '', form);
   }
 
-  return { renderTasks, renderTask, renderTaskForm, diffView, issueExtras, issueOf };
+  return { renderTasks, renderTask, renderTaskForm, diffView, issueExtras, issueOf, taskBadge: states.taskBadge };
 };
