@@ -111,3 +111,35 @@ func TestUsageOfNothingIsUnknown(t *testing.T) {
 		t.Errorf("usage %+v %v", by, err)
 	}
 }
+
+// A result end_task gives keeps the task's usage: the issue's cost does
+// not lose what an ended attempt spent; the rest of the result is as given.
+func TestEndResultKeepsTheUsage(t *testing.T) {
+	f := newFixture(t, testkit.Repo(t), noPool)
+	ctx := context.Background()
+	task := f.wait(t, f.onIssue(t, "iss-1", CreateInput{Agent: "CLAUDE_REPLAY", Description: "x",
+		Config: replay("0", claudeResult("0.10", "100", "50"))}).ID)
+	end, err := f.o.End(ctx, task.ID, EndInput{Result: []byte(` {"summary": "done"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"task_usage":{"cost_usd":0.1,"tokens":{"input":100,"output":50,"cache_read":0,"cache_write":0}},"summary": "done"}`
+	if string(end.Task.Result) != want {
+		t.Errorf("result %s, want %s", end.Task.Result, want)
+	}
+	by, err := f.store.UsageByIssue(ctx, nil)
+	if err != nil || !sameUsage(by["iss-1"], tracker.TaskUsage{Tasks: 1, Priced: 1, CostUSD: new(0.10), Tokens: &tracker.TokenCounts{Input: 100, Output: 50}}) {
+		t.Errorf("usage %+v %v", by, err)
+	}
+	for _, c := range []struct{ old, result, want string }{
+		{`{"task_usage":{"cost_usd":1}}`, `{}`, `{"task_usage":{"cost_usd":1}}`},
+		{`{"task_usage":{"cost_usd":1}}`, `[1]`, `[1]`},
+		{`{"task_usage":{"cost_usd":1}}`, `{"task_usage":null}`, `{"task_usage":null}`},
+		{`{"task_usage":{}}`, `{"a":1}`, `{"a":1}`},
+		{`not json`, `{"a":1}`, `{"a":1}`},
+	} {
+		if got := string(keepUsage([]byte(c.old), []byte(c.result))); got != c.want {
+			t.Errorf("keepUsage(%s, %s) = %s, want %s", c.old, c.result, got, c.want)
+		}
+	}
+}
