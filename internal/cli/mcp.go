@@ -62,7 +62,8 @@ func runMCPTracker(ctx context.Context, o *mcpTrackerOptions) error {
 		return err
 	}
 	defer p.Close()
-	server := mcptracker.New(mcptracker.Options{Tracker: p.Tracker, Version: Version, Actor: env.actor(), Logger: logger, Tasks: issueTasks})
+	server := mcptracker.New(mcptracker.Options{Tracker: p.Tracker, Version: Version, Actor: env.actor(), Logger: logger, Tasks: issueTasks,
+		IssueUsage: issueUsage, ProjectUsage: projectUsage})
 	return mcpx.Serve(ctx, server, t, logger)
 }
 

@@ -169,7 +169,11 @@ func printReport(out io.Writer, r orchestrator.Report) {
 	}
 	fmt.Fprintln(out)
 	if r.IssueID != "" {
-		fmt.Fprintf(out, "issue:   %s\n", r.IssueID)
+		fmt.Fprintf(out, "issue:   %s", r.IssueID)
+		if u := r.Usage.Issue; u != nil {
+			fmt.Fprintf(out, " (its %s)", spendText(*u))
+		}
+		fmt.Fprintln(out)
 	}
 	if r.State == orchestrator.StateMerged {
 		fmt.Fprintf(out, "branch:  %s (merged)\n", r.Branch)

@@ -149,10 +149,16 @@ func runIssueShow(ctx context.Context, o *idOptions) error {
 		if err == nil {
 			d.Tasks, err = issueTasks(ctx, r.Dir, d.ID)
 		}
+		if err == nil {
+			d.Usage, err = issueUsage(ctx, r.Dir, d.ID)
+		}
 		return d, err
 	}, func(w io.Writer, d tracker.IssueDetail) {
 		issueText(w, d)
 		issueTasksText(w, d.Tasks)
+		if d.Usage != nil {
+			fmt.Fprintf(w, "usage: %s\n", spendText(*d.Usage))
+		}
 		activityText(w, d)
 	})
 }

@@ -15,20 +15,30 @@ import (
 func newStatsCmd(tc trackerCmd) *cobra.Command {
 	return &cobra.Command{
 		Use:   "stats",
-		Short: "Counts of specs, issues and relationships, and activity over the last 7 days",
-		Args:  exactArgs(0),
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runStats(cmd.Context(), tc) },
+		Short: "Counts of specs, issues and relationships, activity over the last 7 days, and what agent tasks cost",
+		Long: `Counts of specs, issues and relationships, and activity over the last 7 days.
+When the repository's agent tasks exist, also what they cost: every task's tokens and
+dollars added up, and the issues whose tasks cost the most ("usage" with --json).`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error { return runStats(cmd.Context(), tc) },
 	}
 }
 
 func runStats(ctx context.Context, tc trackerCmd) error {
-	return runOn(ctx, tc, func(r *store.Repo) (tracker.Stats, error) { return r.Stats(ctx) },
+	return runOn(ctx, tc, func(r *store.Repo) (tracker.Stats, error) {
+		s, err := r.Stats(ctx)
+		if err == nil {
+			s.Usage, err = projectUsage(ctx, r.Dir)
+		}
+		return s, err
+	},
 		func(w io.Writer, s tracker.Stats) {
 			fmt.Fprintf(w, "Specs\t%d\t%s\tready %d\n", s.Specs.Total, counts(s.Specs.ByStatus, tracker.SpecStatuses), s.Specs.Ready)
 			fmt.Fprintf(w, "Issues\t%d\t%s\tready %d, blocked %d\n", s.Issues.Total, issueCounts(s.Issues.ByStatus), s.Issues.Ready, s.Issues.Blocked)
 			fmt.Fprintf(w, "Relationships\t%d\t%s\n", s.Relationships.Total, counts(s.Relationships.ByType, tracker.RelTypes))
 			a := s.RecentActivity
 			fmt.Fprintf(w, "Last 7 days\t\tissues created %d, updated %d, closed %d; specs updated %d\n", a.IssuesCreated, a.IssuesUpdated, a.IssuesClosed, a.SpecsUpdated)
+			projectUsageText(w, s.Usage)
 		})
 }
 

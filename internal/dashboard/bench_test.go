@@ -14,7 +14,11 @@ import (
 // of them blocked by a link) answers one page per column, however many
 // issues there are; the page shows more of a column on demand. Reported:
 // the answer's size and its cards.
-func BenchmarkBoard10000(b *testing.B) {
+func BenchmarkBoard10000(b *testing.B) { benchBoard(b, nil) }
+
+// benchBoard runs BenchmarkBoard10000 on a dashboard with the options
+// opts gives for the fixture and its issues' ids (none when nil).
+func benchBoard(b *testing.B, opts func(f *fixture, ids []string) dashboard.Options) {
 	f := newFixture(b)
 	ctx := context.Background()
 	ins := make([]store.IssueInput, 10000)
@@ -31,7 +35,15 @@ func BenchmarkBoard10000(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	ts, _ := serveDashboard(b, f, dashboard.Options{})
+	var o dashboard.Options
+	if opts != nil {
+		ids := make([]string, len(made))
+		for i, is := range made {
+			ids[i] = is.ID
+		}
+		o = opts(f, ids)
+	}
+	ts, _ := serveDashboard(b, f, o)
 	for _, q := range []string{"", "?text=number+99", "?column=open&offset=5000"} {
 		b.Run("query="+q, func(b *testing.B) {
 			var size int
@@ -51,6 +63,15 @@ func BenchmarkBoard10000(b *testing.B) {
 			}
 			b.ReportMetric(float64(size), "bytes/op")
 			b.ReportMetric(float64(len(board.Issues)), "cards")
+			if opts != nil {
+				costed := 0
+				for _, c := range board.Issues {
+					if c.Usage != nil {
+						costed++
+					}
+				}
+				b.ReportMetric(float64(costed), "costed")
+			}
 		})
 	}
 }

@@ -65,6 +65,9 @@ func (d *Dashboard) issueView(ctx context.Context, is tracker.IssueDetail) (Issu
 	if err != nil {
 		return v, err
 	}
+	if v.Usage, err = d.issueUsage(ctx, is.ID); err != nil {
+		return v, err
+	}
 	for _, t := range ts {
 		if t.IssueID != is.ID {
 			continue

@@ -87,6 +87,9 @@ type BoardItem struct {
 	// for an issue whose status is blocked with no unfinished blocker, and
 	// beyond the first 300 blocked issues).
 	BlockedBy []tracker.Blocker `json:"blocked_by"`
+	// Usage is what the tasks started on the issue cost, every attempt
+	// added up; absent for an issue without tasks.
+	Usage *tracker.TaskUsage `json:"usage,omitempty"`
 }
 
 // boardFilter reads the board's filters from the query string.
@@ -164,6 +167,7 @@ func (d *Dashboard) issues(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
+	d.cardUsage(r.Context(), b.Issues)
 	writeJSON(w, http.StatusOK, b)
 }
 

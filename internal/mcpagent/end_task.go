@@ -15,7 +15,7 @@ import (
 type endIn struct {
 	TaskID     string  `json:"taskId" jsonschema:"Task identifier"`
 	Status     *string `json:"status,omitempty" jsonschema:"Final status: completed, failed or cancelled. Omitted or null: the natural one (cancelled for a running task, completed for a waiting one, otherwise unchanged)"`
-	Result     any     `json:"result,omitempty" jsonschema:"Result data to record (any JSON)"`
+	Result     any     `json:"result,omitempty" jsonschema:"Result data to record (any JSON); an object keeps the usage the task's runs reported (task_usage) beside its own keys"`
 	KeepBranch *bool   `json:"keepBranch,omitempty" jsonschema:"Keep the task's branch, with uncommitted work saved on it as a commit (default true); false deletes the branch and discards the work"`
 }
 

@@ -18,7 +18,7 @@ func (h *handlers) reportTask() mcpx.Tool {
 		Name:  "report_task",
 		Title: "Report on a task",
 		Description: "Report on a task: status and timings, the agent's final answer (its last message), " +
-			"usage (tokens and cost when the CLI reports them, for the last run and for the whole task), " +
+			"usage (tokens and cost when the CLI reports them, for the last run, for the whole task and, for a task of an issue, for every task started on the issue, failed and cancelled attempts included), " +
 			"permission_denials (tool calls the agent's CLI refused), " +
 			"the files changed (read from git) and a diff stat of its branch against the commit it started from.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},

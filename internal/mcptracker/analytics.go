@@ -14,10 +14,16 @@ func (s *server) stats() mcpx.Tool {
 	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:        "stats",
 		Title:       "Project statistics",
-		Description: "Counts of specs, issues and relationships by status and type, ready and blocked counts, and activity over the last 7 days.",
+		Description: "Counts of specs, issues and relationships by status and type, ready and blocked counts, activity over the last 7 days, and what the agent tasks cost (usage: every task's tokens and dollars added up, and the issues that cost the most; absent without tasks).",
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (out tracker.Stats, err error) {
-		return call(ctx, s, func(r *store.Repo) (tracker.Stats, error) { return r.Stats(ctx) })
+		return call(ctx, s, func(r *store.Repo) (tracker.Stats, error) {
+			st, err := r.Stats(ctx)
+			if err == nil && s.opts.ProjectUsage != nil {
+				st.Usage, err = s.opts.ProjectUsage(ctx, r.Dir)
+			}
+			return st, err
+		})
 	})
 }
 

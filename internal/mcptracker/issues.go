@@ -92,7 +92,7 @@ func (s *server) showIssue() mcpx.Tool {
 	return mcpx.NewTool(mcpx.Faults, &mcp.Tool{
 		Name:  "show_issue",
 		Title: "Show an issue",
-		Description: "Show an issue in full: fields, tags, relationships both ways, what it waits for (blocked_by, with the ancestor a blocker is inherited through), the feedback it gave on specs, the agent tasks started on it (tasks, when there are any), " +
+		Description: "Show an issue in full: fields, tags, relationships both ways, what it waits for (blocked_by, with the ancestor a blocker is inherited through), the feedback it gave on specs, the agent tasks started on it (tasks, when there are any) and what they cost, every attempt added up (usage), " +
 			"its comments, and its history (changes of status and assignee, links added and removed, agent tasks), both oldest first.",
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in issueIDIn) (out tracker.IssueDetail, err error) {
@@ -100,6 +100,9 @@ func (s *server) showIssue() mcpx.Tool {
 			d, err := r.ShowIssue(ctx, in.IssueID)
 			if err == nil && s.opts.Tasks != nil {
 				d.Tasks, err = s.opts.Tasks(ctx, r.Dir, d.ID)
+			}
+			if err == nil && s.opts.IssueUsage != nil {
+				d.Usage, err = s.opts.IssueUsage(ctx, r.Dir, d.ID)
 			}
 			return d, err
 		})

@@ -41,6 +41,11 @@ type Options struct {
 	// trackerDir (the .sudocode directory); show_issue includes them. Nil:
 	// show_issue lists none.
 	Tasks func(ctx context.Context, trackerDir, issueID string) ([]tracker.TaskRef, error)
+	// IssueUsage and ProjectUsage read what the agent tasks cost from the
+	// same store: of an issue, for show_issue, and of the whole project,
+	// for stats. Nil: the figures are absent.
+	IssueUsage   func(ctx context.Context, trackerDir, issueID string) (*tracker.TaskUsage, error)
+	ProjectUsage func(ctx context.Context, trackerDir string) (*tracker.ProjectUsage, error)
 }
 
 // DefaultBudget keeps a list result to a few thousand tokens.

@@ -102,7 +102,7 @@ func (o *Orchestrator) endTask(ctx context.Context, id string, in EndInput) (End
 		t.Status = StatusCompleted
 	}
 	if len(in.Result) > 0 {
-		t.Result = in.Result
+		t.Result = keepUsage(t.Result, in.Result)
 	}
 	o.cleanup(ctx, t)
 	rm, err := o.wt.Remove(ctx, t.ID, t.WorktreePath, t.Branch, in.KeepBranch)

@@ -21,6 +21,25 @@ func (s *Store) ByIssue(ctx context.Context, issueID string) ([]Task, error) {
 // DataDir). It only reads: unlike OpenStore it recovers nothing, so the
 // tracker can call it on every show. No store yet is no task.
 func IssueTasks(ctx context.Context, dir, issueID string) ([]tracker.TaskRef, error) {
+	s, err := readStore(ctx, dir)
+	if s == nil || err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	ts, err := s.ByIssue(ctx, issueID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]tracker.TaskRef, len(ts))
+	for i, t := range ts {
+		out[i] = tracker.TaskRef{ID: t.ID, Tool: t.Agent, Status: string(t.Status), Branch: t.Branch, CreatedAt: t.CreatedAt}
+	}
+	return out, nil
+}
+
+// readStore opens the task store of the repository holding dir to read
+// it, recovering nothing; nil when there is none.
+func readStore(ctx context.Context, dir string) (*Store, error) {
 	data, err := lookupDataDir(ctx, dir)
 	if err != nil || data == "" {
 		return nil, nil // not in a git repository: no orchestrator either
@@ -34,17 +53,9 @@ func IssueTasks(ctx context.Context, dir, issueID string) ([]tracker.TaskRef, er
 		return nil, fault.Wrap(fault.Unavailable, err, "failed to open the task store at "+path)
 	}
 	s := &Store{db: db}
-	defer s.Close()
 	if err := s.migrate(ctx); err != nil {
+		s.Close()
 		return nil, fault.Wrap(fault.Unavailable, err, "failed to upgrade the task store at "+path)
 	}
-	ts, err := s.ByIssue(ctx, issueID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]tracker.TaskRef, len(ts))
-	for i, t := range ts {
-		out[i] = tracker.TaskRef{ID: t.ID, Tool: t.Agent, Status: string(t.Status), Branch: t.Branch, CreatedAt: t.CreatedAt}
-	}
-	return out, nil
+	return s, nil
 }

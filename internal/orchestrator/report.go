@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/sudocode/sudocode/internal/tracker"
 )
 
 // Report is report_task's summary of a task.
@@ -52,6 +54,10 @@ type Report struct {
 type ReportUsage struct {
 	Run  Usage `json:"run"`  // the last run's
 	Task Usage `json:"task"` // every run's, added up
+	// Issue adds up every task started on the report's issue, this one
+	// and the earlier attempts, failed and cancelled ones too; absent for
+	// a task started on no issue.
+	Issue *tracker.TaskUsage `json:"issue,omitempty"`
 }
 
 // Report summarizes task id: its state, the last run's result and its
@@ -96,6 +102,15 @@ func (o *Orchestrator) report(ctx context.Context, id string, live bool) (Report
 	_ = json.Unmarshal(t.Result, &res)
 	r.FinalAnswer = res.Message
 	r.Usage = ReportUsage{Run: Usage{CostUSD: res.CostUSD, Tokens: res.Tokens}, Task: res.TaskUsage}
+	if t.IssueID != "" {
+		by, err := o.store.UsageByIssue(ctx, []string{t.IssueID})
+		if err != nil {
+			return Report{}, err
+		}
+		if u, ok := by[t.IssueID]; ok {
+			r.Usage.Issue = &u
+		}
+	}
 	r.PermissionDenials = res.PermissionDenials
 	if r.PermissionDenials == nil {
 		r.PermissionDenials = []Denial{}

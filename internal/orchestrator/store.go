@@ -133,6 +133,11 @@ func (s *Store) migrate(ctx context.Context) error {
 			}
 		}
 	}
+	// The issue's tasks and their usage (issue_usage.go) are read by issue
+	// on every show and every page of the board.
+	if _, err := tx.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS tasks_issue ON tasks(issue_id)`); err != nil {
+		return err
+	}
 	if err := addIssueDuties(ctx, tx); err != nil {
 		return err
 	}

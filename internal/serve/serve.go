@@ -189,6 +189,12 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	s.mountSDK(PathTracker, "tracker", mcptracker.New(mcptracker.Options{Tracker: s.project.Tracker, Version: o.Version, Actor: o.Actor, Logger: logger,
 		Tasks: func(ctx context.Context, trackerDir, id string) ([]tracker.TaskRef, error) {
 			return orchestrator.IssueTasks(ctx, filepath.Dir(trackerDir), id)
+		},
+		IssueUsage: func(ctx context.Context, trackerDir, id string) (*tracker.TaskUsage, error) {
+			return orchestrator.ReadIssueUsage(ctx, filepath.Dir(trackerDir), id)
+		},
+		ProjectUsage: func(ctx context.Context, trackerDir string) (*tracker.ProjectUsage, error) {
+			return orchestrator.ReadProjectUsage(ctx, filepath.Dir(trackerDir))
 		}}))
 	s.mountSDK(PathRulesets, "rulesets", mcprulesets.NewWithOptions(rulesets.Library{Store: notify, Actor: o.Actor},
 		mcprulesets.Options{Logger: logger, ImportRoots: importRoots(dir)}))

@@ -23,6 +23,8 @@ type IssueDetail struct {
 	// Tasks are filled by the callers that know the agent orchestrator of
 	// the repository (the CLI, the MCP server); absent when there are none.
 	Tasks []TaskRef `json:"tasks,omitempty" jsonschema:"The agent tasks started on this issue, oldest first"`
+	// Usage is filled by the same callers: every task's usage added up.
+	Usage *TaskUsage `json:"usage,omitempty" jsonschema:"What the agent tasks started on this issue cost, every attempt added up; absent when there are none"`
 }
 
 // TaskRef is an agent task (of the orchestrator) working on an issue.
@@ -160,6 +162,9 @@ type Stats struct {
 		IssuesCreated int `json:"issues_created"`
 		IssuesClosed  int `json:"issues_closed"`
 	} `json:"recent_activity"`
+	// Usage is filled by the callers that know the repository's task
+	// store; absent when it holds no task.
+	Usage *ProjectUsage `json:"usage,omitempty" jsonschema:"What the project's agent tasks cost; absent when there are none"`
 }
 
 // Status is the status command's result: a smaller Stats.

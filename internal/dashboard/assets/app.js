@@ -176,6 +176,7 @@
 
   const ui = { h, add, link, route, api, badge, statusBadge, problem, markdown, when, clock, toast, editor, ask,
     anchorBadge: (a) => specs.anchorBadge(a), diffView: (t) => agents.diffView(t), refresh: () => refresh(), canWrite: () => canWrite };
+  ui.cost = window.SudocodeCost(ui);
   const issues = window.SudocodeIssues(ui);
   const specs = window.SudocodeSpecs(ui);
   const rules = window.SudocodeRulesets(ui);

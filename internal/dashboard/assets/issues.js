@@ -116,6 +116,7 @@ window.SudocodeIssues = function (ui) {
     flags.length || it.tags.length ? h('div', { class: 'flags' }, flags, it.tags.map((t) => badge(t, 'tag'))) : null,
     it.blocked_by.length ? h('div', { class: 'blockers' }, 'waits for ', it.blocked_by.map((x, k) => [k ? ', ' : '',
       h('span', { class: 'blocker', title: x.id + ' (' + x.status + ')' }, x.title)])) : null,
+    it.usage ? h('div', { class: 'cost-line' }, ui.cost.badge(it.usage)) : null,
     task ? h('div', { class: 'agent-line' }, '\u25b6 ', h('span', { class: 'mono' }, task.tool), ' ', ui.taskBadge(task), ' ', h('span', { class: 'id' }, task.id)) : null);
     if (ui.canWrite()) {
       card.addEventListener('dragstart', (e) => {
@@ -251,6 +252,7 @@ window.SudocodeIssues = function (ui) {
         h('dt', null, 'tags'), h('dd', null, (it.tags || []).length ? it.tags.map((t) => badge(t, 'tag')) : '\u2014'),
         h('dt', null, 'created'), h('dd', null, when(it.created_at) + ' by ' + (it.created_by || '?')),
         h('dt', null, 'updated'), h('dd', null, when(it.updated_at)),
+        it.usage ? [h('dt', null, 'agent cost'), h('dd', null, ui.cost.line(it.usage))] : null,
         it.closed_at ? [h('dt', null, 'closed'), h('dd', { id: 'close-reason-shown' }, when(it.closed_at) + (it.close_reason ? ': ' + it.close_reason : ''))] : null));
     if (it.blocked_by && it.blocked_by.length) {
       box.append(h('div', { class: 'rels blocked-by' }, h('h3', null, 'Waits for'), h('ul', null, it.blocked_by.map((b) =>
