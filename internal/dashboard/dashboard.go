@@ -196,6 +196,8 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("GET /api/events", d.events)
 	m.HandleFunc("GET /api/issues", d.issues)
 	m.HandleFunc("GET /api/issues/{id}", d.issue)
+	m.HandleFunc("GET /api/issue-table", d.issueTable)
+	m.HandleFunc("GET /api/assignees", d.assignees)
 	m.HandleFunc("GET /api/search", d.search)
 	m.HandleFunc("GET /api/specs", d.specs)
 	m.HandleFunc("GET /api/specs/{id}", d.spec)

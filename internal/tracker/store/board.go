@@ -40,11 +40,8 @@ type Board struct {
 // Board reads the issues by column, with the same rule as Ready and
 // Blocked, in two queries however many issues there are.
 func (r *Repo) Board(ctx context.Context, f BoardFilter) (Board, error) {
-	var w where
-	if err := addEnum(&w, "type", "type", f.Type, tracker.IssueTypes); err != nil {
-		return Board{}, err
-	}
-	if err := addPriority(&w, f.Priority); err != nil {
+	w, err := boardWhere(f)
+	if err != nil {
 		return Board{}, err
 	}
 	if f.Column != "" {
@@ -52,25 +49,11 @@ func (r *Repo) Board(ctx context.Context, f BoardFilter) (Board, error) {
 			return Board{}, err
 		}
 	}
-	if f.Assignee != "" {
-		w.add("assignee = ?", f.Assignee)
-	}
-	if f.Tag != "" {
-		w.add("EXISTS (SELECT 1 FROM json_each(line, '$.tags') WHERE value = ?)", f.Tag)
-	}
-	if f.Text != "" {
-		pat := "%" + likeEscaper.Replace(f.Text) + "%"
-		w.add(`(title LIKE ? ESCAPE '\' OR description LIKE ? ESCAPE '\')`, pat, pat)
-	}
 	v, err := r.read(ctx)
 	if err != nil {
 		return Board{}, err
 	}
-	cards := blockedCTE + `, cards AS (SELECT id, title, status, priority, type, description, assignee, line, created_ns,
-	CASE WHEN NOT ` + issueDoneSQL + ` AND (status = '` + string(tracker.IssueBlocked) + `' OR id IN (SELECT id FROM blocked)) THEN '` + string(tracker.IssueBlocked) + `' ELSE status END AS col,
-	(` + issueReadySQL + ` AND id NOT IN (SELECT id FROM blocked)) AS ready
-	FROM issues WHERE ` + w.sql() + `)
-`
+	cards := cardsCTE(w)
 	b := Board{Counts: map[string]int{}}
 	for _, s := range tracker.IssueStatuses {
 		b.Counts[string(s)] = 0
@@ -113,17 +96,56 @@ func (r *Repo) Board(ctx context.Context, f BoardFilter) (Board, error) {
 		if err := rows.Scan(&c.ID, &c.Title, &c.Status, &c.Priority, &c.Type, &c.Description, &assignee, &tags, &c.Column, &c.Ready); err != nil {
 			return Board{}, cacheErr(err)
 		}
-		c.Description = tracker.Shorten(c.Description)
-		if assignee != nil {
-			c.Assignee = *assignee
-		}
-		c.Tags = []string{}
-		if tags != nil {
-			_ = json.Unmarshal([]byte(*tags), &c.Tags) // the line is canonical JSON the store wrote
-		}
-		b.Cards = append(b.Cards, c)
+		b.Cards = append(b.Cards, finishCard(c, assignee, tags))
 	}
 	return b, cacheErr(rows.Err())
+}
+
+// finishCard shortens a card's description and sets its assignee and
+// tags as read from the cache.
+func finishCard(c BoardCard, assignee, tags *string) BoardCard {
+	c.Description = tracker.Shorten(c.Description)
+	if assignee != nil {
+		c.Assignee = *assignee
+	}
+	c.Tags = []string{}
+	if tags != nil {
+		_ = json.Unmarshal([]byte(*tags), &c.Tags) // the line is canonical JSON the store wrote
+	}
+	return c
+}
+
+// boardWhere is the condition of a board's filters (all but its page).
+func boardWhere(f BoardFilter) (where, error) {
+	var w where
+	if err := addEnum(&w, "type", "type", f.Type, tracker.IssueTypes); err != nil {
+		return w, err
+	}
+	if err := addPriority(&w, f.Priority); err != nil {
+		return w, err
+	}
+	if f.Assignee != "" {
+		w.add("assignee = ?", f.Assignee)
+	}
+	if f.Tag != "" {
+		w.add("EXISTS (SELECT 1 FROM json_each(line, '$.tags') WHERE value = ?)", f.Tag)
+	}
+	if f.Text != "" {
+		pat := "%" + likeEscaper.Replace(f.Text) + "%"
+		w.add(`(title LIKE ? ESCAPE '\' OR description LIKE ? ESCAPE '\')`, pat, pat)
+	}
+	return w, nil
+}
+
+// cardsCTE is the issues w selects, each with its column (col) by the rule
+// of ready and blocked and whether it is ready: a WITH clause ending in
+// the table cards, to follow with a SELECT.
+func cardsCTE(w where) string {
+	return blockedCTE + `, cards AS (SELECT id, title, status, priority, type, description, assignee, line, created_ns, updated_ns,
+	CASE WHEN NOT ` + issueDoneSQL + ` AND (status = '` + string(tracker.IssueBlocked) + `' OR id IN (SELECT id FROM blocked)) THEN '` + string(tracker.IssueBlocked) + `' ELSE status END AS col,
+	(` + issueReadySQL + ` AND id NOT IN (SELECT id FROM blocked)) AS ready
+	FROM issues WHERE ` + w.sql() + `)
+`
 }
 
 // likeEscaper makes a text match itself in a LIKE pattern.
