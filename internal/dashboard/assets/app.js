@@ -235,6 +235,7 @@
     if (!refresh) {
       cleanup.forEach((f) => f());
       cleanup = [];
+      if (view.nav !== 'board') issues.clearFilters(); // the filters are shown on the issues' views only
       for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.dataset.view === view.nav);
     }
     const token = {};
@@ -377,7 +378,7 @@
   }
 
   function step(dir) {
-    const items = Array.from(main.querySelectorAll('.card, #spec-list tbody a.id, #task-list tbody a, .search-hit'));
+    const items = Array.from(main.querySelectorAll('.card, #issue-table tbody a.id, #spec-list tbody a.id, #task-list tbody a, .search-hit'));
     if (!items.length) return;
     const at = items.indexOf(document.activeElement);
     const next = items[at < 0 ? (dir > 0 ? 0 : items.length - 1) : Math.min(items.length - 1, Math.max(0, at + dir))];

@@ -18,6 +18,13 @@ window.SudocodeIssues = function (ui) {
   };
   const reads = (type) => READS[type] || type;
   const filters = { text: '', type: '', priority: '', assignee: '', tag: '' };
+  const overview = window.SudocodeOverview(ui);
+  const active = () => Object.keys(filters).filter((k) => filters[k] !== '').length;
+  // clearFilters empties the filters: the page clears them when it leaves
+  // the issues, so that no view is narrowed by a filter it does not show.
+  function clearFilters() {
+    for (const k of Object.keys(filters)) filters[k] = '';
+  }
 
   function query(extra) {
     const q = new URLSearchParams();
@@ -51,10 +58,23 @@ window.SudocodeIssues = function (ui) {
       text('text', 'Filter', 'title or description  ( / )'),
       sel('type', 'type', TYPES), sel('priority', 'priority', PRIORITIES),
       text('assignee', 'assignee', 'name'), text('tag', 'tag', 'tag'),
+      active() ? h('span', { class: 'filter-active', id: 'filters-active', role: 'status' }, active() + (active() > 1 ? ' filters' : ' filter') + ' active ',
+        h('button', { type: 'button', class: 'button small', id: 'filters-clear', onclick: () => { clearFilters(); ui.refresh(); } }, 'clear')) : null,
       h('span', { class: 'muted small' }, 'Enter searches everything'));
   }
 
+  // head is the issues' title row, with counts, and their filters.
+  function head(counts) {
+    return [h('div', { class: 'title-row' },
+      h('h1', null, 'Issues'),
+      h('span', { class: 'counts', id: 'issue-counts' }, counts),
+      overview.toggle(),
+      ui.canWrite() ? h('a', { class: 'button primary right', id: 'new-issue', href: '#/new-issue', title: 'new issue (c)' }, 'New issue') : null),
+    filterBar()];
+  }
+
   async function renderBoard(box) {
+    if (overview.mode() === 'table') return overview.renderTable(box, query, head);
     let b, agents;
     try {
       [b, agents] = await Promise.all([api('/api/issues' + query()), ui.agentsByIssue()]);
@@ -62,12 +82,10 @@ window.SudocodeIssues = function (ui) {
       box.append(h('h1', null, 'Issues'), problem(err, 'The tracker is'));
       return;
     }
-    box.append(h('div', { class: 'title-row' },
-      h('h1', null, 'Issues'),
-      h('span', { class: 'counts', id: 'issue-counts' },
-        b.total + ' shown \u00b7 ', badge(b.ready + ' ready', 'ready'), ' ', badge(b.blocked + ' blocked', 'blocked')),
-      ui.canWrite() ? h('a', { class: 'button primary right', id: 'new-issue', href: '#/new-issue', title: 'new issue (c)' }, 'New issue') : null),
-    filterBar());
+    // The columns count what the filters select; ready and blocked are the
+    // tracker's, as `ready` and `blocked` say, which a filter does not narrow.
+    const all = active() ? ' in all issues' : '';
+    box.append(...head([b.total + ' shown \u00b7 ', badge(b.ready + ' ready' + all, 'ready'), ' ', badge(b.blocked + ' blocked' + all, 'blocked')]));
     const board = h('div', { class: 'board', id: 'board' });
     for (const st of b.statuses) {
       const items = b.issues.filter((i) => i.column === st);
@@ -81,6 +99,7 @@ window.SudocodeIssues = function (ui) {
         col.append(h('button', { type: 'button', class: 'more', onclick: (e) => showMore(st, list, e.target, count) },
           'show more (' + (count - items.length) + ')'));
       }
+      if (st === 'closed') overview.collapsible(col);
       if (ui.canWrite()) dropTarget(col, st);
       board.append(col);
     }
@@ -402,5 +421,5 @@ window.SudocodeIssues = function (ui) {
     if (res.truncated && res.hint) box.append(h('p', { class: 'hint' }, res.hint));
   }
 
-  return { renderBoard, renderIssue, renderIssueForm, renderSearch, moveFocused, filters };
+  return { renderBoard, renderIssue, renderIssueForm, renderSearch, moveFocused, filters, clearFilters };
 };
