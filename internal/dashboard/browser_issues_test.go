@@ -133,7 +133,7 @@ func TestBrowserIssueWork(t *testing.T) {
 		chromedp.SetValue("#issue-priority", "0"), chromedp.SetValue("#issue-type", "feature"),
 		chromedp.SendKeys("#issue-tags", "web, ux"), chromedp.Click("#issue-description-show"))
 	b.waitFor(t, "the preview", `document.querySelector('#issue-description-preview strong') !== null`)
-	b.screenshot(t, "issue-form")
+	b.screenshot(t, "issue-form-preview")
 	b.click(t, "#issue-save")
 	b.waitFor(t, "the new issue's page", `document.querySelector('main h1') && document.querySelector('main h1').textContent === 'Ship the board'`)
 	id := strings.TrimPrefix(eval[string](t, b, `location.hash`), "#/issue/")

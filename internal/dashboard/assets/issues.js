@@ -19,6 +19,7 @@ window.SudocodeIssues = function (ui) {
   const reads = (type) => READS[type] || type;
   const filters = { text: '', type: '', priority: '', assignee: '', tag: '' };
   const overview = window.SudocodeOverview(ui);
+  const pickers = window.SudocodePickers(ui);
   const active = () => Object.keys(filters).filter((k) => filters[k] !== '').length;
   // clearFilters empties the filters: the page clears them when it leaves
   // the issues, so that no view is narrowed by a filter it does not show.
@@ -240,7 +241,8 @@ window.SudocodeIssues = function (ui) {
 
   function linkForm(it) {
     const type = h('select', { id: 'link-type', 'aria-label': 'link type' }, LINK_TYPES.map((t) => h('option', { value: t }, reads(t) + ' (' + t + ')')));
-    const to = h('input', { id: 'link-to', type: 'text', placeholder: 'issue or spec id', required: true, autocomplete: 'off', 'aria-label': 'link to' });
+    const to = h('input', { id: 'link-to', type: 'text', placeholder: 'title or id of an issue or spec', required: true, autocomplete: 'off', 'aria-label': 'link to' });
+    const toField = pickers.attach(to, pickers.issues(true, it.id));
     return h('form', { class: 'inline-form', id: 'link-form', onsubmit: async (e) => {
       e.preventDefault();
       try {
@@ -249,7 +251,7 @@ window.SudocodeIssues = function (ui) {
         delete to.dataset.dirty;
         ui.refresh();
       } catch (err) { toast(err.message, true); }
-    } }, h('span', { class: 'muted' }, 'this issue '), type, ' ', to, ' ', h('button', { type: 'submit', class: 'button' }, 'Link'));
+    } }, h('span', { class: 'muted' }, 'this issue '), type, ' ', toField, ' ', h('button', { type: 'submit', class: 'button' }, 'Link'));
   }
 
   async function renderIssue(box, args) {
@@ -268,6 +270,7 @@ window.SudocodeIssues = function (ui) {
         h('dt', null, 'priority'), h('dd', null, 'P' + it.priority),
         h('dt', null, 'type'), h('dd', null, it.type),
         h('dt', null, 'assignee'), h('dd', null, it.assignee || '\u2014'),
+        h('dt', null, 'estimate'), h('dd', { id: 'issue-estimate-shown' }, it.estimate == null ? '\u2014' : it.estimate + ' min'),
         h('dt', null, 'tags'), h('dd', null, (it.tags || []).length ? it.tags.map((t) => badge(t, 'tag')) : '\u2014'),
         h('dt', null, 'created'), h('dd', null, when(it.created_at) + ' by ' + (it.created_by || '?')),
         h('dt', null, 'updated'), h('dd', null, when(it.updated_at)),
@@ -367,18 +370,23 @@ window.SudocodeIssues = function (ui) {
 
   async function renderIssueForm(box, args) {
     const editing = args[0] ? await api('/api/issues/' + encodeURIComponent(args[0])) : null;
-    const it = editing || { title: '', description: '', type: 'task', priority: 2, assignee: '', tags: [] };
+    const it = editing || { title: '', description: '', type: 'task', priority: 2, assignee: '', tags: [], estimate: null };
     const title = h('input', { id: 'issue-title', type: 'text', required: true, value: it.title, autocomplete: 'off' });
     const type = h('select', { id: 'issue-type' }, TYPES.map((t) => h('option', { value: t, selected: it.type === t }, t)));
     const prio = h('select', { id: 'issue-priority' }, PRIORITIES.map((p) => h('option', { value: String(p), selected: it.priority === p }, 'P' + p + (p === 0 ? ' (highest)' : ''))));
     const assignee = h('input', { id: 'issue-assignee', type: 'text', value: it.assignee || '', autocomplete: 'off' });
     const tags = h('input', { id: 'issue-tags', type: 'text', value: (it.tags || []).join(', '), placeholder: 'comma separated', autocomplete: 'off' });
-    const parent = editing ? null : h('input', { id: 'issue-parent', type: 'text', placeholder: 'parent issue id (optional)', autocomplete: 'off' });
+    const parent = editing ? null : h('input', { id: 'issue-parent', type: 'text', placeholder: 'title or id (optional)', autocomplete: 'off' });
+    // The estimate is the tracker's, in minutes (seed 001).
+    const estimate = h('input', { id: 'issue-estimate', type: 'number', min: '0', step: '1', class: 'narrow', value: it.estimate == null ? '' : String(it.estimate), placeholder: 'min' });
     const desc = ui.editor('issue-description', it.description, 12);
     const form = h('form', { class: 'form', id: 'issue-form', onsubmit: async (e) => {
       e.preventDefault();
       const body = { title: title.value.trim(), description: desc.area.value, type: type.value, priority: Number(prio.value),
         assignee: assignee.value.trim(), tags: tags.value.split(',').map((t) => t.trim()).filter(Boolean) };
+      // An emptied estimate is left as it was: the tracker has no way to
+      // clear one.
+      if (estimate.value.trim() !== '') body.estimate = Number(estimate.value);
       try {
         let saved;
         if (editing) {
@@ -396,7 +404,8 @@ window.SudocodeIssues = function (ui) {
     } },
     h('label', null, 'Title', title),
     h('div', { class: 'row' }, h('label', null, 'Type', type), h('label', null, 'Priority', prio),
-      h('label', null, 'Assignee', assignee), h('label', null, 'Tags', tags), parent ? h('label', null, 'Parent', parent) : null),
+      h('label', null, 'Assignee', pickers.attach(assignee, pickers.assignees(), { onFocus: true })), h('label', null, 'Estimate (minutes)', estimate),
+      h('label', null, 'Tags', tags), parent ? h('label', null, 'Parent', pickers.attach(parent, pickers.issues(false))) : null),
     h('label', { for: 'issue-description' }, 'Description (markdown)'), desc.el,
     h('div', { class: 'actions' },
       h('button', { type: 'submit', class: 'button primary', id: 'issue-save' }, editing ? 'Save' : 'Create issue'),
