@@ -178,6 +178,7 @@
     anchorBadge: (a) => specs.anchorBadge(a), diffView: (t) => agents.diffView(t), refresh: () => refresh(), canWrite: () => canWrite };
   ui.cost = window.SudocodeCost(ui);
   const issues = window.SudocodeIssues(ui);
+  const help = window.SudocodeHelp(ui);
   const specs = window.SudocodeSpecs(ui);
   const rules = window.SudocodeRulesets(ui);
   ui.onCleanup = (fn) => cleanup.push(fn);
@@ -419,7 +420,7 @@
         break;
       }
       case '?':
-        toast('Keys: c new issue · / filter · j/k next/previous · Enter open · e edit · Shift+←/→ move a card');
+        help.open();
         break;
       default:
         return;

@@ -132,7 +132,7 @@ window.SudocodeIssues = function (ui) {
     h('div', { class: 'card-top' }, h('span', { class: 'id' }, it.id), badge('P' + it.priority, 'prio p' + it.priority), badge(it.type, 'type'),
       it.assignee ? h('span', { class: 'assignee', title: 'assignee' }, '@' + it.assignee) : null),
     h('div', { class: 'card-title' }, it.title),
-    it.description ? h('div', { class: 'card-desc' }, it.description) : null,
+    it.description ? h('div', { class: 'card-desc' }, window.SudocodeMarkdown.plain(it.description)) : null,
     flags.length || it.tags.length ? h('div', { class: 'flags' }, flags, it.tags.map((t) => badge(t, 'tag'))) : null,
     it.blocked_by.length ? h('div', { class: 'blockers' }, 'waits for ', it.blocked_by.map((x, k) => [k ? ', ' : '',
       h('span', { class: 'blocker', title: x.id + ' (' + x.status + ')' }, x.title)])) : null,

@@ -379,5 +379,20 @@
     return frag;
   }
 
-  window.SudocodeMarkdown = { render: render, inline: inline, safeHref: safeHref };
+  // plain is the text markdown shows, on one line: a card's preview, where
+  // markup would only be noise. The blocks are parted by spaces; a marker
+  // left unclosed (a description cut at 120 characters) is dropped.
+  const blockTags = /^(P|LI|H[1-6]|PRE|BLOCKQUOTE|TR|TD|TH|HR)$/;
+  function plain(src) {
+    const parts = [];
+    const walk = (n) => {
+      if (n.nodeType === 3) { parts.push(n.nodeValue); return; }
+      n.childNodes.forEach(walk);
+      if (blockTags.test(n.nodeName)) parts.push(' ');
+    };
+    walk(render(src || ''));
+    return parts.join('').replace(/\*\*+|__+|~~+|`+/g, '').replace(/(^|\s)#{1,6}(?=\s)/g, '$1').replace(/\s+/g, ' ').trim();
+  }
+
+  window.SudocodeMarkdown = { render: render, inline: inline, safeHref: safeHref, plain: plain };
 })();
