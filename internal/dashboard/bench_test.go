@@ -13,7 +13,8 @@ import (
 // BenchmarkBoard10000: the board of a tracker with 10,000 issues (a tenth
 // of them blocked by a link) answers one page per column, however many
 // issues there are; the page shows more of a column on demand. Reported:
-// the answer's size and its cards.
+// the answer's size and its cards. The issues' table answers a page of
+// rows the same way (table=…).
 func BenchmarkBoard10000(b *testing.B) { benchBoard(b, nil) }
 
 // benchBoard runs BenchmarkBoard10000 on a dashboard with the options
@@ -72,6 +73,23 @@ func benchBoard(b *testing.B, opts func(f *fixture, ids []string) dashboard.Opti
 				}
 				b.ReportMetric(float64(costed), "costed")
 			}
+		})
+	}
+	if opts != nil {
+		return // the table has no costs to measure
+	}
+	// The table beside the board: one page of rows, sorted and grouped
+	// by the server, however many issues there are.
+	for _, q := range []string{"?sort=updated&dir=desc", "?sort=title&group=status", "?group=assignee&offset=9800"} {
+		b.Run("table="+q, func(b *testing.B) {
+			var tb dashboard.IssueTable
+			for b.Loop() {
+				getJSON(b, ts.Client(), ts.URL+"/api/issue-table"+q, &tb)
+			}
+			if tb.Total < 10000 || len(tb.Rows) == 0 || len(tb.Rows) > 200 {
+				b.Fatalf("%d rows of %d in one answer", len(tb.Rows), tb.Total)
+			}
+			b.ReportMetric(float64(len(tb.Rows)), "rows")
 		})
 	}
 }
