@@ -41,6 +41,15 @@ func TestIssueTable(t *testing.T) {
 	if tb.Rows[len(tb.Rows)-1].Column != "blocked" {
 		t.Errorf("rows not in their groups' order: %+v", tb.Rows)
 	}
+	getJSON(t, ts.Client(), ts.URL+"/api/issue-table?group=priority&sort=id", &tb)
+	if len(tb.Groups) != 2 || tb.Groups[0].Key != "1" || tb.Groups[0].Count != 1 || tb.Groups[1].Key != "2" || tb.Rows[0].Priority != 1 {
+		t.Errorf("groups by priority: %+v, first row %+v", tb.Groups, tb.Rows[0])
+	}
+	for i := 2; i < len(tb.Rows); i++ {
+		if tb.Rows[i-1].ID > tb.Rows[i].ID {
+			t.Errorf("in a group, rows not by id: %s before %s", tb.Rows[i-1].ID, tb.Rows[i].ID)
+		}
+	}
 	getJSON(t, ts.Client(), ts.URL+"/api/issue-table?group=assignee&assignee=zoe", &tb)
 	if tb.Total != 1 || len(tb.Groups) != 1 || tb.Groups[0].Key != "zoe" {
 		t.Errorf("filtered by assignee, grouped: %+v", tb)

@@ -378,7 +378,8 @@ window.SudocodeIssues = function (ui) {
     const tags = h('input', { id: 'issue-tags', type: 'text', value: (it.tags || []).join(', '), placeholder: 'comma separated', autocomplete: 'off' });
     const parent = editing ? null : h('input', { id: 'issue-parent', type: 'text', placeholder: 'title or id (optional)', autocomplete: 'off' });
     // The estimate is the tracker's, in minutes (seed 001).
-    const estimate = h('input', { id: 'issue-estimate', type: 'number', min: '0', step: '1', class: 'narrow', value: it.estimate == null ? '' : String(it.estimate), placeholder: 'min' });
+    const estimate = h('input', { id: 'issue-estimate', type: 'number', min: '0', step: '1', class: 'narrow', value: it.estimate == null ? '' : String(it.estimate), placeholder: 'min',
+      title: 'minutes; once set, an estimate can be changed but not removed' });
     const desc = ui.editor('issue-description', it.description, 12);
     const form = h('form', { class: 'form', id: 'issue-form', onsubmit: async (e) => {
       e.preventDefault();
