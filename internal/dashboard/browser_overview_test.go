@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/sudocode/sudocode/internal/tracker/store"
 )
@@ -79,6 +80,15 @@ func TestBrowserOverviewTable(t *testing.T) {
 		t.Errorf("after a reload the title column is sorted %q", got)
 	}
 	b.screenshot(t, "issues-table")
+
+	// j and k walk the rows; Enter opens one.
+	b.do(t, chromedp.Click("h1"))
+	b.key(t, "j")
+	b.key(t, "j")
+	second := eval[string](t, b, rows+`[1].dataset.id`)
+	b.waitFor(t, "the second row in focus", `document.activeElement === document.querySelector('#issue-table tr.issue-row[data-id=`+js(second)+`] a.id')`)
+	b.key(t, kb.Enter)
+	b.waitFor(t, "its page", `location.hash === '#/issue/`+second+`'`)
 	if errs := b.errors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
@@ -122,6 +132,13 @@ func TestBrowserOverviewFilterAndColumns(t *testing.T) {
 	b.do(t, chromedp.Reload())
 	b.waitFor(t, "still folded after a reload", closed+` !== null && `+closed+`.classList.contains('collapsed') && `+closed+`.querySelector('.count').textContent === '1'`)
 	b.screenshot(t, "board-closed-collapsed")
+	// j and k walk the cards shown, not those of the folded column: k
+	// from nowhere takes the last card shown.
+	b.do(t, chromedp.Click("h1"))
+	b.key(t, "k")
+	if got := eval[string](t, b, `document.activeElement.closest('.column') ? document.activeElement.closest('.column').dataset.status : ''`); got != "blocked" {
+		t.Errorf("k took the focus to the %q column; want the last shown, blocked", got)
+	}
 	b.click(t, "#toggle-closed")
 	b.waitFor(t, "unfolded", `!`+closed+`.classList.contains('collapsed') && `+closed+`.querySelector('.card') && `+closed+`.querySelector('.card').offsetParent !== null`)
 	if errs := b.errors(); len(errs) > 0 {

@@ -379,7 +379,9 @@
   }
 
   function step(dir) {
-    const items = Array.from(main.querySelectorAll('.card, #issue-table tbody a.id, #spec-list tbody a.id, #task-list tbody a, .search-hit'));
+    // Only what is shown: a folded column's cards are skipped.
+    const items = Array.from(main.querySelectorAll('.card, #issue-table tbody a.id, #spec-list tbody a.id, #task-list tbody a, .search-hit'))
+      .filter((e) => e.offsetParent !== null);
     if (!items.length) return;
     const at = items.indexOf(document.activeElement);
     const next = items[at < 0 ? (dir > 0 ? 0 : items.length - 1) : Math.min(items.length - 1, Math.max(0, at + dir))];
