@@ -84,6 +84,21 @@ func (s *server) listIssues() mcpx.Tool {
 	})
 }
 
+// How much of an issue's activity show_issue gives: an issue discussed
+// for months would otherwise fill the agent's context with it.
+const (
+	showComments = 20
+	showHistory  = 50
+)
+
+// latest is the last n of list and how many came before them.
+func latest[T any](list []T, n int) ([]T, int) {
+	if len(list) <= n {
+		return list, 0
+	}
+	return list[len(list)-n:], len(list) - n
+}
+
 type issueIDIn struct {
 	IssueID string `json:"issue_id" jsonschema:"Issue ID (e.g. sudocode-a1b2)"`
 }
@@ -93,11 +108,13 @@ func (s *server) showIssue() mcpx.Tool {
 		Name:  "show_issue",
 		Title: "Show an issue",
 		Description: "Show an issue in full: fields, tags, relationships both ways, what it waits for (blocked_by, with the ancestor a blocker is inherited through), the feedback it gave on specs, the agent tasks started on it (tasks, when there are any) and what they cost, every attempt added up (usage), " +
-			"its comments, and its history (changes of status and assignee, links added and removed, agent tasks), both oldest first.",
+			"its latest 20 comments, and its latest 50 history entries (changes of status and assignee, links added and removed, agent tasks), both oldest first; earlier_comments and earlier_history count what was left out.",
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in issueIDIn) (out tracker.IssueDetail, err error) {
 		return call(ctx, s, func(r *store.Repo) (tracker.IssueDetail, error) {
 			d, err := r.ShowIssue(ctx, in.IssueID)
+			d.Comments, d.EarlierComments = latest(d.Comments, showComments)
+			d.History, d.EarlierHistory = latest(d.History, showHistory)
 			if err == nil && s.opts.Tasks != nil {
 				d.Tasks, err = s.opts.Tasks(ctx, r.Dir, d.ID)
 			}

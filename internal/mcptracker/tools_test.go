@@ -184,6 +184,18 @@ func TestEveryTool(t *testing.T) {
 	cb.eq("closed", "history", last, "to")
 	cb.eq("closed", "status")
 	cb.eq("Shipped", "close_reason")
+	// An issue discussed at length: the latest comments only, and how
+	// many earlier ones were left out.
+	for i := range 21 {
+		f.ok("add_comment", map[string]any{"issue_id": bug, "body": fmt.Sprintf("note %d", i)})
+	}
+	long := f.ok("show_issue", map[string]any{"issue_id": bug})
+	if n := len(long.list("comments")); n != 20 {
+		t.Errorf("show_issue gave %d of 22 comments, want the latest 20", n)
+	}
+	long.eq(2, "earlier_comments")
+	long.eq("note 20", "comments", 19, "body")
+	long.eq("note 1", "comments", 0, "body")
 	if cb.str("closed_at") == "" {
 		t.Error("closed_at not set")
 	}

@@ -20,6 +20,10 @@ type IssueDetail struct {
 	// The issue's activity, from its activity shard (activity.go).
 	Comments []Comment      `json:"comments" jsonschema:"Comments on the issue, oldest first"`
 	History  []HistoryEvent `json:"history" jsonschema:"Changes of the issue's status, assignee and links, and its agent tasks, oldest first"`
+	// EarlierComments and EarlierHistory count what a reader that keeps
+	// only the latest (the MCP server, for an agent's context) left out.
+	EarlierComments int `json:"earlier_comments,omitempty" jsonschema:"How many earlier comments were left out (sudocode issue show --json has them all)"`
+	EarlierHistory  int `json:"earlier_history,omitempty" jsonschema:"How many earlier history entries were left out (sudocode issue show --json has them all)"`
 	// Tasks are filled by the callers that know the agent orchestrator of
 	// the repository (the CLI, the MCP server); absent when there are none.
 	Tasks []TaskRef `json:"tasks,omitempty" jsonschema:"The agent tasks started on this issue, oldest first"`
