@@ -93,7 +93,15 @@ func startFleetServe(b *testing.B, bin, setup string) fleetAPI {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd.Stderr = os.Stderr
+	// The processes' logs are shown only when the benchmark fails: on
+	// go test's output they would split a result line the scripts read.
+	logs := &testkit.LockedBuffer{}
+	b.Cleanup(func() {
+		if b.Failed() {
+			b.Logf("serve and its workers:\n%s", logs)
+		}
+	})
+	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
@@ -113,7 +121,7 @@ func startFleetServe(b *testing.B, bin, setup string) fleetAPI {
 			sudocodeIn(b, bin, dir, env, "workers", "add", fmt.Sprintf("w%d", i+1), "--out", creds)
 			w := exec.Command(bin, "worker", "--connect", doc.Fleet.NATS, "--creds", creds, "--slots", "6")
 			w.Env = append(slices.Clone(os.Environ()), "XDG_STATE_HOME="+b.TempDir())
-			w.Stderr = os.Stderr
+			w.Stderr = logs
 			if err := w.Start(); err != nil {
 				b.Fatal(err)
 			}
