@@ -31,14 +31,33 @@ func TestHostTLSAuthority(t *testing.T) {
 		h.Close()
 		t.Fatalf("FleetCA after the embedded server started: %q, %v; the host's %q", ca, err, h.CA)
 	}
-	if cs, err := h.Conn.TLSConnectionState(); err != nil || len(cs.PeerCertificates) == 0 {
+	// The coordinator's own connection stays in the process (a pipe, no
+	// TLS to pay for); one over the network, with the same credentials
+	// pinning the authority, gets TLS.
+	if _, err := h.Conn.TLSConnectionState(); err == nil || h.Conn.ConnectedAddr() != "pipe" {
 		h.Close()
-		t.Fatalf("the coordinator's own connection is not TLS: %v", err)
+		t.Fatalf("the coordinator's own connection goes through %q (TLS: %v), want an in-process pipe", h.Conn.ConnectedAddr(), err == nil)
 	}
+	coord, err := coordinatorCreds(filepath.Join(dir, "coordinator.creds"))
+	if err != nil {
+		h.Close()
+		t.Fatal(err)
+	}
+	coord.CA = ca
+	nc, err := natsbus.Connect(ctx, h.URL, coord)
+	if err != nil {
+		h.Close()
+		t.Fatal(err)
+	}
+	if cs, err := nc.TLSConnectionState(); err != nil || len(cs.PeerCertificates) == 0 {
+		h.Close()
+		t.Fatalf("a connection over the network is not TLS: %v", err)
+	}
+	nc.Close()
 	h.Close()
 
 	// serve --nats: a plain server of the operator's.
-	coord, err := natsbus.NewCreds(CoordinatorUser)
+	coord, err = natsbus.NewCreds(CoordinatorUser)
 	if err != nil {
 		t.Fatal(err)
 	}

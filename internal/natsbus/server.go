@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 )
 
 // Server is an in-process NATS server with JetStream.
@@ -89,6 +90,13 @@ func Start(ctx context.Context, o ServerOptions) (*Server, error) {
 func (s *Server) ClientURL() string {
 	return "nats://" + net.JoinHostPort(s.opts.Host, strconv.Itoa(s.opts.Port))
 }
+
+// InProcess is the option that connects a client of this process to s
+// over an in-memory pipe instead of TCP: no socket and no TLS to cross
+// for messages that never leave the process (the coordinator's and its
+// own worker's), the nkey checked all the same. Such a client must not
+// ask for TLS (credentials without CA).
+func (s *Server) InProcess() nats.Option { return nats.InProcessServer(s.ns) }
 
 // WaitJetStream returns once the server's JetStream takes requests: at
 // once for a single server, for a cluster node once the nodes elected a
