@@ -3,13 +3,12 @@ package orchestrator
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
@@ -179,11 +178,14 @@ func (f taskFiles) read(ctx context.Context, file string) (text string, ok bool,
 			return "", false, fault.Wrap(fault.Unavailable, err, "failed to open the task's worktree")
 		}
 		defer root.Close()
-		fh, err := root.Open(filepath.FromSlash(file))
-		if errors.Is(err, fs.ErrNotExist) {
+		// Non-blocking: the agent may have made the file a FIFO, whose
+		// open would wait for a writer for ever.
+		// A name that cannot be opened in the worktree (gone, a link out of
+		// it, a directory in its path turned into something else) holds no
+		// code of the task's: its comments are stale, the others unaffected.
+		fh, err := root.OpenFile(filepath.FromSlash(file), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
 			return "", false, nil
-		} else if err != nil {
-			return "", false, fault.Wrap(fault.Invalid, err, "cannot read "+file)
 		}
 		defer fh.Close()
 		if st, err := fh.Stat(); err != nil || !st.Mode().IsRegular() {

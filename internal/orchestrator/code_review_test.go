@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sudocode/sudocode/internal/fault"
 	"github.com/sudocode/sudocode/internal/testkit"
@@ -69,5 +71,54 @@ func TestCodeCommentsFollowTheirCode(t *testing.T) {
 	}
 	if err := f.o.DeleteCodeComment(ctx, task.ID, cs[1].ID); !fault.Is(err, fault.NotFound) {
 		t.Errorf("deleted twice: %v", err)
+	}
+}
+
+// The agent's worktree is not trusted: a commented file it turned into a
+// FIFO (whose open would wait for a writer) or a link out of the worktree
+// reads as gone, at once.
+func TestCodeCommentsReadNoFIFOOrLinkOut(t *testing.T) {
+	f := newFixture(t, testkit.Repo(t))
+	ctx := context.Background()
+	task, err := f.o.Create(ctx, CreateInput{Agent: "FAKE", Description: "fifo", Config: cfg(`printf 'a\nb\n' > code.txt; printf 'c\n' > other.txt; echo DONE ok`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task = f.wait(t, task.ID)
+	for _, file := range []string{"code.txt", "other.txt"} {
+		if _, err := f.o.AddCodeComment(ctx, task.ID, CodeCommentInput{File: file, Line: 1, Body: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, other := filepath.Join(task.WorktreePath, "code.txt"), filepath.Join(task.WorktreePath, "other.txt")
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("c\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(code); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(code, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(other); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, other); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var cs []CodeComment
+	go func() {
+		defer close(done)
+		cs, err = f.o.CodeComments(ctx, task.ID)
+	}()
+	select {
+	case <-done:
+	case <-time.After(testkit.Scale(30 * time.Second)):
+		t.Fatal("reading the comments waits on the FIFO the agent left")
+	}
+	if err != nil || len(cs) != 2 || !cs[0].Stale || !cs[1].Stale {
+		t.Fatalf("comments on a FIFO and on a link out of the worktree: %+v %v; want both stale", cs, err)
 	}
 }
