@@ -19,6 +19,7 @@ const (
 	globShown   = 50
 	globScanned = 200_000
 	globTimeout = 10 * time.Second
+	globsAsked  = 32 // globs in one question: each is matched against every file read
 )
 
 // GlobMatch is what one glob of a ruleset's scope picks in this project.
@@ -47,6 +48,10 @@ func (d *Dashboard) globMatches(w http.ResponseWriter, r *http.Request) {
 	globs := r.URL.Query()["glob"]
 	if len(globs) == 0 {
 		fail(w, fault.New(fault.Invalid, "no glob").WithHint("ask with ?glob=**/*.go, once per glob"))
+		return
+	}
+	if len(globs) > globsAsked {
+		fail(w, fault.New(fault.Invalid, "%d globs: at most %d at once", len(globs), globsAsked))
 		return
 	}
 	if err := rulesets.ValidateGlobs(globs); err != nil {
