@@ -52,6 +52,18 @@ func TestBrowserCostOnCardAndIssue(t *testing.T) {
 			return err == nil && cur.Status == want
 		})
 	}
+	// A command agent reports no usage: its issue's card carries no badge
+	// (a board of them would read "cost unknown" on every card), its page
+	// says the cost is unknown.
+	cmd, err := srv.Tasks.Start(ctx, orchestrator.StartInput{IssueID: f.progress, Agent: "COMMAND", Description: "Try",
+		Config: []byte(`{"command":["true"]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, testkit.Scale(time.Minute), "the command's task to end", func() bool {
+		cur, err := srv.Tasks.Get(ctx, cmd.ID)
+		return err == nil && cur.FinishedAt != nil
+	})
 	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken+"#/board"))
 	cost := `document.querySelector('#card-` + f.open + ` .badge.cost')`
 	b.waitFor(t, "the card's cost", `!!`+cost)
@@ -71,6 +83,8 @@ func TestBrowserCostOnCardAndIssue(t *testing.T) {
 		t.Errorf("the issue's cost: %q", got)
 	}
 	b.screenshot(t, "cost-issue")
+	b.do(t, chromedp.Navigate(base+"/#/issue/"+f.progress))
+	b.waitFor(t, "the command's issue saying its cost is unknown", `!!document.getElementById('issue-usage') && document.getElementById('issue-usage').textContent.includes('cost unknown')`)
 	if errs := b.errors(); len(errs) > 0 {
 		t.Errorf("console errors: %v", errs)
 	}

@@ -42,11 +42,16 @@ window.SudocodeCost = function (ui) {
     return h('span', { class: 'badge cost', title: 'agent tasks: ' + sentence(u) }, words.join(' \u00b7 '));
   }
 
+  // known is whether any task reported a figure: a card carries a badge
+  // only then (a board of command agents would read "cost unknown" on
+  // every card); the issue's page says it in any case.
+  const known = (u) => !!u && (u.tokens != null || (u.cost_usd != null && u.priced > 0));
+
   // line is the issue page's figure: the badge's words, then the sentence.
   function line(u) {
     if (!u) return null;
     return h('span', { id: 'issue-usage' }, badge(u), ' ', h('span', { class: 'muted small' }, sentence(u)));
   }
 
-  return { badge, line };
+  return { badge, line, known };
 };

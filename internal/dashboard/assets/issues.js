@@ -136,7 +136,7 @@ window.SudocodeIssues = function (ui) {
     flags.length || it.tags.length ? h('div', { class: 'flags' }, flags, it.tags.map((t) => badge(t, 'tag'))) : null,
     it.blocked_by.length ? h('div', { class: 'blockers' }, 'waits for ', it.blocked_by.map((x, k) => [k ? ', ' : '',
       h('span', { class: 'blocker', title: x.id + ' (' + x.status + ')' }, x.title)])) : null,
-    it.usage ? h('div', { class: 'cost-line' }, ui.cost.badge(it.usage)) : null,
+    ui.cost.known(it.usage) ? h('div', { class: 'cost-line' }, ui.cost.badge(it.usage)) : null,
     task ? h('div', { class: 'agent-line' }, '\u25b6 ', h('span', { class: 'mono' }, task.tool), ' ', ui.taskBadge(task), ' ', h('span', { class: 'id' }, task.id)) : null);
     if (ui.canWrite()) {
       card.addEventListener('dragstart', (e) => {
