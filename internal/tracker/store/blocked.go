@@ -8,7 +8,7 @@ import (
 
 // The cache keeps a blocked flag on every issue and spec (an unfinished
 // blocker of its own, or inherited from an ancestor through parent-child:
-// see blockedCTE), so that ready, blocked and the counts read an index
+// see settleSQL), so that ready, blocked and the counts read an index
 // instead of walking the graph on every call. A rebuild computes every
 // flag; a change recomputes only the flags it can move.
 //

@@ -141,4 +141,24 @@ func (e *env) checkReadiness(step int) {
 		e.t.Fatalf("step %d: stats say %d ready, %d blocked; status %d, %d; want %d, %d", step,
 			stats.Issues.Ready, stats.Issues.Blocked, status.Issues.Ready, status.Issues.Blocked, len(wantReady), len(wantBlocked))
 	}
+	// The board's columns follow the same rule: its blocked column holds
+	// the blocked issues, and its cards say which are ready.
+	board, err := e.r.Board(e.ctx, store.BoardFilter{Limit: 1000})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var boardReady, boardBlocked []string
+	for _, c := range board.Cards {
+		if c.Ready {
+			boardReady = append(boardReady, c.ID)
+		}
+		if c.Column == string(tracker.IssueBlocked) {
+			boardBlocked = append(boardBlocked, c.ID)
+		}
+	}
+	slices.Sort(boardReady)
+	slices.Sort(boardBlocked)
+	if !slices.Equal(boardReady, wantReady) || !slices.Equal(boardBlocked, wantBlocked) || board.Counts[string(tracker.IssueBlocked)] != len(wantBlocked) {
+		e.t.Fatalf("step %d: the board:\n ready   %v\n want    %v\n blocked %v (%d)\n want    %v", step, boardReady, wantReady, boardBlocked, board.Counts[string(tracker.IssueBlocked)], wantBlocked)
+	}
 }

@@ -32,7 +32,7 @@ import (
 type loader struct {
 	t        *Tx
 	done     map[string]bool // item id → whether it is done; unknown ids block nothing
-	blocked  map[string]bool // items with an unfinished blocker (blockedCTE)
+	blocked  map[string]bool // items with an unfinished blocker (blocked.go)
 	blockers map[string]any  // the blocked items' blockers column (blockers.go)
 	tally    map[string]int
 	issues   []any        // the values of the issues put since the last INSERT sent
@@ -211,7 +211,7 @@ func compareRelKeys(a, b tracker.Relationship) int {
 	return cmp.Or(strings.Compare(a.From, b.From), strings.Compare(string(a.Type), string(b.Type)), strings.Compare(a.To, b.To))
 }
 
-// blockedItems is blockedCTE computed in memory: the sources of blocking
+// blockedItems is the blocked flags computed in memory: the sources of blocking
 // links to unfinished items, and their descendants through parent-child.
 func blockedItems(links []tracker.Relationship, done map[string]bool) map[string]bool {
 	children := map[string][]string{}

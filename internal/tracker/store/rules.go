@@ -16,17 +16,6 @@ var (
 	specReadySQL  = in("status", tracker.ReadySpecStatuses)  // a spec that can be ready
 )
 
-// blockedCTE defines blocked(id): every item with an unfinished blocker of
-// its own (a blocking link whose target is not done) or inherited from an
-// ancestor through parent-child.
-var blockedCTE = `WITH RECURSIVE
-blocked(id) AS (
-	SELECT from_id FROM rels WHERE ` + blockingSQL + ` AND to_done = 0
-	UNION
-	-- CROSS JOIN keeps blocked outermost, so each step is an index lookup
-	SELECT r.to_id FROM blocked b CROSS JOIN rels r ON r.from_id = b.id AND r.type = '` + string(tracker.RelParentChild) + `')
-`
-
 // The issues and specs that blocked lists, from the cache's blocked flags
 // (blocked.go): unfinished, with an unfinished blocker; an issue whose
 // status is blocked counts even when no link explains it. Each is also the

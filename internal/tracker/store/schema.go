@@ -63,7 +63,7 @@ CREATE INDEX IF NOT EXISTS specs_in_order ON specs (priority, created_ns, id);
 CREATE INDEX IF NOT EXISTS specs_blocked_in_order ON specs (priority, created_ns, id) WHERE ` + specBlockedSQL + `;
 CREATE INDEX IF NOT EXISTS specs_by_shard ON specs (shard, id, hash);
 CREATE INDEX IF NOT EXISTS rels_to ON rels (to_id, type); -- the primary key serves lookups from an item
--- blockedCTE's start and what blocked items wait for; to_done, always 0 here, lets the index
+-- the blocked flags' start and what blocked items wait for; to_done, always 0 here, lets the index
 -- answer the condition alone (the partial index's WHERE does not), without reading the table
 CREATE INDEX IF NOT EXISTS rels_open_blocking ON rels (from_id, to_done) WHERE ` + blockingSQL + ` AND to_done = 0;
 CREATE INDEX IF NOT EXISTS rels_parent_child ON rels (to_id, from_id) WHERE type = '` + string(tracker.RelParentChild) + `'; -- an item's parents, and all of them in a tenth of the reading
