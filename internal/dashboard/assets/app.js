@@ -279,7 +279,8 @@
     for (const old of main.querySelectorAll('[data-dirty]')) {
       const now = box.querySelector('#' + CSS.escape(old.id));
       if (!now || now.tagName !== old.tagName) continue;
-      now.value = old.value;
+      if (old.type === 'checkbox' || old.type === 'radio') now.checked = old.checked; // a box's value is its label, not its state
+      else now.value = old.value;
       now.dataset.dirty = '1';
     }
   }

@@ -35,7 +35,7 @@ window.SudocodeRulesetScope = function (ui) {
     const globs = h('textarea', { id: 'ruleset-globs', rows: 3, class: 'mono', placeholder: 'one per line, from the repository root: **/*.go, web/**', spellcheck: 'false' });
     globs.value = (r.globs || []).join('\n');
     const always = h('input', { type: 'checkbox', id: 'ruleset-always', checked: !!r.always });
-    const targets = AGENTS.map((a) => h('label', { class: 'check' }, h('input', { type: 'checkbox', value: a, checked: (r.targets || []).includes(a), dataset: { target: a } }), ' ' + a));
+    const targets = AGENTS.map((a) => h('label', { class: 'check' }, h('input', { type: 'checkbox', id: 'ruleset-target-' + a, value: a, checked: (r.targets || []).includes(a), dataset: { target: a } }), ' ' + a));
     const found = h('div', { id: 'glob-matches', role: 'status' });
     let timer = 0;
     globs.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(() => matches(found, globsOf(globs.value)), 300); });
