@@ -322,7 +322,11 @@
     if (topic && !views[current.name].topics.includes(topic)) return;
     if (writing > 0) { afterWrite = true; return; }
     if (pending) return;
-    pending = setTimeout(() => { pending = null; show(true); }, 80);
+    // A view left meanwhile rendered afresh when it was opened: the
+    // refresh was for the one before (a form opened again right after its
+    // save must not be drawn again under the user's first edits).
+    const view = current.token;
+    pending = setTimeout(() => { pending = null; if (current && current.token === view) show(true); }, 80);
   }
   function wrote() {
     writing--;
