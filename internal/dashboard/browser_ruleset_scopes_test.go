@@ -2,8 +2,6 @@ package dashboard_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -11,7 +9,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/sudocode/sudocode/internal/rulesets"
-	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // TestBrowserRulesetScopes: through the page only, give a ruleset globs,
@@ -22,17 +19,7 @@ import (
 func TestBrowserRulesetScopes(t *testing.T) {
 	b := newBrowser(t)
 	f := newFixture(t)
-	for _, p := range []string{"cmd/main.go", "internal/store/store.go", "web/app.js", "web/lib/util.js"} {
-		full := filepath.Join(f.dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := writeFile(full, "x\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	testkit.Git(t, f.dir, "add", "-A")
-	testkit.Git(t, f.dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "files")
+	f.commitFiles(t, "cmd/main.go", "internal/store/store.go", "web/app.js", "web/lib/util.js")
 	base, srv := startServe(t, f)
 	lib := rulesets.Library{Store: f.rules}
 	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken+"#/edit-ruleset/go_style"))

@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/sudocode/sudocode/internal/dashboard"
 	"github.com/sudocode/sudocode/internal/rulesets"
-	"github.com/sudocode/sudocode/internal/testkit"
 )
 
 // TestGlobMatches: /api/files/matching lists the project's tracked files
@@ -27,17 +27,7 @@ func TestGlobMatches(t *testing.T) {
 	for i := range 60 {
 		files[fmt.Sprintf("app/gen/f%02d.txt", i)] = ""
 	}
-	for p := range files {
-		full := filepath.Join(f.dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := writeFile(full, "x\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	testkit.Git(t, f.dir, "add", "-A")
-	testkit.Git(t, f.dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "files")
+	f.commitFiles(t, slices.Collect(maps.Keys(files))...)
 	// Beside the repository, and untracked inside it.
 	if err := writeFile(filepath.Join(filepath.Dir(f.dir), "beside.go"), "x\n"); err != nil {
 		t.Fatal(err)

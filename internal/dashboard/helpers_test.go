@@ -217,3 +217,20 @@ func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// commitFiles writes each of paths (slash-separated, "x\n" in each) in
+// the fixture's repository and commits them.
+func (f *fixture) commitFiles(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		full := filepath.Join(f.dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeFile(full, "x\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testkit.Git(t, f.dir, "add", "-A")
+	testkit.Git(t, f.dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "files")
+}
