@@ -104,9 +104,7 @@ const viewW, viewH = 1280, 800
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
 	exe := chromium(t)
-	ctx, cancel := chromedp.NewContext(context.Background(), chromedp.WithAllocatorOptions(
-		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(viewW, viewH)))
+	ctx, cancel := chrome.browserContext(t, exe)
 	ctx, cancelT := context.WithTimeout(ctx, testkit.Scale(3*time.Minute))
 	t.Cleanup(func() {
 		cancelT()
