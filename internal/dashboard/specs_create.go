@@ -20,8 +20,10 @@ type specBody struct {
 }
 
 // createSpec adds a spec as create_spec does; a status other than draft
-// is then set as update_spec sets it, in the same hold of the tracker so
-// that no one sees the spec in between.
+// is then set as update_spec sets it, in the same hold of this server's
+// tracker, so that none of its own changes falls in between (another
+// process may read the spec as a draft for that moment: the tracker has
+// no status at creation).
 func (d *Dashboard) createSpec(w http.ResponseWriter, r *http.Request) {
 	var in specBody
 	if err := decode(r, &in); err != nil {
