@@ -115,11 +115,19 @@ func TestOfferDeduplicated(t *testing.T) {
 		return nil
 	})
 	e.settled("repo-a", "codex")
-	// Offered again after it ran: still a duplicate.
-	offer(t, e.coord, o)
-	if si, err := st.Info(ctx); err != nil || si.State.Msgs != 0 {
-		t.Fatalf("stream holds %v offers after a re-offer (%v), want 0", si.State.Msgs, err)
+	// Offered again after it ran: still a duplicate. The stream lets go
+	// of an acked offer a moment after its consumer counts the ack, so
+	// the re-offer is made once the first is gone, and must not come back.
+	gone := func() bool {
+		si, err := st.Info(ctx)
+		return err == nil && si.State.Msgs == 0
 	}
+	testkit.WaitFor(t, 30*time.Second, "the acked offer gone from the stream", gone)
+	offer(t, e.coord, o)
+	if !gone() {
+		t.Fatal("the stream holds the offer made again after it ran")
+	}
+	e.settled("repo-a", "codex")
 	mu.Lock()
 	defer mu.Unlock()
 	if runs != 1 {
