@@ -100,6 +100,25 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Fleet, error) {
 	return f, nil
 }
 
+// bindBucket binds the bucket name, asking again while its answer does
+// not come in time or no server answers yet: a cluster busy electing or
+// a machine busy with other work answers late, and a worker must not quit
+// for that. It gives up when ctx ends, or on any other error.
+func bindBucket(ctx context.Context, js jetstream.JetStream, name string) (jetstream.KeyValue, error) {
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		kv, err := js.KeyValue(ctx, name)
+		if err == nil || ctx.Err() != nil ||
+			!errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, nats.ErrNoResponders) {
+			return kv, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(wait):
+		}
+	}
+}
+
 // OpenWorker binds the buckets a worker uses, which the coordinator's
 // Open created; it needs only the rights of WorkerPermissions. LeaseTTL
 // and Heartbeat come from the buckets' TTLs, the coordinator's: a worker
@@ -110,7 +129,7 @@ func OpenWorker(ctx context.Context, nc *nats.Conn, o Options) (*Fleet, error) {
 		return nil, err
 	}
 	for _, b := range f.buckets() {
-		kv, err := f.js.KeyValue(ctx, b.name)
+		kv, err := bindBucket(ctx, f.js, b.name)
 		if err != nil {
 			return nil, fmt.Errorf("fleet: bind bucket %s (has the coordinator opened the fleet?): %w", b.name, err)
 		}
