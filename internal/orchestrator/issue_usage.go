@@ -34,19 +34,6 @@ func (s *Store) UsageByIssue(ctx context.Context, ids []string) (map[string]trac
 	return s.sumUsage(ctx, "issue_id", "issue_id IN (SELECT value FROM json_each(?))", string(list))
 }
 
-// UsageTotal adds up the usage of every task, on an issue or not; nil
-// when there is none.
-func (s *Store) UsageTotal(ctx context.Context) (*tracker.TaskUsage, error) {
-	m, err := s.sumUsage(ctx, "''", "1")
-	if err != nil {
-		return nil, err
-	}
-	if u, ok := m[""]; ok {
-		return &u, nil
-	}
-	return nil, nil
-}
-
 // sumUsage adds up the usage of the tasks where holds, by key, in one
 // query. The figures are added up here rather than in SQL, where each
 // figure parsed the task's result again: twice as slow for a board's page
@@ -80,21 +67,33 @@ func (s *Store) sumUsage(ctx context.Context, key, where string, args ...any) (m
 
 // addUsage is sum with one more task, of usage u.
 func addUsage(sum tracker.TaskUsage, u Usage) tracker.TaskUsage {
-	sum.Tasks++
+	one := tracker.TaskUsage{Tasks: 1, CostUSD: u.CostUSD}
 	if u.CostUSD != nil {
-		sum.Priced++
-		sum.CostUSD = new(deref(sum.CostUSD) + *u.CostUSD)
+		one.Priced = 1
 	}
 	if t := u.Tokens; t != nil {
-		if sum.Tokens == nil {
-			sum.Tokens = &tracker.TokenCounts{}
-		}
-		sum.Tokens.Input += t.Input
-		sum.Tokens.Output += t.Output
-		sum.Tokens.CacheRead += t.CacheRead
-		sum.Tokens.CacheWrite += t.CacheWrite
+		one.Tokens = &tracker.TokenCounts{Input: t.Input, Output: t.Output, CacheRead: t.CacheRead, CacheWrite: t.CacheWrite}
 	}
-	return sum
+	return mergeUsage(sum, one)
+}
+
+// mergeUsage is two sums of usage added up.
+func mergeUsage(a, b tracker.TaskUsage) tracker.TaskUsage {
+	a.Tasks += b.Tasks
+	a.Priced += b.Priced
+	if b.CostUSD != nil {
+		a.CostUSD = new(deref(a.CostUSD) + *b.CostUSD)
+	}
+	if t := b.Tokens; t != nil {
+		if a.Tokens == nil {
+			a.Tokens = &tracker.TokenCounts{}
+		}
+		a.Tokens.Input += t.Input
+		a.Tokens.Output += t.Output
+		a.Tokens.CacheRead += t.CacheRead
+		a.Tokens.CacheWrite += t.CacheWrite
+	}
+	return a
 }
 
 // IssueUsage adds up the usage of every task of each issue in ids, for

@@ -43,23 +43,25 @@ func ReadProjectUsage(ctx context.Context, dir string) (*tracker.ProjectUsage, e
 // ProjectUsage is what every task cost, and the TopIssues issues that
 // cost the most; nil when there is no task.
 func (s *Store) ProjectUsage(ctx context.Context) (*tracker.ProjectUsage, error) {
-	total, err := s.UsageTotal(ctx)
-	if total == nil || err != nil {
+	// One read of every task, by issue ("" for tasks on none): the total
+	// is the groups added up.
+	by, err := s.sumUsage(ctx, "issue_id", "1")
+	if len(by) == 0 || err != nil {
 		return nil, err
 	}
-	by, err := s.UsageByIssue(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
+	var total tracker.TaskUsage
 	top := make([]tracker.IssueCost, 0, len(by))
 	for id, u := range by {
-		top = append(top, tracker.IssueCost{IssueID: id, TaskUsage: u})
+		total = mergeUsage(total, u)
+		if id != "" {
+			top = append(top, tracker.IssueCost{IssueID: id, TaskUsage: u})
+		}
 	}
 	slices.SortFunc(top, func(a, b tracker.IssueCost) int {
 		return cmp.Or(cmp.Compare(costOf(b.TaskUsage), costOf(a.TaskUsage)),
 			cmp.Compare(tokensOf(b.TaskUsage), tokensOf(a.TaskUsage)), cmp.Compare(a.IssueID, b.IssueID))
 	})
-	return &tracker.ProjectUsage{Total: *total, TopIssues: top[:min(len(top), TopIssues)]}, nil
+	return &tracker.ProjectUsage{Total: total, TopIssues: top[:min(len(top), TopIssues)]}, nil
 }
 
 func costOf(u tracker.TaskUsage) float64 { return deref(u.CostUSD) }
