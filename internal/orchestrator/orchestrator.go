@@ -41,9 +41,10 @@ type Options struct {
 	Tracker []string
 	// Fleet, when set, runs the agents on its workers (see Fleet) instead
 	// of as processes of this one. Remote is the repository they fetch
-	// from and push to, as this process reaches it: it pushes a task's
-	// branch there before offering a run, and fetches the run's work from
-	// there; empty, the checkout itself. WorkerRemote is the same
+	// from and push to, as this process reaches it: it fetches a run's
+	// work from there (the workers fetch the commit a run starts from by
+	// its id, which a repository borrowing the checkout's objects serves
+	// with nothing pushed); empty, the checkout itself. WorkerRemote is the same
 	// repository as the workers reach it (an ssh URL), empty for Remote.
 	Fleet        Fleet
 	Remote       string

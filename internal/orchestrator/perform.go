@@ -148,16 +148,21 @@ func failedEnd(typ string, err error) RunEnd {
 	return RunEnd{Fail: &TaskError{Type: typ, Details: because(err.Error())}}
 }
 
-// workTree fetches a's branch from a.Remote into this clone and checks it
-// out at a.Head in the task's worktree here: the one of its previous run
-// when this worker ran that (its files, ignored ones included, kept),
-// else a new one.
+// workTree fetches the run's commit a.Head from a.Remote into this clone
+// and checks a's branch out at it in the task's worktree here: the one of
+// its previous run when this worker ran that (its files, ignored ones
+// included, kept), else a new one. The commit is fetched by its id, which
+// the workers' repository serves from the checkout's objects it borrows:
+// the coordinator pushes nothing before an offer.
 func (o *Orchestrator) workTree(ctx context.Context, a Assignment) (string, error) {
 	if !validTaskID(a.Task) {
 		return "", fault.New(fault.Invalid, "invalid task id %q", a.Task)
 	}
 	if _, err := BranchName(a.Branch); err != nil || a.Branch != strings.TrimSpace(a.Branch) {
 		return "", fault.New(fault.Invalid, "invalid branch %q", a.Branch)
+	}
+	if !isCommitID(a.Head) {
+		return "", fault.New(fault.Invalid, "invalid commit %q", a.Head)
 	}
 	ri, err := o.wt.place(ctx)
 	if err != nil {
@@ -166,14 +171,8 @@ func (o *Orchestrator) workTree(ctx context.Context, a Assignment) (string, erro
 	// Runs of several tasks at once share the clone: one sets up at a time.
 	o.performMu.Lock()
 	defer o.performMu.Unlock()
-	fetched := "refs/sudocode/fetched/" + a.Task
-	if _, err := gitTransport(ctx, ri.top, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", a.Remote, "+refs/heads/"+a.Branch+":"+fetched); err != nil {
-		return "", err
-	}
-	if got, err := git(ctx, ri.top, "rev-parse", "--verify", "--end-of-options", fetched+"^{commit}"); err != nil || got != a.Head {
-		if _, err := git(ctx, ri.top, "merge-base", "--is-ancestor", a.Head, fetched); err != nil {
-			return "", fault.New(fault.Conflict, "branch %s on %s is at %s, not at the run's commit %s", a.Branch, a.Remote, got, a.Head)
-		}
+	if _, err := gitTransport(ctx, ri.top, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", a.Remote, "+"+a.Head+":refs/sudocode/fetched/"+a.Task); err != nil {
+		return "", fault.Wrap(fault.Unavailable, err, "failed to fetch the run's commit "+a.Head+" from "+a.Remote)
 	}
 	dir, err := o.wt.dirFor(ri)
 	if err != nil {
@@ -195,6 +194,20 @@ func (o *Orchestrator) workTree(ctx context.Context, a Assignment) (string, erro
 		return "", fault.Wrap(fault.Conflict, err, "failed to check out the task's branch")
 	}
 	return path, nil
+}
+
+// isCommitID reports whether s is a full object id (SHA-1 or SHA-256), as
+// an offer names the commit a run starts from.
+func isCommitID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
 }
 
 // validTaskID reports whether id is a task id (newID's alphabet), which

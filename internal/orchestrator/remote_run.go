@@ -50,10 +50,6 @@ func (o *Orchestrator) dispatch(ctx context.Context, t Task, spec agent.RunSpec,
 		_ = o.store.endRemote(context.WithoutCancel(ctx), t.ID, n)
 		return t, err
 	}
-	if err := o.pushBranch(ctx, t); err != nil {
-		_ = o.store.endRemote(context.WithoutCancel(ctx), t.ID, n)
-		return o.failStart(ctx, t, err)
-	}
 	now := time.Now().UTC()
 	t.Status, t.Error, t.MergeConflict = StatusInProgress, nil, nil
 	t.PID, t.OwnerPID = 0, os.Getpid()
@@ -297,26 +293,11 @@ func (o *Orchestrator) ResumeFleet(ctx context.Context) error {
 	return nil
 }
 
-// pushBranch pushes t's branch to the workers' repository, when they
-// have one of their own (Options.Remote).
-func (o *Orchestrator) pushBranch(ctx context.Context, t Task) error {
-	if o.opts.Remote == "" {
-		return nil
-	}
-	if _, err := gitTransport(ctx, t.WorktreePath, "push", "--no-verify", "--no-progress", "--", o.opts.Remote, "+refs/heads/"+t.Branch+":refs/heads/"+t.Branch); err != nil {
-		return fmt.Errorf("the task's branch could not be pushed to the workers' repository: %w", err)
-	}
-	return nil
-}
-
 // offerAgain makes task t's run n's offer again, from its recorded
-// assignment: the branch pushed, then the offer.
+// assignment.
 func (o *Orchestrator) offerAgain(ctx context.Context, t Task, n int) error {
 	a, ok, err := o.store.offerOf(ctx, t.ID, n)
 	if err != nil || !ok {
-		return err
-	}
-	if err := o.pushBranch(ctx, t); err != nil {
 		return err
 	}
 	return o.opts.Fleet.Offer(ctx, a)

@@ -306,10 +306,12 @@ func TestRemoteRunEnds(t *testing.T) {
 }
 
 // A run its worker cannot start (here: the repository it names cannot be
-// fetched) ends the task failed to start, with the worker's reason.
+// fetched, and the worker's clone lacks the run's commit) ends the task
+// failed to start, with the worker's reason.
 func TestRemoteRunThatCannotStartFails(t *testing.T) {
 	repo := testkit.Repo(t)
 	f := newRemoteFixture(t, repo, func(o *Options) { o.WorkerRemote = filepath.Join(t.TempDir(), "gone") })
+	commitAfterTheClone(t, repo)
 	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "Cannot fetch", Config: shell("echo never")})
 	task = f.wait(t, task.ID)
 	if task.Status != StatusFailed || task.Error == nil || task.Error.Type != ErrTypeStart || !strings.Contains(task.Error.Details.Message, "gone") {
@@ -341,14 +343,17 @@ func TestRemoteRunReadsOnWhenTheWatchBreaks(t *testing.T) {
 }
 
 // Workers may work against a repository of their own (a bare mirror
-// sharing the checkout's objects), not the user's: the task's branch is
-// pushed there before the run is offered, and the run's work fetched
+// borrowing the checkout's objects), not the user's: nothing is pushed
+// there before the run is offered, the worker fetches the run's commit
+// from there by its id (a commit made after the mirror and the worker's
+// clone, which neither has a ref for), and the run's work is fetched
 // from there and its ref removed on both sides once the branch has it.
 func TestRemoteRunThroughAMirror(t *testing.T) {
 	repo := testkit.Repo(t)
 	mirror := filepath.Join(t.TempDir(), "mirror.git")
 	testkit.Git(t, filepath.Dir(mirror), "clone", "-q", "--bare", "--shared", repo, mirror)
 	f := newRemoteFixture(t, repo, func(o *Options) { o.Remote = mirror })
+	commitAfterTheClone(t, repo)
 	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "Via the mirror", Config: shell(
 		`echo m > m.txt && git add m.txt && ` + agentCommit + ` "mirrored" && echo done`)})
 	task = f.wait(t, task.ID)
@@ -363,9 +368,21 @@ func TestRemoteRunThroughAMirror(t *testing.T) {
 			t.Errorf("run refs left in %s: %s", dir, refs)
 		}
 	}
-	if got := testkit.Git(t, mirror, "rev-parse", "refs/heads/"+task.Branch); got != task.BaseSHA {
-		t.Errorf("the mirror's branch is at %s, want the base %s it was pushed at", got, task.BaseSHA)
+	if got := testkit.Git(t, mirror, "for-each-ref", "refs/heads/"+task.Branch); got != "" {
+		t.Errorf("the task's branch was pushed to the mirror: %s", got)
 	}
+}
+
+// commitAfterTheClone commits a file in repo, made after the remote
+// fixture's clone: a task started now starts from a commit the worker
+// has yet to fetch.
+func commitAfterTheClone(t *testing.T, repo string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(repo, "later.txt"), []byte("later\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Git(t, repo, "add", "later.txt")
+	testkit.Git(t, repo, "commit", "-qm", "later")
 }
 
 // A worker takes only git's identity from an offer's identity variables:
