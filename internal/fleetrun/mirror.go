@@ -12,8 +12,9 @@ import (
 
 // Mirror is the repository the fleet's workers fetch from and push to: a
 // bare repository in the fleet directory dir, borrowing the objects of
-// the checkout's repository (git's alternates), so that making it and
-// pushing a task's branch to it copy nothing. Workers never write the
+// the checkout's repository (git's alternates), so that making it copies
+// nothing and it serves any commit of the checkout, which a worker asks
+// for by its id, with no ref pushed there. Workers never write the
 // user's repository, and their pushes do not race its worktrees (whose
 // half-made HEADs a push's connectivity check reads as bad objects).
 func Mirror(ctx context.Context, checkout, dir string) (string, error) {
