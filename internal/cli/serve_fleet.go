@@ -90,9 +90,13 @@ func (f *fleetFlags) start(ctx context.Context, stdio IO, dir string, logger *sl
 			return nil, err
 		}
 		host, _ := os.Hostname()
+		// It offers every CLI installed here, logged in or not: on the
+		// coordinator's machine a task fails with the CLI's own word, as
+		// it does without the fleet, rather than wait for a worker.
+		clis, _ := fleetrun.DetectCLIs(stdio.Env, false)
 		// It runs the agents in the tasks' worktrees, over this checkout.
 		w := &fleetrun.Worker{Fleet: f.host.Fleet, Env: stdio.Env, Dir: wdir, Checkouts: map[string]string{key: dir}, Tracker: stdio.trackerCommand(), Info: fleet.WorkerInfo{
-			ID: fleetrun.LocalWorker, Host: host, Repos: []string{key}, CLIs: fleetrun.DetectCLIs(stdio.Env), Slots: f.localSlots, Version: Version}}
+			ID: fleetrun.LocalWorker, Host: host, Repos: []string{key}, CLIs: clis, Slots: f.localSlots, Version: Version}}
 		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		done := make(chan struct{})
 		go func() {

@@ -1,7 +1,10 @@
 package cli_test
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,6 +32,7 @@ func TestServeRunsTheFleetByDefault(t *testing.T) {
 	api.waitLog(t, task, "run 1 taken by worker local")
 	api.waitLog(t, task, "done")
 	foreignWorkerStops(t, env, d.Fleet.NATS)
+	workerOffersWhatItCanRun(t, env, repo, d.Fleet.NATS)
 
 	second, d2 := startServeJSON(t, env, "--dir", repo)
 	if d2.Fleet.NATS != "" {
@@ -68,5 +72,55 @@ func foreignWorkerStops(t *testing.T, env []string, nats string) {
 	if p.cmd.ProcessState.ExitCode() == 0 || !strings.Contains(p.out.String(), "cannot join the fleet at "+nats) ||
 		!strings.Contains(p.out.String(), "pin none") || !strings.Contains(p.out.String(), "workers add") {
 		t.Fatalf("the stranger worker: exit %d\n%s", p.cmd.ProcessState.ExitCode(), p.out)
+	}
+}
+
+// workerOffersWhatItCanRun: a worker offers the agent CLIs installed on
+// its machine that have a login; one installed and never logged in is
+// left out, and the worker says so and how to offer it anyway.
+func workerOffersWhatItCanRun(t *testing.T, env []string, repo, nats string) {
+	t.Helper()
+	creds := filepath.Join(t.TempDir(), "w.creds")
+	mustRun(t, runMain(t, repo, env, "", "workers", "add", "clis", "--out", creds))
+	bin := t.TempDir()
+	for _, name := range []string{"claude", "codex"} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wenv []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "ANTHROPIC_") &&
+			!strings.HasPrefix(kv, "CLAUDE_") && !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "CODEX_") {
+			wenv = append(wenv, kv)
+		}
+	}
+	wenv = append(wenv, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+t.TempDir(), "OPENAI_API_KEY=k")
+	p := startWorkerWith(t, wenv, nats, creds)
+	testkit.WaitFor(t, 30*time.Second, "the worker to join", func() bool { return strings.Contains(p.out.String(), "connected to") })
+	out := p.out.String()
+	if !strings.Contains(out, "agents codex,") || strings.Contains(out, "agents claudecode") ||
+		!strings.Contains(out, "not offering claudecode (installed, no login found: run `claude` once and log in, or set ANTHROPIC_API_KEY)") {
+		t.Fatalf("a worker with Codex logged in and Claude Code installed alone says:\n%s", out)
+	}
+	var agents []string
+	testkit.WaitFor(t, 30*time.Second, "the worker among the fleet's", func() bool {
+		var ws []struct {
+			ID     string   `json:"id"`
+			Agents []string `json:"agents"`
+		}
+		if err := json.Unmarshal([]byte(mustRun(t, runMain(t, repo, env, "", "workers", "--json")).stdout), &ws); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range ws {
+			if w.ID == "clis" {
+				agents = w.Agents
+				return true
+			}
+		}
+		return false
+	})
+	if slices.Contains(agents, "claudecode") || !slices.Contains(agents, "codex") {
+		t.Fatalf("the fleet sees the worker offer %v", agents)
 	}
 }

@@ -54,7 +54,7 @@ killed loses them when its lease runs out, and they are offered again.`,
 	f.StringVar(&o.connect, "connect", "", "the coordinator's NATS `URL` (nats://HOST:PORT; several separated by commas)")
 	f.StringVar(&o.creds, "creds", "", "the credentials `FILE` the coordinator issued (sudocode workers add)")
 	f.StringSliceVar(&o.labels, "label", nil, "a `LABEL` tasks can ask for (e.g. gpu, os=linux); repeatable")
-	f.StringSliceVar(&o.agents, "agents", nil, "the agent CLIs to offer (claudecode, codex, gemini, opencode, command); default those on PATH")
+	f.StringSliceVar(&o.agents, "agents", nil, "the agent CLIs to offer (claudecode, codex, gemini, opencode, command); default those on PATH with a login (an API key in the environment, or the CLI's own login file)")
 	f.IntVar(&o.slots, "slots", 2, "how many runs at once")
 	f.StringVar(&o.dir, "dir", "", "where the clones and worktrees go (default $XDG_STATE_HOME/sudocode/worker/NAME)")
 	return cmd
@@ -92,7 +92,11 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 	}
 	agents := o.agents
 	if len(agents) == 0 {
-		agents = fleetrun.DetectCLIs(stdio.Env)
+		var left []string
+		agents, left = fleetrun.DetectCLIs(stdio.Env, true)
+		for _, l := range left {
+			fmt.Fprintf(stdio.Err, "sudocode worker: not offering %s; --agents offers it anyway\n", l)
+		}
 	}
 	host, _ := os.Hostname()
 	w := &fleetrun.Worker{Fleet: f, Env: stdio.Env, Dir: dir, Tracker: stdio.trackerCommand(), Info: fleet.WorkerInfo{

@@ -160,14 +160,23 @@ func (w *Worker) closeAll() {
 }
 
 // DetectCLIs are the agent kinds whose CLI is on PATH in env (COMMAND,
-// which needs none, included), as the fleet routes them.
-func DetectCLIs(env userenv.Env) []string {
-	var out []string
+// which needs none, included), as the fleet routes them. With needLogin,
+// only those of them with a login (agent.LoggedIn): left then says, for
+// each CLI installed but left out, why and what to do.
+func DetectCLIs(env userenv.Env, needLogin bool) (offered, left []string) {
+	home, _ := env.HomeDir()
 	for _, kind := range agent.Kinds() {
 		ad, err := agent.Lookup(kind)
-		if kind == agent.ToolCommand || err == nil && ad.Check(agent.RunSpec{Path: env.Getenv("PATH")}) == nil {
-			out = append(out, AgentToken(kind))
+		if kind != agent.ToolCommand && (err != nil || ad.Check(agent.RunSpec{Path: env.Getenv("PATH")}) != nil) {
+			continue
 		}
+		if needLogin {
+			if ok, why := agent.LoggedIn(kind, env.Getenv, home); !ok {
+				left = append(left, AgentToken(kind)+" (installed, no login found: "+why+")")
+				continue
+			}
+		}
+		offered = append(offered, AgentToken(kind))
 	}
-	return out
+	return offered, left
 }
