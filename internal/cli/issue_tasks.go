@@ -24,6 +24,6 @@ func issueTasksText(w io.Writer, ts []tracker.TaskRef) {
 	}
 	fmt.Fprintln(w, "\ntasks:")
 	for _, t := range ts {
-		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", t.ID, t.Status, agent.Name(t.Tool), t.Branch)
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", t.ID, t.StateText, agent.Name(t.Tool), t.Branch)
 	}
 }

@@ -146,7 +146,8 @@ type taskItem struct {
 	Tool        string              `json:"tool"`
 	Description string              `json:"description"`
 	Status      orchestrator.Status `json:"status"`
-	State       string              `json:"state"` // the status, or merged, conflicted, ended
+	State       string              `json:"state"`      // the status, or merged, conflicted, ended
+	StateText   string              `json:"state_text"` // the state in words, as the dashboard shows it
 	Branch      string              `json:"branch"`
 	Worktree    string              `json:"worktree_path"`
 	CreatedAt   time.Time           `json:"created_at"`
@@ -154,5 +155,5 @@ type taskItem struct {
 
 func itemOf(t orchestrator.Task) taskItem {
 	return taskItem{ID: t.ID, IssueID: t.IssueID, Tool: t.Agent, Description: t.Description, Status: t.Status, State: t.State(),
-		Branch: t.Branch, Worktree: t.WorktreePath, CreatedAt: t.CreatedAt}
+		StateText: orchestrator.StateText(t.State()), Branch: t.Branch, Worktree: t.WorktreePath, CreatedAt: t.CreatedAt}
 }

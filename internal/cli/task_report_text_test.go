@@ -8,7 +8,8 @@ import (
 // A task's report on a terminal reads as sentences: the agent by the
 // name --agent takes, a status in plain grammar, a failure's reason (not
 // Go's rendering of a map), commits counted in the right number, and a
-// merged task's branch said to be merged rather than to hold 0 commits.
+// merged task's branch said to be merged rather than to hold 0 commits;
+// lists give a task's state in the dashboard's words.
 func TestTaskReportReadsAsText(t *testing.T) {
 	dir, env, first, second := taskRepo(t)
 	run := func(args ...string) result { return runMain(t, dir, env, "", args...) }
@@ -35,6 +36,15 @@ func TestTaskReportReadsAsText(t *testing.T) {
 		t.Fatalf("task start: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 	id := strings.TrimSuffix(strings.Fields(r.stdout)[1], ":")
+	// Lists say what the dashboard says of a finished task: it waits for
+	// review (a merge, a follow-up or an end), not "completed".
+	shownTasks := run("issue", "show", first).stdout
+	for what, out := range map[string]string{"task list": run("task", "list").stdout, "issue show": shownTasks[strings.LastIndex(shownTasks, "tasks:"):],
+		"task list --json": run("task", "list", "--json").stdout} {
+		if !strings.Contains(out, id) || !strings.Contains(out, "waiting for review") {
+			t.Errorf("%s does not say the finished task waits for review:\n%s", what, out)
+		}
+	}
 	if r := run("task", "merge", id); r.code != 0 {
 		t.Fatalf("task merge: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}

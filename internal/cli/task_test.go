@@ -99,7 +99,7 @@ func TestTaskCommandsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list.Tasks) != 1 {
 		t.Fatalf("task list: %v %s", err, r.stdout)
 	}
-	wantKeys(t, "task list item", string(list.Tasks[0]), "id", "issue_id", "tool", "description", "status", "state", "branch", "worktree_path", "created_at")
+	wantKeys(t, "task list item", string(list.Tasks[0]), "id", "issue_id", "tool", "description", "status", "state", "state_text", "branch", "worktree_path", "created_at")
 	wantKeys(t, "task show", run("task", "show", id, "--json").stdout, "id", "issue_id", "prompt", "status", "state", "diff_stat")
 	r = run("task", "show", id, "--diff", "--json")
 	wantKeys(t, "task show --diff", r.stdout, "id", "status", "diff")

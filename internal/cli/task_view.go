@@ -56,7 +56,7 @@ func runTaskList(ctx context.Context, tf *taskFlags) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tSTATE\tAGENT\tISSUE\tBRANCH")
 	for _, it := range items {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", it.ID, it.State, agent.Name(it.Tool), it.IssueID, it.Branch)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", it.ID, it.StateText, agent.Name(it.Tool), it.IssueID, it.Branch)
 	}
 	return w.Flush()
 }

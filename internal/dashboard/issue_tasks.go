@@ -23,36 +23,11 @@ type IssueTask struct {
 	ID    string `json:"id"`
 	Agent string `json:"agent"` // as the CLI's --agent names it
 	State string `json:"state"` // orchestrator.Task.State
-	// StateText is State in the words a person reads (stateWords).
+	// StateText is State in the words a person reads (orchestrator.StateText).
 	StateText string    `json:"state_text"`
 	Branch    string    `json:"branch"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"` // when it last changed
-}
-
-// stateWords say what a task's state means to a person deciding what to
-// do with it: a task whose agent finished, with its worktree still there,
-// waits for review (a merge, a follow-up or an end) whether its CLI keeps
-// a session (waiting) or not (completed).
-var stateWords = map[string]string{
-	string(orchestrator.StatusPending):    "starting",
-	string(orchestrator.StatusInProgress): "running",
-	string(orchestrator.StatusWaiting):    "waiting for review",
-	string(orchestrator.StatusCompleted):  "waiting for review",
-	string(orchestrator.StatusFailed):     "failed",
-	string(orchestrator.StatusCancelled):  "stopped",
-	orchestrator.StateMerged:              "merged",
-	orchestrator.StateConflicted:          "conflicted",
-	orchestrator.StateEnded:               "ended",
-}
-
-// stateText is a task state in words; a state without words reads as
-// itself.
-func stateText(st string) string {
-	if text, ok := stateWords[st]; ok {
-		return text
-	}
-	return st
 }
 
 // issueView adds to is the tasks started on it.
@@ -73,7 +48,7 @@ func (d *Dashboard) issueView(ctx context.Context, is tracker.IssueDetail) (Issu
 			continue
 		}
 		st := t.State()
-		v.Tasks = append(v.Tasks, IssueTask{ID: t.ID, Agent: agent.Name(t.Agent), State: st, StateText: stateText(st),
+		v.Tasks = append(v.Tasks, IssueTask{ID: t.ID, Agent: agent.Name(t.Agent), State: st, StateText: orchestrator.StateText(st),
 			Branch: t.Branch, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt})
 	}
 	return v, nil

@@ -10,11 +10,11 @@ type TaskView struct {
 	// State is how the task reads (orchestrator.Task.State): merged,
 	// conflicted and ended apart from completed.
 	State string `json:"state"`
-	// StateText is State in words (stateWords): what lists, cards and
+	// StateText is State in words (orchestrator.StateText): what lists, cards and
 	// filters show, so a finished task waiting for review reads so.
 	StateText string `json:"state_text"`
 }
 
 func viewOf(t orchestrator.Task) TaskView {
-	return TaskView{Task: t, Failure: t.Error.Sentence(), State: t.State(), StateText: stateText(t.State())}
+	return TaskView{Task: t, Failure: t.Error.Sentence(), State: t.State(), StateText: orchestrator.StateText(t.State())}
 }

@@ -32,7 +32,8 @@ func IssueTasks(ctx context.Context, dir, issueID string) ([]tracker.TaskRef, er
 	}
 	out := make([]tracker.TaskRef, len(ts))
 	for i, t := range ts {
-		out[i] = tracker.TaskRef{ID: t.ID, Tool: t.Agent, Status: string(t.Status), Branch: t.Branch, CreatedAt: t.CreatedAt}
+		out[i] = tracker.TaskRef{ID: t.ID, Tool: t.Agent, Status: string(t.Status), State: t.State(),
+			StateText: StateText(t.State()), Branch: t.Branch, CreatedAt: t.CreatedAt}
 	}
 	return out, nil
 }

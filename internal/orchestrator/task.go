@@ -101,6 +101,30 @@ func (t Task) State() string {
 	return string(t.Status)
 }
 
+// StateText is a task state (State) in the words a person reads, on
+// every surface alike: a task whose agent finished, with its worktree
+// still there, waits for review (a merge, a follow-up or an end) whether
+// its CLI keeps a session (waiting) or not (completed). A state without
+// words reads as itself.
+func StateText(state string) string {
+	if text, ok := stateWords[state]; ok {
+		return text
+	}
+	return state
+}
+
+var stateWords = map[string]string{
+	string(StatusPending):    "starting",
+	string(StatusInProgress): "running",
+	string(StatusWaiting):    "waiting for review",
+	string(StatusCompleted):  "waiting for review",
+	string(StatusFailed):     "failed",
+	string(StatusCancelled):  "stopped",
+	StateMerged:              "merged",
+	StateConflicted:          "conflicted",
+	StateEnded:               "ended",
+}
+
 // Running reports whether the task's status says an agent is running.
 func (t Task) Running() bool { return t.Status == StatusInProgress }
 

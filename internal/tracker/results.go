@@ -36,6 +36,8 @@ type TaskRef struct {
 	ID        string    `json:"id" jsonschema:"The task's id (task://{id})"`
 	Tool      string    `json:"tool" jsonschema:"The agent: CLAUDECODE, GEMINI, CODEX, OPENCODE or COMMAND"`
 	Status    string    `json:"status" jsonschema:"pending, in_progress, waiting, completed, failed or cancelled"`
+	State     string    `json:"state" jsonschema:"The status, or merged, conflicted or ended (a completed task merged, refused for a conflict, or ended without a merge)"`
+	StateText string    `json:"state_text" jsonschema:"The state in words, as the dashboard shows it (waiting for review, merged, ...)"`
 	Branch    string    `json:"branch" jsonschema:"The task's git branch"`
 	CreatedAt time.Time `json:"created_at" jsonschema:"When the task was created"`
 }
