@@ -217,8 +217,13 @@ func (f taskFiles) read(ctx context.Context, file string) (text string, ok bool,
 // SendReview sends task id's open code comments and the follow-up
 // together, as one Update with the comments written out first (each as
 // file:line, the quoted code and the comment) and then the follow-up. The
-// comments are marked sent and keep following their code.
+// comments are marked sent and keep following their code. Reviews sent at
+// once go one after the other: the next reads the comments the last sent
+// as sent (its run over that quickly), or the task running, never the
+// same comments open again.
 func (o *Orchestrator) SendReview(ctx context.Context, id, followUp string) (Task, []CodeComment, error) {
+	o.reviewMu.Lock()
+	defer o.reviewMu.Unlock()
 	cs, err := o.CodeComments(ctx, id)
 	if err != nil {
 		return Task{}, nil, err

@@ -117,6 +117,7 @@ type Orchestrator struct {
 	duties   sync.WaitGroup // the duties being done on their issues
 
 	performMu sync.Mutex // a worker's: one run at a time sets up its worktree (Perform)
+	reviewMu  sync.Mutex // one SendReview at a time: each open comment goes once
 	readyHeld readyHeld  // the tasks this process's live run_ready calls hold
 }
 
