@@ -38,11 +38,12 @@ this one) and run the task runs it offers.
 The worker connects to the coordinator's NATS server with the credentials the
 coordinator issued ("sudocode workers add NAME" there), over TLS that trusts
 only the authority they pin (the coordinator's own), advertises this machine's
-agent CLIs (those on PATH), its labels and its free slots, and takes
-the runs it can do: for each, it fetches the task's branch from the repository
-the coordinator names into a clone of its own, runs the agent in a worktree in
-the sealed box (as the coordinator would), streams the log back, and pushes the
-work to the coordinator's repository; the coordinator reviews and merges it.
+agent CLIs (those on PATH with a login; --agents to choose), its labels and
+its free slots, and takes the runs it can do: for each, it fetches the commit
+the run starts from out of the repository the coordinator names into a clone of
+its own, runs the agent in a worktree in the sealed box (as the coordinator
+would), streams the log back, and pushes the work to the coordinator's
+repository; the coordinator reviews and merges it.
 
 A worker that stops (SIGINT, SIGTERM) gives its runs back at once; one that is
 killed loses them when its lease runs out, and they are offered again.`,
