@@ -426,13 +426,16 @@ func (w *Worktrees) claim(ctx context.Context, p pooled, branch string) (base st
 		for range at { // until the read has ended, if claim did not wait for it
 		}
 	}()
+	if err := w.validBranch(ctx, branch); err != nil {
+		return "", err
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	ri, err := w.info(ctx)
 	if err != nil {
 		return "", err
 	}
-	if err := w.checkBranch(ctx, branch); err != nil {
+	if err := w.freeBranch(ctx, branch); err != nil {
 		return "", err
 	}
 	commit := <-at

@@ -136,14 +136,22 @@ func (w *Worktrees) dirFor(ri repoInfo) (string, error) {
 	return worktreeDir(ri, w.root, s, w.env)
 }
 
-// checkBranch validates a branch name and refuses one that exists.
-func (w *Worktrees) checkBranch(ctx context.Context, branch string) error {
+// validBranch refuses a name git does not take for a branch. It reads no
+// ref: callers check it before taking w.mu, which every task's start
+// waits for.
+func (w *Worktrees) validBranch(ctx context.Context, branch string) error {
 	if branch == "" || strings.HasPrefix(branch, "-") {
 		return fault.New(fault.Invalid, "invalid branch name %q", branch)
 	}
 	if _, err := git(ctx, w.repo, "check-ref-format", "--branch", branch); err != nil {
 		return fault.New(fault.Invalid, "invalid branch name %q", branch)
 	}
+	return nil
+}
+
+// freeBranch refuses a branch that exists. The caller holds w.mu, under
+// which branches are made.
+func (w *Worktrees) freeBranch(ctx context.Context, branch string) error {
 	if _, err := git(ctx, w.repo, "show-ref", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
 		if at := w.checkedOutAt(ctx, branch); at != "" {
 			return fault.New(fault.Conflict, "branch %q is already checked out at %s", branch, at).
@@ -177,13 +185,16 @@ func (w *Worktrees) checkedOutAt(ctx context.Context, branch string) string {
 // current HEAD commit. It returns the worktree path and the base commit. On
 // any failure nothing is left behind: no branch, no directory.
 func (w *Worktrees) Add(ctx context.Context, id, branch string) (path, base string, err error) {
+	if err := w.validBranch(ctx, branch); err != nil {
+		return "", "", err
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	ri, err := w.info(ctx)
 	if err != nil {
 		return "", "", err
 	}
-	if err := w.checkBranch(ctx, branch); err != nil {
+	if err := w.freeBranch(ctx, branch); err != nil {
 		return "", "", err
 	}
 	dir, err := w.dirFor(ri)
