@@ -124,6 +124,8 @@ feedback on specs and file the work it discovers.
   sudocode task start ISSUE [--agent claude]   run an agent on an issue (in the foreground)
   sudocode task list | show ID | logs ID [-f]  see the tasks, a report, the log
   sudocode task follow-up ID "…"               run its agent again with new instructions
+  sudocode task comment ID FILE:LINE "…"       comment on a line of its work; comments ID lists them
+  sudocode task review ID ["…"]                send the open comments (and instructions) to its agent
   sudocode task merge ID                       merge its branch; closes the issue
   sudocode task end ID                         stop it and remove its worktree
 
@@ -135,7 +137,8 @@ see "sudocode trust".`,
 		RunE: groupHelp,
 	}
 	cmd.AddCommand(newTaskStartCmd(g, stdio), newTaskListCmd(g, stdio), newTaskShowCmd(g, stdio),
-		newTaskLogsCmd(g, stdio), newTaskFollowUpCmd(g, stdio), newTaskMergeCmd(g, stdio), newTaskEndCmd(g, stdio))
+		newTaskLogsCmd(g, stdio), newTaskFollowUpCmd(g, stdio), newTaskCommentCmd(g, stdio), newTaskCommentsCmd(g, stdio),
+		newTaskReviewCmd(g, stdio), newTaskMergeCmd(g, stdio), newTaskEndCmd(g, stdio))
 	return cmd
 }
 
