@@ -176,34 +176,11 @@ is needed.`,
 }
 
 func runTaskReview(ctx context.Context, o *taskReviewOptions) error {
-	l, closeFn, err := openTasksWithRules(ctx, &o.taskFlags, &agentFlags{})
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	task, err := l.Get(ctx, o.id)
-	if err != nil {
-		return err
-	}
-	if a, ok := agentByName(task.Agent); ok {
-		if err := a.installed(o.stdio); err != nil {
-			return err
+	return runAgain(ctx, &o.taskFlags, o.id, func(l *orchestrator.Orchestrator) (orchestrator.Task, error) {
+		t, sent, err := l.SendReview(ctx, o.id, o.followUp)
+		if err == nil && !o.g.json {
+			fmt.Fprintf(o.stdio.Out, "sent %s to task %s's agent\n", plural.Count(len(sent), "comment", "comments"), t.ID)
 		}
-	}
-	seen, err := l.Logs(ctx, o.id, 0, 0)
-	if err != nil {
-		return err
-	}
-	var since int64
-	if len(seen) > 0 {
-		since = seen[len(seen)-1].Seq
-	}
-	t, sent, err := l.SendReview(ctx, o.id, o.followUp)
-	if err != nil {
-		return cliHint(err, o.id)
-	}
-	if !o.g.json {
-		fmt.Fprintf(o.stdio.Out, "sent %s to task %s's agent\n", plural.Count(len(sent), "comment", "comments"), t.ID)
-	}
-	return followToReport(ctx, l, t.ID, since, o.g.json, o.stdio.Out)
+		return t, err
+	})
 }

@@ -49,7 +49,16 @@ func runTaskFollowUp(ctx context.Context, o *taskFollowUpOptions) error {
 	if strings.TrimSpace(o.instructions) == "" {
 		return usageError{errors.New("INSTRUCTIONS is empty: say what the agent should do next")}
 	}
-	l, closeFn, err := openTasksWithRules(ctx, &o.taskFlags, &agentFlags{})
+	return runAgain(ctx, &o.taskFlags, id, func(l *orchestrator.Orchestrator) (orchestrator.Task, error) {
+		return l.Update(ctx, id, orchestrator.UpdateInput{Instructions: o.instructions}) // the issue records the review
+	})
+}
+
+// runAgain runs task id's agent again, as send asks it to (a follow-up,
+// a review), and prints its log until it stops, then its report, as task
+// start does.
+func runAgain(ctx context.Context, tf *taskFlags, id string, send func(*orchestrator.Orchestrator) (orchestrator.Task, error)) error {
+	l, closeFn, err := openTasksWithRules(ctx, tf, &agentFlags{})
 	if err != nil {
 		return err
 	}
@@ -59,7 +68,7 @@ func runTaskFollowUp(ctx context.Context, o *taskFollowUpOptions) error {
 		return err
 	}
 	if a, ok := agentByName(task.Agent); ok {
-		if err := a.installed(o.stdio); err != nil {
+		if err := a.installed(tf.stdio); err != nil {
 			return err
 		}
 	}
@@ -71,9 +80,9 @@ func runTaskFollowUp(ctx context.Context, o *taskFollowUpOptions) error {
 	if len(seen) > 0 {
 		since = seen[len(seen)-1].Seq
 	}
-	t, err := l.Update(ctx, id, orchestrator.UpdateInput{Instructions: o.instructions}) // the issue records the review
+	t, err := send(l)
 	if err != nil {
 		return cliHint(err, id)
 	}
-	return followToReport(ctx, l, t.ID, since, o.g.json, o.stdio.Out)
+	return followToReport(ctx, l, t.ID, since, tf.g.json, tf.stdio.Out)
 }
