@@ -64,6 +64,16 @@ var realCLIs = []realCLI{
 	{name: "opencode", tool: "OPENCODE", setup: modelsim.SetupOpenCode, writeTool: "write", errorStatus: 400},
 }
 
+// realCLINamed is the CLI of realCLIs named name.
+func realCLINamed(name string) realCLI {
+	for _, c := range realCLIs {
+		if c.name == name {
+			return c
+		}
+	}
+	panic("no real CLI named " + name)
+}
+
 func TestAgentRealCLIs(t *testing.T) {
 	for _, c := range realCLIs {
 		t.Run(c.name, func(t *testing.T) {

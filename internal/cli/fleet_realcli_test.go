@@ -30,9 +30,7 @@ func TestFleetWorkersRunTheRealCLIs(t *testing.T) {
 		name := "w-" + c.name
 		creds := filepath.Join(t.TempDir(), name+".creds")
 		mustRun(t, runMain(t, repo, env, "", "workers", "add", name, "--out", creds))
-		// The worker's machine: the CLI, its login, a home and state of its own.
-		wenv := append(c.setup(t, sim), "XDG_STATE_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir())
-		wp := startWorkerWith(t, wenv, d.Fleet.NATS, creds, "--agents", strings.ToLower(c.tool))
+		wp := startWorkerWith(t, cliWorkerEnv(t, c, sim), d.Fleet.NATS, creds, "--agents", strings.ToLower(c.tool))
 		t.Cleanup(func() {
 			if t.Failed() {
 				t.Logf("worker %s:\n%s", name, wp.out)
@@ -59,4 +57,10 @@ func TestFleetWorkersRunTheRealCLIs(t *testing.T) {
 			t.Fatalf("%s on %s's task's branch: %q, want %q", file, c.name, b, content)
 		}
 	}
+}
+
+// cliWorkerEnv is the environment of a worker's machine with CLI c: the
+// CLI, its login to sim, a home and state of its own.
+func cliWorkerEnv(t *testing.T, c realCLI, sim *modelsim.Server) []string {
+	return append(c.setup(t, sim), "XDG_STATE_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir())
 }

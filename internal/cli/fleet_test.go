@@ -2,11 +2,11 @@ package cli_test
 
 // The fleet end to end: serve coordinating a 3-node NATS JetStream
 // cluster and three `sudocode worker` processes (three "machines", each
-// with its own home and clone), run_ready working a DAG of 30 issues with
-// 16 tasks at once; meanwhile a worker is killed mid-run, a NATS node is
-// lost and serve is killed and started again (run_ready called again).
-// Every issue is started and merged once, each after the issues it waits
-// for.
+// with its own home, clone and Codex CLI talking to the model
+// simulator), run_ready working a DAG of 30 issues with 16 tasks at once;
+// meanwhile a worker is killed mid-run, a NATS node is lost and serve is
+// killed and started again (run_ready called again). Every issue is
+// started and merged once, each after the issues it waits for.
 
 import (
 	"context"
@@ -28,6 +28,7 @@ import (
 
 	"github.com/sudocode/sudocode/internal/fleet"
 	"github.com/sudocode/sudocode/internal/fleetrun"
+	"github.com/sudocode/sudocode/internal/modelsim"
 	"github.com/sudocode/sudocode/internal/natsbus"
 	"github.com/sudocode/sudocode/internal/natsbus/natstest"
 	"github.com/sudocode/sudocode/internal/testkit"
@@ -38,7 +39,9 @@ import (
 var mergedAs = regexp.MustCompile(`Merged into \S+ as ([0-9a-f]+) \(task ([0-9a-z]+),`)
 
 // dagWorld is a project with n issues, issue i blocked by issue i-1
-// (unless i is a multiple of 5) and by issue i-5: chains and layers.
+// (unless i is a multiple of 5) and by issue i-5: chains and layers. Each
+// issue's description is dagWork's script, which the task's prompt
+// carries to the agent.
 type dagWorld struct {
 	repo   string
 	ids    []string
@@ -56,6 +59,8 @@ func newDAGWorld(t *testing.T, env []string, n int) dagWorld {
 			t.Fatal(err)
 		}
 		w.ids = append(w.ids, is.ID)
+		// The script names the id, so it goes in once the id exists.
+		mustRun(t, runMain(t, w.repo, env, "", "issue", "update", is.ID, "--description", dagWork(is.ID)))
 		if i%5 != 0 {
 			w.blocks[i] = append(w.blocks[i], i-1)
 		}
@@ -79,23 +84,25 @@ func mustRun(t *testing.T, r result) result {
 	return r
 }
 
-// dagScript is the COMMAND each task runs: it writes done-<issue>.txt
-// (the issue named by its prompt), commits it and says finished.
-const dagScript = `id=$(sed -n 's/^# Issue \([^:]*\):.*/\1/p' | head -n 1)
-echo "$id" > "done-$id.txt"
-git add -A && git -c user.name=Agent -c user.email=agent@example.com commit -qm "work $id" && echo "finished $id"`
+// dagWork is issue id's description: the simulator's script that has
+// the agent write done-<id>.txt holding the id and say it finished. The
+// agent leaves the file uncommitted: the worker commits it.
+func dagWork(id string) string {
+	return writePrompt("done-"+id+".txt", id+"\n", "finished "+id)
+}
+
+// dagCLI is the agent of the DAG's 30 tasks: Codex, of the four CLIs the
+// one that costs least CPU per run (a native binary; the others start
+// Node: about 0.6 s of CPU a run against 1 s for Claude Code, 3 s for
+// Gemini CLI and 8 s for OpenCode), sixteen of whose runs share the
+// machine at once.
+var dagCLI = realCLINamed("codex")
 
 // workerProc is a running `sudocode worker`.
 type workerProc struct {
 	cmd    *exec.Cmd
 	out    *testkit.LockedBuffer
 	exited chan struct{}
-}
-
-func startWorkerProc(t *testing.T, urls, creds string, slots int) *workerProc {
-	t.Helper()
-	// A machine of its own: its own home and state.
-	return startWorkerWith(t, childEnv(t), urls, creds, "--slots", fmt.Sprint(slots))
 }
 
 // startWorkerWith starts `sudocode worker` with env, connecting to urls
@@ -116,6 +123,7 @@ func startWorkerWith(t *testing.T, env []string, urls, creds string, args ...str
 
 func TestFleetRunsADAGAcrossWorkers(t *testing.T) {
 	const n = 30
+	sim := modelsim.Start(t)
 	env := childEnv(t, "SUDOCODE_FLEET_LEASE="+testkit.Scale(3*time.Second).String())
 	w := newDAGWorld(t, env, n)
 
@@ -162,6 +170,7 @@ func TestFleetRunsADAGAcrossWorkers(t *testing.T) {
 	sp, d := startServeJSON(t, env, serveArgs...)
 	t.Cleanup(func() {
 		if t.Failed() {
+			t.Logf("the simulator answered %d model requests", len(sim.ModelRequests()))
 			t.Logf("serve's stderr:\n%s", sp.stderr)
 			for name, p := range workers {
 				t.Logf("worker %s:\n%s", name, p.out)
@@ -169,7 +178,7 @@ func TestFleetRunsADAGAcrossWorkers(t *testing.T) {
 		}
 	})
 	for name, c := range creds {
-		workers[name] = startWorkerProc(t, urls, c, 6)
+		workers[name] = startWorkerWith(t, cliWorkerEnv(t, dagCLI, sim), urls, c, "--slots", "6", "--agents", strings.ToLower(dagCLI.tool))
 	}
 
 	// The faults, while the DAG runs: w1 is killed as soon as it runs
@@ -214,7 +223,7 @@ func TestFleetRunsADAGAcrossWorkers(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(5*time.Minute))
 		defer cancel()
 		return s.CallTool(ctx, &mcp.CallToolParams{Name: "run_ready", Arguments: map[string]any{
-			"tool": "COMMAND", "config": map[string]any{"command": []string{"sh", "-c", dagScript}}, "limit": n, "parallel": 16}})
+			"tool": dagCLI.tool, "limit": n, "parallel": 16}})
 	}
 	firstCall := make(chan error, 1)
 	go func() {
@@ -250,8 +259,9 @@ func TestFleetRunsADAGAcrossWorkers(t *testing.T) {
 
 // checkDAGWorked checks that every issue of w has one task, merged once
 // after the issues it waits for (a task serve was killed under before
-// any worker took it may have failed, its issue started again), and that
-// the runs the killed worker held, lost, went to the others.
+// any worker took it may have failed, its issue started again), whose
+// agent, dagCLI, ran the issue's script, and that the runs the killed
+// worker held, lost, went to the others.
 func checkDAGWorked(t *testing.T, w dagWorld, env []string, n int, lost []string) {
 	t.Helper()
 	var list struct {
@@ -308,6 +318,11 @@ func checkDAGWorked(t *testing.T, w dagWorld, env []string, n int, lost []string
 	again := 0
 	for issue, task := range taskOf {
 		r := mustRun(t, runMain(t, w.repo, env, "", "task", "logs", task))
+		// The real CLI did the work: it called its write tool and gave
+		// the issue's scripted answer.
+		if !strings.Contains(r.stdout, "tool_call "+dagCLI.writeTool+": ") || !strings.Contains(r.stdout, "completion: finished "+issue+"\n") {
+			t.Errorf("issue %s: the log of task %s lacks the write by %s or its scripted answer:\n%s", issue, task, dagCLI.name, r.stdout)
+		}
 		if !strings.Contains(r.stdout, "offered again") {
 			if strings.Contains(r.stdout, "taken by worker w1") && strings.Contains(strings.Join(lost, " "), task) {
 				t.Errorf("task %s was w1's when it was killed, but nobody took it again:\n%s", task, r.stdout)

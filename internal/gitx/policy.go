@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sudocode/sudocode/internal/sandbox"
 )
@@ -58,6 +59,7 @@ func policy(r *Repo, bin string, writable []string) sandbox.Policy {
 		Full:      slices.Concat([]string{r.Top}, r.outside(), writable),
 		ReadWrite: sandbox.SystemDevices,
 		RootInBox: os.Geteuid() == 0,
+		Finish:    FinishAfterServer,
 	}
 	p.ReadExec = append(p.ReadExec, sandbox.SystemReadExec...)
 	p.ReadExec = append(p.ReadExec, toolchainPaths(os.Getenv("PATH"), home, p.Full)...)
@@ -67,6 +69,14 @@ func policy(r *Repo, bin string, writable []string) sandbox.Policy {
 	p.ReadOnly = append(p.ReadOnly, userConfigFiles(home)...)
 	return p
 }
+
+// FinishAfterServer is how long a git running when the server dies may
+// go on to end by itself (sandbox.Policy.Finish): a merge into the
+// user's checkout, killed half-way, left the repository's HEAD.lock and
+// the merged files in the work tree, and every later merge refused
+// them. Every git gets it, reads too: they end soon by themselves, and
+// writing and reading git then share their warm box.
+const FinishAfterServer = time.Minute
 
 // toolchains memoizes the toolchain grant by PATH, home and the places
 // the call writes: every sandboxed git call needs it, and making it reads

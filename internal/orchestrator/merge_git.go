@@ -162,7 +162,10 @@ const maxStatusPaths = 1000
 func (w *Worktrees) advance(ctx context.Context, p mergePlan) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	_, err := git(ctx, p.top, "merge", "--ff-only", "--quiet", p.commit)
+	// Not stopped half-way when the caller goes (nor, by the sandbox's
+	// Finish, when the server dies): killed, git leaves its locks in the
+	// user's repository and the merged files in the work tree.
+	_, err := git(context.WithoutCancel(ctx), p.top, "merge", "--ff-only", "--quiet", p.commit)
 	if err == nil {
 		return nil
 	}

@@ -77,13 +77,17 @@ func supervise(cfg helperConfig, argv, env []string) int {
 	}
 	send(statusLine{Started: true})
 
-	go func() { // the server's death ends everything
+	go func() { // the server's death ends everything, after the policy's Finish
 		var b [1]byte
 		for {
 			if _, err := syscall.Read(lifelineFD, b[:]); err == nil || !errors.Is(err, syscall.EINTR) {
 				break
 			}
 		}
+		// Meanwhile the command may end: the supervisor then returns as
+		// ever (a warm box's zygote, its server gone, exits once its
+		// command has ended), and this wait with it.
+		time.Sleep(cfg.Policy.Finish)
 		cleanUp()
 		os.Exit(137)
 	}()

@@ -10,7 +10,7 @@
 // it is a subreaper that kills its remaining descendants itself. The
 // helper also ends everything when the server dies (a pipe whose write end
 // only the server holds reaches end of file), so nothing outlives a killed
-// server either.
+// server either: at once, or after the command's Finish.
 //
 // Go cannot run code between fork and exec, hence the re-exec: a binary
 // links this package, and the package's init turns the process into the
@@ -20,6 +20,7 @@ package sandbox
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Policy is what a sandboxed command may touch.
@@ -66,6 +67,12 @@ type Policy struct {
 	// NoBox behaves as on a kernel that refuses the box's namespaces
 	// (tests of the fallback).
 	NoBox bool `json:"no_box,omitempty"`
+	// Finish is how long a command running when the server dies may go
+	// on to end by itself before everything is ended; zero ends it at
+	// once. A command that must not stop half-way (git writing a
+	// repository: killed, it leaves its lock files, which refuse every
+	// later write, and a work tree half updated) gets the time to end.
+	Finish time.Duration `json:"finish,omitempty"`
 }
 
 // Report is how the helper set itself up.
