@@ -130,23 +130,14 @@ func (o *Orchestrator) mergeBranch(ctx context.Context, id string, in MergeInput
 	if work.old == "" {
 		tip = "" // no branch to merge: planMerge says so
 	}
-	plan, err := o.wt.planMerge(ctx, t, tip, strategy, msg)
-	if len(plan.conflicts) > 0 { // the task reads conflicted until its agent runs again
-		t.MergeConflict = plan.conflicts
-		if perr := o.store.Put(ctx, t); perr == nil {
-			o.notify(Change{Kind: ChangeUpdated, Task: t})
-		}
-	}
+	plan, landed, err := o.landedMerge(ctx, t, top)
 	if err != nil {
 		return MergeResult{}, err
 	}
-	if len(settings.Merge.Check) > 0 {
-		if err := o.check(ctx, t, plan.commit, settings, top); err != nil {
+	if !landed {
+		if plan, err = o.land(ctx, t, tip, strategy, msg, settings, top); err != nil {
 			return MergeResult{}, err
 		}
-	}
-	if err := o.wt.advance(ctx, plan); err != nil {
-		return MergeResult{}, err
 	}
 	// A kept branch holds what was merged (one deleted below need not),
 	// and the worktree has nothing left that was not: nothing is reported
@@ -176,6 +167,9 @@ func (o *Orchestrator) mergeBranch(ctx context.Context, id string, in MergeInput
 	if perr := o.store.Put(ctx, t); perr != nil && err == nil {
 		err = perr
 	}
+	if perr := o.store.dropMergeIntent(ctx, t.ID); perr != nil && err == nil {
+		err = perr
+	}
 	o.notify(Change{Kind: ChangeUpdated, Task: t})
 	res := MergeResult{Task: t, Strategy: strategy, Base: plan.base, Commit: plan.commit, Files: plan.files, Removal: rm}
 	if err != nil {
@@ -183,6 +177,36 @@ func (o *Orchestrator) mergeBranch(ctx context.Context, id string, in MergeInput
 		return res, fault.Wrap(fault.Internal, err, "merged as "+plan.commit+", but removing the task's worktree failed")
 	}
 	return res, nil
+}
+
+// land merges task t's work, tip, into the checkout at top as strategy
+// asks: plans the merge, runs the project's check on it, records the
+// intent (landedMerge) and moves the checkout's branch.
+func (o *Orchestrator) land(ctx context.Context, t Task, tip, strategy, msg string, settings Settings, top string) (mergePlan, error) {
+	plan, err := o.wt.planMerge(ctx, t, tip, strategy, msg)
+	if len(plan.conflicts) > 0 { // the task reads conflicted until its agent runs again
+		t.MergeConflict = plan.conflicts
+		if perr := o.store.Put(ctx, t); perr == nil {
+			o.notify(Change{Kind: ChangeUpdated, Task: t})
+		}
+	}
+	if err != nil {
+		return plan, err
+	}
+	if len(settings.Merge.Check) > 0 {
+		if err := o.check(ctx, t, plan.commit, settings, top); err != nil {
+			return plan, err
+		}
+	}
+	if err := o.store.putMergeIntent(ctx, t.ID, plan.commit, plan.base); err != nil {
+		return plan, err
+	}
+	if err := o.wt.advance(ctx, plan); err != nil {
+		// Not landed; an intent left here is dropped by the next merge.
+		_ = o.store.dropMergeIntent(context.WithoutCancel(ctx), t.ID)
+		return plan, err
+	}
+	return plan, nil
 }
 
 // mergeable refuses a task whose branch is not ready to merge.

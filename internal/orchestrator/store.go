@@ -75,7 +75,7 @@ func OpenStore(ctx context.Context, dir string) (*Store, error) {
 		return nil, fault.Wrap(fault.Unavailable, err, "failed to open the task store")
 	}
 	path := filepath.Join(dir, DBFileName)
-	db, err := sqlitex.Open(ctx, path, 4, schema+reviewsSchema+remoteRunsSchema+readyRunsSchema+codeCommentsSchema)
+	db, err := sqlitex.Open(ctx, path, 4, schema+reviewsSchema+remoteRunsSchema+readyRunsSchema+codeCommentsSchema+mergeIntentsSchema)
 	if err != nil {
 		return nil, fault.Wrap(fault.Unavailable, err, "failed to open the task store at "+path)
 	}
