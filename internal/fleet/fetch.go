@@ -60,8 +60,12 @@ func (wk *worker) fetchLoop(ctx context.Context, repo, agent string) {
 	}
 }
 
-// fetchOne waits for one offer and considers it, holding a slot; it
-// reports whether a handler took the slot over.
+// fetchOne waits for one offer, holding a slot, and considers it in the
+// background, which then owns the slot (freed unless a handler takes it
+// over); it reports whether an offer came. The loop meanwhile fetches the
+// next: a claim is several round trips to the server, and sixteen offers
+// claimed one after the other waited for each other's, seconds on a busy
+// machine.
 func (wk *worker) fetchOne(ctx context.Context, cons jetstream.Consumer) bool {
 	fctx, cancel := context.WithTimeout(ctx, fetchWait)
 	defer cancel()
@@ -70,16 +74,21 @@ func (wk *worker) fetchOne(ctx context.Context, cons jetstream.Consumer) bool {
 		wait(ctx, retryWait)
 		return false
 	}
-	started := false
+	got := false
 	for m := range batch.Messages() {
-		started = wk.consider(ctx, m)
+		got = true
+		wk.considering.Go(func() {
+			if !wk.consider(ctx, m) {
+				<-wk.slots
+			}
+		})
 	}
 	if err := batch.Error(); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) && !errors.Is(err, nats.ErrTimeout) {
-		if !started {
+		if !got {
 			wait(ctx, retryWait)
 		}
 	}
-	return started
+	return got
 }
 
 // consider decides what to do with one delivered offer: leave it for

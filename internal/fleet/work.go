@@ -79,7 +79,9 @@ type worker struct {
 	mu       sync.Mutex
 	stopping bool
 	running  map[string]*Claim // by run key
-	handlers sync.WaitGroup
+	// considering are the offers fetched and being claimed; handlers, the
+	// claims' handlers.
+	considering, handlers sync.WaitGroup
 }
 
 // Work runs h for the offers w may take until ctx ends: it advertises w's
@@ -134,6 +136,7 @@ func (f *Fleet) Work(ctx context.Context, w WorkerInfo, h Handler) error {
 	stopLoops()
 	wk.stop()
 	loops.Wait()
+	wk.considering.Wait() // a claim made meanwhile sees stopping and gives its offer back
 	wk.handlers.Wait()
 	if err == nil && !f.nc.IsClosed() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupWait)
