@@ -156,6 +156,9 @@ func logLine(e orchestrator.StoredEvent) string {
 	if len(e.Event.Files) > 0 {
 		text = strings.Join(e.Event.Files, ", ")
 	}
+	if e.Event.Kind == agent.KindUsage && text == "" {
+		text = usageText(orchestrator.Usage{Tokens: e.Event.Tokens, CostUSD: e.Event.CostUSD})
+	}
 	if len(text) > 200 {
 		text = text[:200] + "…"
 	}

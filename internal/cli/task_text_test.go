@@ -25,3 +25,12 @@ func TestUsageText(t *testing.T) {
 		}
 	}
 }
+
+// A usage event in the log says what it counts: it has no text of its own.
+func TestLogLineOfUsage(t *testing.T) {
+	cost := 0.5
+	e := orchestrator.StoredEvent{Seq: 7, Event: agent.Event{Kind: agent.KindUsage, Tokens: &agent.Tokens{Input: 3, Output: 4}, CostUSD: &cost}}
+	if got, want := logLine(e), "   7 usage: 3 tokens in, 4 out, $0.5000"; got != want {
+		t.Errorf("logLine = %q, want %q", got, want)
+	}
+}
