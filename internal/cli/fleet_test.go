@@ -314,7 +314,8 @@ func checkDAGWorked(t *testing.T, w dagWorld, env []string, n int, lost []string
 		}
 	}
 	// The runs w1 held went to the others: their logs say so, and their
-	// issues' history says the task restarted.
+	// issues' history says the task resumed from w1's saved work, or
+	// restarted where w1 had saved none.
 	again := 0
 	for issue, task := range taskOf {
 		r := mustRun(t, runMain(t, w.repo, env, "", "task", "logs", task))
@@ -342,10 +343,10 @@ func checkDAGWorked(t *testing.T, w dagWorld, env []string, n int, lost []string
 		}
 		restarted := false
 		for _, h := range shown.History {
-			restarted = restarted || h.To != nil && *h.To == "restarted" && h.TaskID != nil && *h.TaskID == task
+			restarted = restarted || h.To != nil && (*h.To == "restarted" || *h.To == "resumed") && h.TaskID != nil && *h.TaskID == task
 		}
 		if !restarted {
-			t.Errorf("issue %s's history does not say its task %s restarted:\n%s", issue, task, is.stdout)
+			t.Errorf("issue %s's history does not say its task %s resumed or restarted:\n%s", issue, task, is.stdout)
 		}
 	}
 	if again == 0 {

@@ -28,6 +28,7 @@ func fleetOptions() fleet.Options {
 // running tasks through it.
 type coordinator struct {
 	repo, key, dir string
+	mirror         string // the workers' repository
 	host           *Host
 	o              *orchestrator.Orchestrator
 }
@@ -66,7 +67,7 @@ func newCoordinator(t *testing.T, repo string, workers ...string) (*coordinator,
 		t.Fatal(err)
 	}
 	t.Cleanup(closeO)
-	c.o = o
+	c.o, c.mirror = o, mirror
 	return c, creds
 }
 
@@ -88,7 +89,7 @@ func startWorker(t *testing.T, url string, cr natsbus.Creds, labels ...string) (
 		t.Fatal(err)
 	}
 	dir = t.TempDir()
-	w := &Worker{Fleet: f, Env: userenv.Of(os.Environ()), Dir: dir, Grace: time.Second, Info: fleet.WorkerInfo{
+	w := &Worker{Fleet: f, Env: userenv.Of(os.Environ()), Dir: dir, Grace: time.Second, Checkpoint: 50 * time.Millisecond, Info: fleet.WorkerInfo{
 		ID: cr.Name, Host: "test", Repos: repos, CLIs: []string{"command"}, Labels: labels, Slots: 2,
 	}}
 	done := make(chan struct{})

@@ -28,6 +28,9 @@ type Worker struct {
 	Env   userenv.Env   // the environment the agents run with (the worker's user's)
 	Dir   string        // the worker's clones, worktrees and records
 	Grace time.Duration // SIGTERM → SIGKILL of a stopped agent; 0: the orchestrator's default
+	// Checkpoint is how often at most a run's work in progress is saved
+	// to its remote (orchestrator.Options.CheckpointEvery); 0: the default.
+	Checkpoint time.Duration
 	// Checkouts are the repositories (by RepoKey) whose coordinator's
 	// checkout is on this machine: the worker in serve's process works
 	// over it, running each agent in its task's worktree, with no clone.
@@ -105,7 +108,8 @@ func (w *Worker) repo(ctx context.Context, key, remote string) (*orchestrator.Or
 	}
 	w.mu.Unlock()
 	r.once.Do(func() {
-		opts := orchestrator.Options{Worktrees: filepath.Join(w.Dir, "worktrees"), Grace: w.Grace, NoPool: true, Env: w.Env, WorkerID: w.Info.ID, Tracker: w.Tracker}
+		opts := orchestrator.Options{Worktrees: filepath.Join(w.Dir, "worktrees"), Grace: w.Grace, NoPool: true, Env: w.Env, WorkerID: w.Info.ID, Tracker: w.Tracker,
+			CheckpointEvery: w.Checkpoint}
 		if checkout := w.Checkouts[key]; checkout != "" {
 			opts.Repo, opts.InPlace = checkout, true
 		} else {

@@ -40,7 +40,7 @@ type Issues interface {
 	// Ready is the ids of the ready issues, in ready's order.
 	Ready(ctx context.Context, f ReadyFilter) ([]string, error)
 	// TaskEvent records in the issue's history what happened to task
-	// taskID on it: started, restarted, merged, failed, cancelled or ended. A
+	// taskID on it: started, resumed, restarted, merged, failed, cancelled or ended. A
 	// deleted issue records nothing.
 	TaskEvent(ctx context.Context, id, taskID, what string) error
 }

@@ -60,6 +60,10 @@ type Options struct {
 	// worktree it names when that is a worktree of Repo (a worker on the
 	// coordinator's machine, over its checkout), instead of a clone's.
 	InPlace bool
+	// CheckpointEvery is how often at most a worker over its own clone
+	// saves the work of a run in progress to the run's remote, for the
+	// worker that takes the run if this one is lost; 0 means 5s.
+	CheckpointEvery time.Duration
 	// Env is the environment of the user the tasks run for: the agents'
 	// and the project's commands' base environment, and the home, state
 	// and cache directories where the worktrees, the trust records, the
@@ -174,6 +178,9 @@ func idle(store *Store, lookup Lookup, opts Options) *Orchestrator {
 	}
 	if opts.FlushEvery <= 0 {
 		opts.FlushEvery = 100 * time.Millisecond
+	}
+	if opts.CheckpointEvery <= 0 {
+		opts.CheckpointEvery = 5 * time.Second
 	}
 	return &Orchestrator{
 		store: store, wt: NewWorktrees(opts.Repo, opts.Worktrees, opts.Env), lookup: lookup, opts: opts,

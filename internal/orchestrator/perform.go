@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,7 @@ func (o *Orchestrator) Perform(ctx context.Context, a Assignment, delivery int, 
 	if err := sendJSON(send, MsgClaimed, claimNote{Host: host, Delivery: delivery}); err != nil {
 		return err
 	}
-	end := o.perform(ctx, a, send)
+	end := o.perform(ctx, a, delivery, send)
 	if ctx.Err() != nil && !errors.Is(context.Cause(ctx), ErrStopRequested) {
 		return nil // the worker stops or lost the run: it is offered again, and ends there
 	}
@@ -45,7 +46,7 @@ func (o *Orchestrator) Perform(ctx context.Context, a Assignment, delivery int, 
 }
 
 // perform is Perform's run, up to its end.
-func (o *Orchestrator) perform(ctx context.Context, a Assignment, send func(kind string, body []byte) error) RunEnd {
+func (o *Orchestrator) perform(ctx context.Context, a Assignment, delivery int, send func(kind string, body []byte) error) RunEnd {
 	ad, ok := o.lookup(a.Agent)
 	if !ok {
 		return failedEnd(ErrTypeStart, fmt.Errorf("this worker has no agent %q", a.Agent))
@@ -64,6 +65,17 @@ func (o *Orchestrator) perform(ctx context.Context, a Assignment, send func(kind
 	if err != nil {
 		return failedEnd(ErrTypeStart, err)
 	}
+	// A run offered again goes on from what the lost worker saved. In
+	// place, the task's worktree holds it already.
+	var cp checkpoint
+	var resumed *resumeNote
+	if !inPlace && delivery > 1 {
+		resumed = &resumeNote{}
+		if cp, err = o.takeCheckpoint(ctx, a, dir); err != nil {
+			resumed.Problem = err.Error()
+		}
+		resumed.Checkpoint = cp.commit
+	}
 	instructions, resume, note := o.sessionHere(a)
 	// The tracker's MCP server, where this orchestrator has one: in place,
 	// the coordinator's checkout's, as a local run has; in a clone, the
@@ -75,22 +87,43 @@ func (o *Orchestrator) perform(ctx context.Context, a Assignment, send func(kind
 		top = dir
 	}
 	spec := o.runSpec(Task{ID: a.Task, WorktreePath: dir}, top, cfg, instructions, resume)
-	inv, err := ad.Invocation(spec)
-	if err == nil {
-		inv.Env, err = agent.Environ(ad, spec, append(identityOnly(a.Identity), inv.Env...), o.opts.Env.Environ())
-	}
+	inv, err := o.invocation(ad, spec, a)
 	if err != nil {
 		return failedEnd(ErrTypeStart, err)
+	}
+	var home *sessionHome
+	if !inPlace {
+		home = newSessionHome(ad.Kind(), dir, inv.Env)
+	}
+	if cp.commit != "" {
+		if spec, inv, err = o.resumeSpec(ad, spec, cp, home, a, resumed); err != nil {
+			return failedEnd(ErrTypeStart, err)
+		}
+		if resumed.Session != "" {
+			note = "" // the session is here after all
+		}
+	}
+	if resumed != nil {
+		_ = sendJSON(send, MsgResumed, resumed)
 	}
 	out := newSender(send, o.opts.FlushEvery)
 	if note != "" {
 		out.add([]agent.Event{remoteEvent(note)})
 	}
+	emit := out.add
+	var saving *checkpointer
+	if !inPlace {
+		saving = o.startCheckpoints(a, dir, home)
+		emit = func(evs []agent.Event) { out.add(evs); saving.observe(evs) }
+	}
 	r := &run{done: make(chan struct{})}
 	stopped := context.AfterFunc(ctx, func() { go r.terminate(o.opts.Grace) })
 	defer stopped()
 	defer close(r.done)
-	end := o.performRun(r, a, ad, spec, inv, out.add)
+	end := o.performRun(r, a, ad, spec, inv, emit)
+	if saving != nil {
+		saving.close() // before the end's push: no checkpoint after it
+	}
 	out.close()
 	if inPlace || !end.Ran || ctx.Err() != nil && !errors.Is(context.Cause(ctx), ErrStopRequested) {
 		return end // in place, the task's worktree holds the work already
@@ -101,6 +134,33 @@ func (o *Orchestrator) perform(ctx context.Context, a Assignment, send func(kind
 	}
 	end.Head = head
 	return end
+}
+
+// invocation is how ad runs spec for a on this machine.
+func (o *Orchestrator) invocation(ad agent.Adapter, spec agent.RunSpec, a Assignment) (agent.Invocation, error) {
+	inv, err := ad.Invocation(spec)
+	if err == nil {
+		inv.Env, err = agent.Environ(ad, spec, append(identityOnly(a.Identity), inv.Env...), o.opts.Env.Environ())
+	}
+	return inv, err
+}
+
+// resumeSpec is spec going on from checkpoint cp, with its invocation:
+// the agent's session saved with it resumed, where its CLI finds one
+// placed in its session home h, else a new session told of the work
+// found. note gets the session resumed.
+func (o *Orchestrator) resumeSpec(ad agent.Adapter, spec agent.RunSpec, cp checkpoint, h *sessionHome, a Assignment, note *resumeNote) (agent.RunSpec, agent.Invocation, error) {
+	id, err := cp.resumeSession(h)
+	if err != nil {
+		slog.Warn("cannot place the agent's saved session", "task", a.Task, "run", a.Run, "err", err)
+	}
+	if id != "" {
+		spec.ResumeSession, spec.Instructions, note.Session = id, interruptedPrompt, id
+	} else {
+		spec.Instructions = resumedInstructions(spec.Instructions)
+	}
+	inv, err := o.invocation(ad, spec, a)
+	return spec, inv, err
 }
 
 // performRun runs the setup (on a task's first run) and the agent as r's

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sudocode/sudocode/internal/gitx"
 	"github.com/sudocode/sudocode/internal/orchestrator/agent"
 )
 
@@ -130,6 +131,7 @@ func (o *Orchestrator) readRemote(ctx context.Context, id string, n int, seen ui
 	log := o.openLog(id)
 	abandoned := func() {
 		log.add([]agent.Event{remoteEvent("the worker did not answer the stop; the run is recorded cancelled")})
+		o.dropCheckpoints(context.Background(), id, n)
 		_ = o.store.endRemote(context.Background(), id, n)
 		o.endFollow(id, outcome{cancelled: true, exitCode: -1}, log)
 	}
@@ -177,13 +179,22 @@ func (o *Orchestrator) readMessage(id string, n int, m RunMessage, log *runLog) 
 		_ = json.Unmarshal(m.Body, &c)
 		text := fmt.Sprintf("run %d taken by worker %s", n, m.Worker)
 		if c.Delivery > 1 {
+			// What the worker took up of the lost one's work, its
+			// MsgResumed says.
 			text += fmt.Sprintf(" (offered again: attempt %d, an earlier worker lost it)", c.Delivery)
-			// The agent starts over on the new worker: its issue says so.
-			if t, err := o.store.Get(ctx, id); err == nil {
-				o.taskEvent(ctx, t, "restarted")
-			}
 		}
 		log.add([]agent.Event{remoteEvent(text)})
+	case MsgResumed:
+		var r resumeNote
+		_ = json.Unmarshal(m.Body, &r)
+		log.add([]agent.Event{remoteEvent(resumedText(n, m.Worker, r))})
+		what := "resumed" // the agent goes on from the lost worker's saved work
+		if r.Checkpoint == "" {
+			what = "restarted" // it starts over
+		}
+		if t, err := o.store.Get(ctx, id); err == nil {
+			o.taskEvent(ctx, t, what)
+		}
 	case MsgEvents:
 		var evs []agent.Event
 		if err := json.Unmarshal(m.Body, &evs); err == nil && len(evs) > 0 {
@@ -202,6 +213,9 @@ func (o *Orchestrator) readMessage(id string, n int, m RunMessage, log *runLog) 
 					end.Ran = false
 				}
 			}
+		}
+		if end.Head == "" {
+			o.dropCheckpoints(ctx, id, n) // else takeRemoteWork did
 		}
 		_ = o.store.sawRemote(ctx, id, n, m.Seq, m.Worker)
 		_ = o.store.endRemote(ctx, id, n)
@@ -244,12 +258,34 @@ func (o *Orchestrator) takeRemoteWork(ctx context.Context, id string, n int, hea
 	if _, err = git(ctx, t.WorktreePath, "merge", "--ff-only", "--quiet", head); err != nil {
 		return err
 	}
-	// The branch holds the work now: the run's ref goes, here and there.
-	if o.opts.Remote != "" {
-		_, _ = gitTransport(ctx, t.WorktreePath, "push", "--no-verify", "--no-progress", "--", o.opts.Remote, ":"+ref)
-	}
-	_, _ = git(ctx, t.WorktreePath, "update-ref", "-d", ref)
+	// The branch holds the work now: the run's ref goes, here and there,
+	// and its checkpoints with it.
+	o.dropRefs(ctx, t.WorktreePath, ref, CheckpointRef(id, n), SessionRef(id, n))
 	return nil
+}
+
+// dropCheckpoints deletes the checkpoints of task id's run n, which has
+// ended: the run's remote (the checkout itself, for workers on this
+// machine) keeps no work a later worker could take up.
+func (o *Orchestrator) dropCheckpoints(ctx context.Context, id string, n int) {
+	if t, err := o.store.Get(ctx, id); err == nil && t.WorktreePath != "" {
+		o.dropRefs(ctx, t.WorktreePath, CheckpointRef(id, n), SessionRef(id, n))
+	}
+}
+
+// dropRefs deletes refs from the workers' repository and this one, in a
+// process each; refs that are not there are no error.
+func (o *Orchestrator) dropRefs(ctx context.Context, dir string, refs ...string) {
+	var del strings.Builder
+	args := []string{"push", "--no-verify", "--no-progress", "--", o.opts.Remote}
+	for _, r := range refs {
+		del.WriteString("delete " + r + "\n")
+		args = append(args, ":"+r)
+	}
+	if o.opts.Remote != "" {
+		_, _ = gitTransport(ctx, dir, args...)
+	}
+	_, _ = runGit(ctx, gitx.Options{Dir: dir, Locks: true, Stdin: strings.NewReader(del.String())}, "update-ref", "--stdin")
 }
 
 // ResumeFleet follows again the runs this orchestrator's store has
@@ -268,6 +304,7 @@ func (o *Orchestrator) ResumeFleet(ctx context.Context) error {
 		t, err := o.store.Get(ctx, rr.task)
 		if err != nil || t.Status != StatusInProgress && t.Status != StatusPending || o.isRunning(t.ID) {
 			if err == nil && t.Status != StatusInProgress && t.Status != StatusPending {
+				o.dropCheckpoints(ctx, rr.task, rr.run)
 				_ = o.store.endRemote(ctx, rr.task, rr.run)
 			}
 			continue

@@ -47,10 +47,11 @@ const (
 )
 
 // TaskEvents are what a task change records of an agent task on the
-// issue: it started, started again (restarted: a fleet's worker that ran
-// it was lost, and another took the run from the task's branch), or how
-// it ended.
-var TaskEvents = []string{"started", "restarted", "merged", "failed", "cancelled", "ended"}
+// issue: it started, went on after a fleet's worker that ran it was lost
+// (resumed: another worker took the run up from the work the lost one
+// had saved; restarted: from the task's branch, none saved), or how it
+// ended.
+var TaskEvents = []string{"started", "resumed", "restarted", "merged", "failed", "cancelled", "ended"}
 
 // ChangeFields lists the fields a change may record.
 var ChangeFields = []string{ChangeStatus, ChangeAssignee, ChangeLink, ChangeTask}
@@ -99,7 +100,7 @@ type HistoryEvent struct {
 	Actor   string    `json:"actor" jsonschema:"Who made the change"`
 	Field   string    `json:"field" jsonschema:"status, assignee, link or task"`
 	From    *string   `json:"from" jsonschema:"The old value (a link: 'FROM TYPE TO' removed; a task: null); null for none"`
-	To      *string   `json:"to" jsonschema:"The new value (a link: 'FROM TYPE TO' added; a task: started, restarted, merged, failed, cancelled or ended); null for none"`
+	To      *string   `json:"to" jsonschema:"The new value (a link: 'FROM TYPE TO' added; a task: started, resumed, restarted, merged, failed, cancelled or ended); null for none"`
 	TaskID  *string   `json:"task_id" jsonschema:"The agent task, for a task event; else null"`
 }
 
