@@ -21,15 +21,19 @@
 //	@sim text "Done: hello.txt says hi."
 //	@sim error 500
 //	@sim hang
+//	@sim wait gate
 //
 // The step taken is the number of tool results after the last user
 // message that holds a script, so a resumed session's new prompt starts
-// its own script, and a retried call repeats its step. A write or shell
+// its own script (and one without a script goes on with the last), and a
+// retried call repeats its step. A wait is no step: it holds the answer
+// of the step after it until its file exists. A write or shell
 // step says a sentence, then calls the CLI's own tool, found among the
 // tools the request offers (Write/Bash, apply_patch/exec_command,
 // write_file/run_shell_command, write/bash), with the argument names and
 // shapes that tool's schema declares; a relative path is made absolute
-// against the working directory the CLI told its model. Text is streamed
+// against the working directory the CLI last told its model (a session
+// resumed on another machine tells it anew). Text is streamed
 // in several chunks. Calls that offer no tools are the CLIs' side queries
 // (titles, Gemini's model routing and next-speaker checks): they never
 // follow the script, and get a short text or JSON fitting the schema they

@@ -36,9 +36,10 @@ type toolDef struct {
 
 // reply is what the model answers on one call.
 type reply struct {
-	status int  // non-zero: answer with this HTTP error
-	hang   bool // never answer
-	parts  []part
+	status  int    // non-zero: answer with this HTTP error
+	hang    bool   // never answer
+	waitFor string // answer once this file exists
+	parts   []part
 }
 
 // part is a text (streamed in chunks) or a tool call.
@@ -94,6 +95,15 @@ func plan(c *conversation) reply {
 		return reply{parts: []part{{text: "Done."}}}
 	}
 	st := steps[n]
+	rep := answer(c, st)
+	if st.waitFor != "" {
+		rep.waitFor = resolvePath(c, st.waitFor)
+	}
+	return rep
+}
+
+// answer is the reply of step st.
+func answer(c *conversation, st step) reply {
 	switch st.op {
 	case "error":
 		return reply{status: st.status}
@@ -144,9 +154,11 @@ func resolvePath(c *conversation, p string) string {
 	for _, t := range c.turns {
 		all += "\n" + t.text
 	}
+	// The last the CLI said: a resumed session's earlier turns may name
+	// the directory it ran in then, on another machine.
 	for _, re := range cwdPatterns() {
-		if m := re.FindStringSubmatch(all); m != nil {
-			return filepath.Join(strings.TrimRight(m[1], ".,;:'\"`"), p)
+		if ms := re.FindAllStringSubmatch(all, -1); ms != nil {
+			return filepath.Join(strings.TrimRight(ms[len(ms)-1][1], ".,;:'\"`"), p)
 		}
 	}
 	return p

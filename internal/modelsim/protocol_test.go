@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -229,6 +231,21 @@ func TestErrorsHangsAndUnknownPaths(t *testing.T) {
 	// end it.
 	if ne, ok := errors.AsType[net.Error](err); !ok || !ne.Timeout() {
 		t.Fatalf("the hanging call ended with %v, want the client's timeout", err)
+	}
+
+	// A wait holds the step after it until its file exists.
+	gate := filepath.Join(t.TempDir(), "go")
+	req["messages"] = []any{map[string]any{"role": "user", "content": "@sim wait " + gate + "\n@sim text \"went\""}}
+	b, _ = json.Marshal(req)
+	if resp, err := client.Post(sim.URL+"/v1/messages", "application/json", bytes.NewReader(b)); err == nil {
+		resp.Body.Close()
+		t.Fatalf("a call waiting for a file answered %d before it existed", resp.StatusCode)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if resp := post(t, sim.URL+"/v1/messages", req); resp.Body.Close() != nil || resp.StatusCode != 200 {
+		t.Fatalf("the call waiting for a file that exists answered %d", resp.StatusCode)
 	}
 
 	resp, err = http.Get(sim.URL + "/v1/telemetry?key=secret")

@@ -17,12 +17,15 @@ import (
 //	@sim text "TEXT"            the final answer, streamed in chunks
 //	@sim error STATUS           the API answers with that HTTP status
 //	@sim hang                   the API never answers (until the client goes)
+//	@sim wait PATH              the next step's answer waits until PATH exists (a path
+//	                            relative to the CLI's working directory, or absolute)
 //
 // Quoted arguments are Go string literals, so "a\nb" holds a newline.
 type step struct {
-	op     string // write, shell, text, error, hang
-	args   []string
-	status int // for error
+	op      string // write, shell, text, error, hang
+	args    []string
+	status  int    // for error
+	waitFor string // a wait before it: the path its answer waits for
 }
 
 // scriptMarker starts every script line.
@@ -34,9 +37,11 @@ func hasScript(text string) bool { return parseScript(text) != nil }
 // parseScript reads the script lines of text, in order; lines that do not
 // start with the marker (after spaces) are prose and ignored. A malformed
 // line becomes a text step that says what is wrong, so a test sees it in
-// the CLI's answer.
+// the CLI's answer. A wait is no step of its own (the model takes one per
+// tool result): it holds the step after it.
 func parseScript(text string) []step {
 	var steps []step
+	wait := ""
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		if !strings.HasPrefix(line, scriptMarker) {
@@ -46,7 +51,15 @@ func parseScript(text string) []step {
 		if err != nil {
 			st = step{op: "text", args: []string{fmt.Sprintf("modelsim: bad script line %q: %v", line, err)}}
 		}
+		if st.op == "wait" {
+			wait = st.args[0]
+			continue
+		}
+		st.waitFor, wait = wait, ""
 		steps = append(steps, st)
+	}
+	if wait != "" {
+		steps = append(steps, step{op: "text", args: []string{"modelsim: a wait with no step after it"}})
 	}
 	return steps
 }
@@ -60,10 +73,10 @@ func parseStep(line string) (step, error) {
 		return step{}, fmt.Errorf("no operation")
 	}
 	st := step{op: words[0], args: words[1:]}
-	want := map[string]int{"write": 2, "shell": 1, "call": 2, "text": 1, "error": 1, "hang": 0}
+	want := map[string]int{"write": 2, "shell": 1, "call": 2, "text": 1, "error": 1, "hang": 0, "wait": 1}
 	n, ok := want[st.op]
 	if !ok {
-		return step{}, fmt.Errorf("unknown operation %q (want write, shell, call, text, error or hang)", st.op)
+		return step{}, fmt.Errorf("unknown operation %q (want write, shell, call, text, error, hang or wait)", st.op)
 	}
 	if len(st.args) != n {
 		return step{}, fmt.Errorf("%s takes %d argument(s), got %d", st.op, n, len(st.args))

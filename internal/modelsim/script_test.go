@@ -7,13 +7,13 @@ import (
 )
 
 func TestParseScript(t *testing.T) {
-	got := parseScript("Prose first.\n  @sim write a/b.txt \"x\\ny \\\"q\\\"\"\n@sim shell \"go test ./...\"\nmore prose @sim text \"no\"\n@sim error 503\n@sim hang\n@sim text \"bye\"")
+	got := parseScript("Prose first.\n  @sim write a/b.txt \"x\\ny \\\"q\\\"\"\n@sim shell \"go test ./...\"\nmore prose @sim text \"no\"\n@sim error 503\n@sim hang\n@sim wait go\n@sim text \"bye\"")
 	want := []step{
 		{op: "write", args: []string{"a/b.txt", "x\ny \"q\""}},
 		{op: "shell", args: []string{"go test ./..."}},
 		{op: "error", args: []string{"503"}, status: 503},
 		{op: "hang", args: []string{}},
-		{op: "text", args: []string{"bye"}},
+		{op: "text", args: []string{"bye"}, waitFor: "go"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("parseScript:\n got %#v\nwant %#v", got, want)

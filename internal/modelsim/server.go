@@ -7,10 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Server is a running simulator on a loopback port.
@@ -131,6 +133,9 @@ func (s *Server) annotate(i int, api string, tools []toolDef, known bool) {
 // API's own error body (errBody); ok says whether to answer normally.
 func (s *Server) planOrFail(w http.ResponseWriter, r *http.Request, i int, c *conversation, errBody func(status int, msg string) any) (rep reply, ok bool) {
 	rep = s.plan(i, c)
+	if rep.waitFor != "" && !waitFile(r, rep.waitFor) {
+		return rep, false
+	}
 	switch {
 	case rep.hang:
 		hang(r)
@@ -248,3 +253,20 @@ func (e *sse) event(name string, data any) {
 
 // hang blocks until the client goes away or the server closes.
 func hang(r *http.Request) { <-r.Context().Done() }
+
+// waitFile blocks until the file at path exists (true), or the client
+// goes away or the server closes (false).
+func waitFile(r *http.Request, path string) bool {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+		select {
+		case <-r.Context().Done():
+			return false
+		case <-tick.C:
+		}
+	}
+}
