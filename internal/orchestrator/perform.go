@@ -69,12 +69,14 @@ func (o *Orchestrator) perform(ctx context.Context, a Assignment, delivery int, 
 	// place, the task's worktree holds it already.
 	var cp checkpoint
 	var resumed *resumeNote
-	if !inPlace && delivery > 1 {
-		resumed = &resumeNote{}
-		if cp, err = o.takeCheckpoint(ctx, a, dir); err != nil {
-			resumed.Problem = err.Error()
+	if delivery > 1 {
+		resumed = &resumeNote{InPlace: inPlace}
+		if !inPlace {
+			if cp, err = o.takeCheckpoint(ctx, a, dir); err != nil {
+				resumed.Problem = err.Error()
+			}
+			resumed.Checkpoint = cp.commit
 		}
-		resumed.Checkpoint = cp.commit
 	}
 	instructions, resume, note := o.sessionHere(a)
 	// The tracker's MCP server, where this orchestrator has one: in place,
@@ -95,7 +97,7 @@ func (o *Orchestrator) perform(ctx context.Context, a Assignment, delivery int, 
 	if !inPlace {
 		home = newSessionHome(ad.Kind(), dir, inv.Env)
 	}
-	if cp.commit != "" {
+	if cp.commit != "" || inPlace && resumed != nil {
 		if spec, inv, err = o.resumeSpec(ad, spec, cp, home, a, resumed); err != nil {
 			return failedEnd(ErrTypeStart, err)
 		}
@@ -145,10 +147,11 @@ func (o *Orchestrator) invocation(ad agent.Adapter, spec agent.RunSpec, a Assign
 	return inv, err
 }
 
-// resumeSpec is spec going on from checkpoint cp, with its invocation:
-// the agent's session saved with it resumed, where its CLI finds one
-// placed in its session home h, else a new session told of the work
-// found. note gets the session resumed.
+// resumeSpec is spec going on from checkpoint cp (none in place, where
+// the worktree holds the work), with its invocation: the agent's session
+// saved with it resumed, where its CLI finds one placed in its session
+// home h, else a new session told of the work found. note gets the
+// session resumed.
 func (o *Orchestrator) resumeSpec(ad agent.Adapter, spec agent.RunSpec, cp checkpoint, h *sessionHome, a Assignment, note *resumeNote) (agent.RunSpec, agent.Invocation, error) {
 	id, err := cp.resumeSession(h)
 	if err != nil {

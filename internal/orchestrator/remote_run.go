@@ -188,8 +188,8 @@ func (o *Orchestrator) readMessage(id string, n int, m RunMessage, log *runLog) 
 		var r resumeNote
 		_ = json.Unmarshal(m.Body, &r)
 		log.add([]agent.Event{remoteEvent(resumedText(n, m.Worker, r))})
-		what := "resumed" // the agent goes on from the lost worker's saved work
-		if r.Checkpoint == "" {
+		what := "resumed" // the agent goes on from the lost run's work
+		if !r.goesOn() {
 			what = "restarted" // it starts over
 		}
 		if t, err := o.store.Get(ctx, id); err == nil {

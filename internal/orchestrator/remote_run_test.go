@@ -34,6 +34,8 @@ type memFleet struct {
 	// lose loses the offers made meanwhile, as a coordinator killed
 	// before its offer was made would.
 	lose bool
+	// delivery is the offers' count of deliveries; 0 for 1, the first.
+	delivery int
 }
 
 func newMemFleet(worker *Orchestrator) *memFleet {
@@ -52,11 +54,12 @@ func (f *memFleet) Offer(_ context.Context, a Assignment) error {
 	}
 	f.offers++
 	f.cancels[runKey(a.Task, a.Run)] = cancel
+	delivery := max(f.delivery, 1)
 	f.mu.Unlock()
 	f.runs.Add(1)
 	go func() {
 		defer f.runs.Done()
-		_ = f.worker.Perform(ctx, a, 1, func(kind string, body []byte) error {
+		_ = f.worker.Perform(ctx, a, delivery, func(kind string, body []byte) error {
 			f.mu.Lock()
 			defer f.mu.Unlock()
 			f.seq++
@@ -158,7 +161,8 @@ func newRemoteFixture(t *testing.T, repo string, edit ...func(*Options)) *remote
 		}
 		return lookupAdapter(kind)
 	}
-	worker := idle(wstore, lookup, Options{Repo: clone, Worktrees: root, Grace: 500 * time.Millisecond, FlushEvery: 10 * time.Millisecond, WorkerID: "w1"})
+	worker := idle(wstore, lookup, Options{Repo: clone, Worktrees: root, Grace: 500 * time.Millisecond, FlushEvery: 10 * time.Millisecond, WorkerID: "w1",
+		CheckpointEvery: 20 * time.Millisecond})
 	fleet := newMemFleet(worker)
 	f := newFixture(t, repo, append([]func(*Options){func(o *Options) { o.Fleet = fleet }}, edit...)...)
 	t.Cleanup(func() {
@@ -287,12 +291,20 @@ func TestRemoteRunEnds(t *testing.T) {
 	f := newRemoteFixture(t, repo)
 	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "Stop me", Config: shell(`echo partial > partial.txt; ` + blockScript)})
 	waitLogged(t, f.o, task.ID, "started")
+	// The worker saves the run's work in the workers' repository (here
+	// the checkout), until the run ends.
+	testkit.WaitFor(t, 30*time.Second, "the run's checkpoint", func() bool {
+		return testkit.GitCmd(repo, "cat-file", "-e", CheckpointRef(task.ID, 1)+":partial.txt").Run() == nil
+	})
 	if _, err := f.o.End(context.Background(), task.ID, EndInput{}); err != nil {
 		t.Fatal(err)
 	}
 	got := f.wait(t, task.ID)
 	if got.Status != StatusCancelled {
 		t.Fatalf("task %+v", got)
+	}
+	if refs := testkit.Git(t, repo, "for-each-ref", "refs/sudocode/"); refs != "" {
+		t.Fatalf("the ended run's refs are kept: %s", refs)
 	}
 	done := make(chan struct{})
 	go func() { f.fleet.runs.Wait(); close(done) }()
@@ -495,4 +507,30 @@ func (f *remoteFixture) restart(t *testing.T, repo string) *Orchestrator {
 		t.Fatal(err)
 	}
 	return o2
+}
+
+// A run offered again to the worker over the coordinator's checkout goes
+// on in the task's worktree, which holds what the lost run's agent had
+// done: the agent is told so, and the log says where the run went on.
+func TestRemoteRunTakenUpAgainInPlace(t *testing.T) {
+	repo := testkit.Repo(t)
+	wstore, err := OpenStore(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker := idle(wstore, lookupAdapter, Options{Repo: repo, InPlace: true, Grace: 500 * time.Millisecond, FlushEvery: 10 * time.Millisecond, WorkerID: "local"})
+	fleet := newMemFleet(worker)
+	fleet.delivery = 2
+	f := newFixture(t, repo, func(o *Options) { o.Fleet = fleet })
+	t.Cleanup(func() {
+		fleet.runs.Wait()
+		worker.Close()
+		wstore.Close()
+	})
+	task := f.create(t, CreateInput{Agent: "COMMAND", Description: "In place again", Config: shell(`grep -q interrupted && echo told`)})
+	if task = f.wait(t, task.ID); task.Status != StatusCompleted {
+		t.Fatalf("task %+v", task)
+	}
+	waitLogged(t, f.o, task.ID, "told")
+	waitLogged(t, f.o, task.ID, "run 1 taken up again by worker local in the task's worktree, which holds what the agent had done, in a new session of the agent")
 }

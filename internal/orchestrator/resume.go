@@ -18,7 +18,14 @@ type resumeNote struct {
 	Checkpoint string `json:"checkpoint,omitempty"` // the checkpoint the agent goes on from; empty: none, it starts over
 	Session    string `json:"session,omitempty"`    // the agent's session resumed with it; empty: a new one
 	Problem    string `json:"problem,omitempty"`    // why a checkpoint there was not taken
+	// InPlace: the run goes on in the task's worktree on the
+	// coordinator's machine, which holds what the agent had done.
+	InPlace bool `json:"in_place,omitempty"`
 }
+
+// goesOn reports whether the agent goes on from the lost run's work
+// (resumed) rather than starting over (restarted).
+func (r resumeNote) goesOn() bool { return r.Checkpoint != "" || r.InPlace }
 
 // checkpoint is the checkpoint of a run, as a worker taking the run found
 // it on the remote.
@@ -115,6 +122,8 @@ func resumedInstructions(instructions string) string {
 // resumedText is the log's line for a worker's MsgResumed.
 func resumedText(n int, worker string, r resumeNote) string {
 	switch {
+	case r.InPlace:
+		return fmt.Sprintf("run %d taken up again by worker %s in the task's worktree, which holds what the agent had done, in a new session of the agent", n, worker)
 	case r.Checkpoint == "" && r.Problem != "":
 		return fmt.Sprintf("worker %s could not take the work the lost worker saved (%s): the agent starts over from the task's branch", worker, r.Problem)
 	case r.Checkpoint == "":
