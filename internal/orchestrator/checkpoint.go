@@ -45,7 +45,7 @@ func SessionRef(task string, run int) string { return checkpointRefs(task, run) 
 const maxSessionBytes = 64 << 20
 
 // checkpointer saves a run's checkpoints while its agent runs: after the
-// agent's events show progress, at most every every, and only what
+// agent's events show progress, at most once per every, and only what
 // changed since the last one pushed.
 type checkpointer struct {
 	o       *Orchestrator
@@ -57,8 +57,12 @@ type checkpointer struct {
 	mu        sync.Mutex
 	sessionID string // the agent's, as its events say
 
-	poke       chan struct{}
-	stop, done chan struct{}
+	poke chan struct{}
+	// ctx ends with close, cutting off a checkpoint being saved (a push
+	// to a remote that does not answer must not hold the run's end).
+	ctx  context.Context
+	stop context.CancelFunc
+	done chan struct{}
 	// What the last checkpoint pushed held (only the loop touches them).
 	head, tree string
 	sessionAt  sessionStamp
@@ -71,12 +75,14 @@ type sessionStamp struct {
 	mod  time.Time
 }
 
-// startCheckpoints starts saving a's run in the worktree at dir, whose
-// state now needs none; close it before the run's end.
+// startCheckpoints starts saving a's run in the worktree at dir, from
+// the state it is in now (which needs no checkpoint); close it before the
+// run's end.
 func (o *Orchestrator) startCheckpoints(a Assignment, dir string, session *sessionHome) *checkpointer {
 	c := &checkpointer{o: o, a: a, dir: dir, session: session, every: o.opts.CheckpointEvery,
-		poke: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	c.head, c.tree, _ = commitAndTree(context.Background(), dir, "HEAD")
+		poke: make(chan struct{}, 1), done: make(chan struct{})}
+	c.ctx, c.stop = context.WithCancel(context.Background())
+	c.head, c.tree, _ = commitAndTree(c.ctx, dir, "HEAD")
 	go c.loop()
 	return c
 }
@@ -102,9 +108,9 @@ func (c *checkpointer) observe(evs []agent.Event) {
 	}
 }
 
-// close stops the checkpoints, waiting for one being saved.
+// close stops the checkpoints.
 func (c *checkpointer) close() {
-	close(c.stop)
+	c.stop()
 	<-c.done
 }
 
@@ -116,7 +122,7 @@ func (c *checkpointer) loop() {
 	var due <-chan time.Time // progress seen within every of the last checkpoint
 	for {
 		select {
-		case <-c.stop:
+		case <-c.ctx.Done():
 			return
 		case <-c.poke:
 			if wait := c.every - time.Since(last); wait > 0 {
@@ -141,11 +147,11 @@ func (c *checkpointer) loop() {
 // save pushes what changed since the last checkpoint; a failure is
 // logged, and the next checkpoint tries again.
 func (c *checkpointer) save() {
-	ctx := context.Background()
+	ctx := c.ctx
 	var refspecs []string
 	head, tree, work, err := c.commitWork(ctx)
 	if err != nil {
-		slog.Warn("cannot make a checkpoint of a run", "task", c.a.Task, "run", c.a.Run, "err", err)
+		c.warn("cannot make a checkpoint of a run", err)
 		return
 	}
 	if work != "" {
@@ -153,7 +159,7 @@ func (c *checkpointer) save() {
 	}
 	stamp, sess, err := c.commitSession(ctx)
 	if err != nil {
-		slog.Warn("cannot save the agent's session with a run's checkpoint", "task", c.a.Task, "run", c.a.Run, "err", err)
+		c.warn("cannot save the agent's session with a run's checkpoint", err)
 	}
 	if sess != "" {
 		refspecs = append(refspecs, "+"+sess+":"+SessionRef(c.a.Task, c.a.Run))
@@ -163,7 +169,7 @@ func (c *checkpointer) save() {
 	}
 	args := append([]string{"push", "--no-verify", "--no-progress", "--", c.a.Remote}, refspecs...)
 	if _, err := gitTransport(ctx, c.dir, args...); err != nil {
-		slog.Warn("cannot push a run's checkpoint", "task", c.a.Task, "run", c.a.Run, "remote", c.a.Remote, "err", err)
+		c.warn("cannot push a run's checkpoint to "+c.a.Remote, err)
 		return
 	}
 	if work != "" {
@@ -171,6 +177,13 @@ func (c *checkpointer) save() {
 	}
 	if sess != "" {
 		c.sessionAt = stamp
+	}
+}
+
+// warn logs a checkpoint's failure, unless the run ended meanwhile.
+func (c *checkpointer) warn(msg string, err error) {
+	if c.ctx.Err() == nil {
+		slog.Warn(msg, "task", c.a.Task, "run", c.a.Run, "err", err)
 	}
 }
 
