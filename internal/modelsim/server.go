@@ -128,14 +128,17 @@ func (s *Server) annotate(i int, api string, tools []toolDef, known bool) {
 	s.reqs[i].API, s.reqs[i].Tools, s.reqs[i].Known = api, toolNames(tools), known
 }
 
-// planOrFail plans request i's answer; a scripted hang holds the request
-// until the client gives up, and a scripted error is answered with the
-// API's own error body (errBody); ok says whether to answer normally.
+// planOrFail plans request i's answer and records its tool calls; a
+// scripted hang holds the request until the client gives up, a wait until
+// its file exists (a call never answered records none), and a scripted
+// error is answered with the API's own error body (errBody); ok says
+// whether to answer normally.
 func (s *Server) planOrFail(w http.ResponseWriter, r *http.Request, i int, c *conversation, errBody func(status int, msg string) any) (rep reply, ok bool) {
-	rep = s.plan(i, c)
+	rep = plan(c)
 	if rep.waitFor != "" && !waitFile(r, rep.waitFor) {
 		return rep, false
 	}
+	s.recordCalls(i, rep)
 	switch {
 	case rep.hang:
 		hang(r)
@@ -147,9 +150,8 @@ func (s *Server) planOrFail(w http.ResponseWriter, r *http.Request, i int, c *co
 	return rep, true
 }
 
-// plan decides the answer to request i and records its tool calls.
-func (s *Server) plan(i int, c *conversation) reply {
-	rep := plan(c)
+// recordCalls records the tool calls of rep, request i's answer.
+func (s *Server) recordCalls(i int, rep reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range rep.parts {
@@ -157,7 +159,6 @@ func (s *Server) plan(i int, c *conversation) reply {
 			s.reqs[i].Calls = append(s.reqs[i].Calls, p.call.name)
 		}
 	}
-	return rep
 }
 
 // Calls are the names of the tools the simulator called, in order.
