@@ -89,7 +89,8 @@ type Assignment struct {
 	// coordinator's user trusts it.
 	Setup Command `json:"setup,omitempty"`
 	// Remote is the repository the worker fetches Branch from and pushes
-	// the run's work to, as refs/sudocode/runs/<task>/<run>.
+	// the run's work to, as refs/sudocode/runs/<task>/<run> (and its
+	// checkpoints while it runs: CheckpointRef).
 	Remote string `json:"remote"`
 	Branch string `json:"branch"`
 	Head   string `json:"head"` // the commit of Branch the run starts from

@@ -102,7 +102,7 @@ func (o *Orchestrator) perform(ctx context.Context, a Assignment, delivery int, 
 			return failedEnd(ErrTypeStart, err)
 		}
 		if resumed.Session != "" {
-			note = "" // the session is here after all
+			note = "" // a session is resumed after all
 		}
 	}
 	if resumed != nil {
@@ -158,10 +158,11 @@ func (o *Orchestrator) resumeSpec(ad agent.Adapter, spec agent.RunSpec, cp check
 		slog.Warn("cannot place the agent's saved session", "task", a.Task, "run", a.Run, "err", err)
 	}
 	if id != "" {
-		spec.ResumeSession, spec.Instructions, note.Session = id, interruptedPrompt, id
+		spec.ResumeSession, spec.Instructions = id, interruptedPrompt
 	} else {
 		spec.Instructions = resumedInstructions(spec.Instructions)
 	}
+	note.Session = spec.ResumeSession // a follow-up's, on the worker that has it, if not the saved one
 	inv, err := o.invocation(ad, spec, a)
 	return spec, inv, err
 }

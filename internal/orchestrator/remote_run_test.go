@@ -532,5 +532,5 @@ func TestRemoteRunTakenUpAgainInPlace(t *testing.T) {
 		t.Fatalf("task %+v", task)
 	}
 	waitLogged(t, f.o, task.ID, "told")
-	waitLogged(t, f.o, task.ID, "run 1 taken up again by worker local in the task's worktree, which holds what the agent had done, in a new session of the agent")
+	waitLogged(t, f.o, task.ID, "run 1 taken up again by worker local in the task's worktree, which holds what the agent had done")
 }

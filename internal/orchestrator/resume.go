@@ -73,6 +73,7 @@ func (o *Orchestrator) takeCheckpoint(ctx context.Context, a Assignment, dir str
 		return checkpoint{}, err
 	}
 	if _, err := git(ctx, dir, "reset", "--quiet", ids[1]); err != nil {
+		_, _ = git(ctx, dir, "reset", "--hard", "--quiet", a.Head) // back to where the run starts over
 		return checkpoint{}, err
 	}
 	c.sessionName, c.session = savedSession(ctx, ri.top, local+"session")
@@ -123,7 +124,7 @@ func resumedInstructions(instructions string) string {
 func resumedText(n int, worker string, r resumeNote) string {
 	switch {
 	case r.InPlace:
-		return fmt.Sprintf("run %d taken up again by worker %s in the task's worktree, which holds what the agent had done, in a new session of the agent", n, worker)
+		return fmt.Sprintf("run %d taken up again by worker %s in the task's worktree, which holds what the agent had done", n, worker)
 	case r.Checkpoint == "" && r.Problem != "":
 		return fmt.Sprintf("worker %s could not take the work the lost worker saved (%s): the agent starts over from the task's branch", worker, r.Problem)
 	case r.Checkpoint == "":
