@@ -45,8 +45,8 @@ func SessionRef(task string, run int) string { return checkpointRefs(task, run) 
 const maxSessionBytes = 64 << 20
 
 // checkpointer saves a run's checkpoints while its agent runs: after the
-// agent's events show progress, at most once per every, and only what
-// changed since the last one pushed.
+// agent's events show progress, at most once per every (the first every
+// after the start), and only what changed since the last one pushed.
 type checkpointer struct {
 	o       *Orchestrator
 	a       Assignment
@@ -118,7 +118,10 @@ func (c *checkpointer) loop() {
 	defer close(c.done)
 	tick := time.NewTicker(c.every)
 	defer tick.Stop()
-	var last time.Time
+	// The first checkpoint comes every after the start at the earliest: a
+	// run shorter than that (most of a busy fleet's) saves none, and a
+	// worker lost in it loses at most that much of the agent's work.
+	last := time.Now()
 	var due <-chan time.Time // progress seen within every of the last checkpoint
 	for {
 		select {
