@@ -66,7 +66,11 @@ type checkpointer struct {
 	// What the last checkpoint pushed held (only the loop touches them).
 	head, tree string
 	sessionAt  sessionStamp
+	pushed     bool // any checkpoint was pushed; read once the loop is done
 }
+
+// pushedAny reports whether c pushed a checkpoint; c is closed.
+func (c *checkpointer) pushedAny() bool { return c.pushed }
 
 // sessionStamp tells a session file's versions apart without reading it.
 type sessionStamp struct {
@@ -175,6 +179,7 @@ func (c *checkpointer) save() {
 		c.warn("cannot push a run's checkpoint to "+c.a.Remote, err)
 		return
 	}
+	c.pushed = true
 	if work != "" {
 		c.head, c.tree = head, tree
 	}

@@ -126,6 +126,10 @@ type RunEnd struct {
 	// uncommitted changes committed on top. Empty when nothing was pushed.
 	Head    string      `json:"head,omitempty"`
 	Outcome wireOutcome `json:"outcome"`
+	// Checkpoints: the run's remote may hold checkpoints of it (this
+	// worker pushed some, or an earlier worker of the run was lost), for
+	// the coordinator to delete; none otherwise, and nothing to delete.
+	Checkpoints bool `json:"checkpoints,omitempty"`
 }
 
 // wireOutcome is an outcome as a worker sends it.

@@ -39,6 +39,7 @@ func (o *Orchestrator) Perform(ctx context.Context, a Assignment, delivery int, 
 		return err
 	}
 	end := o.perform(ctx, a, delivery, send)
+	end.Checkpoints = end.Checkpoints || delivery > 1 // a lost worker of the run may have left some
 	if ctx.Err() != nil && !errors.Is(context.Cause(ctx), ErrStopRequested) {
 		return nil // the worker stops or lost the run: it is offered again, and ends there
 	}
@@ -127,12 +128,15 @@ func (o *Orchestrator) perform(ctx context.Context, a Assignment, delivery int, 
 		saving.close() // before the end's push: no checkpoint after it
 	}
 	out.close()
+	end.Checkpoints = saving != nil && saving.pushedAny()
 	if inPlace || !end.Ran || ctx.Err() != nil && !errors.Is(context.Cause(ctx), ErrStopRequested) {
 		return end // in place, the task's worktree holds the work already
 	}
 	head, err := o.pushWork(context.WithoutCancel(ctx), a, dir)
 	if err != nil {
-		return failedEnd(ErrTypeExit, fmt.Errorf("the run's work could not be pushed to %s: %w", a.Remote, err))
+		fail := failedEnd(ErrTypeExit, fmt.Errorf("the run's work could not be pushed to %s: %w", a.Remote, err))
+		fail.Checkpoints = end.Checkpoints
+		return fail
 	}
 	end.Head = head
 	return end

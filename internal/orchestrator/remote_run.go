@@ -214,8 +214,8 @@ func (o *Orchestrator) readMessage(id string, n int, m RunMessage, log *runLog) 
 				}
 			}
 		}
-		if end.Head == "" {
-			o.dropCheckpoints(ctx, id, n) // else takeRemoteWork did
+		if end.Head == "" && end.Checkpoints {
+			o.dropCheckpoints(ctx, id, n) // else takeRemoteWork did, or there are none
 		}
 		_ = o.store.sawRemote(ctx, id, n, m.Seq, m.Worker)
 		_ = o.store.endRemote(ctx, id, n)
