@@ -27,7 +27,7 @@ func (w *Worktrees) checkoutAt(ctx context.Context, name, commit string) (string
 		return "", fault.Wrap(fault.Unavailable, err, "failed to create the worktree directory")
 	}
 	// Not stopped half-way: see Add.
-	if _, err := gitWriting(context.WithoutCancel(ctx), w.repo, []string{dir}, "worktree", "add", "--detach", path, commit); err != nil {
+	if _, err := w.addWorktree(context.WithoutCancel(ctx), dir, "--detach", path, commit); err != nil {
 		w.unregister(context.WithoutCancel(ctx), path)
 		return "", fault.Wrap(fault.Unavailable, err, "failed to check out the merge result for the check")
 	}

@@ -317,7 +317,7 @@ func (w *Worktrees) addDetached(ctx context.Context, dir, id string) (string, er
 	}
 	// Not stopped half-way (see Add); without the checkout it
 	// takes milliseconds.
-	if _, err := gitWriting(context.WithoutCancel(ctx), w.repo, []string{dir}, "worktree", "add", "--detach", "--no-checkout", path, ri.head); err != nil {
+	if _, err := w.addWorktree(context.WithoutCancel(ctx), dir, "--detach", "--no-checkout", path, ri.head); err != nil {
 		w.unregister(context.WithoutCancel(ctx), path)
 		w.mu.Unlock()
 		return "", err

@@ -244,13 +244,10 @@ func (o *Orchestrator) takeRemoteWork(ctx context.Context, id string, n int, hea
 	}
 	ref := RunRef(id, n)
 	if o.opts.Remote != "" {
-		// A fetch checks what it got against every ref of the repository,
-		// the worktrees' HEADs included, and takes a worktree being added
-		// (its HEAD not written yet) for a bad object: worktrees are added
-		// under o.wt.mu.
-		o.wt.mu.Lock()
+		// Not while a worktree is being added (see Worktrees.addMu).
+		o.wt.addMu.RLock()
 		_, err := gitTransport(ctx, t.WorktreePath, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", o.opts.Remote, "+"+ref+":"+ref)
-		o.wt.mu.Unlock()
+		o.wt.addMu.RUnlock()
 		if err != nil {
 			return err
 		}

@@ -27,6 +27,13 @@ type Worktrees struct {
 	root string      // the configured worktree root; empty for the project's setting or the default
 	env  userenv.Env // the user's: the default root, trust records, agent configuration are in its directories
 	mu   sync.Mutex
+	// addMu is held for writing while git adds a worktree (addWorktree),
+	// and for reading by a fetch into the repository (takeRemoteWork): a
+	// fetch checks what it got against every ref, the worktrees' HEADs
+	// included, and a worktree being added has a HEAD of zeros for a
+	// moment, which it takes for a bad object. Fetches of several runs'
+	// work go side by side.
+	addMu sync.RWMutex
 
 	placeMu sync.Mutex
 	placed  repoInfo // see place
@@ -212,13 +219,21 @@ func (w *Worktrees) Add(ctx context.Context, id, branch string) (path, base stri
 	// killed, it leaves a registration locked as "initializing" that no
 	// prune removes, and every later worktree add in the repository fails
 	// on it.
-	if _, err := gitWriting(context.WithoutCancel(ctx), w.repo, []string{dir}, "worktree", "add", "-b", branch, path, ri.head); err != nil {
+	if _, err := w.addWorktree(context.WithoutCancel(ctx), dir, "-b", branch, path, ri.head); err != nil {
 		// A failed add -b can leave the new branch and a partial directory.
 		w.unregister(context.WithoutCancel(ctx), path)
 		_, _ = git(context.WithoutCancel(ctx), w.repo, "branch", "-D", branch)
 		return "", "", fault.Wrap(fault.Conflict, err, "failed to create the task worktree")
 	}
 	return path, ri.head, nil
+}
+
+// addWorktree runs git worktree add with args, for a worktree in dir,
+// holding addMu. The caller holds w.mu.
+func (w *Worktrees) addWorktree(ctx context.Context, dir string, args ...string) (string, error) {
+	w.addMu.Lock()
+	defer w.addMu.Unlock()
+	return gitWriting(ctx, w.repo, []string{dir}, append([]string{"worktree", "add"}, args...)...)
 }
 
 // unregister removes the worktree at path, whatever state it is in
