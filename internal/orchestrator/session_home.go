@@ -170,8 +170,21 @@ func (h *sessionHome) place(name string, b []byte) (string, error) {
 	if err := r.MkdirAll(path.Dir(rel), 0o700); err != nil {
 		return "", err
 	}
+	// A new file, never one found there: a link an agent left at that
+	// name would have the write land on its target (in root, but any
+	// file of the CLI's, its settings say).
 	tmp := rel + ".sudocode-new"
-	if err := r.WriteFile(tmp, b, 0o600); err != nil {
+	_ = r.Remove(tmp)
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = r.Remove(tmp)
 		return "", err
 	}
 	if err := r.Rename(tmp, rel); err != nil {

@@ -73,6 +73,29 @@ func TestSessionHomeConfinesTheSessionFile(t *testing.T) {
 	if rel, ok := h2.find(testSession); ok {
 		t.Fatalf("found a link to a file elsewhere as the session: %s", rel)
 	}
+
+	// A link left where the placing writes first leads to no file of the
+	// CLI's: the saved session is a file of its own.
+	h3 := newSessionHome(agent.ToolClaudeCode, "/third", []string{"HOME=" + t.TempDir()})
+	settings := filepath.Join(h3.root, "settings.json")
+	if err := os.MkdirAll(filepath.Join(h3.root, "projects", "-third"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"mine":true}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(settings, filepath.Join(h3.root, "projects", "-third", testSession+".jsonl.sudocode-new")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h3.place(testSession+".jsonl", []byte("session\n")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(settings); string(b) != `{"mine":true}` {
+		t.Fatalf("placing the session wrote the CLI's settings through a link: %q", b)
+	}
+	if rel, ok := h3.find(testSession); !ok || rel != "projects/-third/"+testSession+".jsonl" {
+		t.Fatalf("the placed session: %q %v", rel, ok)
+	}
 }
 
 // Codex's session files go in the folder of the day their name says.
