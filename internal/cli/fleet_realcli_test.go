@@ -33,15 +33,7 @@ func TestFleetWorkersRunTheRealCLIs(t *testing.T) {
 	_, d := startServeJSON(t, env, "--dir", repo, "--local-slots", "0")
 	api := taskAPI{url: strings.TrimSuffix(d.URL, "/"), token: stateToken(env)}
 	for _, c := range realCLIs {
-		name := "w-" + c.name
-		creds := filepath.Join(t.TempDir(), name+".creds")
-		mustRun(t, runMain(t, repo, env, "", "workers", "add", name, "--out", creds))
-		wp := startWorkerWith(t, cliWorkerEnv(t, c, sim), d.Fleet.NATS, creds, "--agents", strings.ToLower(c.tool))
-		t.Cleanup(func() {
-			if t.Failed() {
-				t.Logf("worker %s:\n%s", name, wp.out)
-			}
-		})
+		startCLIWorker(t, repo, env, d.Fleet.NATS, "w-"+c.name, c, sim)
 	}
 	for _, c := range realCLIs {
 		file, content, answer := c.name+".txt", "hi from "+c.name+" afar\n", "I wrote "+c.name+".txt."
@@ -95,15 +87,7 @@ func resumeLostSession(t *testing.T, c realCLI, mark string) {
 	_, d := startServeJSON(t, env, "--dir", repo, "--local-slots", "0")
 	api := taskAPI{url: strings.TrimSuffix(d.URL, "/"), token: stateToken(env)}
 	worker := func(name string) *workerProc {
-		creds := filepath.Join(t.TempDir(), name+".creds")
-		mustRun(t, runMain(t, repo, env, "", "workers", "add", name, "--out", creds))
-		wp := startWorkerWith(t, cliWorkerEnv(t, c, sim), d.Fleet.NATS, creds, "--agents", strings.ToLower(c.tool))
-		t.Cleanup(func() {
-			if t.Failed() {
-				t.Logf("worker %s:\n%s", name, wp.out)
-			}
-		})
-		return wp
+		return startCLIWorker(t, repo, env, d.Fleet.NATS, name, c, sim)
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -178,4 +162,20 @@ func resumeLostSession(t *testing.T, c realCLI, mark string) {
 	if !resumed {
 		t.Fatalf("no call of the model carried the resumed conversation")
 	}
+}
+
+// startCLIWorker issues worker name its credentials in repo and starts it
+// on a machine of its own with CLI c set up against sim, offering c alone;
+// its output is logged if the test fails.
+func startCLIWorker(t *testing.T, repo string, env []string, nats, name string, c realCLI, sim *modelsim.Server) *workerProc {
+	t.Helper()
+	creds := filepath.Join(t.TempDir(), name+".creds")
+	mustRun(t, runMain(t, repo, env, "", "workers", "add", name, "--out", creds))
+	wp := startWorkerWith(t, cliWorkerEnv(t, c, sim), nats, creds, "--agents", strings.ToLower(c.tool))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("worker %s:\n%s", name, wp.out)
+		}
+	})
+	return wp
 }
