@@ -45,8 +45,10 @@ its own, runs the agent in a worktree in the sealed box (as the coordinator
 would), streams the log back, and pushes the work to the coordinator's
 repository; the coordinator reviews and merges it.
 
-A worker that stops (SIGINT, SIGTERM) gives its runs back at once; one that is
-killed loses them when its lease runs out, and they are offered again.`,
+A worker that stops (SIGINT, SIGTERM) stops its agents and gives their runs
+back with their work so far (a last checkpoint, which the next worker goes on
+from); one that is killed loses them when its lease runs out, and they are
+offered again, going on from the last checkpoint it saved (every few seconds).`,
 		Example: `  sudocode worker --connect nats://coordinator.lan:4222 --creds ~/gpu-box.creds --label gpu --slots 4`,
 		Args:    exactArgs(0),
 		RunE:    func(cmd *cobra.Command, _ []string) error { return runWorker(cmd.Context(), o) },

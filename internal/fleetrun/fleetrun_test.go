@@ -75,6 +75,12 @@ func newCoordinator(t *testing.T, repo string, workers ...string) (*coordinator,
 // stop is called (or the test ends).
 func startWorker(t *testing.T, url string, cr natsbus.Creds, labels ...string) (stop func(), dir string) {
 	t.Helper()
+	return startWorkerSaving(t, url, cr, 50*time.Millisecond, labels...)
+}
+
+// startWorkerSaving is startWorker with checkpoints every every.
+func startWorkerSaving(t *testing.T, url string, cr natsbus.Creds, every time.Duration, labels ...string) (stop func(), dir string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	nc, err := natsbus.Connect(ctx, url, cr)
 	if err != nil {
@@ -89,7 +95,7 @@ func startWorker(t *testing.T, url string, cr natsbus.Creds, labels ...string) (
 		t.Fatal(err)
 	}
 	dir = t.TempDir()
-	w := &Worker{Fleet: f, Env: userenv.Of(os.Environ()), Dir: dir, Grace: time.Second, Checkpoint: 50 * time.Millisecond, Info: fleet.WorkerInfo{
+	w := &Worker{Fleet: f, Env: userenv.Of(os.Environ()), Dir: dir, Grace: time.Second, Checkpoint: every, Info: fleet.WorkerInfo{
 		ID: cr.Name, Host: "test", Repos: repos, CLIs: []string{"command"}, Labels: labels, Slots: 2,
 	}}
 	done := make(chan struct{})

@@ -72,6 +72,35 @@ func TestALostWorkersRunResumesFromItsCheckpoint(t *testing.T) {
 	}
 }
 
+// A worker that stops gives its runs back with their work so far: a
+// last checkpoint (here the only one, the interval being an hour), which
+// the worker taking the run goes on from.
+func TestAStoppingWorkerSavesItsRunsWork(t *testing.T) {
+	repo := testkit.Repo(t)
+	c, creds := newCoordinator(t, repo, "w1", "w2")
+	c.o.FollowIssues(&fakeIssues{})
+	stop1, _ := startWorkerSaving(t, c.host.URL, creds["w1"], time.Hour)
+	task, err := c.o.Start(context.Background(), orchestrator.StartInput{IssueID: "iss-1", Agent: "COMMAND", Config: shell(resumeScript)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitLogged(t, c.o, task.ID, "wrote")
+	if err := testkit.GitCmd(c.mirror, "rev-parse", "--verify", "-q", orchestrator.CheckpointRef(task.ID, 1)).Run(); err == nil {
+		t.Fatal("a checkpoint before the interval")
+	}
+	stop1()
+	if err := testkit.GitCmd(c.mirror, "cat-file", "-e", orchestrator.CheckpointRef(task.ID, 1)+":loose.txt").Run(); err != nil {
+		t.Fatalf("the stopped worker saved no checkpoint of its run: %v", err)
+	}
+	startWorker(t, c.host.URL, creds["w2"])
+	task = c.wait(t, task.ID)
+	log := logText(t, c.o, task.ID)
+	if task.Status != orchestrator.StatusCompleted || !strings.Contains(log, "run 1 resumed on worker w2 from the work the lost worker saved") ||
+		!strings.Contains(log, "\nfound one loose\n") {
+		t.Fatalf("task %s\nlog:\n%s", task.Status, log)
+	}
+}
+
 // fakeIssues is a tracker of issues that all exist, recording the task
 // events of their history.
 type fakeIssues struct {

@@ -79,17 +79,22 @@ func (w *Worker) handle(ctx context.Context, c *fleet.Claim) error {
 	return o.Perform(stopCause(ctx), a, c.Delivery, send)
 }
 
-// stopCause is ctx with the cause the orchestrator reads when the
-// coordinator cancelled the run (its end is then reported), and any
-// other end left as it is (the run is offered again, unreported).
+// stopCause is ctx with the causes the orchestrator reads: the
+// coordinator cancelled the run (its end is then reported), or this
+// worker stops (its work so far is saved for the next worker); any other
+// end (the lease lost) is left as it is (the run is offered again,
+// unreported).
 func stopCause(ctx context.Context) context.Context {
 	out, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	context.AfterFunc(ctx, func() {
-		if errors.Is(context.Cause(ctx), fleet.ErrCancelled) {
+		switch cause := context.Cause(ctx); {
+		case errors.Is(cause, fleet.ErrCancelled):
 			cancel(orchestrator.ErrStopRequested)
-			return
+		case errors.Is(cause, fleet.ErrWorkerStopping):
+			cancel(orchestrator.ErrWorkerStopping)
+		default:
+			cancel(cause)
 		}
-		cancel(context.Cause(ctx))
 	})
 	return out
 }

@@ -118,6 +118,18 @@ func (c *checkpointer) close() {
 	<-c.done
 }
 
+// finalWait bounds the last checkpoint of a run its worker gives back.
+const finalWait = 30 * time.Second
+
+// final saves a last checkpoint, c closed and its agent stopped: a
+// worker that stops gives its runs back with the work done since the
+// last one, still holding their leases (no other worker has them yet).
+func (c *checkpointer) final() {
+	ctx, cancel := context.WithTimeout(context.Background(), finalWait)
+	defer cancel()
+	c.save(ctx)
+}
+
 func (c *checkpointer) loop() {
 	defer close(c.done)
 	tick := time.NewTicker(c.every)
@@ -147,18 +159,17 @@ func (c *checkpointer) loop() {
 			}
 		}
 		due, last = nil, time.Now()
-		c.save()
+		c.save(c.ctx)
 	}
 }
 
 // save pushes what changed since the last checkpoint; a failure is
 // logged, and the next checkpoint tries again.
-func (c *checkpointer) save() {
-	ctx := c.ctx
+func (c *checkpointer) save(ctx context.Context) {
 	var refspecs []string
 	head, tree, work, err := c.commitWork(ctx)
 	if err != nil {
-		c.warn("cannot make a checkpoint of a run", err)
+		c.warn(ctx, "cannot make a checkpoint of a run", err)
 		return
 	}
 	if work != "" {
@@ -166,7 +177,7 @@ func (c *checkpointer) save() {
 	}
 	stamp, sess, err := c.commitSession(ctx)
 	if err != nil {
-		c.warn("cannot save the agent's session with a run's checkpoint", err)
+		c.warn(ctx, "cannot save the agent's session with a run's checkpoint", err)
 	}
 	if sess != "" {
 		refspecs = append(refspecs, "+"+sess+":"+SessionRef(c.a.Task, c.a.Run))
@@ -176,7 +187,7 @@ func (c *checkpointer) save() {
 	}
 	args := append([]string{"push", "--no-verify", "--no-progress", "--", c.a.Remote}, refspecs...)
 	if _, err := gitTransport(ctx, c.dir, args...); err != nil {
-		c.warn("cannot push a run's checkpoint to "+c.a.Remote, err)
+		c.warn(ctx, "cannot push a run's checkpoint to "+c.a.Remote, err)
 		return
 	}
 	c.pushed = true
@@ -188,9 +199,10 @@ func (c *checkpointer) save() {
 	}
 }
 
-// warn logs a checkpoint's failure, unless the run ended meanwhile.
-func (c *checkpointer) warn(msg string, err error) {
-	if c.ctx.Err() == nil {
+// warn logs a checkpoint's failure, unless its ctx ended meanwhile (the
+// run's end cuts a checkpoint off).
+func (c *checkpointer) warn(ctx context.Context, msg string, err error) {
+	if ctx.Err() == nil {
 		slog.Warn(msg, "task", c.a.Task, "run", c.a.Run, "err", err)
 	}
 }

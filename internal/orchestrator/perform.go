@@ -22,11 +22,16 @@ import (
 // the run to the next worker, unreported.
 var ErrStopRequested = errors.New("the coordinator asked the run to stop")
 
+// ErrWorkerStopping is the cause of a Perform's context when its worker
+// stops and gives the run back to the fleet: the run's work so far is
+// saved as a last checkpoint, for the worker that takes the run next.
+var ErrWorkerStopping = errors.New("the worker stops: the run goes back to the fleet")
+
 // Perform runs a, a run offered by the fleet, on this machine: this
 // orchestrator is a worker's, over its own clone of the repository (or,
 // with Options.InPlace, over the coordinator's checkout, where it runs
 // the agent in the task's worktree and has nothing to move). It
-// fetches the task's branch from a.Remote into a worktree of its own,
+// fetches the run's commit from a.Remote into a worktree of its own,
 // runs the project's setup (a first run) and the agent in their boxes as
 // a local run does, sends their events as they come, and at the end
 // commits what the agent left uncommitted, pushes the work to
@@ -126,6 +131,9 @@ func (o *Orchestrator) perform(ctx context.Context, a Assignment, delivery int, 
 	end := o.performRun(r, a, ad, spec, inv, emit)
 	if saving != nil {
 		saving.close() // before the end's push: no checkpoint after it
+		if errors.Is(context.Cause(ctx), ErrWorkerStopping) {
+			saving.final()
+		}
 	}
 	out.close()
 	end.Checkpoints = saving != nil && saving.pushedAny()
