@@ -33,6 +33,7 @@ func TestServeRunsTheFleetByDefault(t *testing.T) {
 	api.waitLog(t, task, "done")
 	foreignWorkerStops(t, env, d.Fleet.NATS)
 	workerOffersWhatItCanRun(t, env, repo, d.Fleet.NATS)
+	revokedWorkerWaits(t, env, repo, d.Fleet.NATS)
 
 	second, d2 := startServeJSON(t, env, "--dir", repo)
 	if d2.Fleet.NATS != "" {
@@ -122,5 +123,22 @@ func workerOffersWhatItCanRun(t *testing.T, env []string, repo, nats string) {
 	})
 	if slices.Contains(agents, "claudecode") || !slices.Contains(agents, "codex") {
 		t.Fatalf("the fleet sees the worker offer %v", agents)
+	}
+}
+
+// revokedWorkerWaits: a worker whose credentials were revoked is refused
+// by the server, and says it waits to be admitted, not a bare protocol
+// error.
+func revokedWorkerWaits(t *testing.T, env []string, repo, nats string) {
+	t.Helper()
+	creds := filepath.Join(t.TempDir(), "gone.creds")
+	mustRun(t, runMain(t, repo, env, "", "workers", "add", "gone", "--out", creds))
+	mustRun(t, runMain(t, repo, env, "", "workers", "remove", "gone"))
+	p := startWorkerWith(t, env, nats, creds)
+	testkit.WaitFor(t, 30*time.Second, "the revoked worker's word", func() bool {
+		return strings.Contains(p.out.String(), "waiting for the coordinator at "+nats+": not admitted yet")
+	})
+	if strings.Contains(p.out.String(), "Authorization Violation") {
+		t.Fatalf("the revoked worker says:\n%s", p.out)
 	}
 }

@@ -142,7 +142,13 @@ func joinFleet(ctx context.Context, stdio IO, url string, c natsbus.Creds) (*nat
 				WithHint("issue the credentials again on the coordinator the worker should join (sudocode workers add NAME --out FILE, once its serve has started) and pass that file with --creds")
 		}
 		if !said {
-			fmt.Fprintf(stdio.Err, "sudocode worker %s: waiting for the coordinator at %s: %v\n", c.Name, url, err)
+			why := err.Error()
+			if errors.Is(err, nats.ErrAuthorization) {
+				// Most often the coordinator has yet to read its registry
+				// (every 2 s), or its serve is not running.
+				why = "not admitted yet (serve admits the workers that `sudocode workers add` issued within seconds; one removed since is never admitted)"
+			}
+			fmt.Fprintf(stdio.Err, "sudocode worker %s: waiting for the coordinator at %s: %s\n", c.Name, url, why)
 			said = true
 		}
 	}
