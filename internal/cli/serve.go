@@ -211,6 +211,9 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		}
 		if info.Fleet != nil {
 			fmt.Fprintf(stdio.Out, "  the tasks run through the fleet at %s, against the workers' repository %s; another machine joins with sudocode workers add NAME\n", info.Fleet.NATS, info.Fleet.Repository)
+			if o.fleet.unreachable() {
+				fmt.Fprintf(stdio.Out, "  workers of other machines cannot fetch from that path: start serve with --fleet-remote ssh://THIS-HOST%s (the address they reach it by)\n", info.Fleet.Repository)
+			}
 		}
 		switch {
 		case info.Clients != nil:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -48,6 +49,25 @@ func (f *fleetFlags) register(fs *pflag.FlagSet) {
 const DefaultLocalSlots = 16
 
 func (f *fleetFlags) enabled() bool { return f.on || f.nats != "" }
+
+// unreachable reports whether workers of other machines may join (the
+// embedded server listens beyond loopback, or the fleet is an external
+// cluster) while the workers' repository is named by its path here
+// (no --fleet-remote), which they cannot fetch from.
+func (f *fleetFlags) unreachable() bool {
+	if f.remote != "" {
+		return false
+	}
+	if f.nats != "" {
+		return true
+	}
+	host, _, err := net.SplitHostPort(f.listen)
+	if err != nil {
+		return false // the default: loopback
+	}
+	ip := net.ParseIP(host)
+	return host != "localhost" && (ip == nil || !ip.IsLoopback())
+}
 
 // asked reports whether the fleet was asked for on the command line
 // (--fleet or --nats) rather than on by default: then a fleet that cannot

@@ -142,3 +142,26 @@ func revokedWorkerWaits(t *testing.T, env []string, repo, nats string) {
 		t.Fatalf("the revoked worker says:\n%s", p.out)
 	}
 }
+
+// serve admitting workers of other machines (its NATS server beyond
+// loopback) without --fleet-remote says they cannot fetch from the
+// workers' repository's path, and how to name it for them; with
+// --fleet-remote, or on loopback, it says nothing of it.
+func TestServeSaysWhenOtherMachinesCannotReachTheRepository(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		warn bool
+	}{
+		{[]string{"--nats-listen", "0.0.0.0:0"}, true},
+		{[]string{"--nats-listen", "0.0.0.0:0", "--fleet-remote", "ssh://box/repo.git"}, false},
+		{nil, false},
+	} {
+		env := childEnv(t)
+		repo := serveRepo(t)
+		p, _ := startServe(t, env, false, append([]string{"--addr", "127.0.0.1:0", "--dir", repo}, c.args...)...)
+		testkit.WaitFor(t, 20*time.Second, "serve's banner", func() bool { return strings.Contains(p.stdout.String(), "client configs") })
+		if got := strings.Contains(p.stdout.String(), "workers of other machines cannot fetch from that path: start serve with --fleet-remote ssh://THIS-HOST/"); got != c.warn {
+			t.Errorf("serve %v: says other machines cannot fetch: %v, want %v\n%s", c.args, got, c.warn, p.stdout)
+		}
+	}
+}
