@@ -138,6 +138,11 @@ func (h *Host) startEmbedded(ctx context.Context, o HostOptions) error {
 	if err != nil {
 		return err
 	}
+	if left := time.Until(ca.Expires()); left < caWarnBefore && o.Log != nil {
+		o.Log.Warn("the fleet's certificate authority, which every worker's credentials pin, expires soon: to make a new one, stop serve, move "+
+			natsbus.CAFile+" and "+natsbus.CAKeyFile+" out of the fleet directory, start serve, and issue every worker its credentials again (sudocode workers add NAME)",
+			"expires", ca.Expires().Format(time.DateOnly), "dir", o.Dir)
+	}
 	h.CA, coord.CA = ca.CertPEM, ca.CertPEM
 	host, port := "127.0.0.1", lastPort(o.Dir)
 	if o.Listen != "" {
@@ -191,6 +196,10 @@ func (h *Host) startEmbedded(ctx context.Context, o HostOptions) error {
 	}
 	return nil
 }
+
+// caWarnBefore is how long before its authority expires serve says so at
+// each start.
+const caWarnBefore = 180 * 24 * time.Hour
 
 // externalMark is the file in the fleet directory that says its serve
 // last ran on an external NATS server (serve --nats), not the embedded

@@ -1,7 +1,16 @@
 package fleetrun
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"log/slog"
+	"math/big"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -116,5 +125,55 @@ func TestHostLastPortTaken(t *testing.T) {
 	defer h.Close()
 	if h.URL == first || !h.Conn.IsConnected() {
 		t.Fatalf("restarted with the last port taken: %s (was %s), connected %v", h.URL, first, h.Conn.IsConnected())
+	}
+}
+
+// serve says when the fleet's authority, which every worker's
+// credentials pin, expires within months, and what to do; a new one it
+// says nothing of.
+func TestHostWarnsOfAnExpiringAuthority(t *testing.T) {
+	for _, c := range []struct {
+		left time.Duration
+		warn bool
+	}{{30 * 24 * time.Hour, true}, {0, false}} {
+		ctx := testkit.Context(t, 60*time.Second)
+		dir := t.TempDir()
+		if c.left > 0 {
+			writeCA(t, dir, time.Now().Add(c.left))
+		}
+		var log testkit.LockedBuffer
+		h, err := StartHost(ctx, HostOptions{Dir: dir, Log: slog.New(slog.NewTextHandler(&log, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Close()
+		if got := strings.Contains(log.String(), "certificate authority, which every worker's credentials pin, expires soon"); got != c.warn {
+			t.Errorf("an authority with %v left: warned %v, want %v\n%s", c.left, got, c.warn, log.String())
+		}
+	}
+}
+
+// writeCA writes into dir an authority whose certificate expires at
+// notAfter, as natsbus keeps one.
+func writeCA(t *testing.T, dir string, notAfter time.Time) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "old fleet authority"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: notAfter, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := append(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})...)
+	if err := os.WriteFile(filepath.Join(dir, natsbus.CAKeyFile), b, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -109,6 +109,10 @@ func LoadCA(dir string) (*CA, error) {
 	return ca, nil
 }
 
+// Expires is when the authority's certificate, and so every credential
+// that pins it, stops being valid.
+func (ca *CA) Expires() time.Time { return ca.cert.NotAfter }
+
 // newCA makes an authority's key and self-signed certificate, PEM-encoded.
 func newCA(now time.Time) (keyPEM, certPEM []byte, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
