@@ -17,7 +17,7 @@ import (
 // conflicted, stopped) and filters by them; the Merge dialog offers
 // merge_task's strategies and the one picked is the one used; Merge and
 // Stop ask first; a merged task has no follow-up box and its closed issue
-// no "Start an agent"; Run ready sends its parallel beside its limit.
+// no "Start an agent", nor the new-task form its address opens; Run ready sends its parallel beside its limit.
 func TestBrowserTaskStates(t *testing.T) {
 	b := newBrowser(t)
 	f := newFixture(t)
@@ -98,6 +98,16 @@ func TestBrowserTaskStates(t *testing.T) {
 	b.waitFor(t, "the closed issue", `document.getElementById('issue-status') !== null && document.getElementById('issue-status').value === 'closed'`)
 	if eval[bool](t, b, `document.getElementById('start-agent') !== null`) {
 		t.Error("a closed issue offers to start an agent")
+	}
+	// Nor does the new-task form, its address typed: it says the issue is
+	// closed and how to reopen it.
+	eval[string](t, b, `location.hash = `+js("#/new-task/"+f.open))
+	b.waitFor(t, "the closed issue's new-task page", `document.body.dataset.view === 'new-task' && document.querySelector('main h1') !== null`)
+	if eval[bool](t, b, `document.getElementById('task-form') !== null`) {
+		t.Error("the new-task form is offered on a closed issue")
+	}
+	if msg := eval[string](t, b, `(() => { const m = document.getElementById('task-issue-closed'); return m ? m.textContent : '' })()`); !strings.Contains(msg, f.open+" is closed") || !strings.Contains(msg, "reopen") {
+		t.Errorf("the closed issue's new-task page says %q", msg)
 	}
 
 	// The clashing task's merge is refused: it reads conflicted.

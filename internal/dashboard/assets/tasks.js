@@ -310,6 +310,15 @@ window.SudocodeTasks = function (ui) {
       return;
     }
     const it = issueID ? await api('/api/issues/' + encodeURIComponent(issueID)) : null;
+    if (it && it.status === 'closed') {
+      // As on the issue's page, no agent on a closed issue: its merge
+      // would close it again, and the server refuses the start.
+      box.append(h('p', { class: 'crumbs' }, link(route('issue', it.id), '\u2190 ' + it.id)),
+        h('h1', null, 'Start an agent on ' + it.id),
+        h('p', { class: 'hint', id: 'task-issue-closed' }, it.id + ' is closed: no agent can be started on it. To start one, reopen it first: on ',
+          link(route('issue', it.id), 'its page'), ', set its status back to open.'));
+      return;
+    }
     const ready = agents.filter((a) => a.available);
     const missing = agents.filter((a) => !a.available);
     const tool = h('select', { id: 'task-tool' }, ready.map((a) => h('option', { value: a.kind }, agentName(a.kind))));
