@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/sudocode/sudocode/internal/orchestrator"
 	"github.com/sudocode/sudocode/internal/testkit"
 )
 
@@ -159,6 +161,84 @@ func TestBrowserReviewCommentsFollowTheirCode(t *testing.T) {
 	// Unified again: the comments follow.
 	b.press(t, "view-unified")
 	b.waitFor(t, "the moved comment in the unified diff", `document.querySelector('`+row(7)+` + .code-comment[data-state="sent"]') !== null`)
+	if errs := b.errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// splitGeometry is where a side-by-side row's parts are drawn.
+type splitGeometry struct {
+	Clipped        []bool  // scrolled or cut: the line's side, its code, the diff
+	Height, Single float64 // the long line's row, the one-line row after it
+	LevelRows      []bool  // each row's two line numbers at the same height
+	NextBelow      bool    // the next row under both sides of the long line
+	Wide           bool    // the wrapped code beside its line number, not under it
+}
+
+// TestBrowserReviewSplitWraps: in the side-by-side diff a line longer than
+// its side wraps within it, none of it cut off, and the two sides stay
+// level: each row's line numbers side by side, the next row under the
+// longer side.
+func TestBrowserReviewSplitWraps(t *testing.T) {
+	b := newBrowser(t)
+	f := newFixture(t)
+	if err := writeFile(filepath.Join(f.dir, "app.go"), reviewBase); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Git(t, f.dir, "add", "app.go")
+	testkit.Git(t, f.dir, "commit", "-q", "-m", "greet")
+	base, srv := startServe(t, f)
+	if srv.Tasks == nil {
+		t.Fatalf("tasks unavailable: %s", srv.TasksUnavailable)
+	}
+	long := `return "hello, " + name + "` + strings.Repeat("and a greeting that goes on ", 12) + strings.Repeat("x", 160) + `"`
+	script := "cat > app.go <<'EOF'\npackage app\n\n// Greet says hello.\nfunc Greet(name string) string {\n\t" + long + "\n}\nEOF\n" +
+		"git add app.go; git -c user.name=t -c user.email=t@example.com commit -q -m long"
+	cfg, _ := json.Marshal(map[string]any{"command": []string{"sh", "-c", script}})
+	task, err := srv.Tasks.Create(context.Background(), orchestrator.CreateInput{Agent: "COMMAND", Description: "A long line", Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken+"#/task/"+task.ID))
+	b.waitFor(t, "the task's page", onTask(task.ID))
+	b.waitFor(t, "the task waiting for review", `document.querySelector('#task-status .badge').textContent === 'waiting for review'`)
+	b.click(t, "#tab-diff")
+	b.press(t, "view-split")
+	row := `document.querySelector('#task-diff .review-split .srow[data-line="5"]')`
+	b.waitFor(t, "the long line side by side", row+` !== null && `+row+`.querySelector('.side.add .code').textContent === `+js("\t"+long))
+
+	// The long line is whole in its side: nothing hidden, several rows tall.
+	got := eval[splitGeometry](t, b, `(() => {
+		const row = `+row+`;
+		const add = row.querySelector('.side.add'), code = add.querySelector('.code');
+		const split = row.closest('.review-split');
+		const next = row.nextElementSibling;
+		const single = next.getBoundingClientRect().height;
+		const top = (e) => e.getBoundingClientRect().top;
+		return {
+			Clipped: [add.scrollWidth > add.clientWidth, code.scrollWidth > code.clientWidth, split.scrollWidth > split.clientWidth],
+			Height: row.getBoundingClientRect().height, Single: single,
+			LevelRows: [...split.querySelectorAll('.srow:not(.hunk)')].map((r) => { const l = r.querySelectorAll('.ln'); return l.length === 2 && Math.abs(top(l[0]) - top(l[1])) < 1 }),
+			NextBelow: top(next) >= Math.max(...[...row.querySelectorAll('.side')].map((s) => s.getBoundingClientRect().bottom)) - 1,
+			Wide: code.getBoundingClientRect().left > add.querySelector('.ln').getBoundingClientRect().right - 1,
+		};
+	})()`)
+	for i, c := range got.Clipped {
+		if c {
+			t.Errorf("the long line is cut or scrolls (%d of side, code, diff): %+v", i, got)
+		}
+	}
+	if got.Height < 2*got.Single {
+		t.Errorf("the long line does not wrap: its row is %.0f px tall, a line %.0f", got.Height, got.Single)
+	}
+	for i, ok := range got.LevelRows {
+		if !ok {
+			t.Errorf("row %d: its two line numbers are not level: %+v", i, got)
+		}
+	}
+	if !got.NextBelow || !got.Wide {
+		t.Errorf("the next row overlaps the wrapped line, or the wrapped text runs under the line numbers: %+v", got)
+	}
 	if errs := b.errors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
