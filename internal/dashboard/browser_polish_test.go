@@ -45,7 +45,8 @@ func longFixture(t *testing.T) (*fixture, string) {
 
 // TestBrowserPolishCards: at 1400 px wide a card with a long id and a long
 // assignee stays in its column (no horizontal scrollbar, on the board or
-// the table), and its description reads as plain text, not markdown.
+// the table), the assignee cut there but whole in its tooltip, and its
+// description reads as plain text, not markdown.
 func TestBrowserPolishCards(t *testing.T) {
 	b := newBrowser(t)
 	f, id := longFixture(t)
@@ -61,6 +62,14 @@ func TestBrowserPolishCards(t *testing.T) {
 	}
 	if !eval[bool](t, b, card+`.scrollWidth <= `+card+`.clientWidth && `+card+`.getBoundingClientRect().right <= `+card+`.closest('.column').getBoundingClientRect().right`) {
 		t.Errorf("the card overflows: %s", eval[string](t, b, `JSON.stringify([`+card+`.scrollWidth, `+card+`.clientWidth])`))
+	}
+	// The assignee is cut on the card; its tooltip gives it whole.
+	who := card + `.querySelector('.card-top .assignee')`
+	if !eval[bool](t, b, who+`.scrollWidth > `+who+`.clientWidth`) {
+		t.Errorf("the long assignee is not cut: %s", eval[string](t, b, `JSON.stringify([`+who+`.scrollWidth, `+who+`.clientWidth])`))
+	}
+	if title := eval[string](t, b, who+`.title`); !strings.Contains(title, "maria.fernanda.rodriguez-villanueva@platform-engineering.example.com") {
+		t.Errorf("the cut assignee's tooltip is %q, not the full name", title)
 	}
 	desc := eval[string](t, b, card+`.querySelector('.card-desc').textContent`)
 	if desc != "Plan Make tokens rotate with rotate() and care. one two" {

@@ -130,7 +130,7 @@ window.SudocodeIssues = function (ui) {
     const card = h('a', { class: 'card issue-card' + (it.ready ? ' is-ready' : '') + (it.blocked ? ' is-blocked' : ''), id: 'card-' + it.id,
       href: '#' + route('issue', it.id), dataset: { id: it.id, status: it.status }, draggable: ui.canWrite() ? 'true' : null },
     h('div', { class: 'card-top' }, h('span', { class: 'id' }, it.id), badge('P' + it.priority, 'prio p' + it.priority), badge(it.type, 'type'),
-      it.assignee ? h('span', { class: 'assignee', title: 'assignee' }, '@' + it.assignee) : null),
+      it.assignee ? h('span', { class: 'assignee', title: 'assignee: ' + it.assignee }, '@' + it.assignee) : null),
     h('div', { class: 'card-title' }, it.title),
     it.description ? h('div', { class: 'card-desc' }, window.SudocodeMarkdown.plain(it.description)) : null,
     flags.length || it.tags.length ? h('div', { class: 'flags' }, flags, it.tags.map((t) => badge(t, 'tag'))) : null,
