@@ -101,3 +101,49 @@ func TestBrowserPickersLink(t *testing.T) {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
 }
+
+// TestBrowserPickersFilter: the filter bar's assignee is picked as in the
+// issue form (the names in use, the most used first; ↓, Enter); the name
+// picked filters the board as typing it does, and the list stays closed
+// over the re-render that shows it.
+func TestBrowserPickersFilter(t *testing.T) {
+	b := newBrowser(t)
+	f := overviewFixture(t) // ana (2 issues) and bob (1)
+	base, srv := startServe(t, f)
+	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken))
+	counts := `[...document.querySelectorAll('#board .column')].map((c) => c.dataset.status + ' ' + c.querySelector('.count').textContent).join(', ')`
+	b.waitFor(t, "the board", counts+` === 'open 3, in_progress 1, blocked 1, closed 1'`)
+	b.settle(t)
+
+	options := `[...document.querySelectorAll('#filter-assignee-options [role=option] .label')].map((o) => o.textContent).join(', ')`
+	open := `!document.getElementById('filter-assignee-options').hidden && document.activeElement.id === 'filter-assignee'`
+	b.act(t, chromedp.Focus("#filter-assignee"))
+	b.waitFor(t, "the assignees offered", `document.getElementById('filter-assignee-options') !== null && `+options+` === 'ana, bob' && `+open)
+	// Typing filters at once (no issue is assigned to "b"), and the list,
+	// in the field the filter's re-render put back, offers bob alone: no
+	// new name in a filter.
+	b.key(t, "b")
+	b.waitFor(t, "the board filtered by what is typed, bob offered", counts+` === 'open 0, in_progress 0, blocked 0, closed 0' && `+options+` === 'bob' && `+open)
+	b.key(t, kb.ArrowDown)
+	b.waitFor(t, "bob highlighted", `document.querySelector('#filter-assignee-options [aria-selected=true]').dataset.value === 'bob'`)
+	b.key(t, kb.Enter)
+	b.waitFor(t, "the board filtered by bob", counts+` === 'open 1, in_progress 0, blocked 0, closed 0' && document.getElementById('filter-assignee').value === 'bob' && document.getElementById('filters-active') !== null`)
+	b.settle(t)
+	if !eval[bool](t, b, `document.getElementById('filter-assignee-options').hidden && document.activeElement.id === 'filter-assignee'`) {
+		t.Error("the list opened again after the pick, or the field lost the focus")
+	}
+	if got := eval[string](t, b, `[...document.querySelectorAll('#board .card .assignee')].map((a) => a.textContent).join(', ')`); got != "@bob" {
+		t.Errorf("the cards filtered by bob: %q", got)
+	}
+
+	// Esc closes the list first, then leaves the field, the filter kept.
+	b.key(t, kb.ArrowDown)
+	b.waitFor(t, "the list open again", open)
+	b.key(t, kb.Escape)
+	b.waitFor(t, "the list closed, the field kept", `document.getElementById('filter-assignee-options').hidden && document.activeElement.id === 'filter-assignee'`)
+	b.key(t, kb.Escape)
+	b.waitFor(t, "the field left, the filter kept", `document.activeElement.id !== 'filter-assignee' && document.getElementById('filter-assignee').value === 'bob'`)
+	if errs := b.errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}

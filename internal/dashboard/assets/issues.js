@@ -38,6 +38,7 @@ window.SudocodeIssues = function (ui) {
   // ---- the board --------------------------------------------------------
 
   let textTimer = null;
+  let pickedAssignee = null; // the name last picked in the filter's list
 
   function filterBar() {
     const sel = (name, label, values) => h('label', null, label + ' ',
@@ -53,12 +54,28 @@ window.SudocodeIssues = function (ui) {
         },
         onkeydown: (e) => {
           if (name === 'text' && e.key === 'Enter' && filters.text) location.hash = '#' + route('search', filters.text);
-          if (e.key === 'Escape') e.target.blur(); // back to the shortcuts, the filter kept
+          // Back to the shortcuts, the filter kept (a picker's open list
+          // closes first). Not the search field's own Esc, which empties it.
+          if (e.key === 'Escape' && e.target.getAttribute('aria-expanded') !== 'true') { e.preventDefault(); e.target.blur(); }
         } }));
+    // The assignee is picked among the names in use, as in the issue form;
+    // a name picked filters as typing it does. After a pick the field's
+    // own re-render does not open the list again.
+    const assignee = text('assignee', 'assignee', 'name');
+    const assigneeInput = assignee.querySelector('input');
+    assignee.replaceChildren('assignee ', pickers.attach(assigneeInput, pickers.assignees({ known: true }), {
+      onFocus: () => filters.assignee !== pickedAssignee,
+      onPick: (o) => {
+        pickedAssignee = o.value;
+        filters.assignee = o.value;
+        clearTimeout(textTimer);
+        ui.refresh();
+      },
+    }));
     return h('div', { class: 'filters', id: 'filters', role: 'search' },
       text('text', 'Filter', 'title or description  ( / )'),
       sel('type', 'type', TYPES), sel('priority', 'priority', PRIORITIES),
-      text('assignee', 'assignee', 'name'), text('tag', 'tag', 'tag'),
+      assignee, text('tag', 'tag', 'tag'),
       active() ? h('span', { class: 'filter-active', id: 'filters-active', role: 'status' }, active() + (active() > 1 ? ' filters' : ' filter') + ' active ',
         h('button', { type: 'button', class: 'button small', id: 'filters-clear', onclick: () => { clearFilters(); ui.refresh(); } }, 'clear')) : null,
       h('span', { class: 'muted small' }, 'Enter searches everything'));

@@ -67,7 +67,9 @@ window.SudocodePickers = function (ui) {
       clearTimeout(timer);
       timer = setTimeout(show, 150);
     });
-    input.addEventListener('focus', () => { if (opts.onFocus) show(); });
+    // onFocus opens the list when the field is entered: true, or a
+    // function saying whether to.
+    input.addEventListener('focus', () => { if (typeof opts.onFocus === 'function' ? opts.onFocus() : opts.onFocus) show(); });
     input.addEventListener('blur', () => { clearTimeout(timer); asked++; close(); });
     input.addEventListener('keydown', (e) => {
       const open = !list.hidden && options.length > 0;
@@ -106,15 +108,16 @@ window.SudocodePickers = function (ui) {
 
   // assignees offers the names issues are assigned to (asked once per
   // field), those holding the text typed, and the text itself as a new
-  // name.
-  function assignees() {
+  // name unless opts.known (a filter, which only finds names in use).
+  function assignees(opts) {
+    opts = opts || {};
     let known = null;
     return async (text) => {
       if (!known) known = (await api('/api/assignees')).assignees;
       const t = text.toLowerCase();
       const out = known.filter((a) => a.key.toLowerCase().includes(t)).slice(0, 12)
         .map((a) => ({ value: a.key, label: a.key, hint: a.count + (a.count === 1 ? ' issue' : ' issues') }));
-      if (text && !known.some((a) => a.key === text)) out.push({ value: text, label: text, hint: 'new assignee' });
+      if (text && !opts.known && !known.some((a) => a.key === text)) out.push({ value: text, label: text, hint: 'new assignee' });
       return out;
     };
   }
