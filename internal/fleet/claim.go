@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -33,6 +34,32 @@ func (c *Claim) Send(ctx context.Context, kind string, body []byte) error {
 
 func (c *Claim) cancel(cause error) { c.cancelFn(cause) }
 
+// doneWait bounds how long a worker tries to record a run done: through
+// a cluster's failover (a node lost, its streams electing new leaders,
+// seconds on busy machines), not for ever.
+const doneWait = 2 * time.Minute
+
+// markDone records c's run done, trying again while the server does not
+// answer (up to doneWait): a run whose record is lost would be run again
+// when its offer came back unacknowledged.
+func (f *Fleet) markDone(c *Claim, worker string) {
+	data, _ := json.Marshal(claimRecord{Delivery: c.Delivery, Done: true, Worker: worker})
+	deadline := time.Now().Add(doneWait)
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		ctx, cancel := context.WithTimeout(context.Background(), cleanupWait)
+		_, err := f.claims.Put(ctx, c.key, data)
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) || f.nc.IsClosed() {
+			slog.Warn("fleet: mark run done", "run", c.key, "err", err)
+			return
+		}
+		time.Sleep(wait)
+	}
+}
+
 // run runs the handler while renewing the lease, then settles the offer.
 func (wk *worker) run(c *Claim) {
 	f := wk.f
@@ -40,9 +67,17 @@ func (wk *worker) run(c *Claim) {
 	var renewing sync.WaitGroup
 	renewing.Go(func() { c.renew(done) })
 	err := wk.h(c.ctx, c)
+	// The run's slot is free now; its bookkeeping below may wait out a
+	// cluster's failover, and must not keep the next run from starting.
+	<-wk.slots
+	cause := context.Cause(c.ctx)
+	if cause == nil {
+		// Finished: recorded done while the lease is still held and
+		// renewed, so that no other worker takes the offer meanwhile.
+		f.markDone(c, wk.w.ID)
+	}
 	close(done)
 	renewing.Wait()
-	cause := context.Cause(c.ctx)
 	c.cancel(nil) // release the context's resources; keeps an earlier cause
 	if err != nil {
 		slog.Warn("fleet: handler failed", "worker", wk.w.ID, "run", c.key, "delivery", c.Delivery, "err", err)
@@ -60,11 +95,10 @@ func (wk *worker) run(c *Claim) {
 		c.releaseLease(cctx)
 	default:
 		// Finished, well or not, or cancelled: the outcome is the
-		// orchestrator's business. Done first, so a lost ack cannot
-		// start it again.
-		data, _ := json.Marshal(claimRecord{Delivery: c.Delivery, Done: true, Worker: wk.w.ID})
-		if _, err := f.claims.Put(cctx, c.key, data); err != nil {
-			slog.Warn("fleet: mark run done", "run", c.key, "err", err)
+		// orchestrator's business. Done first (above, or now for a run
+		// cancelled), so a lost ack cannot start it again.
+		if cause != nil {
+			f.markDone(c, wk.w.ID)
 		}
 		if err := c.msg.DoubleAck(cctx); err != nil {
 			slog.Warn("fleet: ack offer", "run", c.key, "err", err)
@@ -74,6 +108,5 @@ func (wk *worker) run(c *Claim) {
 	wk.mu.Lock()
 	delete(wk.running, c.key)
 	wk.mu.Unlock()
-	<-wk.slots
 	wk.poke()
 }
