@@ -25,7 +25,7 @@ func TestFinishOutlivesTheServer(t *testing.T) {
 		for _, finish := range []time.Duration{time.Minute, 0} {
 			t.Run(fmt.Sprintf("warm=%v/finish=%v", warm, finish), func(t *testing.T) {
 				dir := t.TempDir()
-				mk := fmt.Sprintf("1.%d", rand.IntN(1e9)) // the command's sleep, a second and a bit
+				mk := fmt.Sprintf("finish-%d", rand.IntN(1e9)) // in the command's line, to find it
 				// A child process plays the server: it starts the command
 				// and is killed once the command has started.
 				srv := exec.Command(os.Args[0], "-test.run=^TestHelperFinishServer$")
@@ -53,6 +53,14 @@ func TestFinishOutlivesTheServer(t *testing.T) {
 				srv.Process.Kill()
 				srv.Wait()
 				done := filepath.Join(dir, "done")
+				if finish == 0 {
+					// Ended with the server: gone before it is let go.
+					waitCount(t, mk, func(n int) bool { return n == 0 })
+				}
+				// The command finishes once let go, if it is still there.
+				if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
 				if finish > 0 {
 					if !testkit.Eventually(30*time.Second, func() bool { _, err := os.Stat(done); return err == nil }) {
 						t.Fatal("the command did not finish after the server died")
@@ -76,7 +84,7 @@ func TestHelperFinishServer(t *testing.T) {
 		return
 	}
 	finish, _ := time.ParseDuration(os.Getenv("SANDBOX_FINISH"))
-	c := exec.Command("/bin/sh", "-c", "touch started; sleep "+os.Getenv("SANDBOX_FINISH_MARK")+"; touch done")
+	c := exec.Command("/bin/sh", "-c", "touch started; while [ ! -e go ]; do sleep 0.02; done; touch done # "+os.Getenv("SANDBOX_FINISH_MARK"))
 	c.Dir = dir
 	c.Env = []string{"PATH=/usr/bin:/bin"}
 	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -97,11 +105,9 @@ func TestHelperFinishServer(t *testing.T) {
 		fmt.Println("no box:", sc.Report().BoxReason)
 		return
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testkit.Eventually(time.Minute, func() bool { _, err := os.Stat(filepath.Join(dir, "started")); return err == nil }) {
+		fmt.Println("the command did not start")
+		return
 	}
 	fmt.Println("ready")
 	select {} // alive, holding its command, until the test kills it
