@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/sudocode/sudocode/internal/orchestrator"
+	"github.com/sudocode/sudocode/internal/serve"
 	"github.com/sudocode/sudocode/internal/testkit"
 )
 
@@ -59,13 +60,10 @@ EOF
 git add app.go; git -c user.name=t -c user.email=t@example.com commit -q -m greet
 fi`
 
-// TestBrowserReviewCommentsFollowTheirCode: review a task like a pull
-// request through the page: the changed files in a tree, the diff
-// highlighted, unified or side by side (the choice remembered); comment on
-// two lines, send both with a follow-up in one box; the follow-up's run
-// puts lines above the first and removes the second: the first shows at
-// its new line, marked moved and sent, the second stale.
-func TestBrowserReviewCommentsFollowTheirCode(t *testing.T) {
+// reviewWorld is a browser and a served project whose app.go is
+// reviewBase, committed, with tasks available.
+func reviewWorld(t *testing.T) (*browser, string, *serve.Server) {
+	t.Helper()
 	b := newBrowser(t)
 	f := newFixture(t)
 	if err := writeFile(filepath.Join(f.dir, "app.go"), reviewBase); err != nil {
@@ -77,6 +75,17 @@ func TestBrowserReviewCommentsFollowTheirCode(t *testing.T) {
 	if srv.Tasks == nil {
 		t.Fatalf("tasks unavailable: %s", srv.TasksUnavailable)
 	}
+	return b, base, srv
+}
+
+// TestBrowserReviewCommentsFollowTheirCode: review a task like a pull
+// request through the page: the changed files in a tree, the diff
+// highlighted, unified or side by side (the choice remembered); comment on
+// two lines, send both with a follow-up in one box; the follow-up's run
+// puts lines above the first and removes the second: the first shows at
+// its new line, marked moved and sent, the second stale.
+func TestBrowserReviewCommentsFollowTheirCode(t *testing.T) {
+	b, base, srv := reviewWorld(t)
 	b.do(t, chromedp.Navigate(base+"/?token="+srv.OpenToken))
 	b.waitFor(t, "the writable board", `document.getElementById('new-issue') !== null`)
 	eval[string](t, b, `location.hash = '#/new-task'`)
@@ -180,17 +189,7 @@ type splitGeometry struct {
 // level: each row's line numbers side by side, the next row under the
 // longer side.
 func TestBrowserReviewSplitWraps(t *testing.T) {
-	b := newBrowser(t)
-	f := newFixture(t)
-	if err := writeFile(filepath.Join(f.dir, "app.go"), reviewBase); err != nil {
-		t.Fatal(err)
-	}
-	testkit.Git(t, f.dir, "add", "app.go")
-	testkit.Git(t, f.dir, "commit", "-q", "-m", "greet")
-	base, srv := startServe(t, f)
-	if srv.Tasks == nil {
-		t.Fatalf("tasks unavailable: %s", srv.TasksUnavailable)
-	}
+	b, base, srv := reviewWorld(t)
 	long := `return "hello, " + name + "` + strings.Repeat("and a greeting that goes on ", 12) + strings.Repeat("x", 160) + `"`
 	script := "cat > app.go <<'EOF'\npackage app\n\n// Greet says hello.\nfunc Greet(name string) string {\n\t" + long + "\n}\nEOF\n" +
 		"git add app.go; git -c user.name=t -c user.email=t@example.com commit -q -m long"
